@@ -1,0 +1,20 @@
+import Koa from 'koa';
+import type { AppDeps } from './deps.ts';
+import { errorMiddleware } from './http/error-middleware.ts';
+import { mountRoutes } from './http/mount-routes.ts';
+import { requestId } from './http/request-id.ts';
+import { requestLog } from './http/request-log.ts';
+import type { AnyRoute } from './http/route.ts';
+
+export function createApp(deps: AppDeps, routes: readonly AnyRoute[]): Koa {
+  const app = new Koa();
+  // Errors never reach Koa's default handler: errorMiddleware answers them all.
+  app.silent = true;
+  const router = mountRoutes(routes, deps);
+  app.use(requestId);
+  app.use(requestLog(deps.logger));
+  app.use(errorMiddleware(deps.logger));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

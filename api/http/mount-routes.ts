@@ -1,0 +1,71 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { DbOrTrx } from '../db/database.ts';
+import type { AppDeps } from '../deps.ts';
+import { ApiError } from './api-error.ts';
+import { problemsFromZod } from './problems.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { type AnyRoute, routerPath } from './route.ts';
+import { runWrite } from './transaction.ts';
+
+export const DRY_RUN_HEADER = 'x-svc-dry-run';
+
+/** Strict: a typo such as `x-svc-dry-run: yes` must not silently perform the write. */
+function readDryRun(ctx: Context): boolean {
+  const raw = ctx.get(DRY_RUN_HEADER).trim().toLowerCase();
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ApiError('invalid_payload', 400, { problems: [{ path: `header.${DRY_RUN_HEADER}`, message: 'must be true or false' }] });
+}
+
+function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown, code: 'invalid_path' | 'invalid_payload', root?: string) {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ApiError(code, 400, { problems: problemsFromZod(parsed.error, root) });
+}
+
+/** Stage order for every route: (rate limit → auth, when they exist) → validate → handler. */
+function handle(route: AnyRoute, deps: AppDeps) {
+  return async (ctx: Context) => {
+    ctx.state.route = route.path;
+    if (route.deprecatedBy) {
+      // RFC 9745 Deprecation header and a Link to the successor.
+      ctx.set('Deprecation', 'true');
+      const successor = route.deprecatedBy.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(ctx.params[name] ?? ''));
+      ctx.set('Link', `<${successor}>; rel="successor-version"`);
+    }
+    const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
+    const query = parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query');
+    const body = route.body
+      ? parseOrThrow(route.body, await readJsonBody(ctx, deps.config.maxBodyBytes), 'invalid_payload')
+      : undefined;
+    const dryRun = route.write ? readDryRun(ctx) : false;
+
+    const run = (db: DbOrTrx, afterCommit: (effect: () => Promise<void>) => void) =>
+      route.handler({ params, query, body, db, dryRun, afterCommit, deps, ctx });
+    const result = route.write
+      ? await runWrite(deps.db, dryRun, ({ trx, afterCommit }) => run(trx, afterCommit))
+      : await run(deps.db, () => {
+          throw new Error(`read route ${route.operationId} registered a side effect`);
+        });
+
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (dryRun) {
+      ctx.status = 202;
+      ctx.body = { ok: true, data: { dryRun: true, plan: result.plan ?? result.data }, requestId: ctx.state.requestId };
+      return;
+    }
+    ctx.status = result.status ?? route.response.status;
+    ctx.body = route.envelope === false ? result.data : { ok: true, data: result.data, requestId: ctx.state.requestId };
+  };
+}
+
+export function mountRoutes(routes: readonly AnyRoute[], deps: AppDeps): Router {
+  const router = new Router();
+  for (const route of routes) {
+    router[route.method](routerPath(route.path), handle(route, deps));
+  }
+  return router;
+}

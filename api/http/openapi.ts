@@ -1,0 +1,63 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { ApiFailure, apiSuccess, DryRunPlan } from './envelope.ts';
+import { ERROR_CODES } from './api-error.ts';
+import { DRY_RUN_HEADER } from './mount-routes.ts';
+import type { AnyRoute } from './route.ts';
+import { z } from 'zod';
+import versionFile from '../../version.json' with { type: 'json' };
+
+export const API_VERSION: string = versionFile.version;
+
+const failure = (description: string) => ({ description, content: { 'application/json': { schema: ApiFailure } } });
+
+/** The OpenAPI 3.1.0 document, generated from the very route objects that are mounted. */
+export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: string) {
+  const registry = new OpenAPIRegistry();
+  for (const route of routes) {
+    const successSchema = route.envelope === false ? route.response.schema : apiSuccess(route.response.schema);
+    const responses: Record<string, unknown> = {
+      [route.response.status]: {
+        description: route.response.description,
+        content: { 'application/json': { schema: successSchema } },
+      },
+    };
+    if (route.write) {
+      responses[202] = {
+        description: `Dry run (\`${DRY_RUN_HEADER}: true\`): the plan; nothing was changed.`,
+        content: { 'application/json': { schema: apiSuccess(DryRunPlan) } },
+      };
+    }
+    const codes = [...(route.errors ?? []), ...(route.body ? (['malformed_json', 'invalid_payload', 'payload_too_large'] as const) : [])];
+    if (codes.length) responses['4XX'] = failure(`Failure envelope; error.code is one of: ${[...new Set(codes)].join(', ')}.`);
+    responses['5XX'] = failure('Failure envelope: internal_error, service_unavailable or timeout.');
+
+    registry.registerPath({
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.deprecatedBy ? `Deprecated: use ${route.deprecatedBy}. ${route.summary}` : route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: route.tags,
+      ...(route.deprecatedBy ? { deprecated: true } : {}),
+      request: {
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.query ? { query: route.query } : {}),
+        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+        ...(route.write
+          ? { headers: z.object({ [DRY_RUN_HEADER]: z.enum(['true', 'false']).optional().meta({ description: 'Validate and plan only; change nothing.' }) }) }
+          : {}),
+      },
+      responses: responses as never,
+    });
+  }
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Developer API',
+      version: API_VERSION,
+      description: `Every failure uses the ApiFailure envelope. Error codes: ${Object.keys(ERROR_CODES).join(', ')}.`,
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+  });
+}

@@ -1,0 +1,44 @@
+import type { Context } from 'koa';
+import { ApiError } from './api-error.ts';
+
+/**
+ * Reads the whole body up to `limit` bytes and parses it as JSON.
+ * An empty body reads as `undefined`, so the schema decides whether one is required.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  const tooLarge = () => new ApiError('payload_too_large', 413, { limitBytes: limit });
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) {
+    // Answer without reading; the connection closes so the client stops sending.
+    ctx.set('Connection', 'close');
+    throw tooLarge();
+  }
+
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      ctx.set('Connection', 'close');
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+
+  const type = ctx.request.type;
+  if (type && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new ApiError('malformed_json', 400, { contentType: type }, 'The request body must be JSON (Content-Type: application/json).');
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
+  } catch {
+    throw new ApiError('malformed_json', 400, undefined, 'The request body is not valid UTF-8.');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiError('malformed_json', 400, { reason: (err as Error).message });
+  }
+}

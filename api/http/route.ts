@@ -1,0 +1,76 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { DbOrTrx } from '../db/database.ts';
+import type { AppDeps } from '../deps.ts';
+import type { ErrorCode } from './api-error.ts';
+
+// A route is declared once: the same object is mounted on the router and
+// written into the OpenAPI document, so the two cannot drift apart.
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The request's transaction on write routes, the pool on reads. */
+  db: DbOrTrx;
+  dryRun: boolean;
+  /** Side effects outside the database (workflows, files, mail) run only once the transaction commits. */
+  afterCommit(effect: () => Promise<void>): void;
+  deps: AppDeps;
+  ctx: Context;
+}
+
+export interface HandlerResult<R> {
+  status?: number;
+  data: R;
+  /** The dry-run answer when it must differ from `data` (e.g. never show a secret that would be issued). */
+  plan?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod;
+  /** OpenAPI form: `/api/v1/developer/apps/{namespace}/{slug}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** Marks the operation deprecated; the summary names the replacement. */
+  deprecatedBy?: string;
+  /** Who may call. Only `none` exists until credentials arrive with the identity capability. */
+  auth: 'none';
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Success data (inside the envelope unless `envelope` is false). */
+  response: { status: number; description: string; schema: R };
+  /** Failure codes this route answers with, for the document. */
+  errors?: ErrorCode[];
+  /** Writes run in one transaction, accept x-svc-dry-run and are retried on serialization failures. */
+  write?: boolean;
+  /** false: send `data` as the whole body (documents such as openapi.json). */
+  envelope?: boolean;
+  handler(input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<HandlerResult<z.input<R>>>;
+}
+
+export type AnyRoute = RouteDef<any, any, any, any>;
+
+/** Identity function that gives the handler its inferred types. */
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  def: RouteDef<P, Q, B, R>,
+): RouteDef<P, Q, B, R> {
+  return def;
+}
+
+/** `/a/{b}/c` -> `/a/:b/c` for @koa/router. */
+export function routerPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}

@@ -1,0 +1,96 @@
+import http from 'node:http';
+import type net from 'node:net';
+import { pino, type Logger } from 'pino';
+import { createApp } from './app.ts';
+import { type Config, publicAddresses, type PublicAddresses } from './config.ts';
+import { connectDatabase } from './db/connect.ts';
+import { type RunningPostgres, startEmbeddedPostgres } from './db/embedded-postgres.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import type { AppDeps } from './deps.ts';
+import type { AnyRoute } from './http/route.ts';
+import { routes as allRoutes } from './routes.ts';
+import { ensureInstance } from './system/instance.ts';
+
+export interface RunningService {
+  url: string;
+  addresses: PublicAddresses;
+  deps: AppDeps;
+  /** Stop accepting, let in-flight requests finish (up to the grace period), close the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  routes?: readonly AnyRoute[];
+}
+
+export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
+  const logger = opts.logger ?? pino({ level: config.logLevel });
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
+  };
+
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded: RunningPostgres = await startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        port: config.embeddedPgPort,
+        onLog: (line) => logger.debug({ component: 'postgres' }, line),
+      });
+      cleanups.push(() => embedded.stop());
+      logger.info({ dataDir: config.dataDir, port: embedded.port }, 'embedded PostgreSQL started');
+      databaseUrl = embedded.url;
+    }
+    const db = connectDatabase({ connectionString: databaseUrl });
+    cleanups.push(() => db.destroy());
+    const applied = await migrateToLatest(db);
+    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    await ensureInstance(db);
+
+    let addresses: PublicAddresses | undefined;
+    const deps: AppDeps = {
+      config,
+      db,
+      logger,
+      addresses: () => {
+        if (!addresses) throw new Error('addresses are known once the server listens');
+        return addresses;
+      },
+    };
+    const app = createApp(deps, opts.routes ?? allRoutes);
+    const server = http.createServer(app.callback());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = server.address() as net.AddressInfo;
+    addresses = publicAddresses(config, { host: config.host, port });
+    cleanups.push(() => closeServer(server, config.shutdownGraceMs));
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url: `http://${config.host}:${port}`,
+      addresses,
+      deps,
+      stop: () => (stopping ??= cleanup()),
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+/** Stop accepting; idle keep-alive sockets close now, busy ones once their request ends or the grace runs out. */
+function closeServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
