@@ -82,12 +82,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
   }
 }
 
-/** Stop accepting; idle keep-alive sockets close now, busy ones once their request ends or the grace runs out. */
+/**
+ * Stop accepting; keep-alive sockets close as soon as they are idle (their
+ * request answered), and any still busy when the grace runs out are cut.
+ */
 function closeServer(server: http.Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    force.unref();
     server.close(() => {
+      clearInterval(sweep);
       clearTimeout(force);
       resolve();
     });

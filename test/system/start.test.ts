@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// `npm start` as a newcomer runs it: the entry file on the embedded defaults.
+
+const entry = path.resolve('api/main.ts');
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-start-'));
+  await fs.chmod(dataDir, 0o755);
+});
+afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+function start(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, [entry], {
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk;
+      const m = /svc listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]!, output: () => out });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+}
+
+function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+describe('npm start', () => {
+  it('serves the API on the embedded database and keeps data across a restart', async () => {
+    const first = await start({ SVC_DATA_DIR: dataDir });
+    expect(first.output()).toContain('/api/v1/openapi.json');
+    const doc = await (await fetch(`${first.url}/api/v1/openapi.json`)).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.53.0');
+    const before = (await (await fetch(`${first.url}/api/v1/health`)).json()).data;
+    const firstExit = exitCode(first.child);
+    first.child.kill('SIGTERM');
+    expect(await firstExit).toBe(0);
+
+    const second = await start({ SVC_DATA_DIR: dataDir });
+    const after = (await (await fetch(`${second.url}/api/v1/health`)).json()).data;
+    expect(after.instanceId).toBe(before.instanceId);
+    expect(after.instanceCreatedAt).toBe(before.instanceCreatedAt);
+    const secondExit = exitCode(second.child);
+    second.child.kill('SIGINT');
+    expect(await secondExit).toBe(0);
+  }, 60_000);
+
+  it('fails fast with a readable message on bad configuration', async () => {
+    const child = spawn(process.execPath, [entry], { env: { PATH: process.env.PATH ?? '', PORT: 'nope' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    expect(await exitCode(child)).toBe(1);
+    expect(err).toMatch(/^svc: Invalid configuration:\n {2}PORT: /);
+    expect(err).not.toMatch(/at .*\.ts:\d+/);
+  });
+});
