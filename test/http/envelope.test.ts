@@ -81,7 +81,7 @@ describe('failure envelope', () => {
       duplex: 'half',
     } as RequestInit);
     expect(chunked.status).toBe(413);
-    expect((await chunked.json()).error.code).toBe('payload_too_large');
+    expect(((await chunked.json()) as any).error.code).toBe('payload_too_large');
   });
 
   it('lists every schema problem with its path, unknown fields included', async () => {

@@ -11,7 +11,7 @@ describe('graceful shutdown', () => {
 
     const res = await inFlight;
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toEqual({ waited: 600 });
+    expect(((await res.json()) as any).data).toEqual({ waited: 600 });
     await stopping;
     await expect(fetch(`${svc.url}/api/v1/health`)).rejects.toThrow();
     await expect(svc.deps.db.selectFrom('service_instance').selectAll().execute()).rejects.toThrow();

@@ -46,16 +46,16 @@ describe('npm start', () => {
   it('serves the API on the embedded database and keeps data across a restart', async () => {
     const first = await start({ SVC_DATA_DIR: dataDir });
     expect(first.output()).toContain('/api/v1/openapi.json');
-    const doc = await (await fetch(`${first.url}/api/v1/openapi.json`)).json();
+    const doc = (await (await fetch(`${first.url}/api/v1/openapi.json`)).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.53.0');
-    const before = (await (await fetch(`${first.url}/api/v1/health`)).json()).data;
+    const before = ((await (await fetch(`${first.url}/api/v1/health`)).json()) as any).data;
     const firstExit = exitCode(first.child);
     first.child.kill('SIGTERM');
     expect(await firstExit).toBe(0);
 
     const second = await start({ SVC_DATA_DIR: dataDir });
-    const after = (await (await fetch(`${second.url}/api/v1/health`)).json()).data;
+    const after = ((await (await fetch(`${second.url}/api/v1/health`)).json()) as any).data;
     expect(after.instanceId).toBe(before.instanceId);
     expect(after.instanceCreatedAt).toBe(before.instanceCreatedAt);
     const secondExit = exitCode(second.child);
