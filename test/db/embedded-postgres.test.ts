@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../api/db/embedded-postgres.ts';
@@ -62,6 +63,19 @@ describe('embedded PostgreSQL', () => {
       await running.stop();
       await fs.rm(other, { recursive: true, force: true });
     }
+  });
+
+  it('stops the cluster when the owning process exits abruptly', async () => {
+    const script = `
+      const { startEmbeddedPostgres } = await import(${JSON.stringify(path.resolve('api/db/embedded-postgres.ts'))});
+      await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dir)} });
+      process.exit(3);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status).toBe(3);
+    // A clean stop removes the lock file; a later start must then succeed at once.
+    await expect.poll(() => fs.access(path.join(dir, 'postgres', 'postmaster.pid')).then(() => 'locked', () => 'free'), { timeout: 10_000 }).toBe('free');
+    const again = await startEmbeddedPostgres({ dataDir: dir });
+    await again.stop();
   });
 
   it.runIf(os.userInfo().uid === 0)('as root, refuses a data folder the postgres user cannot reach', async () => {
