@@ -26,6 +26,14 @@ const EnvSchema = z.object({
   SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   TEMPORAL_ADDRESS: unsetIfBlank(z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional()),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  SVC_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6()]))),
+  SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()),
+  SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()),
+  SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
 });
 
 // The environment mapped onto the names the code uses; Config's type follows from it.
@@ -44,6 +52,11 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
   temporalAddress: e.TEMPORAL_ADDRESS,
   temporalNamespace: e.TEMPORAL_NAMESPACE,
+  trustedProxies: e.SVC_TRUSTED_PROXIES,
+  operator:
+    e.SVC_OPERATOR_LOGIN && e.SVC_OPERATOR_PASSWORD
+      ? { login: e.SVC_OPERATOR_LOGIN, password: e.SVC_OPERATOR_PASSWORD, email: e.SVC_OPERATOR_EMAIL }
+      : undefined,
 }));
 
 export type Config = z.output<typeof ConfigSchema>;

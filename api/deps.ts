@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config, PublicAddresses } from './config.ts';
 import type { Db } from './db/database.ts';
+import type { ScryptParams } from './security/password-hash.ts';
 
 /** What handlers and use cases may reach, built once at start. */
 export interface AppDeps {
@@ -9,4 +10,6 @@ export interface AppDeps {
   logger: Logger;
   /** {base_url}, {production_base}, {developer_base}; known once the server listens. */
   addresses(): PublicAddresses;
+  /** scrypt cost for new password hashes: production parameters unless a test lowers them. */
+  passwordHashing: ScryptParams;
 }

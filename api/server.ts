@@ -3,12 +3,14 @@ import type net from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
 import { type Config, publicAddresses, type PublicAddresses } from './config.ts';
+import { bootstrapOperator } from './accounts/bootstrap-operator.ts';
 import { connectDatabase } from './db/connect.ts';
 import { type RunningPostgres, startEmbeddedPostgres } from './db/embedded-postgres.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { AppDeps } from './deps.ts';
 import type { AnyRoute } from './http/route.ts';
 import { routes as allRoutes } from './routes.ts';
+import { PRODUCTION_SCRYPT, type ScryptParams } from './security/password-hash.ts';
 import { ensureInstance } from './system/instance.ts';
 
 export interface RunningService {
@@ -22,6 +24,8 @@ export interface RunningService {
 export interface StartOptions {
   logger?: Logger;
   routes?: readonly AnyRoute[];
+  /** Tests lower the scrypt cost to keep the suite fast; production never sets this. */
+  passwordHashing?: ScryptParams;
 }
 
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
@@ -48,12 +52,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const applied = await migrateToLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     await ensureInstance(db);
+    const passwordHashing = opts.passwordHashing ?? PRODUCTION_SCRYPT;
+    const operator = await bootstrapOperator(db, config, passwordHashing);
+    if (operator === 'created') logger.info({ login: config.operator?.login }, 'operator account created');
 
     let addresses: PublicAddresses | undefined;
     const deps: AppDeps = {
       config,
       db,
       logger,
+      passwordHashing,
       addresses: () => {
         if (!addresses) throw new Error('addresses are known once the server listens');
         return addresses;

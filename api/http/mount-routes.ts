@@ -3,6 +3,9 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { DbOrTrx } from '../db/database.ts';
 import type { AppDeps } from '../deps.ts';
+import { authenticate } from '../auth/authenticate.ts';
+import { clientIp } from '../auth/client-ip.ts';
+import { consume } from '../rate-limit/rate-limit.ts';
 import { ApiError } from './api-error.ts';
 import { problemsFromZod } from './problems.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -26,10 +29,15 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
   throw new ApiError(code, 400, { problems: problemsFromZod(parsed.error, root) });
 }
 
-/** Stage order for every route: (rate limit → auth, when they exist) → validate → handler. */
+/** Stage order for every route: rate limit → auth → validate → handler. */
 function handle(route: AnyRoute, deps: AppDeps) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
+    const ip = clientIp(ctx, deps.config.trustedProxies);
+    if (route.rateLimit) {
+      await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip);
+    }
+    const principal = route.auth === 'none' ? null : await authenticate(ctx, deps, route.auth, route.write === true);
     if (route.deprecatedBy) {
       // RFC 9745 Deprecation header and a Link to the successor.
       ctx.set('Deprecation', 'true');
@@ -44,7 +52,7 @@ function handle(route: AnyRoute, deps: AppDeps) {
     const dryRun = route.write ? readDryRun(ctx) : false;
 
     const run = (db: DbOrTrx, afterCommit: (effect: () => Promise<void>) => void) =>
-      route.handler({ params, query, body, db, dryRun, afterCommit, deps, ctx });
+      route.handler({ principal, ip, params, query, body, db, dryRun, afterCommit, deps, ctx });
     const result = route.write
       ? await runWrite(deps.db, dryRun, ({ trx, afterCommit }) => run(trx, afterCommit))
       : await run(deps.db, () => {

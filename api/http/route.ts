@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import type { AuthRequirement, Principal } from '../auth/principal.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ErrorCode } from './api-error.ts';
@@ -9,7 +10,11 @@ import type { ErrorCode } from './api-error.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface HandlerInput<P, Q, B> {
+export interface HandlerInput<P, Q, B, A extends AuthRequirement = AuthRequirement> {
+  /** The authenticated caller; null only on routes declared `auth: 'none'`. */
+  principal: A extends 'none' ? null : Principal;
+  /** The caller's address (X-Forwarded-For only through configured proxies). */
+  ip: string;
   params: P;
   query: Q;
   body: B;
@@ -35,6 +40,7 @@ export interface RouteDef<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
+  A extends AuthRequirement = AuthRequirement,
 > {
   method: HttpMethod;
   /** OpenAPI form: `/api/v1/developer/apps/{namespace}/{slug}`. */
@@ -45,8 +51,10 @@ export interface RouteDef<
   tags: string[];
   /** Marks the operation deprecated; the summary names the replacement. */
   deprecatedBy?: string;
-  /** Who may call. Only `none` exists until credentials arrive with the identity capability. */
-  auth: 'none';
+  /** Per-IP request budget, checked before anything else. */
+  rateLimit?: { perMinute: number };
+  /** Who may call; enforced after the rate limit and before validation. */
+  auth: A;
   params?: P;
   query?: Q;
   body?: B;
@@ -58,15 +66,19 @@ export interface RouteDef<
   write?: boolean;
   /** false: send `data` as the whole body (documents such as openapi.json). */
   envelope?: boolean;
-  handler(input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<HandlerResult<z.input<R>>>;
+  handler(input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<HandlerResult<z.input<R>>>;
 }
 
-export type AnyRoute = RouteDef<any, any, any, any>;
+export type AnyRoute = RouteDef<any, any, any, any, any>;
 
 /** Identity function that gives the handler its inferred types. */
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
-  def: RouteDef<P, Q, B, R>,
-): RouteDef<P, Q, B, R> {
+export function defineRoute<
+  P extends z.ZodType,
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  R extends z.ZodType,
+  const A extends AuthRequirement,
+>(def: RouteDef<P, Q, B, R, A>): RouteDef<P, Q, B, R, A> {
   return def;
 }
 

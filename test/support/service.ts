@@ -21,6 +21,10 @@ export interface TestResponse {
 }
 
 /** The real service on a loopback port over a database of its own. */
+export const TEST_OPERATOR = { login: 'operator', password: 'operator-password-1' };
+/** scrypt at 2^12 keeps the suite fast; the production cost (2^17) has its own test. */
+const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
+
 export async function startTestService(opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[] } = {}): Promise<TestService> {
   const database = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
@@ -30,9 +34,17 @@ export async function startTestService(opts: { env?: Record<string, string>; ext
       done();
     },
   });
-  const config = loadConfig({ PORT: '0', DATABASE_URL: database.url, SVC_DATA_DIR: '/nonexistent', ...opts.env });
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: database.url,
+    SVC_DATA_DIR: '/nonexistent',
+    SVC_OPERATOR_LOGIN: TEST_OPERATOR.login,
+    SVC_OPERATOR_PASSWORD: TEST_OPERATOR.password,
+    ...opts.env,
+  });
   const service = await startService(config, {
     logger: pino({ level: 'info' }, sink),
+    passwordHashing: TEST_PASSWORD_HASHING,
     routes: opts.extraRoutes ? [...productRoutes, ...opts.extraRoutes] : productRoutes,
   });
   return {

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { checkPassword } from '../accounts/password-check.ts';
+import { membershipsOf } from '../accounts/repository.ts';
+import { NewPassword } from '../accounts/schemas.ts';
+import { assertSameOrigin } from '../auth/authenticate.ts';
+import { defineRoute } from '../http/route.ts';
+import { CompanySummary, Role } from '../keys/schemas.ts';
+import { hashPassword } from '../security/password-hash.ts';
+import { readSessionCookie, writeSessionCookie } from './cookie.ts';
+import { createSession } from './create-session.ts';
+
+const Login = z.string().min(1).max(254);
+const Password = z.string().min(1).max(256);
+
+export const signInRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/web/sessions',
+  operationId: 'webSignIn',
+  summary: 'Web sign-in: sets the session cookie',
+  description: 'Same password check, lockout and rate limits as terminal login. Only from this site’s own pages.',
+  tags: ['web'],
+  auth: 'none',
+  write: true,
+  body: z.strictObject({ login: Login, password: Password }),
+  response: {
+    status: 201,
+    description: 'Signed in; the session cookie is set.',
+    schema: z.object({ account: z.object({ id: z.string(), username: z.string() }), expiresAt: z.iso.datetime() }),
+  },
+  errors: ['forbidden', 'invalid_credentials', 'email_verification_required', 'password_change_required', 'rate_limited'],
+  async handler({ ctx, deps, db, body, ip, afterCommit }) {
+    // Login CSRF: another site must not sign a visitor into an account of its choosing.
+    const baseUrl = deps.addresses().baseUrl;
+    assertSameOrigin(ctx, baseUrl);
+    const account = await checkPassword(deps, { ...body, ip });
+    const session = await createSession(db, account.id, readSessionCookie(ctx, baseUrl));
+    afterCommit(async () => writeSessionCookie(ctx, baseUrl, session.token));
+    return { data: { account: { id: account.id, username: account.username }, expiresAt: session.expiresAt.toISOString() } };
+  },
+});
+
+export const changePasswordRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/web/password',
+  operationId: 'webChangePassword',
+  summary: 'Change a password (also a temporary one) on the web',
+  tags: ['web'],
+  auth: 'none',
+  write: true,
+  body: z.strictObject({ login: Login, currentPassword: Password, newPassword: NewPassword }),
+  response: { status: 200, description: 'Changed; sign in with the new password.', schema: z.object({ changed: z.literal(true) }) },
+  errors: ['forbidden', 'invalid_credentials', 'email_verification_required', 'rate_limited'],
+  async handler({ ctx, deps, db, body, ip }) {
+    assertSameOrigin(ctx, deps.addresses().baseUrl);
+    const account = await checkPassword(deps, { login: body.login, password: body.currentPassword, ip }, { allowPasswordChange: true });
+    await db
+      .updateTable('accounts')
+      .set({ password_hash: await hashPassword(body.newPassword, deps.passwordHashing), must_change_password: false })
+      .where('id', '=', account.id)
+      .execute();
+    // Other sessions of the account end with the old password.
+    await db.deleteFrom('web_sessions').where('account_id', '=', account.id).execute();
+    return { data: { changed: true as const } };
+  },
+});
+
+export const currentSessionRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/web/session',
+  operationId: 'webCurrentSession',
+  summary: 'The signed-in account and the companies it can act for',
+  tags: ['web'],
+  auth: { accepts: ['session'] },
+  response: {
+    status: 200,
+    description: 'The session’s account.',
+    schema: z.object({
+      account: z.object({ id: z.string(), username: z.string(), email: z.string(), platformStaff: z.boolean() }),
+      companies: z.array(CompanySummary.extend({ role: Role })),
+    }),
+  },
+  errors: ['invalid_session'],
+  async handler({ principal, db }) {
+    const memberships = await membershipsOf(db, principal.account.id);
+    return {
+      data: { account: principal.account, companies: memberships.map((m) => ({ cellId: m.cellId, name: m.name, role: m.role })) },
+    };
+  },
+});
+
+export const signOutRoute = defineRoute({
+  method: 'delete',
+  path: '/api/v1/web/sessions/current',
+  operationId: 'webSignOut',
+  summary: 'Sign out: the session ends on the server and the cookie is cleared',
+  tags: ['web'],
+  auth: { accepts: ['session'] },
+  write: true,
+  response: { status: 200, description: 'Signed out.', schema: z.object({ signedOut: z.literal(true) }) },
+  errors: ['invalid_session', 'forbidden'],
+  async handler({ principal, ctx, deps, db, afterCommit }) {
+    if (principal.kind === 'session') await db.deleteFrom('web_sessions').where('hash', '=', principal.sessionHash).execute();
+    afterCommit(async () => writeSessionCookie(ctx, deps.addresses().baseUrl, null));
+    return { data: { signedOut: true as const } };
+  },
+});
+
+export const sessionRoutes = [signInRoute, changePasswordRoute, currentSessionRoute, signOutRoute];

@@ -1,0 +1,52 @@
+import { expect } from 'vitest';
+import { type TestService, TEST_OPERATOR } from './service.ts';
+
+// Builds companies and people through the real API, as an operator would.
+
+export const PASSWORD = 'correct-horse-battery';
+
+export async function operatorKey(svc: TestService): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/developer/password-tokens', { body: TEST_OPERATOR });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.key;
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+export async function createOrganization(svc: TestService, opKey: string, cellId: string, name = cellId) {
+  const res = await svc.call('POST', '/api/v1/admin/organizations', { body: { cellId, name }, headers: bearer(opKey) });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data;
+}
+
+export async function createUser(
+  svc: TestService,
+  opKey: string,
+  username: string,
+  organizations: { cellId: string; role: 'developer' | 'member'; admin?: boolean }[],
+  extra: Record<string, unknown> = {},
+) {
+  const res = await svc.call('POST', '/api/v1/admin/users', {
+    body: { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, organizations, ...extra },
+    headers: bearer(opKey),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data as { id: string; username: string };
+}
+
+export async function passwordKey(svc: TestService, login: string, cellId?: string, password = PASSWORD): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/developer/password-tokens', { body: { login, password, ...(cellId ? { cellId } : {}) } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.key;
+}
+
+/** Signs in like the browser pages do (same-origin request) and returns the cookie header. */
+export async function signIn(svc: TestService, login: string, password = PASSWORD): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/web/sessions', { body: { login, password }, headers: { origin: svc.addresses.baseUrl } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const setCookie = res.headers.get('set-cookie')!;
+  return setCookie.split(';')[0]!;
+}
+
+/** Headers a same-origin browser request with that cookie carries. */
+export const browser = (cookie: string, svc: TestService) => ({ cookie, origin: svc.addresses.baseUrl, 'sec-fetch-site': 'same-origin' });
