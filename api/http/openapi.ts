@@ -13,6 +13,19 @@ const failure = (description: string) => ({ description, content: { 'application
 /** The OpenAPI 3.1.0 document, generated from the very route objects that are mounted. */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: string) {
   const registry = new OpenAPIRegistry();
+  const schemes = {
+    key: registry.registerComponent('securitySchemes', 'developerKey', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A developer key: Authorization: Bearer svc-dk-…',
+    }).name,
+    session: registry.registerComponent('securitySchemes', 'webSession', {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'svc_session',
+      description: 'The web session cookie (`__Host-svc_session` over https); writes must be same-origin.',
+    }).name,
+  };
   for (const route of routes) {
     const successSchema = route.envelope === false ? route.response.schema : apiSuccess(route.response.schema);
     const responses: Record<string, unknown> = {
@@ -39,6 +52,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
       ...(route.description ? { description: route.description } : {}),
       tags: route.tags,
       ...(route.deprecatedBy ? { deprecated: true } : {}),
+      security: route.auth === 'none' ? [] : route.auth.accepts.map((kind: 'key' | 'session') => ({ [schemes[kind]]: [] })),
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),

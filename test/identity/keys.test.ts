@@ -65,7 +65,7 @@ describe('GET /api/v1/developer/me', () => {
   });
 
   it('requires a key', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer svc-dk-short' }]) {
+    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer svc-dk-short' }] as Record<string, string>[]) {
       const res = await svc.call('GET', '/api/v1/developer/me', { headers });
       expect([res.status, res.body.error.code]).toEqual([401, 'unauthorized']);
     }

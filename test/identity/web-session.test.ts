@@ -77,7 +77,7 @@ describe('web sign-in', () => {
       expect([res.status, res.body.error.code]).toEqual([403, 'forbidden']);
     }
     const cookie = await signIn(svc, 'dana');
-    for (const headers of [{ cookie, origin: 'null' }, { cookie }, { cookie, 'sec-fetch-site': 'same-site' }]) {
+    for (const headers of [{ cookie, origin: 'null' }, { cookie }, { cookie, 'sec-fetch-site': 'same-site' }] as Record<string, string>[]) {
       const res = await svc.call('DELETE', '/api/v1/web/sessions/current', { headers });
       expect(res.status).toBe(403);
     }

@@ -91,5 +91,17 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
       return { data: { name: params.name } };
     },
   });
-  return [createNote, boom, typed, slow, old];
+  const developerOnly = defineRoute({
+    method: 'get',
+    path: '/api/v1/test/developer-only',
+    operationId: 'testDeveloperOnly',
+    summary: 'test fixture: a developer-only interface',
+    tags: ['test'],
+    auth: { accepts: ['key'], role: 'developer' },
+    response: { status: 200, description: 'ok', schema: z.object({ cellId: z.string() }) },
+    async handler({ principal }) {
+      return { data: { cellId: principal.kind === 'key' ? principal.company.cellId : '' } };
+    },
+  });
+  return [createNote, boom, typed, slow, old, developerOnly];
 }

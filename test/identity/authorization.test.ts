@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../support/identity.ts';
+import { fixtureRoutes } from '../support/fixture-routes.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+let svc: TestService;
+let devKey: string;
+let memberKey: string;
+let cookie: string;
+
+beforeAll(async () => {
+  svc = await startTestService({ extraRoutes: fixtureRoutes([]) });
+  const op = await operatorKey(svc);
+  await createOrganization(svc, op, 'cell-acme', 'Acme');
+  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
+  await createUser(svc, op, 'mo', [{ cellId: 'cell-acme', role: 'member' }]);
+  devKey = await passwordKey(svc, 'dana');
+  memberKey = await passwordKey(svc, 'mo');
+  cookie = await signIn(svc, 'dana');
+});
+afterAll(() => svc.close());
+
+describe('declared authorization', () => {
+  it('lets a developer key through a developer-only interface', async () => {
+    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: bearer(devKey) });
+    expect(res.body.data).toEqual({ cellId: 'cell-acme' });
+  });
+
+  it('refuses a member key on a developer-only interface with 403 and an explanation', async () => {
+    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: bearer(memberKey) });
+    expect([res.status, res.body.error.code]).toEqual([403, 'forbidden']);
+    expect(res.body.error.details).toEqual({ role: 'member', required: 'developer' });
+    expect(res.body.error.message).toMatch(/developer-only interface.*member of cell-acme/);
+  });
+
+  it('accepts only the declared credential kinds: a session is no key', async () => {
+    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: { cookie } });
+    expect([res.status, res.body.error.code]).toEqual([401, 'unauthorized']);
+    const me = await svc.call('GET', '/api/v1/developer/me', { headers: { cookie } });
+    expect(me.status).toBe(401);
+  });
+
+  it('checks credentials before validating input, so nothing leaks to anonymous callers', async () => {
+    const res = await svc.call('DELETE', '/api/v1/developer/keys/not-a-key');
+    expect([res.status, res.body.error.code]).toEqual([401, 'unauthorized']);
+  });
+
+  it('member keys may see themselves', async () => {
+    expect((await svc.call('GET', '/api/v1/developer/me', { headers: bearer(memberKey) })).status).toBe(200);
+    expect((await svc.call('GET', '/api/v1/developer/keys', { headers: bearer(memberKey) })).status).toBe(200);
+  });
+});
