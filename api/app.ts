@@ -5,6 +5,7 @@ import { mountRoutes } from './http/mount-routes.ts';
 import { requestId } from './http/request-id.ts';
 import { requestLog } from './http/request-log.ts';
 import type { AnyRoute } from './http/route.ts';
+import { pagesRouter } from './web/pages.ts';
 
 export function createApp(deps: AppDeps, routes: readonly AnyRoute[]): Koa {
   const app = new Koa();
@@ -16,5 +17,8 @@ export function createApp(deps: AppDeps, routes: readonly AnyRoute[]): Koa {
   app.use(errorMiddleware(deps.logger));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  const pages = pagesRouter();
+  app.use(pages.routes());
+  app.use(pages.allowedMethods());
   return app;
 }

@@ -1,0 +1,22 @@
+// Shared by the sign-in and device pages: JSON calls to the API from this origin.
+export async function api(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+    credentials: 'same-origin',
+  });
+  const json = await res.json().catch(() => ({ ok: false, error: { code: 'internal_error', message: 'Unexpected answer.' } }));
+  return { status: res.status, ...json };
+}
+
+export function show(el, text, kind = '') {
+  el.textContent = text;
+  el.className = `message ${kind}`.trim();
+  el.hidden = !text;
+}
+
+/** Only a path on this site, never another origin. */
+export function safeNext(value) {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/device';
+}
