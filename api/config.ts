@@ -34,6 +34,9 @@ const EnvSchema = z.object({
   SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()),
   SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()),
   SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
+}).refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
+  path: ['SVC_OPERATOR_PASSWORD'],
+  message: 'set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together',
 });
 
 // The environment mapped onto the names the code uses; Config's type follows from it.

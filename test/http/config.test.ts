@@ -42,3 +42,17 @@ describe('configuration', () => {
     expect(set).toEqual({ baseUrl: 'https://api.example.com', productionBase: 'https://apps.example.com', developerBase: 'https://dev.example.com' });
   });
 });
+
+describe('operator bootstrap variables', () => {
+  it('come as a pair with a password of at least 12 characters', () => {
+    expect(() => loadConfig({ SVC_OPERATOR_LOGIN: 'root' })).toThrow(/set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together/);
+    expect(() => loadConfig({ SVC_OPERATOR_LOGIN: 'root', SVC_OPERATOR_PASSWORD: 'short' })).toThrow(/SVC_OPERATOR_PASSWORD: must be at least 12/);
+    expect(loadConfig({ SVC_OPERATOR_LOGIN: 'root', SVC_OPERATOR_PASSWORD: 'long-enough-pass' }).operator).toEqual({
+      login: 'root',
+      password: 'long-enough-pass',
+      email: undefined,
+    });
+    expect(loadConfig({ SVC_TRUSTED_PROXIES: '10.0.0.1, ::1' }).trustedProxies).toEqual(['10.0.0.1', '::1']);
+    expect(() => loadConfig({ SVC_TRUSTED_PROXIES: 'proxy.local' })).toThrow(/SVC_TRUSTED_PROXIES/);
+  });
+});
