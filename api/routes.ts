@@ -1,4 +1,5 @@
 import { adminRoutes } from './admin/routes.ts';
+import { appRoutes } from './apps/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { listKeysRoute, meRoute, passwordTokenRoute, revokeKeyRoute } from './keys/routes.ts';
@@ -16,4 +17,5 @@ export const routes: readonly AnyRoute[] = [
   ...deviceLoginRoutes,
   ...sessionRoutes,
   ...adminRoutes,
+  ...appRoutes,
 ];

@@ -95,6 +95,66 @@ export interface RateLimitHitsTable {
   hits: number;
 }
 
+export interface AppsTable {
+  id: string;
+  /** `public` or a company's `cell-…`. */
+  namespace: string;
+  slug: string;
+  company_id: string | null;
+  next_build: Generated<number>;
+  test_version_id: string | null;
+  production_version_id: string | null;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
+export interface BlobsTable {
+  sha256: Buffer;
+  size: number;
+  content: Buffer;
+  created_at: Generated<Date>;
+}
+
+export interface AppVersionsTable {
+  id: string;
+  app_id: string;
+  version: string;
+  build: number;
+  digest: string;
+  manifest: ColumnType<unknown, string, string>;
+  size: number;
+  file_count: number;
+  sdk_used: ColumnType<string[], string, string>;
+  skills: ColumnType<unknown[], string, string>;
+  warnings: ColumnType<unknown[], string, string>;
+  notes: string | null;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
+export interface VersionFilesTable {
+  version_id: string;
+  path: string;
+  blob_sha256: Buffer;
+  content_type: string;
+}
+
+export type Channel = 'test' | 'production';
+export type ReleaseAction = 'enter_test' | 'publish' | 'rollback';
+
+export interface ReleaseRecordsTable {
+  id: string;
+  app_id: string;
+  channel: Channel;
+  action: ReleaseAction;
+  from_version_id: string | null;
+  to_version_id: string;
+  actor_account_id: string;
+  notes: string | null;
+  seq: number;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   service_instance: ServiceInstanceTable;
   accounts: AccountsTable;
@@ -104,6 +164,11 @@ export interface Database {
   web_sessions: WebSessionsTable;
   device_logins: DeviceLoginsTable;
   rate_limit_hits: RateLimitHitsTable;
+  apps: AppsTable;
+  blobs: BlobsTable;
+  app_versions: AppVersionsTable;
+  version_files: VersionFilesTable;
+  release_records: ReleaseRecordsTable;
 }
 
 export type Db = Kysely<Database>;

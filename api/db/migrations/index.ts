@@ -1,10 +1,12 @@
 import type { Migration } from 'kysely/migration';
-import * as foundation from './2026-11-22-foundation.ts';
-import * as identity from './2026-11-22-identity.ts';
+import * as foundation from './2026-11-22.1-foundation.ts';
+import * as identity from './2026-11-22.2-identity.ts';
+import * as apps from './2026-11-22.3-apps.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
-// Names sort in the order they run: ISO date first.
+// Names are `<ISO date>.<n>-<what>` and sort in the order they run.
 export const migrations: Record<string, Migration> = {
-  '2026-11-22-foundation': foundation,
-  '2026-11-22-identity': identity,
+  '2026-11-22.1-foundation': foundation,
+  '2026-11-22.2-identity': identity,
+  '2026-11-22.3-apps': apps,
 };
