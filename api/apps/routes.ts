@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { SLUG_PATTERN } from '../../schemas/manifest/index.ts';
-import { NAMESPACE_PATTERN } from '../../schemas/manifest/index.ts';
+import { manifestJsonSchema, NAMESPACE_PATTERN, SLUG_PATTERN } from '../../schemas/manifest/index.ts';
 import { defineRoute } from '../http/route.ts';
 import { AppView, appView, UpdateStatusSchema } from './app-view.ts';
 import { bundleFileSchema } from './bundle/index.ts';
@@ -197,4 +196,21 @@ export const registryRoute = defineRoute({
   },
 });
 
-export const appRoutes = [listAppsRoute, registryRoute, getAppRoute, uploadVersionRoute, promoteRoute];
+
+export const MANIFEST_SCHEMA_PATH = '/schemas/manifest/v1.json';
+
+export const manifestSchemaRoute = defineRoute({
+  method: 'get',
+  path: MANIFEST_SCHEMA_PATH,
+  operationId: 'getManifestSchema',
+  summary: 'The app manifest’s JSON Schema (draft 2020-12), the stable target of a manifest’s `$schema`',
+  tags: ['apps'],
+  auth: 'none',
+  envelope: false,
+  response: { status: 200, description: 'The JSON Schema (not wrapped in the envelope).', schema: z.record(z.string(), z.unknown()) },
+  async handler({ deps }) {
+    return { data: manifestJsonSchema(`${deps.addresses().baseUrl}${MANIFEST_SCHEMA_PATH}`) };
+  },
+});
+
+export const appRoutes = [listAppsRoute, registryRoute, getAppRoute, uploadVersionRoute, promoteRoute, manifestSchemaRoute];

@@ -137,3 +137,31 @@ describe('namespace rules', () => {
     expect(registry.body.data.rows.find((r: { slug: string }) => r.slug === 'hello')).toMatchObject({ title: 'App hello', latestBuild: 2, category: 'general' });
   });
 });
+
+describe('manifest JSON Schema', () => {
+  it('is served without login at the stable URL that $schema names', async () => {
+    const res = await svc.call('GET', '/schemas/manifest/v1.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: `${svc.addresses.baseUrl}/schemas/manifest/v1.json`, type: 'object' });
+    expect(res.body.properties.slug.pattern).toBe('^[a-z][a-z0-9-]{1,47}$');
+    expect(res.body.additionalProperties).toBe(false);
+  });
+
+  it('accepts a manifest that names it in $schema (and $schema does not change the digest)', async () => {
+    const plain = await upload(dev, 'cell-acme', 'schemed', bundle('schemed', '1.0.0'));
+    const withSchema = await upload(dev, 'cell-acme', 'schemed', bundle('schemed', '1.0.0', { manifest: { $schema: `${svc.addresses.baseUrl}/schemas/manifest/v1.json`, namespace: 'cell-acme' } }));
+    expect(withSchema.status).toBe(200);
+    expect(withSchema.body.data.digest).toBe(plain.body.data.digest);
+  });
+});
+
+describe('content-addressed store', () => {
+  it('verifies blobs on read', async () => {
+    const { readBlob, CorruptBlobError } = await import('../../api/apps/blob-store.ts');
+    const row = await sql<{ sha256: Buffer }>`SELECT sha256 FROM blobs LIMIT 1`.execute(svc.database.db);
+    const sha = row.rows[0]!.sha256;
+    expect((await readBlob(svc.database.db, sha)).length).toBeGreaterThan(0);
+    await sql`UPDATE blobs SET content = 'tampered'::bytea WHERE sha256 = ${sha}`.execute(svc.database.db);
+    await expect(readBlob(svc.database.db, sha)).rejects.toBeInstanceOf(CorruptBlobError);
+  });
+});
