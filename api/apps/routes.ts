@@ -82,20 +82,18 @@ export const promoteRoute = defineRoute({
   body: z.strictObject({ version: z.string().min(1).max(60).optional(), notes: Notes.optional() }),
   response: {
     status: 200,
-    description: 'The channel change and the app afterwards.',
+    description: 'The channel change (GET the app for its versions and records).',
     schema: z.object({
       channel: z.enum(['test', 'production']),
       action: z.enum(['enter_test', 'publish', 'rollback']).nullable(),
       from: z.string().nullable(),
       to: z.string(),
       changed: z.boolean(),
-      app: AppView,
     }),
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found', 'conflict'],
-  async handler({ db, principal, params, body, deps }) {
-    const change = await promote(db, principal, { ...params, ...body });
-    return { data: { ...change, app: await appView(db, deps.addresses(), params.namespace, params.slug) } };
+  async handler({ db, principal, params, body }) {
+    return { data: await promote(db, principal, { ...params, ...body }) };
   },
 });
 
