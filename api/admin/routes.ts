@@ -7,6 +7,7 @@ import type { AuthRequirement } from '../auth/principal.ts';
 import { createCompany } from '../companies/create-company.ts';
 import { findCompany } from '../companies/find-company.ts';
 import { setLicense } from '../companies/set-license.ts';
+import { problem } from '../../schemas/problems.ts';
 import { ApiError } from '../http/api-error.ts';
 import { defineRoute } from '../http/route.ts';
 import { CellId, Role } from '../keys/schemas.ts';
@@ -158,7 +159,7 @@ export const updateUserRoute = defineRoute({
     }
     const passwordHash = body.password ? await hashPassword(body.password, deps.passwordHashing) : current.password_hash;
     if (body.status === 'active' && !passwordHash) {
-      throw new ApiError('invalid_payload', 400, { problems: [{ path: 'password', message: 'a pending account needs a password to become active' }] });
+      throw new ApiError('invalid_payload', 400, { problems: [problem('password', 'required', 'a pending account needs a password to become active')] });
     }
     await db
       .updateTable('accounts')

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import type { Channel, DbOrTrx, ReleaseAction } from '../db/database.ts';
+import { problem } from '../../schemas/problems.ts';
 import { ApiError } from '../http/api-error.ts';
 import { newId } from '../security/random.ts';
 import { findApp, releaseFacts } from './app-view.ts';
@@ -76,7 +77,7 @@ export async function promote(db: DbOrTrx, principal: Principal, input: PromoteI
 async function resolveTarget(db: DbOrTrx, app: { id: string; test_version_id: string | null }, input: PromoteInput) {
   const versions = db.selectFrom('app_versions').select(['id', 'version']).where('app_id', '=', app.id);
   const notFound = (what: string) =>
-    new ApiError('invalid_payload', 400, { problems: [{ path: 'version', message: `this app has no ${what}` }] });
+    new ApiError('invalid_payload', 400, { problems: [problem('version', 'not_found', `this app has no ${what}`)] });
   if (input.version !== undefined) {
     const build = BUILD.exec(input.version);
     const found = build

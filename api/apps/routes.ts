@@ -14,7 +14,6 @@ const AppParams = z.object({
 const Notes = z.string().max(2000);
 const DEVELOPER = { accepts: ['key'], role: 'developer' } as const;
 const READER = { accepts: ['key'] } as const;
-const Problem = z.object({ path: z.string(), code: z.string(), message: z.string() });
 const Warning = z.object({ path: z.string().optional(), code: z.string(), message: z.string() });
 
 export const uploadVersionRoute = defineRoute({
@@ -43,7 +42,6 @@ export const uploadVersionRoute = defineRoute({
       created: z.boolean(),
       warnings: z.array(Warning),
       skills: z.array(z.string()),
-      problems: z.array(Problem).optional(),
     }),
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],

@@ -4,13 +4,6 @@ import { ERROR_CODES } from './api-error.ts';
 // One shape for every answer: `ok` tells success from failure without
 // looking at the status, `requestId` matches the x-request-id header and the logs.
 
-export const Problem = z
-  .object({
-    path: z.string().meta({ description: 'Where the problem is, e.g. `manifest.exports[0].name`; empty for the whole body.' }),
-    message: z.string(),
-  })
-  .meta({ id: 'Problem' });
-
 export const ApiFailure = z
   .object({
     ok: z.literal(false),

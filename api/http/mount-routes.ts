@@ -7,7 +7,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
 import { consume } from '../rate-limit/rate-limit.ts';
 import { ApiError } from './api-error.ts';
-import { problemsFromZod } from './problems.ts';
+import { issuesToProblems, problem } from '../../schemas/problems.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { type AnyRoute, routerPath } from './route.ts';
 import { runWrite } from './transaction.ts';
@@ -19,14 +19,14 @@ function readDryRun(ctx: Context): boolean {
   const raw = ctx.get(DRY_RUN_HEADER).trim().toLowerCase();
   if (raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  throw new ApiError('invalid_payload', 400, { problems: [{ path: `header.${DRY_RUN_HEADER}`, message: 'must be true or false' }] });
+  throw new ApiError('invalid_payload', 400, { problems: [problem(`header.${DRY_RUN_HEADER}`, 'invalid_value', 'must be true or false')] });
 }
 
-function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown, code: 'invalid_path' | 'invalid_payload', root?: string) {
+function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown, code: 'invalid_path' | 'invalid_payload', root = '') {
   if (!schema) return undefined;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new ApiError(code, 400, { problems: problemsFromZod(parsed.error, root) });
+  throw new ApiError(code, 400, { problems: issuesToProblems(parsed.error.issues, root) });
 }
 
 /** Stage order for every route: rate limit → auth → validate → handler. */

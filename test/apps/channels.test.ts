@@ -107,7 +107,7 @@ describe('channels and the update status table', () => {
     expect((await promote(slug, 'test', { version: '2' })).body.data.to).toBe('1.0.1-beta.1');
     expect((await promote(slug, 'test', { version: '#1' })).body.data.to).toBe('1.0.0');
     const missing = await promote(slug, 'test', { version: '#9' });
-    expect(missing.body.error.details.problems).toEqual([{ path: 'version', message: 'this app has no build #9' }]);
+    expect(missing.body.error.details.problems).toEqual([{ path: 'version', code: 'not_found', message: 'this app has no build #9' }]);
   });
 
   it('leaves a channel already at that version as it is, without a record', async () => {

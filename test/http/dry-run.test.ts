@@ -31,7 +31,7 @@ describe('x-svc-dry-run', () => {
   it('validates exactly like the real request', async () => {
     const res = await svc.call('POST', '/api/v1/test/notes/planned', { body: { title: 'draft', bogus: 1 }, headers: { 'x-svc-dry-run': 'TRUE' } });
     expect(res.status).toBe(400);
-    expect(res.body.error.details.problems).toEqual([{ path: 'bogus', message: 'unknown field' }]);
+    expect(res.body.error.details.problems).toEqual([{ path: 'bogus', code: 'unrecognized_keys', message: 'Unknown key "bogus"' }]);
   });
 
   it('reports the conflict a real write would hit', async () => {
@@ -53,7 +53,7 @@ describe('x-svc-dry-run', () => {
     const res = await svc.call('POST', '/api/v1/test/notes/bigone', { body: { title: 'x', pad } });
     // Read and parsed (not 413); the strict schema then names the unknown field.
     expect(res.status).toBe(400);
-    expect(res.body.error.details.problems).toEqual([{ path: 'pad', message: 'unknown field' }]);
+    expect(res.body.error.details.problems).toEqual([{ path: 'pad', code: 'unrecognized_keys', message: 'Unknown key "pad"' }]);
   });
 });
 

@@ -102,7 +102,7 @@ describe('users', () => {
     expect([org.status, org.body.error.code]).toEqual([404, 'organization_not_found']);
     expect((await svc.call('GET', '/api/v1/admin/users?q=orphan', { headers: bearer(op) })).body.data.users).toEqual([]);
     const weak = await svc.call('POST', '/api/v1/admin/users', { body: { username: 'weak', email: 'weak@example.com', password: 'short' }, headers: bearer(op) });
-    expect(weak.body.error.details.problems).toEqual([{ path: 'password', message: 'at least 12 characters' }]);
+    expect(weak.body.error.details.problems).toEqual([{ path: 'password', code: 'too_small', message: 'at least 12 characters' }]);
   });
 
   it('a dry run of user creation changes nothing', async () => {

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { manifestSchema } from './manifest.ts';
+
+/**
+ * JSON Schema (draft 2020-12) of the manifest as authors write it (input side: defaulted fields
+ * are optional, legacy values accepted), for editors via `$schema`. `id` is the URL it is served
+ * at, e.g. `{base_url}/schemas/manifest/v1.json`. Cross-field rules are enforced by parseManifest only.
+ */
+export function manifestJsonSchema(id: string): Record<string, unknown> {
+  const { $schema, ...schema } = z.toJSONSchema(manifestSchema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+  return { $schema, $id: id, title: 'svc app manifest', ...schema };
+}
