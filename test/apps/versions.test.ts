@@ -165,3 +165,18 @@ describe('content-addressed store', () => {
     await expect(readBlob(svc.database.db, sha)).rejects.toBeInstanceOf(CorruptBlobError);
   });
 });
+
+describe('credentials on the app routes', () => {
+  it.each([
+    ['GET', '/api/v1/developer/apps'],
+    ['GET', '/api/v1/developer/registry'],
+    ['GET', '/api/v1/developer/apps/cell-acme/hello'],
+    ['POST', '/api/v1/developer/apps/cell-acme/hello/versions'],
+    ['POST', '/api/v1/developer/apps/cell-acme/hello/channels/test'],
+  ])('%s %s needs a key (401), and a browser session is no key', async (method, path) => {
+    const none = await svc.call(method, path, { body: method === 'POST' ? {} : undefined });
+    expect([none.status, none.body.error.code]).toEqual([401, 'unauthorized']);
+    const revoked = await svc.call(method, path, { headers: { cookie: 'svc_session=whatever' } });
+    expect(revoked.status).toBe(401);
+  });
+});
