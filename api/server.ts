@@ -47,7 +47,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       logger.info({ dataDir: config.dataDir, port: embedded.port }, 'embedded PostgreSQL started');
       databaseUrl = embedded.url;
     }
-    const db = connectDatabase({ connectionString: databaseUrl });
+    const db = connectDatabase({
+      connectionString: databaseUrl,
+      onIdleError: (err) => logger.warn({ err }, 'idle database connection lost'),
+    });
     cleanups.push(() => db.destroy());
     const applied = await migrateToLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

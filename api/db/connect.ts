@@ -10,6 +10,8 @@ export interface ConnectOptions {
   maxConnections?: number;
   /** Upper bound on any one statement, so a stuck query surfaces as a timeout error. */
   statementTimeoutMs?: number;
+  /** Errors of idle pooled connections (server restart, terminated backend); the pool replaces them. */
+  onIdleError?: (err: Error) => void;
 }
 
 export function connectDatabase(opts: ConnectOptions): Kysely<Database> {
@@ -19,5 +21,7 @@ export function connectDatabase(opts: ConnectOptions): Kysely<Database> {
     statement_timeout: opts.statementTimeoutMs ?? 15_000,
     connectionTimeoutMillis: 10_000,
   });
+  // Without a listener, an idle connection killed by the server would crash the process.
+  pool.on('error', (err) => opts.onIdleError?.(err));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -89,3 +89,22 @@ describe('embedded PostgreSQL', () => {
     }
   });
 });
+
+describe('connection pool', () => {
+  it('survives the server terminating an idle connection', async () => {
+    const { connectDatabase } = await import('../../api/db/connect.ts');
+    const { sql } = await import('kysely');
+    const server = await startEmbeddedPostgres({ dataDir: dir });
+    const lost: Error[] = [];
+    const db = connectDatabase({ connectionString: server.url, onIdleError: (err) => lost.push(err) });
+    try {
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+      await query(server.url, `SELECT pg_terminate_backend(${rows[0]!.pid})`);
+      await expect.poll(() => lost.length).toBe(1);
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.destroy();
+      await server.stop();
+    }
+  });
+});
