@@ -11,7 +11,8 @@ try {
   process.stdout.write(
     `svc listening on ${service.url}\n` +
       `  OpenAPI:    ${service.url}/api/v1/openapi.json\n` +
-      `  base:       ${addresses.baseUrl}\n  production: ${addresses.productionBase}\n  developer:  ${addresses.developerBase}\n`,
+      `  base:       ${addresses.baseUrl}\n  production: ${addresses.productionBase}\n  developer:  ${addresses.developerBase}\n` +
+      `  temporal:   ${service.temporal.address}${service.temporal.embedded ? ' (in-memory server, local use only)' : ''}\n`,
   );
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals) => {

@@ -9,12 +9,16 @@ import { type RunningPostgres, startEmbeddedPostgres } from './db/embedded-postg
 import { migrateToLatest } from './db/migrate.ts';
 import type { AppDeps } from './deps.ts';
 import type { AnyRoute } from './http/route.ts';
+import { runWorker } from '../worker/run-worker.ts';
+import { connectTemporal, type TemporalConnections } from '../worker/temporal.ts';
+import { temporalWorkflowGateway } from '../worker/workflow-gateway.ts';
 import { routes as allRoutes } from './routes.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './security/password-hash.ts';
 import { ensureInstance } from './system/instance.ts';
 
 export interface RunningService {
   url: string;
+  temporal: TemporalConnections;
   addresses: PublicAddresses;
   deps: AppDeps;
   /** Stop accepting, let in-flight requests finish (up to the grace period), close the database. */
@@ -26,6 +30,8 @@ export interface StartOptions {
   routes?: readonly AnyRoute[];
   /** Tests lower the scrypt cost to keep the suite fast; production never sets this. */
   passwordHashing?: ScryptParams;
+  /** Run the Temporal worker in this process (default true; API-only tests turn it off). */
+  worker?: boolean;
 }
 
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
@@ -59,12 +65,20 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const operator = await bootstrapOperator(db, config, passwordHashing);
     if (operator === 'created') logger.info({ login: config.operator?.login }, 'operator account created');
 
+    const temporal = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, logger });
+    cleanups.push(() => temporal.close());
+    if (opts.worker !== false) {
+      const worker = await runWorker(temporal, { db, logger });
+      cleanups.push(() => worker.stop());
+    }
+
     let addresses: PublicAddresses | undefined;
     const deps: AppDeps = {
       config,
       db,
       logger,
       passwordHashing,
+      workflows: temporalWorkflowGateway(temporal.client, logger),
       addresses: () => {
         if (!addresses) throw new Error('addresses are known once the server listens');
         return addresses;
@@ -83,6 +97,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     let stopping: Promise<void> | undefined;
     return {
       url: `http://${config.host}:${port}`,
+      temporal,
       addresses,
       deps,
       stop: () => (stopping ??= cleanup()),

@@ -47,25 +47,28 @@ export const createDeviceCodeRoute = defineRoute({
     }),
   },
   errors: ['rate_limited'],
-  async handler({ db, body, deps }) {
+  async handler({ db, body, deps, afterCommit }) {
     const deviceCode = randomBase62(32); // 256 bits, 43 characters of [0-9A-Za-z]
     let userCode = generateUserCode();
     // Pending user codes must be unique; a clash in 2.6e10 is rare, so simply draw again.
     while (await db.selectFrom('device_logins').select('id').where('user_code', '=', userCode).where('status', '=', 'pending').executeTakeFirst()) {
       userCode = generateUserCode();
     }
+    const id = newId('dev');
+    const expiresAt = new Date(Date.now() + DEVICE_LOGIN.expiresInSeconds * 1000);
     await db
       .insertInto('device_logins')
       .values({
-        id: newId('dev'),
+        id,
         device_code_hash: sha256(deviceCode),
         user_code: userCode,
         client_name: body.clientName ?? DEFAULT_CLIENT_NAME,
         status: 'pending',
         interval_seconds: DEVICE_LOGIN.intervalSeconds,
-        expires_at: new Date(Date.now() + DEVICE_LOGIN.expiresInSeconds * 1000),
+        expires_at: expiresAt,
       })
       .execute();
+    afterCommit(() => deps.workflows.deviceLoginStarted(id, expiresAt));
     const verificationUri = `${deps.addresses().baseUrl}/device`;
     const display = formatUserCode(userCode);
     return {
@@ -93,7 +96,7 @@ export const pollDeviceTokenRoute = defineRoute({
   body: z.strictObject({ deviceCode: z.string().regex(/^[A-Za-z0-9_-]{32,128}$/) }),
   response: { status: 201, description: 'The key, shown only in this response.', schema: IssuedKeyResponse },
   errors: ['authorization_pending', 'access_denied', 'device_code_expired', 'rate_limited'],
-  async handler({ deps, db, body }) {
+  async handler({ deps, db, body, afterCommit }) {
     const login = await db.selectFrom('device_logins').selectAll().where('device_code_hash', '=', sha256(body.deviceCode)).executeTakeFirst();
     if (!login) throw expired('Unknown or expired device code: start the login again.');
     const now = new Date();
@@ -120,7 +123,9 @@ export const pollDeviceTokenRoute = defineRoute({
       throw new ApiError('authorization_pending', 400, { interval: login.interval_seconds }, 'Waiting for the person to approve in the browser.');
     }
     if (status === 'denied') throw new ApiError('access_denied', 403, undefined, 'The login was denied in the browser.');
-    return { data: await redeem(db, login), plan: { wouldIssue: { clientName: login.client_name, role: login.role } } };
+    const issued = await redeem(db, login);
+    afterCommit(() => deps.workflows.deviceLoginClosed(login.id, 'redeemed'));
+    return { data: issued, plan: { wouldIssue: { clientName: login.client_name, role: login.role } } };
   },
 });
 
@@ -204,7 +209,7 @@ export const decideDeviceCodeRoute = defineRoute({
     }),
   },
   errors: ['invalid_session', 'forbidden', 'rate_limited', 'device_code_expired', 'company_required'],
-  async handler({ deps, db, body, principal }) {
+  async handler({ deps, db, body, principal, afterCommit }) {
     await consume(deps.db, DEVICE_LOGIN.codeEntryLimit, principal.account.id);
     const login = await db
       .selectFrom('device_logins')
@@ -220,6 +225,7 @@ export const decideDeviceCodeRoute = defineRoute({
     }
     if (body.decision === 'deny') {
       await db.updateTable('device_logins').set({ status: 'denied', account_id: principal.account.id, decided_at: new Date() }).where('id', '=', login.id).execute();
+      afterCommit(() => deps.workflows.deviceLoginClosed(login.id, 'denied'));
       return { data: { decision: 'deny' as const, clientName: login.client_name, company: null } };
     }
     const company = chooseCompany(await membershipsOf(db, principal.account.id), body.cellId);

@@ -25,7 +25,9 @@ export const TEST_OPERATOR = { login: 'operator', password: 'operator-password-1
 /** scrypt at 2^12 keeps the suite fast; the production cost (2^17) has its own test. */
 const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
 
-export async function startTestService(opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[] } = {}): Promise<TestService> {
+export async function startTestService(
+  opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; worker?: boolean } = {},
+): Promise<TestService> {
   const database = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -45,6 +47,8 @@ export async function startTestService(opts: { env?: Record<string, string>; ext
   const service = await startService(config, {
     logger: pino({ level: 'info' }, sink),
     passwordHashing: TEST_PASSWORD_HASHING,
+    // API tests talk to the in-memory Temporal server without a worker; workflow tests ask for one.
+    worker: opts.worker ?? false,
     routes: opts.extraRoutes ? [...productRoutes, ...opts.extraRoutes] : productRoutes,
   });
   return {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // `npm start` as a newcomer runs it: the entry file on the embedded defaults.
@@ -61,6 +62,37 @@ describe('npm start', () => {
     const secondExit = exitCode(second.child);
     second.child.kill('SIGINT');
     expect(await secondExit).toBe(0);
+  }, 60_000);
+
+  it('runs the worker on the in-memory Temporal server: a device login’s workflow runs to completion', async () => {
+    const svc = await start({ SVC_DATA_DIR: dataDir, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'start-test-password' });
+    const exit = exitCode(svc.child);
+    const temporalAddress = /temporal: +(\S+) \(in-memory server, local use only\)/.exec(svc.output())![1]!;
+    const connection = await Connection.connect({ address: temporalAddress });
+    try {
+      const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+        const res = await fetch(svc.url + path, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url, ...headers }, body: JSON.stringify(body) });
+        return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+      };
+      const device = (await post('/api/v1/developer/device-codes', { clientName: 'start test' })).body.data;
+      const signedIn = await post('/api/v1/web/sessions', { login: 'ops', password: 'start-test-password' });
+      const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+      expect((await post('/api/v1/developer/device-codes/decision', { userCode: device.userCode, decision: 'approve' }, { cookie })).status).toBe(200);
+      expect((await post('/api/v1/developer/device-tokens', { deviceCode: device.deviceCode })).status).toBe(201);
+
+      const client = new Client({ connection });
+      await expect
+        .poll(async () => {
+          const runs = [];
+          for await (const w of client.workflow.list({ query: 'WorkflowType = "deviceLoginExpiry"' })) runs.push(w.status.name);
+          return runs;
+        }, { timeout: 10_000 })
+        .toEqual(['COMPLETED']);
+    } finally {
+      await connection.close();
+      svc.child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+    }
   }, 60_000);
 
   it('fails fast with a readable message on bad configuration', async () => {

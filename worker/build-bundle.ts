@@ -1,0 +1,9 @@
+// `npm run build`: the workflow bundle production workers load instead of bundling at start.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { bundleWorkflows, PREBUILT_BUNDLE } from './workflow-bundle.ts';
+
+const { code } = await bundleWorkflows();
+mkdirSync(dirname(PREBUILT_BUNDLE), { recursive: true });
+writeFileSync(PREBUILT_BUNDLE, code);
+console.log(`wrote ${PREBUILT_BUNDLE} (${(code.length / 1024).toFixed(0)} KiB)`);
