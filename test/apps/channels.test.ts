@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundle } from '../support/bundles.ts';
-import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../support/identity.ts';
+import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -12,16 +11,13 @@ let slugCounter = 0;
 
 beforeAll(async () => {
   svc = await startTestService();
-  op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  devAccount = await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
-  await createUser(svc, op, 'mo', [{ cellId: 'cell-acme', role: 'member' }]);
+  const seeded = await seedCompanies(svc);
+  op = seeded.op;
+  devAccount = { id: seeded.accounts.dana };
   dev = await passwordKey(svc, 'dana');
 });
 afterAll(() => svc.close());
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 /** A fresh app with the given versions uploaded in order. */
 async function appWith(...versions: string[]): Promise<string> {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundle } from '../support/bundles.ts';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
-import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../support/identity.ts';
+import { bearer, browser, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -13,20 +13,13 @@ let op: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createOrganization(svc, op, 'cell-globex', 'Globex');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
-  await createUser(svc, op, 'mo', [{ cellId: 'cell-acme', role: 'member' }]);
-  await createUser(svc, op, 'gus', [{ cellId: 'cell-globex', role: 'developer' }]);
+  ({ op } = await seedCompanies(svc));
   dev = await passwordKey(svc, 'dana');
   member = await passwordKey(svc, 'mo');
   other = await passwordKey(svc, 'gus');
 });
 afterAll(() => svc.close());
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 const upload = (key: string, ns: string, slug: string, body: unknown, headers: Record<string, string> = {}) =>
   svc.call('POST', `/api/v1/developer/apps/${ns}/${slug}/versions`, { body, headers: { ...bearer(key), ...headers } });

@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
-import { bearer, browser, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../support/identity.ts';
+import { bearer, browser, createUser, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, TEST_OPERATOR, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -9,15 +8,10 @@ let op: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer', admin: true }]);
-  await createUser(svc, op, 'mo', [{ cellId: 'cell-acme', role: 'member' }]);
+  ({ op } = await seedCompanies(svc));
 });
 afterAll(() => svc.close());
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 describe('authorization of operator endpoints', () => {
   const calls: [string, string, unknown?][] = [
@@ -61,8 +55,9 @@ describe('organizations', () => {
 
     const byCell = await svc.call('GET', '/api/v1/admin/organizations/cell-acme', { headers: bearer(op) });
     expect(byCell.body.data.members.map((m: { username: string; role: string; admin: boolean }) => [m.username, m.role, m.admin])).toEqual([
-      ['dana', 'developer', true],
+      ['dana', 'developer', false],
       ['mo', 'member', false],
+      ['multi', 'member', false],
     ]);
     const byId = await svc.call('GET', `/api/v1/admin/organizations/${byCell.body.data.id}`, { headers: bearer(op) });
     expect(byId.body.data.cellId).toBe('cell-acme');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../support/identity.ts';
+import { bearer, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
 import { fixtureRoutes } from '../support/fixture-routes.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -10,10 +10,7 @@ let cookie: string;
 
 beforeAll(async () => {
   svc = await startTestService({ extraRoutes: fixtureRoutes([]) });
-  const op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
-  await createUser(svc, op, 'mo', [{ cellId: 'cell-acme', role: 'member' }]);
+  await seedCompanies(svc);
   devKey = await passwordKey(svc, 'dana');
   memberKey = await passwordKey(svc, 'mo');
   cookie = await signIn(svc, 'dana');

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { USER_CODE_PATTERN } from '../../api/device-login/user-code.ts';
-import { bearer, browser, createOrganization, createUser, operatorKey, signIn } from '../support/identity.ts';
+import { bearer, browser, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -10,21 +10,12 @@ let multiCookie: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  const op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createOrganization(svc, op, 'cell-globex', 'Globex');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
-  await createUser(svc, op, 'multi', [
-    { cellId: 'cell-acme', role: 'member' },
-    { cellId: 'cell-globex', role: 'developer' },
-  ]);
+  await seedCompanies(svc);
   devCookie = await signIn(svc, 'dana');
   multiCookie = await signIn(svc, 'multi');
 });
 afterAll(() => svc.close());
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 async function start(clientName?: string) {
   const res = await svc.call('POST', '/api/v1/developer/device-codes', { body: clientName ? { clientName } : {} });

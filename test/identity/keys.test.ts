@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKey, isWellFormedKey } from '../../api/keys/key-format.ts';
-import { bearer, browser, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../support/identity.ts';
+import { bearer, browser, createUser, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -10,15 +9,12 @@ let dev: { id: string };
 
 beforeAll(async () => {
   svc = await startTestService();
-  op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  dev = await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
-  await createUser(svc, op, 'mo', [{ cellId: 'cell-acme', role: 'member' }]);
+  const seeded = await seedCompanies(svc);
+  op = seeded.op;
+  dev = { id: seeded.accounts.dana };
 });
 afterAll(() => svc.close());
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 describe('key format', () => {
   it('carries 192 random bits and a checksum that catches any single changed character', () => {

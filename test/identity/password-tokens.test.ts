@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
-import { bearer, createOrganization, createUser, operatorKey, PASSWORD, passwordKey } from '../support/identity.ts';
+import { bearer, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -10,24 +10,13 @@ const TOKENS = '/api/v1/developer/password-tokens';
 
 beforeAll(async () => {
   svc = await startTestService();
-  op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createOrganization(svc, op, 'cell-globex', 'Globex');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
-  await createUser(svc, op, 'mo', [{ cellId: 'cell-acme', role: 'member' }]);
-  await createUser(svc, op, 'multi', [
-    { cellId: 'cell-acme', role: 'member' },
-    { cellId: 'cell-globex', role: 'developer' },
-  ]);
+  ({ op } = await seedCompanies(svc));
   await createUser(svc, op, 'loner', []);
   await createUser(svc, op, 'unverified', [{ cellId: 'cell-acme', role: 'member' }], { emailVerified: false });
   await createUser(svc, op, 'temporary', [{ cellId: 'cell-acme', role: 'member' }], { mustChangePassword: true });
 });
 afterAll(() => svc.close());
-// Each test starts in a fresh rate-limit minute (all of them come from 127.0.0.1).
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 const login = (body: Record<string, unknown>, headers: Record<string, string> = {}) => svc.call('POST', TOKENS, { body, headers });
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { browser, createOrganization, createUser, operatorKey, PASSWORD, signIn } from '../support/identity.ts';
+import { browser, createUser, PASSWORD, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -8,14 +8,10 @@ let op: string;
 
 beforeAll(async () => {
   svc = await startTestService();
-  op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
+  ({ op } = await seedCompanies(svc));
 });
 afterAll(() => svc.close());
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 const signInRaw = (body: unknown, headers: Record<string, string> = { origin: svc.addresses.baseUrl }) =>
   svc.call('POST', '/api/v1/web/sessions', { body, headers });

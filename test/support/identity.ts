@@ -50,3 +50,31 @@ export async function signIn(svc: TestService, login: string, password = PASSWOR
 
 /** Headers a same-origin browser request with that cookie carries. */
 export const browser = (cookie: string, svc: TestService) => ({ cookie, origin: svc.addresses.baseUrl, 'sec-fetch-site': 'same-origin' });
+
+/** The cast of most tests: two companies and people with every kind of membership. */
+const CAST = {
+  dana: [{ cellId: 'cell-acme', role: 'developer' }],
+  mo: [{ cellId: 'cell-acme', role: 'member' }],
+  multi: [
+    { cellId: 'cell-acme', role: 'member' },
+    { cellId: 'cell-globex', role: 'developer' },
+  ],
+  gus: [{ cellId: 'cell-globex', role: 'developer' }],
+} as const;
+
+/** Creates Acme (cell-acme), Globex (cell-globex) and the cast; returns the operator's key and account ids. */
+export async function seedCompanies(svc: TestService) {
+  const op = await operatorKey(svc);
+  await createOrganization(svc, op, 'cell-acme', 'Acme');
+  await createOrganization(svc, op, 'cell-globex', 'Globex');
+  const accounts: Record<keyof typeof CAST, string> = { dana: '', mo: '', multi: '', gus: '' };
+  for (const [name, orgs] of Object.entries(CAST) as [keyof typeof CAST, (typeof CAST)[keyof typeof CAST]][]) {
+    accounts[name] = (await createUser(svc, op, name, orgs.map((o) => ({ ...o })))).id;
+  }
+  return { op, accounts };
+}
+
+/** Every request of a test file comes from 127.0.0.1: each test starts in a fresh rate-limit window. */
+export async function resetRateLimits(svc: TestService): Promise<void> {
+  await svc.database.db.deleteFrom('rate_limit_hits').execute();
+}

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createOrganization, createUser, operatorKey, PASSWORD } from '../support/identity.ts';
+import { createUser, PASSWORD, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // The approval page in a real browser: Debian's chromium driven by playwright-core.
@@ -11,14 +11,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   svc = await startTestService();
-  const op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createOrganization(svc, op, 'cell-globex', 'Globex');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
-  await createUser(svc, op, 'multi', [
-    { cellId: 'cell-acme', role: 'member' },
-    { cellId: 'cell-globex', role: 'developer' },
-  ]);
+  const { op } = await seedCompanies(svc);
   await createUser(svc, op, 'temp', [{ cellId: 'cell-acme', role: 'member' }], { mustChangePassword: true });
   browser = await chromium.launch({
     executablePath: process.env.SVC_CHROMIUM ?? '/usr/bin/chromium',
@@ -29,9 +22,7 @@ afterAll(async () => {
   await browser?.close();
   await svc?.close();
 });
-beforeEach(async () => {
-  await sql`DELETE FROM rate_limit_hits`.execute(svc.database.db);
-});
+beforeEach(() => resetRateLimits(svc));
 
 async function startDeviceLogin(clientName = 'terminal') {
   const res = await svc.call('POST', '/api/v1/developer/device-codes', { body: { clientName } });

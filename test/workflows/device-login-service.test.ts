@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceLoginWorkflowId } from '../../worker/shared.ts';
-import { browser, createOrganization, createUser, operatorKey, signIn } from '../support/identity.ts';
+import { browser, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // The whole path: the API starts the expiry workflow after commit, the worker in
@@ -9,9 +9,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({ worker: true });
-  const op = await operatorKey(svc);
-  await createOrganization(svc, op, 'cell-acme', 'Acme');
-  await createUser(svc, op, 'dana', [{ cellId: 'cell-acme', role: 'developer' }]);
+  await seedCompanies(svc);
 }, 120_000);
 afterAll(() => svc.close());
 
