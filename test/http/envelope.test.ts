@@ -132,6 +132,12 @@ describe('failure envelope', () => {
     expect(res.body.error.details).toEqual({ constraint: 'test_notes_pkey' });
   });
 
+  it('maps a statement timeout to 503 timeout with Retry-After', async () => {
+    const res = await svc.call('POST', '/api/v1/test/stuck');
+    expectFailure(res, 503, 'timeout');
+    expect(res.headers.get('retry-after')).toBe('1');
+  });
+
   it('refuses an ambiguous dry-run header instead of writing', async () => {
     const res = await svc.call('POST', '/api/v1/test/notes/maybe', { body: { title: 'x' }, headers: { 'x-svc-dry-run': 'yes' } });
     expectFailure(res, 400, 'invalid_payload');

@@ -103,5 +103,20 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
       return { data: { cellId: principal.kind === 'key' ? principal.company.cellId : '' } };
     },
   });
-  return [createNote, boom, typed, slow, old, developerOnly];
+  const stuck = defineRoute({
+    method: 'post',
+    path: '/api/v1/test/stuck',
+    operationId: 'testStuck',
+    summary: 'test fixture: a statement that outlives its timeout',
+    tags: ['test'],
+    auth: 'none',
+    write: true,
+    response: { status: 200, description: 'never', schema: z.object({}) },
+    async handler({ db }) {
+      await sql`SET LOCAL statement_timeout = '50ms'`.execute(db);
+      await sql`SELECT pg_sleep(2)`.execute(db);
+      return { data: {} };
+    },
+  });
+  return [createNote, boom, typed, slow, old, developerOnly, stuck];
 }
