@@ -1,0 +1,89 @@
+// Command line, accepting both launch forms of @temporalio/testing:
+//   temporal-dev server start-dev --port N --ip H --namespace NS [--search-attribute k=Type] [other flags ignored]
+//   temporal-dev <port> [other args ignored]      (time-skipping test server)
+import { startTemporalDevServer } from './index.ts';
+import { indexedValueType } from './visibility.ts';
+
+interface CliOptions {
+  port: number;
+  host: string;
+  timeSkipping: boolean;
+  namespaces: string[];
+  searchAttributes: Record<string, number>;
+}
+
+const USAGE = `usage:
+  temporal-dev server start-dev [--port 7233] [--ip 127.0.0.1] [--namespace NAME]... [--search-attribute NAME=Type]...
+  temporal-dev <port>            time-skipping test server`;
+
+function parseArgs(argv: string[]): CliOptions {
+  if (argv[0] !== undefined && /^\d+$/.test(argv[0])) {
+    return { port: Number(argv[0]), host: '127.0.0.1', timeSkipping: true, namespaces: ['default'], searchAttributes: {} };
+  }
+  if (argv[0] !== 'server' || argv[1] !== 'start-dev') throw new Error(USAGE);
+  const options: CliOptions = { port: 7233, host: '127.0.0.1', timeSkipping: false, namespaces: ['default'], searchAttributes: {} };
+  const rest = argv.slice(2);
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    const [flag, inline] = arg.includes('=') && arg.startsWith('--') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    // Flags we ignore may or may not take a value; a following non-flag argument is its value.
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = rest[i + 1];
+      if (next === undefined || next.startsWith('-')) throw new Error(`${flag} needs a value\n${USAGE}`);
+      i++;
+      return next;
+    };
+    switch (flag) {
+      case '--port':
+      case '-p':
+        options.port = Number(value());
+        break;
+      case '--ip':
+        options.host = value();
+        break;
+      case '--namespace':
+      case '-n': {
+        const namespace = value();
+        if (!options.namespaces.includes(namespace)) options.namespaces.push(namespace);
+        break;
+      }
+      case '--search-attribute': {
+        const spec = value();
+        const [name, type] = spec.split('=');
+        const t = type ? indexedValueType(type) : undefined;
+        if (!name || t === undefined) throw new Error(`bad --search-attribute ${spec} (expected NAME=Keyword|Text|Int|Double|Bool|Datetime|KeywordList)`);
+        options.searchAttributes[name] = t;
+        break;
+      }
+      default:
+        if (inline === undefined && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('-')) i++;
+    }
+  }
+  if (!Number.isInteger(options.port)) throw new Error(`bad port\n${USAGE}`);
+  return options;
+}
+
+async function main(): Promise<void> {
+  let options: CliOptions;
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+  const server = await startTemporalDevServer(options);
+  console.error(`temporal-dev ${options.timeSkipping ? 'time-skipping test server' : 'dev server'} listening on ${server.address}`);
+  const stop = () => {
+    void server.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // A launcher that dies without killing us (e.g. a crashed test run) must not leak the server.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
+}
+
+await main();

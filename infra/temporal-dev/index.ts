@@ -1,0 +1,77 @@
+// Programmatic entry point: an in-memory Temporal server (WorkflowService, plus TestService in
+// time-skipping mode) on a local port.
+import * as grpc from '@grpc/grpc-js';
+import { addService, type Handler } from './grpc-server.ts';
+import { ServerState } from './namespaces.ts';
+import { testServiceHandlers } from './test-service.ts';
+import { workflowServiceHandlers } from './workflow-service.ts';
+
+export interface TemporalDevServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Java-test-server style virtual time with TestService (default false: dev-server behaviour). */
+  timeSkipping?: boolean;
+  /** Namespaces created at startup (default ["default"]). */
+  namespaces?: string[];
+  /** Custom search attributes to pre-register: name -> IndexedValueType number. */
+  searchAttributes?: Record<string, number>;
+  /** Called for unexpected handler errors (default: log to stderr). */
+  onError?: (method: string, err: unknown) => void;
+}
+
+export interface TemporalDevServer {
+  /** host:port to pass to Connection.connect / NativeConnection.connect. */
+  address: string;
+  port: number;
+  state: ServerState;
+  stop(): Promise<void>;
+}
+
+const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+
+export async function startTemporalDevServer(options: TemporalDevServerOptions = {}): Promise<TemporalDevServer> {
+  const host = options.host ?? '127.0.0.1';
+  const state = new ServerState({ timeSkipping: options.timeSkipping ?? false });
+  for (const name of options.namespaces ?? ['default']) state.register(name);
+  for (const [name, type] of Object.entries(options.searchAttributes ?? {})) state.searchAttributeTypes.set(name, type);
+  const onError = options.onError ?? ((method, err) => console.error(`temporal-dev: ${method} failed`, err));
+
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  });
+  addService(server, 'temporal.api.workflowservice.v1.WorkflowService', withClockPoke(state, workflowServiceHandlers(state)), onError);
+  if (state.clock.timeSkipping) {
+    addService(server, 'temporal.api.testservice.v1.TestService', withClockPoke(state, testServiceHandlers(state)), onError);
+  }
+  const bindHost = host.includes(':') ? `[${host}]` : host;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${bindHost}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return {
+    address: `${bindHost}:${port}`,
+    port,
+    state,
+    stop: async () => {
+      state.clock.stop();
+      // Long polls would hold a graceful shutdown open; workers reconnecting is not our concern.
+      server.forceShutdown();
+    },
+  };
+}
+
+/** Any RPC can change what is runnable, so the clock re-checks whether it may skip afterwards. */
+function withClockPoke(state: ServerState, handlers: Record<string, Handler>): Record<string, Handler> {
+  const out: Record<string, Handler> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    out[name] = async (req, ctx) => {
+      try {
+        return await handler(req, ctx);
+      } finally {
+        state.clock.poke();
+      }
+    };
+  }
+  return out;
+}

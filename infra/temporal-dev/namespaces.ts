@@ -1,0 +1,124 @@
+// Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
+import { randomUUID } from 'node:crypto';
+import { VirtualClock } from './clock.ts';
+import { namespaceNotFound, workflowNotFound } from './errors.ts';
+import type { Msg } from './proto.ts';
+import { TaskQueues } from './task-queues.ts';
+import { NamespaceState } from './enums.ts';
+import { msToProto } from './time.ts';
+import type { Execution } from './workflow-execution.ts';
+import { WorkflowStarts } from './workflow-starts.ts';
+
+export interface ServerOptions {
+  timeSkipping: boolean;
+  /** Long-poll duration before an empty answer, like Temporal's ~60s (tests shorten it). */
+  pollTimeoutMs?: number;
+}
+
+export class ServerState {
+  readonly clock: VirtualClock;
+  readonly workflowTasks: TaskQueues<Msg>;
+  readonly activityTasks: TaskQueues<Msg>;
+  readonly namespaces = new Map<string, Namespace>();
+  /** Custom search attribute names and IndexedValueType, as registered via --search-attribute. */
+  readonly searchAttributeTypes = new Map<string, number>();
+
+  constructor(options: ServerOptions) {
+    this.clock = new VirtualClock(options.timeSkipping);
+    this.workflowTasks = new TaskQueues(options.pollTimeoutMs ?? 60_000);
+    this.activityTasks = new TaskQueues(options.pollTimeoutMs ?? 60_000);
+    this.clock.setBusyProbe(() => this.hasRunnableWork());
+  }
+
+  namespace(name: string): Namespace {
+    const ns = this.namespaces.get(name);
+    if (!ns) throw namespaceNotFound(name);
+    return ns;
+  }
+
+  register(name: string, description = '', retentionMs = 24 * 3600_000): Namespace {
+    const ns = new Namespace(this, name, description, retentionMs);
+    this.namespaces.set(name, ns);
+    return ns;
+  }
+
+  private hasRunnableWork(): boolean {
+    for (const ns of this.namespaces.values()) {
+      for (const exec of ns.open) if (exec.hasOutstandingWorkflowTask || exec.hasRunningActivity) return true;
+    }
+    return false;
+  }
+}
+
+export class Namespace {
+  readonly server: ServerState;
+  readonly name: string;
+  readonly id = randomUUID();
+  readonly description: string;
+  readonly retentionMs: number;
+  /** Every run, in start order (visibility lists them newest first). */
+  readonly runs: Execution[] = [];
+  readonly open = new Set<Execution>();
+  private readonly byRunId = new Map<string, Execution>();
+  private readonly currentRun = new Map<string, Execution>();
+  readonly starts: WorkflowStarts;
+
+  constructor(server: ServerState, name: string, description: string, retentionMs: number) {
+    this.server = server;
+    this.name = name;
+    this.description = description;
+    this.retentionMs = retentionMs;
+    this.starts = new WorkflowStarts(this);
+  }
+
+  /** Task queue names are namespace-scoped. */
+  queueKey(taskQueue: string): string {
+    return `${this.name}\u0000${taskQueue}`;
+  }
+
+  info(): Msg {
+    return {
+      namespaceInfo: {
+        name: this.name,
+        id: this.id,
+        state: NamespaceState.REGISTERED,
+        description: this.description,
+        capabilities: { eagerWorkflowStart: false, syncUpdate: true, asyncUpdate: true },
+        supportsSchedules: false,
+      },
+      config: { workflowExecutionRetentionTtl: msToProto(this.retentionMs) },
+      isGlobalNamespace: false,
+    };
+  }
+
+  add(exec: Execution): void {
+    this.runs.push(exec);
+    this.byRunId.set(exec.runId, exec);
+    this.currentRun.set(exec.workflowId, exec);
+    this.open.add(exec);
+  }
+
+  current(workflowId: string): Execution | undefined {
+    return this.currentRun.get(workflowId);
+  }
+
+  /** Finds a run by id, or the current run when runId is empty. */
+  find(workflowId: string, runId?: string | null): Execution | undefined {
+    if (!runId) return this.currentRun.get(workflowId);
+    const exec = this.byRunId.get(runId);
+    return exec?.workflowId === workflowId ? exec : undefined;
+  }
+
+  get(execution: Msg | undefined): Execution {
+    const workflowId: string | undefined = execution?.workflowId;
+    if (!workflowId) throw workflowNotFound('');
+    const exec = this.find(workflowId, execution?.runId);
+    if (!exec) throw workflowNotFound(workflowId, execution?.runId);
+    return exec;
+  }
+
+  onClosed(exec: Execution): void {
+    this.open.delete(exec);
+    this.starts.onClosed(exec);
+  }
+}

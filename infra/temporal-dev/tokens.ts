@@ -1,0 +1,30 @@
+// Task tokens are opaque to workers; ours are JSON naming the execution and the task instance.
+import { invalidArgument } from './errors.ts';
+
+export interface TaskToken {
+  namespace: string;
+  workflowId: string;
+  runId: string;
+  /** 'wt' workflow task, 'at' activity task, 'qt' legacy query task. */
+  kind: 'wt' | 'at' | 'qt';
+  /** Workflow task: its scheduled event id; activity: scheduled event id; query: query id. */
+  id: number;
+  /** Activity attempt or workflow task instance, to reject responses for superseded attempts. */
+  attempt: number;
+}
+
+export function encodeToken(token: TaskToken): Buffer {
+  return Buffer.from(JSON.stringify(token));
+}
+
+export function decodeToken(bytes: Uint8Array | undefined, kind: TaskToken['kind']): TaskToken {
+  if (!bytes || bytes.length === 0) throw invalidArgument('TaskToken is not set on request.');
+  let token: TaskToken;
+  try {
+    token = JSON.parse(Buffer.from(bytes).toString('utf8')) as TaskToken;
+  } catch {
+    throw invalidArgument('Error deserializing task token.');
+  }
+  if (token.kind !== kind) throw invalidArgument(`Task token is not a ${kind} token.`);
+  return token;
+}

@@ -1,0 +1,487 @@
+// One workflow run: its history, status and workflow-task lifecycle. Events that arrive while a
+// workflow task is running are buffered and written after WorkflowTaskCompleted, like Temporal.
+import type { Deadline } from './clock.ts';
+import { applyCommands, validateCommands } from './commands.ts';
+import type { PendingActivity } from './activity-tasks.ts';
+import { ParentClosePolicy, RetryState, Status, TaskQueueKind, TimeoutType, WorkflowTaskFailedCause } from './enums.ts';
+import { notFound } from './errors.ts';
+import { History } from './history.ts';
+import { Queries } from './queries.ts';
+import { Updates } from './updates.ts';
+import type { Namespace } from './namespaces.ts';
+import type { Msg } from './proto.ts';
+import { msToProto, protoToMs } from './time.ts';
+import { encodeToken, type TaskToken } from './tokens.ts';
+import { noteSearchAttributes } from './visibility.ts';
+
+export interface ParentRef {
+  namespace: string;
+  namespaceId: string;
+  execution: { workflowId: string; runId: string };
+  initiatedEventId: number;
+}
+
+export interface StartOptions {
+  workflowId: string;
+  runId: string;
+  firstRunId: string;
+  workflowType: Msg;
+  taskQueue: string;
+  input?: Msg;
+  header?: Msg;
+  memo?: Msg;
+  searchAttributes?: Msg;
+  runTimeoutMs?: number;
+  executionTimeoutMs?: number;
+  /** Absolute virtual time when the whole chain (all runs) expires. */
+  expirationTime?: number;
+  taskTimeoutMs: number;
+  retryPolicy?: Msg;
+  attempt: number;
+  identity?: string;
+  parent?: ParentRef;
+  rootExecution?: { workflowId: string; runId: string };
+  continuedExecutionRunId?: string;
+  initiator?: number;
+  continuedFailure?: Msg;
+  lastCompletionResult?: Msg;
+  firstWorkflowTaskBackoffMs?: number;
+}
+
+interface WorkflowTask {
+  scheduledEventId: number;
+  startedEventId: number;
+  attempt: number;
+  /** Distinguishes task instances so late responses to superseded ones are rejected. */
+  instance: number;
+  queue: string;
+  sticky: boolean;
+  scheduledTime: number;
+  startedTime?: number;
+  deadline?: Deadline;
+}
+
+export interface ChildRef {
+  namespace: string;
+  workflowId: string;
+  runId?: string;
+  workflowType: Msg;
+  parentClosePolicy: number;
+  /** Id of ChildWorkflowExecutionStarted in the parent (0 until written). */
+  startedEventId: number;
+}
+
+let instanceSeq = 1;
+
+const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
+
+export class Execution {
+  readonly ns: Namespace;
+  readonly options: StartOptions;
+  readonly history = new History();
+  status = Status.RUNNING;
+  readonly startTime: number;
+  closeTime: number | undefined;
+  memo: Record<string, Msg>;
+  searchAttributes: Record<string, Msg>;
+  /** Request ids already applied (start, signal, cancel), for idempotent retries. */
+  readonly requestIds = new Set<string>();
+  readonly activities = new Map<number, PendingActivity>();
+  readonly timers = new Map<string, { startedEventId: number; deadline: Deadline }>();
+  readonly children = new Map<number, ChildRef>();
+  cancelRequested = false;
+  readonly updates: Updates = new Updates(this);
+  readonly queries: Queries = new Queries(this);
+  /** Run id of the next run when this one continued as new or was retried. */
+  nextRunId: string | undefined;
+
+  private wt: WorkflowTask | undefined;
+  private buffered: Array<() => void> = [];
+  /** WorkflowTaskStarted id of the last completed task: where a sticky worker's cache ends. */
+  previousStartedEventId = 0;
+  private stickyQueue: string | undefined;
+  private stickyTimeoutMs = DEFAULT_STICKY_TIMEOUT_MS;
+  private deadlines: Deadline[] = [];
+
+  constructor(ns: Namespace, options: StartOptions) {
+    this.ns = ns;
+    this.options = options;
+    this.startTime = ns.server.clock.now();
+    this.memo = { ...(options.memo?.fields ?? {}) };
+    this.searchAttributes = { ...(options.searchAttributes?.indexedFields ?? {}) };
+    noteSearchAttributes(ns.server, this.searchAttributes);
+    this.history.append('workflowExecutionStartedEventAttributes', this.startedAttributes(), this.startTime);
+  }
+
+  get workflowId(): string {
+    return this.options.workflowId;
+  }
+  get runId(): string {
+    return this.options.runId;
+  }
+  get isOpen(): boolean {
+    return this.status === Status.RUNNING;
+  }
+  get ref(): { workflowId: string; runId: string } {
+    return { workflowId: this.workflowId, runId: this.runId };
+  }
+  /** True while a workflow task is scheduled or running; blocks time skipping. */
+  get hasOutstandingWorkflowTask(): boolean {
+    return this.wt !== undefined;
+  }
+  get executionTime(): number {
+    return this.startTime + (this.options.firstWorkflowTaskBackoffMs ?? 0);
+  }
+
+  private startedAttributes(): Msg {
+    const o = this.options;
+    return {
+      workflowType: o.workflowType,
+      taskQueue: { name: o.taskQueue, kind: TaskQueueKind.NORMAL },
+      input: o.input,
+      header: o.header,
+      workflowExecutionTimeout: o.executionTimeoutMs ? msToProto(o.executionTimeoutMs) : undefined,
+      workflowRunTimeout: o.runTimeoutMs ? msToProto(o.runTimeoutMs) : undefined,
+      workflowTaskTimeout: msToProto(o.taskTimeoutMs),
+      continuedExecutionRunId: o.continuedExecutionRunId,
+      initiator: o.initiator,
+      continuedFailure: o.continuedFailure,
+      lastCompletionResult: o.lastCompletionResult,
+      originalExecutionRunId: o.runId,
+      identity: o.identity,
+      firstExecutionRunId: o.firstRunId,
+      retryPolicy: o.retryPolicy,
+      attempt: o.attempt,
+      workflowExecutionExpirationTime: o.expirationTime ? msToProto(o.expirationTime) : undefined,
+      firstWorkflowTaskBackoff: o.firstWorkflowTaskBackoffMs ? msToProto(o.firstWorkflowTaskBackoffMs) : undefined,
+      memo: o.memo,
+      searchAttributes: o.searchAttributes,
+      parentWorkflowNamespace: o.parent?.namespace,
+      parentWorkflowNamespaceId: o.parent?.namespaceId,
+      parentWorkflowExecution: o.parent?.execution,
+      parentInitiatedEventId: o.parent?.initiatedEventId,
+      rootWorkflowExecution: o.rootExecution ?? this.ref,
+      workflowId: o.workflowId,
+    };
+  }
+
+  /**
+   * Schedules the first workflow task and the run timeout. Called after all initial events
+   * (e.g. signal-with-start's signal) are appended, so the first task sees them.
+   */
+  begin(): void {
+    const clock = this.ns.server.clock;
+    const now = clock.now();
+    const runDeadline = this.options.runTimeoutMs ? now + this.options.runTimeoutMs : undefined;
+    const timeoutAt = Math.min(runDeadline ?? Infinity, this.options.expirationTime ?? Infinity);
+    if (timeoutAt !== Infinity) this.deadlines.push(clock.schedule(timeoutAt, () => this.timeOut()));
+    const backoff = this.options.firstWorkflowTaskBackoffMs;
+    if (backoff) this.deadlines.push(clock.after(backoff, () => this.ensureWorkflowTask()));
+    else this.ensureWorkflowTask();
+  }
+
+  // ---- events ----
+
+  /** Appends an event produced by the server itself (command results), never buffered. */
+  append(attrField: string, attrs: Msg): Msg {
+    return this.history.append(attrField, attrs, this.ns.server.clock.now());
+  }
+
+  /**
+   * Records an event that the workflow must see (signal, timer fired, activity result...).
+   * While a workflow task runs it is buffered; otherwise it is written and a task scheduled.
+   */
+  record(attrField: string, attrs: Msg): void {
+    this.recordWith(() => this.append(attrField, attrs));
+  }
+
+  /** Like record, for writers that append several related events (their ids are only known when written). */
+  recordWith(write: () => void): void {
+    if (!this.isOpen) return;
+    if (this.wt && this.wt.startedEventId > 0) {
+      this.buffered.push(write);
+      return;
+    }
+    write();
+    this.ensureWorkflowTask();
+  }
+
+  private flushBuffered(): boolean {
+    const writes = this.buffered;
+    this.buffered = [];
+    for (const write of writes) write();
+    return writes.length > 0;
+  }
+
+  // ---- workflow tasks ----
+
+  ensureWorkflowTask(): void {
+    if (this.isOpen && !this.wt) this.scheduleWorkflowTask(1);
+  }
+
+  private scheduleWorkflowTask(attempt: number): void {
+    const sticky = this.stickyQueue !== undefined;
+    const queue = this.stickyQueue ?? this.options.taskQueue;
+    const event = this.append('workflowTaskScheduledEventAttributes', {
+      taskQueue: sticky
+        ? { name: queue, kind: TaskQueueKind.STICKY, normalName: this.options.taskQueue }
+        : { name: queue, kind: TaskQueueKind.NORMAL },
+      startToCloseTimeout: msToProto(this.options.taskTimeoutMs),
+      attempt,
+    });
+    const wt: WorkflowTask = {
+      scheduledEventId: event.eventId,
+      startedEventId: 0,
+      attempt,
+      instance: instanceSeq++,
+      queue,
+      sticky,
+      scheduledTime: this.ns.server.clock.now(),
+    };
+    this.wt = wt;
+    this.dispatchWorkflowTask(wt);
+  }
+
+  private dispatchWorkflowTask(wt: WorkflowTask): void {
+    const queue = wt.queue;
+    this.ns.server.workflowTasks.add(this.ns.queueKey(queue), {
+      start: (identity, requestId) =>
+        this.wt === wt && wt.queue === queue && wt.startedEventId === 0 ? this.startWorkflowTask(wt, identity, requestId) : undefined,
+    });
+    if (wt.sticky) {
+      // A sticky task nobody picks up (worker gone) falls back to the normal queue.
+      wt.deadline = this.ns.server.clock.after(this.stickyTimeoutMs, () => {
+        if (this.wt !== wt || wt.startedEventId !== 0) return;
+        this.append('workflowTaskTimedOutEventAttributes', {
+          scheduledEventId: wt.scheduledEventId,
+          timeoutType: TimeoutType.SCHEDULE_TO_START,
+        });
+        this.stickyQueue = undefined;
+        this.wt = undefined;
+        this.scheduleWorkflowTask(1);
+      });
+    }
+  }
+
+  private startWorkflowTask(wt: WorkflowTask, identity: string, requestId: string): Msg {
+    wt.deadline?.cancel();
+    const clock = this.ns.server.clock;
+    const started = this.append('workflowTaskStartedEventAttributes', {
+      scheduledEventId: wt.scheduledEventId,
+      identity,
+      requestId,
+      historySizeBytes: 0,
+    });
+    wt.startedEventId = started.eventId;
+    wt.startedTime = clock.now();
+    wt.deadline = clock.after(this.options.taskTimeoutMs, () => {
+      if (this.wt !== wt) return;
+      this.append('workflowTaskTimedOutEventAttributes', {
+        scheduledEventId: wt.scheduledEventId,
+        startedEventId: wt.startedEventId,
+        timeoutType: TimeoutType.START_TO_CLOSE,
+      });
+      this.retryWorkflowTask(wt, wt.attempt + 1);
+    });
+    const messages = this.updates.messagesFor(wt.startedEventId);
+    const previous = this.previousStartedEventId;
+    // Sticky workers have the earlier events cached and get only what follows their last task.
+    const events = wt.sticky && previous > 0 ? this.history.events.slice(previous) : this.history.events;
+    return {
+      taskToken: encodeToken(this.token('wt', wt.scheduledEventId, wt.instance)),
+      workflowExecution: this.ref,
+      workflowType: this.options.workflowType,
+      previousStartedEventId: previous,
+      startedEventId: wt.startedEventId,
+      attempt: wt.attempt,
+      history: { events: [...events] },
+      workflowExecutionTaskQueue: { name: this.options.taskQueue, kind: TaskQueueKind.NORMAL },
+      scheduledTime: msToProto(wt.scheduledTime),
+      startedTime: msToProto(wt.startedTime),
+      messages,
+    };
+  }
+
+  token(kind: TaskToken['kind'], id: number, attempt: number): TaskToken {
+    return { namespace: this.ns.name, workflowId: this.workflowId, runId: this.runId, kind, id, attempt };
+  }
+
+  private runningTask(token: TaskToken): WorkflowTask {
+    const wt = this.wt;
+    if (!wt || wt.instance !== token.attempt || wt.startedEventId === 0 || !this.isOpen) {
+      throw notFound('Workflow task not found.');
+    }
+    return wt;
+  }
+
+  /** After a failed or timed-out task: write what arrived meanwhile and try again on the normal queue. */
+  private retryWorkflowTask(wt: WorkflowTask, nextAttempt: number): void {
+    wt.deadline?.cancel();
+    this.wt = undefined;
+    this.stickyQueue = undefined;
+    this.flushBuffered();
+    if (this.isOpen) this.scheduleWorkflowTask(nextAttempt);
+    this.queries.dispatch();
+  }
+
+  completeWorkflowTask(token: TaskToken, request: Msg): Msg {
+    const wt = this.runningTask(token);
+    const commands: Msg[] = request.commands ?? [];
+    const messages: Msg[] = request.messages ?? [];
+    const identity: string = request.identity ?? '';
+    const closes = commands.some((c) => isCloseCommand(c));
+    if (closes && this.buffered.length > 0) {
+      // A signal (etc.) raced the completion: reject the close so the workflow sees it.
+      return this.failTask(wt, WorkflowTaskFailedCause.UNHANDLED_COMMAND, identity, {
+        message: 'Workflow task completion rejected: new events arrived while the task was running.',
+      });
+    }
+    if (closes && this.updates.hasUndelivered) {
+      return this.failTask(wt, WorkflowTaskFailedCause.UNHANDLED_UPDATE, identity, {
+        message: 'Workflow task completion rejected: an update arrived while the task was running.',
+      });
+    }
+    const invalid = validateCommands(this, commands);
+    if (invalid) return this.failTask(wt, invalid.cause, identity, { message: invalid.message });
+
+    wt.deadline?.cancel();
+    const completed = this.append('workflowTaskCompletedEventAttributes', {
+      scheduledEventId: wt.scheduledEventId,
+      startedEventId: wt.startedEventId,
+      identity,
+      sdkMetadata: request.sdkMetadata,
+      meteringMetadata: request.meteringMetadata,
+    });
+    this.previousStartedEventId = wt.startedEventId;
+    this.wt = undefined;
+    const sticky = request.stickyAttributes?.workerTaskQueue?.name as string | undefined;
+    this.stickyQueue = sticky || undefined;
+    this.stickyTimeoutMs = protoToMs(request.stickyAttributes?.scheduleToStartTimeout) ?? DEFAULT_STICKY_TIMEOUT_MS;
+
+    const followUps: Array<() => void> = [];
+    const needsTask = applyCommands(this, commands, messages, completed.eventId, identity, followUps);
+    const hadBuffered = this.isOpen && this.flushBuffered();
+    const newTask = needsTask || hadBuffered || request.forceCreateNewWorkflowTask || this.updates.hasUndelivered;
+    if (this.isOpen && newTask) this.scheduleWorkflowTask(1);
+    // Cross-execution effects (child starts, external signals) happen after this task is committed.
+    for (const f of followUps) queueMicrotask(() => guarded('follow-up of a workflow task', f));
+    this.queries.dispatch();
+    return {};
+  }
+
+  failWorkflowTask(token: TaskToken, request: Msg): Msg {
+    const wt = this.runningTask(token);
+    return this.failTask(wt, request.cause ?? 0, request.identity ?? '', request.failure);
+  }
+
+  private failTask(wt: WorkflowTask, cause: number, identity: string, failure: Msg | undefined): Msg {
+    this.append('workflowTaskFailedEventAttributes', {
+      scheduledEventId: wt.scheduledEventId,
+      startedEventId: wt.startedEventId,
+      cause,
+      failure,
+      identity,
+    });
+    // Unhandled-command rejections are not the worker's fault: the next task starts at attempt 1.
+    this.retryWorkflowTask(wt, cause === WorkflowTaskFailedCause.UNHANDLED_COMMAND ? 1 : wt.attempt + 1);
+    return {};
+  }
+
+  /** Worker shut down or asked to reset stickiness: its sticky tasks move to the normal queue. */
+  resetSticky(): void {
+    this.stickyQueue = undefined;
+    const wt = this.wt;
+    if (wt && wt.sticky && wt.startedEventId === 0) {
+      wt.deadline?.cancel();
+      wt.sticky = false;
+      wt.queue = this.options.taskQueue;
+      this.dispatchWorkflowTask(wt);
+    }
+  }
+
+  get stickyTaskQueue(): string | undefined {
+    return this.stickyQueue;
+  }
+
+  // ---- close ----
+
+  /** Writes the close event and releases everything the run holds. */
+  close(status: number, attrField: string, attrs: Msg): void {
+    if (!this.isOpen) return;
+    this.append(attrField, attrs);
+    this.status = status;
+    this.closeTime = this.ns.server.clock.now();
+    this.wt?.deadline?.cancel();
+    this.wt = undefined;
+    this.buffered = [];
+    for (const d of this.deadlines) d.cancel();
+    for (const t of this.timers.values()) t.deadline.cancel();
+    this.timers.clear();
+    for (const a of this.activities.values()) a.abandon();
+    this.activities.clear();
+    this.updates.close();
+    this.history.notify();
+    this.ns.onClosed(this);
+    this.queries.dispatch();
+  }
+
+  private timeOut(): void {
+    if (!this.isOpen) return;
+    this.close(Status.TIMED_OUT, 'workflowExecutionTimedOutEventAttributes', { retryState: RetryState.TIMEOUT });
+  }
+
+  terminate(reason: string, details: Msg | undefined, identity: string): void {
+    this.close(Status.TERMINATED, 'workflowExecutionTerminatedEventAttributes', { reason, details, identity });
+  }
+
+  requestCancel(request: { cause?: string; identity?: string; external?: Msg }): void {
+    if (this.cancelRequested) return;
+    this.cancelRequested = true;
+    this.record('workflowExecutionCancelRequestedEventAttributes', {
+      cause: request.cause,
+      identity: request.identity,
+      externalInitiatedEventId: request.external?.initiatedEventId,
+      externalWorkflowExecution: request.external?.execution,
+    });
+  }
+
+  /** Children still attached when the parent closes get their parent-close policy applied. */
+  childrenClosingWithParent(): Array<{ child: ChildRef; policy: number }> {
+    const out: Array<{ child: ChildRef; policy: number }> = [];
+    for (const child of this.children.values()) {
+      const policy = child.parentClosePolicy || ParentClosePolicy.TERMINATE;
+      if (policy !== ParentClosePolicy.ABANDON) out.push({ child, policy });
+    }
+    return out;
+  }
+
+  // ---- activities ----
+
+  addActivity(activity: PendingActivity): void {
+    this.activities.set(activity.scheduledEventId, activity);
+  }
+
+  /** True when any activity of this run is queued or executing (blocks time skipping). */
+  get hasRunningActivity(): boolean {
+    for (const a of this.activities.values()) if (a.isRunnable) return true;
+    return false;
+  }
+}
+
+function isCloseCommand(c: Msg): boolean {
+  return Boolean(
+    c.completeWorkflowExecutionCommandAttributes ||
+      c.failWorkflowExecutionCommandAttributes ||
+      c.cancelWorkflowExecutionCommandAttributes ||
+      c.continueAsNewWorkflowExecutionCommandAttributes,
+  );
+}
+
+/** Runs deferred work; a failure there is a server bug, logged rather than crashing the process. */
+function guarded(what: string, f: () => void): void {
+  try {
+    f();
+  } catch (err) {
+    console.error(`temporal-dev: ${what} failed`, err);
+  }
+}

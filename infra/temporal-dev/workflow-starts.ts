@@ -1,0 +1,326 @@
+// Creating runs and linking them: client starts with id reuse/conflict policies, continue-as-new,
+// workflow retries, child workflows and their parent notifications, external signals/cancels.
+import { randomUUID } from 'node:crypto';
+import { status } from '@grpc/grpc-js';
+import {
+  CancelExternalFailedCause,
+  ContinueAsNewInitiator,
+  IdConflictPolicy,
+  IdReusePolicy,
+  ParentClosePolicy,
+  RetryState,
+  SignalExternalFailedCause,
+  StartChildFailedCause,
+  Status,
+} from './enums.ts';
+import { alreadyExists, requireField, ServiceError, unimplemented } from './errors.ts';
+import type { Namespace } from './namespaces.ts';
+import type { Msg } from './proto.ts';
+import { decideRetry } from './retry.ts';
+import { protoToMs } from './time.ts';
+import { Execution, type ChildRef, type ParentRef, type StartOptions } from './workflow-execution.ts';
+
+const DEFAULT_TASK_TIMEOUT_MS = 10_000;
+const MAX_TASK_TIMEOUT_MS = 120_000;
+
+export interface StartResult {
+  exec: Execution;
+  /** False when an existing run was returned (request-id dedupe or USE_EXISTING). */
+  started: boolean;
+}
+
+export class WorkflowStarts {
+  private readonly ns: Namespace;
+
+  constructor(ns: Namespace) {
+    this.ns = ns;
+  }
+
+  /**
+   * Starts a run from a Start/SignalWithStart-shaped request. `initialEvents` runs before the first
+   * workflow task is scheduled (signal-with-start appends its signal there).
+   */
+  start(request: Msg, initialEvents?: (exec: Execution) => void, parent?: ParentRef): StartResult {
+    const workflowId = requireField<string>(request.workflowId, 'WorkflowId');
+    requireField(request.workflowType?.name, 'WorkflowType');
+    const taskQueue = requireField<string>(request.taskQueue?.name, 'TaskQueue');
+    if (request.cronSchedule) throw unimplemented('cron schedules are not supported by temporal-dev');
+    const requestId: string = request.requestId || randomUUID();
+
+    const current = this.ns.current(workflowId);
+    if (current?.requestIds.has(requestId)) return { exec: current, started: true };
+    let conflict = request.workflowIdConflictPolicy || IdConflictPolicy.UNSPECIFIED;
+    const reuse = request.workflowIdReusePolicy || IdReusePolicy.ALLOW_DUPLICATE;
+    if (conflict === IdConflictPolicy.UNSPECIFIED) {
+      conflict = reuse === IdReusePolicy.TERMINATE_IF_RUNNING ? IdConflictPolicy.TERMINATE_EXISTING : IdConflictPolicy.FAIL;
+    }
+    if (current?.isOpen) {
+      if (conflict === IdConflictPolicy.USE_EXISTING) {
+        current.requestIds.add(requestId);
+        return { exec: current, started: false };
+      }
+      if (conflict === IdConflictPolicy.FAIL) throw alreadyRunning(current);
+      current.terminate('terminated by a new start (TERMINATE_EXISTING)', undefined, request.identity ?? '');
+    } else if (current) {
+      const failedOnly = reuse === IdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY;
+      if (reuse === IdReusePolicy.REJECT_DUPLICATE || (failedOnly && current.status === Status.COMPLETED)) {
+        throw alreadyExists(`Workflow execution already finished and its id reuse policy rejects a new run. WorkflowId: ${workflowId}, RunId: ${current.runId}.`);
+      }
+    }
+
+    const runId = randomUUID();
+    const executionTimeoutMs = protoToMs(request.workflowExecutionTimeout);
+    const options: StartOptions = {
+      workflowId,
+      runId,
+      firstRunId: runId,
+      workflowType: request.workflowType,
+      taskQueue,
+      input: request.input,
+      header: request.header,
+      memo: request.memo,
+      searchAttributes: request.searchAttributes,
+      executionTimeoutMs,
+      runTimeoutMs: protoToMs(request.workflowRunTimeout) ?? executionTimeoutMs,
+      expirationTime: executionTimeoutMs ? this.ns.server.clock.now() + executionTimeoutMs : undefined,
+      taskTimeoutMs: Math.min(protoToMs(request.workflowTaskTimeout) ?? DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_TIMEOUT_MS),
+      retryPolicy: request.retryPolicy,
+      attempt: 1,
+      identity: request.identity,
+      parent,
+      firstWorkflowTaskBackoffMs: protoToMs(request.workflowStartDelay),
+    };
+    const exec = this.launch(options, initialEvents);
+    exec.requestIds.add(requestId);
+    return { exec, started: true };
+  }
+
+  private launch(options: StartOptions, initialEvents?: (exec: Execution) => void): Execution {
+    const exec = new Execution(this.ns, options);
+    this.ns.add(exec);
+    initialEvents?.(exec);
+    exec.begin();
+    return exec;
+  }
+
+  /** Closes `exec` as continued-as-new and starts the next run of the chain. */
+  continueAsNew(exec: Execution, attrs: Msg, completedEventId: number): void {
+    const initiator = ContinueAsNewInitiator.WORKFLOW;
+    const prev = exec.options;
+    const runId = randomUUID();
+    exec.nextRunId = runId;
+    const next: StartOptions = {
+      ...prev,
+      runId,
+      workflowType: attrs.workflowType?.name ? attrs.workflowType : prev.workflowType,
+      taskQueue: attrs.taskQueue?.name || prev.taskQueue,
+      input: attrs.input,
+      header: attrs.header ?? prev.header,
+      memo: attrs.memo ?? { fields: exec.memo },
+      searchAttributes: attrs.searchAttributes ?? { indexedFields: exec.searchAttributes },
+      runTimeoutMs: protoToMs(attrs.workflowRunTimeout) ?? prev.runTimeoutMs,
+      taskTimeoutMs: protoToMs(attrs.workflowTaskTimeout) ?? prev.taskTimeoutMs,
+      retryPolicy: attrs.retryPolicy ?? prev.retryPolicy,
+      attempt: 1,
+      continuedExecutionRunId: exec.runId,
+      initiator,
+      continuedFailure: attrs.failure,
+      lastCompletionResult: attrs.lastCompletionResult,
+      firstWorkflowTaskBackoffMs: protoToMs(attrs.backoffStartInterval),
+    };
+    exec.close(Status.CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
+      newExecutionRunId: runId,
+      workflowType: next.workflowType,
+      taskQueue: { name: next.taskQueue },
+      input: next.input,
+      header: next.header,
+      memo: next.memo,
+      searchAttributes: next.searchAttributes,
+      workflowRunTimeout: attrs.workflowRunTimeout,
+      workflowTaskTimeout: attrs.workflowTaskTimeout,
+      backoffStartInterval: attrs.backoffStartInterval,
+      initiator,
+      workflowTaskCompletedEventId: completedEventId,
+    });
+    this.launch(next);
+  }
+
+  /** A FailWorkflowExecution command: retried as a new run when the workflow has a retry policy. */
+  failWorkflow(exec: Execution, failure: Msg | undefined, completedEventId: number): void {
+    const o = exec.options;
+    const decision = decideRetry(o.retryPolicy, o.attempt, failure, this.ns.server.clock.now(), o.expirationTime);
+    if (!decision.retry) {
+      exec.close(Status.FAILED, 'workflowExecutionFailedEventAttributes', {
+        failure,
+        retryState: decision.retryState,
+        workflowTaskCompletedEventId: completedEventId,
+      });
+      return;
+    }
+    const runId = randomUUID();
+    exec.nextRunId = runId;
+    exec.close(Status.FAILED, 'workflowExecutionFailedEventAttributes', {
+      failure,
+      retryState: RetryState.IN_PROGRESS,
+      workflowTaskCompletedEventId: completedEventId,
+      newExecutionRunId: runId,
+    });
+    this.launch({
+      ...o,
+      runId,
+      attempt: o.attempt + 1,
+      continuedExecutionRunId: exec.runId,
+      initiator: ContinueAsNewInitiator.RETRY,
+      continuedFailure: failure,
+      memo: { fields: exec.memo },
+      searchAttributes: { indexedFields: exec.searchAttributes },
+      firstWorkflowTaskBackoffMs: decision.delayMs,
+    });
+  }
+
+  /** Child side effects of a run closing: tell the parent, apply parent-close policies. */
+  onClosed(exec: Execution): void {
+    for (const { child, policy } of exec.childrenClosingWithParent()) {
+      // The child may have continued as new: act on its current run if it is still ours.
+      const current = this.ns.server.namespaces.get(child.namespace)?.current(child.workflowId);
+      if (!current?.isOpen || current.options.parent?.execution.runId !== exec.runId) continue;
+      queueMicrotask(() => {
+        if (policy === ParentClosePolicy.TERMINATE) current.terminate('by parent close policy', undefined, '');
+        else current.requestCancel({ cause: 'by parent close policy' });
+      });
+    }
+    const parent = exec.options.parent;
+    // A run that continues (as new or by retry) hands the parent relationship to the next run.
+    if (!parent || exec.nextRunId !== undefined) return;
+    queueMicrotask(() => {
+      const parentExec = this.ns.server.namespaces.get(parent.namespace)?.find(parent.execution.workflowId, parent.execution.runId);
+      if (!parentExec?.isOpen) return;
+      const ref = parentExec.children.get(parent.initiatedEventId);
+      parentExec.children.delete(parent.initiatedEventId);
+      const closeEvent = exec.history.events[exec.history.events.length - 1] ?? {};
+      const base = {
+        namespace: this.ns.name,
+        workflowExecution: { workflowId: exec.workflowId, runId: ref?.runId ?? exec.runId },
+        workflowType: exec.options.workflowType,
+        initiatedEventId: parent.initiatedEventId,
+        startedEventId: ref?.startedEventId ?? 0,
+      };
+      const childEvents: Record<number, [string, Msg]> = {
+        [Status.COMPLETED]: ['childWorkflowExecutionCompletedEventAttributes', { result: closeEvent.workflowExecutionCompletedEventAttributes?.result }],
+        [Status.FAILED]: ['childWorkflowExecutionFailedEventAttributes', {
+          failure: closeEvent.workflowExecutionFailedEventAttributes?.failure,
+          retryState: closeEvent.workflowExecutionFailedEventAttributes?.retryState,
+        }],
+        [Status.CANCELED]: ['childWorkflowExecutionCanceledEventAttributes', { details: closeEvent.workflowExecutionCanceledEventAttributes?.details }],
+        [Status.TERMINATED]: ['childWorkflowExecutionTerminatedEventAttributes', {}],
+        [Status.TIMED_OUT]: ['childWorkflowExecutionTimedOutEventAttributes', { retryState: RetryState.TIMEOUT }],
+      };
+      const entry = childEvents[exec.status];
+      if (entry) parentExec.record(entry[0], { ...base, ...entry[1] });
+    });
+  }
+
+  startChild(parent: Execution, initiatedEventId: number, attrs: Msg): void {
+    const target = this.ns.server.namespaces.get(attrs.namespace);
+    const failed = (cause: number) =>
+      parent.record('startChildWorkflowExecutionFailedEventAttributes', {
+        namespace: attrs.namespace,
+        workflowId: attrs.workflowId,
+        workflowType: attrs.workflowType,
+        cause,
+        control: attrs.control,
+        initiatedEventId,
+        workflowTaskCompletedEventId: attrs.workflowTaskCompletedEventId,
+      });
+    if (!target) return failed(StartChildFailedCause.NAMESPACE_NOT_FOUND);
+    const parentRef: ParentRef = {
+      namespace: this.ns.name,
+      namespaceId: this.ns.id,
+      execution: parent.ref,
+      initiatedEventId,
+    };
+    let exec: Execution;
+    try {
+      const result = target.starts.start(
+        { ...attrs, workflowIdConflictPolicy: IdConflictPolicy.FAIL, requestId: randomUUID(), identity: '' },
+        undefined,
+        parentRef,
+      );
+      exec = result.exec;
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === status.ALREADY_EXISTS) return failed(StartChildFailedCause.WORKFLOW_ALREADY_EXISTS);
+      throw err;
+    }
+    const ref: ChildRef = {
+      namespace: attrs.namespace,
+      workflowId: exec.workflowId,
+      runId: exec.runId,
+      workflowType: attrs.workflowType,
+      parentClosePolicy: attrs.parentClosePolicy ?? 0,
+      startedEventId: 0,
+    };
+    parent.children.set(initiatedEventId, ref);
+    parent.recordWith(() => {
+      ref.startedEventId = parent.append('childWorkflowExecutionStartedEventAttributes', {
+        namespace: attrs.namespace,
+        initiatedEventId,
+        workflowExecution: exec.ref,
+        workflowType: attrs.workflowType,
+        header: attrs.header,
+      }).eventId;
+    });
+  }
+
+  signalExternal(source: Execution, initiatedEventId: number, attrs: Msg): void {
+    const target = this.ns.server.namespaces.get(attrs.namespace)?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
+    if (!target?.isOpen || (attrs.childWorkflowOnly && target.options.parent?.execution.runId !== source.runId)) {
+      source.record('signalExternalWorkflowExecutionFailedEventAttributes', {
+        cause: SignalExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+        namespace: attrs.namespace,
+        workflowExecution: attrs.workflowExecution,
+        initiatedEventId,
+        control: attrs.control,
+        workflowTaskCompletedEventId: attrs.workflowTaskCompletedEventId,
+      });
+      return;
+    }
+    target.record('workflowExecutionSignaledEventAttributes', {
+      signalName: attrs.signalName,
+      input: attrs.input,
+      header: attrs.header,
+      identity: '',
+      externalWorkflowExecution: source.ref,
+    });
+    source.record('externalWorkflowExecutionSignaledEventAttributes', {
+      initiatedEventId,
+      namespace: attrs.namespace,
+      workflowExecution: target.ref,
+      control: attrs.control,
+    });
+  }
+
+  cancelExternal(source: Execution, initiatedEventId: number, attrs: Msg): void {
+    const target = this.ns.server.namespaces.get(attrs.namespace)?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
+    if (!target?.isOpen) {
+      source.record('requestCancelExternalWorkflowExecutionFailedEventAttributes', {
+        cause: CancelExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+        namespace: attrs.namespace,
+        workflowExecution: attrs.workflowExecution,
+        initiatedEventId,
+        control: attrs.control,
+        workflowTaskCompletedEventId: attrs.workflowTaskCompletedEventId,
+      });
+      return;
+    }
+    target.requestCancel({ cause: attrs.reason, external: { initiatedEventId, execution: source.ref } });
+    source.record('externalWorkflowExecutionCancelRequestedEventAttributes', {
+      initiatedEventId,
+      namespace: attrs.namespace,
+      workflowExecution: target.ref,
+    });
+  }
+}
+
+function alreadyRunning(exec: Execution): ServiceError {
+  return alreadyExists(`Workflow execution is already running. WorkflowId: ${exec.workflowId}, RunId: ${exec.runId}.`);
+}

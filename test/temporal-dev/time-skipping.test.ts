@@ -1,0 +1,103 @@
+// The time-skipping flavour (TestWorkflowEnvironment.createTimeSkipping on our server).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkflowFailedError } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
+import { TimeoutFailure } from '@temporalio/common';
+import { runActivity, sleeper, timerVersusActivity, waitForever } from './workflows/index.ts';
+import { setupSuite, teardownSuite, type Suite } from './helpers.ts';
+import { usesDownloadedServer } from '../support/temporal-env.ts';
+
+const DAY = 24 * 3600_000;
+const scheduledAt = new Map<string, number[]>();
+
+let s: Suite;
+beforeAll(async () => {
+  s = await setupSuite('time-skipping', 'skipping', {
+    async flaky(key: string, failTimes: number): Promise<number> {
+      const { attempt, currentAttemptScheduledTimestampMs } = Context.current().info;
+      scheduledAt.set(key, [...(scheduledAt.get(key) ?? []), currentAttemptScheduledTimestampMs]);
+      if (attempt <= failTimes) throw new Error(`fail attempt ${attempt}`);
+      return attempt;
+    },
+    async slow(): Promise<string> {
+      await new Promise((r) => setTimeout(r, 500));
+      return 'activity';
+    },
+  });
+});
+afterAll(() => teardownSuite(s));
+
+const wid = () => `ts-${randomUUID()}`;
+
+describe('time skipping', () => {
+  it('skips over a workflow sleeping for several days', async () => {
+    const realStart = Date.now();
+    const elapsed = await s.env.client.workflow.execute(sleeper, { taskQueue: s.taskQueue, workflowId: wid(), args: [3 * DAY] });
+    expect(elapsed).toBeGreaterThanOrEqual(3 * DAY);
+    expect(Date.now() - realStart).toBeLessThan(10_000);
+  });
+
+  // Our extension: the Java test server rejects the unbalanced unlocks concurrent result() calls make.
+  it.runIf(!usesDownloadedServer())('skips for several workflows awaited concurrently', async () => {
+    const realStart = Date.now();
+    const results = await Promise.all(
+      [1, 2, 3].map((days) => s.env.client.workflow.execute(sleeper, { taskQueue: s.taskQueue, workflowId: wid(), args: [days * DAY] })),
+    );
+    results.forEach((elapsed, i) => expect(elapsed).toBeGreaterThanOrEqual((i + 1) * DAY));
+    expect(Date.now() - realStart).toBeLessThan(10_000);
+  });
+
+  it('advances server time with env.sleep and reports it with currentTimeMs', async () => {
+    const before = await s.env.currentTimeMs();
+    const realStart = Date.now();
+    await s.env.sleep(2 * DAY);
+    const after = await s.env.currentTimeMs();
+    expect(after - before).toBeGreaterThanOrEqual(2 * DAY);
+    expect(Date.now() - realStart).toBeLessThan(5_000);
+  });
+
+  it('does not skip while locked (no result being awaited)', async () => {
+    const handle = await s.env.client.workflow.start(sleeper, { taskQueue: s.taskQueue, workflowId: wid(), args: [3600_000] });
+    const before = await s.env.currentTimeMs();
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect((await s.env.currentTimeMs()) - before).toBeLessThan(60_000);
+    expect(await handle.result()).toBeGreaterThanOrEqual(3600_000);
+  });
+
+  it('moves activity retry backoff with the virtual clock', async () => {
+    const key = randomUUID();
+    const outcome = await s.env.client.workflow.execute(runActivity, {
+      taskQueue: s.taskQueue,
+      workflowId: wid(),
+      args: ['flaky', { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 hour', backoffCoefficient: 2 } }, [key, 2]],
+    });
+    expect(outcome).toEqual({ ok: 3 });
+    const [t1, t2, t3] = scheduledAt.get(key)!;
+    expect(t2! - t1!).toBeGreaterThanOrEqual(3600_000);
+    expect(t3! - t2!).toBeGreaterThanOrEqual(2 * 3600_000);
+  });
+
+  it('fails an activity whose next retry would pass its schedule-to-close deadline', async () => {
+    const outcome = await s.env.client.workflow.execute(runActivity, {
+      taskQueue: s.taskQueue,
+      workflowId: wid(),
+      args: ['flaky', { scheduleToCloseTimeout: '3 days', startToCloseTimeout: '1 minute', retry: { initialInterval: '1 day' } }, [randomUUID(), 100]],
+    });
+    expect(outcome).toMatchObject({ cause: 'fail attempt 2', retryState: 'TIMEOUT' });
+  });
+
+  it('does not skip time while an activity is running', async () => {
+    const winner = await s.env.client.workflow.execute(timerVersusActivity, { taskQueue: s.taskQueue, workflowId: wid(), args: [3600_000] });
+    expect(winner).toBe('activity');
+  });
+
+  it('times out a workflow run in virtual time', async () => {
+    const err = await s.env.client.workflow
+      .execute(waitForever, { taskQueue: s.taskQueue, workflowId: wid(), workflowRunTimeout: '1 day' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toBeInstanceOf(TimeoutFailure);
+  });
+});

@@ -1,0 +1,224 @@
+// Workflows used by the temporal-dev conformance suite (bundled by the SDK's Worker).
+import * as wf from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure, defineSearchAttributeKey } from '@temporalio/common';
+import type { ActivityOptions } from '@temporalio/common';
+
+export interface TestActivities {
+  greet(name: string): Promise<string>;
+  pause(ms: number): Promise<string>;
+}
+
+const { greet } = wf.proxyActivities<TestActivities>({ startToCloseTimeout: '10s' });
+const local = wf.proxyLocalActivities<TestActivities>({ startToCloseTimeout: '10s' });
+
+export const addSignal = wf.defineSignal<[string]>('add');
+export const itemsQuery = wf.defineQuery<string[]>('items');
+export const failingQuery = wf.defineQuery<string>('fails');
+export const addUpdate = wf.defineUpdate<number, [string]>('addItem');
+
+export async function greeting(name: string): Promise<string> {
+  return await greet(name);
+}
+
+export async function localGreeting(name: string): Promise<string> {
+  return await local.greet(name);
+}
+
+/** A local activity outliving the workflow task timeout: the worker keeps the task alive. */
+export async function longLocalActivity(ms: number): Promise<string> {
+  return await local.pause(ms);
+}
+
+/** Collects "add" signals until `count` arrived; queryable and updatable meanwhile. */
+export async function collect(count: number): Promise<string[]> {
+  const items: string[] = [];
+  wf.setHandler(addSignal, (item) => void items.push(item));
+  wf.setHandler(itemsQuery, () => items);
+  wf.setHandler(failingQuery, () => {
+    throw new Error('query handler exploded');
+  });
+  wf.setHandler(
+    addUpdate,
+    (item) => {
+      if (item === '') throw ApplicationFailure.nonRetryable('empty item');
+      items.push(item);
+      return items.length;
+    },
+    {
+      validator: (item) => {
+        if (item === 'invalid') throw new Error('rejected by validator');
+      },
+    },
+  );
+  await wf.condition(() => items.length >= count);
+  return items;
+}
+
+export async function sleeper(ms: number): Promise<number> {
+  const start = Date.now();
+  await wf.sleep(ms);
+  return Date.now() - start;
+}
+
+/** Waits until cancelled; reports the cancellation by failing with CancelledFailure. */
+export async function waitForever(): Promise<void> {
+  await wf.condition(() => false);
+}
+
+export async function countdown(n: number, runs = 1): Promise<string> {
+  if (n > 0) return await wf.continueAsNew<typeof countdown>(n - 1, runs + 1);
+  return `done after ${runs} runs, continued from ${wf.workflowInfo().continuedFromExecutionRunId ? 'a previous run' : 'nothing'}`;
+}
+
+export async function failing(message: string): Promise<void> {
+  throw ApplicationFailure.nonRetryable(message, 'TestFailure');
+}
+
+/** Fails its first attempt; with a workflow retry policy the next run succeeds. */
+export async function failFirstAttempt(): Promise<number> {
+  const { attempt } = wf.workflowInfo();
+  if (attempt === 1) throw ApplicationFailure.retryable('first attempt fails');
+  return attempt;
+}
+
+export async function parent(name: string): Promise<string> {
+  return await wf.executeChild(greeting, { args: [name], workflowId: `${wf.workflowInfo().workflowId}-child` });
+}
+
+export async function parentOfFailing(): Promise<string> {
+  try {
+    await wf.executeChild(failing, { args: ['child broke'], workflowId: `${wf.workflowInfo().workflowId}-child` });
+    return 'no error';
+  } catch (err) {
+    if (err instanceof ChildWorkflowFailure && err.cause instanceof ApplicationFailure) return `child failed: ${err.cause.message}`;
+    throw err;
+  }
+}
+
+/** Starts a long-running child and completes right away; the default close policy terminates it. */
+export async function parentLeavingChild(): Promise<string> {
+  const child = await wf.startChild(waitForever, { workflowId: `${wf.workflowInfo().workflowId}-child` });
+  return child.workflowId;
+}
+
+/** Starts a long-running child with the given parent close policy and completes right away. */
+export async function parentWithPolicy(policy: 'ABANDON' | 'REQUEST_CANCEL'): Promise<string> {
+  const child = await wf.startChild(waitForever, {
+    workflowId: `${wf.workflowInfo().workflowId}-child`,
+    parentClosePolicy: policy,
+  });
+  return child.workflowId;
+}
+
+/** Cancels its running child and reports what the parent observed. */
+export async function parentCancellingChild(): Promise<string> {
+  try {
+    await wf.CancellationScope.cancellable(async () => {
+      const child = wf.executeChild(waitForever, { workflowId: `${wf.workflowInfo().workflowId}-child` });
+      await wf.sleep(100);
+      wf.CancellationScope.current().cancel();
+      await child;
+    });
+    return 'child finished';
+  } catch (err) {
+    if (wf.isCancellation(err)) return 'child cancelled';
+    throw err;
+  }
+}
+
+/** Starts a long timer and cancels it. */
+export async function cancelTimer(): Promise<string> {
+  const scope = new wf.CancellationScope();
+  const timer = scope.run(() => wf.sleep(3600_000));
+  await wf.sleep(50);
+  scope.cancel();
+  try {
+    await timer;
+    return 'timer fired';
+  } catch (err) {
+    return wf.isCancellation(err) ? 'timer cancelled' : 'unexpected';
+  }
+}
+
+export async function signalOther(workflowId: string, item: string): Promise<string> {
+  try {
+    await wf.getExternalWorkflowHandle(workflowId).signal(addSignal, item);
+    return 'signaled';
+  } catch (err) {
+    return `signal failed: ${(err as Error).message}`;
+  }
+}
+
+export async function cancelOther(workflowId: string): Promise<string> {
+  try {
+    await wf.getExternalWorkflowHandle(workflowId).cancel();
+    return 'cancel requested';
+  } catch (err) {
+    return `cancel failed: ${(err as Error).message}`;
+  }
+}
+
+export const CustomKeyword = defineSearchAttributeKey('CustomKeywordField', 'KEYWORD');
+export const CustomInt = defineSearchAttributeKey('CustomIntField', 'INT');
+
+/** Upserts memo and search attributes, then waits for one signal. */
+export async function upserter(keyword: string): Promise<void> {
+  wf.upsertSearchAttributes([
+    { key: CustomKeyword, value: keyword },
+    { key: CustomInt, value: 42 },
+  ]);
+  wf.upsertMemo({ stage: 'upserted' });
+  await wf.condition(() => false, '1 day').catch(() => undefined);
+}
+
+export type ActivityOutcome =
+  | { ok: unknown }
+  | { failed: string; cause?: string; causeType?: string; retryState?: string; timeoutType?: string };
+
+/** Runs one activity with the given options and reports how it ended. */
+export async function runActivity(name: string, options: ActivityOptions, args: unknown[]): Promise<ActivityOutcome> {
+  const acts = wf.proxyActivities<Record<string, (...a: unknown[]) => Promise<unknown>>>(options);
+  try {
+    return { ok: await acts[name]!(...args) };
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const cause = err.cause;
+    return {
+      failed: err.message,
+      cause: cause?.message,
+      causeType: cause instanceof ApplicationFailure ? (cause.type ?? undefined) : cause?.name,
+      retryState: err.retryState,
+      timeoutType: cause instanceof TimeoutFailure ? cause.timeoutType : undefined,
+    };
+  }
+}
+
+/** Starts an activity, cancels it after `afterMs`, and reports what the workflow observed. */
+export async function cancelActivityAfter(afterMs: number): Promise<string> {
+  const acts = wf.proxyActivities<{ heartbeatUntilCancelled(): Promise<string> }>({
+    startToCloseTimeout: '1 minute',
+    // Workers throttle heartbeats to 80% of this, which bounds how fast cancellation is seen.
+    heartbeatTimeout: '1s',
+    cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { maximumAttempts: 1 },
+  });
+  try {
+    await wf.CancellationScope.cancellable(async () => {
+      const p = acts.heartbeatUntilCancelled();
+      await wf.sleep(afterMs);
+      wf.CancellationScope.current().cancel();
+      await p;
+    });
+    return 'activity finished';
+  } catch (err) {
+    if (wf.isCancellation(err)) return 'activity cancelled';
+    throw err;
+  }
+}
+
+/** Races a timer against an activity (time-skipping: time must not skip while the activity runs). */
+export async function timerVersusActivity(timerMs: number): Promise<string> {
+  const acts = wf.proxyActivities<{ slow(): Promise<string> }>({ startToCloseTimeout: '1 day' });
+  return await Promise.race([wf.sleep(timerMs).then(() => 'timer'), acts.slow()]);
+}
+
