@@ -16,8 +16,16 @@ export const ApiFailure = z
   })
   .meta({ id: 'ApiFailure' });
 
+const successFields = { ok: z.literal(true), requestId: z.string() };
+
+/** The success envelope in general; each operation documents its own `data`. */
+export const ApiSuccess = z
+  .object({ ...successFields, data: z.unknown() })
+  .meta({ description: 'Success envelope: `ok: true`, the operation’s `data`, and the request id.' });
+
+/** The success envelope of one operation: ApiSuccess with that operation's `data`. */
 export function apiSuccess<T extends z.ZodType>(data: T) {
-  return z.object({ ok: z.literal(true), data, requestId: z.string() });
+  return z.object({ ...successFields, data }).meta({ description: 'ApiSuccess' });
 }
 
 export const DryRunPlan = z

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { ApiFailure, apiSuccess, DryRunPlan } from './envelope.ts';
+import { ApiFailure, ApiSuccess, apiSuccess, DryRunPlan } from './envelope.ts';
 import { ERROR_CODES } from './api-error.ts';
 import { DRY_RUN_HEADER } from './mount-routes.ts';
 import type { AnyRoute } from './route.ts';
@@ -13,6 +13,9 @@ const failure = (description: string) => ({ description, content: { 'application
 /** The OpenAPI 3.1.0 document, generated from the very route objects that are mounted. */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: string) {
   const registry = new OpenAPIRegistry();
+  // Not referenced by any one operation (each documents its own `data`), so registered by hand.
+  const { $schema: _draft, ...apiSuccessSchema } = z.toJSONSchema(ApiSuccess);
+  registry.registerComponent('schemas', 'ApiSuccess', apiSuccessSchema as never);
   const schemes = {
     key: registry.registerComponent('securitySchemes', 'developerKey', {
       type: 'http',

@@ -40,7 +40,8 @@ describe('GET /api/v1/openapi.json', () => {
     expect(res.body.info).toMatchObject({ title: 'Developer API', version: '1.53.0' });
     expect(res.body.info.version).toBe(versionFile.version);
     expect(res.body.servers).toEqual([{ url: svc.addresses.baseUrl }]);
-    expect(res.body.components.schemas.ApiFailure).toBeDefined();
+    expect(res.body.components.schemas.ApiFailure.properties.error.properties.code.enum).toContain('invalid_payload');
+    expect(res.body.components.schemas.ApiSuccess.properties).toMatchObject({ ok: { type: 'boolean', const: true }, requestId: { type: 'string' } });
   });
 
   it('documents every mounted route and mounts every documented operation', async () => {
