@@ -14,10 +14,13 @@ export interface WorkflowGateway {
   deviceLoginClosed(deviceLoginId: string, reason: DeviceLoginClosedReason): Promise<void>;
 }
 
+/** How long a request may wait for Temporal after its commit (the SDK would otherwise retry for ~20 s). */
+export const WORKFLOW_CALL_DEADLINE_MS = 2_000;
+
 export function temporalWorkflowGateway(client: Client, logger: Logger): WorkflowGateway {
   const bestEffort = async (what: string, fn: () => Promise<unknown>) => {
     try {
-      await fn();
+      await client.withDeadline(Date.now() + WORKFLOW_CALL_DEADLINE_MS, fn);
     } catch (err) {
       // Already finished (or lost with an in-memory dev server) is expected; anything else is worth a warning.
       if (!(err instanceof WorkflowNotFoundError)) logger.warn({ err, what }, 'workflow call failed; the database stays authoritative');

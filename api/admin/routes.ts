@@ -136,7 +136,7 @@ export const updateUserRoute = defineRoute({
   path: '/api/v1/admin/users/{id}',
   operationId: 'adminUpdateUser',
   summary: 'Disable or re-enable an account, set flags or a new password (operators)',
-  description: 'Disabling ends the account’s web sessions; its keys stop working at once.',
+  description: 'Disabling ends the account’s web sessions and its keys stop working at once; a new password ends its web sessions.',
   tags: ['admin'],
   auth: OPERATOR,
   write: true,
@@ -171,7 +171,8 @@ export const updateUserRoute = defineRoute({
       })
       .where('id', '=', params.id)
       .execute();
-    if (body.status === 'disabled') await db.deleteFrom('web_sessions').where('account_id', '=', params.id).execute();
+    // A disabled account, or one whose password an operator reset (say, after a compromise), keeps no session.
+    if (body.status === 'disabled' || body.password) await db.deleteFrom('web_sessions').where('account_id', '=', params.id).execute();
     return { data: await accountView(db, params.id) };
   },
 });

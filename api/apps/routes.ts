@@ -102,6 +102,7 @@ export const getAppRoute = defineRoute({
   summary: 'One app: channel pointers, versions with their update status, release records, page addresses',
   tags: ['apps'],
   auth: READER,
+  snapshot: true,
   params: AppParams,
   response: { status: 200, description: 'The app.', schema: AppView },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found'],

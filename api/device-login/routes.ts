@@ -96,8 +96,10 @@ export const pollDeviceTokenRoute = defineRoute({
   body: z.strictObject({ deviceCode: z.string().regex(/^[A-Za-z0-9_-]{32,128}$/) }),
   response: { status: 201, description: 'The key, shown only in this response.', schema: IssuedKeyResponse },
   errors: ['authorization_pending', 'access_denied', 'device_code_expired', 'rate_limited'],
-  async handler({ deps, db, body, afterCommit }) {
-    const login = await db.selectFrom('device_logins').selectAll().where('device_code_hash', '=', sha256(body.deviceCode)).executeTakeFirst();
+  // Everything before the redemption runs on the pool: the poll clock and an expiry must stick
+  // although the answer is an error (pending, denied, too fast, expired).
+  async prepare({ deps, body }) {
+    const login = await deps.db.selectFrom('device_logins').selectAll().where('device_code_hash', '=', sha256(body.deviceCode)).executeTakeFirst();
     if (!login) throw expired('Unknown or expired device code: start the login again.');
     const now = new Date();
     const status = effectiveStatus(login, now);
@@ -107,7 +109,6 @@ export const pollDeviceTokenRoute = defineRoute({
     }
     if (status === 'consumed') throw expired('This device code was already used.');
 
-    // The poll clock is written with the pool: it must stick even though this request fails.
     const claimed = await deps.db
       .updateTable('device_logins')
       .set({ last_polled_at: now })
@@ -123,6 +124,9 @@ export const pollDeviceTokenRoute = defineRoute({
       throw new ApiError('authorization_pending', 400, { interval: login.interval_seconds }, 'Waiting for the person to approve in the browser.');
     }
     if (status === 'denied') throw new ApiError('access_denied', 403, undefined, 'The login was denied in the browser.');
+    return login;
+  },
+  async handler({ deps, db, afterCommit, prepared: login }) {
     const issued = await redeem(db, login);
     afterCommit(() => deps.workflows.deviceLoginClosed(login.id, 'redeemed'));
     return { data: issued, plan: { wouldIssue: { clientName: login.client_name, role: login.role } } };
@@ -131,8 +135,14 @@ export const pollDeviceTokenRoute = defineRoute({
 
 /** Approved -> consumed exactly once, even for concurrent polls; the role is re-read from today's license. */
 async function redeem(db: Parameters<typeof issueKey>[0], login: DeviceLogin): Promise<z.input<typeof IssuedKeyResponse>> {
-  const won = await db.updateTable('device_logins').set({ status: 'consumed' }).where('id', '=', login.id).where('status', '=', 'approved').executeTakeFirst();
-  if (won.numUpdatedRows === 0n) throw expired('This device code was already used.');
+  const won = await db
+    .updateTable('device_logins')
+    .set({ status: 'consumed' })
+    .where('id', '=', login.id)
+    .where('status', '=', 'approved')
+    .where('expires_at', '>', new Date())
+    .executeTakeFirst();
+  if (won.numUpdatedRows === 0n) throw expired('This device code was already used or has expired.');
   const row = await db
     .selectFrom('licenses as l')
     .innerJoin('accounts as a', 'a.id', 'l.account_id')
@@ -208,27 +218,31 @@ export const decideDeviceCodeRoute = defineRoute({
       company: z.object({ cellId: z.string(), name: z.string(), role: z.enum(['developer', 'member']) }).nullable(),
     }),
   },
-  errors: ['invalid_session', 'forbidden', 'rate_limited', 'device_code_expired', 'company_required'],
-  async handler({ deps, db, body, principal, afterCommit }) {
+  errors: ['invalid_session', 'forbidden', 'rate_limited', 'device_code_expired'],
+  async prepare({ deps, body, principal }) {
     await consume(deps.db, DEVICE_LOGIN.codeEntryLimit, principal.account.id);
+    const login = await deps.db.selectFrom('device_logins').selectAll().where('user_code', '=', body.userCode).where('status', '=', 'pending').executeTakeFirst();
+    if (login && effectiveStatus(login) === 'expired') {
+      await markExpired(deps.db, login.id);
+      throw expired('This code has expired: start the login again on your device.');
+    }
+  },
+  async handler({ deps, db, body, principal, afterCommit }) {
     const login = await db
       .selectFrom('device_logins')
       .selectAll()
       .where('user_code', '=', body.userCode)
       .where('status', '=', 'pending')
+      .where('expires_at', '>', new Date())
       .forUpdate()
       .executeTakeFirst();
     if (!login) throw expired('Unknown, expired or already decided code: start the login again on your device.');
-    if (effectiveStatus(login) === 'expired') {
-      await markExpired(deps.db, login.id);
-      throw expired('This code has expired: start the login again on your device.');
-    }
     if (body.decision === 'deny') {
       await db.updateTable('device_logins').set({ status: 'denied', account_id: principal.account.id, decided_at: new Date() }).where('id', '=', login.id).execute();
       afterCommit(() => deps.workflows.deviceLoginClosed(login.id, 'denied'));
       return { data: { decision: 'deny' as const, clientName: login.client_name, company: null } };
     }
-    const company = chooseCompany(await membershipsOf(db, principal.account.id), body.cellId);
+    const company = chooseCompany(await membershipsOf(db, principal.account.id), body.cellId, 'invalid_payload');
     await db
       .updateTable('device_logins')
       .set({ status: 'approved', account_id: principal.account.id, company_id: company.companyId, role: company.role, decided_at: new Date() })

@@ -29,7 +29,7 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
   throw new ApiError(code, 400, { problems: issuesToProblems(parsed.error.issues, root) });
 }
 
-/** Stage order for every route: rate limit → auth → validate → handler. */
+/** Stage order for every route: rate limit → auth → validate → prepare (pool) → handler (transaction for writes). */
 function handle(route: AnyRoute, deps: AppDeps) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
@@ -50,14 +50,18 @@ function handle(route: AnyRoute, deps: AppDeps) {
       ? parseOrThrow(route.body, await readJsonBody(ctx, deps.config.maxBodyBytes), 'invalid_payload')
       : undefined;
     const dryRun = route.write ? readDryRun(ctx) : false;
+    const input = { principal, ip, params, query, body, dryRun, deps, ctx };
+    const prepared = route.prepare ? await route.prepare(input) : undefined;
 
-    const run = (db: DbOrTrx, afterCommit: (effect: () => Promise<void>) => void) =>
-      route.handler({ principal, ip, params, query, body, db, dryRun, afterCommit, deps, ctx });
+    const run = (db: DbOrTrx, afterCommit: (effect: () => Promise<void>) => void) => route.handler({ ...input, prepared, db, afterCommit });
+    const noEffects = () => {
+      throw new Error(`read route ${route.operationId} registered a side effect`);
+    };
     const result = route.write
       ? await runWrite(deps.db, dryRun, ({ trx, afterCommit }) => run(trx, afterCommit))
-      : await run(deps.db, () => {
-          throw new Error(`read route ${route.operationId} registered a side effect`);
-        });
+      : route.snapshot
+        ? await deps.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => run(trx, noEffects))
+        : await run(deps.db, noEffects);
 
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (dryRun) {

@@ -10,7 +10,7 @@ import type { ErrorCode } from './api-error.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface HandlerInput<P, Q, B, A extends AuthRequirement = AuthRequirement> {
+export interface PrepareInput<P, Q, B, A extends AuthRequirement = AuthRequirement> {
   /** The authenticated caller; null only on routes declared `auth: 'none'`. */
   principal: A extends 'none' ? null : Principal;
   /** The caller's address (X-Forwarded-For only through configured proxies). */
@@ -18,13 +18,18 @@ export interface HandlerInput<P, Q, B, A extends AuthRequirement = AuthRequireme
   params: P;
   query: Q;
   body: B;
-  /** The request's transaction on write routes, the pool on reads. */
-  db: DbOrTrx;
   dryRun: boolean;
-  /** Side effects outside the database (workflows, files, mail) run only once the transaction commits. */
-  afterCommit(effect: () => Promise<void>): void;
   deps: AppDeps;
   ctx: Context;
+}
+
+export interface HandlerInput<P, Q, B, A extends AuthRequirement = AuthRequirement, X = undefined> extends PrepareInput<P, Q, B, A> {
+  /** What `prepare` returned. */
+  prepared: X;
+  /** The request's transaction on write routes, the pool on reads. Handlers write only through it. */
+  db: DbOrTrx;
+  /** Side effects outside the database (workflows, files, mail) run only once the transaction commits. */
+  afterCommit(effect: () => Promise<void>): void;
 }
 
 export interface HandlerResult<R> {
@@ -41,6 +46,7 @@ export interface RouteDef<
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
   A extends AuthRequirement = AuthRequirement,
+  X = undefined,
 > {
   method: HttpMethod;
   /** OpenAPI form: `/api/v1/developer/apps/{namespace}/{slug}`. */
@@ -64,12 +70,21 @@ export interface RouteDef<
   errors?: ErrorCode[];
   /** Writes run in one transaction, accept x-svc-dry-run and are retried on serialization failures. */
   write?: boolean;
+  /** Reads made of several queries run in one read-only REPEATABLE READ transaction, so they see one state. */
+  snapshot?: boolean;
   /** false: send `data` as the whole body (documents such as openapi.json). */
   envelope?: boolean;
-  handler(input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<HandlerResult<z.input<R>>>;
+  /**
+   * Runs after validation and before the write's transaction opens, on the pool:
+   * the place for checks whose own writes must stick even when the request fails
+   * or is a dry run (rate-limit counters, login failures, poll clocks), and for
+   * slow work (password hashing) that should not hold a transaction's connection.
+   */
+  prepare?(input: PrepareInput<z.output<P>, z.output<Q>, z.output<B>, A>): Promise<X>;
+  handler(input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>, A, X>): Promise<HandlerResult<z.input<R>>>;
 }
 
-export type AnyRoute = RouteDef<any, any, any, any, any>;
+export type AnyRoute = RouteDef<any, any, any, any, any, any>;
 
 /** Identity function that gives the handler its inferred types. */
 export function defineRoute<
@@ -78,7 +93,8 @@ export function defineRoute<
   B extends z.ZodType,
   R extends z.ZodType,
   const A extends AuthRequirement,
->(def: RouteDef<P, Q, B, R, A>): RouteDef<P, Q, B, R, A> {
+  X = undefined,
+>(def: RouteDef<P, Q, B, R, A, X>): RouteDef<P, Q, B, R, A, X> {
   return def;
 }
 

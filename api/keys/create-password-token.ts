@@ -1,21 +1,15 @@
 import { chooseCompany } from '../accounts/choose-company.ts';
-import { checkPassword } from '../accounts/password-check.ts';
 import { membershipsOf } from '../accounts/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
-import type { AppDeps } from '../deps.ts';
 import { DEFAULT_CLIENT_NAME, issueKey } from './issue-key.ts';
 
 export interface PasswordTokenInput {
-  login: string;
-  password: string;
   cellId?: string | undefined;
   clientName?: string | undefined;
-  ip: string;
 }
 
-/** A4: a key for one company, with the account's role there. */
-export async function createPasswordToken(deps: AppDeps, db: DbOrTrx, input: PasswordTokenInput) {
-  const account = await checkPassword(deps, input);
+/** A4, once the password is checked: a key for one company, with the account's role there. */
+export async function createPasswordToken(db: DbOrTrx, account: { id: string; username: string }, input: PasswordTokenInput) {
   const company = chooseCompany(await membershipsOf(db, account.id), input.cellId);
   const key = await issueKey(db, {
     accountId: account.id,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../http/api-error.ts';
 import { defineRoute } from '../http/route.ts';
+import { checkPassword } from '../accounts/password-check.ts';
 import { createPasswordToken } from './create-password-token.ts';
 import { CellId, ClientName, CompanySummary, IssuedKeyResponse, KeySummary, Role } from './schemas.ts';
 
@@ -120,8 +121,9 @@ export const passwordTokenRoute = defineRoute({
   }),
   response: { status: 201, description: 'The key, shown only here.', schema: IssuedKeyResponse },
   errors: ['invalid_credentials', 'email_verification_required', 'password_change_required', 'company_required', 'forbidden', 'rate_limited'],
-  async handler({ deps, db, body, ip }) {
-    const { issued, plan } = await createPasswordToken(deps, db, { ...body, ip });
+  prepare: ({ deps, body, ip }) => checkPassword(deps, { login: body.login, password: body.password, ip }),
+  async handler({ db, body, prepared: account }) {
+    const { issued, plan } = await createPasswordToken(db, account, body);
     return { data: issued, plan };
   },
 });

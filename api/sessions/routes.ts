@@ -28,11 +28,13 @@ export const signInRoute = defineRoute({
     schema: z.object({ account: z.object({ id: z.string(), username: z.string() }), expiresAt: z.iso.datetime() }),
   },
   errors: ['forbidden', 'invalid_credentials', 'email_verification_required', 'password_change_required', 'rate_limited'],
-  async handler({ ctx, deps, db, body, ip, afterCommit }) {
+  async prepare({ ctx, deps, body, ip }) {
     // Login CSRF: another site must not sign a visitor into an account of its choosing.
+    assertSameOrigin(ctx, deps.addresses().baseUrl);
+    return checkPassword(deps, { ...body, ip });
+  },
+  async handler({ ctx, deps, db, afterCommit, prepared: account }) {
     const baseUrl = deps.addresses().baseUrl;
-    assertSameOrigin(ctx, baseUrl);
-    const account = await checkPassword(deps, { ...body, ip });
     const session = await createSession(db, account.id, readSessionCookie(ctx, baseUrl));
     afterCommit(async () => writeSessionCookie(ctx, baseUrl, session.token));
     return { data: { account: { id: account.id, username: account.username }, expiresAt: session.expiresAt.toISOString() } };
@@ -50,12 +52,15 @@ export const changePasswordRoute = defineRoute({
   body: z.strictObject({ login: Login, currentPassword: Password, newPassword: NewPassword }),
   response: { status: 200, description: 'Changed; sign in with the new password.', schema: z.object({ changed: z.literal(true) }) },
   errors: ['forbidden', 'invalid_credentials', 'email_verification_required', 'rate_limited'],
-  async handler({ ctx, deps, db, body, ip }) {
+  async prepare({ ctx, deps, body, ip }) {
     assertSameOrigin(ctx, deps.addresses().baseUrl);
     const account = await checkPassword(deps, { login: body.login, password: body.currentPassword, ip }, { allowPasswordChange: true });
+    return { account, newHash: await hashPassword(body.newPassword, deps.passwordHashing) };
+  },
+  async handler({ db, prepared: { account, newHash } }) {
     await db
       .updateTable('accounts')
-      .set({ password_hash: await hashPassword(body.newPassword, deps.passwordHashing), must_change_password: false })
+      .set({ password_hash: newHash, must_change_password: false })
       .where('id', '=', account.id)
       .execute();
     // Other sessions of the account end with the old password.

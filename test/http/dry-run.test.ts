@@ -58,6 +58,11 @@ describe('x-svc-dry-run', () => {
 });
 
 describe('transactions', () => {
+  it('run snapshot reads in one read-only REPEATABLE READ transaction', async () => {
+    const res = await svc.call('GET', '/api/v1/test/snapshot');
+    expect(res.body.data).toEqual({ isolation: 'repeatable read', readOnly: 'on' });
+  });
+
   it('retries a serialization failure and succeeds', async () => {
     const retried: string[] = [];
     const local = await startTestService({ extraRoutes: fixtureRoutes(retried, { failures: { code: '40001', times: 2 } }) });

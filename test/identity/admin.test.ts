@@ -138,6 +138,14 @@ describe('users', () => {
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'user_not_found']);
   });
 
+  it('a password reset by an operator ends the account’s web sessions', async () => {
+    const user = await createUser(svc, op, 'reset-me', [{ cellId: 'cell-acme', role: 'member' }]);
+    const cookie = await signIn(svc, 'reset-me');
+    await svc.call('PATCH', `/api/v1/admin/users/${user.id}`, { body: { password: 'a-brand-new-password' }, headers: bearer(op) });
+    expect((await svc.call('GET', '/api/v1/web/session', { headers: { cookie } })).body.error.code).toBe('invalid_session');
+    expect((await signIn(svc, 'reset-me', 'a-brand-new-password')).length).toBeGreaterThan(0);
+  });
+
   it('disabling ends sessions and keys; enabling a pending account needs a password', async () => {
     const user = await createUser(svc, op, 'disable-me', [{ cellId: 'cell-acme', role: 'member' }]);
     const cookie = await signIn(svc, 'disable-me');

@@ -98,6 +98,16 @@ describe('device login', () => {
     expect(fast.headers.get('retry-after')).toBe('5');
   });
 
+  it('refuses a decision on a code past its time at once, even before anyone marked it expired', async () => {
+    const d = await start();
+    await sql`UPDATE device_logins SET expires_at = now() - interval '1 second'`.execute(svc.database.db);
+    // This once locked the row and then updated it on another connection: 503 timeout after 15 s.
+    const late = await decide(devCookie, { userCode: d.userCode, decision: 'approve' });
+    expect([late.status, late.body.error.code]).toEqual([400, 'device_code_expired']);
+    const row = await sql<{ status: string }>`SELECT status FROM device_logins ORDER BY created_at DESC LIMIT 1`.execute(svc.database.db);
+    expect(row.rows[0]!.status).toBe('expired');
+  });
+
   it('expires: device_code_expired on poll and on decision', async () => {
     const d = await start();
     await sql`UPDATE device_logins SET expires_at = now() - interval '1 second'`.execute(svc.database.db);
@@ -120,7 +130,8 @@ describe('device login', () => {
   it('needs the company when the account has several, and the role there becomes the key’s', async () => {
     const d = await start();
     const missing = await decide(multiCookie, { userCode: d.userCode, decision: 'approve' });
-    expect(missing.body.error.code).toBe('company_required');
+    expect(missing.body.error.code).toBe('invalid_payload');
+    expect(missing.body.error.details.problems[0].path).toBe('cellId');
     expect(missing.body.error.details.companies.map((c: { cellId: string }) => c.cellId)).toEqual(['cell-acme', 'cell-globex']);
     const notMine = await decide(multiCookie, { userCode: d.userCode, decision: 'approve', cellId: 'cell-initech' });
     expect(notMine.body.error.code).toBe('forbidden');

@@ -122,6 +122,18 @@ describe('lockout', () => {
   });
 });
 
+describe('under concurrent logins', () => {
+  it('answers every one and keeps the service responsive (no pool exhaustion)', async () => {
+    // More concurrent logins than the pool has connections; each once held one connection
+    // in its transaction while waiting for a second for its counters.
+    const logins = Array.from({ length: 16 }, (_, i) => login({ login: `crowd-${i}`, password: 'wrong' }));
+    const health = svc.call('GET', '/api/v1/health');
+    const results = await Promise.all(logins);
+    expect(results.map((r) => r.body.error.code)).toEqual(Array(16).fill('invalid_credentials'));
+    expect((await health).status).toBe(200);
+  });
+});
+
 describe('rate limits', () => {
   it('limit attempts per login with 429 rate_limited and Retry-After', async () => {
     let last;

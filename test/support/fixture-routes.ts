@@ -118,5 +118,20 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
       return { data: {} };
     },
   });
-  return [createNote, boom, typed, slow, old, developerOnly, stuck];
+  const snapshot = defineRoute({
+    method: 'get',
+    path: '/api/v1/test/snapshot',
+    operationId: 'testSnapshot',
+    summary: 'test fixture: reports the transaction a snapshot read runs in',
+    tags: ['test'],
+    auth: 'none',
+    snapshot: true,
+    response: { status: 200, description: 'ok', schema: z.object({ isolation: z.string(), readOnly: z.string() }) },
+    async handler({ db }) {
+      const { rows } = await sql<{ isolation: string; read_only: string }>`
+        SELECT current_setting('transaction_isolation') AS isolation, current_setting('transaction_read_only') AS read_only`.execute(db);
+      return { data: { isolation: rows[0]!.isolation, readOnly: rows[0]!.read_only } };
+    },
+  });
+  return [createNote, boom, typed, slow, old, developerOnly, stuck, snapshot];
 }

@@ -125,6 +125,20 @@ describe('device approval page', () => {
     });
   });
 
+  it('never sends a person to another site after sign-in', async () => {
+    await withPage(async (page) => {
+      for (const next of ['/\t/evil.example/x', '//evil.example/x', '/\\evil.example/x', 'https://evil.example/x']) {
+        await page.context().clearCookies();
+        await page.goto(`${svc.url}/signin?next=${encodeURIComponent(next)}`);
+        await page.getByLabel('Username or email').fill('dana');
+        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL((url) => url.pathname !== '/signin');
+        expect(new URL(page.url()).origin).toBe(svc.url);
+      }
+    });
+  });
+
   it('leads a temporary password through the change form back to the approval', async () => {
     const d = await startDeviceLogin();
     await withPage(async (page) => {

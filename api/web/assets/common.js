@@ -16,7 +16,12 @@ export function show(el, text, kind = '') {
   el.hidden = !text;
 }
 
-/** Only a path on this site, never another origin. */
+/**
+ * Only a page of this site, never another origin. Resolved the way the browser
+ * will resolve it, so tricks such as `/\t/evil.example` or `/\\evil.example` fail.
+ */
 export function safeNext(value) {
-  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/device';
+  if (typeof value !== 'string' || !value.startsWith('/')) return '/device';
+  const url = new URL(value, location.origin);
+  return url.origin === location.origin ? url.pathname + url.search + url.hash : '/device';
 }
