@@ -43,7 +43,9 @@ export async function checkPassword(deps: AppDeps, input: { login: string; passw
   const matches = await verifyPassword(input.password, stored);
 
   if (!account || !usable || locked || !matches) {
-    if (account && usable && !locked) await recordFailure(deps, account.id);
+    // Every failure runs the same UPDATE (matching no row when there is nothing to count),
+    // so an unknown login costs what a known one does.
+    await recordFailure(deps, account && usable && !locked ? account.id : '');
     throw invalidCredentials();
   }
   if (account.failed_logins > 0) {
