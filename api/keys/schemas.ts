@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { CELL_ID_PATTERN } from '../../schemas/manifest/index.ts';
 
 export const Role = z.enum(['developer', 'member']);
-export const CellId = z.string().max(64).regex(/^cell-[a-z0-9][a-z0-9-]{1,62}$/, 'must be cell- followed by lowercase letters, digits and hyphens');
+export const CellId = z.string().max(64).regex(CELL_ID_PATTERN, 'must be cell- followed by lowercase letters, digits and hyphens');
 export const ClientName = z.string().min(1).max(80);
 
 export const CompanySummary = z.object({ cellId: z.string(), name: z.string() }).meta({ id: 'CompanySummary' });

@@ -1,5 +1,5 @@
 export { CDN_HOSTS, LEGACY_MANIFEST_FILE_NAME, MANIFEST_FILE_NAME, MANIFEST_FILE_NAMES, manifestSchema, NAMESPACE_PATTERN, VERSION_PATTERN } from './manifest.ts';
-export { SLUG_PATTERN } from './patterns.ts';
+export { CELL_ID_PATTERN, SLUG_PATTERN } from './patterns.ts';
 export type { Manifest, ManifestInput } from './manifest.ts';
 export { parseManifest, salvageManifest } from './parse-manifest.ts';
 export type { ParseManifestResult } from './parse-manifest.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { evolveSchema } from './evolve.ts';
 import { exportsSchema } from './exports.ts';
 import { limitsSchema } from './limits.ts';
-import { custom, dottedName, kebabName, SLUG_PATTERN } from './patterns.ts';
+import { CELL_ID_PATTERN, custom, dottedName, kebabName, SLUG_PATTERN } from './patterns.ts';
 import { sdkSchema } from './sdk.ts';
 import { workflowSchema } from './workflow.ts';
 
@@ -17,7 +17,7 @@ export const MANIFEST_FILE_NAMES = [MANIFEST_FILE_NAME, LEGACY_MANIFEST_FILE_NAM
 export const CDN_HOSTS = ['cdn.jsdelivr.net', 'unpkg.com'] as const;
 
 export const VERSION_PATTERN = /^(0|[1-9][0-9]{0,5})[.](0|[1-9][0-9]{0,5})[.](0|[1-9][0-9]{0,5})(-[0-9A-Za-z.-]{1,32})?$/;
-export const NAMESPACE_PATTERN = /^(public|cell-[a-z0-9][a-z0-9-]{1,62})$/;
+export const NAMESPACE_PATTERN = new RegExp(`^(public|${CELL_ID_PATTERN.source.slice(1, -1)})$`);
 const ENTRY_PATTERN = /^[a-z0-9][a-z0-9._/-]*[.]html$/;
 
 const page = z.string().max(120).regex(ENTRY_PATTERN, 'must be a lowercase relative path ending in .html');

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 
 export const SLUG_PATTERN = /^[a-z][a-z0-9-]{1,47}$/;
+/** A company's cell id, which is also its namespace: `cell-` then the company id. */
+export const CELL_ID_PATTERN = /^cell-[a-z0-9][a-z0-9-]{1,62}$/;
 const IDENTIFIER_PATTERN = /^[a-z][a-z0-9_]{0,39}$/;
 const PROPERTY_PATTERN = /^[a-z][A-Za-z0-9_]*$/;
 const DOTTED_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*([.][A-Za-z][A-Za-z0-9_-]*){0,4}$/;
