@@ -1,11 +1,9 @@
-import { markExpired } from '../api/device-login/find-device-login.ts';
-import type { Db } from '../api/db/database.ts';
+import type { Db } from '../domain/db/database.ts';
+import { expireDeviceLogin } from '../domain/device-login/expire-device-login.ts';
 
 export function createDeviceLoginActivities(deps: { db: Db }) {
   return {
     /** Idempotent: only a pending or approved login becomes expired. */
-    async expireDeviceLogin(deviceLoginId: string): Promise<void> {
-      await markExpired(deps.db, deviceLoginId);
-    },
+    expireDeviceLogin: (deviceLoginId: string) => expireDeviceLogin(deps.db, deviceLoginId),
   };
 }

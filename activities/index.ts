@@ -1,4 +1,4 @@
-import type { Db } from '../api/db/database.ts';
+import type { Db } from '../domain/db/database.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 
 export interface ActivityDeps {

@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type { AppDeps } from './deps.ts';
+import type { ApiDeps } from './deps.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { mountRoutes } from './http/mount-routes.ts';
 import { requestId } from './http/request-id.ts';
@@ -7,7 +7,7 @@ import { requestLog } from './http/request-log.ts';
 import type { AnyRoute } from './http/route.ts';
 import { pagesRouter } from './web/pages.ts';
 
-export function createApp(deps: AppDeps, routes: readonly AnyRoute[]): Koa {
+export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
   const app = new Koa();
   // Errors never reach Koa's default handler: errorMiddleware answers them all.
   app.silent = true;

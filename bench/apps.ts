@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { pino } from 'pino';
-import { loadConfig } from '../api/config.ts';
-import { startEmbeddedPostgres } from '../api/db/embedded-postgres.ts';
-import { startService } from '../api/server.ts';
+import { loadConfig } from '../config.ts';
+import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
+import { startService } from '../service.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
@@ -17,6 +17,7 @@ await fs.chmod(dataDir, 0o755);
 const pg = await startEmbeddedPostgres({ dataDir });
 const svc = await startService(loadConfig({ PORT: '0', DATABASE_URL: pg.url, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'bench-password-1' }), {
   logger: pino({ level: 'silent' }),
+  role: 'api',
 });
 
 async function call(method: string, p: string, body?: unknown, key?: string) {

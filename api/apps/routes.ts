@@ -1,20 +1,15 @@
 import { z } from 'zod';
-import { manifestJsonSchema, NAMESPACE_PATTERN, SLUG_PATTERN } from '../../schemas/manifest/index.ts';
+import { describeApp } from '../../domain/apps/describe-app.ts';
+import { listApps, listRegistry } from '../../domain/apps/list-apps.ts';
+import { promoteVersion } from '../../domain/apps/promote-version.ts';
+import { uploadVersion } from '../../domain/apps/upload-version.ts';
+import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, RegistryRow, UploadedVersion } from '../../schemas/apps.ts';
+import { bundleFileSchema } from '../../schemas/bundle/index.ts';
+import { manifestJsonSchema } from '../../schemas/manifest/index.ts';
 import { defineRoute } from '../http/route.ts';
-import { AppView, appView, UpdateStatusSchema } from './app-view.ts';
-import { bundleFileSchema } from './bundle/index.ts';
-import { assertCanRead, readableNamespaces } from './namespace-access.ts';
-import { promote } from './promote.ts';
-import { uploadVersion } from './upload-version.ts';
 
-const AppParams = z.object({
-  namespace: z.string().regex(NAMESPACE_PATTERN, 'must be public or cell-<company>'),
-  slug: z.string().regex(SLUG_PATTERN, 'must be a slug: a lowercase letter, then 1 to 47 lowercase letters, digits or hyphens'),
-});
-const Notes = z.string().max(2000);
 const DEVELOPER = { accepts: ['key'], role: 'developer' } as const;
 const READER = { accepts: ['key'] } as const;
-const Warning = z.object({ path: z.string().optional(), code: z.string(), message: z.string() });
 
 export const uploadVersionRoute = defineRoute({
   method: 'post',
@@ -30,36 +25,11 @@ export const uploadVersionRoute = defineRoute({
   write: true,
   params: AppParams,
   body: z.strictObject({ manifest: z.unknown(), files: z.array(bundleFileSchema), notes: Notes.optional() }),
-  response: {
-    status: 201,
-    description: 'The version was created (200: it already existed with identical content).',
-    schema: z.object({
-      app: z.object({ namespace: z.string(), slug: z.string() }),
-      version: z.string(),
-      build: z.number().int(),
-      buildLabel: z.string(),
-      digest: z.string(),
-      created: z.boolean(),
-      warnings: z.array(Warning),
-      skills: z.array(z.string()),
-    }),
-  },
+  response: { status: 201, description: 'The version was created (200: it already existed with identical content).', schema: UploadedVersion },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
   async handler({ db, principal, params, body }) {
-    const result = await uploadVersion(db, principal, { ...params, ...body });
-    return {
-      status: result.created ? 201 : 200,
-      data: {
-        app: params,
-        version: result.version,
-        build: result.build,
-        buildLabel: `#${result.build}`,
-        digest: result.digest,
-        created: result.created,
-        warnings: result.warnings,
-        skills: result.skills,
-      },
-    };
+    const uploaded = await uploadVersion(db, principal, { ...params, ...body });
+    return { status: uploaded.created ? 201 : 200, data: uploaded };
   },
 });
 
@@ -76,23 +46,11 @@ export const promoteRoute = defineRoute({
   tags: ['apps'],
   auth: DEVELOPER,
   write: true,
-  params: AppParams.extend({ channel: z.enum(['test', 'production']) }),
+  params: AppParams.extend({ channel: Channel }),
   body: z.strictObject({ version: z.string().min(1).max(60).optional(), notes: Notes.optional() }),
-  response: {
-    status: 200,
-    description: 'The channel change (GET the app for its versions and records).',
-    schema: z.object({
-      channel: z.enum(['test', 'production']),
-      action: z.enum(['enter_test', 'publish', 'rollback']).nullable(),
-      from: z.string().nullable(),
-      to: z.string(),
-      changed: z.boolean(),
-    }),
-  },
+  response: { status: 200, description: 'The channel change (GET the app for its versions and records).', schema: ChannelChange },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found', 'conflict'],
-  async handler({ db, principal, params, body }) {
-    return { data: await promote(db, principal, { ...params, ...body }) };
-  },
+  handler: async ({ db, principal, params, body }) => ({ data: await promoteVersion(db, principal, { ...params, ...body }) }),
 });
 
 export const getAppRoute = defineRoute({
@@ -106,59 +64,8 @@ export const getAppRoute = defineRoute({
   params: AppParams,
   response: { status: 200, description: 'The app.', schema: AppView },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found'],
-  async handler({ db, principal, params, deps }) {
-    assertCanRead(principal, params.namespace);
-    return { data: await appView(db, deps.addresses(), params.namespace, params.slug) };
-  },
+  handler: async ({ db, principal, params, deps }) => ({ data: await describeApp(db, principal, deps.addresses(), params.namespace, params.slug) }),
 });
-
-const AppSummary = z
-  .object({
-    namespace: z.string(),
-    slug: z.string(),
-    title: z.string(),
-    category: z.string(),
-    department: z.string().nullable(),
-    test: z.object({ version: z.string(), build: z.number().int() }).nullable(),
-    production: z.object({ version: z.string(), build: z.number().int() }).nullable(),
-    latest: z.object({ version: z.string(), build: z.number().int(), status: UpdateStatusSchema.optional() }),
-    updatedAt: z.iso.datetime(),
-  })
-  .meta({ id: 'AppSummary' });
-
-async function appSummaries(db: Parameters<typeof appView>[0], namespaces: string[]): Promise<z.input<typeof AppSummary>[]> {
-  if (namespaces.length === 0) return [];
-  const rows = await db
-    .selectFrom('apps as a')
-    .innerJoin('app_versions as latest', (j) =>
-      j.onRef('latest.app_id', '=', 'a.id').on((eb) => eb('latest.build', '=', eb.selectFrom('app_versions').select(eb.fn.max('build').as('b')).whereRef('app_id', '=', 'a.id'))),
-    )
-    .leftJoin('app_versions as t', 't.id', 'a.test_version_id')
-    .leftJoin('app_versions as p', 'p.id', 'a.production_version_id')
-    .select([
-      'a.namespace', 'a.slug', 'latest.version as latest_version', 'latest.build as latest_build', 'latest.created_at as updated_at',
-      't.version as test_version', 't.build as test_build', 'p.version as prod_version', 'p.build as prod_build',
-      (eb) => eb.fn.coalesce('p.manifest', 'latest.manifest').as('manifest'),
-    ])
-    .where('a.namespace', 'in', namespaces)
-    .orderBy('a.namespace')
-    .orderBy('a.slug')
-    .execute();
-  return rows.map((r) => {
-    const m = r.manifest as { title: string; category: string; owner?: { department?: string } };
-    return {
-      namespace: r.namespace,
-      slug: r.slug,
-      title: m.title,
-      category: m.category,
-      department: m.owner?.department ?? null,
-      test: r.test_version ? { version: r.test_version, build: r.test_build! } : null,
-      production: r.prod_version ? { version: r.prod_version, build: r.prod_build! } : null,
-      latest: { version: r.latest_version, build: r.latest_build },
-      updatedAt: r.updated_at.toISOString(),
-    };
-  });
-}
 
 export const listAppsRoute = defineRoute({
   method: 'get',
@@ -169,9 +76,7 @@ export const listAppsRoute = defineRoute({
   auth: READER,
   response: { status: 200, description: 'Apps by namespace and slug.', schema: z.object({ apps: z.array(AppSummary) }) },
   errors: ['unauthorized'],
-  async handler({ db, principal }) {
-    return { data: { apps: await appSummaries(db, readableNamespaces(principal)) } };
-  },
+  handler: async ({ db, principal }) => ({ data: { apps: await listApps(db, principal) } }),
 });
 
 export const registryRoute = defineRoute({
@@ -184,15 +89,11 @@ export const registryRoute = defineRoute({
   response: {
     status: 200,
     description: 'The registry.',
-    schema: z.object({ rows: z.array(AppSummary.omit({ latest: true }).extend({ latestBuild: z.number().int() })) }),
+    schema: z.object({ rows: z.array(RegistryRow) }),
   },
   errors: ['unauthorized'],
-  async handler({ db, principal }) {
-    const apps = await appSummaries(db, readableNamespaces(principal));
-    return { data: { rows: apps.map(({ latest, ...row }) => ({ ...row, latestBuild: latest.build })) } };
-  },
+  handler: async ({ db, principal }) => ({ data: { rows: await listRegistry(db, principal) } }),
 });
-
 
 export const MANIFEST_SCHEMA_PATH = '/schemas/manifest/v1.json';
 

@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.ts';
+import { DomainError } from '../../domain/errors.ts';
 
 // PostgreSQL SQLSTATE codes we turn into envelope errors.
 const UNIQUE_VIOLATION = '23505';
@@ -18,21 +18,21 @@ export function isRetryableDbError(err: unknown): boolean {
   return code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED;
 }
 
-/** Infrastructure failures as ApiErrors; undefined when the error is not one we recognise. */
-export function apiErrorFromDb(err: unknown): ApiError | undefined {
+/** Infrastructure failures by code; undefined when the error is not one we recognise. */
+export function errorFromDb(err: unknown): DomainError | undefined {
   const code = sqlState(err);
-  const retryLater = { 'Retry-After': '1' };
+  const retryLater = { retryAfterSeconds: 1 };
   if (code === UNIQUE_VIOLATION || code === FOREIGN_KEY_VIOLATION) {
     const constraint = (err as { constraint?: string }).constraint;
-    return new ApiError('conflict', 409, constraint ? { constraint } : undefined);
+    return new DomainError('conflict', undefined, { details: constraint ? { constraint } : undefined });
   }
   if (code && isRetryableDbError(err)) {
-    return new ApiError('service_unavailable', 503, undefined, 'Concurrent changes collided; retry the request.', retryLater);
+    return new DomainError('service_unavailable', 'Concurrent changes collided; retry the request.', retryLater);
   }
-  if (code === QUERY_CANCELED) return new ApiError('timeout', 503, undefined, undefined, retryLater);
+  if (code === QUERY_CANCELED) return new DomainError('timeout', undefined, retryLater);
   const message = err instanceof Error ? err.message : '';
   if ((code && CONNECTION_CODES.has(code)) || /timeout exceeded when trying to connect|Connection terminated/.test(message)) {
-    return new ApiError('service_unavailable', 503, undefined, 'The database is unavailable; retry shortly.', retryLater);
+    return new DomainError('service_unavailable', 'The database is unavailable; retry shortly.', retryLater);
   }
   return undefined;
 }

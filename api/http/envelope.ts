@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES } from './api-error.ts';
+import { ERROR_CODES } from '../../schemas/errors.ts';
 
 // One shape for every answer: `ok` tells success from failure without
 // looking at the status, `requestId` matches the x-request-id header and the logs.
@@ -8,7 +8,7 @@ export const ApiFailure = z
   .object({
     ok: z.literal(false),
     error: z.object({
-      code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]]),
+      code: z.enum(ERROR_CODES).meta({ description: 'See the error table in this document’s description.' }),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
     }),

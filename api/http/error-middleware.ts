@@ -1,50 +1,47 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { ApiError } from './api-error.ts';
-import { apiErrorFromDb } from './db-errors.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { ERRORS } from '../../schemas/errors.ts';
+import { errorFromDb } from './db-errors.ts';
 import type { ApiFailureBody } from './envelope.ts';
 
-function toApiError(err: unknown): ApiError | undefined {
-  if (err instanceof ApiError) return err;
-  return apiErrorFromDb(err);
+/** The router's bare 404/405/501 as errors by code. */
+function routerError(ctx: Context): DomainError | undefined {
+  if (ctx.body !== undefined && ctx.body !== null) return undefined;
+  if (ctx.status === 404) return new DomainError('not_found', undefined, { details: { path: ctx.path } });
+  if (ctx.status === 405) return new DomainError('method_not_allowed', undefined, { details: { allow: ctx.response.get('Allow') } });
+  if (ctx.status === 501) return new DomainError('method_not_allowed', undefined, { details: { method: ctx.method } });
+  return undefined;
 }
 
 /**
- * The only place failures become responses: a client gets the failure
- * envelope and never a stack trace or an HTML page. Also turns the router's
- * bare 404/405/501 into envelopes.
+ * The only place failures become responses: the code's status from the error
+ * table, the failure envelope, and never a stack trace or an HTML page.
  */
 export function errorMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
-    let apiError: ApiError | undefined;
+    let error: DomainError | undefined;
     try {
       await next();
-      if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404) apiError = new ApiError('not_found', 404, { path: ctx.path });
-        else if (ctx.status === 405) apiError = new ApiError('method_not_allowed', 405, { allow: ctx.response.get('Allow') });
-        else if (ctx.status === 501) apiError = new ApiError('method_not_allowed', 405, { method: ctx.method });
-      }
+      error = routerError(ctx);
     } catch (err) {
-      apiError = toApiError(err);
-      if (!apiError) {
+      error = err instanceof DomainError ? err : errorFromDb(err);
+      if (!error) {
         logger.error({ err, requestId: ctx.state.requestId }, 'unhandled error');
-        apiError = new ApiError('internal_error', 500);
-      } else if (apiError.status >= 500) {
-        logger.warn({ err, requestId: ctx.state.requestId, code: apiError.code }, 'infrastructure error');
+        error = new DomainError('internal_error');
+      } else if (ERRORS[error.code].status >= 500) {
+        logger.warn({ err, requestId: ctx.state.requestId, code: error.code }, 'infrastructure error');
       }
     }
-    if (!apiError) return;
+    if (!error) return;
     const body: ApiFailureBody = {
       ok: false,
-      error: {
-        code: apiError.code,
-        message: apiError.message,
-        ...(apiError.details ? { details: apiError.details } : {}),
-      },
+      error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
       requestId: ctx.state.requestId,
     };
-    ctx.status = apiError.status;
-    for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+    ctx.status = ERRORS[error.code].status;
+    if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
+    if (error.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer');
     ctx.body = body;
   };
 }

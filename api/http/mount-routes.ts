@@ -1,12 +1,12 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { DbOrTrx } from '../db/database.ts';
-import type { AppDeps } from '../deps.ts';
+import type { DbOrTrx } from '../../domain/db/database.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { consume } from '../../domain/rate-limit/rate-limit.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
-import { consume } from '../rate-limit/rate-limit.ts';
-import { ApiError } from './api-error.ts';
 import { issuesToProblems, problem } from '../../schemas/problems.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { type AnyRoute, routerPath } from './route.ts';
@@ -19,21 +19,23 @@ function readDryRun(ctx: Context): boolean {
   const raw = ctx.get(DRY_RUN_HEADER).trim().toLowerCase();
   if (raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
-  throw new ApiError('invalid_payload', 400, { problems: [problem(`header.${DRY_RUN_HEADER}`, 'invalid_value', 'must be true or false')] });
+  throw new DomainError('invalid_payload', `${DRY_RUN_HEADER} must be true or false.`, {
+    details: { problems: [problem(`header.${DRY_RUN_HEADER}`, 'invalid_value', 'must be true or false')] },
+  });
 }
 
 function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown, code: 'invalid_path' | 'invalid_payload', root = '') {
   if (!schema) return undefined;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new ApiError(code, 400, { problems: issuesToProblems(parsed.error.issues, root) });
+  throw new DomainError(code, undefined, { details: { problems: issuesToProblems(parsed.error.issues, root) } });
 }
 
 /** Stage order for every route: rate limit → auth → validate → prepare (pool) → handler (transaction for writes). */
-function handle(route: AnyRoute, deps: AppDeps) {
+function handle(route: AnyRoute, deps: ApiDeps) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
-    const ip = clientIp(ctx, deps.config.trustedProxies);
+    const ip = clientIp(ctx, deps.http.trustedProxies);
     if (route.rateLimit) {
       await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip);
     }
@@ -47,7 +49,7 @@ function handle(route: AnyRoute, deps: AppDeps) {
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
     const query = parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query');
     const body = route.body
-      ? parseOrThrow(route.body, await readJsonBody(ctx, deps.config.maxBodyBytes), 'invalid_payload')
+      ? parseOrThrow(route.body, await readJsonBody(ctx, deps.http.maxBodyBytes), 'invalid_payload')
       : undefined;
     const dryRun = route.write ? readDryRun(ctx) : false;
     const input = { principal, ip, params, query, body, dryRun, deps, ctx };
@@ -74,7 +76,7 @@ function handle(route: AnyRoute, deps: AppDeps) {
   };
 }
 
-export function mountRoutes(routes: readonly AnyRoute[], deps: AppDeps): Router {
+export function mountRoutes(routes: readonly AnyRoute[], deps: ApiDeps): Router {
   const router = new Router();
   for (const route of routes) {
     router[route.method](routerPath(route.path), handle(route, deps));

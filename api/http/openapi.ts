@@ -1,12 +1,18 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ApiFailure, ApiSuccess, apiSuccess, DryRunPlan } from './envelope.ts';
-import { ERROR_CODES } from './api-error.ts';
+import { ERRORS } from '../../schemas/errors.ts';
 import { DRY_RUN_HEADER } from './mount-routes.ts';
 import type { AnyRoute } from './route.ts';
 import { z } from 'zod';
 import versionFile from '../../version.json' with { type: 'json' };
 
 export const API_VERSION: string = versionFile.version;
+
+/** The error table as Markdown, the same rows docs/ARCHITECTURE.md shows. */
+export function errorTable(): string {
+  const rows = Object.entries(ERRORS).map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning} |`);
+  return ['| Code | HTTP | Meaning |', '| --- | --- | --- |', ...rows].join('\n');
+}
 
 const failure = (description: string) => ({ description, content: { 'application/json': { schema: ApiFailure } } });
 
@@ -73,7 +79,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
     info: {
       title: 'Developer API',
       version: API_VERSION,
-      description: `Every failure uses the ApiFailure envelope. Error codes: ${Object.keys(ERROR_CODES).join(', ')}.`,
+      description: `Every failure uses the ApiFailure envelope; \`error.code\` has one HTTP status:\n\n${errorTable()}`,
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
   });

@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
-import { ApiError } from './api-error.ts';
+import { DomainError } from '../../domain/errors.ts';
 
 /**
  * Reads the whole body up to `limit` bytes and parses it as JSON.
  * An empty body reads as `undefined`, so the schema decides whether one is required.
  */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
-  const tooLarge = () => new ApiError('payload_too_large', 413, { limitBytes: limit });
+  const tooLarge = () => new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) {
     // Answer without reading; the connection closes so the client stops sending.
@@ -28,17 +28,17 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
 
   const type = ctx.request.type;
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new ApiError('malformed_json', 400, { contentType: type }, 'The request body must be JSON (Content-Type: application/json).');
+    throw new DomainError('malformed_json', 'The request body must be JSON (Content-Type: application/json).', { details: { contentType: type } });
   }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
   } catch {
-    throw new ApiError('malformed_json', 400, undefined, 'The request body is not valid UTF-8.');
+    throw new DomainError('malformed_json', 'The request body is not valid UTF-8.');
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new ApiError('malformed_json', 400, { reason: (err as Error).message });
+    throw new DomainError('malformed_json', undefined, { details: { reason: (err as Error).message } });
   }
 }

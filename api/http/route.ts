@@ -1,14 +1,27 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { AuthRequirement, Principal } from '../auth/principal.ts';
-import type { DbOrTrx } from '../db/database.ts';
-import type { AppDeps } from '../deps.ts';
-import type { ErrorCode } from './api-error.ts';
+import type { CompanyRole, DbOrTrx } from '../../domain/db/database.ts';
+import type { Principal } from '../../domain/principal.ts';
+import type { ErrorCode } from '../../schemas/errors.ts';
+import type { ApiDeps } from '../deps.ts';
 
 // A route is declared once: the same object is mounted on the router and
 // written into the OpenAPI document, so the two cannot drift apart.
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export type CredentialKind = 'key' | 'session';
+
+/** Who may call a route: declared once per route and enforced before validation. */
+export type AuthRequirement =
+  | 'none'
+  | {
+      accepts: readonly CredentialKind[];
+      /** `developer`: member keys get 403 with an explanation. */
+      role?: CompanyRole;
+      /** Platform staff only. */
+      operator?: boolean;
+    };
 
 export interface PrepareInput<P, Q, B, A extends AuthRequirement = AuthRequirement> {
   /** The authenticated caller; null only on routes declared `auth: 'none'`. */
@@ -19,7 +32,7 @@ export interface PrepareInput<P, Q, B, A extends AuthRequirement = AuthRequireme
   query: Q;
   body: B;
   dryRun: boolean;
-  deps: AppDeps;
+  deps: ApiDeps;
   ctx: Context;
 }
 

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { checkPassword } from '../accounts/password-check.ts';
-import { membershipsOf } from '../accounts/repository.ts';
-import { NewPassword } from '../accounts/schemas.ts';
+import { changePassword } from '../../domain/accounts/change-password.ts';
+import { checkPassword } from '../../domain/accounts/check-password.ts';
+import { hashPassword } from '../../domain/security/password-hash.ts';
+import { createSession } from '../../domain/sessions/create-session.ts';
+import { describeSession } from '../../domain/sessions/describe-session.ts';
+import { endSession } from '../../domain/sessions/end-session.ts';
+import { CompanySummary, NewPassword, Role } from '../../schemas/identity.ts';
 import { assertSameOrigin } from '../auth/authenticate.ts';
+import { readSessionCookie, writeSessionCookie } from '../auth/session-cookie.ts';
 import { defineRoute } from '../http/route.ts';
-import { CompanySummary, Role } from '../keys/schemas.ts';
-import { hashPassword } from '../security/password-hash.ts';
-import { readSessionCookie, writeSessionCookie } from './cookie.ts';
-import { createSession } from './create-session.ts';
 
 const Login = z.string().min(1).max(254);
 const Password = z.string().min(1).max(256);
@@ -58,13 +59,7 @@ export const changePasswordRoute = defineRoute({
     return { account, newHash: await hashPassword(body.newPassword, deps.passwordHashing) };
   },
   async handler({ db, prepared: { account, newHash } }) {
-    await db
-      .updateTable('accounts')
-      .set({ password_hash: newHash, must_change_password: false })
-      .where('id', '=', account.id)
-      .execute();
-    // Other sessions of the account end with the old password.
-    await db.deleteFrom('web_sessions').where('account_id', '=', account.id).execute();
+    await changePassword(db, account.id, newHash);
     return { data: { changed: true as const } };
   },
 });
@@ -85,12 +80,7 @@ export const currentSessionRoute = defineRoute({
     }),
   },
   errors: ['invalid_session'],
-  async handler({ principal, db }) {
-    const memberships = await membershipsOf(db, principal.account.id);
-    return {
-      data: { account: principal.account, companies: memberships.map((m) => ({ cellId: m.cellId, name: m.name, role: m.role })) },
-    };
-  },
+  handler: async ({ principal, db }) => ({ data: await describeSession(db, principal) }),
 });
 
 export const signOutRoute = defineRoute({
@@ -104,7 +94,7 @@ export const signOutRoute = defineRoute({
   response: { status: 200, description: 'Signed out.', schema: z.object({ signedOut: z.literal(true) }) },
   errors: ['invalid_session', 'forbidden'],
   async handler({ principal, ctx, deps, db, afterCommit }) {
-    if (principal.kind === 'session') await db.deleteFrom('web_sessions').where('hash', '=', principal.sessionHash).execute();
+    await endSession(db, principal);
     afterCommit(async () => writeSessionCookie(ctx, deps.addresses().baseUrl, null));
     return { data: { signedOut: true as const } };
   },

@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
 import { API_VERSION, buildOpenApiDocument } from '../http/openapi.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { readInstance } from './instance.ts';
+import { readInstance } from '../../domain/system/instance.ts';
 
 const Health = z
   .object({
@@ -22,7 +21,7 @@ export const healthRoute = defineRoute({
   auth: 'none',
   response: { status: 200, description: 'The service and its database answer.', schema: Health },
   async handler({ db }) {
-    await sql`SELECT 1`.execute(db);
+    // Reading the instance row is the database check.
     const { instanceId, createdAt } = await readInstance(db);
     return { data: { status: 'ok' as const, version: API_VERSION, instanceId, instanceCreatedAt: createdAt.toISOString() } };
   },

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { inject } from 'vitest';
-import { connectDatabase } from '../../api/db/connect.ts';
-import type { Db } from '../../api/db/database.ts';
+import { connectDatabase } from '../../domain/db/connect.ts';
+import type { Db } from '../../domain/db/database.ts';
 import { TEMPLATE_DATABASE, urlFor } from './postgres-urls.ts';
 
 export interface TestDatabase {

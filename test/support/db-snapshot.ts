@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../../api/db/database.ts';
+import type { DbOrTrx } from '../../domain/db/database.ts';
 
 /**
  * Every row of every table in the public schema, plus every sequence's

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { Db } from '../../api/db/database.ts';
-import { ApiError } from '../../api/http/api-error.ts';
+import type { Db } from '../../domain/db/database.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { defineRoute } from '../../api/http/route.ts';
 
 // Routes that exist only in tests, to exercise the shared HTTP mechanisms
@@ -55,12 +55,12 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
     method: 'get',
     path: '/api/v1/test/typed',
     operationId: 'testTyped',
-    summary: 'test fixture: throws an ApiError',
+    summary: 'test fixture: throws a DomainError',
     tags: ['test'],
     auth: 'none',
     response: { status: 200, description: 'never', schema: z.object({}) },
     async handler() {
-      throw new ApiError('rate_limited', 429, { retryAfterSeconds: 7 }, 'slow down', { 'Retry-After': '7' });
+      throw new DomainError('rate_limited', 'slow down', { details: { retryAfterSeconds: 7 }, retryAfterSeconds: 7 });
     },
   });
   const slow = defineRoute({

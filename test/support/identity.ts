@@ -23,11 +23,11 @@ export async function createUser(
   svc: TestService,
   opKey: string,
   username: string,
-  organizations: { cellId: string; role: 'developer' | 'member'; admin?: boolean }[],
+  licenses: { cellId: string; role: 'developer' | 'member'; admin?: boolean }[],
   extra: Record<string, unknown> = {},
 ) {
   const res = await svc.call('POST', '/api/v1/admin/users', {
-    body: { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, organizations, ...extra },
+    body: { username, email: `${username}@example.com`, password: PASSWORD, emailVerified: true, licenses, ...extra },
     headers: bearer(opKey),
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);

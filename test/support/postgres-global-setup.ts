@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { TestProject } from 'vitest/node';
-import { connectDatabase } from '../../api/db/connect.ts';
-import { startEmbeddedPostgres } from '../../api/db/embedded-postgres.ts';
-import { migrateToLatest } from '../../api/db/migrate.ts';
+import { connectDatabase } from '../../domain/db/connect.ts';
+import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
+import { migrateToLatest } from '../../domain/db/migrate.ts';
 import { TEMPLATE_DATABASE, urlFor } from './postgres-urls.ts';
 
 declare module 'vitest' {

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { loadConfig } from '../../api/config.ts';
+import { loadConfig } from '../../config.ts';
 import type { AnyRoute } from '../../api/http/route.ts';
 import { routes as productRoutes } from '../../api/routes.ts';
-import { type RunningService, startService } from '../../api/server.ts';
+import { type Role, type RunningService, startService } from '../../service.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestService extends RunningService {
@@ -26,7 +26,7 @@ export const TEST_OPERATOR = { login: 'operator', password: 'operator-password-1
 const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; worker?: boolean } = {},
+  opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; role?: Role } = {},
 ): Promise<TestService> {
   const database = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
@@ -47,8 +47,8 @@ export async function startTestService(
   const service = await startService(config, {
     logger: pino({ level: 'info' }, sink),
     passwordHashing: TEST_PASSWORD_HASHING,
-    // API tests talk to the in-memory Temporal server without a worker; workflow tests ask for one.
-    worker: opts.worker ?? false,
+    // API tests need no Temporal (workflow starts wait in the outbox); workflow tests ask for role all.
+    role: opts.role ?? 'api',
     routes: opts.extraRoutes ? [...productRoutes, ...opts.extraRoutes] : productRoutes,
   });
   return {
@@ -62,7 +62,7 @@ export async function startTestService(
         body = JSON.stringify(init.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(service.url + path, { method, headers, body });
+      const res = await fetch(`${service.url}${path}`, { method, headers, body });
       const text = await res.text();
       let parsed: unknown = text;
       try {

@@ -1,0 +1,92 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { PublicAddresses } from './domain/deps.ts';
+
+// Every environment variable the service reads, validated once at start.
+// README.md documents each of them; keep the two in step.
+
+const port = z.coerce.number().int().min(0).max(65535);
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+// An empty variable (FOO=) counts as unset, as shells and compose files produce them.
+const unsetIfBlank = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
+
+const EnvSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: unsetIfBlank(
+    z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  ),
+  SVC_DATA_DIR: z.string().min(1).default('./.data'),
+  SVC_EMBEDDED_PG_PORT: unsetIfBlank(port.optional()),
+  SVC_BASE_URL: unsetIfBlank(httpUrl.optional()),
+  SVC_PRODUCTION_BASE: unsetIfBlank(httpUrl.optional()),
+  SVC_DEVELOPER_BASE: unsetIfBlank(httpUrl.optional()),
+  SVC_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SVC_LOG_FORMAT: unsetIfBlank(z.enum(['pretty', 'json']).optional()),
+  SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  TEMPORAL_ADDRESS: unsetIfBlank(z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional()),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  SVC_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6()]))),
+  SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()),
+  SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()),
+  SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
+}).refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
+  path: ['SVC_OPERATOR_PASSWORD'],
+  message: 'set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together',
+});
+
+// The environment mapped onto the names the code uses; Config's type follows from it.
+const ConfigSchema = EnvSchema.transform((e) => ({
+  port: e.PORT,
+  host: e.HOST,
+  databaseUrl: e.DATABASE_URL,
+  dataDir: path.resolve(e.SVC_DATA_DIR),
+  embeddedPgPort: e.SVC_EMBEDDED_PG_PORT,
+  /** {base_url}; when unset, derived from the address the server listens on. */
+  baseUrl: e.SVC_BASE_URL,
+  productionBase: e.SVC_PRODUCTION_BASE,
+  developerBase: e.SVC_DEVELOPER_BASE,
+  maxBodyBytes: e.SVC_MAX_BODY_BYTES,
+  logLevel: e.SVC_LOG_LEVEL,
+  /** pretty: one readable line per event; json: one JSON object per line. Unset: pretty on a terminal only. */
+  logFormat: e.SVC_LOG_FORMAT,
+  shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+  temporalAddress: e.TEMPORAL_ADDRESS,
+  temporalNamespace: e.TEMPORAL_NAMESPACE,
+  trustedProxies: e.SVC_TRUSTED_PROXIES,
+  operator:
+    e.SVC_OPERATOR_LOGIN && e.SVC_OPERATOR_PASSWORD
+      ? { login: e.SVC_OPERATOR_LOGIN, password: e.SVC_OPERATOR_PASSWORD, email: e.SVC_OPERATOR_EMAIL }
+      : undefined,
+}));
+
+export type Config = z.output<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** The spec's {base_url}, {production_base} and {developer_base}, defaulting from the listening address. */
+export function publicAddresses(config: Config, listening: { host: string; port: number }): PublicAddresses {
+  const baseUrl = config.baseUrl ?? `http://${listening.host}:${listening.port}`;
+  return {
+    baseUrl,
+    productionBase: config.productionBase ?? `${baseUrl}/p`,
+    developerBase: config.developerBase ?? `${baseUrl}/d`,
+  };
+}

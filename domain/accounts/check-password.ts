@@ -1,0 +1,73 @@
+import { sql } from 'kysely';
+import type { DomainDeps } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { consume, type Limit } from '../rate-limit/rate-limit.ts';
+import { hashPassword, verifyPassword } from '../security/password-hash.ts';
+import { findAccountByLogin } from './repository.ts';
+
+type Deps = Pick<DomainDeps, 'db' | 'passwordHashing'>;
+
+// The one password check behind terminal login (password-tokens) and web
+// sign-in: same rate-limit buckets, same lockout counter, same answers.
+
+export const LOGIN_LIMITS = {
+  perIp: { name: 'login-ip', max: 30, windowSeconds: 60 } satisfies Limit,
+  perLogin: { name: 'login-account', max: 10, windowSeconds: 60 } satisfies Limit,
+};
+export const LOCKOUT = { failures: 5, minutes: 15 };
+
+// Computed once: an unknown login is checked against it so it costs what a known one does.
+const dummyHashes = new Map<string, Promise<string>>();
+function dummyHash(deps: Deps): Promise<string> {
+  const key = JSON.stringify(deps.passwordHashing);
+  let hash = dummyHashes.get(key);
+  if (!hash) dummyHashes.set(key, (hash = hashPassword('not a password of anyone', deps.passwordHashing)));
+  return hash;
+}
+
+/** The one answer for unknown login, wrong password, locked, pending and disabled accounts. */
+const invalidCredentials = () => new DomainError('invalid_credentials', 'Wrong login or password.');
+
+export interface CheckOptions {
+  /** The change-password form accepts a correct temporary password. */
+  allowPasswordChange?: boolean;
+}
+
+export async function checkPassword(deps: Deps, input: { login: string; password: string; ip: string }, opts: CheckOptions = {}) {
+  // Counted with the pool, outside any request transaction: failures and dry runs count too.
+  await consume(deps.db, LOGIN_LIMITS.perIp, input.ip);
+  await consume(deps.db, LOGIN_LIMITS.perLogin, input.login.trim().toLowerCase());
+
+  const account = await findAccountByLogin(deps.db, input.login);
+  const usable = account && account.status === 'active' && account.password_hash !== null;
+  const locked = account?.locked_until != null && account.locked_until > new Date();
+  const stored = usable && !locked ? account.password_hash! : await dummyHash(deps);
+  const matches = await verifyPassword(input.password, stored);
+
+  if (!account || !usable || locked || !matches) {
+    // Every failure runs the same UPDATE (matching no row when there is nothing to count),
+    // so an unknown login costs what a known one does.
+    await recordFailure(deps, account && usable && !locked ? account.id : '');
+    throw invalidCredentials();
+  }
+  if (account.failed_logins > 0) {
+    await deps.db.updateTable('accounts').set({ failed_logins: 0 }).where('id', '=', account.id).execute();
+  }
+  if (!account.email_verified) {
+    throw new DomainError('email_verification_required', 'Verify your email address on the web first.');
+  }
+  if (account.must_change_password && !opts.allowPasswordChange) {
+    throw new DomainError('password_change_required', 'Your password is temporary: change it on the web sign-in page first.');
+  }
+  return account;
+}
+
+async function recordFailure(deps: Deps, accountId: string): Promise<void> {
+  // One statement, so concurrent failures cannot both slip under the threshold.
+  await sql`
+    UPDATE accounts SET
+      failed_logins = CASE WHEN failed_logins + 1 >= ${LOCKOUT.failures} THEN 0 ELSE failed_logins + 1 END,
+      locked_until = CASE WHEN failed_logins + 1 >= ${LOCKOUT.failures}
+        THEN now() + make_interval(mins => ${LOCKOUT.minutes}) ELSE locked_until END
+    WHERE id = ${accountId}`.execute(deps.db);
+}

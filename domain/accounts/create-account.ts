@@ -1,0 +1,41 @@
+import type { CreateAccountInput } from '../../schemas/identity.ts';
+import { findCompany, upsertLicense } from '../companies/repository.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import { DomainError } from '../errors.ts';
+import { newId } from '../security/random.ts';
+import { findAccountClash } from './repository.ts';
+
+export interface NewAccount extends Omit<CreateAccountInput, 'password'> {
+  /** Hashed before the transaction opens (scrypt is slow); null makes a pending account. */
+  passwordHash: string | null;
+  platformStaff?: boolean;
+}
+
+export async function createAccount(db: DbOrTrx, input: NewAccount): Promise<string> {
+  const clash = await findAccountClash(db, input.username, input.email);
+  if (clash) {
+    const field = clash.username.toLowerCase() === input.username.toLowerCase() ? 'username' : 'email';
+    throw new DomainError('conflict', `An account with that ${field} already exists.`, { details: { field } });
+  }
+  // Resolve every company before writing anything, so a bad one names itself.
+  const companies = await Promise.all(input.licenses.map((l) => findCompany(db, l.cellId)));
+
+  const id = newId('acc');
+  await db
+    .insertInto('accounts')
+    .values({
+      id,
+      username: input.username,
+      email: input.email,
+      password_hash: input.passwordHash,
+      status: input.passwordHash ? 'active' : 'pending',
+      email_verified: input.emailVerified,
+      must_change_password: input.mustChangePassword,
+      platform_staff: input.platformStaff ?? false,
+    })
+    .execute();
+  for (const [i, license] of input.licenses.entries()) {
+    await upsertLicense(db, { accountId: id, companyId: companies[i]!.id, role: license.role, admin: license.admin });
+  }
+  return id;
+}

@@ -1,0 +1,25 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../db/database.ts';
+
+export async function findAccountByLogin(db: DbOrTrx, login: string) {
+  const normalized = login.trim().toLowerCase();
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .where((eb) => eb.or([eb(sql`lower(username)`, '=', normalized), eb(sql`lower(email)`, '=', normalized)]))
+    .executeTakeFirst();
+}
+
+/** An account with that username or email (case-insensitive), for uniqueness checks. */
+export async function findAccountClash(db: DbOrTrx, username: string, email: string) {
+  return db
+    .selectFrom('accounts')
+    .select(['username', 'email'])
+    .where((eb) => eb.or([eb(sql`lower(username)`, '=', username.toLowerCase()), eb(sql`lower(email)`, '=', email.toLowerCase())]))
+    .executeTakeFirst();
+}
+
+/** Ends every web session of an account (disabled, or its password changed or reset). */
+export async function endSessionsOf(db: DbOrTrx, accountId: string): Promise<void> {
+  await db.deleteFrom('web_sessions').where('account_id', '=', accountId).execute();
+}

@@ -1,0 +1,188 @@
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+
+// The typed map of every table. Each capability adds its tables here together
+// with a new migration; migrations themselves are frozen once landed.
+
+export interface ServiceInstanceTable {
+  /** Always 1: the table holds exactly one row describing this installation. */
+  singleton: ColumnType<number, number | undefined, never>;
+  instance_id: string;
+  created_at: Generated<Date>;
+}
+
+export type AccountStatus = 'active' | 'pending' | 'disabled';
+export type CompanyRole = 'developer' | 'member';
+
+export interface AccountsTable {
+  id: string;
+  username: string;
+  email: string;
+  /** scrypt hash; null for pending accounts that cannot sign in. */
+  password_hash: string | null;
+  status: AccountStatus;
+  email_verified: Generated<boolean>;
+  must_change_password: Generated<boolean>;
+  /** Platform staff (operators): admin endpoints and the `public` namespace. */
+  platform_staff: Generated<boolean>;
+  /** Consecutive password failures, shared by terminal and web sign-in. */
+  failed_logins: Generated<number>;
+  locked_until: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface CompaniesTable {
+  id: string;
+  /** `cell-<id>`, the company's namespace. */
+  cell_id: string;
+  name: string;
+  created_at: Generated<Date>;
+}
+
+export interface LicensesTable {
+  account_id: string;
+  company_id: string;
+  role: CompanyRole;
+  admin: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+export interface DeveloperKeysTable {
+  id: string;
+  /** SHA-256 of the plaintext; the plaintext is never stored. */
+  hash: Buffer;
+  display_prefix: string;
+  account_id: string;
+  company_id: string;
+  role: CompanyRole;
+  client_name: string;
+  issued_by: 'password' | 'device';
+  created_at: Generated<Date>;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface WebSessionsTable {
+  /** SHA-256 of the cookie value. */
+  hash: Buffer;
+  account_id: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+}
+
+export type DeviceLoginStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
+
+export interface DeviceLoginsTable {
+  id: string;
+  device_code_hash: Buffer;
+  /** Eight letters without the hyphen, upper case. */
+  user_code: string;
+  client_name: string;
+  status: DeviceLoginStatus;
+  interval_seconds: number;
+  expires_at: Date;
+  last_polled_at: Date | null;
+  account_id: string | null;
+  company_id: string | null;
+  role: CompanyRole | null;
+  key_id: string | null;
+  created_at: Generated<Date>;
+  decided_at: Date | null;
+}
+
+export interface RateLimitHitsTable {
+  bucket: string;
+  window_start: Date;
+  hits: number;
+}
+
+export interface AppsTable {
+  id: string;
+  /** `public` or a company's `cell-…`. */
+  namespace: string;
+  slug: string;
+  company_id: string | null;
+  next_build: Generated<number>;
+  test_version_id: string | null;
+  production_version_id: string | null;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
+export interface BlobsTable {
+  sha256: Buffer;
+  size: number;
+  content: Buffer;
+  created_at: Generated<Date>;
+}
+
+export interface AppVersionsTable {
+  id: string;
+  app_id: string;
+  version: string;
+  build: number;
+  digest: string;
+  manifest: ColumnType<unknown, string, string>;
+  size: number;
+  file_count: number;
+  sdk_used: ColumnType<string[], string, string>;
+  skills: ColumnType<unknown[], string, string>;
+  warnings: ColumnType<unknown[], string, string>;
+  notes: string | null;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
+export interface VersionFilesTable {
+  version_id: string;
+  path: string;
+  blob_sha256: Buffer;
+  content_type: string;
+}
+
+export type Channel = 'test' | 'production';
+export type ReleaseAction = 'enter_test' | 'publish' | 'rollback';
+
+export interface ReleaseRecordsTable {
+  id: string;
+  app_id: string;
+  channel: Channel;
+  action: ReleaseAction;
+  from_version_id: string | null;
+  to_version_id: string;
+  actor_account_id: string;
+  notes: string | null;
+  seq: number;
+  created_at: Generated<Date>;
+}
+
+export interface OutboxTable {
+  id: string;
+  topic: string;
+  key: string;
+  payload: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  last_error: string | null;
+}
+
+export interface Database {
+  service_instance: ServiceInstanceTable;
+  accounts: AccountsTable;
+  companies: CompaniesTable;
+  licenses: LicensesTable;
+  developer_keys: DeveloperKeysTable;
+  web_sessions: WebSessionsTable;
+  device_logins: DeviceLoginsTable;
+  rate_limit_hits: RateLimitHitsTable;
+  apps: AppsTable;
+  blobs: BlobsTable;
+  app_versions: AppVersionsTable;
+  version_files: VersionFilesTable;
+  release_records: ReleaseRecordsTable;
+  outbox: OutboxTable;
+}
+
+export type Db = Kysely<Database>;
+/** Repository functions take either the pool or an open transaction. */
+export type DbOrTrx = Kysely<Database> | Transaction<Database>;

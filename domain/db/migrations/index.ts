@@ -1,0 +1,14 @@
+import type { Migration } from 'kysely/migration';
+import * as foundation from './2026-11-22.1-foundation.ts';
+import * as identity from './2026-11-22.2-identity.ts';
+import * as apps from './2026-11-22.3-apps.ts';
+import * as outbox from './2026-11-22.4-outbox.ts';
+
+// Listed explicitly (not read from the folder) so the set is fixed at build time.
+// Names are `<ISO date>.<n>-<what>` and sort in the order they run.
+export const migrations: Record<string, Migration> = {
+  '2026-11-22.1-foundation': foundation,
+  '2026-11-22.2-identity': identity,
+  '2026-11-22.3-apps': apps,
+  '2026-11-22.4-outbox': outbox,
+};

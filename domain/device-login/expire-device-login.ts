@@ -1,0 +1,7 @@
+import type { DbOrTrx } from '../db/database.ts';
+import { markExpired } from './repository.ts';
+
+/** The expiry workflow's timer fired: only a pending or approved login becomes expired (idempotent). */
+export async function expireDeviceLogin(db: DbOrTrx, deviceLoginId: string): Promise<void> {
+  await markExpired(db, deviceLoginId);
+}

@@ -1,0 +1,44 @@
+import { keyRole, licenseRole } from '../companies/repository.ts';
+import type { Db } from '../db/database.ts';
+import { DomainError } from '../errors.ts';
+import type { Principal } from '../principal.ts';
+import { equalHashes, sha256 } from '../security/random.ts';
+import { isWellFormedKey } from './key-format.ts';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const unauthorized = (message: string) => new DomainError('unauthorized', message);
+
+/** The caller behind a key, with its role lowered live to the license the account holds today. */
+export async function authenticateKey(db: Db, plaintext: string): Promise<Extract<Principal, { kind: 'key' }>> {
+  // Checked before any lookup: a mistyped key costs no database work.
+  if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
+  const hash = sha256(plaintext);
+  const row = await db
+    .selectFrom('developer_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .innerJoin('companies as c', 'c.id', 'k.company_id')
+    .leftJoin('licenses as l', (j) => j.onRef('l.account_id', '=', 'k.account_id').onRef('l.company_id', '=', 'k.company_id'))
+    .select([
+      'k.id', 'k.hash', 'k.display_prefix', 'k.role', 'k.revoked_at', 'k.last_used_at',
+      'a.id as account_id', 'a.username', 'a.email', 'a.status', 'a.platform_staff',
+      'c.id as company_id', 'c.cell_id', 'c.name as company_name',
+      'l.role as license_role', 'l.admin as license_admin',
+    ])
+    .where('k.hash', '=', hash)
+    .executeTakeFirst();
+  if (!row || !equalHashes(row.hash, hash) || row.revoked_at) throw unauthorized('The key is unknown or revoked.');
+  if (row.status !== 'active') throw unauthorized('The account of this key is not active.');
+  if (!row.license_role) throw unauthorized('The account of this key no longer belongs to its company.');
+
+  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    await db.updateTable('developer_keys').set({ last_used_at: new Date() }).where('id', '=', row.id).execute();
+  }
+  return {
+    kind: 'key',
+    account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
+    company: { id: row.company_id, cellId: row.cell_id, name: row.company_name },
+    role: keyRole(row.role, licenseRole({ role: row.license_role, admin: row.license_admin ?? false }, row.platform_staff)),
+    key: { id: row.id, displayPrefix: row.display_prefix },
+  };
+}

@@ -1,0 +1,14 @@
+// What the domain asks the long-running processes to do, by business key. The Temporal adapter
+// (worker/outbox-relay.ts) turns each topic into a workflow start or signal with a workflow id
+// derived from the key, so a repeated delivery is harmless.
+
+export interface OutboxEvents {
+  /** A device login began: its expiry clock must run. */
+  'device-login.started': { expiresAt: string };
+  /** A device login ended early (denied, or its key redeemed): the clock may stop. */
+  'device-login.closed': { reason: 'denied' | 'redeemed' };
+}
+
+export type OutboxTopic = keyof OutboxEvents;
+
+export type OutboxEvent = { [T in OutboxTopic]: { topic: T; key: string; payload: OutboxEvents[T] } }[OutboxTopic];

@@ -1,0 +1,119 @@
+// Validates a version bundle (manifest + files) without touching the database: collects every
+// problem instead of stopping at the first, and on success returns what the route stores.
+import type { Manifest } from '../manifest/manifest.ts';
+import { parseManifest, salvageManifest } from '../manifest/parse-manifest.ts';
+import { formatPath, problem, type Problem } from '../problems.ts';
+import type { SdkName } from '../manifest/sdk.ts';
+import { analyzeFiles } from './analyze.ts';
+import { decodeContent, decodeText, type DecodedFile } from './decode.ts';
+import { bundleDigest, sha256Hex } from './digest.ts';
+import { checkEvolveSlots } from './evolve-slots.ts';
+import { fileProblem } from './file-problem.ts';
+import { ALLOWED_EXTENSIONS, extensionOf, fileTypeOf } from './file-types.ts';
+import { checkBundlePath, pathKey } from './paths.ts';
+import type { BundleInput } from './request.ts';
+import { checkSdkUsage } from './sdk-usage.ts';
+import { checkSkills, generatedSkill, type Skill } from './skills.ts';
+import { limitWarnings, pollingWarnings, scheduleWarnings, type Warning } from './warnings.ts';
+
+export const MAX_BUNDLE_FILES = 200;
+export const MAX_BUNDLE_BYTES = 3 * 1024 * 1024;
+
+export type BundleFile = { path: string; bytes: Buffer; sha256: string; contentType: string };
+
+export type ValidBundle = {
+  ok: true;
+  manifest: Manifest;
+  /** Sorted by path. */
+  files: BundleFile[];
+  /** The bundle's skills, or the one generated skill when it ships none. */
+  skills: Skill[];
+  /** SDKs the files actually load (the card shows them next to the registered ones). */
+  sdkUsed: SdkName[];
+  warnings: Warning[];
+  digest: string;
+  /** Decoded bytes of all files. */
+  size: number;
+};
+export type InvalidBundle = { ok: false; problems: Problem[]; warnings: Warning[] };
+
+type ReadFiles = { decoded: DecodedFile[]; paths: Set<string>; problems: Problem[] };
+
+// Path, type and encoding of each file, then duplicates, count and total size.
+function readFiles(input: BundleInput): ReadFiles {
+  const problems: Problem[] = [];
+  const decoded: DecodedFile[] = [];
+  const paths = new Set<string>();
+  const firstByKey = new Map<string, string>();
+  let size = 0;
+  input.files.forEach((file, index) => {
+    const checked = checkBundlePath(file.path);
+    if (!checked.ok) for (const r of checked.rejections) problems.push(fileProblem(index, 'path', r.code, `${JSON.stringify(file.path)}: ${r.message}`));
+    const type = fileTypeOf(checked.path);
+    if (type === undefined) {
+      const extension = extensionOf(checked.path);
+      problems.push(fileProblem(index, 'path', 'file_type', `${JSON.stringify(file.path)}: ${extension ? `.${extension}` : 'a file without extension'} is not an allowed type (${ALLOWED_EXTENSIONS.join(', ')})`));
+    }
+    const content = decodeContent(file.encoding, file.content);
+    if (!content.ok) problems.push(fileProblem(index, 'content', content.code, `${checked.path}: ${content.message}`));
+    const text = content.ok && type?.text ? decodeText(content.bytes) : undefined;
+    if (content.ok && type?.text && text === undefined) problems.push(fileProblem(index, 'content', 'content_invalid_utf8', `${checked.path}: a text file must be valid UTF-8`));
+    if (content.ok) size += content.bytes.length;
+    if (!checked.ok) return;
+    const earlier = firstByKey.get(pathKey(checked.path));
+    if (earlier !== undefined) {
+      problems.push(fileProblem(index, 'path', 'path_duplicate', `${JSON.stringify(checked.path)} duplicates ${JSON.stringify(earlier)} (paths are compared case-insensitively)`));
+      return;
+    }
+    firstByKey.set(pathKey(checked.path), checked.path);
+    paths.add(checked.path);
+    if (content.ok && type !== undefined) decoded.push({ index, path: checked.path, bytes: content.bytes, text });
+  });
+  if (input.files.length > MAX_BUNDLE_FILES) problems.push(problem('files', 'too_many_files', `${input.files.length} files; at most ${MAX_BUNDLE_FILES} are allowed`));
+  if (size > MAX_BUNDLE_BYTES) problems.push(problem('files', 'bundle_too_large', `${size} bytes decoded; at most ${MAX_BUNDLE_BYTES} are allowed`));
+  return { decoded, paths, problems };
+}
+
+function checkPages(manifest: Partial<Manifest>, paths: ReadonlySet<string>): Problem[] {
+  const pages = [
+    ['entry', manifest.entry],
+    ['mcpUi', manifest.mcpUi],
+  ] as const;
+  return pages.flatMap(([field, page]) =>
+    typeof page === 'string' && !paths.has(page) ? [problem(formatPath('manifest', [field]), 'page_missing', `${field} "${page}" is not among the files`)] : [],
+  );
+}
+
+export function validateBundle(input: BundleInput): ValidBundle | InvalidBundle {
+  const parsed = parseManifest(input.manifest);
+  // When the manifest is invalid, the checks below still use every field that is valid alone.
+  const manifest = parsed.ok ? parsed.manifest : salvageManifest(input.manifest);
+  const files = readFiles(input);
+  const analyses = analyzeFiles(files.decoded);
+  const skills = checkSkills(files.decoded);
+  const sdk = checkSdkUsage(analyses, manifest.sdk);
+  const problems = [
+    ...(parsed.ok ? [] : parsed.problems),
+    ...checkPages(manifest, files.paths),
+    ...files.problems,
+    ...skills.problems,
+    ...sdk.problems,
+    ...checkEvolveSlots(manifest.evolve, analyses),
+  ];
+  const warnings = [...limitWarnings(manifest.limits), ...scheduleWarnings(manifest.workflow), ...pollingWarnings(analyses)];
+  if (!parsed.ok || problems.length > 0) return { ok: false, problems, warnings };
+
+  const stored = files.decoded
+    .map((file) => ({ path: file.path, bytes: file.bytes, sha256: sha256Hex(file.bytes), contentType: fileTypeOf(file.path)?.contentType ?? 'application/octet-stream' }))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  return {
+    ok: true,
+    manifest: parsed.manifest,
+    files: stored,
+    skills: skills.skills.length > 0 ? skills.skills : [generatedSkill(parsed.manifest)],
+    sdkUsed: sdk.sdkUsed,
+    warnings,
+    digest: bundleDigest(stored, input.manifest),
+    size: stored.reduce((total, file) => total + file.bytes.length, 0),
+  };
+}

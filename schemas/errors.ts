@@ -1,0 +1,41 @@
+// The one table of error codes: each code has exactly one HTTP status and a short meaning.
+// The spec's codes come first; the platform codes cover what the spec leaves open (unknown
+// route, wrong method, a generic conflict, timeouts, outages). Shared with the CLI (exit codes)
+// and served in the OpenAPI document; docs/ARCHITECTURE.md prints the same table (a test keeps
+// them equal). Add a code here only together with the code that raises it.
+
+export const ERRORS = {
+  // spec
+  unauthorized: { status: 401, meaning: 'Missing or invalid credential.' },
+  invalid_session: { status: 401, meaning: 'The web session is missing or no longer valid.' },
+  forbidden: { status: 403, meaning: 'The credential lacks the needed role or company.' },
+  rate_limited: { status: 429, meaning: 'Too many requests; retry after the Retry-After header.' },
+  malformed_json: { status: 400, meaning: 'The request body is not valid JSON.' },
+  invalid_payload: { status: 400, meaning: 'The request does not match its schema; details.problems names each path.' },
+  payload_too_large: { status: 413, meaning: 'The request body is too large.' },
+  invalid_path: { status: 400, meaning: 'A path value is not valid.' },
+  authorization_pending: { status: 400, meaning: 'The device login is not approved yet.' },
+  access_denied: { status: 403, meaning: 'The device login was denied.' },
+  device_code_expired: { status: 400, meaning: 'The device or user code has expired.' },
+  invalid_credentials: { status: 401, meaning: 'Wrong login or password.' },
+  email_verification_required: { status: 403, meaning: 'The email address must be verified first.' },
+  password_change_required: { status: 403, meaning: 'The temporary password must be changed on the web first.' },
+  company_required: { status: 400, meaning: 'This account acts for several companies; pass cellId (details.companies).' },
+  agent_key_not_found: { status: 404, meaning: 'No such key (the spec’s code for a key to revoke).' },
+  app_not_found: { status: 404, meaning: 'No such app.' },
+  bundle_invalid: { status: 422, meaning: 'The bundle failed validation; details.problems lists every problem.' },
+  version_conflict: { status: 409, meaning: 'That version number already holds different content.' },
+  user_not_found: { status: 404, meaning: 'No such account.' },
+  organization_not_found: { status: 404, meaning: 'No such company.' },
+  // platform
+  not_found: { status: 404, meaning: 'No such route.' },
+  method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },
+  conflict: { status: 409, meaning: 'The request conflicts with the current state.' },
+  timeout: { status: 503, meaning: 'The operation took too long; retry.' },
+  service_unavailable: { status: 503, meaning: 'The service is temporarily unavailable; retry.' },
+  internal_error: { status: 500, meaning: 'An unexpected error occurred.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export const ERROR_CODES = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]];

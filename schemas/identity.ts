@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { CELL_ID_PATTERN } from './manifest/index.ts';
+
+// Identity contracts shared by the service, the CLI and the browser SDK: accounts, companies,
+// licenses and keys as they cross the wire. The admin API keeps the spec's path names
+// (`organizations`, `users`); the fields use the spec's words: company, account, license.
+
+export const Role = z.enum(['developer', 'member']);
+export const CellId = z.string().max(64).regex(CELL_ID_PATTERN, 'must be cell- followed by lowercase letters, digits and hyphens');
+export const ClientName = z.string().min(1).max(80);
+
+export const Username = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{1,63}$/, '2 to 64 letters, digits, dots, hyphens or underscores');
+export const Email = z.email().max(254);
+/** New passwords only; a login attempt accepts any 1 to 256 characters. */
+export const NewPassword = z.string().min(12, 'at least 12 characters').max(256);
+export const AccountId = z.string().regex(/^acc_[0-9A-Za-z]{10,40}$/, 'must be an account id (acc_…)');
+export const KeyId = z.string().regex(/^key_[0-9A-Za-z]{10,40}$/, 'must be a key id (key_…)');
+
+export const LicenseInput = z.strictObject({ role: Role, admin: z.boolean().default(false) });
+
+export const CompanySummary = z.object({ cellId: z.string(), name: z.string() }).meta({ id: 'CompanySummary' });
+
+export const AccountView = z
+  .object({
+    id: z.string(),
+    username: z.string(),
+    email: z.string(),
+    status: z.enum(['active', 'pending', 'disabled']),
+    emailVerified: z.boolean(),
+    mustChangePassword: z.boolean(),
+    platformStaff: z.boolean(),
+    licenses: z.array(CompanySummary.extend({ role: Role, admin: z.boolean() })),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Account' });
+export type AccountView = z.input<typeof AccountView>;
+
+export const CompanyView = z
+  .object({
+    id: z.string(),
+    cellId: z.string(),
+    name: z.string(),
+    createdAt: z.iso.datetime(),
+    members: z.array(z.object({ accountId: z.string(), username: z.string(), role: Role, admin: z.boolean() })),
+  })
+  .meta({ id: 'Company' });
+export type CompanyView = z.input<typeof CompanyView>;
+
+export const CreateAccountInput = z.strictObject({
+  username: Username,
+  email: Email,
+  password: NewPassword.optional().meta({ description: 'Without a password the account is pending and cannot sign in.' }),
+  mustChangePassword: z.boolean().default(false),
+  emailVerified: z.boolean().default(false),
+  licenses: z.array(z.strictObject({ cellId: CellId, role: Role, admin: z.boolean().default(false) })).max(50).default([]),
+});
+export type CreateAccountInput = z.output<typeof CreateAccountInput>;
+
+export const UpdateAccountInput = z
+  .strictObject({
+    status: z.enum(['active', 'disabled']).optional(),
+    password: NewPassword.optional(),
+    mustChangePassword: z.boolean().optional(),
+    emailVerified: z.boolean().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'name at least one field to change');
+export type UpdateAccountInput = z.output<typeof UpdateAccountInput>;
+
+/** The answer of every call that issues a key: the only place its plaintext appears. */
+export const IssuedKey = z
+  .object({
+    key: z.string().meta({ description: 'The key (svc-dk-…). Shown only in this response.' }),
+    keyId: z.string(),
+    prefix: z.string(),
+    role: Role,
+    clientName: z.string(),
+    account: z.object({ id: z.string(), username: z.string() }),
+    company: CompanySummary,
+  })
+  .meta({ id: 'IssuedKey' });
+export type IssuedKey = z.input<typeof IssuedKey>;
+
+export const KeySummary = z
+  .object({
+    keyId: z.string(),
+    prefix: z.string(),
+    role: Role,
+    clientName: z.string(),
+    company: CompanySummary,
+    createdAt: z.iso.datetime(),
+    lastUsedAt: z.iso.datetime().nullable(),
+    current: z.boolean().meta({ description: 'Whether this is the key of the calling request.' }),
+  })
+  .meta({ id: 'KeySummary' });
+export type KeySummary = z.input<typeof KeySummary>;
+
+export const Me = z
+  .object({
+    account: z.object({ id: z.string(), username: z.string(), email: z.string(), platformStaff: z.boolean() }),
+    company: CompanySummary,
+    role: Role,
+    keyPrefix: z.string(),
+    writableNamespaces: z.array(z.string()).meta({ description: 'Empty for members.' }),
+  })
+  .meta({ id: 'Me' });

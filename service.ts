@@ -1,0 +1,143 @@
+import http from 'node:http';
+import type net from 'node:net';
+import { pino, type Logger } from 'pino';
+import { createApp } from './api/app.ts';
+import type { ApiDeps } from './api/deps.ts';
+import type { AnyRoute } from './api/http/route.ts';
+import { routes as allRoutes } from './api/routes.ts';
+import { type Config, ConfigError, publicAddresses } from './config.ts';
+import { bootstrapOperator } from './domain/accounts/bootstrap-operator.ts';
+import { connectDatabase } from './domain/db/connect.ts';
+import { migrateToLatest } from './domain/db/migrate.ts';
+import type { PublicAddresses } from './domain/deps.ts';
+import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
+import { ensureInstance } from './domain/system/instance.ts';
+import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
+import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
+import { startOutboxRelay } from './worker/outbox-relay.ts';
+import { runWorker } from './worker/run-worker.ts';
+
+// The composition root: the one place that starts the database, Temporal, the worker with the
+// outbox relay, and the HTTP server, and wires the dependencies each layer declares.
+
+/**
+ * all: everything in one process (`npm start`). api: the HTTP server only (it needs no
+ * Temporal: workflow starts go through the outbox). worker: the Temporal worker and the
+ * outbox relay only. API and worker processes scale separately over one DATABASE_URL.
+ */
+export type Role = 'all' | 'api' | 'worker';
+export const ROLES: readonly Role[] = ['all', 'api', 'worker'];
+
+export interface RunningService {
+  role: Role;
+  /** The HTTP server's address (roles all and api). */
+  url: string | undefined;
+  /** The Temporal connection (roles all and worker). */
+  temporal: TemporalConnections | undefined;
+  addresses: PublicAddresses;
+  deps: ApiDeps;
+  /** Stop accepting, let in-flight requests finish (up to the grace period), stop the worker, close the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  role?: Role;
+  logger?: Logger;
+  routes?: readonly AnyRoute[];
+  /** Tests lower the scrypt cost to keep the suite fast; production never sets this. */
+  passwordHashing?: ScryptParams;
+}
+
+export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
+  const role = opts.role ?? 'all';
+  if (role !== 'all' && !config.databaseUrl) {
+    // The embedded PostgreSQL belongs to one process; separate roles must share a server.
+    throw new ConfigError(`the ${role} role runs beside other processes: set DATABASE_URL to their shared PostgreSQL`);
+  }
+  const logger = opts.logger ?? pino({ level: config.logLevel });
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
+  };
+
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded = await startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        port: config.embeddedPgPort,
+        onLog: (line) => logger.debug({ component: 'postgres' }, line),
+      });
+      cleanups.push(() => embedded.stop());
+      logger.info({ dataDir: config.dataDir, port: embedded.port }, 'embedded PostgreSQL started');
+      databaseUrl = embedded.url;
+    }
+    const db = connectDatabase({
+      connectionString: databaseUrl,
+      onIdleError: (err) => logger.warn({ err }, 'idle database connection lost'),
+    });
+    cleanups.push(() => db.destroy());
+    const applied = await migrateToLatest(db);
+    if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+    await ensureInstance(db);
+    const passwordHashing = opts.passwordHashing ?? PRODUCTION_SCRYPT;
+
+    let addresses = publicAddresses(config, { host: config.host, port: config.port });
+    const deps: ApiDeps = {
+      db,
+      logger,
+      passwordHashing,
+      addresses: () => addresses,
+      http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies },
+    };
+
+    let temporal: TemporalConnections | undefined;
+    if (role !== 'api') {
+      const connected = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, logger });
+      temporal = connected;
+      cleanups.push(() => connected.close());
+      const worker = await runWorker(connected, { db, logger });
+      cleanups.push(() => worker.stop());
+      const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
+      cleanups.push(() => relay.stop());
+    }
+
+    let url: string | undefined;
+    if (role !== 'worker') {
+      const operator = await bootstrapOperator(db, config.operator, passwordHashing);
+      if (operator === 'created') logger.info({ login: config.operator?.login }, 'operator account created');
+      const server = http.createServer(createApp(deps, opts.routes ?? allRoutes).callback());
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => resolve());
+      });
+      const { port } = server.address() as net.AddressInfo;
+      addresses = publicAddresses(config, { host: config.host, port });
+      url = `http://${config.host}:${port}`;
+      cleanups.push(() => closeServer(server, config.shutdownGraceMs));
+    }
+
+    let stopping: Promise<void> | undefined;
+    return { role, url, temporal, addresses, deps, stop: () => (stopping ??= cleanup()) };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+/**
+ * Stop accepting; keep-alive sockets close as soon as they are idle (their
+ * request answered), and any still busy when the grace runs out are cut.
+ */
+function closeServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, publicAddresses } from '../config.ts';
+
+describe('configuration', () => {
+  it('has working defaults: port 8080, embedded database under ./.data', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: undefined, temporalAddress: undefined, temporalNamespace: 'default' });
+    expect(c.dataDir).toBe(path.resolve('.data'));
+  });
+
+  it('treats blank variables as unset', () => {
+    const c = loadConfig({ DATABASE_URL: '  ', SVC_BASE_URL: '', TEMPORAL_ADDRESS: '' });
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.baseUrl).toBeUndefined();
+    expect(c.temporalAddress).toBeUndefined();
+  });
+
+  it('fails fast naming every bad variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SVC_BASE_URL: 'ftp://x', TEMPORAL_ADDRESS: 'nohost' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    for (const name of ['PORT', 'DATABASE_URL', 'SVC_BASE_URL', 'TEMPORAL_ADDRESS']) expect(message).toContain(name);
+  });
+
+  it('derives the public addresses from the listening address unless configured', () => {
+    const derived = publicAddresses(loadConfig({}), { host: '127.0.0.1', port: 9000 });
+    expect(derived).toEqual({
+      baseUrl: 'http://127.0.0.1:9000',
+      productionBase: 'http://127.0.0.1:9000/p',
+      developerBase: 'http://127.0.0.1:9000/d',
+    });
+    const set = publicAddresses(
+      loadConfig({ SVC_BASE_URL: 'https://api.example.com/', SVC_PRODUCTION_BASE: 'https://apps.example.com', SVC_DEVELOPER_BASE: 'https://dev.example.com' }),
+      { host: '127.0.0.1', port: 9000 },
+    );
+    expect(set).toEqual({ baseUrl: 'https://api.example.com', productionBase: 'https://apps.example.com', developerBase: 'https://dev.example.com' });
+  });
+});
+
+describe('operator bootstrap variables', () => {
+  it('come as a pair with a password of at least 12 characters', () => {
+    expect(() => loadConfig({ SVC_OPERATOR_LOGIN: 'root' })).toThrow(/set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together/);
+    expect(() => loadConfig({ SVC_OPERATOR_LOGIN: 'root', SVC_OPERATOR_PASSWORD: 'short' })).toThrow(/SVC_OPERATOR_PASSWORD: must be at least 12/);
+    expect(loadConfig({ SVC_OPERATOR_LOGIN: 'root', SVC_OPERATOR_PASSWORD: 'long-enough-pass' }).operator).toEqual({
+      login: 'root',
+      password: 'long-enough-pass',
+      email: undefined,
+    });
+    expect(loadConfig({ SVC_TRUSTED_PROXIES: '10.0.0.1, ::1' }).trustedProxies).toEqual(['10.0.0.1', '::1']);
+    expect(() => loadConfig({ SVC_TRUSTED_PROXIES: 'proxy.local' })).toThrow(/SVC_TRUSTED_PROXIES/);
+  });
+});

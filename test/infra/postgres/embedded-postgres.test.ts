@@ -1,0 +1,110 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../../infra/postgres/embedded-postgres.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-embedded-'));
+  await fs.chmod(dir, 0o755);
+});
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+async function query(url: string, text: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('embedded PostgreSQL', () => {
+  it('keeps data across a stop and a start, with a password kept beside the cluster', async () => {
+    const first = await startEmbeddedPostgres({ dataDir: dir });
+    await query(first.url, `CREATE TABLE kept (v text); INSERT INTO kept VALUES ('still here')`);
+    await first.stop();
+
+    const second = await startEmbeddedPostgres({ dataDir: dir });
+    try {
+      expect(await query(second.url, 'SELECT v FROM kept')).toEqual([{ v: 'still here' }]);
+      expect((await fs.stat(path.join(dir, 'postgres.password'))).mode & 0o077).toBe(0);
+      // Only loopback TCP, no password-less access.
+      await expect(query(second.url.replace(/:[^:@/]+@/, ':wrong@'), 'SELECT 1')).rejects.toThrow(/password/);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('explains a data folder already in use', async () => {
+    const running = await startEmbeddedPostgres({ dataDir: dir });
+    try {
+      const err = await startEmbeddedPostgres({ dataDir: dir }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(EmbeddedPostgresError);
+      expect((err as Error).message).toMatch(/another PostgreSQL \(pid \d+\) is using .*postmaster\.pid/);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('explains a port in use', async () => {
+    const running = await startEmbeddedPostgres({ dataDir: dir });
+    const other = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-embedded-other-'));
+    await fs.chmod(other, 0o755);
+    try {
+      const err = await startEmbeddedPostgres({ dataDir: other, port: running.port }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(EmbeddedPostgresError);
+      expect((err as Error).message).toBe(`port ${running.port} is already in use: set SVC_EMBEDDED_PG_PORT to a free port, or unset it to pick one.`);
+    } finally {
+      await running.stop();
+      await fs.rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('stops the cluster when the owning process exits abruptly', async () => {
+    const script = `
+      const { startEmbeddedPostgres } = await import(${JSON.stringify(path.resolve('infra/postgres/embedded-postgres.ts'))});
+      await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dir)} });
+      process.exit(3);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status).toBe(3);
+    // A clean stop removes the lock file; a later start must then succeed at once.
+    await expect.poll(() => fs.access(path.join(dir, 'postgres', 'postmaster.pid')).then(() => 'locked', () => 'free'), { timeout: 10_000 }).toBe('free');
+    const again = await startEmbeddedPostgres({ dataDir: dir });
+    await again.stop();
+  });
+
+  it.runIf(os.userInfo().uid === 0)('as root, refuses a data folder the postgres user cannot reach', async () => {
+    const locked = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-embedded-locked-'));
+    await fs.chmod(locked, 0o700);
+    try {
+      const err = await startEmbeddedPostgres({ dataDir: path.join(locked, 'data') }).catch((e: unknown) => e);
+      expect((err as Error).message).toMatch(/runs as user "postgres" and cannot enter/);
+    } finally {
+      await fs.rm(locked, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('connection pool', () => {
+  it('survives the server terminating an idle connection', async () => {
+    const { connectDatabase } = await import('../../../domain/db/connect.ts');
+    const { sql } = await import('kysely');
+    const server = await startEmbeddedPostgres({ dataDir: dir });
+    const lost: Error[] = [];
+    const db = connectDatabase({ connectionString: server.url, onIdleError: (err) => lost.push(err) });
+    try {
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
+      await query(server.url, `SELECT pg_terminate_backend(${rows[0]!.pid})`);
+      await expect.poll(() => lost.length).toBe(1);
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.destroy();
+      await server.stop();
+    }
+  });
+});

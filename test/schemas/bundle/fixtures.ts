@@ -1,0 +1,44 @@
+import { expect } from 'vitest';
+import type { BundleFileInput } from '../../../schemas/bundle/request.ts';
+import { validateBundle, type InvalidBundle, type ValidBundle } from '../../../schemas/bundle/validate-bundle.ts';
+import type { Problem } from '../../../schemas/problems.ts';
+import { baseManifest } from '../manifest-helpers.ts';
+
+export { baseManifest };
+
+export const INDEX_HTML = '<!doctype html>\n<html><head><title>Sales board</title></head><body><main id="app"></main></body></html>\n';
+
+export function textFile(path: string, content: string): BundleFileInput {
+  return { path, encoding: 'utf8', content };
+}
+
+export function base64File(path: string, content: string | Uint8Array): BundleFileInput {
+  return { path, encoding: 'base64', content: Buffer.from(content).toString('base64') };
+}
+
+export function skillText(name: string, description = 'Answers questions about sales', body = '# Sales\n\nUse the board.\n'): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
+}
+
+/** Validates `files` (index.html added unless given) with the base manifest plus overrides. */
+export function validate(files: BundleFileInput[], manifest: Record<string, unknown> = {}): ValidBundle | InvalidBundle {
+  const withIndex = files.some((f) => f.path === 'index.html') ? files : [textFile('index.html', INDEX_HTML), ...files];
+  return validateBundle({ manifest: baseManifest(manifest), files: withIndex });
+}
+
+export function expectValid(result: ValidBundle | InvalidBundle): ValidBundle {
+  if (!result.ok) throw new Error(`expected a valid bundle, got ${JSON.stringify(result.problems, null, 1)}`);
+  return result;
+}
+
+export function problemsOf(result: ValidBundle | InvalidBundle): Problem[] {
+  expect(result.ok).toBe(false);
+  return result.ok ? [] : result.problems;
+}
+
+export function expectProblem(result: ValidBundle | InvalidBundle, path: string, code: string): Problem {
+  const problems = problemsOf(result);
+  const found = problems.find((p) => p.path === path && p.code === code);
+  if (!found) throw new Error(`expected problem ${code} at ${path}, got ${JSON.stringify(problems, null, 1)}`);
+  return found;
+}

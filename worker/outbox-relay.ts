@@ -1,0 +1,135 @@
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Db } from '../domain/db/database.ts';
+import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/events.ts';
+import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/repository.ts';
+import type { deviceLoginExpiry } from '../workflows/index.ts';
+import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from './shared.ts';
+
+// The relay of the transactional outbox: what a use case committed as an intent becomes a
+// workflow start or signal here, with the workflow id derived from the business key. A start
+// that finds its workflow already there, and a signal whose workflow has already finished,
+// count as delivered, so delivering twice (a relay died before deleting the row) is harmless.
+
+type Delivery<T extends OutboxTopic> = (client: Client, key: string, payload: OutboxEvents[T]) => Promise<void>;
+
+const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
+  'device-login.started': async (client, key, payload) => {
+    await client.workflow.start<typeof deviceLoginExpiry>('deviceLoginExpiry', {
+      taskQueue: TASK_QUEUE,
+      workflowId: deviceLoginWorkflowId(key),
+      args: [{ deviceLoginId: key, expiresAt: payload.expiresAt }],
+    });
+  },
+  'device-login.closed': async (client, key, payload) => {
+    await client.workflow.getHandle(deviceLoginWorkflowId(key)).signal(deviceLoginClosed, payload.reason);
+  },
+};
+
+/** How long one delivery may wait for Temporal before it counts as failed and is retried later. */
+const DELIVERY_DEADLINE_MS = 10_000;
+const BATCH = 20;
+const LEASE_SECONDS = 30;
+const MAX_BACKOFF_SECONDS = 300;
+
+async function deliver(client: Client, event: OutboxEvent, deadlineMs: number): Promise<void> {
+  const send = DELIVERIES[event.topic] as Delivery<OutboxTopic>;
+  try {
+    await client.withDeadline(Date.now() + deadlineMs, () => send(client, event.key, event.payload));
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError || err instanceof WorkflowNotFoundError) return;
+    throw err;
+  }
+}
+
+export interface OutboxRelayDeps {
+  db: Db;
+  client: Client;
+  logger: Logger;
+  /** How long one delivery may wait for Temporal before it counts as failed (default 10 s). */
+  deadlineMs?: number;
+}
+
+/** One pass: delivers every intent due now; returns how many were delivered. */
+export async function relayDue(deps: OutboxRelayDeps): Promise<number> {
+  let delivered = 0;
+  for (;;) {
+    const claimed = await claimDue(deps.db, BATCH, LEASE_SECONDS);
+    for (const { id, event, attempts } of claimed) {
+      try {
+        await deliver(deps.client, event, deps.deadlineMs ?? DELIVERY_DEADLINE_MS);
+        await markDelivered(deps.db, id);
+        delivered++;
+      } catch (err) {
+        const retryIn = Math.min(MAX_BACKOFF_SECONDS, 2 ** Math.min(attempts, 9));
+        deps.logger.warn({ err, topic: event.topic, key: event.key, attempts, retryIn }, 'outbox delivery failed; will retry');
+        await markFailed(deps.db, id, err instanceof Error ? err.message : String(err), retryIn);
+      }
+    }
+    if (claimed.length < BATCH) return delivered;
+  }
+}
+
+export interface OutboxRelayOptions extends OutboxRelayDeps {
+  /** LISTENs here so a commit anywhere wakes the relay at once; without it the relay only polls. */
+  databaseUrl?: string | undefined;
+  /** Poll interval: picks up retries that come due and intents whose notification was missed. */
+  pollMs?: number;
+}
+
+/** Runs the relay until `stop`. */
+export function startOutboxRelay(opts: OutboxRelayOptions) {
+  const pollMs = opts.pollMs ?? 1000;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let listener: pg.Client | undefined;
+
+  const listen = async () => {
+    if (!opts.databaseUrl || listener) return;
+    const client = new pg.Client({ connectionString: opts.databaseUrl });
+    client.on('notification', () => wake?.());
+    client.on('error', (err) => {
+      opts.logger.warn({ err }, 'outbox listener lost; polling until it reconnects');
+      if (listener === client) listener = undefined;
+      void client.end().catch(() => undefined);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      listener = client;
+    } catch (err) {
+      opts.logger.warn({ err }, 'outbox listener could not connect; polling');
+      await client.end().catch(() => undefined);
+    }
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      await listen();
+      try {
+        await relayDue(opts);
+      } catch (err) {
+        opts.logger.warn({ err }, 'outbox relay pass failed');
+      }
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+      await listener?.end().catch(() => undefined);
+    },
+  };
+}
