@@ -85,7 +85,7 @@ async function unpack(): Promise<string> {
       createBrotliDecompress(),
       createWriteStream(join(staging, 'chromium'), { mode: 0o755 }),
     );
-    // lib/libnss3.so, lib/libnspr4.so, …: built for Amazon Linux 2023, they run on any glibc ≥ 2.34.
+    // lib/libnss3.so, lib/libnspr4.so, …: built for Amazon Linux 2023 (glibc 2.34), they run on Debian 12 (glibc 2.36).
     await untarBrotli(join(pkgDir, 'bin', 'al2023.tar.br'), staging);
     await rename(staging, dir);
   } catch (err) {
