@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../../support/browser.ts';
 import { createUser, PASSWORD, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
-// The approval page in a real browser: Debian's chromium driven by playwright-core.
+// The approval page in a real browser: Chromium (see test/support/browser.ts) driven by playwright-core.
 
 let svc: TestService;
 let browser: Browser;
@@ -13,10 +14,7 @@ beforeAll(async () => {
   svc = await startTestService();
   const { op } = await seedCompanies(svc);
   await createUser(svc, op, 'temp', [{ cellId: 'cell-acme', role: 'member' }], { mustChangePassword: true });
-  browser = await chromium.launch({
-    executablePath: process.env.SVC_CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
