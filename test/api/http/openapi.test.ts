@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import versionFile from '../../../version.json' with { type: 'json' };
 import { createApp } from '../../../api/app.ts';
-import { buildOpenApiDocument } from '../../../api/http/openapi.ts';
+import { buildOpenApiDocument, errorTable } from '../../../api/http/openapi.ts';
 import { routes } from '../../../api/routes.ts';
 import { fixtureRoutes } from '../../support/fixture-routes.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -39,6 +39,8 @@ describe('GET /api/v1/openapi.json', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.info).toMatchObject({ title: 'Developer API', version: '1.53.0' });
     expect(res.body.info.version).toBe(versionFile.version);
+    // The error table: every code with its one HTTP status.
+    expect(res.body.info.description).toContain(errorTable());
     expect(res.body.servers).toEqual([{ url: svc.addresses.baseUrl }]);
     expect(res.body.components.schemas.ApiFailure.properties.error.properties.code.enum).toContain('invalid_payload');
     expect(res.body.components.schemas.ApiSuccess.properties).toMatchObject({ ok: { type: 'boolean', const: true }, requestId: { type: 'string' } });

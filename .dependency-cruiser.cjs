@@ -1,0 +1,65 @@
+// The layering check (run by `npm test`): which layer may import which, and no cycles.
+// docs/ARCHITECTURE.md explains the layers.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'Import cycles hide the order modules load in and couple layers (type-only imports load nothing).',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'schemas-are-pure-contracts',
+      severity: 'error',
+      comment: 'schemas/ is shared with the CLI and the browser SDK: it imports only other contracts.',
+      from: { path: '^schemas/' },
+      to: { path: '^(domain|api|worker|workflows|activities|infra|test|bench)/|^(main|service|config)[.]ts$' },
+    },
+    {
+      name: 'domain-knows-no-adapter',
+      severity: 'error',
+      comment: 'The domain layer knows nothing of HTTP, Temporal or how the process starts.',
+      from: { path: '^domain/' },
+      to: { path: '^(api|worker|workflows|activities|infra|test|bench)/|^(main|service|config)[.]ts$|^node_modules/(koa|@koa|@temporalio)/' },
+    },
+    {
+      name: 'api-is-only-http',
+      severity: 'error',
+      comment: 'The HTTP adapter calls use cases; it does not reach into Temporal or the composition root.',
+      from: { path: '^api/' },
+      to: { path: '^(worker|workflows|activities|infra|test|bench)/|^(main|service|config)[.]ts$|^node_modules/@temporalio/' },
+    },
+    {
+      name: 'temporal-adapter-is-not-http',
+      severity: 'error',
+      comment: 'Workers, workflows and activities call use cases, never routes.',
+      from: { path: '^(worker|workflows|activities)/' },
+      to: { path: '^(api|test|bench)/|^(main|service|config)[.]ts$|^node_modules/(koa|@koa)/' },
+    },
+    {
+      name: 'workflows-are-deterministic',
+      severity: 'error',
+      comment: 'Workflow code is bundled into the sandbox: the shared definitions and activity types only.',
+      from: { path: '^workflows/' },
+      to: {
+        path: '^(domain|api|infra)/|^worker/(?!shared[.]ts$)|^node_modules/(?!@temporalio/workflow/)',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'activities-only-by-type-in-workflows',
+      severity: 'error',
+      from: { path: '^workflows/' },
+      to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|infra/temporal-dev/node_modules)' },
+    moduleSystems: ['es6'],
+    tsPreCompilationDeps: false,
+  },
+};
