@@ -1,7 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { startTemporalDevServer } from '../infra/temporal-dev/index.ts';
 import { installTemporalRuntime } from './run-worker.ts';
 
 export interface TemporalConnections {
@@ -20,7 +19,8 @@ export interface TemporalConnections {
  */
 export async function connectTemporal(opts: { address: string | undefined; namespace: string; logger: Logger }): Promise<TemporalConnections> {
   installTemporalRuntime();
-  const embedded = opts.address ? undefined : await startTemporalDevServer({ namespaces: [opts.namespace] });
+  // Loaded only when used: production (TEMPORAL_ADDRESS set) never loads the dev server's code.
+  const embedded = opts.address ? undefined : await (await import('@svc/temporal-dev')).startTemporalDevServer({ namespaces: [opts.namespace] });
   if (embedded) {
     opts.logger.warn(
       { address: embedded.address },

@@ -1,14 +1,9 @@
 // One way to get a TestWorkflowEnvironment for tests. By default it runs our embedded server
-// (infra/temporal-dev) through the SDK's `existing-path` launcher; with
+// (@svc/temporal-dev) through the SDK's `existing-path` launcher; with
 // SVC_TEMPORAL_TEST_SERVER=download it uses the official downloaded servers instead (needs internet).
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { defineSearchAttributeKey } from '@temporalio/common';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SERVER_DIR = join(ROOT, 'infra/temporal-dev');
-const LAUNCHER = join(SERVER_DIR, 'bin/temporal-dev');
+import { temporalDevExecutable } from '@svc/temporal-dev';
 
 export type TemporalEnvFlavour = 'local' | 'time-skipping';
 
@@ -29,7 +24,7 @@ export async function createTemporalEnv(flavour: TemporalEnvFlavour, options: Te
   }
   // The launcher runs the server's TypeScript with this same Node (the system one may be too old).
   process.env.TEMPORAL_DEV_NODE = process.execPath;
-  const executable = { type: 'existing-path' as const, path: LAUNCHER };
+  const executable = { type: 'existing-path' as const, path: temporalDevExecutable };
   return flavour === 'local'
     ? TestWorkflowEnvironment.createLocal({ server: { executable, searchAttributes: options.searchAttributes } })
     : TestWorkflowEnvironment.createTimeSkipping({ server: { executable } });
