@@ -22,7 +22,7 @@ export async function connectTemporal(opts: { address: string | undefined; names
   installTemporalRuntime();
   let embedded: { address: string; stop(): Promise<void> } | undefined;
   if (!opts.address) {
-    const { startTemporalDevServer } = await import('../infra/temporal-dev/index.ts');
+    const { startTemporalDevServer } = await import('@svc/temporal-dev');
     embedded = await startTemporalDevServer({ namespaces: [opts.namespace] });
     opts.logger.warn(
       { address: embedded.address },

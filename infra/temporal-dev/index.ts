@@ -1,5 +1,6 @@
 // Programmatic entry point: an in-memory Temporal server (WorkflowService, plus TestService in
 // time-skipping mode) on a local port.
+import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { addService, type Handler } from './grpc-server.ts';
 import { ServerState } from './namespaces.ts';
@@ -27,6 +28,9 @@ export interface TemporalDevServer {
   state: ServerState;
   stop(): Promise<void>;
 }
+
+/** Path of the `temporal-dev` executable, for launchers that take one (e.g. @temporalio/testing's `existing-path`). */
+export const temporalDevExecutable = fileURLToPath(new URL('./bin/temporal-dev', import.meta.url));
 
 const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTemporalDevServer, type TemporalDevServer } from '../../infra/temporal-dev/index.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '@svc/temporal-dev';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // With TEMPORAL_ADDRESS set the service starts no server of its own and uses that cluster's namespace.

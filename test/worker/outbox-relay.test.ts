@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../../infra/temporal-dev/index.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '@svc/temporal-dev';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { deviceLoginWorkflowId } from '../../worker/shared.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -8,7 +8,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { addSignal, collect, itemsQuery } from './workflows/index.ts';
 import { eventTypes, startWorker, type RunningWorker } from './helpers.ts';
-import { createTemporalEnv, usesDownloadedServer } from '../support/temporal-env.ts';
+import { createTemporalEnv, usesDownloadedServer } from './temporal-env.ts';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 
 const { CommandType, TaskQueueKind, WorkflowTaskFailedCause } = temporal.api.enums.v1;

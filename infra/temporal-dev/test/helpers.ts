@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import { createTemporalEnv, type TemporalEnvFlavour, type TemporalEnvOptions } from '../support/temporal-env.ts';
+import { createTemporalEnv, type TemporalEnvFlavour, type TemporalEnvOptions } from './temporal-env.ts';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 

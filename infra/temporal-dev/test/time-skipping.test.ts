@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import { TimeoutFailure } from '@temporalio/common';
 import { runActivity, sleeper, timerVersusActivity, waitForever } from './workflows/index.ts';
 import { setupSuite, teardownSuite, type Suite } from './helpers.ts';
-import { usesDownloadedServer } from '../support/temporal-env.ts';
+import { usesDownloadedServer } from './temporal-env.ts';
 
 const DAY = 24 * 3600_000;
 const scheduledAt = new Map<string, number[]>();

@@ -1,5 +1,5 @@
 // Throughput and latency of one-activity workflows on the embedded temporal-dev server.
-// Usage: npx node bench/temporal-dev.ts [workflows=500] [concurrency=50]
+// Usage (in infra/temporal-dev): npm run bench -- [workflows=500] [concurrency=50]
 // The server runs in its own process (like in tests), the SDK client and worker in this one.
 // TEMPORAL_ADDRESS=host:port benchmarks an already running server instead (e.g. real Temporal).
 import { spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const server = process.env.TEMPORAL_ADDRESS
   ? undefined
-  : spawn(process.execPath, [fileURLToPath(new URL('../infra/temporal-dev/cli.ts', import.meta.url)), 'server', 'start-dev', '--port', '0'], {
+  : spawn(process.execPath, [fileURLToPath(new URL('../cli.ts', import.meta.url)), 'server', 'start-dev', '--port', '0'], {
       stdio: ['ignore', 'inherit', 'pipe'],
     });
 let address = process.env.TEMPORAL_ADDRESS ?? '';
@@ -30,7 +30,7 @@ for await (const chunk of server?.stderr ?? []) {
 
 try {
   const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('../test/temporal-dev/workflows/index.ts', import.meta.url)),
+    workflowsPath: fileURLToPath(new URL('../test/workflows/index.ts', import.meta.url)),
     logger: new DefaultLogger('WARN'),
   });
   const worker = await Worker.create({
