@@ -22,7 +22,9 @@ module.exports = {
       severity: 'error',
       comment: 'The domain layer knows nothing of HTTP, Temporal or how the process starts.',
       from: { path: '^domain/' },
-      to: { path: '^(api|worker|workflows|activities|infra|test|bench)/|^(main|service|config)[.]ts$|^node_modules/(koa|@koa|@temporalio)/' },
+      to: {
+        path: '^(api|worker|workflows|activities|infra|test|bench)/|^(main|service|config)[.]ts$|^node_modules/(koa|@koa|@temporalio)/',
+      },
     },
     {
       name: 'api-is-only-http',

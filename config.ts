@@ -11,35 +11,54 @@ const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$
 const unsetIfBlank = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
 
-const EnvSchema = z.object({
-  PORT: port.default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: unsetIfBlank(
-    z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
-  ),
-  SVC_DATA_DIR: z.string().min(1).default('./.data'),
-  SVC_EMBEDDED_PG_PORT: unsetIfBlank(port.optional()),
-  SVC_BASE_URL: unsetIfBlank(httpUrl.optional()),
-  SVC_PRODUCTION_BASE: unsetIfBlank(httpUrl.optional()),
-  SVC_DEVELOPER_BASE: unsetIfBlank(httpUrl.optional()),
-  SVC_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
-  SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SVC_LOG_FORMAT: unsetIfBlank(z.enum(['pretty', 'json']).optional()),
-  SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-  TEMPORAL_ADDRESS: unsetIfBlank(z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional()),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  SVC_TRUSTED_PROXIES: z
-    .string()
-    .default('')
-    .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
-    .pipe(z.array(z.union([z.ipv4(), z.ipv6()]))),
-  SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()),
-  SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()),
-  SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
-}).refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
-  path: ['SVC_OPERATOR_PASSWORD'],
-  message: 'set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together',
-});
+const EnvSchema = z
+  .object({
+    PORT: port.default(8080),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: unsetIfBlank(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+        .optional(),
+    ),
+    SVC_DATA_DIR: z.string().min(1).default('./.data'),
+    SVC_EMBEDDED_PG_PORT: unsetIfBlank(port.optional()),
+    SVC_BASE_URL: unsetIfBlank(httpUrl.optional()),
+    SVC_PRODUCTION_BASE: unsetIfBlank(httpUrl.optional()),
+    SVC_DEVELOPER_BASE: unsetIfBlank(httpUrl.optional()),
+    SVC_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(8 * 1024 * 1024),
+    SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SVC_LOG_FORMAT: unsetIfBlank(z.enum(['pretty', 'json']).optional()),
+    SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    TEMPORAL_ADDRESS: unsetIfBlank(
+      z
+        .string()
+        .regex(/^[^\s:]+:\d+$/, 'must be host:port')
+        .optional(),
+    ),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    SVC_TRUSTED_PROXIES: z
+      .string()
+      .default('')
+      .transform((s) =>
+        s
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.union([z.ipv4(), z.ipv6()]))),
+    SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()),
+    SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()),
+    SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
+  })
+  .refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
+    path: ['SVC_OPERATOR_PASSWORD'],
+    message: 'set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together',
+  });
 
 // The environment mapped onto the names the code uses; Config's type follows from it.
 const ConfigSchema = EnvSchema.transform((e) => ({

@@ -10,7 +10,10 @@ import { ROLES, type Role, startService } from './service.ts';
 function createLogger(config: Config) {
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
   if (format === 'json') return pino({ level: config.logLevel });
-  return pino({ level: config.logLevel }, pretty({ colorize: process.stdout.isTTY === true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+  return pino(
+    { level: config.logLevel },
+    pretty({ colorize: process.stdout.isTTY === true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }),
+  );
 }
 
 const role = (process.argv[2] ?? 'all') as Role;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type net from 'node:net';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import { createApp } from './api/app.ts';
 import type { ApiDeps } from './api/deps.ts';
 import type { AnyRoute } from './api/http/route.ts';

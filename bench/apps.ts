@@ -15,10 +15,13 @@ const rounds = Number(process.argv[2] ?? 5);
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
 await fs.chmod(dataDir, 0o755);
 const pg = await startEmbeddedPostgres({ dataDir });
-const svc = await startService(loadConfig({ PORT: '0', DATABASE_URL: pg.url, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'bench-password-1' }), {
-  logger: pino({ level: 'silent' }),
-  role: 'api',
-});
+const svc = await startService(
+  loadConfig({ PORT: '0', DATABASE_URL: pg.url, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'bench-password-1' }),
+  {
+    logger: pino({ level: 'silent' }),
+    role: 'api',
+  },
+);
 
 async function call(method: string, p: string, body?: unknown, key?: string) {
   const res = await fetch(svc.url + p, {
@@ -42,14 +45,29 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 try {
   const ops = (await call('POST', '/api/v1/developer/password-tokens', { login: 'ops', password: 'bench-password-1' })).key;
   await call('POST', '/api/v1/admin/organizations', { cellId: 'cell-bench', name: 'Bench' }, ops);
-  await call('POST', '/api/v1/admin/users', { username: 'dev', email: 'dev@bench.test', password: 'bench-password-1', emailVerified: true, organizations: [{ cellId: 'cell-bench', role: 'developer' }] }, ops);
+  await call(
+    'POST',
+    '/api/v1/admin/users',
+    {
+      username: 'dev',
+      email: 'dev@bench.test',
+      password: 'bench-password-1',
+      emailVerified: true,
+      organizations: [{ cellId: 'cell-bench', role: 'developer' }],
+    },
+    ops,
+  );
   const key = (await call('POST', '/api/v1/developer/password-tokens', { login: 'dev', password: 'bench-password-1' })).key;
 
   // 200 files, 3 MB decoded in total: one page and 199 binary assets.
   const assetBytes = Math.floor((3 * 1024 * 1024 - 1024) / 199);
   const makeFiles = () => [
     { path: 'index.html', encoding: 'utf8', content: '<!doctype html><title>bench</title>' },
-    ...Array.from({ length: 199 }, (_, i) => ({ path: `assets/a${i}.png`, encoding: 'base64', content: randomBytes(assetBytes).toString('base64') })),
+    ...Array.from({ length: 199 }, (_, i) => ({
+      path: `assets/a${i}.png`,
+      encoding: 'base64',
+      content: randomBytes(assetBytes).toString('base64'),
+    })),
   ];
 
   const baseline: number[] = [];
@@ -76,14 +94,24 @@ try {
   async function promoteLatency(slug: string, versions: number): Promise<number[]> {
     for (let v = 0; v < versions; v++) {
       const files = [{ path: 'index.html', encoding: 'utf8', content: `<p>${v}</p>` }];
-      await call('POST', `/api/v1/developer/apps/cell-bench/${slug}/versions`, { manifest: { manifestVersion: 1, slug, version: `1.0.${v}`, title: 'P' }, files }, key);
-      if (v === 0 || v === versions - 1) await call('POST', `/api/v1/developer/apps/cell-bench/${slug}/channels/test`, { version: `1.0.${v}` }, key);
+      await call(
+        'POST',
+        `/api/v1/developer/apps/cell-bench/${slug}/versions`,
+        { manifest: { manifestVersion: 1, slug, version: `1.0.${v}`, title: 'P' }, files },
+        key,
+      );
+      if (v === 0 || v === versions - 1)
+        await call('POST', `/api/v1/developer/apps/cell-bench/${slug}/channels/test`, { version: `1.0.${v}` }, key);
     }
     const first = '1.0.0';
     const last = `1.0.${versions - 1}`;
     const samples: number[] = [];
     for (let r = 0; r < rounds * 4; r++) {
-      samples.push(await time(() => call('POST', `/api/v1/developer/apps/cell-bench/${slug}/channels/production`, { version: r % 2 ? first : last }, key)));
+      samples.push(
+        await time(() =>
+          call('POST', `/api/v1/developer/apps/cell-bench/${slug}/channels/production`, { version: r % 2 ? first : last }, key),
+        ),
+      );
     }
     return versions === 1 ? samples.filter((_, i) => i % 2 === 0) : samples;
   }

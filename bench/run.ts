@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark in this folder and in each workspace package's bench/ folder,
 // one after another, each in its own process.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

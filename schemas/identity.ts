@@ -52,7 +52,10 @@ export const CreateAccountInput = z.strictObject({
   password: NewPassword.optional().meta({ description: 'Without a password the account is pending and cannot sign in.' }),
   mustChangePassword: z.boolean().default(false),
   emailVerified: z.boolean().default(false),
-  licenses: z.array(z.strictObject({ cellId: CellId, role: Role, admin: z.boolean().default(false) })).max(50).default([]),
+  licenses: z
+    .array(z.strictObject({ cellId: CellId, role: Role, admin: z.boolean().default(false) }))
+    .max(50)
+    .default([]),
 });
 export type CreateAccountInput = z.output<typeof CreateAccountInput>;
 

@@ -33,8 +33,7 @@ function isTypeMismatch(issues: readonly Issue[]): boolean {
   return issues.every(
     (issue) =>
       issue.path.length === 0 &&
-      (issue.code === 'invalid_type' ||
-        (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.errors.every(isTypeMismatch))),
+      (issue.code === 'invalid_type' || (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.errors.every(isTypeMismatch))),
   );
 }
 

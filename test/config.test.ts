@@ -5,7 +5,13 @@ import { ConfigError, loadConfig, publicAddresses } from '../config.ts';
 describe('configuration', () => {
   it('has working defaults: port 8080, embedded database under ./.data', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: undefined, temporalAddress: undefined, temporalNamespace: 'default' });
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      temporalAddress: undefined,
+      temporalNamespace: 'default',
+    });
     expect(c.dataDir).toBe(path.resolve('.data'));
   });
 
@@ -36,17 +42,27 @@ describe('configuration', () => {
       developerBase: 'http://127.0.0.1:9000/d',
     });
     const set = publicAddresses(
-      loadConfig({ SVC_BASE_URL: 'https://api.example.com/', SVC_PRODUCTION_BASE: 'https://apps.example.com', SVC_DEVELOPER_BASE: 'https://dev.example.com' }),
+      loadConfig({
+        SVC_BASE_URL: 'https://api.example.com/',
+        SVC_PRODUCTION_BASE: 'https://apps.example.com',
+        SVC_DEVELOPER_BASE: 'https://dev.example.com',
+      }),
       { host: '127.0.0.1', port: 9000 },
     );
-    expect(set).toEqual({ baseUrl: 'https://api.example.com', productionBase: 'https://apps.example.com', developerBase: 'https://dev.example.com' });
+    expect(set).toEqual({
+      baseUrl: 'https://api.example.com',
+      productionBase: 'https://apps.example.com',
+      developerBase: 'https://dev.example.com',
+    });
   });
 });
 
 describe('operator bootstrap variables', () => {
   it('come as a pair with a password of at least 12 characters', () => {
     expect(() => loadConfig({ SVC_OPERATOR_LOGIN: 'root' })).toThrow(/set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together/);
-    expect(() => loadConfig({ SVC_OPERATOR_LOGIN: 'root', SVC_OPERATOR_PASSWORD: 'short' })).toThrow(/SVC_OPERATOR_PASSWORD: must be at least 12/);
+    expect(() => loadConfig({ SVC_OPERATOR_LOGIN: 'root', SVC_OPERATOR_PASSWORD: 'short' })).toThrow(
+      /SVC_OPERATOR_PASSWORD: must be at least 12/,
+    );
     expect(loadConfig({ SVC_OPERATOR_LOGIN: 'root', SVC_OPERATOR_PASSWORD: 'long-enough-pass' }).operator).toEqual({
       login: 'root',
       password: 'long-enough-pass',

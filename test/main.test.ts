@@ -48,22 +48,31 @@ describe('npm start', () => {
     const connection = await Connection.connect({ address: temporalAddress });
     try {
       const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-        const res = await fetch(svc.url + path, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.url, ...headers }, body: JSON.stringify(body) });
+        const res = await fetch(svc.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: svc.url, ...headers },
+          body: JSON.stringify(body),
+        });
         return { status: res.status, headers: res.headers, body: (await res.json()) as any };
       };
       const device = (await post('/api/v1/developer/device-codes', { clientName: 'start test' })).body.data;
       const signedIn = await post('/api/v1/web/sessions', { login: 'ops', password: 'start-test-password' });
       const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
-      expect((await post('/api/v1/developer/device-codes/decision', { userCode: device.userCode, decision: 'approve' }, { cookie })).status).toBe(200);
+      expect(
+        (await post('/api/v1/developer/device-codes/decision', { userCode: device.userCode, decision: 'approve' }, { cookie })).status,
+      ).toBe(200);
       expect((await post('/api/v1/developer/device-tokens', { deviceCode: device.deviceCode })).status).toBe(201);
 
       const client = new Client({ connection });
       await expect
-        .poll(async () => {
-          const runs = [];
-          for await (const w of client.workflow.list({ query: 'WorkflowType = "deviceLoginExpiry"' })) runs.push(w.status.name);
-          return runs;
-        }, { timeout: 10_000 })
+        .poll(
+          async () => {
+            const runs = [];
+            for await (const w of client.workflow.list({ query: 'WorkflowType = "deviceLoginExpiry"' })) runs.push(w.status.name);
+            return runs;
+          },
+          { timeout: 10_000 },
+        )
         .toEqual(['COMPLETED']);
     } finally {
       await connection.close();
@@ -73,7 +82,10 @@ describe('npm start', () => {
   }, 60_000);
 
   it('fails fast with a readable message on bad configuration', async () => {
-    const child = spawn(process.execPath, [ENTRY], { env: { PATH: process.env.PATH ?? '', PORT: 'nope' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [ENTRY], {
+      env: { PATH: process.env.PATH ?? '', PORT: 'nope' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     expect(await exitCode(child)).toBe(1);

@@ -18,7 +18,11 @@ export interface TemporalConnections {
  * Temporal-protocol server in this process, for local use only; its code is
  * loaded only then.
  */
-export async function connectTemporal(opts: { address: string | undefined; namespace: string; logger: Logger }): Promise<TemporalConnections> {
+export async function connectTemporal(opts: {
+  address: string | undefined;
+  namespace: string;
+  logger: Logger;
+}): Promise<TemporalConnections> {
   installTemporalRuntime();
   let embedded: { address: string; stop(): Promise<void> } | undefined;
   if (!opts.address) {

@@ -8,7 +8,10 @@ const SHARED = fileURLToPath(new URL('./shared.ts', import.meta.url));
 export const PREBUILT_BUNDLE = fileURLToPath(new URL('./dist/workflow-bundle.js', import.meta.url));
 
 export function bundleWorkflows() {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as never });
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS,
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as never,
+  });
 }
 
 function newestSourceMs(): number {

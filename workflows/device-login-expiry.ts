@@ -1,6 +1,6 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { type DeviceLoginClosedReason, deviceLoginClosed, type DeviceLoginExpiryInput } from '../worker/shared.ts';
+import { type DeviceLoginClosedReason, type DeviceLoginExpiryInput, deviceLoginClosed } from '../worker/shared.ts';
 
 const { expireDeviceLogin } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

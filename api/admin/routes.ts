@@ -8,7 +8,15 @@ import { getCompany } from '../../domain/companies/get-company.ts';
 import { removeLicense } from '../../domain/companies/remove-license.ts';
 import { setLicense } from '../../domain/companies/set-license.ts';
 import { hashPassword } from '../../domain/security/password-hash.ts';
-import { AccountId, AccountView, CellId, CompanyView, CreateAccountInput, LicenseInput, UpdateAccountInput } from '../../schemas/identity.ts';
+import {
+  AccountId,
+  AccountView,
+  CellId,
+  CompanyView,
+  CreateAccountInput,
+  LicenseInput,
+  UpdateAccountInput,
+} from '../../schemas/identity.ts';
 import { type AuthRequirement, defineRoute } from '../http/route.ts';
 
 // Operator-only endpoints (platform staff, by key or by web session). The paths keep the

@@ -25,7 +25,11 @@ export const uploadVersionRoute = defineRoute({
   write: true,
   params: AppParams,
   body: z.strictObject({ manifest: z.unknown(), files: z.array(bundleFileSchema), notes: Notes.optional() }),
-  response: { status: 201, description: 'The version was created (200: it already existed with identical content).', schema: UploadedVersion },
+  response: {
+    status: 201,
+    description: 'The version was created (200: it already existed with identical content).',
+    schema: UploadedVersion,
+  },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
   async handler({ db, principal, params, body }) {
     const uploaded = await uploadVersion(db, principal, { ...params, ...body });
@@ -64,7 +68,9 @@ export const getAppRoute = defineRoute({
   params: AppParams,
   response: { status: 200, description: 'The app.', schema: AppView },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found'],
-  handler: async ({ db, principal, params, deps }) => ({ data: await describeApp(db, principal, deps.addresses(), params.namespace, params.slug) }),
+  handler: async ({ db, principal, params, deps }) => ({
+    data: await describeApp(db, principal, deps.addresses(), params.namespace, params.slug),
+  }),
 });
 
 export const listAppsRoute = defineRoute({

@@ -4,7 +4,6 @@ import { SESSION_TTL_SECONDS } from '../../domain/sessions/create-session.ts';
 // Served over https the cookie takes the __Host- prefix (Secure, host-only,
 // Path=/), which browsers refuse to let any other origin set or shadow.
 
-
 export function sessionCookieName(baseUrl: string): string {
   return baseUrl.startsWith('https:') ? '__Host-svc_session' : 'svc_session';
 }

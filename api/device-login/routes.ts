@@ -41,7 +41,10 @@ export const createDeviceCodeRoute = defineRoute({
   },
   errors: ['rate_limited'],
   async handler({ db, body, deps }) {
-    const { started, plan } = await startDeviceLogin(db, { clientName: body.clientName, verificationUri: `${deps.addresses().baseUrl}/device` });
+    const { started, plan } = await startDeviceLogin(db, {
+      clientName: body.clientName,
+      verificationUri: `${deps.addresses().baseUrl}/device`,
+    });
     return { data: started, plan };
   },
 });

@@ -4,10 +4,10 @@ import type { z } from 'zod';
 import type { DbOrTrx } from '../../domain/db/database.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { consume } from '../../domain/rate-limit/rate-limit.ts';
-import type { ApiDeps } from '../deps.ts';
+import { issuesToProblems, problem } from '../../schemas/problems.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
-import { issuesToProblems, problem } from '../../schemas/problems.ts';
+import type { ApiDeps } from '../deps.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { type AnyRoute, routerPath } from './route.ts';
 import { runWrite } from './transaction.ts';
@@ -48,9 +48,7 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     }
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
     const query = parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query');
-    const body = route.body
-      ? parseOrThrow(route.body, await readJsonBody(ctx, deps.http.maxBodyBytes), 'invalid_payload')
-      : undefined;
+    const body = route.body ? parseOrThrow(route.body, await readJsonBody(ctx, deps.http.maxBodyBytes), 'invalid_payload') : undefined;
     const dryRun = route.write ? readDryRun(ctx) : false;
     const input = { principal, ip, params, query, body, dryRun, deps, ctx };
     const prepared = route.prepare ? await route.prepare(input) : undefined;
@@ -62,7 +60,11 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     const result = route.write
       ? await runWrite(deps.db, dryRun, ({ trx, afterCommit }) => run(trx, afterCommit))
       : route.snapshot
-        ? await deps.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute((trx) => run(trx, noEffects))
+        ? await deps.db
+            .transaction()
+            .setIsolationLevel('repeatable read')
+            .setAccessMode('read only')
+            .execute((trx) => run(trx, noEffects))
         : await run(deps.db, noEffects);
 
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);

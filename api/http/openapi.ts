@@ -1,10 +1,10 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { ApiFailure, ApiSuccess, apiSuccess, DryRunPlan } from './envelope.ts';
+import { z } from 'zod';
 import { ERRORS } from '../../schemas/errors.ts';
+import versionFile from '../../version.json' with { type: 'json' };
+import { ApiFailure, ApiSuccess, apiSuccess, DryRunPlan } from './envelope.ts';
 import { DRY_RUN_HEADER } from './mount-routes.ts';
 import type { AnyRoute } from './route.ts';
-import { z } from 'zod';
-import versionFile from '../../version.json' with { type: 'json' };
 
 export const API_VERSION: string = versionFile.version;
 
@@ -67,7 +67,11 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
         ...(route.query ? { query: route.query } : {}),
         ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
         ...(route.write
-          ? { headers: z.object({ [DRY_RUN_HEADER]: z.enum(['true', 'false']).optional().meta({ description: 'Validate and plan only; change nothing.' }) }) }
+          ? {
+              headers: z.object({
+                [DRY_RUN_HEADER]: z.enum(['true', 'false']).optional().meta({ description: 'Validate and plan only; change nothing.' }),
+              }),
+            }
           : {}),
       },
       responses: responses as never,

@@ -6,7 +6,8 @@ import { DomainError } from '../../domain/errors.ts';
  * An empty body reads as `undefined`, so the schema decides whether one is required.
  */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
-  const tooLarge = () => new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
+  const tooLarge = () =>
+    new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) {
     // Answer without reading; the connection closes so the client stops sending.
@@ -28,7 +29,9 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
 
   const type = ctx.request.type;
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new DomainError('malformed_json', 'The request body must be JSON (Content-Type: application/json).', { details: { contentType: type } });
+    throw new DomainError('malformed_json', 'The request body must be JSON (Content-Type: application/json).', {
+      details: { contentType: type },
+    });
   }
   let text: string;
   try {

@@ -25,7 +25,10 @@ export async function runWrite<T>(db: Db, dryRun: boolean, useCase: (scope: Writ
       if (dryRun) await trx.rollback().execute();
       else await trx.commit().execute();
     } catch (err) {
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       if (attempt < MAX_ATTEMPTS && isRetryableDbError(err)) continue;
       throw err;
     }

@@ -71,7 +71,14 @@ export const passwordTokenRoute = defineRoute({
     clientName: ClientName.optional(),
   }),
   response: { status: 201, description: 'The key, shown only here.', schema: IssuedKey },
-  errors: ['invalid_credentials', 'email_verification_required', 'password_change_required', 'company_required', 'forbidden', 'rate_limited'],
+  errors: [
+    'invalid_credentials',
+    'email_verification_required',
+    'password_change_required',
+    'company_required',
+    'forbidden',
+    'rate_limited',
+  ],
   prepare: ({ deps, body, ip }) => checkPassword(deps, { login: body.login, password: body.password, ip }),
   async handler({ db, body, prepared: account }) {
     const { issued, plan } = await createPasswordToken(db, account, body);

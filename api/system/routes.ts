@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { readInstance } from '../../domain/system/instance.ts';
 import { API_VERSION, buildOpenApiDocument } from '../http/openapi.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { readInstance } from '../../domain/system/instance.ts';
 
 const Health = z
   .object({

@@ -79,7 +79,10 @@ function sendPage(ctx: Context, html: string): void {
   // The device page's address carries the user code: never leak it in a Referer.
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = html;
 }

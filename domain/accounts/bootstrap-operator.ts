@@ -17,7 +17,11 @@ export interface OperatorSettings {
  * SVC_OPERATOR_PASSWORD is created once, with a developer and admin license in
  * the platform company. An existing account is never changed.
  */
-export async function bootstrapOperator(db: Db, operator: OperatorSettings | undefined, hashing: ScryptParams): Promise<'created' | 'exists' | 'not-configured'> {
+export async function bootstrapOperator(
+  db: Db,
+  operator: OperatorSettings | undefined,
+  hashing: ScryptParams,
+): Promise<'created' | 'exists' | 'not-configured'> {
   if (!operator) return 'not-configured';
   if (await findAccountByLogin(db, operator.login)) return 'exists';
   const passwordHash = await hashPassword(operator.password, hashing);

@@ -12,7 +12,11 @@ export interface ListAccountsInput {
 
 /** Accounts by username, one page at a time. */
 export async function listAccounts(db: DbOrTrx, input: ListAccountsInput) {
-  let q = db.selectFrom('accounts').select(['id', 'username']).orderBy(sql`lower(username)`).limit(input.limit + 1);
+  let q = db
+    .selectFrom('accounts')
+    .select(['id', 'username'])
+    .orderBy(sql`lower(username)`)
+    .limit(input.limit + 1);
   if (input.q) {
     const pattern = `%${input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where((eb) => eb.or([eb(sql`lower(username)`, 'like', pattern), eb(sql`lower(email)`, 'like', pattern)]));

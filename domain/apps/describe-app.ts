@@ -8,7 +8,13 @@ import { getApp, toReleaseFact } from './repository.ts';
 import { versionStatus, wasTested } from './version-status.ts';
 
 /** Everything a developer sees of one app: pointers, versions with derived statuses, releases, addresses. */
-export async function describeApp(db: DbOrTrx, principal: Principal, addresses: PublicAddresses, namespace: string, slug: string): Promise<AppView> {
+export async function describeApp(
+  db: DbOrTrx,
+  principal: Principal,
+  addresses: PublicAddresses,
+  namespace: string,
+  slug: string,
+): Promise<AppView> {
   assertCanRead(principal, namespace);
   const app = await getApp(db, namespace, slug);
   const versions = await db

@@ -10,13 +10,24 @@ export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSu
   const rows = await db
     .selectFrom('apps as a')
     .innerJoin('app_versions as latest', (j) =>
-      j.onRef('latest.app_id', '=', 'a.id').on((eb) => eb('latest.build', '=', eb.selectFrom('app_versions').select(eb.fn.max('build').as('b')).whereRef('app_id', '=', 'a.id'))),
+      j
+        .onRef('latest.app_id', '=', 'a.id')
+        .on((eb) =>
+          eb('latest.build', '=', eb.selectFrom('app_versions').select(eb.fn.max('build').as('b')).whereRef('app_id', '=', 'a.id')),
+        ),
     )
     .leftJoin('app_versions as t', 't.id', 'a.test_version_id')
     .leftJoin('app_versions as p', 'p.id', 'a.production_version_id')
     .select([
-      'a.namespace', 'a.slug', 'latest.version as latest_version', 'latest.build as latest_build', 'latest.created_at as updated_at',
-      't.version as test_version', 't.build as test_build', 'p.version as prod_version', 'p.build as prod_build',
+      'a.namespace',
+      'a.slug',
+      'latest.version as latest_version',
+      'latest.build as latest_build',
+      'latest.created_at as updated_at',
+      't.version as test_version',
+      't.build as test_build',
+      'p.version as prod_version',
+      'p.build as prod_build',
       (eb) => eb.fn.coalesce('p.manifest', 'latest.manifest').as('manifest'),
     ])
     .where('a.namespace', 'in', namespaces)

@@ -12,7 +12,9 @@ export function readableNamespaces(principal: Principal): string[] {
 export function assertCanRead(principal: Principal, namespace: string): void {
   if (!readableNamespaces(principal).includes(namespace)) {
     const message =
-      namespace === PUBLIC_NAMESPACE ? 'Only platform accounts may use the public namespace.' : `This key acts for another company; it cannot use ${namespace}.`;
+      namespace === PUBLIC_NAMESPACE
+        ? 'Only platform accounts may use the public namespace.'
+        : `This key acts for another company; it cannot use ${namespace}.`;
     throw new DomainError('forbidden', message, { details: { namespace } });
   }
 }

@@ -5,8 +5,8 @@ import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { assertCanWrite } from './namespace-access.ts';
-import { compareVersions } from './semver.ts';
 import { getApp, releaseFacts } from './repository.ts';
+import { compareVersions } from './semver.ts';
 import { wasTested } from './version-status.ts';
 
 export interface PromoteInput {
@@ -34,12 +34,16 @@ export async function promoteVersion(db: DbOrTrx, principal: Principal, input: P
   const target = await resolveTarget(db, app, input);
   const facts = await releaseFacts(db, app.id);
   const currentId = input.channel === 'test' ? app.test_version_id : app.production_version_id;
-  const current = currentId ? await db.selectFrom('app_versions').select(['id', 'version']).where('id', '=', currentId).executeTakeFirstOrThrow() : undefined;
+  const current = currentId
+    ? await db.selectFrom('app_versions').select(['id', 'version']).where('id', '=', currentId).executeTakeFirstOrThrow()
+    : undefined;
   if (current?.id === target.id) {
     return { channel: input.channel, action: null, from: current.version, to: target.version, changed: false };
   }
   if (input.channel === 'production' && !wasTested(target.id, facts)) {
-    throw new DomainError('conflict', `Version ${target.version} has not been in test; promote it to test first.`, { details: { version: target.version } });
+    throw new DomainError('conflict', `Version ${target.version} has not been in test; promote it to test first.`, {
+      details: { version: target.version },
+    });
   }
   const action: ReleaseAction =
     input.channel === 'test' ? 'enter_test' : current && compareVersions(target.version, current.version) < 0 ? 'rollback' : 'publish';
@@ -69,7 +73,9 @@ export async function promoteVersion(db: DbOrTrx, principal: Principal, input: P
 async function resolveTarget(db: DbOrTrx, app: { id: string; test_version_id: string | null }, input: PromoteInput) {
   const versions = db.selectFrom('app_versions').select(['id', 'version']).where('app_id', '=', app.id);
   const notFound = (what: string) =>
-    new DomainError('invalid_payload', `This app has no ${what}.`, { details: { problems: [problem('version', 'not_found', `this app has no ${what}`)] } });
+    new DomainError('invalid_payload', `This app has no ${what}.`, {
+      details: { problems: [problem('version', 'not_found', `this app has no ${what}`)] },
+    });
   if (input.version !== undefined) {
     const build = BUILD.exec(input.version);
     const found = build

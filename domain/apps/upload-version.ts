@@ -28,14 +28,24 @@ export async function uploadVersion(db: DbOrTrx, principal: Principal, input: Up
   const manifest = input.manifest as { slug?: unknown; namespace?: unknown } | null;
   if (manifest && typeof manifest === 'object') {
     if (manifest.slug !== undefined && manifest.slug !== input.slug) {
-      problems.push({ path: 'manifest.slug', code: 'slug_mismatch', message: `the manifest names ${JSON.stringify(manifest.slug)} but the address names ${input.slug}` });
+      problems.push({
+        path: 'manifest.slug',
+        code: 'slug_mismatch',
+        message: `the manifest names ${JSON.stringify(manifest.slug)} but the address names ${input.slug}`,
+      });
     }
     if (manifest.namespace !== undefined && manifest.namespace !== input.namespace) {
-      problems.push({ path: 'manifest.namespace', code: 'namespace_mismatch', message: `the manifest names ${JSON.stringify(manifest.namespace)} but the address names ${input.namespace}` });
+      problems.push({
+        path: 'manifest.namespace',
+        code: 'namespace_mismatch',
+        message: `the manifest names ${JSON.stringify(manifest.namespace)} but the address names ${input.namespace}`,
+      });
     }
   }
   if (!bundle.ok || problems.length) {
-    throw new DomainError('bundle_invalid', `The bundle has ${problems.length} problem(s).`, { details: { problems, warnings: bundle.warnings } });
+    throw new DomainError('bundle_invalid', `The bundle has ${problems.length} problem(s).`, {
+      details: { problems, warnings: bundle.warnings },
+    });
   }
 
   await db
@@ -52,7 +62,12 @@ export async function uploadVersion(db: DbOrTrx, principal: Principal, input: Up
   const app = await getApp(db, input.namespace, input.slug, { lock: true });
 
   const version = bundle.manifest.version;
-  const existing = await db.selectFrom('app_versions').select(['build', 'digest']).where('app_id', '=', app.id).where('version', '=', version).executeTakeFirst();
+  const existing = await db
+    .selectFrom('app_versions')
+    .select(['build', 'digest'])
+    .where('app_id', '=', app.id)
+    .where('version', '=', version)
+    .executeTakeFirst();
   if (existing && existing.digest !== bundle.digest) {
     throw new DomainError('version_conflict', `Version ${version} already holds different content: raise the version number.`, {
       details: { version, build: existing.build, existingDigest: existing.digest, digest: bundle.digest },
@@ -72,7 +87,11 @@ export async function uploadVersion(db: DbOrTrx, principal: Principal, input: Up
 
   const build = app.next_build;
   const versionId = newId('ver');
-  await db.updateTable('apps').set({ next_build: build + 1 }).where('id', '=', app.id).execute();
+  await db
+    .updateTable('apps')
+    .set({ next_build: build + 1 })
+    .where('id', '=', app.id)
+    .execute();
   await putBlobs(db, bundle.files);
   await db
     .insertInto('app_versions')
@@ -95,7 +114,14 @@ export async function uploadVersion(db: DbOrTrx, principal: Principal, input: Up
   if (bundle.files.length) {
     await db
       .insertInto('version_files')
-      .values(bundle.files.map((f) => ({ version_id: versionId, path: f.path, blob_sha256: Buffer.from(f.sha256, 'hex'), content_type: f.contentType })))
+      .values(
+        bundle.files.map((f) => ({
+          version_id: versionId,
+          path: f.path,
+          blob_sha256: Buffer.from(f.sha256, 'hex'),
+          content_type: f.contentType,
+        })),
+      )
       .execute();
   }
   return answer(build, true);

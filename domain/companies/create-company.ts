@@ -6,6 +6,9 @@ import { getCompany } from './get-company.ts';
 export async function createCompany(db: DbOrTrx, input: { cellId: string; name: string }) {
   const existing = await db.selectFrom('companies').select('id').where('cell_id', '=', input.cellId).executeTakeFirst();
   if (existing) throw new DomainError('conflict', `Company ${input.cellId} already exists.`, { details: { cellId: input.cellId } });
-  await db.insertInto('companies').values({ id: newId('org'), cell_id: input.cellId, name: input.name }).execute();
+  await db
+    .insertInto('companies')
+    .values({ id: newId('org'), cell_id: input.cellId, name: input.name })
+    .execute();
   return getCompany(db, input.cellId);
 }

@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../db/database.ts';
 import { getAccount } from '../accounts/get-account.ts';
+import type { DbOrTrx } from '../db/database.ts';
 import { deleteLicense, findCompany } from './repository.ts';
 
 /** Removes an account's license in a company (idempotent); keys it holds for that company stop working at once. */

@@ -38,7 +38,14 @@ const licenseRows = (db: DbOrTrx) =>
     .innerJoin('accounts as a', 'a.id', 'l.account_id')
     .select(['c.id', 'c.cell_id', 'c.name', 'l.role', 'l.admin', 'a.platform_staff', 'a.status', 'a.username']);
 
-const toLicense = (r: { id: string; cell_id: string; name: string; role: CompanyRole; admin: boolean; platform_staff: boolean }): License => ({
+const toLicense = (r: {
+  id: string;
+  cell_id: string;
+  name: string;
+  role: CompanyRole;
+  admin: boolean;
+  platform_staff: boolean;
+}): License => ({
   companyId: r.id,
   cellId: r.cell_id,
   name: r.name,
@@ -69,7 +76,10 @@ export async function companyMembers(db: DbOrTrx, companyId: string) {
 }
 
 /** Grants or changes an account's license in a company; true when it is new. */
-export async function upsertLicense(db: DbOrTrx, input: { accountId: string; companyId: string; role: CompanyRole; admin: boolean }): Promise<boolean> {
+export async function upsertLicense(
+  db: DbOrTrx,
+  input: { accountId: string; companyId: string; role: CompanyRole; admin: boolean },
+): Promise<boolean> {
   const existed = await db
     .selectFrom('licenses')
     .select('role')

@@ -1,5 +1,5 @@
-import type { CompanyRole, DbOrTrx } from '../db/database.ts';
 import { getAccount } from '../accounts/get-account.ts';
+import type { CompanyRole, DbOrTrx } from '../db/database.ts';
 import { findCompany, upsertLicense } from './repository.ts';
 
 /** Grants or changes an account's license in a company; `created` tells whether it is new. */

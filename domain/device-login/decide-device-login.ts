@@ -29,15 +29,29 @@ export async function decideDeviceLogin(db: DbOrTrx, principal: Principal, input
   const login = await findPendingByUserCode(db, input.userCode, { unexpiredForUpdate: true });
   if (!login) throw expired('Unknown, expired or already decided code: start the login again on your device.');
   if (input.decision === 'deny') {
-    await db.updateTable('device_logins').set({ status: 'denied', account_id: principal.account.id, decided_at: new Date() }).where('id', '=', login.id).execute();
+    await db
+      .updateTable('device_logins')
+      .set({ status: 'denied', account_id: principal.account.id, decided_at: new Date() })
+      .where('id', '=', login.id)
+      .execute();
     await enqueue(db, { topic: 'device-login.closed', key: login.id, payload: { reason: 'denied' } });
     return { decision: 'deny' as const, clientName: login.client_name, company: null };
   }
   const company = chooseCompany(await licensesOf(db, principal.account.id), input.cellId, 'invalid_payload');
   await db
     .updateTable('device_logins')
-    .set({ status: 'approved', account_id: principal.account.id, company_id: company.companyId, role: company.role, decided_at: new Date() })
+    .set({
+      status: 'approved',
+      account_id: principal.account.id,
+      company_id: company.companyId,
+      role: company.role,
+      decided_at: new Date(),
+    })
     .where('id', '=', login.id)
     .execute();
-  return { decision: 'approve' as const, clientName: login.client_name, company: { cellId: company.cellId, name: company.name, role: company.role } };
+  return {
+    decision: 'approve' as const,
+    clientName: login.client_name,
+    company: { cellId: company.cellId, name: company.name, role: company.role },
+  };
 }

@@ -1,6 +1,6 @@
 import type { Db, DbOrTrx } from '../db/database.ts';
-import { consume } from '../rate-limit/rate-limit.ts';
 import type { Principal } from '../principal.ts';
+import { consume } from '../rate-limit/rate-limit.ts';
 import { effectiveStatus, findByUserCode } from './repository.ts';
 import { DEVICE_LOGIN } from './settings.ts';
 import { formatUserCode } from './user-code.ts';

@@ -27,7 +27,9 @@ export async function checkDevicePoll(db: Db, deviceCode: string): Promise<Devic
     .updateTable('device_logins')
     .set({ last_polled_at: now })
     .where('id', '=', login.id)
-    .where((eb) => eb.or([eb('last_polled_at', 'is', null), eb('last_polled_at', '<=', new Date(now.getTime() - login.interval_seconds * 1000))]))
+    .where((eb) =>
+      eb.or([eb('last_polled_at', 'is', null), eb('last_polled_at', '<=', new Date(now.getTime() - login.interval_seconds * 1000))]),
+    )
     .executeTakeFirst();
   if (claimed.numUpdatedRows === 0n) {
     throw new DomainError('rate_limited', `Poll at most every ${login.interval_seconds} seconds.`, {
@@ -36,7 +38,9 @@ export async function checkDevicePoll(db: Db, deviceCode: string): Promise<Devic
     });
   }
   if (status === 'pending') {
-    throw new DomainError('authorization_pending', 'Waiting for the person to approve in the browser.', { details: { interval: login.interval_seconds } });
+    throw new DomainError('authorization_pending', 'Waiting for the person to approve in the browser.', {
+      details: { interval: login.interval_seconds },
+    });
   }
   if (status === 'denied') throw new DomainError('access_denied', 'The login was denied in the browser.');
   return login;
@@ -56,7 +60,13 @@ export async function redeemDeviceLogin(db: DbOrTrx, login: DeviceLogin) {
   const license = await findLicense(db, login.account_id!, login.company_id!);
   if (!license?.accountActive) throw new DomainError('access_denied', 'The approving account can no longer act for that company.');
   const role = keyRole(login.role!, license.role);
-  const key = await issueKey(db, { accountId: login.account_id!, companyId: login.company_id!, role, clientName: login.client_name, issuedBy: 'device' });
+  const key = await issueKey(db, {
+    accountId: login.account_id!,
+    companyId: login.company_id!,
+    role,
+    clientName: login.client_name,
+    issuedBy: 'device',
+  });
   await db.updateTable('device_logins').set({ key_id: key.id }).where('id', '=', login.id).execute();
   await enqueue(db, { topic: 'device-login.closed', key: login.id, payload: { reason: 'redeemed' } });
   const issued: IssuedKey = {

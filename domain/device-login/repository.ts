@@ -12,7 +12,13 @@ export function effectiveStatus(login: DeviceLogin, now = new Date()): DeviceLog
 
 /** The newest request with this user code (codes are unique only among pending ones). */
 export async function findByUserCode(db: DbOrTrx, userCode: string): Promise<DeviceLogin | undefined> {
-  return db.selectFrom('device_logins').selectAll().where('user_code', '=', userCode).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('device_logins')
+    .selectAll()
+    .where('user_code', '=', userCode)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export async function findPendingByUserCode(db: DbOrTrx, userCode: string, opts: { unexpiredForUpdate?: boolean } = {}) {
@@ -27,5 +33,10 @@ export async function findByDeviceCode(db: DbOrTrx, deviceCode: string): Promise
 
 /** Marks an expired request as such (idempotent); the expiry workflow does the same on its timer. */
 export async function markExpired(db: DbOrTrx, id: string): Promise<void> {
-  await db.updateTable('device_logins').set({ status: 'expired' }).where('id', '=', id).where('status', 'in', ['pending', 'approved']).execute();
+  await db
+    .updateTable('device_logins')
+    .set({ status: 'expired' })
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'approved'])
+    .execute();
 }

@@ -10,7 +10,9 @@ export async function startDeviceLogin(db: DbOrTrx, input: { clientName?: string
   const deviceCode = randomBase62(32); // 256 bits, 43 characters of [0-9A-Za-z]
   let userCode = generateUserCode();
   // Pending user codes must be unique; a clash in 2.6e10 is rare, so simply draw again.
-  while (await db.selectFrom('device_logins').select('id').where('user_code', '=', userCode).where('status', '=', 'pending').executeTakeFirst()) {
+  while (
+    await db.selectFrom('device_logins').select('id').where('user_code', '=', userCode).where('status', '=', 'pending').executeTakeFirst()
+  ) {
     userCode = generateUserCode();
   }
   const id = newId('dev');

@@ -20,10 +20,22 @@ export async function authenticateKey(db: Db, plaintext: string): Promise<Extrac
     .innerJoin('companies as c', 'c.id', 'k.company_id')
     .leftJoin('licenses as l', (j) => j.onRef('l.account_id', '=', 'k.account_id').onRef('l.company_id', '=', 'k.company_id'))
     .select([
-      'k.id', 'k.hash', 'k.display_prefix', 'k.role', 'k.revoked_at', 'k.last_used_at',
-      'a.id as account_id', 'a.username', 'a.email', 'a.status', 'a.platform_staff',
-      'c.id as company_id', 'c.cell_id', 'c.name as company_name',
-      'l.role as license_role', 'l.admin as license_admin',
+      'k.id',
+      'k.hash',
+      'k.display_prefix',
+      'k.role',
+      'k.revoked_at',
+      'k.last_used_at',
+      'a.id as account_id',
+      'a.username',
+      'a.email',
+      'a.status',
+      'a.platform_staff',
+      'c.id as company_id',
+      'c.cell_id',
+      'c.name as company_name',
+      'l.role as license_role',
+      'l.admin as license_admin',
     ])
     .where('k.hash', '=', hash)
     .executeTakeFirst();

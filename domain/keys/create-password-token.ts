@@ -13,7 +13,13 @@ export interface PasswordTokenInput {
 export async function createPasswordToken(db: DbOrTrx, account: { id: string; username: string }, input: PasswordTokenInput) {
   const company = chooseCompany(await licensesOf(db, account.id), input.cellId);
   const clientName = input.clientName ?? DEFAULT_CLIENT_NAME;
-  const key = await issueKey(db, { accountId: account.id, companyId: company.companyId, role: company.role, clientName, issuedBy: 'password' });
+  const key = await issueKey(db, {
+    accountId: account.id,
+    companyId: company.companyId,
+    role: company.role,
+    clientName,
+    issuedBy: 'password',
+  });
   const summary = {
     account: { id: account.id, username: account.username },
     company: { cellId: company.cellId, name: company.name },

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Me } from '../../schemas/identity.ts';
-import type { Principal } from '../principal.ts';
 import { readableNamespaces } from '../apps/namespace-access.ts';
+import type { Principal } from '../principal.ts';
 
 /** /me: who a key acts as, and where it may write (nowhere for members). */
 export function describeKey(principal: Extract<Principal, { kind: 'key' }>): z.input<typeof Me> {

@@ -4,7 +4,12 @@ import type { Principal } from '../principal.ts';
 
 /** Revokes one of the caller's keys; revoking it again is not an error. */
 export async function revokeKey(db: DbOrTrx, principal: Principal, keyId: string) {
-  const key = await db.selectFrom('developer_keys').select(['account_id', 'revoked_at']).where('id', '=', keyId).forUpdate().executeTakeFirst();
+  const key = await db
+    .selectFrom('developer_keys')
+    .select(['account_id', 'revoked_at'])
+    .where('id', '=', keyId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!key) throw new DomainError('agent_key_not_found', `No key ${keyId}.`, { details: { keyId } });
   if (key.account_id !== principal.account.id) {
     throw new DomainError('forbidden', 'That key belongs to another account.', { details: { keyId } });

@@ -11,7 +11,10 @@ export const OUTBOX_CHANNEL = 'svc_outbox';
  * change it follows was committed, and a dry run (rolled back) leaves none.
  */
 export async function enqueue(trx: DbOrTrx, event: OutboxEvent): Promise<void> {
-  await trx.insertInto('outbox').values({ id: newId('obx'), topic: event.topic, key: event.key, payload: JSON.stringify(event.payload) }).execute();
+  await trx
+    .insertInto('outbox')
+    .values({ id: newId('obx'), topic: event.topic, key: event.key, payload: JSON.stringify(event.payload) })
+    .execute();
   await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
 }
 

@@ -25,7 +25,10 @@ export async function consume(db: Db, limit: Limit, subject: string, now = new D
     .executeTakeFirstOrThrow();
   if (row.hits === 1 && Math.random() < 0.01) {
     // Old windows are useless; prune now and then rather than on every hit.
-    await db.deleteFrom('rate_limit_hits').where('window_start', '<', new Date(now.getTime() - 86_400_000)).execute();
+    await db
+      .deleteFrom('rate_limit_hits')
+      .where('window_start', '<', new Date(now.getTime() - 86_400_000))
+      .execute();
   }
   if (row.hits > limit.max) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now.getTime()) / 1000));

@@ -1,4 +1,4 @@
-import { randomBytes, scrypt as scryptCb, type ScryptOptions } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt as scryptCb } from 'node:crypto';
 import { equalHashes } from './random.ts';
 
 // scrypt at OWASP's parameters (N=2^17, r=8, p=1). The parameters are stored

@@ -11,6 +11,9 @@ export async function createSession(db: DbOrTrx, accountId: string, previousToke
   if (previousToken) await db.deleteFrom('web_sessions').where('hash', '=', sha256(previousToken)).execute();
   const token = randomBase62(24);
   const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
-  await db.insertInto('web_sessions').values({ hash: sha256(token), account_id: accountId, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('web_sessions')
+    .values({ hash: sha256(token), account_id: accountId, expires_at: expiresAt })
+    .execute();
   return { token, expiresAt };
 }

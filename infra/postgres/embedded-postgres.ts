@@ -91,8 +91,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     throw new EmbeddedPostgresError(explainStartFailure(log.join(''), clusterDir, port));
   }
 
-  const urlFor = (db: string) =>
-    `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
+  const urlFor = (db: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
   await createDatabaseIfMissing(urlFor('postgres'), database);
 
   // The postmaster's pid is the first line of its lock file.

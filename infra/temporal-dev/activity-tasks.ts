@@ -2,7 +2,7 @@
 // the four timeouts, heartbeats and cancellation. Like Temporal, ActivityTaskStarted is written
 // only when the activity reaches a final outcome, so retries leave no trace in history.
 import type { Deadline } from './clock.ts';
-import { PendingActivityState, TimeoutType, RetryState } from './enums.ts';
+import { PendingActivityState, RetryState, TimeoutType } from './enums.ts';
 import { notFound } from './errors.ts';
 import type { Msg } from './proto.ts';
 import { decideRetry } from './retry.ts';

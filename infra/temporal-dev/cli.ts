@@ -25,7 +25,8 @@ function parseArgs(argv: string[]): CliOptions {
   const rest = argv.slice(2);
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
-    const [flag, inline] = arg.includes('=') && arg.startsWith('--') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.includes('=') && arg.startsWith('--') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     // Flags we ignore may or may not take a value; a following non-flag argument is its value.
     const value = (): string => {
       if (inline !== undefined) return inline;
@@ -52,7 +53,8 @@ function parseArgs(argv: string[]): CliOptions {
         const spec = value();
         const [name, type] = spec.split('=');
         const t = type ? indexedValueType(type) : undefined;
-        if (!name || t === undefined) throw new Error(`bad --search-attribute ${spec} (expected NAME=Keyword|Text|Int|Double|Bool|Datetime|KeywordList)`);
+        if (!name || t === undefined)
+          throw new Error(`bad --search-attribute ${spec} (expected NAME=Keyword|Text|Int|Double|Bool|Datetime|KeywordList)`);
         options.searchAttributes[name] = t;
         break;
       }

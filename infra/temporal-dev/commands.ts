@@ -4,8 +4,8 @@ import { Status, TaskQueueKind, WorkflowTaskFailedCause } from './enums.ts';
 import type { Msg } from './proto.ts';
 import { withRetryDefaults } from './retry.ts';
 import { msToProto, protoToMs } from './time.ts';
-import type { Execution } from './workflow-execution.ts';
 import { noteSearchAttributes } from './visibility.ts';
+import type { Execution } from './workflow-execution.ts';
 
 export interface CommandRejection {
   cause: number;
@@ -29,7 +29,10 @@ export function validateCommands(exec: Execution, commands: Msg[]): CommandRejec
         };
       }
       if (activityIds.has(act.activityId)) {
-        return { cause: WorkflowTaskFailedCause.SCHEDULE_ACTIVITY_DUPLICATE_ID, message: `Activity ID ${act.activityId} is already in use.` };
+        return {
+          cause: WorkflowTaskFailedCause.SCHEDULE_ACTIVITY_DUPLICATE_ID,
+          message: `Activity ID ${act.activityId} is already in use.`,
+        };
       }
       activityIds.add(act.activityId);
     }

@@ -4,50 +4,99 @@ import { enumValues } from './proto.ts';
 const E = 'temporal.api.enums.v1.';
 
 export const Status = enumValues(E + 'WorkflowExecutionStatus', 'WORKFLOW_EXECUTION_STATUS_', [
-  'RUNNING', 'COMPLETED', 'FAILED', 'CANCELED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT',
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
 ] as const);
 export const TimeoutType = enumValues(E + 'TimeoutType', 'TIMEOUT_TYPE_', [
-  'START_TO_CLOSE', 'SCHEDULE_TO_START', 'SCHEDULE_TO_CLOSE', 'HEARTBEAT',
+  'START_TO_CLOSE',
+  'SCHEDULE_TO_START',
+  'SCHEDULE_TO_CLOSE',
+  'HEARTBEAT',
 ] as const);
 export const RetryState = enumValues(E + 'RetryState', 'RETRY_STATE_', [
-  'IN_PROGRESS', 'NON_RETRYABLE_FAILURE', 'TIMEOUT', 'MAXIMUM_ATTEMPTS_REACHED', 'RETRY_POLICY_NOT_SET', 'CANCEL_REQUESTED',
+  'IN_PROGRESS',
+  'NON_RETRYABLE_FAILURE',
+  'TIMEOUT',
+  'MAXIMUM_ATTEMPTS_REACHED',
+  'RETRY_POLICY_NOT_SET',
+  'CANCEL_REQUESTED',
 ] as const);
 export const IdReusePolicy = enumValues(E + 'WorkflowIdReusePolicy', 'WORKFLOW_ID_REUSE_POLICY_', [
-  'UNSPECIFIED', 'ALLOW_DUPLICATE', 'ALLOW_DUPLICATE_FAILED_ONLY', 'REJECT_DUPLICATE', 'TERMINATE_IF_RUNNING',
+  'UNSPECIFIED',
+  'ALLOW_DUPLICATE',
+  'ALLOW_DUPLICATE_FAILED_ONLY',
+  'REJECT_DUPLICATE',
+  'TERMINATE_IF_RUNNING',
 ] as const);
 export const IdConflictPolicy = enumValues(E + 'WorkflowIdConflictPolicy', 'WORKFLOW_ID_CONFLICT_POLICY_', [
-  'UNSPECIFIED', 'FAIL', 'USE_EXISTING', 'TERMINATE_EXISTING',
+  'UNSPECIFIED',
+  'FAIL',
+  'USE_EXISTING',
+  'TERMINATE_EXISTING',
 ] as const);
 export const TaskQueueKind = enumValues(E + 'TaskQueueKind', 'TASK_QUEUE_KIND_', ['NORMAL', 'STICKY'] as const);
 export const HistoryFilter = enumValues(E + 'HistoryEventFilterType', 'HISTORY_EVENT_FILTER_TYPE_', ['CLOSE_EVENT'] as const);
 export const QueryResultType = enumValues(E + 'QueryResultType', 'QUERY_RESULT_TYPE_', ['ANSWERED', 'FAILED'] as const);
 export const QueryRejectCondition = enumValues(E + 'QueryRejectCondition', 'QUERY_REJECT_CONDITION_', [
-  'NOT_OPEN', 'NOT_COMPLETED_CLEANLY',
+  'NOT_OPEN',
+  'NOT_COMPLETED_CLEANLY',
 ] as const);
 export const WorkflowTaskFailedCause = enumValues(E + 'WorkflowTaskFailedCause', 'WORKFLOW_TASK_FAILED_CAUSE_', [
-  'UNHANDLED_COMMAND', 'RESET_STICKY_TASK_QUEUE', 'BAD_SCHEDULE_ACTIVITY_ATTRIBUTES', 'BAD_START_TIMER_ATTRIBUTES',
-  'SCHEDULE_ACTIVITY_DUPLICATE_ID', 'START_TIMER_DUPLICATE_ID', 'UNHANDLED_UPDATE', 'BAD_START_CHILD_EXECUTION_ATTRIBUTES',
+  'UNHANDLED_COMMAND',
+  'RESET_STICKY_TASK_QUEUE',
+  'BAD_SCHEDULE_ACTIVITY_ATTRIBUTES',
+  'BAD_START_TIMER_ATTRIBUTES',
+  'SCHEDULE_ACTIVITY_DUPLICATE_ID',
+  'START_TIMER_DUPLICATE_ID',
+  'UNHANDLED_UPDATE',
+  'BAD_START_CHILD_EXECUTION_ATTRIBUTES',
 ] as const);
 export const ParentClosePolicy = enumValues(E + 'ParentClosePolicy', 'PARENT_CLOSE_POLICY_', [
-  'TERMINATE', 'ABANDON', 'REQUEST_CANCEL',
+  'TERMINATE',
+  'ABANDON',
+  'REQUEST_CANCEL',
 ] as const);
-export const StartChildFailedCause = enumValues(E + 'StartChildWorkflowExecutionFailedCause', 'START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_', [
-  'WORKFLOW_ALREADY_EXISTS', 'NAMESPACE_NOT_FOUND',
+export const StartChildFailedCause = enumValues(
+  E + 'StartChildWorkflowExecutionFailedCause',
+  'START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_',
+  ['WORKFLOW_ALREADY_EXISTS', 'NAMESPACE_NOT_FOUND'] as const,
+);
+export const SignalExternalFailedCause = enumValues(
+  E + 'SignalExternalWorkflowExecutionFailedCause',
+  'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_',
+  ['EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND'] as const,
+);
+export const CancelExternalFailedCause = enumValues(
+  E + 'CancelExternalWorkflowExecutionFailedCause',
+  'CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_',
+  ['EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND'] as const,
+);
+export const ContinueAsNewInitiator = enumValues(E + 'ContinueAsNewInitiator', 'CONTINUE_AS_NEW_INITIATOR_', [
+  'WORKFLOW',
+  'RETRY',
 ] as const);
-export const SignalExternalFailedCause = enumValues(E + 'SignalExternalWorkflowExecutionFailedCause', 'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_', [
-  'EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND',
-] as const);
-export const CancelExternalFailedCause = enumValues(E + 'CancelExternalWorkflowExecutionFailedCause', 'CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_', [
-  'EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND',
-] as const);
-export const ContinueAsNewInitiator = enumValues(E + 'ContinueAsNewInitiator', 'CONTINUE_AS_NEW_INITIATOR_', ['WORKFLOW', 'RETRY'] as const);
 export const IndexedValueType = enumValues(E + 'IndexedValueType', 'INDEXED_VALUE_TYPE_', [
-  'TEXT', 'KEYWORD', 'INT', 'DOUBLE', 'BOOL', 'DATETIME', 'KEYWORD_LIST',
+  'TEXT',
+  'KEYWORD',
+  'INT',
+  'DOUBLE',
+  'BOOL',
+  'DATETIME',
+  'KEYWORD_LIST',
 ] as const);
 export const NamespaceState = enumValues(E + 'NamespaceState', 'NAMESPACE_STATE_', ['REGISTERED'] as const);
 export const PendingActivityState = enumValues(E + 'PendingActivityState', 'PENDING_ACTIVITY_STATE_', [
-  'SCHEDULED', 'STARTED', 'CANCEL_REQUESTED',
+  'SCHEDULED',
+  'STARTED',
+  'CANCEL_REQUESTED',
 ] as const);
 export const UpdateStage = enumValues(E + 'UpdateWorkflowExecutionLifecycleStage', 'UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_', [
-  'ADMITTED', 'ACCEPTED', 'COMPLETED',
+  'ADMITTED',
+  'ACCEPTED',
+  'COMPLETED',
 ] as const);

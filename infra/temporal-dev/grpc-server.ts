@@ -1,8 +1,8 @@
 // Serves protobufjs-described services with @grpc/grpc-js. Every method of a service is
 // registered so that unsupported ones answer UNIMPLEMENTED naming the method.
 import * as grpc from '@grpc/grpc-js';
+import { invalidArgument, ServiceError, unimplemented } from './errors.ts';
 import { decodeMessage, encodeMessage, lookupService, type Msg } from './proto.ts';
-import { ServiceError, invalidArgument, unimplemented } from './errors.ts';
 
 // Marks a request that failed to decode, so the handler can answer INVALID_ARGUMENT.
 const MALFORMED = '__malformed';

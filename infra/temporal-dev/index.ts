@@ -51,7 +51,9 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   }
   const bindHost = host.includes(':') ? `[${host}]` : host;
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${bindHost}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${bindHost}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     address: `${bindHost}:${port}`,

@@ -1,10 +1,10 @@
 // Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
 import { randomUUID } from 'node:crypto';
 import { VirtualClock } from './clock.ts';
+import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
 import type { Msg } from './proto.ts';
 import { TaskQueues } from './task-queues.ts';
-import { NamespaceState } from './enums.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
 import { WorkflowStarts } from './workflow-starts.ts';

@@ -79,7 +79,10 @@ const eventTypeByAttr = new Map<string, number>();
 export function eventTypeFor(attrField: string): number {
   let v = eventTypeByAttr.get(attrField);
   if (v === undefined) {
-    const snake = attrField.replace(/EventAttributes$/, '').replace(/([A-Z])/g, '_$1').toUpperCase();
+    const snake = attrField
+      .replace(/EventAttributes$/, '')
+      .replace(/([A-Z])/g, '_$1')
+      .toUpperCase();
     v = eventTypes['EVENT_TYPE_' + snake];
     if (v === undefined) throw new Error(`no event type for ${attrField}`);
     eventTypeByAttr.set(attrField, v);

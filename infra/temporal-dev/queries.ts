@@ -42,11 +42,13 @@ export class Queries {
         reject(new Error('query cancelled'));
       };
       signal.addEventListener('abort', abort, { once: true });
-      const settle = <T>(f: (v: T) => void) => (v: T) => {
-        signal.removeEventListener('abort', abort);
-        this.pending.delete(id);
-        f(v);
-      };
+      const settle =
+        <T>(f: (v: T) => void) =>
+        (v: T) => {
+          signal.removeEventListener('abort', abort);
+          this.pending.delete(id);
+          f(v);
+        };
       this.pending.set(id, { id, query: request.query, dispatched: false, resolve: settle(resolve), reject: settle(reject) });
       this.dispatch();
     });

@@ -1,7 +1,7 @@
 // Retry decisions for activities (and workflow retry policies), following Temporal's rules.
 import { RetryState, TimeoutType } from './enums.ts';
 import type { Msg } from './proto.ts';
-import { protoToMs, msToProto } from './time.ts';
+import { msToProto, protoToMs } from './time.ts';
 
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false; retryState: number };
 

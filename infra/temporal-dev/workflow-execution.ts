@@ -1,17 +1,18 @@
 // One workflow run: its history, status and workflow-task lifecycle. Events that arrive while a
 // workflow task is running are buffered and written after WorkflowTaskCompleted, like Temporal.
+
+import type { PendingActivity } from './activity-tasks.ts';
 import type { Deadline } from './clock.ts';
 import { applyCommands, validateCommands } from './commands.ts';
-import type { PendingActivity } from './activity-tasks.ts';
 import { ParentClosePolicy, RetryState, Status, TaskQueueKind, TimeoutType, WorkflowTaskFailedCause } from './enums.ts';
 import { notFound } from './errors.ts';
 import { History } from './history.ts';
-import { Queries } from './queries.ts';
-import { Updates } from './updates.ts';
 import type { Namespace } from './namespaces.ts';
 import type { Msg } from './proto.ts';
+import { Queries } from './queries.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { encodeToken, type TaskToken } from './tokens.ts';
+import { Updates } from './updates.ts';
 import { noteSearchAttributes } from './visibility.ts';
 
 export interface ParentRef {

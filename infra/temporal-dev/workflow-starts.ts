@@ -18,7 +18,7 @@ import type { Namespace } from './namespaces.ts';
 import type { Msg } from './proto.ts';
 import { decideRetry } from './retry.ts';
 import { protoToMs } from './time.ts';
-import { Execution, type ChildRef, type ParentRef, type StartOptions } from './workflow-execution.ts';
+import { type ChildRef, Execution, type ParentRef, type StartOptions } from './workflow-execution.ts';
 
 const DEFAULT_TASK_TIMEOUT_MS = 10_000;
 const MAX_TASK_TIMEOUT_MS = 120_000;
@@ -64,7 +64,9 @@ export class WorkflowStarts {
     } else if (current) {
       const failedOnly = reuse === IdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY;
       if (reuse === IdReusePolicy.REJECT_DUPLICATE || (failedOnly && current.status === Status.COMPLETED)) {
-        throw alreadyExists(`Workflow execution already finished and its id reuse policy rejects a new run. WorkflowId: ${workflowId}, RunId: ${current.runId}.`);
+        throw alreadyExists(
+          `Workflow execution already finished and its id reuse policy rejects a new run. WorkflowId: ${workflowId}, RunId: ${current.runId}.`,
+        );
       }
     }
 
@@ -206,12 +208,21 @@ export class WorkflowStarts {
         startedEventId: ref?.startedEventId ?? 0,
       };
       const childEvents: Record<number, [string, Msg]> = {
-        [Status.COMPLETED]: ['childWorkflowExecutionCompletedEventAttributes', { result: closeEvent.workflowExecutionCompletedEventAttributes?.result }],
-        [Status.FAILED]: ['childWorkflowExecutionFailedEventAttributes', {
-          failure: closeEvent.workflowExecutionFailedEventAttributes?.failure,
-          retryState: closeEvent.workflowExecutionFailedEventAttributes?.retryState,
-        }],
-        [Status.CANCELED]: ['childWorkflowExecutionCanceledEventAttributes', { details: closeEvent.workflowExecutionCanceledEventAttributes?.details }],
+        [Status.COMPLETED]: [
+          'childWorkflowExecutionCompletedEventAttributes',
+          { result: closeEvent.workflowExecutionCompletedEventAttributes?.result },
+        ],
+        [Status.FAILED]: [
+          'childWorkflowExecutionFailedEventAttributes',
+          {
+            failure: closeEvent.workflowExecutionFailedEventAttributes?.failure,
+            retryState: closeEvent.workflowExecutionFailedEventAttributes?.retryState,
+          },
+        ],
+        [Status.CANCELED]: [
+          'childWorkflowExecutionCanceledEventAttributes',
+          { details: closeEvent.workflowExecutionCanceledEventAttributes?.details },
+        ],
         [Status.TERMINATED]: ['childWorkflowExecutionTerminatedEventAttributes', {}],
         [Status.TIMED_OUT]: ['childWorkflowExecutionTimedOutEventAttributes', { retryState: RetryState.TIMEOUT }],
       };
@@ -272,7 +283,9 @@ export class WorkflowStarts {
   }
 
   signalExternal(source: Execution, initiatedEventId: number, attrs: Msg): void {
-    const target = this.ns.server.namespaces.get(attrs.namespace)?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
+    const target = this.ns.server.namespaces
+      .get(attrs.namespace)
+      ?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
     if (!target?.isOpen || (attrs.childWorkflowOnly && target.options.parent?.execution.runId !== source.runId)) {
       source.record('signalExternalWorkflowExecutionFailedEventAttributes', {
         cause: SignalExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
@@ -300,7 +313,9 @@ export class WorkflowStarts {
   }
 
   cancelExternal(source: Execution, initiatedEventId: number, attrs: Msg): void {
-    const target = this.ns.server.namespaces.get(attrs.namespace)?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
+    const target = this.ns.server.namespaces
+      .get(attrs.namespace)
+      ?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
     if (!target?.isOpen) {
       source.record('requestCancelExternalWorkflowExecutionFailedEventAttributes', {
         cause: CancelExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,

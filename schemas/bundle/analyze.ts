@@ -1,7 +1,8 @@
 // One pass over each text file that can reference other files or run code (html, js, css).
 // The results feed SDK registration, evolve slots and the polling warning.
-import type { DecodedFile } from './decode.ts';
+
 import { cssReferences } from './css.ts';
+import type { DecodedFile } from './decode.ts';
 import { extensionOf } from './file-types.ts';
 import { parseHtml } from './html.ts';
 import { scanJs } from './js-lexer.ts';
@@ -28,7 +29,9 @@ function analyzeText(kind: 'html' | 'js' | 'css', text: string): Omit<FileAnalys
   const html = parseHtml(text);
   const scripts = html.scripts.map(scanJs);
   const attributeReferences = html.tags.flatMap((tag) => {
-    const attribute = Object.hasOwn(HTML_REFERENCE_ATTRIBUTES, tag.name) ? HTML_REFERENCE_ATTRIBUTES[tag.name as keyof typeof HTML_REFERENCE_ATTRIBUTES] : undefined;
+    const attribute = Object.hasOwn(HTML_REFERENCE_ATTRIBUTES, tag.name)
+      ? HTML_REFERENCE_ATTRIBUTES[tag.name as keyof typeof HTML_REFERENCE_ATTRIBUTES]
+      : undefined;
     const value = attribute === undefined ? undefined : tag.attributes.get(attribute);
     return value === undefined ? [] : [value.trim()];
   });

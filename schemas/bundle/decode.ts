@@ -15,10 +15,12 @@ export function decodeContent(encoding: 'utf8' | 'base64', content: string): Dec
       ? { ok: true, bytes: Buffer.from(content, 'utf8') }
       : { ok: false, code: 'content_invalid_utf8', message: 'utf8 content contains an unpaired surrogate' };
   }
-  if (!BASE64.test(content)) return { ok: false, code: 'content_invalid_base64', message: 'content is not valid base64 (characters or padding)' };
+  if (!BASE64.test(content))
+    return { ok: false, code: 'content_invalid_base64', message: 'content is not valid base64 (characters or padding)' };
   const bytes = Buffer.from(content, 'base64');
   // Non-zero bits in the last character's unused part decode the same as zero bits; reject them.
-  if (bytes.toString('base64') !== content) return { ok: false, code: 'content_invalid_base64', message: 'base64 content is not canonical (non-zero padding bits)' };
+  if (bytes.toString('base64') !== content)
+    return { ok: false, code: 'content_invalid_base64', message: 'base64 content is not canonical (non-zero padding bits)' };
   return { ok: true, bytes };
 }
 

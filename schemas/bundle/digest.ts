@@ -37,13 +37,19 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function manifestHash(manifest: unknown): string {
-  const record = manifest !== null && typeof manifest === 'object' && !Array.isArray(manifest) ? (manifest as Record<string, unknown>) : undefined;
-  const hashed = record === undefined ? manifest : Object.fromEntries(Object.entries(record).filter(([key]) => !EXCLUDED_MANIFEST_KEYS.has(key)));
+  const record =
+    manifest !== null && typeof manifest === 'object' && !Array.isArray(manifest) ? (manifest as Record<string, unknown>) : undefined;
+  const hashed =
+    record === undefined ? manifest : Object.fromEntries(Object.entries(record).filter(([key]) => !EXCLUDED_MANIFEST_KEYS.has(key)));
   return sha256Hex(canonicalJson(hashed));
 }
 
 export function bundleDigest(files: readonly { path: string; sha256: string }[], manifest: unknown): string {
   const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
-  const lines = [DIGEST_VERSION, ...sorted.map((file) => `file ${Buffer.byteLength(file.path)} ${file.path} ${file.sha256}`), `manifest ${manifestHash(manifest)}`];
+  const lines = [
+    DIGEST_VERSION,
+    ...sorted.map((file) => `file ${Buffer.byteLength(file.path)} ${file.path} ${file.sha256}`),
+    `manifest ${manifestHash(manifest)}`,
+  ];
   return sha256Hex(`${lines.join('\n')}\n`);
 }

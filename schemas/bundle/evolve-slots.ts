@@ -1,7 +1,7 @@
 // Evolve tokens tune CSS variables inside a page region. A token whose slot no page declares
 // (data-evolve="name") and no manifest slot lists as an alias would tune nothing: rejected.
 import type { Evolve } from '../manifest/evolve.ts';
-import { formatPath, problem, type Problem } from '../problems.ts';
+import { formatPath, type Problem, problem } from '../problems.ts';
 import type { FileAnalysis } from './analyze.ts';
 
 function scannedSlots(analyses: readonly FileAnalysis[]): Set<string> {

@@ -1,4 +1,4 @@
-import { formatPath, problem, type Problem } from '../problems.ts';
+import { formatPath, type Problem, problem } from '../problems.ts';
 
 /** Problem about `files[index].path` or `files[index].content` of the request. */
 export function fileProblem(index: number, field: 'path' | 'content', code: string, message: string): Problem {

@@ -1,10 +1,10 @@
-export { validateBundle, MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES } from './validate-bundle.ts';
-export type { BundleFile, InvalidBundle, ValidBundle } from './validate-bundle.ts';
-export { bundleFileSchema, bundleInputSchema } from './request.ts';
-export type { BundleFileInput, BundleInput } from './request.ts';
 export { bundleDigest, canonicalJson, manifestHash, sha256Hex } from './digest.ts';
-export { generateSkill, MAX_SKILLS, MAX_SKILL_DESCRIPTION, MAX_SKILL_FILE_BYTES } from './skills.ts';
-export type { Skill } from './skills.ts';
-export type { Warning } from './warnings.ts';
 export { ALLOWED_EXTENSIONS, fileTypeOf } from './file-types.ts';
+export type { BundleFileInput, BundleInput } from './request.ts';
+export { bundleFileSchema, bundleInputSchema } from './request.ts';
 export { SDK_BASE_PATH } from './sdk-usage.ts';
+export type { Skill } from './skills.ts';
+export { generateSkill, MAX_SKILL_DESCRIPTION, MAX_SKILL_FILE_BYTES, MAX_SKILLS } from './skills.ts';
+export type { BundleFile, InvalidBundle, ValidBundle } from './validate-bundle.ts';
+export { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, validateBundle } from './validate-bundle.ts';
+export type { Warning } from './warnings.ts';

@@ -6,7 +6,22 @@
 export type ScannedJs = { strings: string[]; code: string };
 
 // After these tokens a `/` starts a regular expression rather than a division.
-const REGEX_AFTER_WORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+const REGEX_AFTER_WORDS = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+]);
 
 const WORD = /[A-Za-z0-9_$]+/y;
 

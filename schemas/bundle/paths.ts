@@ -40,7 +40,8 @@ export function checkBundlePath(raw: string): PathCheck {
     else if (/[ .]$/.test(segment)) reject('path_trailing_dot', 'a path segment must not end with a dot or space');
   }
   if (lower.includes('node_modules')) reject('path_node_modules', 'node_modules must not be uploaded');
-  if (path.toLowerCase().includes('developer/sdk/')) reject('path_sdk_copy', 'a copy of the SDK (developer/sdk/) must not ship; the platform serves it');
+  if (path.toLowerCase().includes('developer/sdk/'))
+    reject('path_sdk_copy', 'a copy of the SDK (developer/sdk/) must not ship; the platform serves it');
   if (segments.length === 1 && (MANIFEST_FILE_NAMES as readonly string[]).includes(lower[0] ?? '')) {
     reject('path_manifest_file', 'the manifest travels in the "manifest" field, not as a file');
   }

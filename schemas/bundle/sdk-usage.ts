@@ -1,8 +1,9 @@
 // Deploy-time check that every SDK a bundle loads is registered in manifest.sdk. The SDK is
 // served by the platform at absolute paths: /developer/sdk/v1/<name>.js per SDK (legacy names
 // such as data.js count as the SDK they normalize to) and /developer/sdk/v1/ui.css for `ui`.
-import { formatPath, type Problem } from '../problems.ts';
+
 import { isAcceptedSdkName, normalizeSdkName, SDK_NAMES, type SdkName } from '../manifest/sdk.ts';
+import { formatPath, type Problem } from '../problems.ts';
 import type { FileAnalysis } from './analyze.ts';
 import { fileProblem } from './file-problem.ts';
 
@@ -25,7 +26,10 @@ export function sdkOfReference(reference: string): { file: string; sdk: SdkName 
  * SDKs the bundle uses, and a problem for each (file, SDK) that is used but not registered or
  * does not exist. Without `registered` (manifest.sdk itself invalid) only unknown SDKs are reported.
  */
-export function checkSdkUsage(analyses: readonly FileAnalysis[], registered: readonly SdkName[] | undefined): { sdkUsed: SdkName[]; problems: Problem[] } {
+export function checkSdkUsage(
+  analyses: readonly FileAnalysis[],
+  registered: readonly SdkName[] | undefined,
+): { sdkUsed: SdkName[]; problems: Problem[] } {
   const used = new Set<SdkName>();
   const problems: Problem[] = [];
   for (const { file, references } of analyses) {
@@ -36,13 +40,25 @@ export function checkSdkUsage(analyses: readonly FileAnalysis[], registered: rea
       if (found === undefined || seen.has(found.sdk ?? found.file)) continue;
       seen.add(found.sdk ?? found.file);
       if (found.sdk === undefined) {
-        problems.push(fileProblem(file.index, 'content', 'sdk_unknown', `${file.path} loads ${SDK_BASE_PATH}${found.file}, which is not an SDK (known: ${SDK_NAMES.join(', ')})`));
+        problems.push(
+          fileProblem(
+            file.index,
+            'content',
+            'sdk_unknown',
+            `${file.path} loads ${SDK_BASE_PATH}${found.file}, which is not an SDK (known: ${SDK_NAMES.join(', ')})`,
+          ),
+        );
         continue;
       }
       used.add(found.sdk);
       if (registered !== undefined && !registered.includes(found.sdk)) {
         problems.push(
-          fileProblem(file.index, 'content', 'sdk_unregistered', `${file.path} uses SDK "${found.sdk}" (${SDK_BASE_PATH}${found.file}) but ${formatPath('manifest', ['sdk'])} does not register it`),
+          fileProblem(
+            file.index,
+            'content',
+            'sdk_unregistered',
+            `${file.path} uses SDK "${found.sdk}" (${SDK_BASE_PATH}${found.file}) but ${formatPath('manifest', ['sdk'])} does not register it`,
+          ),
         );
       }
     }

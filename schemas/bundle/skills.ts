@@ -2,7 +2,7 @@
 // registered in the manifest; any broken skill rejects the whole version. An app without
 // skills gets one generated from its manifest.
 import type { Manifest } from '../manifest/manifest.ts';
-import { problem, type Problem } from '../problems.ts';
+import { type Problem, problem } from '../problems.ts';
 import type { DecodedFile } from './decode.ts';
 import { fileProblem } from './file-problem.ts';
 import { parseFrontmatter } from './frontmatter.ts';
@@ -38,12 +38,21 @@ function collectFolders(files: readonly DecodedFile[], problems: Problem[]): Map
     const [top, name, ...rest] = file.path.split('/');
     if (top !== SKILLS_FOLDER) continue;
     if (file.bytes.length > MAX_SKILL_FILE_BYTES) {
-      problems.push(fileProblem(file.index, 'content', 'skill_file_too_large', `${file.path} is larger than ${MAX_SKILL_FILE_BYTES} bytes`));
+      problems.push(
+        fileProblem(file.index, 'content', 'skill_file_too_large', `${file.path} is larger than ${MAX_SKILL_FILE_BYTES} bytes`),
+      );
     }
     const isSkillFile = rest.length === 1 && rest[0] === SKILL_FILE_NAME;
     const isReference = rest.length >= 2 && rest[0] === 'references';
     if (name === undefined || !(isSkillFile || isReference)) {
-      problems.push(fileProblem(file.index, 'path', 'skill_layout', `${file.path}: files under skills/ must be skills/<name>/SKILL.md or skills/<name>/references/...`));
+      problems.push(
+        fileProblem(
+          file.index,
+          'path',
+          'skill_layout',
+          `${file.path}: files under skills/ must be skills/<name>/SKILL.md or skills/<name>/references/...`,
+        ),
+      );
       continue;
     }
     const folder = folders.get(name) ?? { name, first: file, references: [] };
@@ -62,27 +71,39 @@ function checkSkillFile(folder: SkillFolder, file: DecodedFile, text: string, pr
     fail('skill_frontmatter', parsed.message);
     return undefined;
   }
-  for (const key of parsed.fields.keys()) if (!FRONTMATTER_KEYS.includes(key)) fail('skill_frontmatter', `unknown frontmatter key "${key}"`);
+  for (const key of parsed.fields.keys())
+    if (!FRONTMATTER_KEYS.includes(key)) fail('skill_frontmatter', `unknown frontmatter key "${key}"`);
   const name = parsed.fields.get('name');
-  if (name !== folder.name) fail('skill_name_mismatch', `frontmatter name ${JSON.stringify(name ?? null)} must equal the folder name "${folder.name}"`);
+  if (name !== folder.name)
+    fail('skill_name_mismatch', `frontmatter name ${JSON.stringify(name ?? null)} must equal the folder name "${folder.name}"`);
   const description = parsed.fields.get('description') ?? '';
   if (description.trim().length === 0 || description.length > MAX_SKILL_DESCRIPTION) {
     fail('skill_description', `description must be 1 to ${MAX_SKILL_DESCRIPTION} characters`);
   }
   if (parsed.body.trim() === '') fail('skill_body_empty', 'the body after the frontmatter is empty');
   if (problems.length > before) return undefined;
-  return { name: folder.name, description, path: file.path, content: text, references: folder.references.map((r) => r.path).sort(), generated: false };
+  return {
+    name: folder.name,
+    description,
+    path: file.path,
+    content: text,
+    references: folder.references.map((r) => r.path).sort(),
+    generated: false,
+  };
 }
 
 /** Checks every skill folder; `skills` holds the valid ones. */
 export function checkSkills(files: readonly DecodedFile[]): { skills: Skill[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const folders = collectFolders(files, problems);
-  if (folders.size > MAX_SKILLS) problems.push(problem('files', 'too_many_skills', `${folders.size} skills; at most ${MAX_SKILLS} are allowed`));
+  if (folders.size > MAX_SKILLS)
+    problems.push(problem('files', 'too_many_skills', `${folders.size} skills; at most ${MAX_SKILLS} are allowed`));
   const skills: Skill[] = [];
   for (const folder of folders.values()) {
     if (!SKILL_NAME.test(folder.name)) {
-      problems.push(fileProblem(folder.first.index, 'path', 'skill_name_invalid', `skill folder "${folder.name}" must match ${SKILL_NAME.source}`));
+      problems.push(
+        fileProblem(folder.first.index, 'path', 'skill_name_invalid', `skill folder "${folder.name}" must match ${SKILL_NAME.source}`),
+      );
     }
     if (folder.skillFile === undefined) {
       problems.push(fileProblem(folder.first.index, 'path', 'skill_missing', `skills/${folder.name}/ has no ${SKILL_FILE_NAME}`));
@@ -101,7 +122,8 @@ function exportSection(manifest: Manifest): string[] {
     ...(item.description ? [item.description, ''] : []),
     `Returns \`${item.type}\` records (at most ${item.limit}).`,
     ...Object.entries(item.input).map(
-      ([name, input]) => `- \`${name}\` (${input.type}${input.required ? ', required' : ''})${input.title ? `: ${input.title}` : ''}${input.description ? ` - ${input.description}` : ''}`,
+      ([name, input]) =>
+        `- \`${name}\` (${input.type}${input.required ? ', required' : ''})${input.title ? `: ${input.title}` : ''}${input.description ? ` - ${input.description}` : ''}`,
     ),
     '',
   ]);
@@ -128,7 +150,10 @@ export function generateSkill(manifest: Manifest): string {
     ...(manifest.examples.length > 0 ? ['## When to use', '', ...manifest.examples.map((example) => `- "${example}"`), ''] : []),
     ...(manifest.exports.length > 0 ? ['## Capabilities', '', ...exportSection(manifest)] : []),
   ];
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 export function generatedSkill(manifest: Manifest): Skill {

@@ -2,10 +2,10 @@
 // problem instead of stopping at the first, and on success returns what the route stores.
 import type { Manifest } from '../manifest/manifest.ts';
 import { parseManifest, salvageManifest } from '../manifest/parse-manifest.ts';
-import { formatPath, problem, type Problem } from '../problems.ts';
 import type { SdkName } from '../manifest/sdk.ts';
+import { formatPath, type Problem, problem } from '../problems.ts';
 import { analyzeFiles } from './analyze.ts';
-import { decodeContent, decodeText, type DecodedFile } from './decode.ts';
+import { type DecodedFile, decodeContent, decodeText } from './decode.ts';
 import { bundleDigest, sha256Hex } from './digest.ts';
 import { checkEvolveSlots } from './evolve-slots.ts';
 import { fileProblem } from './file-problem.ts';
@@ -48,29 +48,47 @@ function readFiles(input: BundleInput): ReadFiles {
   let size = 0;
   input.files.forEach((file, index) => {
     const checked = checkBundlePath(file.path);
-    if (!checked.ok) for (const r of checked.rejections) problems.push(fileProblem(index, 'path', r.code, `${JSON.stringify(file.path)}: ${r.message}`));
+    if (!checked.ok)
+      for (const r of checked.rejections) problems.push(fileProblem(index, 'path', r.code, `${JSON.stringify(file.path)}: ${r.message}`));
     const type = fileTypeOf(checked.path);
     if (type === undefined) {
       const extension = extensionOf(checked.path);
-      problems.push(fileProblem(index, 'path', 'file_type', `${JSON.stringify(file.path)}: ${extension ? `.${extension}` : 'a file without extension'} is not an allowed type (${ALLOWED_EXTENSIONS.join(', ')})`));
+      problems.push(
+        fileProblem(
+          index,
+          'path',
+          'file_type',
+          `${JSON.stringify(file.path)}: ${extension ? `.${extension}` : 'a file without extension'} is not an allowed type (${ALLOWED_EXTENSIONS.join(', ')})`,
+        ),
+      );
     }
     const content = decodeContent(file.encoding, file.content);
     if (!content.ok) problems.push(fileProblem(index, 'content', content.code, `${checked.path}: ${content.message}`));
     const text = content.ok && type?.text ? decodeText(content.bytes) : undefined;
-    if (content.ok && type?.text && text === undefined) problems.push(fileProblem(index, 'content', 'content_invalid_utf8', `${checked.path}: a text file must be valid UTF-8`));
+    if (content.ok && type?.text && text === undefined)
+      problems.push(fileProblem(index, 'content', 'content_invalid_utf8', `${checked.path}: a text file must be valid UTF-8`));
     if (content.ok) size += content.bytes.length;
     if (!checked.ok) return;
     const earlier = firstByKey.get(pathKey(checked.path));
     if (earlier !== undefined) {
-      problems.push(fileProblem(index, 'path', 'path_duplicate', `${JSON.stringify(checked.path)} duplicates ${JSON.stringify(earlier)} (paths are compared case-insensitively)`));
+      problems.push(
+        fileProblem(
+          index,
+          'path',
+          'path_duplicate',
+          `${JSON.stringify(checked.path)} duplicates ${JSON.stringify(earlier)} (paths are compared case-insensitively)`,
+        ),
+      );
       return;
     }
     firstByKey.set(pathKey(checked.path), checked.path);
     paths.add(checked.path);
     if (content.ok && type !== undefined) decoded.push({ index, path: checked.path, bytes: content.bytes, text });
   });
-  if (input.files.length > MAX_BUNDLE_FILES) problems.push(problem('files', 'too_many_files', `${input.files.length} files; at most ${MAX_BUNDLE_FILES} are allowed`));
-  if (size > MAX_BUNDLE_BYTES) problems.push(problem('files', 'bundle_too_large', `${size} bytes decoded; at most ${MAX_BUNDLE_BYTES} are allowed`));
+  if (input.files.length > MAX_BUNDLE_FILES)
+    problems.push(problem('files', 'too_many_files', `${input.files.length} files; at most ${MAX_BUNDLE_FILES} are allowed`));
+  if (size > MAX_BUNDLE_BYTES)
+    problems.push(problem('files', 'bundle_too_large', `${size} bytes decoded; at most ${MAX_BUNDLE_BYTES} are allowed`));
   return { decoded, paths, problems };
 }
 
@@ -80,7 +98,9 @@ function checkPages(manifest: Partial<Manifest>, paths: ReadonlySet<string>): Pr
     ['mcpUi', manifest.mcpUi],
   ] as const;
   return pages.flatMap(([field, page]) =>
-    typeof page === 'string' && !paths.has(page) ? [problem(formatPath('manifest', [field]), 'page_missing', `${field} "${page}" is not among the files`)] : [],
+    typeof page === 'string' && !paths.has(page)
+      ? [problem(formatPath('manifest', [field]), 'page_missing', `${field} "${page}" is not among the files`)]
+      : [],
   );
 }
 
@@ -104,7 +124,12 @@ export function validateBundle(input: BundleInput): ValidBundle | InvalidBundle 
   if (!parsed.ok || problems.length > 0) return { ok: false, problems, warnings };
 
   const stored = files.decoded
-    .map((file) => ({ path: file.path, bytes: file.bytes, sha256: sha256Hex(file.bytes), contentType: fileTypeOf(file.path)?.contentType ?? 'application/octet-stream' }))
+    .map((file) => ({
+      path: file.path,
+      bytes: file.bytes,
+      sha256: sha256Hex(file.bytes),
+      contentType: fileTypeOf(file.path)?.contentType ?? 'application/octet-stream',
+    }))
     .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
   return {
     ok: true,

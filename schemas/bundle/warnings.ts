@@ -1,8 +1,8 @@
 // Deploy warnings: never blocking, returned next to the result (spec "Rules for B3").
 import { durationSeconds } from '../manifest/duration.ts';
-import { limitsAboveDefault, type Limits } from '../manifest/limits.ts';
-import { formatPath } from '../problems.ts';
+import { type Limits, limitsAboveDefault } from '../manifest/limits.ts';
 import type { Workflow } from '../manifest/workflow.ts';
+import { formatPath } from '../problems.ts';
 import type { FileAnalysis } from './analyze.ts';
 import { pollsForData } from './polling.ts';
 

@@ -27,7 +27,8 @@ const token = z
   })
   .superRefine((t, ctx) => {
     if (t.min >= t.max) custom(ctx, 'range_invalid', 'min must be below max', ['max']);
-    if (t.default !== undefined && (t.default < t.min || t.default > t.max)) custom(ctx, 'range_invalid', 'default must lie within [min, max]', ['default']);
+    if (t.default !== undefined && (t.default < t.min || t.default > t.max))
+      custom(ctx, 'range_invalid', 'default must lie within [min, max]', ['default']);
   });
 
 // Spec limit: at most 40 company-wide plus 20 personal improvements per app.
@@ -37,12 +38,27 @@ export const evolveSchema = z
   .strictObject({
     slots: z.array(slot).max(40).default([]),
     tokens: z.array(token).max(40).default([]),
-    baked: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/)).max(MAX_BAKED).default([]),
+    baked: z
+      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/))
+      .max(MAX_BAKED)
+      .default([]),
     model: z.string().min(1).max(64).optional(),
   })
   .superRefine((evolve, ctx) => {
-    rejectDuplicates(ctx, evolve.slots, (s) => [s.name, ...s.aliases], (i) => ['slots', i], 'slot name or alias');
-    rejectDuplicates(ctx, evolve.tokens, (t) => [t.name], (i) => ['tokens', i, 'name'], 'token');
+    rejectDuplicates(
+      ctx,
+      evolve.slots,
+      (s) => [s.name, ...s.aliases],
+      (i) => ['slots', i],
+      'slot name or alias',
+    );
+    rejectDuplicates(
+      ctx,
+      evolve.tokens,
+      (t) => [t.name],
+      (i) => ['tokens', i, 'name'],
+      'token',
+    );
   });
 
 export type Evolve = z.output<typeof evolveSchema>;

@@ -16,10 +16,18 @@ const inputParameter = z.strictObject({
 const WHERE_OPERATORS = ['eq', 'ne', 'in', 'nin', 'gt', 'gte', 'lt', 'lte', 'contains', 'startsWith', 'null'] as const;
 
 const operatorObject = z
-  .strictObject(Object.fromEntries(WHERE_OPERATORS.map((op) => [op, scalarOrList.optional()])) as Record<(typeof WHERE_OPERATORS)[number], z.ZodOptional<typeof scalarOrList>>)
+  .strictObject(
+    Object.fromEntries(WHERE_OPERATORS.map((op) => [op, scalarOrList.optional()])) as Record<
+      (typeof WHERE_OPERATORS)[number],
+      z.ZodOptional<typeof scalarOrList>
+    >,
+  )
   .refine((ops) => Object.keys(ops).length > 0, 'an operator object needs at least one operator');
 
-const sortKey = z.string().max(49).regex(/^-?[a-z][A-Za-z0-9_]*$/, 'must be a property name with an optional leading -');
+const sortKey = z
+  .string()
+  .max(49)
+  .regex(/^-?[a-z][A-Za-z0-9_]*$/, 'must be a property name with an optional leading -');
 
 const queryExportSchema = z.strictObject({
   name: identifier,
@@ -37,7 +45,15 @@ const queryExportSchema = z.strictObject({
 export const exportsSchema = z
   .array(queryExportSchema)
   .max(24)
-  .superRefine((items, ctx) => rejectDuplicates(ctx, items, (item) => [item.name], (i) => [i, 'name'], 'export name'))
+  .superRefine((items, ctx) =>
+    rejectDuplicates(
+      ctx,
+      items,
+      (item) => [item.name],
+      (i) => [i, 'name'],
+      'export name',
+    ),
+  )
   .default([]);
 
 export type QueryExport = z.output<typeof queryExportSchema>;

@@ -1,16 +1,24 @@
-export { CDN_HOSTS, LEGACY_MANIFEST_FILE_NAME, MANIFEST_FILE_NAME, MANIFEST_FILE_NAMES, manifestSchema, NAMESPACE_PATTERN, VERSION_PATTERN } from './manifest.ts';
-export { CELL_ID_PATTERN, SLUG_PATTERN } from './patterns.ts';
-export type { Manifest, ManifestInput } from './manifest.ts';
-export { parseManifest, salvageManifest } from './parse-manifest.ts';
-export type { ParseManifestResult } from './parse-manifest.ts';
-export { manifestJsonSchema } from './json-schema.ts';
-export { formatPath, issuesToProblems } from '../problems.ts';
 export type { Problem } from '../problems.ts';
-export { ACCEPTED_SDK_NAMES, LEGACY_SDK_NAMES, SDK_NAMES, normalizeSdkList, normalizeSdkName } from './sdk.ts';
-export type { AcceptedSdkName, SdkName } from './sdk.ts';
-export { LIMIT_DEFAULTS, LIMIT_MAXIMUMS, limitsAboveDefault } from './limits.ts';
-export type { Limits } from './limits.ts';
+export { formatPath, issuesToProblems } from '../problems.ts';
 export { durationSeconds } from './duration.ts';
 export type { Evolve } from './evolve.ts';
 export type { QueryExport } from './exports.ts';
+export { manifestJsonSchema } from './json-schema.ts';
+export type { Limits } from './limits.ts';
+export { LIMIT_DEFAULTS, LIMIT_MAXIMUMS, limitsAboveDefault } from './limits.ts';
+export type { Manifest, ManifestInput } from './manifest.ts';
+export {
+  CDN_HOSTS,
+  LEGACY_MANIFEST_FILE_NAME,
+  MANIFEST_FILE_NAME,
+  MANIFEST_FILE_NAMES,
+  manifestSchema,
+  NAMESPACE_PATTERN,
+  VERSION_PATTERN,
+} from './manifest.ts';
+export type { ParseManifestResult } from './parse-manifest.ts';
+export { parseManifest, salvageManifest } from './parse-manifest.ts';
+export { CELL_ID_PATTERN, SLUG_PATTERN } from './patterns.ts';
+export type { AcceptedSdkName, SdkName } from './sdk.ts';
+export { ACCEPTED_SDK_NAMES, LEGACY_SDK_NAMES, normalizeSdkList, normalizeSdkName, SDK_NAMES } from './sdk.ts';
 export type { Workflow, WorkflowStep } from './workflow.ts';

@@ -37,7 +37,9 @@ const fields = {
   description: z.string().max(2000).optional(),
   examples: z.array(z.string().min(2).max(120)).max(6).default([]),
   category: z.enum(['vision', 'voice', 'video', 'data', 'agent', 'general']).default('general'),
-  owner: z.strictObject({ department: z.string().min(1).max(40), team: z.string().max(40).optional(), contact: z.string().max(60).optional() }).optional(),
+  owner: z
+    .strictObject({ department: z.string().min(1).max(40), team: z.string().max(40).optional(), contact: z.string().max(60).optional() })
+    .optional(),
   namespace: z.string().regex(NAMESPACE_PATTERN, 'must be "public" or cell-<company id>').optional(),
   entry: page.nullable().default('index.html'),
   mcpUi: page.optional(),
@@ -84,7 +86,9 @@ const workflowNeedsSemantic = z.superRefine<z.output<z.ZodObject<Fields>>>(
   },
   {
     when: (payload) =>
-      payload.value !== null && typeof payload.value === 'object' && !payload.issues.some((issue) => ['sdk', 'workflow'].includes(String(issue.path?.[0]))),
+      payload.value !== null &&
+      typeof payload.value === 'object' &&
+      !payload.issues.some((issue) => ['sdk', 'workflow'].includes(String(issue.path?.[0]))),
   },
 );
 

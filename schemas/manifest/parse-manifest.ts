@@ -1,5 +1,5 @@
-import { manifestSchema, type Manifest } from './manifest.ts';
-import { issuesToProblems, problem, type Problem } from '../problems.ts';
+import { issuesToProblems, type Problem, problem } from '../problems.ts';
+import { type Manifest, manifestSchema } from './manifest.ts';
 
 export type ParseManifestResult = { ok: true; manifest: Manifest } | { ok: false; problems: Problem[] };
 

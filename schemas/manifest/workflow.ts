@@ -20,7 +20,10 @@ const textOrExpression = (max: number) => z.string().min(1).max(max);
 const common = {
   id: identifier,
   when: expression.optional(),
-  lane: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/).optional(),
+  lane: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/)
+    .optional(),
 };
 
 const useStep = z.strictObject({
@@ -48,11 +51,9 @@ const joinStep = z.strictObject({
   type: z.enum(['inner', 'left']).default('inner'),
 });
 
-const measure = z
-  .strictObject({ fn: z.enum(['count', 'sum', 'avg', 'min', 'max']), of: propertyName.optional() })
-  .superRefine((m, ctx) => {
-    if (m.fn !== 'count' && m.of === undefined) custom(ctx, 'measure_of_missing', `${m.fn} needs "of"`, ['of']);
-  });
+const measure = z.strictObject({ fn: z.enum(['count', 'sum', 'avg', 'min', 'max']), of: propertyName.optional() }).superRefine((m, ctx) => {
+  if (m.fn !== 'count' && m.of === undefined) custom(ctx, 'measure_of_missing', `${m.fn} needs "of"`, ['of']);
+});
 
 const summarizeStep = z.strictObject({
   ...common,
@@ -83,19 +84,36 @@ const notifyStep = z
     cooldown: duration('1m', '7d').default('6h'),
     dailyCap: z.number().int().min(1).max(LIMIT_MAXIMUMS.notificationsPerDay).default(LIMIT_DEFAULTS.notificationsPerDay),
   })
-  .superRefine((step, ctx) => rejectDuplicates(ctx, step.to, (email) => [email.toLowerCase()], (i) => ['to', i], 'recipient'));
+  .superRefine((step, ctx) =>
+    rejectDuplicates(
+      ctx,
+      step.to,
+      (email) => [email.toLowerCase()],
+      (i) => ['to', i],
+      'recipient',
+    ),
+  );
 
-const step = z.discriminatedUnion('kind', [useStep, z.discriminatedUnion('op', [perRowStep, joinStep, summarizeStep]), modelStep, notifyStep]);
+const step = z.discriminatedUnion('kind', [
+  useStep,
+  z.discriminatedUnion('op', [perRowStep, joinStep, summarizeStep]),
+  modelStep,
+  notifyStep,
+]);
 
 const DAY_SECONDS = 86400;
 
 const schedule = z
   .strictObject({
     every: duration('5m', '7d'),
-    at: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'must be a UTC time HH:MM').optional(),
+    at: z
+      .string()
+      .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, 'must be a UTC time HH:MM')
+      .optional(),
   })
   .superRefine((s, ctx) => {
-    if (s.at !== undefined && durationSeconds(s.every) !== DAY_SECONDS) custom(ctx, 'schedule_at_not_daily', '"at" is only allowed with every: 1d', ['at']);
+    if (s.at !== undefined && durationSeconds(s.every) !== DAY_SECONDS)
+      custom(ctx, 'schedule_at_not_daily', '"at" is only allowed with every: 1d', ['at']);
   });
 
 const trigger = z.strictObject({
@@ -116,7 +134,9 @@ function expressionsOf(value: unknown): string[] {
 function checkStepReferences(steps: readonly WorkflowStep[], ctx: z.core.$RefinementCtx): void {
   const earlier = new Set<string>();
   steps.forEach((s, index) => {
-    const referenced = new Set(expressionsOf(s).flatMap((text) => [...text.matchAll(/\bsteps\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '')));
+    const referenced = new Set(
+      expressionsOf(s).flatMap((text) => [...text.matchAll(/\bsteps\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1] ?? '')),
+    );
     for (const id of referenced) {
       if (!earlier.has(id)) custom(ctx, 'step_reference', `"steps.${id}" is not an earlier step`, ['steps', index]);
     }
@@ -130,7 +150,13 @@ export const workflowSchema = z
     steps: z.array(step).min(1).max(40),
   })
   .superRefine((workflow, ctx) => {
-    rejectDuplicates(ctx, workflow.steps, (s) => [s.id], (i) => ['steps', i, 'id'], 'step id');
+    rejectDuplicates(
+      ctx,
+      workflow.steps,
+      (s) => [s.id],
+      (i) => ['steps', i, 'id'],
+      'step id',
+    );
     checkStepReferences(workflow.steps, ctx);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
 import { fixtureRoutes } from '../support/fixture-routes.ts';
+import { bearer, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;

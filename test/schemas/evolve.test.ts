@@ -10,7 +10,12 @@ describe('evolve', () => {
   });
 
   it('accepts slots with aliases, tokens, baked improvements and a model', () => {
-    const evolve = { slots: [{ name: 'hero', aliases: ['banner'] }], tokens: [token({ default: 200, step: 5, unit: 'deg' })], baked: ['imp-1'], model: 'gpt-5' };
+    const evolve = {
+      slots: [{ name: 'hero', aliases: ['banner'] }],
+      tokens: [token({ default: 200, step: 5, unit: 'deg' })],
+      baked: ['imp-1'],
+      model: 'gpt-5',
+    };
     expect(parsed({ evolve }).evolve).toEqual({ ...evolve, slots: [{ name: 'hero', aliases: ['banner'] }] });
   });
 

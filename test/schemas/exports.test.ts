@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { expectProblemAt, parsed, problemsOf } from './manifest-helpers.ts';
 
-const query = (overrides: Record<string, unknown> = {}) => ({ name: 'open_orders', title: 'Open orders', kind: 'query', type: 'sales.Order', ...overrides });
+const query = (overrides: Record<string, unknown> = {}) => ({
+  name: 'open_orders',
+  title: 'Open orders',
+  kind: 'query',
+  type: 'sales.Order',
+  ...overrides,
+});
 const exportProblems = (overrides: Record<string, unknown>) => problemsOf({ exports: [query(overrides)] });
 
 describe('exports (query)', () => {
   it('fills defaults: description, input, where, select, sort, limit 200', () => {
-    expect(parsed({ exports: [query()] }).exports).toEqual([{ ...query(), description: '', input: {}, where: {}, select: [], sort: [], limit: 200 }]);
+    expect(parsed({ exports: [query()] }).exports).toEqual([
+      { ...query(), description: '', input: {}, where: {}, select: [], sort: [], limit: 200 },
+    ]);
   });
 
   it('accepts a complete query', () => {
@@ -23,9 +31,12 @@ describe('exports (query)', () => {
     expect(item?.where['amount']).toEqual({ gte: 10, lt: 1000 });
   });
 
-  it.each(['text', 'integer', 'real', 'numeric', 'boolean', 'date', 'timestamp', 'json', 'text[]', 'number[]'])('accepts input type %s', (type) => {
-    expect(exportProblems({ input: { p: { type } } })).toEqual([]);
-  });
+  it.each(['text', 'integer', 'real', 'numeric', 'boolean', 'date', 'timestamp', 'json', 'text[]', 'number[]'])(
+    'accepts input type %s',
+    (type) => {
+      expect(exportProblems({ input: { p: { type } } })).toEqual([]);
+    },
+  );
 
   it.each([
     ['manifest.exports[0].name', { name: 'Open' }],

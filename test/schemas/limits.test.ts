@@ -38,7 +38,11 @@ describe('limits', () => {
 
   it('limitsAboveDefault lists exactly the raised caps', () => {
     expect(limitsAboveDefault(parsed().limits)).toEqual([]);
-    expect(limitsAboveDefault(parsed({ limits: { dailyTokens: 1_000_000, requestsPerMinute: 31, worldCreditsPerDay: 1, monthlyBudgetUsd: 500 } }).limits)).toEqual([
+    expect(
+      limitsAboveDefault(
+        parsed({ limits: { dailyTokens: 1_000_000, requestsPerMinute: 31, worldCreditsPerDay: 1, monthlyBudgetUsd: 500 } }).limits,
+      ),
+    ).toEqual([
       { key: 'requestsPerMinute', value: 31, defaultValue: 30 },
       { key: 'worldCreditsPerDay', value: 1, defaultValue: 0 },
     ]);

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { parseManifest } from '../../schemas/manifest/parse-manifest.ts';
 import type { Manifest } from '../../schemas/manifest/manifest.ts';
+import { parseManifest } from '../../schemas/manifest/parse-manifest.ts';
 import type { Problem } from '../../schemas/problems.ts';
 
 /** Smallest valid manifest; tests add or override fields. */
@@ -21,5 +21,7 @@ export function problemsOf(overrides: Record<string, unknown>): Problem[] {
 
 /** Asserts that the problems include one at exactly `path` (and with `code` when given). */
 export function expectProblemAt(problems: readonly Problem[], path: string, code?: string): void {
-  expect(problems.map((p) => ({ path: p.path, code: p.code }))).toContainEqual(code === undefined ? expect.objectContaining({ path }) : { path, code });
+  expect(problems.map((p) => ({ path: p.path, code: p.code }))).toContainEqual(
+    code === undefined ? expect.objectContaining({ path }) : { path, code },
+  );
 }

@@ -45,7 +45,12 @@ describe('defaults', () => {
     });
   });
   it('fills defaults inside partially written objects', () => {
-    const manifest = parsed({ permissions: { camera: true }, auth: { access: 'restricted' }, semantic: { types: ['sales.Order'] }, limits: { dailyTokens: 5 } });
+    const manifest = parsed({
+      permissions: { camera: true },
+      auth: { access: 'restricted' },
+      semantic: { types: ['sales.Order'] },
+      limits: { dailyTokens: 5 },
+    });
     expect(manifest.permissions).toEqual({ camera: true, microphone: false });
     expect(manifest.auth).toEqual({ access: 'restricted', publicLink: 'signin' });
     expect(manifest.semantic).toEqual({ types: ['sales.Order'], actions: [], write: [] });
@@ -64,7 +69,10 @@ describe('parseManifest', () => {
     expect(result.ok).toBe(true);
   });
   it('reports malformed JSON text at the root', () => {
-    expect(parseManifest('{"slug":')).toEqual({ ok: false, problems: [expect.objectContaining({ path: 'manifest', code: 'malformed_json' })] });
+    expect(parseManifest('{"slug":')).toEqual({
+      ok: false,
+      problems: [expect.objectContaining({ path: 'manifest', code: 'malformed_json' })],
+    });
   });
   it('rejects a non-object at the root', () => {
     expect(parseManifest([])).toEqual({ ok: false, problems: [expect.objectContaining({ path: 'manifest', code: 'invalid_type' })] });
@@ -147,7 +155,11 @@ describe('list fields', () => {
     expectProblemAt(problemsOf({ owner: { team: 'a' } }), 'manifest.owner.department', 'invalid_type');
     expectProblemAt(problemsOf({ owner: { department: 'x'.repeat(41) } }), 'manifest.owner.department', 'too_big');
     expectProblemAt(problemsOf({ owner: { department: 'Sales', contact: 'x'.repeat(61) } }), 'manifest.owner.contact', 'too_big');
-    expect(parsed({ owner: { department: 'Sales', team: 'Ops', contact: 'ops@acme.example' } }).owner).toEqual({ department: 'Sales', team: 'Ops', contact: 'ops@acme.example' });
+    expect(parsed({ owner: { department: 'Sales', team: 'Ops', contact: 'ops@acme.example' } }).owner).toEqual({
+      department: 'Sales',
+      team: 'Ops',
+      contact: 'ops@acme.example',
+    });
   });
 
   it('storage is only {type: none}', () => {
@@ -162,7 +174,14 @@ describe('sdk', () => {
     expect(parsed({ sdk: ['improve', 'evolve', 'ui', 'semantic', 'data'] }).sdk).toEqual(['semantic', 'evolve', 'ui']);
   });
   it('keeps canonical names in canonical order', () => {
-    expect(parsed({ sdk: ['ui', 'modeling', 'vision', 'voice', 'video', 'model'] }).sdk).toEqual(['vision', 'voice', 'video', 'model', 'modeling', 'ui']);
+    expect(parsed({ sdk: ['ui', 'modeling', 'vision', 'voice', 'video', 'model'] }).sdk).toEqual([
+      'vision',
+      'voice',
+      'video',
+      'model',
+      'modeling',
+      'ui',
+    ]);
   });
   it('rejects unknown names with the item path and more than 15 items', () => {
     expectProblemAt(problemsOf({ sdk: ['semantic', 'camera'] }), 'manifest.sdk[1]', 'invalid_value');
@@ -173,7 +192,9 @@ describe('sdk', () => {
 
 describe('semantic', () => {
   it('accepts dotted names and *', () => {
-    expect(parsed({ semantic: { types: ['*'], actions: ['sales.Order.close'], write: ['a.b.c.d.e'] } }).semantic.write).toEqual(['a.b.c.d.e']);
+    expect(parsed({ semantic: { types: ['*'], actions: ['sales.Order.close'], write: ['a.b.c.d.e'] } }).semantic.write).toEqual([
+      'a.b.c.d.e',
+    ]);
   });
   it.each([
     [{ types: ['1abc'] }, 'manifest.semantic.types[0]'],

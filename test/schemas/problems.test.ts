@@ -36,6 +36,8 @@ describe('issuesToProblems', () => {
     expect(issues({ a: { b: 'x' }, c: 1 })).toEqual([expect.objectContaining({ path: 'root.a.b', code: 'invalid_type' })]);
   });
   it('reports a union of scalars at the union with the expected types', () => {
-    expect(issues({ a: 'x', c: true })).toEqual([{ path: 'root.c', code: 'invalid_type', message: 'Invalid input: expected string or number' }]);
+    expect(issues({ a: 'x', c: true })).toEqual([
+      { path: 'root.c', code: 'invalid_type', message: 'Invalid input: expected string or number' },
+    ]);
   });
 });

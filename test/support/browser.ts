@@ -70,7 +70,9 @@ function bundledChromium(): Promise<string> {
 
 async function unpack(): Promise<string> {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`@sparticuz/chromium ships a Linux x64 binary only; set SVC_CHROMIUM to a Chromium executable on ${process.platform} ${process.arch}`);
+    throw new Error(
+      `@sparticuz/chromium ships a Linux x64 binary only; set SVC_CHROMIUM to a Chromium executable on ${process.platform} ${process.arch}`,
+    );
   }
   const pkgDir = dirname(dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')));
   const { version } = JSON.parse(await readFile(join(pkgDir, 'package.json'), 'utf8')) as { version: string };

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { defineRoute } from '../../api/http/route.ts';
 import type { Db } from '../../domain/db/database.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { defineRoute } from '../../api/http/route.ts';
 
 // Routes that exist only in tests, to exercise the shared HTTP mechanisms
 // (validation, dry-run, error mapping, shutdown) before product routes use them.

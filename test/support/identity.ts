@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { type TestService, TEST_OPERATOR } from './service.ts';
+import { TEST_OPERATOR, type TestService } from './service.ts';
 
 // Builds companies and people through the real API, as an operator would.
 
@@ -69,7 +69,14 @@ export async function seedCompanies(svc: TestService) {
   await createOrganization(svc, op, 'cell-globex', 'Globex');
   const accounts: Record<keyof typeof CAST, string> = { dana: '', mo: '', multi: '', gus: '' };
   for (const [name, orgs] of Object.entries(CAST) as [keyof typeof CAST, (typeof CAST)[keyof typeof CAST]][]) {
-    accounts[name] = (await createUser(svc, op, name, orgs.map((o) => ({ ...o })))).id;
+    accounts[name] = (
+      await createUser(
+        svc,
+        op,
+        name,
+        orgs.map((o) => ({ ...o })),
+      )
+    ).id;
   }
   return { op, accounts };
 }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { TestProject } from 'vitest/node';
 import { connectDatabase } from '../../domain/db/connect.ts';
-import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
 import { migrateToLatest } from '../../domain/db/migrate.ts';
+import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
 import { TEMPLATE_DATABASE, urlFor } from './postgres-urls.ts';
 
 declare module 'vitest' {

@@ -14,7 +14,11 @@ export interface StartedProcess {
 }
 
 /** Spawns `node main.ts <args>` and resolves once its output matches `ready`. */
-export function startProcess(args: string[], env: Record<string, string>, ready = /svc listening on (http:\/\/\S+)/): Promise<StartedProcess> {
+export function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready = /svc listening on (http:\/\/\S+)/,
+): Promise<StartedProcess> {
   const child = spawn(process.execPath, [ENTRY, ...args], {
     env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { loadConfig } from '../../config.ts';
 import type { AnyRoute } from '../../api/http/route.ts';
 import { routes as productRoutes } from '../../api/routes.ts';
+import { loadConfig } from '../../config.ts';
 import { type Role, type RunningService, startService } from '../../service.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
@@ -10,7 +10,11 @@ export interface TestService extends RunningService {
   database: TestDatabase;
   /** Every log line the service wrote, parsed. */
   logs: Record<string, unknown>[];
-  call(method: string, path: string, init?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<TestResponse>;
+  call(
+    method: string,
+    path: string,
+    init?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
   close(): Promise<void>;
 }
 

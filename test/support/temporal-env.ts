@@ -1,9 +1,10 @@
 // One way to get a TestWorkflowEnvironment for tests. By default it runs our embedded server
 // (@svc/temporal-dev) through the SDK's `existing-path` launcher; with
 // SVC_TEMPORAL_TEST_SERVER=download it uses the official downloaded servers instead (needs internet).
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { defineSearchAttributeKey } from '@temporalio/common';
+
 import { temporalDevExecutable } from '@svc/temporal-dev';
+import type { defineSearchAttributeKey } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 
 export type TemporalEnvFlavour = 'local' | 'time-skipping';
 

@@ -1,6 +1,6 @@
+import { startTemporalDevServer, type TemporalDevServer } from '@svc/temporal-dev';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTemporalDevServer, type TemporalDevServer } from '@svc/temporal-dev';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // With TEMPORAL_ADDRESS set the service starts no server of its own and uses that cluster's namespace.
@@ -34,6 +34,8 @@ describe('TEMPORAL_ADDRESS', () => {
     const { startService } = await import('../../service.ts');
     const { pino } = await import('pino');
     const config = loadConfig({ PORT: '0', DATABASE_URL: svc.database.url, TEMPORAL_ADDRESS: '127.0.0.1:1' });
-    await expect(startService(config, { logger: pino({ level: 'silent' }), role: 'worker' })).rejects.toThrow(/cannot reach Temporal at 127\.0\.0\.1:1/);
+    await expect(startService(config, { logger: pino({ level: 'silent' }), role: 'worker' })).rejects.toThrow(
+      /cannot reach Temporal at 127\.0\.0\.1:1/,
+    );
   }, 60_000);
 });

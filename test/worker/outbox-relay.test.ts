@@ -1,8 +1,8 @@
+import { startTemporalDevServer, type TemporalDevServer } from '@svc/temporal-dev';
 import { Client, Connection } from '@temporalio/client';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '@svc/temporal-dev';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { deviceLoginWorkflowId } from '../../worker/shared.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -34,8 +34,15 @@ const status = (id: string) =>
   client.workflow
     .getHandle(deviceLoginWorkflowId(id))
     .describe()
-    .then((d) => d.status.name, () => 'not started');
-const startEvent = (id: string) => ({ topic: 'device-login.started' as const, key: id, payload: { expiresAt: new Date(Date.now() + 600_000).toISOString() } });
+    .then(
+      (d) => d.status.name,
+      () => 'not started',
+    );
+const startEvent = (id: string) => ({
+  topic: 'device-login.started' as const,
+  key: id,
+  payload: { expiresAt: new Date(Date.now() + 600_000).toISOString() },
+});
 
 describe('outbox relay', () => {
   it('delivers nothing of a rolled-back transaction, and each committed intent once, in order', async () => {
@@ -88,7 +95,11 @@ describe('outbox relay', () => {
   it('starts the workflow after a restart when the process died between commit and delivery', async () => {
     // An API process commits the device login and its intent, then is killed before anything delivers it.
     const api = await startProcess(['api'], { DATABASE_URL: database.url });
-    const res = await fetch(`${api.ready}/api/v1/developer/device-codes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${api.ready}/api/v1/developer/device-codes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(201);
     api.child.kill('SIGKILL');
     await api.exited;

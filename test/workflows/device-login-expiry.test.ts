@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from '../../worker/shared.ts';

@@ -17,12 +17,23 @@ afterAll(() => svc.close());
 /** The expiry workflow of a device login, once the relay has started it. */
 async function startedWorkflow(userCode: string) {
   const handle = svc.temporal!.client.workflow.getHandle(deviceLoginWorkflowId(await deviceLoginId(userCode)));
-  await expect.poll(() => handle.describe().then((d) => d.status.name, () => 'not started')).toBe('RUNNING');
+  await expect
+    .poll(() =>
+      handle.describe().then(
+        (d) => d.status.name,
+        () => 'not started',
+      ),
+    )
+    .toBe('RUNNING');
   return handle;
 }
 
 async function deviceLoginId(userCode: string): Promise<string> {
-  const row = await svc.database.db.selectFrom('device_logins').select('id').where('user_code', '=', userCode.replace('-', '')).executeTakeFirstOrThrow();
+  const row = await svc.database.db
+    .selectFrom('device_logins')
+    .select('id')
+    .where('user_code', '=', userCode.replace('-', ''))
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -32,7 +43,10 @@ describe('device login on Temporal', () => {
     const handle = await startedWorkflow(d.userCode);
 
     const cookie = await signIn(svc, 'dana');
-    await svc.call('POST', '/api/v1/developer/device-codes/decision', { body: { userCode: d.userCode, decision: 'approve' }, headers: browser(cookie, svc) });
+    await svc.call('POST', '/api/v1/developer/device-codes/decision', {
+      body: { userCode: d.userCode, decision: 'approve' },
+      headers: browser(cookie, svc),
+    });
     const key = await svc.call('POST', '/api/v1/developer/device-tokens', { body: { deviceCode: d.deviceCode } });
     expect(key.status).toBe(201);
     expect(await handle.result()).toBe('redeemed');
@@ -42,7 +56,10 @@ describe('device login on Temporal', () => {
     const d = (await svc.call('POST', '/api/v1/developer/device-codes', { body: {} })).body.data;
     const handle = await startedWorkflow(d.userCode);
     const cookie = await signIn(svc, 'dana');
-    await svc.call('POST', '/api/v1/developer/device-codes/decision', { body: { userCode: d.userCode, decision: 'deny' }, headers: browser(cookie, svc) });
+    await svc.call('POST', '/api/v1/developer/device-codes/decision', {
+      body: { userCode: d.userCode, decision: 'deny' },
+      headers: browser(cookie, svc),
+    });
     expect(await handle.result()).toBe('denied');
 
     const before = await svc.temporal!.client.workflow.count('WorkflowType = "deviceLoginExpiry"');

@@ -71,9 +71,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('device_code_hash', 'bytea', (c) => c.notNull().unique())
     .addColumn('user_code', 'text', (c) => c.notNull())
     .addColumn('client_name', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) =>
-      c.notNull().check(sql`status IN ('pending', 'approved', 'denied', 'expired', 'consumed')`),
-    )
+    .addColumn('status', 'text', (c) => c.notNull().check(sql`status IN ('pending', 'approved', 'denied', 'expired', 'consumed')`))
     .addColumn('interval_seconds', 'integer', (c) => c.notNull())
     .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
     .addColumn('last_polled_at', 'timestamptz')

@@ -74,7 +74,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   await sql`ALTER TABLE apps ADD CONSTRAINT apps_test_version FOREIGN KEY (test_version_id) REFERENCES app_versions(id)`.execute(db);
-  await sql`ALTER TABLE apps ADD CONSTRAINT apps_production_version FOREIGN KEY (production_version_id) REFERENCES app_versions(id)`.execute(db);
+  await sql`ALTER TABLE apps ADD CONSTRAINT apps_production_version FOREIGN KEY (production_version_id) REFERENCES app_versions(id)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -2,18 +2,18 @@
 // with details, cancellation through heartbeats, and retry after a worker crash.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, existsSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompleteAsyncError, Context } from '@temporalio/activity';
+import type { ActivityOptions } from '@temporalio/common';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { ActivityOptions } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes, eventually, type Suite, setupSuite, teardownSuite } from './helpers.ts';
 import { cancelActivityAfter, runActivity } from './workflows/index.ts';
-import { eventTypes, eventually, setupSuite, teardownSuite, type Suite } from './helpers.ts';
 
 const attemptsSeen = new Map<string, number[]>();
 /** Activities left for the test to complete asynchronously, by a key the test chooses. */
@@ -82,7 +82,10 @@ describe('retries', () => {
   });
 
   it('gives up after maximum attempts with the last failure', async () => {
-    const outcome = await run('flaky', { startToCloseTimeout: '5s', retry: { initialInterval: '10ms', maximumAttempts: 3 } }, [randomUUID(), 10]);
+    const outcome = await run('flaky', { startToCloseTimeout: '5s', retry: { initialInterval: '10ms', maximumAttempts: 3 } }, [
+      randomUUID(),
+      10,
+    ]);
     expect(outcome).toMatchObject({ cause: 'fail attempt 3', retryState: 'MAXIMUM_ATTEMPTS_REACHED' });
   });
 
@@ -124,7 +127,11 @@ describe('timeouts', () => {
   });
 
   it('times out schedule-to-start when no worker polls the queue', async () => {
-    const outcome = await run('stall', { taskQueue: `nobody-${randomUUID()}`, scheduleToStartTimeout: '300ms', startToCloseTimeout: '5s' }, [1]);
+    const outcome = await run(
+      'stall',
+      { taskQueue: `nobody-${randomUUID()}`, scheduleToStartTimeout: '300ms', startToCloseTimeout: '5s' },
+      [1],
+    );
     expect(outcome).toMatchObject({ timeoutType: 'SCHEDULE_TO_START' });
   });
 

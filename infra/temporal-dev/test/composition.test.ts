@@ -1,28 +1,28 @@
 // Child workflows, external signal/cancel, local activities, memo and search attributes, visibility.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowFailedError } from '@temporalio/client';
+import type { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes, eventually, grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
 import {
+  addSignal,
   CustomInt,
   CustomKeyword,
-  addSignal,
   cancelOther,
   cancelTimer,
-  parentCancellingChild,
-  parentWithPolicy,
   collect,
   greeting,
   localGreeting,
   longLocalActivity,
   parent,
+  parentCancellingChild,
   parentLeavingChild,
   parentOfFailing,
+  parentWithPolicy,
   signalOther,
   upserter,
   waitForever,
 } from './workflows/index.ts';
-import { eventTypes, eventually, grpcError, setupSuite, teardownSuite, type Suite } from './helpers.ts';
 
 let s: Suite;
 beforeAll(async () => {
@@ -163,7 +163,8 @@ describe('memo, search attributes and visibility', () => {
     expect(await count(`WorkflowId = '${done.workflowId}' AND CloseTime > '${before}'`)).toBe(1);
 
     const listed = [];
-    for await (const wf of s.env.client.workflow.list({ query: `WorkflowType = 'collect' AND ExecutionStatus = 'Running'` })) listed.push(wf);
+    for await (const wf of s.env.client.workflow.list({ query: `WorkflowType = 'collect' AND ExecutionStatus = 'Running'` }))
+      listed.push(wf);
     expect(listed.map((w) => w.workflowId)).toContain(running.workflowId);
     expect(listed.every((w) => w.type === 'collect' && w.status.name === 'RUNNING')).toBe(true);
 
@@ -177,7 +178,8 @@ describe('memo, search attributes and visibility', () => {
 
   it('pages through list results', async () => {
     const prefix = `page-${randomUUID()}`;
-    for (let i = 0; i < 5; i++) await s.env.client.workflow.start(collect, { taskQueue: s.taskQueue, workflowId: `${prefix}-${i}`, args: [1] });
+    for (let i = 0; i < 5; i++)
+      await s.env.client.workflow.start(collect, { taskQueue: s.taskQueue, workflowId: `${prefix}-${i}`, args: [1] });
     const svc = s.env.client.workflowService;
     const ids: string[] = [];
     let nextPageToken: Uint8Array | undefined;

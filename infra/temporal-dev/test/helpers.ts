@@ -1,9 +1,9 @@
 // Shared plumbing for the temporal-dev conformance suite: one environment, one workflow bundle
 // and one background worker per test file.
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
 import { createTemporalEnv, type TemporalEnvFlavour, type TemporalEnvOptions } from './temporal-env.ts';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));

@@ -1,11 +1,27 @@
 // Workflow lifecycle RPCs driven through the official SDK client and worker.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TerminatedFailure, TimeoutFailure, defaultPayloadConverter } from '@temporalio/common';
-import { addSignal, addUpdate, collect, countdown, failFirstAttempt, failing, greeting, itemsQuery, failingQuery, waitForever } from './workflows/index.ts';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, defaultPayloadConverter, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { eventTypes, setupSuite, teardownSuite, type Suite } from './helpers.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes, type Suite, setupSuite, teardownSuite } from './helpers.ts';
+import {
+  addSignal,
+  addUpdate,
+  collect,
+  countdown,
+  failFirstAttempt,
+  failing,
+  failingQuery,
+  greeting,
+  itemsQuery,
+  waitForever,
+} from './workflows/index.ts';
 
 let s: Suite;
 beforeAll(async () => {

@@ -1,13 +1,13 @@
 // Service-level behaviour: system info, namespaces, and error statuses for unsupported or bad calls.
 import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { NamespaceNotFoundError } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { startTemporalDevServer } from '../index.ts';
+import { grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
 import { usesDownloadedServer } from './temporal-env.ts';
-import { NamespaceNotFoundError } from '@temporalio/common';
 import { greeting } from './workflows/index.ts';
-import { grpcError, setupSuite, startWorker, teardownSuite, type Suite } from './helpers.ts';
 
 let s: Suite;
 beforeAll(async () => {
@@ -90,7 +90,12 @@ describe('errors', () => {
   it('answers INVALID_ARGUMENT with the reason for malformed requests', async () => {
     const svc = s.env.client.workflowService;
     const missingId = await grpcError(
-      svc.startWorkflowExecution({ namespace: 'default', workflowType: { name: 'greeting' }, taskQueue: { name: 'q' }, requestId: randomUUID() }),
+      svc.startWorkflowExecution({
+        namespace: 'default',
+        workflowType: { name: 'greeting' },
+        taskQueue: { name: 'q' },
+        requestId: randomUUID(),
+      }),
     );
     expect(missingId).toMatchObject({ code: 3, details: expect.stringMatching(/WorkflowId/) });
     const badToken = await grpcError(svc.respondActivityTaskCompleted({ namespace: 'default', taskToken: Buffer.from('not a token') }));
@@ -100,7 +105,10 @@ describe('errors', () => {
   it('answers NOT_FOUND for unknown executions', async () => {
     await expect(s.env.client.workflow.getHandle(`missing-${randomUUID()}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
     const raw = await grpcError(
-      s.env.client.workflowService.describeWorkflowExecution({ namespace: 'default', execution: { workflowId: `missing-${randomUUID()}` } }),
+      s.env.client.workflowService.describeWorkflowExecution({
+        namespace: 'default',
+        execution: { workflowId: `missing-${randomUUID()}` },
+      }),
     );
     expect(raw.code).toBe(5);
   });

@@ -2,8 +2,9 @@
 // the SDK's `existing-path` launcher (bin/temporal-dev); with SVC_TEMPORAL_TEST_SERVER=download it
 // uses the official downloaded servers instead (needs internet), to run the same tests against
 // real Temporal.
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+
 import type { defineSearchAttributeKey } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporalDevExecutable } from '../index.ts';
 
 export type TemporalEnvFlavour = 'local' | 'time-skipping';

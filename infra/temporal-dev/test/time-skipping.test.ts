@@ -1,12 +1,12 @@
 // The time-skipping flavour (TestWorkflowEnvironment.createTimeSkipping on our server).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowFailedError } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
+import { WorkflowFailedError } from '@temporalio/client';
 import { TimeoutFailure } from '@temporalio/common';
-import { runActivity, sleeper, timerVersusActivity, waitForever } from './workflows/index.ts';
-import { setupSuite, teardownSuite, type Suite } from './helpers.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Suite, setupSuite, teardownSuite } from './helpers.ts';
 import { usesDownloadedServer } from './temporal-env.ts';
+import { runActivity, sleeper, timerVersusActivity, waitForever } from './workflows/index.ts';
 
 const DAY = 24 * 3600_000;
 const scheduledAt = new Map<string, number[]>();
@@ -83,13 +83,21 @@ describe('time skipping', () => {
     const outcome = await s.env.client.workflow.execute(runActivity, {
       taskQueue: s.taskQueue,
       workflowId: wid(),
-      args: ['flaky', { scheduleToCloseTimeout: '3 days', startToCloseTimeout: '1 minute', retry: { initialInterval: '1 day' } }, [randomUUID(), 100]],
+      args: [
+        'flaky',
+        { scheduleToCloseTimeout: '3 days', startToCloseTimeout: '1 minute', retry: { initialInterval: '1 day' } },
+        [randomUUID(), 100],
+      ],
     });
     expect(outcome).toMatchObject({ cause: 'fail attempt 2', retryState: 'TIMEOUT' });
   });
 
   it('does not skip time while an activity is running', async () => {
-    const winner = await s.env.client.workflow.execute(timerVersusActivity, { taskQueue: s.taskQueue, workflowId: wid(), args: [3600_000] });
+    const winner = await s.env.client.workflow.execute(timerVersusActivity, {
+      taskQueue: s.taskQueue,
+      workflowId: wid(),
+      args: [3600_000],
+    });
     expect(winner).toBe('activity');
   });
 

@@ -2,14 +2,14 @@
 // timeouts, buffered events, queries during an in-flight task and signals racing a completion.
 // Some tests play a misbehaving worker with raw SDK service calls before a real Worker takes over.
 import { randomUUID } from 'node:crypto';
-import { msToTs } from '@temporalio/common/lib/time.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
-import { addSignal, collect, itemsQuery } from './workflows/index.ts';
-import { eventTypes, startWorker, type RunningWorker } from './helpers.ts';
-import { createTemporalEnv, usesDownloadedServer } from './temporal-env.ts';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes, type RunningWorker, startWorker } from './helpers.ts';
+import { createTemporalEnv, usesDownloadedServer } from './temporal-env.ts';
+import { addSignal, collect, itemsQuery } from './workflows/index.ts';
 
 const { CommandType, TaskQueueKind, WorkflowTaskFailedCause } = temporal.api.enums.v1;
 
@@ -70,7 +70,9 @@ describe('worker restart', () => {
     // The old worker's sticky queue is released at shutdown, so no sticky timeout is waited out.
     expect(Date.now() - started).toBeLessThan(5000);
     const events = (await handle.fetchHistory()).events ?? [];
-    const identities = events.filter((e) => e.workflowTaskStartedEventAttributes).map((e) => e.workflowTaskStartedEventAttributes!.identity);
+    const identities = events
+      .filter((e) => e.workflowTaskStartedEventAttributes)
+      .map((e) => e.workflowTaskStartedEventAttributes!.identity);
     expect(identities[0]).toBe('worker-1');
     expect(identities.at(-1)).toBe('worker-2');
   });
@@ -96,8 +98,12 @@ describe('worker restart', () => {
     if (usesDownloadedServer()) return;
     const events = (await handle.fetchHistory()).events ?? [];
     const timedOut = events.find((e) => e.workflowTaskTimedOutEventAttributes);
-    expect(timedOut?.workflowTaskTimedOutEventAttributes?.timeoutType).toBe(temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START);
-    const scheduled = events.filter((e) => e.workflowTaskScheduledEventAttributes).map((e) => e.workflowTaskScheduledEventAttributes!.taskQueue!.kind);
+    expect(timedOut?.workflowTaskTimedOutEventAttributes?.timeoutType).toBe(
+      temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+    );
+    const scheduled = events
+      .filter((e) => e.workflowTaskScheduledEventAttributes)
+      .map((e) => e.workflowTaskScheduledEventAttributes!.taskQueue!.kind);
     expect(scheduled).toEqual([
       TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
       TaskQueueKind.TASK_QUEUE_KIND_STICKY,
@@ -120,7 +126,9 @@ describe('long polls', () => {
     await abandoned;
     const started = Date.now();
     // Were the cancelled poll still registered, it would swallow this task until its 10 s timeout.
-    const result = await withWorker(taskQueue, () => env.client.workflow.execute(collect, { taskQueue, workflowId: queue('cp'), args: [0] }));
+    const result = await withWorker(taskQueue, () =>
+      env.client.workflow.execute(collect, { taskQueue, workflowId: queue('cp'), args: [0] }),
+    );
     expect(result).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5000);
   });
@@ -143,7 +151,9 @@ describe('workflow task failures and timeouts', () => {
     const events = (await handle.fetchHistory()).events ?? [];
     const failed = events.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes;
     expect(failed?.failure?.message).toBe('raw worker failed');
-    const attempts = events.filter((e) => e.workflowTaskScheduledEventAttributes).map((e) => e.workflowTaskScheduledEventAttributes!.attempt);
+    const attempts = events
+      .filter((e) => e.workflowTaskScheduledEventAttributes)
+      .map((e) => e.workflowTaskScheduledEventAttributes!.attempt);
     expect(attempts.slice(0, 2)).toEqual([1, 2]);
   });
 

@@ -36,19 +36,31 @@ describe('authorization of operator endpoints', () => {
   it('accepts an operator’s web session, with the same-origin guard on writes', async () => {
     const cookie = await signIn(svc, TEST_OPERATOR.login, TEST_OPERATOR.password);
     expect((await svc.call('GET', '/api/v1/admin/users', { headers: { cookie } })).status).toBe(200);
-    const cross = await svc.call('POST', '/api/v1/admin/organizations', { body: { cellId: 'cell-web', name: 'W' }, headers: { cookie, origin: 'https://evil.example' } });
+    const cross = await svc.call('POST', '/api/v1/admin/organizations', {
+      body: { cellId: 'cell-web', name: 'W' },
+      headers: { cookie, origin: 'https://evil.example' },
+    });
     expect([cross.status, cross.body.error.code]).toEqual([403, 'forbidden']);
-    const same = await svc.call('POST', '/api/v1/admin/organizations', { body: { cellId: 'cell-web', name: 'W' }, headers: browser(cookie, svc) });
+    const same = await svc.call('POST', '/api/v1/admin/organizations', {
+      body: { cellId: 'cell-web', name: 'W' },
+      headers: browser(cookie, svc),
+    });
     expect(same.status).toBe(201);
   });
 });
 
 describe('organizations', () => {
   it('creates one, refuses a duplicate and a bad cell id, reads it by cell id or id with its members', async () => {
-    const created = await svc.call('POST', '/api/v1/admin/organizations', { body: { cellId: 'cell-initech', name: 'Initech' }, headers: bearer(op) });
+    const created = await svc.call('POST', '/api/v1/admin/organizations', {
+      body: { cellId: 'cell-initech', name: 'Initech' },
+      headers: bearer(op),
+    });
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ cellId: 'cell-initech', name: 'Initech', members: [] });
-    const dup = await svc.call('POST', '/api/v1/admin/organizations', { body: { cellId: 'cell-initech', name: 'Again' }, headers: bearer(op) });
+    const dup = await svc.call('POST', '/api/v1/admin/organizations', {
+      body: { cellId: 'cell-initech', name: 'Again' },
+      headers: bearer(op),
+    });
     expect([dup.status, dup.body.error.code]).toEqual([409, 'conflict']);
     const bad = await svc.call('POST', '/api/v1/admin/organizations', { body: { cellId: 'Initech', name: 'x' }, headers: bearer(op) });
     expect(bad.body.error.details.problems[0].path).toBe('cellId');
@@ -86,9 +98,15 @@ describe('users', () => {
   });
 
   it('refuses duplicate usernames and emails case-insensitively, unknown organizations, weak passwords', async () => {
-    const dupName = await svc.call('POST', '/api/v1/admin/users', { body: { username: 'DANA', email: 'other@example.com' }, headers: bearer(op) });
+    const dupName = await svc.call('POST', '/api/v1/admin/users', {
+      body: { username: 'DANA', email: 'other@example.com' },
+      headers: bearer(op),
+    });
     expect([dupName.status, dupName.body.error.details]).toEqual([409, { field: 'username' }]);
-    const dupMail = await svc.call('POST', '/api/v1/admin/users', { body: { username: 'dana2', email: 'DANA@example.com' }, headers: bearer(op) });
+    const dupMail = await svc.call('POST', '/api/v1/admin/users', {
+      body: { username: 'dana2', email: 'DANA@example.com' },
+      headers: bearer(op),
+    });
     expect([dupMail.status, dupMail.body.error.details]).toEqual([409, { field: 'email' }]);
     const org = await svc.call('POST', '/api/v1/admin/users', {
       body: { username: 'orphan', email: 'orphan@example.com', licenses: [{ cellId: 'cell-nowhere', role: 'member' }] },
@@ -96,14 +114,22 @@ describe('users', () => {
     });
     expect([org.status, org.body.error.code]).toEqual([404, 'organization_not_found']);
     expect((await svc.call('GET', '/api/v1/admin/users?q=orphan', { headers: bearer(op) })).body.data.users).toEqual([]);
-    const weak = await svc.call('POST', '/api/v1/admin/users', { body: { username: 'weak', email: 'weak@example.com', password: 'short' }, headers: bearer(op) });
+    const weak = await svc.call('POST', '/api/v1/admin/users', {
+      body: { username: 'weak', email: 'weak@example.com', password: 'short' },
+      headers: bearer(op),
+    });
     expect(weak.body.error.details.problems).toEqual([{ path: 'password', code: 'too_small', message: 'at least 12 characters' }]);
   });
 
   it('a dry run of user creation changes nothing', async () => {
     const before = await snapshotDatabase(svc.database.db);
     const res = await svc.call('POST', '/api/v1/admin/users', {
-      body: { username: 'ghost', email: 'ghost@example.com', password: 'long-enough-password', licenses: [{ cellId: 'cell-acme', role: 'developer' }] },
+      body: {
+        username: 'ghost',
+        email: 'ghost@example.com',
+        password: 'long-enough-password',
+        licenses: [{ cellId: 'cell-acme', role: 'developer' }],
+      },
       headers: { ...bearer(op), 'x-svc-dry-run': 'true' },
     });
     expect(res.status).toBe(202);
@@ -126,15 +152,24 @@ describe('users', () => {
 
   it('changes licenses with PUT and removes them idempotently with DELETE', async () => {
     const user = await createUser(svc, op, 'mover', []);
-    const put = await svc.call('PUT', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, { body: { role: 'developer', admin: true }, headers: bearer(op) });
+    const put = await svc.call('PUT', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, {
+      body: { role: 'developer', admin: true },
+      headers: bearer(op),
+    });
     expect(put.body.data).toMatchObject({ created: true, licenses: [{ cellId: 'cell-acme', role: 'developer', admin: true }] });
-    const change = await svc.call('PUT', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, { body: { role: 'member' }, headers: bearer(op) });
+    const change = await svc.call('PUT', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, {
+      body: { role: 'member' },
+      headers: bearer(op),
+    });
     expect(change.body.data).toMatchObject({ created: false, licenses: [{ role: 'member', admin: false }] });
     const del = await svc.call('DELETE', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, { headers: bearer(op) });
     expect(del.body.data).toMatchObject({ removed: true, licenses: [] });
     const again = await svc.call('DELETE', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, { headers: bearer(op) });
     expect(again.body.data.removed).toBe(false);
-    const unknown = await svc.call('PUT', '/api/v1/admin/users/acc_000000000000000/organizations/cell-acme', { body: { role: 'member' }, headers: bearer(op) });
+    const unknown = await svc.call('PUT', '/api/v1/admin/users/acc_000000000000000/organizations/cell-acme', {
+      body: { role: 'member' },
+      headers: bearer(op),
+    });
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'user_not_found']);
   });
 
@@ -153,7 +188,9 @@ describe('users', () => {
     expect(res.body.data.status).toBe('disabled');
     expect((await svc.call('GET', '/api/v1/web/session', { headers: { cookie } })).body.error.code).toBe('invalid_session');
 
-    const pending = (await svc.call('POST', '/api/v1/admin/users', { body: { username: 'pend', email: 'pend@example.com' }, headers: bearer(op) })).body.data;
+    const pending = (
+      await svc.call('POST', '/api/v1/admin/users', { body: { username: 'pend', email: 'pend@example.com' }, headers: bearer(op) })
+    ).body.data;
     const noPassword = await svc.call('PATCH', `/api/v1/admin/users/${pending.id}`, { body: { status: 'active' }, headers: bearer(op) });
     expect(noPassword.body.error.details.problems[0].path).toBe('password');
     const withPassword = await svc.call('PATCH', `/api/v1/admin/users/${pending.id}`, {

@@ -23,7 +23,10 @@ beforeEach(() => resetRateLimits(svc));
 async function appWith(...versions: string[]): Promise<string> {
   const slug = `app-${++slugCounter}`;
   for (const v of versions) {
-    const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/versions`, { body: bundle(slug, v), headers: bearer(dev) });
+    const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/versions`, {
+      body: bundle(slug, v),
+      headers: bearer(dev),
+    });
     expect(res.status).toBe(201);
   }
   return slug;
@@ -72,7 +75,9 @@ describe('channels and the update status table', () => {
     expect(back.body.data).toMatchObject({ action: 'rollback', from: '1.1.0', to: '1.0.0' });
     expect(await statuses(slug)).toEqual({ '1.0.0': 'live', '1.1.0': 'rolled_back' });
     const app = (await svc.call('GET', `/api/v1/developer/apps/cell-acme/${slug}`, { headers: bearer(dev) })).body.data;
-    const releases = app.releases.map((r: { channel: string; action: string; from: string | null; to: string }) => `${r.channel}:${r.action}:${r.from}->${r.to}`);
+    const releases = app.releases.map(
+      (r: { channel: string; action: string; from: string | null; to: string }) => `${r.channel}:${r.action}:${r.from}->${r.to}`,
+    );
     expect(releases).toEqual([
       'test:enter_test:null->1.0.0',
       'production:publish:null->1.0.0',
@@ -117,7 +122,10 @@ describe('channels and the update status table', () => {
 
   it('a dry run of a promotion changes nothing', async () => {
     const slug = await appWith('1.0.0');
-    const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/test`, { body: {}, headers: { ...bearer(dev), 'x-svc-dry-run': 'true' } });
+    const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/test`, {
+      body: {},
+      headers: { ...bearer(dev), 'x-svc-dry-run': 'true' },
+    });
     expect(res.status).toBe(202);
     expect(res.body.data.plan).toMatchObject({ action: 'enter_test', to: '1.0.0' });
     expect(await statuses(slug)).toEqual({ '1.0.0': 'untested' });
@@ -126,12 +134,18 @@ describe('channels and the update status table', () => {
   it('re-checks on every production call that the key owner is still a developer', async () => {
     const slug = await appWith('1.0.0');
     await promote(slug, 'test');
-    await svc.call('PUT', `/api/v1/admin/users/${devAccount.id}/organizations/cell-acme`, { body: { role: 'member' }, headers: bearer(op) });
+    await svc.call('PUT', `/api/v1/admin/users/${devAccount.id}/organizations/cell-acme`, {
+      body: { role: 'member' },
+      headers: bearer(op),
+    });
     try {
       const res = await promote(slug, 'production');
       expect([res.status, res.body.error.code]).toEqual([403, 'forbidden']);
     } finally {
-      await svc.call('PUT', `/api/v1/admin/users/${devAccount.id}/organizations/cell-acme`, { body: { role: 'developer' }, headers: bearer(op) });
+      await svc.call('PUT', `/api/v1/admin/users/${devAccount.id}/organizations/cell-acme`, {
+        body: { role: 'developer' },
+        headers: bearer(op),
+      });
     }
     expect((await promote(slug, 'production')).status).toBe(200);
   });

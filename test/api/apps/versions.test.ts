@@ -28,7 +28,13 @@ describe('POST /api/v1/developer/apps/{namespace}/{slug}/versions', () => {
   it('creates the app with its first version (201), build #1, untested', async () => {
     const res = await upload(dev, 'cell-acme', 'hello', bundle('hello', '1.0.0'));
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ app: { namespace: 'cell-acme', slug: 'hello' }, version: '1.0.0', build: 1, buildLabel: '#1', created: true });
+    expect(res.body.data).toMatchObject({
+      app: { namespace: 'cell-acme', slug: 'hello' },
+      version: '1.0.0',
+      build: 1,
+      buildLabel: '#1',
+      created: true,
+    });
     expect(res.body.data.digest).toMatch(/^[0-9a-f]{64}$/);
     const app = await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello', { headers: bearer(dev) });
     expect(app.body.data.versions).toMatchObject([{ version: '1.0.0', build: 1, status: 'untested', tested: false, fileCount: 2 }]);
@@ -63,7 +69,9 @@ describe('POST /api/v1/developer/apps/{namespace}/{slug}/versions', () => {
     const body = bundle('racer', '1.0.0');
     const results = await Promise.all(Array.from({ length: 6 }, () => upload(dev, 'cell-acme', 'racer', body)));
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
-    const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM app_versions v JOIN apps a ON a.id = v.app_id WHERE a.slug = 'racer'`.execute(svc.database.db);
+    const rows = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM app_versions v JOIN apps a ON a.id = v.app_id WHERE a.slug = 'racer'`.execute(svc.database.db);
     expect(rows.rows[0]!.n).toBe(1);
   });
 
@@ -92,7 +100,11 @@ describe('POST /api/v1/developer/apps/{namespace}/{slug}/versions', () => {
   });
 
   it('rejects a body of the wrong shape with invalid_payload and a bad address with invalid_path', async () => {
-    const shape = await upload(dev, 'cell-acme', 'hello', { manifest: {}, files: [{ path: 'a.html', encoding: 'gzip', content: '' }], extra: 1 });
+    const shape = await upload(dev, 'cell-acme', 'hello', {
+      manifest: {},
+      files: [{ path: 'a.html', encoding: 'gzip', content: '' }],
+      extra: 1,
+    });
     expect(shape.body.error.code).toBe('invalid_payload');
     expect(shape.body.error.details.problems.map((p: { path: string }) => p.path).sort()).toEqual(['extra', 'files[0].encoding']);
     const path = await upload(dev, 'acme', 'Hello', bundle('hello', '1.0.0'));
@@ -127,7 +139,11 @@ describe('namespace rules', () => {
     expect([missing.status, missing.body.error.code]).toEqual([404, 'app_not_found']);
 
     const registry = await svc.call('GET', '/api/v1/developer/registry', { headers: bearer(dev) });
-    expect(registry.body.data.rows.find((r: { slug: string }) => r.slug === 'hello')).toMatchObject({ title: 'App hello', latestBuild: 2, category: 'general' });
+    expect(registry.body.data.rows.find((r: { slug: string }) => r.slug === 'hello')).toMatchObject({
+      title: 'App hello',
+      latestBuild: 2,
+      category: 'general',
+    });
   });
 });
 
@@ -135,14 +151,23 @@ describe('manifest JSON Schema', () => {
   it('is served without login at the stable URL that $schema names', async () => {
     const res = await svc.call('GET', '/schemas/manifest/v1.json');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: `${svc.addresses.baseUrl}/schemas/manifest/v1.json`, type: 'object' });
+    expect(res.body).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $id: `${svc.addresses.baseUrl}/schemas/manifest/v1.json`,
+      type: 'object',
+    });
     expect(res.body.properties.slug.pattern).toBe('^[a-z][a-z0-9-]{1,47}$');
     expect(res.body.additionalProperties).toBe(false);
   });
 
   it('accepts a manifest that names it in $schema (and $schema does not change the digest)', async () => {
     const plain = await upload(dev, 'cell-acme', 'schemed', bundle('schemed', '1.0.0'));
-    const withSchema = await upload(dev, 'cell-acme', 'schemed', bundle('schemed', '1.0.0', { manifest: { $schema: `${svc.addresses.baseUrl}/schemas/manifest/v1.json`, namespace: 'cell-acme' } }));
+    const withSchema = await upload(
+      dev,
+      'cell-acme',
+      'schemed',
+      bundle('schemed', '1.0.0', { manifest: { $schema: `${svc.addresses.baseUrl}/schemas/manifest/v1.json`, namespace: 'cell-acme' } }),
+    );
     expect(withSchema.status).toBe(200);
     expect(withSchema.body.data.digest).toBe(plain.body.data.digest);
   });

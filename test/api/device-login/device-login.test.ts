@@ -20,7 +20,14 @@ beforeEach(() => resetRateLimits(svc));
 async function start(clientName?: string) {
   const res = await svc.call('POST', '/api/v1/developer/device-codes', { body: clientName ? { clientName } : {} });
   expect(res.status).toBe(201);
-  return res.body.data as { deviceCode: string; userCode: string; verificationUri: string; verificationUriComplete: string; expiresIn: number; interval: number };
+  return res.body.data as {
+    deviceCode: string;
+    userCode: string;
+    verificationUri: string;
+    verificationUriComplete: string;
+    expiresIn: number;
+    interval: number;
+  };
 }
 
 /** The next poll as if the interval had passed. */
@@ -59,11 +66,20 @@ describe('device login', () => {
 
     const approved = await decide(devCookie, { userCode: d.userCode, decision: 'approve' });
     expect(approved.status).toBe(200);
-    expect(approved.body.data).toEqual({ decision: 'approve', clientName: 'cli', company: { cellId: 'cell-acme', name: 'Acme', role: 'developer' } });
+    expect(approved.body.data).toEqual({
+      decision: 'approve',
+      clientName: 'cli',
+      company: { cellId: 'cell-acme', name: 'Acme', role: 'developer' },
+    });
 
     const issued = await poll(d.deviceCode);
     expect(issued.status).toBe(201);
-    expect(issued.body.data).toMatchObject({ role: 'developer', clientName: 'cli', company: { cellId: 'cell-acme' }, account: { username: 'dana' } });
+    expect(issued.body.data).toMatchObject({
+      role: 'developer',
+      clientName: 'cli',
+      company: { cellId: 'cell-acme' },
+      account: { username: 'dana' },
+    });
     const me = await svc.call('GET', '/api/v1/developer/me', { headers: bearer(issued.body.data.key) });
     expect(me.body.data.role).toBe('developer');
 
@@ -79,7 +95,9 @@ describe('device login', () => {
       Array.from({ length: 5 }, () => svc.call('POST', '/api/v1/developer/device-tokens', { body: { deviceCode: d.deviceCode } })),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    const keys = await sql<{ n: number }>`SELECT count(*)::int AS n FROM developer_keys WHERE issued_by = 'device'`.execute(svc.database.db);
+    const keys = await sql<{ n: number }>`SELECT count(*)::int AS n FROM developer_keys WHERE issued_by = 'device'`.execute(
+      svc.database.db,
+    );
     expect(keys.rows[0]!.n).toBeGreaterThan(0);
   });
 
@@ -142,7 +160,9 @@ describe('device login', () => {
 
   it('takes decisions only from a signed-in, same-origin browser', async () => {
     const d = await start();
-    const anonymous = await svc.call('POST', '/api/v1/developer/device-codes/decision', { body: { userCode: d.userCode, decision: 'approve' } });
+    const anonymous = await svc.call('POST', '/api/v1/developer/device-codes/decision', {
+      body: { userCode: d.userCode, decision: 'approve' },
+    });
     expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'invalid_session']);
     const crossSite = await svc.call('POST', '/api/v1/developer/device-codes/decision', {
       body: { userCode: d.userCode, decision: 'approve' },
@@ -160,8 +180,13 @@ describe('device login', () => {
 
   it('tells the approval page what a code stands for', async () => {
     const d = await start('page client');
-    const look = (code: string) => svc.call('GET', `/api/v1/web/device-codes/${encodeURIComponent(code)}`, { headers: { cookie: devCookie } });
-    expect((await look(d.userCode.toLowerCase())).body.data).toMatchObject({ userCode: d.userCode, state: 'pending', clientName: 'page client' });
+    const look = (code: string) =>
+      svc.call('GET', `/api/v1/web/device-codes/${encodeURIComponent(code)}`, { headers: { cookie: devCookie } });
+    expect((await look(d.userCode.toLowerCase())).body.data).toMatchObject({
+      userCode: d.userCode,
+      state: 'pending',
+      clientName: 'page client',
+    });
     expect((await look('BBBB-CCCC')).body.data.state).toBe('unknown');
     await decide(devCookie, { userCode: d.userCode, decision: 'approve' });
     await poll(d.deviceCode);

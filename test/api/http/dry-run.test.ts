@@ -29,7 +29,10 @@ describe('x-svc-dry-run', () => {
   });
 
   it('validates exactly like the real request', async () => {
-    const res = await svc.call('POST', '/api/v1/test/notes/planned', { body: { title: 'draft', bogus: 1 }, headers: { 'x-svc-dry-run': 'TRUE' } });
+    const res = await svc.call('POST', '/api/v1/test/notes/planned', {
+      body: { title: 'draft', bogus: 1 },
+      headers: { 'x-svc-dry-run': 'TRUE' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.problems).toEqual([{ path: 'bogus', code: 'unrecognized_keys', message: 'Unknown key "bogus"' }]);
   });

@@ -50,12 +50,18 @@ describe('failure envelope', () => {
   });
 
   it('rejects a body that is not JSON with malformed_json', async () => {
-    const res = await svc.call('POST', '/api/v1/test/notes/abc', { rawBody: '{"title": "x",', headers: { 'content-type': 'application/json' } });
+    const res = await svc.call('POST', '/api/v1/test/notes/abc', {
+      rawBody: '{"title": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
     expectFailure(res, 400, 'malformed_json');
   });
 
   it('rejects a non-JSON content type with malformed_json', async () => {
-    const res = await svc.call('POST', '/api/v1/test/notes/abc', { rawBody: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await svc.call('POST', '/api/v1/test/notes/abc', {
+      rawBody: 'title=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectFailure(res, 400, 'malformed_json');
   });
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import versionFile from '../../../version.json' with { type: 'json' };
 import { createApp } from '../../../api/app.ts';
 import { buildOpenApiDocument, errorTable } from '../../../api/http/openapi.ts';
 import { routes } from '../../../api/routes.ts';
+import versionFile from '../../../version.json' with { type: 'json' };
 import { fixtureRoutes } from '../../support/fixture-routes.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -43,7 +43,10 @@ describe('GET /api/v1/openapi.json', () => {
     expect(res.body.info.description).toContain(errorTable());
     expect(res.body.servers).toEqual([{ url: svc.addresses.baseUrl }]);
     expect(res.body.components.schemas.ApiFailure.properties.error.properties.code.enum).toContain('invalid_payload');
-    expect(res.body.components.schemas.ApiSuccess.properties).toMatchObject({ ok: { type: 'boolean', const: true }, requestId: { type: 'string' } });
+    expect(res.body.components.schemas.ApiSuccess.properties).toMatchObject({
+      ok: { type: 'boolean', const: true },
+      requestId: { type: 'string' },
+    });
   });
 
   it('documents every mounted route and mounts every documented operation', async () => {

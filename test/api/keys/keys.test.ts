@@ -73,7 +73,10 @@ describe('GET /api/v1/developer/me', () => {
     await svc.call('PUT', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, { body: { role: 'member' }, headers: bearer(op) });
     expect((await svc.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).body.data.role).toBe('member');
     // Made company admin, the developer-issued key acts as a developer again.
-    await svc.call('PUT', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, { body: { role: 'member', admin: true }, headers: bearer(op) });
+    await svc.call('PUT', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, {
+      body: { role: 'member', admin: true },
+      headers: bearer(op),
+    });
     expect((await svc.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).body.data.role).toBe('developer');
     await svc.call('DELETE', `/api/v1/admin/users/${user.id}/organizations/cell-acme`, { headers: bearer(op) });
     expect((await svc.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).status).toBe(401);

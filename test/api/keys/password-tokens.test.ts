@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -24,7 +24,12 @@ describe('POST /api/v1/developer/password-tokens', () => {
   it('issues a key for the only company with the account’s role there, by username or email in any case', async () => {
     const res = await login({ login: 'DANA@example.com', password: PASSWORD, clientName: 'laptop' });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ role: 'developer', clientName: 'laptop', company: { cellId: 'cell-acme', name: 'Acme' }, account: { username: 'dana' } });
+    expect(res.body.data).toMatchObject({
+      role: 'developer',
+      clientName: 'laptop',
+      company: { cellId: 'cell-acme', name: 'Acme' },
+      account: { username: 'dana' },
+    });
     expect(res.body.data.key).toMatch(/^svc-dk-[0-9A-Za-z]{39}$/);
     expect(res.body.data.key.startsWith(res.body.data.prefix)).toBe(true);
 
@@ -36,7 +41,9 @@ describe('POST /api/v1/developer/password-tokens', () => {
     const key = await passwordKey(svc, 'dana');
     const rows = await sql`SELECT * FROM developer_keys`.execute(svc.database.db);
     expect(JSON.stringify(rows.rows)).not.toContain(key.slice(7, 30));
-    const hashes = await sql<{ n: number }>`SELECT count(*)::int AS n FROM developer_keys WHERE hash = sha256(${key}::bytea)`.execute(svc.database.db);
+    const hashes = await sql<{ n: number }>`SELECT count(*)::int AS n FROM developer_keys WHERE hash = sha256(${key}::bytea)`.execute(
+      svc.database.db,
+    );
     expect(hashes.rows[0]!.n).toBe(1);
   });
 
@@ -81,7 +88,14 @@ describe('POST /api/v1/developer/password-tokens', () => {
     expect(res.status).toBe(202);
     expect(res.body.data).toEqual({
       dryRun: true,
-      plan: { wouldIssue: { account: { id: expect.any(String), username: 'multi' }, company: { cellId: 'cell-acme', name: 'Acme' }, role: 'member', clientName: 'svc client' } },
+      plan: {
+        wouldIssue: {
+          account: { id: expect.any(String), username: 'multi' },
+          company: { cellId: 'cell-acme', name: 'Acme' },
+          role: 'member',
+          clientName: 'svc client',
+        },
+      },
     });
     expect(JSON.stringify(res.body)).not.toContain('svc-dk-');
     const after = await snapshotDatabase(svc.database.db);
@@ -148,7 +162,10 @@ describe('rate limits', () => {
     try {
       let last;
       for (let i = 0; i < 31; i++) {
-        last = await local.call('POST', TOKENS, { body: { login: `u${i}`, password: 'x' }, headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+        last = await local.call('POST', TOKENS, {
+          body: { login: `u${i}`, password: 'x' },
+          headers: { 'x-forwarded-for': `203.0.113.${i}` },
+        });
       }
       expect(last!.status).toBe(429);
     } finally {
@@ -160,7 +177,10 @@ describe('rate limits', () => {
     const local = await startTestService({ env: { SVC_TRUSTED_PROXIES: '127.0.0.1' } });
     try {
       for (let i = 0; i < 35; i++) {
-        const res = await local.call('POST', TOKENS, { body: { login: `u${i}`, password: 'x' }, headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+        const res = await local.call('POST', TOKENS, {
+          body: { login: `u${i}`, password: 'x' },
+          headers: { 'x-forwarded-for': `203.0.113.${i}` },
+        });
         expect(res.body.error.code).toBe('invalid_credentials');
       }
     } finally {

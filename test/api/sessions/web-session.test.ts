@@ -24,14 +24,21 @@ describe('web sign-in', () => {
     expect(cookie).toMatch(/^svc_session=[0-9A-Za-z]{33}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200$/);
     const session = await svc.call('GET', '/api/v1/web/session', { headers: { cookie: cookie.split(';')[0]! } });
     expect(session.body.data).toMatchObject({ account: { username: 'dana' }, companies: [{ cellId: 'cell-acme', role: 'developer' }] });
-    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM web_sessions WHERE hash = sha256(${cookie.split(';')[0]!.split('=')[1]!}::bytea)`.execute(svc.database.db);
+    const stored = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM web_sessions WHERE hash = sha256(${cookie.split(';')[0]!.split('=')[1]!}::bytea)`.execute(
+      svc.database.db,
+    );
     expect(stored.rows[0]!.n).toBe(1);
   });
 
   it('uses the __Host- prefix and Secure when served over https', async () => {
     const local = await startTestService({ env: { SVC_BASE_URL: 'https://svc.example.com' } });
     try {
-      const res = await local.call('POST', '/api/v1/web/sessions', { body: { login: 'operator', password: 'operator-password-1' }, headers: { origin: 'https://svc.example.com' } });
+      const res = await local.call('POST', '/api/v1/web/sessions', {
+        body: { login: 'operator', password: 'operator-password-1' },
+        headers: { origin: 'https://svc.example.com' },
+      });
       expect(res.status).toBe(201);
       expect(res.headers.get('set-cookie')).toMatch(/^__Host-svc_session=\w+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
     } finally {
@@ -68,7 +75,12 @@ describe('web sign-in', () => {
 
   it('refuses sign-in and session writes from other sites, Origin null and requests without any origin signal', async () => {
     const body = { login: 'dana', password: PASSWORD };
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, {}, { 'sec-fetch-site': 'cross-site', origin: svc.addresses.baseUrl }]) {
+    for (const headers of [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      {},
+      { 'sec-fetch-site': 'cross-site', origin: svc.addresses.baseUrl },
+    ]) {
       const res = await signInRaw(body, headers as Record<string, string>);
       expect([res.status, res.body.error.code]).toEqual([403, 'forbidden']);
     }
@@ -83,7 +95,8 @@ describe('web sign-in', () => {
   it('shares the lockout with terminal login', async () => {
     await createUser(svc, op, 'shared', [{ cellId: 'cell-acme', role: 'member' }]);
     for (let i = 0; i < 3; i++) await signInRaw({ login: 'shared', password: 'wrong' });
-    for (let i = 0; i < 2; i++) await svc.call('POST', '/api/v1/developer/password-tokens', { body: { login: 'shared', password: 'wrong' } });
+    for (let i = 0; i < 2; i++)
+      await svc.call('POST', '/api/v1/developer/password-tokens', { body: { login: 'shared', password: 'wrong' } });
     const web = await signInRaw({ login: 'shared', password: PASSWORD });
     expect(web.body.error.code).toBe('invalid_credentials');
     const terminal = await svc.call('POST', '/api/v1/developer/password-tokens', { body: { login: 'shared', password: PASSWORD } });

@@ -154,6 +154,9 @@ describe('device approval page', () => {
 });
 
 async function sessionHeaders(login: string) {
-  const res = await svc.call('POST', '/api/v1/web/sessions', { body: { login, password: PASSWORD }, headers: { origin: svc.addresses.baseUrl } });
+  const res = await svc.call('POST', '/api/v1/web/sessions', {
+    body: { login, password: PASSWORD },
+    headers: { origin: svc.addresses.baseUrl },
+  });
   return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, origin: svc.addresses.baseUrl };
 }

@@ -48,11 +48,19 @@ describe('derived update status', () => {
           const rollback = production !== null && compareVersions(v, production) < 0;
           if (production) model.set(production, rollback ? 'rolled_back' : 'superseded');
           model.set(v, 'live');
-          records.push({ channel: 'production', action: rollback ? 'rollback' : 'publish', fromVersionId: production, toVersionId: v, seq: records.length + 1 });
+          records.push({
+            channel: 'production',
+            action: rollback ? 'rollback' : 'publish',
+            fromVersionId: production,
+            toVersionId: v,
+            seq: records.length + 1,
+          });
           production = v;
         }
         for (const v of versions) {
-          expect(versionStatus(v, { testVersionId: test, productionVersionId: production }, records), `run ${run} step ${step} ${v}`).toBe(model.get(v));
+          expect(versionStatus(v, { testVersionId: test, productionVersionId: production }, records), `run ${run} step ${step} ${v}`).toBe(
+            model.get(v),
+          );
         }
       }
     }
@@ -61,7 +69,20 @@ describe('derived update status', () => {
 
 describe('semantic version order', () => {
   it('follows semver precedence, pre-releases included', () => {
-    const ordered = ['0.9.9', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.10.0', '2.0.0'];
+    const ordered = [
+      '0.9.9',
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '1.0.1',
+      '1.10.0',
+      '2.0.0',
+    ];
     for (let i = 0; i < ordered.length; i++) {
       for (let j = 0; j < ordered.length; j++) {
         expect(Math.sign(compareVersions(ordered[i]!, ordered[j]!)), `${ordered[i]} vs ${ordered[j]}`).toBe(Math.sign(i - j));

@@ -1,7 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../../infra/postgres/embedded-postgres.ts';
@@ -58,7 +58,9 @@ describe('embedded PostgreSQL', () => {
     try {
       const err = await startEmbeddedPostgres({ dataDir: other, port: running.port }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(EmbeddedPostgresError);
-      expect((err as Error).message).toBe(`port ${running.port} is already in use: set SVC_EMBEDDED_PG_PORT to a free port, or unset it to pick one.`);
+      expect((err as Error).message).toBe(
+        `port ${running.port} is already in use: set SVC_EMBEDDED_PG_PORT to a free port, or unset it to pick one.`,
+      );
     } finally {
       await running.stop();
       await fs.rm(other, { recursive: true, force: true });
@@ -73,7 +75,16 @@ describe('embedded PostgreSQL', () => {
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(child.status).toBe(3);
     // A clean stop removes the lock file; a later start must then succeed at once.
-    await expect.poll(() => fs.access(path.join(dir, 'postgres', 'postmaster.pid')).then(() => 'locked', () => 'free'), { timeout: 10_000 }).toBe('free');
+    await expect
+      .poll(
+        () =>
+          fs.access(path.join(dir, 'postgres', 'postmaster.pid')).then(
+            () => 'locked',
+            () => 'free',
+          ),
+        { timeout: 10_000 },
+      )
+      .toBe('free');
     const again = await startEmbeddedPostgres({ dataDir: dir });
     await again.stop();
   });

@@ -7,7 +7,9 @@ const analyze = (path: string, text: string) => analyzeFiles([{ index: 0, path, 
 
 describe('parseHtml', () => {
   it('reads tags, attributes, inline scripts and styles, ignoring comments', () => {
-    const html = parseHtml('<!-- <script src="/gone.js"></script> --><div data-evolve=hero class="a"><script type=module>if (a < b) x("<p>")</script><style>p{}</style><img src=\'x.png\'>');
+    const html = parseHtml(
+      '<!-- <script src="/gone.js"></script> --><div data-evolve=hero class="a"><script type=module>if (a < b) x("<p>")</script><style>p{}</style><img src=\'x.png\'>',
+    );
     expect(html.tags.map((t) => t.name)).toEqual(['div', 'script', 'style', 'img']);
     expect(html.tags[0]?.attributes.get('data-evolve')).toBe('hero');
     expect(html.tags[3]?.attributes.get('src')).toBe('x.png');
@@ -18,7 +20,7 @@ describe('parseHtml', () => {
 
 describe('parseHtml edge cases', () => {
   it('reads > inside quoted attribute values and unquoted values with quotes', () => {
-    const html = parseHtml('<a title="a > b" href=/x.html>t</a><p data-x=it\'s class=\'c\'>');
+    const html = parseHtml("<a title=\"a > b\" href=/x.html>t</a><p data-x=it's class='c'>");
     expect(html.tags[0]?.attributes.get('href')).toBe('/x.html');
     expect(html.tags[1]?.attributes.get('class')).toBe('c');
   });
@@ -31,13 +33,20 @@ describe('parseHtml edge cases', () => {
 
 describe('cssReferences', () => {
   it('finds @import and url() but not comments', () => {
-    expect(cssReferences('@import "/a.css"; @import url(/b.css); /* url(/c.png) */ .x { background: url( "d.png" ) }')).toEqual(['/a.css', '/b.css', 'd.png']);
+    expect(cssReferences('@import "/a.css"; @import url(/b.css); /* url(/c.png) */ .x { background: url( "d.png" ) }')).toEqual([
+      '/a.css',
+      '/b.css',
+      'd.png',
+    ]);
   });
 });
 
 describe('analyzeFiles', () => {
   it('html: script src, link href, inline script strings and inline style urls', () => {
-    const result = analyze('index.html', '<script src="/s.js"></script><link href="/l.css"><a href="/not-a-resource"></a><script>import("/d.js")</script><style>@import "/i.css";</style>');
+    const result = analyze(
+      'index.html',
+      '<script src="/s.js"></script><link href="/l.css"><a href="/not-a-resource"></a><script>import("/d.js")</script><style>@import "/i.css";</style>',
+    );
     expect(result?.references).toEqual(['/s.js', '/l.css', '/d.js', '/i.css']);
   });
 

@@ -1,14 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { bundleDigest, canonicalJson, manifestHash, sha256Hex } from '../../../schemas/bundle/digest.ts';
-import { baseManifest, base64File, expectValid, INDEX_HTML, textFile, validate } from './fixtures.ts';
 import { validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
+import { base64File, baseManifest, expectValid, INDEX_HTML, textFile, validate } from './fixtures.ts';
 
-const files = [textFile('index.html', INDEX_HTML), textFile('app.js', 'console.log(1)'), base64File('img/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47]))];
-const digestOf = (fileList = files, manifest: Record<string, unknown> = baseManifest()) => expectValid(validateBundle({ manifest, files: fileList })).digest;
+const files = [
+  textFile('index.html', INDEX_HTML),
+  textFile('app.js', 'console.log(1)'),
+  base64File('img/logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47])),
+];
+const digestOf = (fileList = files, manifest: Record<string, unknown> = baseManifest()) =>
+  expectValid(validateBundle({ manifest, files: fileList })).digest;
 
 describe('canonicalJson', () => {
   it('sorts keys recursively, keeps array order and drops undefined members', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: undefined }, '10': 0, '2': 0 })).toBe('{"10":0,"2":0,"a":{"d":[2,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: undefined }, '10': 0, '2': 0 })).toBe(
+      '{"10":0,"2":0,"a":{"d":[2,{"y":2,"z":1}]},"b":1}',
+    );
   });
 });
 
@@ -18,10 +25,17 @@ describe('digest', () => {
   });
 
   it('follows the documented construction', () => {
-    const hashes = files.map((f) => ({ path: f.path, sha256: sha256Hex(f.encoding === 'base64' ? Buffer.from(f.content, 'base64') : Buffer.from(f.content)) }));
+    const hashes = files.map((f) => ({
+      path: f.path,
+      sha256: sha256Hex(f.encoding === 'base64' ? Buffer.from(f.content, 'base64') : Buffer.from(f.content)),
+    }));
     const manifest = baseManifest();
     const expected = sha256Hex(
-      ['svc-bundle-digest-v1', ...[...hashes].sort((a, b) => (a.path < b.path ? -1 : 1)).map((h) => `file ${Buffer.byteLength(h.path)} ${h.path} ${h.sha256}`), `manifest ${manifestHash(manifest)}`].join('\n') + '\n',
+      [
+        'svc-bundle-digest-v1',
+        ...[...hashes].sort((a, b) => (a.path < b.path ? -1 : 1)).map((h) => `file ${Buffer.byteLength(h.path)} ${h.path} ${h.sha256}`),
+        `manifest ${manifestHash(manifest)}`,
+      ].join('\n') + '\n',
     );
     expect(bundleDigest(hashes, manifest)).toBe(expected);
     expect(digestOf()).toBe(expected);
@@ -38,7 +52,9 @@ describe('digest', () => {
   });
 
   it('ignores namespace and $schema', () => {
-    expect(digestOf(files, baseManifest({ namespace: 'cell-acme', $schema: 'https://svc.example/schemas/manifest/v1.json' }))).toBe(digestOf());
+    expect(digestOf(files, baseManifest({ namespace: 'cell-acme', $schema: 'https://svc.example/schemas/manifest/v1.json' }))).toBe(
+      digestOf(),
+    );
   });
 
   it('changes with any byte, path or manifest change', () => {

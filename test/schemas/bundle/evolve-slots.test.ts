@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { expectProblem, expectValid, textFile, validate } from './fixtures.ts';
 
-const page = textFile('index.html', '<main><section data-evolve="hero"><h1>Sales</h1></section><footer data-evolve=\'footer\'></footer></main>');
+const page = textFile(
+  'index.html',
+  '<main><section data-evolve="hero"><h1>Sales</h1></section><footer data-evolve=\'footer\'></footer></main>',
+);
 const token = (slot: string) => ({ name: '--accent-hue', slot, min: 0, max: 360 });
 
 describe('evolve slots', () => {
@@ -14,7 +17,11 @@ describe('evolve slots', () => {
   });
 
   it('rejects a token on a slot that is neither scanned nor an alias', () => {
-    const problem = expectProblem(validate([page], { evolve: { slots: [{ name: 'sidebar' }], tokens: [token('hero'), { ...token('sidebar'), name: '--w' }] } }), 'manifest.evolve.tokens[1].slot', 'evolve_slot_missing');
+    const problem = expectProblem(
+      validate([page], { evolve: { slots: [{ name: 'sidebar' }], tokens: [token('hero'), { ...token('sidebar'), name: '--w' }] } }),
+      'manifest.evolve.tokens[1].slot',
+      'evolve_slot_missing',
+    );
     expect(problem.message).toContain('sidebar');
   });
 

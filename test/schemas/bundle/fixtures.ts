@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { BundleFileInput } from '../../../schemas/bundle/request.ts';
-import { validateBundle, type InvalidBundle, type ValidBundle } from '../../../schemas/bundle/validate-bundle.ts';
+import { type InvalidBundle, type ValidBundle, validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
 import type { Problem } from '../../../schemas/problems.ts';
 import { baseManifest } from '../manifest-helpers.ts';
 

@@ -9,8 +9,16 @@ const fields = (source: string) => {
 
 describe('parseFrontmatter', () => {
   it('reads plain, single- and double-quoted values and the body', () => {
-    const result = parseFrontmatter("---\nname: sales\ndescription: \"Say \\\"hi\\\": now\"\nother: 'it''s'\n\n---\n# Body\n");
-    expect(result).toEqual({ ok: true, fields: new Map([['name', 'sales'], ['description', 'Say "hi": now'], ['other', "it's"]]), body: '# Body\n' });
+    const result = parseFrontmatter('---\nname: sales\ndescription: "Say \\"hi\\": now"\nother: \'it\'\'s\'\n\n---\n# Body\n');
+    expect(result).toEqual({
+      ok: true,
+      fields: new Map([
+        ['name', 'sales'],
+        ['description', 'Say "hi": now'],
+        ['other', "it's"],
+      ]),
+      body: '# Body\n',
+    });
   });
 
   it('accepts CRLF line endings and a BOM', () => {

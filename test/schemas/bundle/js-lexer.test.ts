@@ -3,7 +3,13 @@ import { scanJs } from '../../../schemas/bundle/js-lexer.ts';
 
 describe('scanJs', () => {
   it('collects string literals of every quote kind with escapes decoded', () => {
-    expect(scanJs(`import a from "/x/a.js"; const b = 'it\\'s'; const c = \`t\${1 + f("in")}u\`;`).strings).toEqual(['/x/a.js', "it's", 't', 'in', 'u']);
+    expect(scanJs(`import a from "/x/a.js"; const b = 'it\\'s'; const c = \`t\${1 + f("in")}u\`;`).strings).toEqual([
+      '/x/a.js',
+      "it's",
+      't',
+      'in',
+      'u',
+    ]);
   });
 
   it('skips comments', () => {

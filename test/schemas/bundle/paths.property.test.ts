@@ -15,7 +15,36 @@ function prng(seed: number): () => number {
   };
 }
 
-const PIECES = ['a', 'b', 'Z', '0', '-', '_', '.', '..', '/', '//', '\\', ' ', '\u0000', '\t', '\u202e', 'e\u0301', 'é', '%', '?', ':', 'node_modules', 'developer/sdk/', '.git', 'index', '.html', '.js', '~', '\u00a0'];
+const PIECES = [
+  'a',
+  'b',
+  'Z',
+  '0',
+  '-',
+  '_',
+  '.',
+  '..',
+  '/',
+  '//',
+  '\\',
+  ' ',
+  '\u0000',
+  '\t',
+  '\u202e',
+  'e\u0301',
+  'é',
+  '%',
+  '?',
+  ':',
+  'node_modules',
+  'developer/sdk/',
+  '.git',
+  'index',
+  '.html',
+  '.js',
+  '~',
+  '\u00a0',
+];
 
 function randomPath(next: () => number): string {
   const length = 1 + Math.floor(next() * 8);

@@ -7,7 +7,16 @@ const codesOf = (path: string) => {
 };
 
 describe('checkBundlePath', () => {
-  it.each(['index.html', 'assets/app.js', 'a/b/c/d.css', 'img/logo-2x.png', 'données/été.json', 'skills/sales/SKILL.md', 'a b/c d.txt', 'x~y/z.js'])('accepts %s', (path) => {
+  it.each([
+    'index.html',
+    'assets/app.js',
+    'a/b/c/d.css',
+    'img/logo-2x.png',
+    'données/été.json',
+    'skills/sales/SKILL.md',
+    'a b/c d.txt',
+    'x~y/z.js',
+  ])('accepts %s', (path) => {
     expect(checkBundlePath(path)).toEqual({ ok: true, path });
   });
 
@@ -56,7 +65,14 @@ describe('checkBundlePath', () => {
   });
 
   it('reports every reason once', () => {
-    expect(codesOf('/../node_modules/.x/a\\b')).toEqual(['path_absolute', 'path_character', 'path_empty_segment', 'path_parent_segment', 'path_hidden', 'path_node_modules']);
+    expect(codesOf('/../node_modules/.x/a\\b')).toEqual([
+      'path_absolute',
+      'path_character',
+      'path_empty_segment',
+      'path_parent_segment',
+      'path_hidden',
+      'path_node_modules',
+    ]);
   });
 });
 

@@ -29,7 +29,11 @@ describe('SDK registration (deploy-time analysis)', () => {
 
   it.each([
     ['html script src', [html('<script src="/developer/sdk/v1/vision.js"></script>')], 'files[0].content'],
-    ['html module import', [html('<script type="module">import { detect } from "/developer/sdk/v1/vision.js";</script>')], 'files[0].content'],
+    [
+      'html module import',
+      [html('<script type="module">import { detect } from "/developer/sdk/v1/vision.js";</script>')],
+      'files[0].content',
+    ],
     ['js import', [textFile('app.js', 'import * as v from "/developer/sdk/v1/vision.js";')], 'files[1].content'],
     ['js dynamic import', [textFile('app.mjs', "const v = await import('/developer/sdk/v1/vision.js');")], 'files[1].content'],
     ['js string literal', [textFile('app.js', 'const url = `/developer/sdk/v1/vision.js`; load(url);')], 'files[1].content'],
@@ -42,23 +46,41 @@ describe('SDK registration (deploy-time analysis)', () => {
 
   it('the UI stylesheet counts as sdk ui (link href and css url())', () => {
     expectProblem(validate([html('<link rel="stylesheet" href="/developer/sdk/v1/ui.css">')]), 'files[0].content', 'sdk_unregistered');
-    expectProblem(validate([textFile('a.css', '.x { background: url(/developer/sdk/v1/ui.css) }')]), 'files[1].content', 'sdk_unregistered');
-    expect(expectValid(validate([html('<link rel="stylesheet" href="/developer/sdk/v1/ui.css">')], { sdk: ['ui'] })).sdkUsed).toEqual(['ui']);
+    expectProblem(
+      validate([textFile('a.css', '.x { background: url(/developer/sdk/v1/ui.css) }')]),
+      'files[1].content',
+      'sdk_unregistered',
+    );
+    expect(expectValid(validate([html('<link rel="stylesheet" href="/developer/sdk/v1/ui.css">')], { sdk: ['ui'] })).sdkUsed).toEqual([
+      'ui',
+    ]);
   });
 
   it('accepts registered SDKs, legacy names on either side', () => {
-    const files = [html('<script src="/developer/sdk/v1/data.js"></script><script src="/developer/sdk/v1/improve.js"></script><script src="/developer/sdk/v1/semantic.js"></script>')];
+    const files = [
+      html(
+        '<script src="/developer/sdk/v1/data.js"></script><script src="/developer/sdk/v1/improve.js"></script><script src="/developer/sdk/v1/semantic.js"></script>',
+      ),
+    ];
     expect(expectValid(validate(files, { sdk: ['semantic', 'evolve'] })).sdkUsed).toEqual(['semantic', 'evolve']);
     expect(expectValid(validate(files, { sdk: ['connect', 'improve'] })).sdkUsed).toEqual(['semantic', 'evolve']);
   });
 
   it('reports each unregistered SDK once per file', () => {
-    const result = validate([html('<script src="/developer/sdk/v1/data.js"></script><script src="/developer/sdk/v1/semantic.js"></script><script src="/developer/sdk/v1/voice.js"></script>')]);
+    const result = validate([
+      html(
+        '<script src="/developer/sdk/v1/data.js"></script><script src="/developer/sdk/v1/semantic.js"></script><script src="/developer/sdk/v1/voice.js"></script>',
+      ),
+    ]);
     expect(result.ok ? [] : result.problems.map((p) => p.message.match(/SDK "(\w+)"/)?.[1])).toEqual(['semantic', 'voice']);
   });
 
   it('ignores commented-out references', () => {
-    const files = [html('<!-- <script src="/developer/sdk/v1/vision.js"></script> -->'), textFile('a.js', '// import "/developer/sdk/v1/vision.js"\n/* "/developer/sdk/v1/voice.js" */'), textFile('a.css', '/* @import "/developer/sdk/v1/ui.css"; */')];
+    const files = [
+      html('<!-- <script src="/developer/sdk/v1/vision.js"></script> -->'),
+      textFile('a.js', '// import "/developer/sdk/v1/vision.js"\n/* "/developer/sdk/v1/voice.js" */'),
+      textFile('a.css', '/* @import "/developer/sdk/v1/ui.css"; */'),
+    ];
     expect(expectValid(validate(files)).sdkUsed).toEqual([]);
   });
 

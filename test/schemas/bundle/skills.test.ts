@@ -14,7 +14,14 @@ describe('checkSkills', () => {
     const result = check(file(0, 'skills/sales/SKILL.md', skillText('sales')), file(1, 'skills/sales/references/terms.md', '# Terms'));
     expect(result.problems).toEqual([]);
     expect(result.skills).toEqual([
-      { name: 'sales', description: 'Answers questions about sales', path: 'skills/sales/SKILL.md', content: skillText('sales'), references: ['skills/sales/references/terms.md'], generated: false },
+      {
+        name: 'sales',
+        description: 'Answers questions about sales',
+        path: 'skills/sales/SKILL.md',
+        content: skillText('sales'),
+        references: ['skills/sales/references/terms.md'],
+        generated: false,
+      },
     ]);
   });
 
@@ -41,14 +48,23 @@ describe('checkSkills', () => {
 
   it('rejects any skill file above 32 KB, references included', () => {
     const big = 'x'.repeat(MAX_SKILL_FILE_BYTES + 1);
-    expect(codes(check(file(0, 'skills/sales/SKILL.md', skillText('sales', 'd', big))))).toContainEqual(['files[0].content', 'skill_file_too_large']);
-    expect(codes(check(file(0, 'skills/sales/SKILL.md', skillText('sales')), file(1, 'skills/sales/references/a.md', big)))).toEqual([['files[1].content', 'skill_file_too_large']]);
-    expect(check(file(0, 'skills/sales/SKILL.md', skillText('sales', 'd', 'x'.repeat(MAX_SKILL_FILE_BYTES - 40))))).toMatchObject({ problems: [] });
+    expect(codes(check(file(0, 'skills/sales/SKILL.md', skillText('sales', 'd', big))))).toContainEqual([
+      'files[0].content',
+      'skill_file_too_large',
+    ]);
+    expect(codes(check(file(0, 'skills/sales/SKILL.md', skillText('sales')), file(1, 'skills/sales/references/a.md', big)))).toEqual([
+      ['files[1].content', 'skill_file_too_large'],
+    ]);
+    expect(check(file(0, 'skills/sales/SKILL.md', skillText('sales', 'd', 'x'.repeat(MAX_SKILL_FILE_BYTES - 40))))).toMatchObject({
+      problems: [],
+    });
   });
 
   it('rejects files that do not fit the layout', () => {
     expect(codes(check(file(0, 'skills/README.md', 'x')))).toEqual([['files[0].path', 'skill_layout']]);
-    expect(codes(check(file(0, 'skills/sales/SKILL.md', skillText('sales')), file(1, 'skills/sales/notes.md', 'x')))).toEqual([['files[1].path', 'skill_layout']]);
+    expect(codes(check(file(0, 'skills/sales/SKILL.md', skillText('sales')), file(1, 'skills/sales/notes.md', 'x')))).toEqual([
+      ['files[1].path', 'skill_layout'],
+    ]);
     expect(codes(check(file(0, 'skills/sales/skill.md', 'x')))).toEqual([['files[0].path', 'skill_layout']]);
   });
 
@@ -69,7 +85,15 @@ describe('generateSkill', () => {
     summary: 'Open orders by region',
     description: 'A board of open orders.',
     examples: ['show open orders in the north'],
-    exports: [{ name: 'open_orders', title: 'Open orders', kind: 'query', type: 'sales.Order', input: { region: { type: 'text', required: true, title: 'Region' } } }],
+    exports: [
+      {
+        name: 'open_orders',
+        title: 'Open orders',
+        kind: 'query',
+        type: 'sales.Order',
+        input: { region: { type: 'text', required: true, title: 'Region' } },
+      },
+    ],
   });
 
   it('writes a SKILL.md from title, summary, description, examples and exports', () => {
@@ -83,7 +107,12 @@ describe('generateSkill', () => {
 
   it('passes the same checks as a shipped skill', () => {
     const skill = generatedSkill(manifest);
-    expect(skill).toMatchObject({ name: 'sales-board', path: 'skills/sales-board/SKILL.md', description: 'Open orders by region', generated: true });
+    expect(skill).toMatchObject({
+      name: 'sales-board',
+      path: 'skills/sales-board/SKILL.md',
+      description: 'Open orders by region',
+      generated: true,
+    });
     const result = checkSkills([file(0, skill.path, skill.content)]);
     expect(result.problems).toEqual([]);
     expect(result.skills[0]?.description).toBe(skill.description);

@@ -41,7 +41,10 @@ describe('validateBundle: success', () => {
   });
 
   it('an app without interface (entry null) needs no html', () => {
-    const result = validateBundle({ manifest: baseManifest({ entry: null }), files: [textFile('skills/orders/SKILL.md', skillText('orders'))] });
+    const result = validateBundle({
+      manifest: baseManifest({ entry: null }),
+      files: [textFile('skills/orders/SKILL.md', skillText('orders'))],
+    });
     expect(expectValid(result).manifest.entry).toBeNull();
   });
 
@@ -52,7 +55,11 @@ describe('validateBundle: success', () => {
 
 describe('validateBundle: pages', () => {
   it('requires the entry file', () => {
-    expectProblem(validateBundle({ manifest: baseManifest(), files: [textFile('main.html', INDEX_HTML)] }), 'manifest.entry', 'page_missing');
+    expectProblem(
+      validateBundle({ manifest: baseManifest(), files: [textFile('main.html', INDEX_HTML)] }),
+      'manifest.entry',
+      'page_missing',
+    );
     expectValid(validateBundle({ manifest: baseManifest({ entry: 'main.html' }), files: [textFile('main.html', INDEX_HTML)] }));
   });
 
@@ -62,7 +69,11 @@ describe('validateBundle: pages', () => {
   });
 
   it('matches the entry exactly (case matters in URLs)', () => {
-    expectProblem(validateBundle({ manifest: baseManifest(), files: [textFile('Index.html', INDEX_HTML)] }), 'manifest.entry', 'page_missing');
+    expectProblem(
+      validateBundle({ manifest: baseManifest(), files: [textFile('Index.html', INDEX_HTML)] }),
+      'manifest.entry',
+      'page_missing',
+    );
   });
 });
 
@@ -137,12 +148,21 @@ describe('validateBundle: collecting problems', () => {
   });
 
   it('still checks SDK registration against a valid sdk field when another field is broken', () => {
-    const result = validateBundle({ manifest: baseManifest({ slug: 'BAD', sdk: ['semantic'] }), files: [textFile('index.html', '<script src="/developer/sdk/v1/semantic.js"></script><script src="/developer/sdk/v1/voice.js"></script>')] });
+    const result = validateBundle({
+      manifest: baseManifest({ slug: 'BAD', sdk: ['semantic'] }),
+      files: [
+        textFile('index.html', '<script src="/developer/sdk/v1/semantic.js"></script><script src="/developer/sdk/v1/voice.js"></script>'),
+      ],
+    });
     expect(problemsOf(result).map((p) => p.code)).toEqual(['invalid_format', 'sdk_unregistered']);
   });
 
   it('a workflow manifest without semantic in sdk is rejected', () => {
-    expectProblem(validate([], { workflow: { steps: [{ id: 'a', kind: 'use', capability: 'x' }] } }), 'manifest.sdk', 'workflow_sdk_missing');
+    expectProblem(
+      validate([], { workflow: { steps: [{ id: 'a', kind: 'use', capability: 'x' }] } }),
+      'manifest.sdk',
+      'workflow_sdk_missing',
+    );
   });
 
   it('returns warnings with the problems', () => {

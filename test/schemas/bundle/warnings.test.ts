@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { expectValid, textFile, validate } from './fixtures.ts';
 
 const codes = (result: ReturnType<typeof validate>) => result.warnings.map((w) => [w.path, w.code]);
-const workflow = (every: string) => ({ sdk: ['semantic'], workflow: { trigger: { schedule: { every } }, steps: [{ id: 'a', kind: 'use', capability: 'x' }] } });
+const workflow = (every: string) => ({
+  sdk: ['semantic'],
+  workflow: { trigger: { schedule: { every } }, steps: [{ id: 'a', kind: 'use', capability: 'x' }] },
+});
 
 describe('warnings', () => {
   it('none for a plain bundle', () => {
@@ -10,7 +13,9 @@ describe('warnings', () => {
   });
 
   it('warns for every limit above its default, never for one at or below it', () => {
-    const result = validate([], { limits: { dailyTokens: 2_000_000, requestsPerMinute: 30, notificationsPerDay: 5, worldCreditsPerDay: 10, monthlyBudgetUsd: 900 } });
+    const result = validate([], {
+      limits: { dailyTokens: 2_000_000, requestsPerMinute: 30, notificationsPerDay: 5, worldCreditsPerDay: 10, monthlyBudgetUsd: 900 },
+    });
     expect(result.ok).toBe(true);
     expect(codes(result)).toEqual([
       ['manifest.limits.dailyTokens', 'limit_above_default'],
@@ -42,7 +47,9 @@ describe('warnings', () => {
   });
 
   it('warns for polling inside an inline script', () => {
-    expect(codes(validate([textFile('index.html', '<script>setInterval(() => fetch("/x"), 1000)</script>')]))).toEqual([['files[0].content', 'polling_fetch']]);
+    expect(codes(validate([textFile('index.html', '<script>setInterval(() => fetch("/x"), 1000)</script>')]))).toEqual([
+      ['files[0].content', 'polling_fetch'],
+    ]);
   });
 
   it.each([
@@ -52,12 +59,16 @@ describe('warnings', () => {
     ['a timer and a fetch only in strings and comments', '// setInterval(fetch, 1)\nconst s = "setInterval(() => fetch())";'],
     ['timer and fetch in different files', null],
   ])('does not warn for %s', (_label, code) => {
-    const files = code === null ? [textFile('a.js', 'setInterval(tick, 1000)'), textFile('b.js', 'fetch("/x")')] : [textFile('app.js', code)];
+    const files =
+      code === null ? [textFile('a.js', 'setInterval(tick, 1000)'), textFile('b.js', 'fetch("/x")')] : [textFile('app.js', code)];
     expect(codes(validate(files))).toEqual([]);
   });
 
   it('warnings never block', () => {
-    const result = validate([textFile('app.js', 'setInterval(() => fetch("/x"), 1)')], { ...workflow('5m'), limits: { dailyTokens: 5_000_000 } });
+    const result = validate([textFile('app.js', 'setInterval(() => fetch("/x"), 1)')], {
+      ...workflow('5m'),
+      limits: { dailyTokens: 5_000_000 },
+    });
     expect(result.ok).toBe(true);
     expect(result.warnings).toHaveLength(3);
   });

@@ -1,7 +1,8 @@
 // Workflows used by the temporal-dev conformance suite (bundled by the SDK's Worker).
-import * as wf from '@temporalio/workflow';
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure, defineSearchAttributeKey } from '@temporalio/common';
+
 import type { ActivityOptions } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, defineSearchAttributeKey, TimeoutFailure } from '@temporalio/common';
+import * as wf from '@temporalio/workflow';
 
 export interface TestActivities {
   greet(name: string): Promise<string>;
@@ -221,4 +222,3 @@ export async function timerVersusActivity(timerMs: number): Promise<string> {
   const acts = wf.proxyActivities<{ slow(): Promise<string> }>({ startToCloseTimeout: '1 day' });
   return await Promise.race([wf.sleep(timerMs).then(() => 'timer'), acts.slow()]);
 }
-
