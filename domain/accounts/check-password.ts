@@ -21,7 +21,10 @@ const dummyHashes = new Map<string, Promise<string>>();
 function dummyHash(deps: Deps): Promise<string> {
   const key = JSON.stringify(deps.passwordHashing);
   let hash = dummyHashes.get(key);
-  if (!hash) dummyHashes.set(key, (hash = hashPassword('not a password of anyone', deps.passwordHashing)));
+  if (!hash) {
+    hash = hashPassword('not a password of anyone', deps.passwordHashing);
+    dummyHashes.set(key, hash);
+  }
   return hash;
 }
 

@@ -84,7 +84,7 @@ export function applyCommands(
       const id: number = c.requestCancelActivityTaskCommandAttributes.scheduledEventId;
       const event = exec.append('activityTaskCancelRequestedEventAttributes', { scheduledEventId: id, ...base });
       const activity = exec.activities.get(id);
-      if (activity && activity.requestCancel(event.eventId)) needsTask = true;
+      if (activity?.requestCancel(event.eventId)) needsTask = true;
     } else if (c.startTimerCommandAttributes) {
       const { timerId, startToFireTimeout } = c.startTimerCommandAttributes;
       const event = exec.append('timerStartedEventAttributes', { timerId, startToFireTimeout, ...base });

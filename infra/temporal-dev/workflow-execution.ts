@@ -392,7 +392,7 @@ export class Execution {
   resetSticky(): void {
     this.stickyQueue = undefined;
     const wt = this.wt;
-    if (wt && wt.sticky && wt.startedEventId === 0) {
+    if (wt?.sticky && wt.startedEventId === 0) {
       wt.deadline?.cancel();
       wt.sticky = false;
       wt.queue = this.options.taskQueue;

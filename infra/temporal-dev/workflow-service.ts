@@ -38,7 +38,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
   const activityById = (req: Msg) => {
     const exec = ns(req).get({ workflowId: req.workflowId, runId: req.runId });
     const act = [...exec.activities.values()].find((a) => a.activityId === req.activityId);
-    if (!act || act.state !== 'started') throw notFound('Activity task not found.');
+    if (act?.state !== 'started') throw notFound('Activity task not found.');
     return act;
   };
 

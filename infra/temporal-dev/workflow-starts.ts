@@ -243,7 +243,10 @@ export class WorkflowStarts {
         initiatedEventId,
         workflowTaskCompletedEventId: attrs.workflowTaskCompletedEventId,
       });
-    if (!target) return failed(StartChildFailedCause.NAMESPACE_NOT_FOUND);
+    if (!target) {
+      failed(StartChildFailedCause.NAMESPACE_NOT_FOUND);
+      return;
+    }
     const parentRef: ParentRef = {
       namespace: this.ns.name,
       namespaceId: this.ns.id,
@@ -259,7 +262,10 @@ export class WorkflowStarts {
       );
       exec = result.exec;
     } catch (err) {
-      if (err instanceof ServiceError && err.code === status.ALREADY_EXISTS) return failed(StartChildFailedCause.WORKFLOW_ALREADY_EXISTS);
+      if (err instanceof ServiceError && err.code === status.ALREADY_EXISTS) {
+        failed(StartChildFailedCause.WORKFLOW_ALREADY_EXISTS);
+        return;
+      }
       throw err;
     }
     const ref: ChildRef = {

@@ -7,6 +7,7 @@ const MAX_PATH_LENGTH = 256;
 
 // Control and invisible formatting characters (incl. bidi overrides that disguise names),
 // backslash, and characters that are special in URLs or invalid on Windows.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
 const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\\?#%:*"<>|]/u;
 
 // Generated pages live beside the bundle under the app address (spec "Page addresses").

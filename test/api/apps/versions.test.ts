@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundle } from '../../support/bundles.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
-import { bearer, browser, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
+import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 let svc: TestService;

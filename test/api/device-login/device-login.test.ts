@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { USER_CODE_PATTERN } from '../../../domain/device-login/user-code.ts';
 import { bearer, browser, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { startTestService, type TestResponse, type TestService } from '../../support/service.ts';
 
 let svc: TestService;
 let devCookie: string;
@@ -173,7 +173,7 @@ describe('device login', () => {
   });
 
   it('limits user-code guessing per account', async () => {
-    let last;
+    let last: TestResponse | undefined;
     for (let i = 0; i < 21; i++) last = await decide(devCookie, { userCode: 'BBBB-BBBB', decision: 'approve' });
     expect([last!.status, last!.body.error.code]).toEqual([429, 'rate_limited']);
   });

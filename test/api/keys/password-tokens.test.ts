@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { startTestService, type TestResponse, type TestService } from '../../support/service.ts';
 
 let svc: TestService;
 let op: string;
@@ -150,7 +150,7 @@ describe('under concurrent logins', () => {
 
 describe('rate limits', () => {
   it('limit attempts per login with 429 rate_limited and Retry-After', async () => {
-    let last;
+    let last: TestResponse | undefined;
     for (let i = 0; i < 11; i++) last = await login({ login: 'ghost-account', password: 'x' });
     expect(last!.status).toBe(429);
     expect(last!.body.error.code).toBe('rate_limited');
@@ -160,7 +160,7 @@ describe('rate limits', () => {
   it('limit attempts per IP, ignoring X-Forwarded-For from an untrusted peer', async () => {
     const local = await startTestService();
     try {
-      let last;
+      let last: TestResponse | undefined;
       for (let i = 0; i < 31; i++) {
         last = await local.call('POST', TOKENS, {
           body: { login: `u${i}`, password: 'x' },

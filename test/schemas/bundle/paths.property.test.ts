@@ -71,6 +71,7 @@ describe('path safety (property)', () => {
       expect(path.normalize('NFC')).toBe(path);
       expect(path.startsWith('/')).toBe(false);
       expect(path.includes('\\')).toBe(false);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: asserts that no control character survives.
       expect(/[\u0000-\u001f\u007f]/.test(path)).toBe(false);
       expect(path.includes('developer/sdk/')).toBe(false);
       for (const segment of path.split('/')) {
