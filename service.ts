@@ -9,7 +9,7 @@ import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator } from './domain/accounts/bootstrap-operator.ts';
 import { connectDatabase } from './domain/db/connect.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
-import type { PublicAddresses } from './domain/deps.ts';
+import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
@@ -46,6 +46,8 @@ export interface StartOptions {
   routes?: readonly AnyRoute[];
   /** Tests lower the scrypt cost to keep the suite fast; production never sets this. */
   passwordHashing?: ScryptParams;
+  /** Tests set the time of rate-limit windows and the lockout; production uses the system clock. */
+  clock?: Clock;
 }
 
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
@@ -87,6 +89,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       db,
       logger,
       passwordHashing,
+      clock: opts.clock ?? systemClock,
       addresses: () => addresses,
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies },
     };

@@ -9,6 +9,16 @@ export interface PublicAddresses {
   developerBase: string;
 }
 
+/**
+ * Where use cases read the time. Production uses the system clock; tests pass one they set, so
+ * rate-limit windows and the login lockout are checked at exact instants and never wait.
+ */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
 /** What use cases may reach beyond their `db | trx` argument; built once by the composition root. */
 export interface DomainDeps {
   db: Db;
@@ -17,4 +27,6 @@ export interface DomainDeps {
   addresses(): PublicAddresses;
   /** scrypt cost for new password hashes: production parameters unless a test lowers them. */
   passwordHashing: ScryptParams;
+  /** The time for rules measured in wall-clock windows (rate limits, lockout). */
+  clock: Clock;
 }

@@ -86,7 +86,7 @@ export const lookupUserCodeRoute = defineRoute({
     }),
   },
   errors: ['invalid_session', 'invalid_path', 'rate_limited'],
-  handler: async ({ deps, db, params, principal }) => ({ data: await lookUpUserCode(deps.db, db, principal, params.userCode) }),
+  handler: async ({ deps, db, params, principal }) => ({ data: await lookUpUserCode(deps.db, deps.clock, db, principal, params.userCode) }),
 });
 
 export const decideDeviceCodeRoute = defineRoute({
@@ -109,7 +109,7 @@ export const decideDeviceCodeRoute = defineRoute({
     }),
   },
   errors: ['invalid_session', 'forbidden', 'rate_limited', 'device_code_expired'],
-  prepare: ({ deps, body, principal }) => checkDecision(deps.db, principal, body.userCode),
+  prepare: ({ deps, body, principal }) => checkDecision(deps.db, deps.clock, principal, body.userCode),
   handler: async ({ db, body, principal }) => ({ data: await decideDeviceLogin(db, principal, body) }),
 });
 

@@ -1,6 +1,7 @@
 import { chooseCompany } from '../accounts/choose-company.ts';
 import { licensesOf } from '../companies/repository.ts';
 import type { Db, DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
 import { enqueue } from '../outbox/repository.ts';
 import type { Principal } from '../principal.ts';
 import { consume } from '../rate-limit/rate-limit.ts';
@@ -15,8 +16,8 @@ export interface Decision {
 }
 
 /** A2, first step, on the pool: the guess counts and an expiry sticks even when the decision fails. */
-export async function checkDecision(pool: Db, principal: Principal, userCode: string): Promise<void> {
-  await consume(pool, DEVICE_LOGIN.codeEntryLimit, principal.account.id);
+export async function checkDecision(pool: Db, clock: Clock, principal: Principal, userCode: string): Promise<void> {
+  await consume(pool, DEVICE_LOGIN.codeEntryLimit, principal.account.id, clock);
   const login = await findPendingByUserCode(pool, userCode);
   if (login && effectiveStatus(login) === 'expired') {
     await markExpired(pool, login.id);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { type Clock, systemClock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 
 export interface Limit {
@@ -9,29 +10,48 @@ export interface Limit {
   windowSeconds: number;
 }
 
+/** Old windows are useless; they are pruned now and then (about one new window in a hundred) rather than on every hit. */
+const PRUNE_PROBABILITY = 0.01;
+const PRUNE_AFTER_MS = 86_400_000;
+
 /**
- * Counts one hit for `subject` in a fixed window and refuses past `max`.
- * Always written with the pool, outside the request's transaction: a failed
- * or dry-run request must still count, or it would be a free guess.
+ * The fixed window `at` falls in: windows start at multiples of `windowSeconds` since the epoch,
+ * so a minute window runs from hh:mm:00.000 to hh:mm:59.999.
  */
-export async function consume(db: Db, limit: Limit, subject: string, now = new Date()): Promise<void> {
+export function windowOf(limit: Limit, at: Date): { start: Date; end: Date } {
   const windowMs = limit.windowSeconds * 1000;
-  const windowStart = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+  const start = Math.floor(at.getTime() / windowMs) * windowMs;
+  return { start: new Date(start), end: new Date(start + windowMs) };
+}
+
+/**
+ * Counts one hit for `subject` in the fixed window the clock's time falls in and refuses past
+ * `max` (the refused hit counts too). Always written with the pool, outside the request's
+ * transaction: a failed or dry-run request must still count, or it would be a free guess.
+ */
+export async function consume(
+  db: Db,
+  limit: Limit,
+  subject: string,
+  clock: Clock = systemClock,
+  random: () => number = Math.random,
+): Promise<void> {
+  const now = clock.now();
+  const window = windowOf(limit, now);
   const row = await db
     .insertInto('rate_limit_hits')
-    .values({ bucket: `${limit.name}:${subject}`, window_start: windowStart, hits: 1 })
+    .values({ bucket: `${limit.name}:${subject}`, window_start: window.start, hits: 1 })
     .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + 1` }))
     .returning('hits')
     .executeTakeFirstOrThrow();
-  if (row.hits === 1 && Math.random() < 0.01) {
-    // Old windows are useless; prune now and then rather than on every hit.
+  if (row.hits === 1 && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
-      .where('window_start', '<', new Date(now.getTime() - 86_400_000))
+      .where('window_start', '<', new Date(now.getTime() - PRUNE_AFTER_MS))
       .execute();
   }
   if (row.hits > limit.max) {
-    const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - now.getTime()) / 1000));
+    const retryAfter = Math.max(1, Math.ceil((window.end.getTime() - now.getTime()) / 1000));
     throw new DomainError('rate_limited', undefined, { details: { retryAfterSeconds: retryAfter }, retryAfterSeconds: retryAfter });
   }
 }

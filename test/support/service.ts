@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { AnyRoute } from '../../api/http/route.ts';
 import { routes as productRoutes } from '../../api/routes.ts';
 import { loadConfig } from '../../config.ts';
+import type { Clock } from '../../domain/deps.ts';
 import { type Role, type RunningService, startService } from '../../service.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
@@ -30,7 +31,7 @@ export const TEST_OPERATOR = { login: 'operator', password: 'operator-password-1
 const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; role?: Role } = {},
+  opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; role?: Role; clock?: Clock } = {},
 ): Promise<TestService> {
   const database = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
@@ -53,6 +54,7 @@ export async function startTestService(
     passwordHashing: TEST_PASSWORD_HASHING,
     // API tests need no Temporal (workflow starts wait in the outbox); workflow tests ask for role all.
     role: opts.role ?? 'api',
+    ...(opts.clock ? { clock: opts.clock } : {}),
     routes: opts.extraRoutes ? [...productRoutes, ...opts.extraRoutes] : productRoutes,
   });
   return {

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DomainError } from '../../../domain/errors.ts';
+import { consume, type Limit, windowOf } from '../../../domain/rate-limit/rate-limit.ts';
+import { TestClock } from '../../support/clock.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+
+// Fixed windows measured by the injected clock: every check happens at an exact instant, so
+// nothing here waits or depends on where the wall clock is in its minute.
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.drop());
+
+const PER_MINUTE: Limit = { name: 'test-minute', max: 3, windowSeconds: 60 };
+const never = () => 1; // no pruning unless a test asks for it
+
+/** The error `consume` refused with, or undefined when it let the hit through. */
+async function hit(limit: Limit, subject: string, clock: TestClock): Promise<DomainError | undefined> {
+  try {
+    await consume(database.db, limit, subject, clock, never);
+    return undefined;
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+}
+
+describe('windowOf', () => {
+  it('aligns minute windows on hh:mm:00.000 and ends them one window later', () => {
+    expect(windowOf(PER_MINUTE, new Date('2031-03-04T05:06:45.250Z'))).toEqual({
+      start: new Date('2031-03-04T05:06:00.000Z'),
+      end: new Date('2031-03-04T05:07:00.000Z'),
+    });
+    expect(windowOf({ ...PER_MINUTE, windowSeconds: 600 }, new Date('2031-03-04T05:19:59.999Z'))).toEqual({
+      start: new Date('2031-03-04T05:10:00.000Z'),
+      end: new Date('2031-03-04T05:20:00.000Z'),
+    });
+  });
+});
+
+describe('consume', () => {
+  it('lets exactly max hits through in a window and refuses the next with rate_limited and the seconds left', async () => {
+    const clock = new TestClock('2031-03-04T05:06:45.000Z');
+    for (let i = 0; i < 3; i++) expect(await hit(PER_MINUTE, 'exact', clock)).toBeUndefined();
+    const refused = await hit(PER_MINUTE, 'exact', clock);
+    expect(refused?.code).toBe('rate_limited');
+    expect(refused?.retryAfterSeconds).toBe(15);
+    expect(refused?.details).toEqual({ retryAfterSeconds: 15 });
+  });
+
+  it('derives the window from the clock: the last millisecond of a minute is still refused, its next one starts afresh', async () => {
+    const clock = new TestClock('2031-03-04T05:06:00.000Z');
+    for (let i = 0; i < 3; i++) expect(await hit(PER_MINUTE, 'edge', clock)).toBeUndefined();
+    clock.set('2031-03-04T05:06:59.999Z');
+    const last = await hit(PER_MINUTE, 'edge', clock);
+    expect(last?.code).toBe('rate_limited');
+    expect(last?.retryAfterSeconds).toBe(1); // never 0: a client must wait at least a second
+    clock.set('2031-03-04T05:07:00.000Z');
+    for (let i = 0; i < 3; i++) expect(await hit(PER_MINUTE, 'edge', clock)).toBeUndefined();
+    expect((await hit(PER_MINUTE, 'edge', clock))?.code).toBe('rate_limited');
+  });
+
+  it('counts refused hits too, so hammering does not shorten the wait', async () => {
+    const clock = new TestClock('2031-03-04T06:00:10.000Z');
+    for (let i = 0; i < 3; i++) await hit(PER_MINUTE, 'hammer', clock);
+    for (let i = 0; i < 5; i++) expect((await hit(PER_MINUTE, 'hammer', clock))?.code).toBe('rate_limited');
+    const row = await database.db
+      .selectFrom('rate_limit_hits')
+      .select(['hits', 'window_start'])
+      .where('bucket', '=', 'test-minute:hammer')
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ hits: 8, window_start: new Date('2031-03-04T06:00:00.000Z') });
+  });
+
+  it('keeps one budget per subject and per limit name', async () => {
+    const clock = new TestClock('2031-03-04T07:00:30.000Z');
+    for (let i = 0; i < 3; i++) await hit(PER_MINUTE, 'first', clock);
+    expect((await hit(PER_MINUTE, 'first', clock))?.code).toBe('rate_limited');
+    expect(await hit(PER_MINUTE, 'second', clock)).toBeUndefined();
+    expect(await hit({ ...PER_MINUTE, name: 'other-family' }, 'first', clock)).toBeUndefined();
+  });
+
+  it('measures longer windows the same way (the 10-minute user-code window)', async () => {
+    const tenMinutes: Limit = { name: 'test-ten', max: 2, windowSeconds: 600 };
+    const clock = new TestClock('2031-03-04T08:03:00.000Z');
+    await hit(tenMinutes, 'x', clock);
+    clock.advance({ minutes: 6, seconds: 59 }); // 08:09:59, same window
+    await hit(tenMinutes, 'x', clock);
+    const refused = await hit(tenMinutes, 'x', clock);
+    expect(refused?.retryAfterSeconds).toBe(1);
+    clock.advance({ seconds: 1 }); // 08:10:00, a new window
+    expect(await hit(tenMinutes, 'x', clock)).toBeUndefined();
+  });
+
+  it('prunes windows older than a day when the dice say so, relative to the clock', async () => {
+    const clock = new TestClock('2031-03-04T09:00:00.000Z');
+    await consume(database.db, PER_MINUTE, 'old', clock, never);
+    clock.advance({ minutes: 24 * 60 + 1 });
+    await consume(database.db, PER_MINUTE, 'trigger', clock, () => 0);
+    const old = await database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:old').execute();
+    expect(old).toEqual([]);
+    const kept = await database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:trigger').execute();
+    expect(kept).toHaveLength(1);
+  });
+});
