@@ -1,18 +1,30 @@
 import { sql } from 'kysely';
 import type { DbOrTrx } from '../../domain/db/database.ts';
 
+export interface SnapshotOptions {
+  /** Tables left out entirely (e.g. counters written outside the request's transaction on purpose). */
+  ignoreTables?: readonly string[];
+  /** Columns left out of a table's rows, by table. */
+  ignoreColumns?: Readonly<Record<string, readonly string[]>>;
+}
+
 /**
  * Every row of every table in the public schema, plus every sequence's
  * position: equal snapshots mean a request changed nothing in the database.
+ * The outbox is one of those tables, so an intent to start or signal a workflow shows too.
  */
-export async function snapshotDatabase(db: DbOrTrx): Promise<Record<string, unknown>> {
+export async function snapshotDatabase(db: DbOrTrx, opts: SnapshotOptions = {}): Promise<Record<string, unknown>> {
   const tables = await sql<{ name: string }>`
     SELECT table_name AS name FROM information_schema.tables
     WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db);
   const snapshot: Record<string, unknown> = {};
   for (const { name } of tables.rows) {
-    const rows = await sql`SELECT * FROM ${sql.table(name)}`.execute(db);
-    snapshot[`table:${name}`] = rows.rows.map((r) => JSON.stringify(r)).sort();
+    if (opts.ignoreTables?.includes(name)) continue;
+    const ignored = opts.ignoreColumns?.[name] ?? [];
+    const rows = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(name)}`.execute(db);
+    snapshot[`table:${name}`] = rows.rows
+      .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).filter(([column]) => !ignored.includes(column)))))
+      .sort();
   }
   const sequences = await sql<{ name: string; last_value: string | null }>`
     SELECT sequencename AS name, last_value FROM pg_sequences WHERE schemaname = 'public' ORDER BY sequencename`.execute(db);

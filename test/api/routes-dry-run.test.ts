@@ -1,0 +1,227 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundle } from '../support/bundles.ts';
+import { snapshotDatabase } from '../support/db-snapshot.ts';
+import { bearer, browser, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// README: "Every write accepts x-svc-dry-run: true … the very same use case runs and the
+// transaction is rolled back … the answer is 202 {dryRun: true, plan}". One valid request per
+// write operation of the OpenAPI document, sent first as a dry run (nothing may change) and then
+// for real (something must change: the proof that the request was valid and that the snapshot
+// would have seen a change). A write operation added without a fixture fails the first test.
+
+let svc: TestService;
+let op: string;
+let dev: string;
+let doc: { paths: Record<string, Record<string, { operationId: string; parameters?: { in: string; name: string }[] }>> };
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${++counter}`;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  ({ op } = await seedCompanies(svc));
+  dev = await passwordKey(svc, 'dana');
+  const res = await svc.call('GET', '/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+afterAll(() => svc.close());
+beforeEach(() => resetRateLimits(svc));
+
+/**
+ * Written outside the request's transaction on purpose, so a dry run rightly moves them:
+ * rate-limit counters ("failures and dry runs count too"), the poll clock of a device login
+ * (a dry-run poll is no way to poll faster) and a key's last use (authentication's own
+ * bookkeeping, at most once a minute). Everything else, the outbox included, must stay as it was.
+ */
+const OUTSIDE_THE_TRANSACTION = {
+  ignoreTables: ['rate_limit_hits'],
+  ignoreColumns: { device_logins: ['last_polled_at'], developer_keys: ['last_used_at'] },
+};
+const snapshot = () => snapshotDatabase(svc.database.db, OUTSIDE_THE_TRANSACTION);
+const outboxRows = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox`.execute(svc.database.db)).rows[0]!.n;
+
+interface WriteCase {
+  /** Values of the path's {placeholders}. */
+  params?: Record<string, string>;
+  body?: unknown;
+  /** The credential (and the same-origin signals a browser sends). */
+  headers: Record<string, string>;
+  /** The status of the same request without the dry-run header. */
+  status: number;
+  /** Outbox rows (workflow starts or signals) the real request writes. */
+  enqueues?: number;
+  /** The real request sets a cookie (the dry run must not). */
+  setsCookie?: boolean;
+  /** Undoes what the dry run rightly counted outside the transaction, where it would refuse the real request. */
+  beforeReal?: () => Promise<void>;
+}
+
+const origin = () => ({ origin: svc.addresses.baseUrl });
+
+async function startDeviceLogin() {
+  const res = await svc.call('POST', '/api/v1/developer/device-codes', { body: {} });
+  expect(res.status).toBe(201);
+  return res.body.data as { deviceCode: string; userCode: string };
+}
+
+async function upload(slug: string, version: string) {
+  const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/versions`, {
+    body: bundle(slug, version),
+    headers: bearer(dev),
+  });
+  expect(res.status).toBe(201);
+}
+
+/** One valid request per write operation, keyed by operationId. */
+const FIXTURES: Record<string, () => Promise<WriteCase>> = {
+  webSignIn: async () => ({
+    body: { login: 'dana', password: PASSWORD },
+    headers: origin(),
+    status: 201,
+    setsCookie: true,
+  }),
+  webChangePassword: async () => {
+    const { username } = await createUser(svc, op, unique('changer'), [{ cellId: 'cell-acme', role: 'member' }]);
+    return {
+      body: { login: username, currentPassword: PASSWORD, newPassword: 'another-long-password' },
+      headers: origin(),
+      status: 200,
+    };
+  },
+  webSignOut: async () => ({ headers: browser(await signIn(svc, 'dana'), svc), status: 200, setsCookie: true }),
+  createDeviceCode: async () => ({ body: { clientName: 'dry laptop' }, headers: {}, status: 201, enqueues: 1 }),
+  pollDeviceToken: async () => {
+    const started = await startDeviceLogin();
+    const approved = await svc.call('POST', '/api/v1/developer/device-codes/decision', {
+      body: { userCode: started.userCode, decision: 'approve' },
+      headers: browser(await signIn(svc, 'dana'), svc),
+    });
+    expect(approved.status).toBe(200);
+    return {
+      body: { deviceCode: started.deviceCode },
+      headers: {},
+      status: 201,
+      enqueues: 1, // device-login.closed: the expiry workflow ends
+      // The dry-run poll set the poll clock; the real client would come back after the interval.
+      beforeReal: async () => void (await sql`UPDATE device_logins SET last_polled_at = NULL`.execute(svc.database.db)),
+    };
+  },
+  decideDeviceCode: async () => {
+    const started = await startDeviceLogin();
+    return {
+      body: { userCode: started.userCode, decision: 'approve' },
+      headers: browser(await signIn(svc, 'dana'), svc),
+      status: 200,
+    };
+  },
+  createPasswordToken: async () => ({ body: { login: 'dana', password: PASSWORD, clientName: 'dry run' }, headers: {}, status: 201 }),
+  revokeKey: async () => {
+    const issued = await svc.call('POST', '/api/v1/developer/password-tokens', { body: { login: 'dana', password: PASSWORD } });
+    expect(issued.status).toBe(201);
+    return { params: { keyId: issued.body.data.keyId }, headers: bearer(issued.body.data.key), status: 200 };
+  },
+  adminCreateOrganization: async () => ({ body: { cellId: `cell-${unique('dry')}`, name: 'Dry Co' }, headers: bearer(op), status: 201 }),
+  adminCreateUser: async () => {
+    const username = unique('newcomer');
+    return {
+      body: {
+        username,
+        email: `${username}@example.com`,
+        password: 'a-long-password-1',
+        emailVerified: true,
+        licenses: [{ cellId: 'cell-acme', role: 'member' }],
+      },
+      headers: bearer(op),
+      status: 201,
+    };
+  },
+  adminUpdateUser: async () => {
+    const { id } = await createUser(svc, op, unique('to-disable'), [{ cellId: 'cell-acme', role: 'member' }]);
+    return { params: { id }, body: { status: 'disabled' }, headers: bearer(op), status: 200 };
+  },
+  adminPutLicense: async () => {
+    const { id } = await createUser(svc, op, unique('to-license'), []);
+    return { params: { id, cellId: 'cell-globex' }, body: { role: 'developer' }, headers: bearer(op), status: 200 };
+  },
+  adminDeleteLicense: async () => {
+    const { id } = await createUser(svc, op, unique('to-unlicense'), [{ cellId: 'cell-acme', role: 'member' }]);
+    return { params: { id, cellId: 'cell-acme' }, headers: bearer(op), status: 200 };
+  },
+  uploadAppVersion: async () => {
+    const slug = unique('dry-upload');
+    return { params: { namespace: 'cell-acme', slug }, body: bundle(slug, '1.0.0'), headers: bearer(dev), status: 201 };
+  },
+  promoteAppVersion: async () => {
+    const slug = unique('dry-promote');
+    await upload(slug, '1.0.0');
+    return { params: { namespace: 'cell-acme', slug, channel: 'test' }, body: {}, headers: bearer(dev), status: 200 };
+  },
+};
+
+/** The write operations (every method but GET) the served document describes. */
+function writeOperations() {
+  const ops = new Map<string, { method: string; path: string; parameters: { in: string; name: string }[] }>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'get') continue;
+      ops.set(operation.operationId, { method: method.toUpperCase(), path, parameters: operation.parameters ?? [] });
+    }
+  }
+  return ops;
+}
+
+function fill(path: string, params: Record<string, string> = {}): string {
+  const filled = path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    expect(params, `the fixture gives no value for {${name}}`).toHaveProperty(name);
+    return encodeURIComponent(params[name]!);
+  });
+  return filled;
+}
+
+describe('dry run of every write operation', () => {
+  it('has a fixture for exactly the write operations of the OpenAPI document', () => {
+    const documented = [...writeOperations().keys()].sort();
+    expect(documented.length).toBeGreaterThan(0);
+    expect(Object.keys(FIXTURES).sort()).toEqual(documented);
+  });
+
+  it('covers the outbox in the database snapshot (a workflow start would show)', async () => {
+    expect(Object.keys(await snapshot())).toContain('table:outbox');
+  });
+
+  it.each(Object.keys(FIXTURES))('%s: 202 with the plan, no change, no cookie, no outbox row; the real request then writes', async (operationId) => {
+    const operation = writeOperations().get(operationId);
+    expect(operation, `${operationId} is not a write operation of the document`).toBeDefined();
+    const { method, path, parameters } = operation!;
+    expect(parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'x-svc-dry-run' }));
+
+    const c = await FIXTURES[operationId]!();
+    const url = fill(path, c.params);
+    const init = (extra: Record<string, string>) => ({
+      ...(c.body === undefined ? {} : { body: c.body }),
+      headers: { ...c.headers, ...extra },
+    });
+
+    const before = await snapshot();
+    const outboxBefore = await outboxRows();
+    const dry = await svc.call(method, url, init({ 'x-svc-dry-run': 'true' }));
+    expect(dry.status, JSON.stringify(dry.body)).toBe(202);
+    expect(dry.body.ok).toBe(true);
+    expect(dry.body.data.dryRun).toBe(true);
+    expect(dry.body.data).toHaveProperty('plan');
+    expect(dry.headers.get('set-cookie')).toBeNull();
+    expect(JSON.stringify(dry.body)).not.toMatch(/svc-dk-[0-9A-Za-z]{39}/); // no key is issued by a plan
+    expect(await outboxRows()).toBe(outboxBefore);
+    expect(await snapshot()).toEqual(before);
+
+    await c.beforeReal?.();
+    const real = await svc.call(method, url, init({}));
+    expect(real.status, JSON.stringify(real.body)).toBe(c.status);
+    expect(real.body.ok).toBe(true);
+    expect(await snapshot()).not.toEqual(before);
+    expect(await outboxRows()).toBe(outboxBefore + (c.enqueues ?? 0));
+    if (c.setsCookie) expect(real.headers.get('set-cookie')).not.toBeNull();
+  });
+});
