@@ -191,37 +191,40 @@ describe('dry run of every write operation', () => {
     expect(Object.keys(await snapshot())).toContain('table:outbox');
   });
 
-  it.each(Object.keys(FIXTURES))('%s: 202 with the plan, no change, no cookie, no outbox row; the real request then writes', async (operationId) => {
-    const operation = writeOperations().get(operationId);
-    expect(operation, `${operationId} is not a write operation of the document`).toBeDefined();
-    const { method, path, parameters } = operation!;
-    expect(parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'x-svc-dry-run' }));
+  it.each(Object.keys(FIXTURES))(
+    '%s: 202 with the plan, no change, no cookie, no outbox row; the real request then writes',
+    async (operationId) => {
+      const operation = writeOperations().get(operationId);
+      expect(operation, `${operationId} is not a write operation of the document`).toBeDefined();
+      const { method, path, parameters } = operation!;
+      expect(parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'x-svc-dry-run' }));
 
-    const c = await FIXTURES[operationId]!();
-    const url = fill(path, c.params);
-    const init = (extra: Record<string, string>) => ({
-      ...(c.body === undefined ? {} : { body: c.body }),
-      headers: { ...c.headers, ...extra },
-    });
+      const c = await FIXTURES[operationId]!();
+      const url = fill(path, c.params);
+      const init = (extra: Record<string, string>) => ({
+        ...(c.body === undefined ? {} : { body: c.body }),
+        headers: { ...c.headers, ...extra },
+      });
 
-    const before = await snapshot();
-    const outboxBefore = await outboxRows();
-    const dry = await svc.call(method, url, init({ 'x-svc-dry-run': 'true' }));
-    expect(dry.status, JSON.stringify(dry.body)).toBe(202);
-    expect(dry.body.ok).toBe(true);
-    expect(dry.body.data.dryRun).toBe(true);
-    expect(dry.body.data).toHaveProperty('plan');
-    expect(dry.headers.get('set-cookie')).toBeNull();
-    expect(JSON.stringify(dry.body)).not.toMatch(/svc-dk-[0-9A-Za-z]{39}/); // no key is issued by a plan
-    expect(await outboxRows()).toBe(outboxBefore);
-    expect(await snapshot()).toEqual(before);
+      const before = await snapshot();
+      const outboxBefore = await outboxRows();
+      const dry = await svc.call(method, url, init({ 'x-svc-dry-run': 'true' }));
+      expect(dry.status, JSON.stringify(dry.body)).toBe(202);
+      expect(dry.body.ok).toBe(true);
+      expect(dry.body.data.dryRun).toBe(true);
+      expect(dry.body.data).toHaveProperty('plan');
+      expect(dry.headers.get('set-cookie')).toBeNull();
+      expect(JSON.stringify(dry.body)).not.toMatch(/svc-dk-[0-9A-Za-z]{39}/); // no key is issued by a plan
+      expect(await outboxRows()).toBe(outboxBefore);
+      expect(await snapshot()).toEqual(before);
 
-    await c.beforeReal?.();
-    const real = await svc.call(method, url, init({}));
-    expect(real.status, JSON.stringify(real.body)).toBe(c.status);
-    expect(real.body.ok).toBe(true);
-    expect(await snapshot()).not.toEqual(before);
-    expect(await outboxRows()).toBe(outboxBefore + (c.enqueues ?? 0));
-    if (c.setsCookie) expect(real.headers.get('set-cookie')).not.toBeNull();
-  });
+      await c.beforeReal?.();
+      const real = await svc.call(method, url, init({}));
+      expect(real.status, JSON.stringify(real.body)).toBe(c.status);
+      expect(real.body.ok).toBe(true);
+      expect(await snapshot()).not.toEqual(before);
+      expect(await outboxRows()).toBe(outboxBefore + (c.enqueues ?? 0));
+      if (c.setsCookie) expect(real.headers.get('set-cookie')).not.toBeNull();
+    },
+  );
 });
