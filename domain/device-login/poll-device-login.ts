@@ -4,9 +4,10 @@ import type { Db, DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { issueKey } from '../keys/issue-key.ts';
 import { enqueue } from '../outbox/repository.ts';
-import { type DeviceLogin, effectiveStatus, findByDeviceCode, markExpired } from './repository.ts';
+import { type DeviceLogin, effectiveStatus, findByDeviceCode, markApprovalWithdrawn, markExpired } from './repository.ts';
 
 export const expired = (why: string) => new DomainError('device_code_expired', why);
+const withdrawn = () => new DomainError('access_denied', 'The approving account can no longer act for that company.');
 
 /**
  * A3, first step, on the pool: the poll clock and an expiry must stick although
@@ -42,7 +43,15 @@ export async function checkDevicePoll(db: Db, deviceCode: string): Promise<Devic
       details: { interval: login.interval_seconds },
     });
   }
-  if (status === 'denied') throw new DomainError('access_denied', 'The login was denied in the browser.');
+  // A withdrawn approval keeps its company; a person's denial never had one.
+  if (status === 'denied') throw login.company_id ? withdrawn() : new DomainError('access_denied', 'The login was denied in the browser.');
+  // Approved, but the license may have been removed or the account disabled since: then the
+  // approval is withdrawn on the pool, so it sticks (the answer is an error) and cannot revive.
+  const license = await findLicense(db, login.account_id!, login.company_id!);
+  if (!license?.accountActive) {
+    await markApprovalWithdrawn(db, login.id);
+    throw withdrawn();
+  }
   return login;
 }
 
@@ -56,9 +65,11 @@ export async function redeemDeviceLogin(db: DbOrTrx, login: DeviceLogin) {
     .where('expires_at', '>', new Date())
     .executeTakeFirst();
   if (won.numUpdatedRows === 0n) throw expired('This device code was already used or has expired.');
-  // The role is re-read from today's license: an approval does not outlive a removed license.
+  // The role is re-read from today's license, in the transaction: a key never carries a role the
+  // account lost between approval and issuance. A license removed since the first step refuses
+  // here (rolled back); the next poll's first step withdraws the approval for good.
   const license = await findLicense(db, login.account_id!, login.company_id!);
-  if (!license?.accountActive) throw new DomainError('access_denied', 'The approving account can no longer act for that company.');
+  if (!license?.accountActive) throw withdrawn();
   const role = keyRole(login.role!, license.role);
   const key = await issueKey(db, {
     accountId: login.account_id!,
@@ -78,5 +89,5 @@ export async function redeemDeviceLogin(db: DbOrTrx, login: DeviceLogin) {
     account: { id: login.account_id!, username: license.username },
     company: { cellId: license.cellId, name: license.name },
   };
-  return { issued, plan: { wouldIssue: { clientName: login.client_name, role: login.role } } };
+  return { issued, plan: { wouldIssue: { clientName: login.client_name, role } } };
 }

@@ -40,3 +40,11 @@ export async function markExpired(db: DbOrTrx, id: string): Promise<void> {
     .where('status', 'in', ['pending', 'approved'])
     .execute();
 }
+
+/**
+ * An approval whose grounds are gone (license removed, account disabled) ends as denied, for
+ * good: granting the license again later must not revive it. Only an approved login changes.
+ */
+export async function markApprovalWithdrawn(db: DbOrTrx, id: string): Promise<void> {
+  await db.updateTable('device_logins').set({ status: 'denied' }).where('id', '=', id).where('status', '=', 'approved').execute();
+}
