@@ -86,7 +86,7 @@ describe('a person’s own password change', () => {
     expect((await session(cookie)).status).toBe(200);
   });
 
-  it('and an operator’s password reset ends every session of the account too', async () => {
+  it('an operator’s password reset ends every session of the account too', async () => {
     const { id, username } = await createUser(svc, op, `reset-${++counter}`, [{ cellId: 'cell-acme', role: 'member' }]);
     const first = await signIn(svc, username);
     const second = await signIn(svc, username);

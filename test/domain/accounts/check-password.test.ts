@@ -68,7 +68,7 @@ describe('an unknown login still runs the password hash', () => {
     const active = await account('hash-active');
     await account('hash-disabled', { status: 'disabled' });
     await account('hash-pending', { password: null });
-    const lockedId = await account('hash-locked');
+    await account('hash-locked');
     for (let i = 0; i < LOCKOUT.failures; i++) await attempt('hash-locked', 'wrong');
     const stored = await database.db.selectFrom('accounts').select('password_hash').where('id', '=', active).executeTakeFirstOrThrow();
     const cost = (hash: string) => hash.split('$').slice(0, 4).join('$'); // scrypt$logN$r$p
@@ -101,7 +101,6 @@ describe('an unknown login still runs the password hash', () => {
       'pending account (no password yet)': refused,
       'locked account, right password': refused,
     });
-    expect(lockedId).toBeTruthy();
   });
 
   it('never checks the password against the account’s own hash while it is locked or disabled', async () => {
