@@ -45,6 +45,8 @@ const SIGN_IN = page(
   <button type="submit">Sign in</button>
 </form>
 <form id="change" hidden>
+  <label for="currentPassword">Temporary password</label>
+  <input id="currentPassword" name="currentPassword" type="password" autocomplete="current-password" required maxlength="256">
   <label for="newPassword">New password (at least 12 characters)</label>
   <input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
   <label for="confirmPassword">New password again</label>
