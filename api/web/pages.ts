@@ -80,12 +80,10 @@ function sendPage(ctx: Context, html: string): void {
   ctx.type = 'text/html; charset=utf-8';
   // The device page's address carries the user code: never leak it in a Referer.
   ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cache-Control', 'no-store');
   ctx.set(
     'Content-Security-Policy',
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   );
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = html;
 }
 
@@ -97,7 +95,8 @@ export function pagesRouter(): Router {
     const asset = ASSETS.get(ctx.params.name!);
     if (!asset) return next();
     ctx.type = asset.type;
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    // Revalidated, not stored blindly: assets change with each release. (nosniff and the
+    // no-store default for pages come from the security-headers middleware.)
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = asset.body;
   });

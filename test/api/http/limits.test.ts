@@ -68,4 +68,16 @@ describe('answer headers', () => {
       expect(res.headers.get('cache-control')).toBe('no-store');
     }
   });
+
+  it('pages are not stored and assets are revalidated; both say nosniff', async () => {
+    const page = await svc.call('GET', '/signin');
+    expect([page.headers.get('cache-control'), page.headers.get('x-content-type-options')]).toEqual(['no-store', 'nosniff']);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const asset = await svc.call('GET', '/web/assets/common.js');
+    expect([asset.status, asset.headers.get('cache-control'), asset.headers.get('x-content-type-options')]).toEqual([
+      200,
+      'no-cache',
+      'nosniff',
+    ]);
+  });
 });
