@@ -5,6 +5,7 @@ import { mountRoutes } from './http/mount-routes.ts';
 import { requestId } from './http/request-id.ts';
 import { requestLog } from './http/request-log.ts';
 import type { AnyRoute } from './http/route.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { pagesRouter } from './web/pages.ts';
 
 export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
@@ -14,6 +15,7 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
   const router = mountRoutes(routes, deps);
   app.use(requestId);
   app.use(requestLog(deps.logger));
+  app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -106,3 +106,47 @@ export const Me = z
     writableNamespaces: z.array(z.string()).meta({ description: 'Empty for members.' }),
   })
   .meta({ id: 'Me' });
+
+export const SecurityEventKind = z.enum([
+  'sign_in_failed',
+  'account_locked',
+  'key_issued',
+  'key_revoked',
+  'password_changed',
+  'password_reset',
+  'account_disabled',
+  'account_enabled',
+  'license_removed',
+]);
+
+export const SecurityEventView = z
+  .object({
+    id: z.string(),
+    at: z.iso.datetime(),
+    kind: SecurityEventKind,
+    accountId: z.string().nullable().meta({ description: 'Null when the typed login matched no account.' }),
+    actorId: z.string().nullable().meta({ description: 'The operator, when someone other than the account acted.' }),
+    ip: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'SecurityEvent' });
+export type SecurityEventView = z.input<typeof SecurityEventView>;
+
+/** Why a key stopped working (shown to its owner and to operators). */
+export const KeyRevocationReason = z.enum([
+  'owner',
+  'operator',
+  'password_change',
+  'password_reset',
+  'account_disabled',
+  'license_removed',
+]);
+
+/** A key as operators see it: revoked keys stay listed with when and why. */
+export const AccountKeyView = KeySummary.omit({ current: true })
+  .extend({
+    issuedBy: z.enum(['password', 'device']),
+    revokedAt: z.iso.datetime().nullable(),
+    revokedReason: KeyRevocationReason.nullable(),
+  })
+  .meta({ id: 'AccountKey' });

@@ -7,21 +7,29 @@ import { createCompany } from '../../domain/companies/create-company.ts';
 import { getCompany } from '../../domain/companies/get-company.ts';
 import { removeLicense } from '../../domain/companies/remove-license.ts';
 import { setLicense } from '../../domain/companies/set-license.ts';
+import { listAccountKeys } from '../../domain/keys/list-account-keys.ts';
+import { revokeAccountKeys } from '../../domain/keys/revoke-account-keys.ts';
 import { hashPassword } from '../../domain/security/password-hash.ts';
+import { listSecurityEvents } from '../../domain/security-events/list-security-events.ts';
 import {
   AccountId,
+  AccountKeyView,
   AccountView,
   CellId,
   CompanyView,
   CreateAccountInput,
   LicenseInput,
+  SecurityEventKind,
+  SecurityEventView,
   UpdateAccountInput,
 } from '../../schemas/identity.ts';
 import { type AuthRequirement, defineRoute } from '../http/route.ts';
 
-// Operator-only endpoints (platform staff, by key or by web session). The paths keep the
-// spec's names (organizations, users); the bodies speak of companies, accounts and licenses.
-const OPERATOR = { accepts: ['key', 'session'], operator: true } as const satisfies AuthRequirement;
+// Operator-only endpoints (platform staff, by key: the spec lists web sessions only for the
+// device decision, key listing, ontology and filesystem APIs, and no admin page exists).
+// The paths keep the spec's names (organizations, users); the bodies speak of companies,
+// accounts and licenses.
+const OPERATOR = { accepts: ['key'], operator: true } as const satisfies AuthRequirement;
 const ADMIN_ERRORS = ['unauthorized', 'forbidden'] as const;
 const AccountParams = z.object({ id: AccountId });
 const LicenseParams = AccountParams.extend({ cellId: CellId });
@@ -101,7 +109,9 @@ export const updateUserRoute = defineRoute({
   path: '/api/v1/admin/users/{id}',
   operationId: 'adminUpdateUser',
   summary: 'Disable or re-enable an account, set flags or a new password (operators)',
-  description: 'Disabling ends the account’s web sessions and its keys stop working at once; a new password ends its web sessions.',
+  description:
+    'Disabling the account or setting a new password ends its web sessions and revokes its keys for good ' +
+    '(re-enabling does not bring them back); both are written to the security event log.',
   tags: ['admin'],
   auth: OPERATOR,
   write: true,
@@ -110,8 +120,8 @@ export const updateUserRoute = defineRoute({
   response: { status: 200, description: 'The account after the change.', schema: AccountView },
   errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found', 'invalid_payload'],
   prepare: async ({ body, deps }) => (body.password ? hashPassword(body.password, deps.passwordHashing) : undefined),
-  async handler({ db, params, body: { password: _plaintext, ...change }, principal, prepared: passwordHash }) {
-    return { data: await updateAccount(db, principal, params.id, { ...change, passwordHash }) };
+  async handler({ db, params, body: { password: _plaintext, ...change }, principal, ip, prepared: passwordHash }) {
+    return { data: await updateAccount(db, principal, params.id, { ...change, passwordHash }, ip) };
   },
 });
 
@@ -135,14 +145,69 @@ export const deleteLicenseRoute = defineRoute({
   path: '/api/v1/admin/users/{id}/organizations/{cellId}',
   operationId: 'adminDeleteLicense',
   summary: 'Remove an account’s license in a company (operators; idempotent)',
-  description: 'Keys the account holds for that company stop working at once.',
+  description: 'Keys the account holds for that company are revoked for good; granting the license again does not bring them back.',
   tags: ['admin'],
   auth: OPERATOR,
   write: true,
   params: LicenseParams,
   response: { status: 200, description: 'The account with its remaining licenses.', schema: AccountView.extend({ removed: z.boolean() }) },
   errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found', 'organization_not_found'],
-  handler: async ({ db, params }) => ({ data: await removeLicense(db, { accountId: params.id, cellId: params.cellId }) }),
+  handler: async ({ db, params, principal, ip }) => ({
+    data: await removeLicense(db, { accountId: params.id, cellId: params.cellId, actorId: principal.account.id, ip }),
+  }),
+});
+
+export const listUserKeysRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/admin/users/{id}/keys',
+  operationId: 'adminListUserKeys',
+  summary: 'An account’s keys, revoked ones included with the reason (operators; prefix only)',
+  tags: ['admin'],
+  auth: OPERATOR,
+  params: AccountParams,
+  response: { status: 200, description: 'Keys, newest first.', schema: z.object({ keys: z.array(AccountKeyView) }) },
+  errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found'],
+  handler: async ({ db, params }) => ({ data: { keys: await listAccountKeys(db, params.id) } }),
+});
+
+export const revokeUserKeysRoute = defineRoute({
+  method: 'delete',
+  path: '/api/v1/admin/users/{id}/keys',
+  operationId: 'adminRevokeUserKeys',
+  summary: 'Revoke an account’s keys for good, all or those for one company (operators; idempotent)',
+  tags: ['admin'],
+  auth: OPERATOR,
+  write: true,
+  params: AccountParams,
+  query: z.strictObject({ cellId: CellId.optional().meta({ description: 'Only the keys acting for this company.' }) }),
+  response: { status: 200, description: 'The keys this call revoked.', schema: z.object({ revokedKeyIds: z.array(z.string()) }) },
+  errors: [...ADMIN_ERRORS, 'invalid_path', 'invalid_payload', 'user_not_found', 'organization_not_found'],
+  handler: async ({ db, params, query, principal, ip }) => ({
+    data: { revokedKeyIds: await revokeAccountKeys(db, { accountId: params.id, cellId: query.cellId, actorId: principal.account.id, ip }) },
+  }),
+});
+
+export const listSecurityEventsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/admin/security-events',
+  operationId: 'adminListSecurityEvents',
+  summary: 'The security event log, newest first (operators)',
+  description: 'Sign-in failures, lockouts, keys issued and revoked, password changes and resets, accounts disabled, licenses removed.',
+  tags: ['admin'],
+  auth: OPERATOR,
+  query: z.strictObject({
+    accountId: AccountId.optional(),
+    kind: SecurityEventKind.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    before: z.string().max(200).optional().meta({ description: 'Continue with older events (the previous page’s `next`).' }),
+  }),
+  response: {
+    status: 200,
+    description: 'One page of events.',
+    schema: z.object({ events: z.array(SecurityEventView), next: z.string().nullable() }),
+  },
+  errors: [...ADMIN_ERRORS, 'invalid_payload'],
+  handler: async ({ db, query }) => ({ data: await listSecurityEvents(db, query) }),
 });
 
 export const adminRoutes = [
@@ -153,4 +218,7 @@ export const adminRoutes = [
   updateUserRoute,
   putLicenseRoute,
   deleteLicenseRoute,
+  listUserKeysRoute,
+  revokeUserKeysRoute,
+  listSecurityEventsRoute,
 ];

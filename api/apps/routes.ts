@@ -23,6 +23,7 @@ export const uploadVersionRoute = defineRoute({
   tags: ['apps'],
   auth: DEVELOPER,
   write: true,
+  bodyLimit: 'upload',
   params: AppParams,
   body: z.strictObject({ manifest: z.unknown(), files: z.array(bundleFileSchema), notes: Notes.optional() }),
   response: {

@@ -56,13 +56,15 @@ export const pollDeviceTokenRoute = defineRoute({
   summary: 'Poll a device login; once approved, the one-time key (issued exactly once)',
   tags: ['device-login'],
   auth: 'none',
+  // Per IP, before the body is read: room for a dozen terminals behind one address polling every 5 s.
+  rateLimit: { perMinute: 150 },
   write: true,
   body: z.strictObject({ deviceCode: z.string().regex(/^[A-Za-z0-9_-]{32,128}$/) }),
   response: { status: 201, description: 'The key, shown only in this response.', schema: IssuedKey },
   errors: ['authorization_pending', 'access_denied', 'device_code_expired', 'rate_limited'],
   prepare: ({ deps, body }) => checkDevicePoll(deps.db, body.deviceCode),
-  async handler({ db, prepared: login }) {
-    const { issued, plan } = await redeemDeviceLogin(db, login);
+  async handler({ db, ip, prepared: login }) {
+    const { issued, plan } = await redeemDeviceLogin(db, login, ip);
     return { data: issued, plan };
   },
 });

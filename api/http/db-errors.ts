@@ -23,8 +23,8 @@ export function errorFromDb(err: unknown): DomainError | undefined {
   const code = sqlState(err);
   const retryLater = { retryAfterSeconds: 1 };
   if (code === UNIQUE_VIOLATION || code === FOREIGN_KEY_VIOLATION) {
-    const constraint = (err as { constraint?: string }).constraint;
-    return new DomainError('conflict', undefined, { details: constraint ? { constraint } : undefined });
+    // Use cases name the clashing field themselves; a constraint name would only leak the schema.
+    return new DomainError('conflict', 'The change collides with data written at the same time; check and retry.');
   }
   if (code && isRetryableDbError(err)) {
     return new DomainError('service_unavailable', 'Concurrent changes collided; retry the request.', retryLater);

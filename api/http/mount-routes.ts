@@ -9,7 +9,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
 import type { ApiDeps } from '../deps.ts';
 import { readJsonBody } from './read-json-body.ts';
-import { type AnyRoute, routerPath } from './route.ts';
+import { type AnyRoute, bodyLimitOf, routerPath } from './route.ts';
 import { runWrite } from './transaction.ts';
 
 export const DRY_RUN_HEADER = 'x-svc-dry-run';
@@ -48,7 +48,9 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     }
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
     const query = parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query');
-    const body = route.body ? parseOrThrow(route.body, await readJsonBody(ctx, deps.http.maxBodyBytes), 'invalid_payload') : undefined;
+    const body = route.body
+      ? parseOrThrow(route.body, await readJsonBody(ctx, bodyLimitOf(route, deps.http.maxBodyBytes)), 'invalid_payload')
+      : undefined;
     const dryRun = route.write ? readDryRun(ctx) : false;
     const input = { principal, ip, params, query, body, dryRun, deps, ctx };
     const prepared = route.prepare ? await route.prepare(input) : undefined;

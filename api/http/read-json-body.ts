@@ -27,10 +27,12 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   }
   if (size === 0) return undefined;
 
+  // A missing type is refused too: a cross-site form can send text/plain or no type
+  // without a CORS preflight, but never application/json.
   const type = ctx.request.type;
-  if (type && type !== 'application/json' && !type.endsWith('+json')) {
+  if (type !== 'application/json' && !type.endsWith('+json')) {
     throw new DomainError('malformed_json', 'The request body must be JSON (Content-Type: application/json).', {
-      details: { contentType: type },
+      details: { contentType: type || null },
     });
   }
   let text: string;

@@ -70,8 +70,14 @@ export interface RouteDef<
   tags: string[];
   /** Marks the operation deprecated; the summary names the replacement. */
   deprecatedBy?: string;
-  /** Per-IP request budget, checked before anything else. */
+  /** Per-IP request budget, checked before anything else (before the body is read). */
   rateLimit?: { perMinute: number };
+  /**
+   * Largest body read, in bytes. Defaults: 4 KiB on routes that need no credential (login
+   * forms, device codes), 64 KiB otherwise; `'upload'` is the configured upload limit
+   * (SVC_MAX_BODY_BYTES), for version bundles.
+   */
+  bodyLimit?: number | 'upload';
   /** Who may call; enforced after the rate limit and before validation. */
   auth: A;
   params?: P;
@@ -109,6 +115,14 @@ export function defineRoute<
   X = undefined,
 >(def: RouteDef<P, Q, B, R, A, X>): RouteDef<P, Q, B, R, A, X> {
   return def;
+}
+
+export const BODY_LIMITS = { noCredential: 4 * 1024, default: 64 * 1024 } as const;
+
+/** The body limit a route applies (see `RouteDef.bodyLimit`). */
+export function bodyLimitOf(route: AnyRoute, uploadLimit: number): number {
+  if (route.bodyLimit === 'upload') return uploadLimit;
+  return route.bodyLimit ?? (route.auth === 'none' ? BODY_LIMITS.noCredential : BODY_LIMITS.default);
 }
 
 /** `/a/{b}/c` -> `/a/:b/c` for @koa/router. */

@@ -50,7 +50,7 @@ export const revokeKeyRoute = defineRoute({
     schema: z.object({ keyId: z.string(), revoked: z.literal(true), alreadyRevoked: z.boolean() }),
   },
   errors: ['unauthorized', 'invalid_session', 'invalid_path', 'agent_key_not_found', 'forbidden'],
-  handler: async ({ principal, params, db }) => ({ data: await revokeKey(db, principal, params.keyId) }),
+  handler: async ({ principal, params, db, ip }) => ({ data: await revokeKey(db, principal, params.keyId, ip) }),
 });
 
 export const passwordTokenRoute = defineRoute({
@@ -63,6 +63,8 @@ export const passwordTokenRoute = defineRoute({
     'A dry run checks the credentials and answers with the company the key would act for; no key is issued.',
   tags: ['keys'],
   auth: 'none',
+  // Checked before the body is read; the password check's own buckets are tighter.
+  rateLimit: { perMinute: 60 },
   write: true,
   body: z.strictObject({
     login: z.string().min(1).max(254),
@@ -80,8 +82,8 @@ export const passwordTokenRoute = defineRoute({
     'rate_limited',
   ],
   prepare: ({ deps, body, ip }) => checkPassword(deps, { login: body.login, password: body.password, ip }),
-  async handler({ db, body, prepared: account }) {
-    const { issued, plan } = await createPasswordToken(db, account, body);
+  async handler({ db, body, ip, prepared: account }) {
+    const { issued, plan } = await createPasswordToken(db, account, body, ip);
     return { data: issued, plan };
   },
 });

@@ -10,6 +10,9 @@ import { assertSameOrigin } from '../auth/authenticate.ts';
 import { readSessionCookie, writeSessionCookie } from '../auth/session-cookie.ts';
 import { defineRoute } from '../http/route.ts';
 
+// Checked before the body is read; the password check's own buckets (per IP and per
+// account) are tighter and shared with terminal login.
+const PRE_BODY_LIMIT = { perMinute: 60 };
 const Login = z.string().min(1).max(254);
 const Password = z.string().min(1).max(256);
 
@@ -21,6 +24,7 @@ export const signInRoute = defineRoute({
   description: 'Same password check, lockout and rate limits as terminal login. Only from this site’s own pages.',
   tags: ['web'],
   auth: 'none',
+  rateLimit: PRE_BODY_LIMIT,
   write: true,
   body: z.strictObject({ login: Login, password: Password }),
   response: {
@@ -49,18 +53,31 @@ export const changePasswordRoute = defineRoute({
   summary: 'Change a password (also a temporary one) on the web',
   tags: ['web'],
   auth: 'none',
+  rateLimit: PRE_BODY_LIMIT,
   write: true,
-  body: z.strictObject({ login: Login, currentPassword: Password, newPassword: NewPassword }),
-  response: { status: 200, description: 'Changed; sign in with the new password.', schema: z.object({ changed: z.literal(true) }) },
+  description:
+    'Every web session of the account ends. Developer keys keep working unless `revokeKeys` is true ' +
+    '(keys often run unattended; revoke them after a suspected leak).',
+  body: z.strictObject({
+    login: Login,
+    currentPassword: Password,
+    newPassword: NewPassword,
+    revokeKeys: z.boolean().default(false).meta({ description: 'Also revoke every developer key of the account, for good.' }),
+  }),
+  response: {
+    status: 200,
+    description: 'Changed; sign in with the new password.',
+    schema: z.object({ changed: z.literal(true), keysRevoked: z.number().int() }),
+  },
   errors: ['forbidden', 'invalid_credentials', 'email_verification_required', 'rate_limited'],
   async prepare({ ctx, deps, body, ip }) {
     assertSameOrigin(ctx, deps.addresses().baseUrl);
     const account = await checkPassword(deps, { login: body.login, password: body.currentPassword, ip }, { allowPasswordChange: true });
     return { account, newHash: await hashPassword(body.newPassword, deps.passwordHashing) };
   },
-  async handler({ db, prepared: { account, newHash } }) {
-    await changePassword(db, account.id, newHash);
-    return { data: { changed: true as const } };
+  async handler({ db, body, ip, prepared: { account, newHash } }) {
+    const { keysRevoked } = await changePassword(db, { accountId: account.id, newHash, revokeKeys: body.revokeKeys, ip });
+    return { data: { changed: true as const, keysRevoked } };
   },
 });
 

@@ -45,6 +45,8 @@ const SIGN_IN = page(
   <button type="submit">Sign in</button>
 </form>
 <form id="change" hidden>
+  <label for="currentPassword">Temporary password</label>
+  <input id="currentPassword" name="currentPassword" type="password" autocomplete="current-password" required maxlength="256">
   <label for="newPassword">New password (at least 12 characters)</label>
   <input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
   <label for="confirmPassword">New password again</label>
@@ -78,12 +80,10 @@ function sendPage(ctx: Context, html: string): void {
   ctx.type = 'text/html; charset=utf-8';
   // The device page's address carries the user code: never leak it in a Referer.
   ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cache-Control', 'no-store');
   ctx.set(
     'Content-Security-Policy',
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   );
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.body = html;
 }
 
@@ -95,7 +95,8 @@ export function pagesRouter(): Router {
     const asset = ASSETS.get(ctx.params.name!);
     if (!asset) return next();
     ctx.type = asset.type;
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    // Revalidated, not stored blindly: assets change with each release. (nosniff and the
+    // no-store default for pages come from the security-headers middleware.)
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = asset.body;
   });

@@ -1,8 +1,31 @@
 import type { DbOrTrx } from '../db/database.ts';
+import { revokeKeysOf } from '../keys/repository.ts';
+import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 import { endSessionsOf } from './repository.ts';
 
-/** A checked account takes its new (already hashed) password; its other sessions end with the old one. */
-export async function changePassword(db: DbOrTrx, accountId: string, newHash: string): Promise<void> {
-  await db.updateTable('accounts').set({ password_hash: newHash, must_change_password: false }).where('id', '=', accountId).execute();
-  await endSessionsOf(db, accountId);
+export interface PasswordChange {
+  accountId: string;
+  /** Hashed before the transaction opens (scrypt is slow). */
+  newHash: string;
+  /** The person chose to revoke their developer keys too (say, after a leak). */
+  revokeKeys: boolean;
+  ip: string;
+}
+
+/**
+ * A person changes their own (checked) password: every web session ends, and their keys
+ * end only when they ask, since keys often run unattended in CI.
+ */
+export async function changePassword(db: DbOrTrx, change: PasswordChange) {
+  await db
+    .updateTable('accounts')
+    .set({ password_hash: change.newHash, must_change_password: false })
+    .where('id', '=', change.accountId)
+    .execute();
+  await endSessionsOf(db, change.accountId);
+  await recordSecurityEvent(db, { kind: 'password_changed', accountId: change.accountId, ip: change.ip });
+  const revoked = change.revokeKeys
+    ? await revokeKeysOf(db, { accountId: change.accountId, reason: 'password_change', ip: change.ip })
+    : [];
+  return { keysRevoked: revoked.length };
 }

@@ -3,6 +3,7 @@ import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { consume, type Limit } from '../rate-limit/rate-limit.ts';
 import { hashPassword, verifyPassword } from '../security/password-hash.ts';
+import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 import { findAccountByLogin } from './repository.ts';
 
 type Deps = Pick<DomainDeps, 'db' | 'passwordHashing'>;
@@ -39,9 +40,10 @@ export interface CheckOptions {
 export async function checkPassword(deps: Deps, input: { login: string; password: string; ip: string }, opts: CheckOptions = {}) {
   // Counted with the pool, outside any request transaction: failures and dry runs count too.
   await consume(deps.db, LOGIN_LIMITS.perIp, input.ip);
-  await consume(deps.db, LOGIN_LIMITS.perLogin, input.login.trim().toLowerCase());
-
   const account = await findAccountByLogin(deps.db, input.login);
+  // One bucket per account, whichever of its logins (username or email) is typed.
+  await consume(deps.db, LOGIN_LIMITS.perLogin, account ? account.id : `login:${input.login.trim().toLowerCase()}`);
+
   const usable = account && account.status === 'active' && account.password_hash !== null;
   const locked = account?.locked_until != null && account.locked_until > new Date();
   const stored = usable && !locked ? account.password_hash! : await dummyHash(deps);
@@ -50,7 +52,17 @@ export async function checkPassword(deps: Deps, input: { login: string; password
   if (!account || !usable || locked || !matches) {
     // Every failure runs the same UPDATE (matching no row when there is nothing to count),
     // so an unknown login costs what a known one does.
-    await recordFailure(deps, account && usable && !locked ? account.id : '');
+    const lockedNow = await recordFailure(deps, account && usable && !locked ? account.id : '');
+    const reason = !account ? 'unknown_login' : locked ? 'locked' : !usable ? `account_${account.status}` : 'wrong_password';
+    await recordSecurityEvent(deps.db, { kind: 'sign_in_failed', accountId: account?.id ?? null, ip: input.ip, details: { reason } });
+    if (lockedNow) {
+      await recordSecurityEvent(deps.db, {
+        kind: 'account_locked',
+        accountId: account!.id,
+        ip: input.ip,
+        details: { failures: LOCKOUT.failures, minutes: LOCKOUT.minutes },
+      });
+    }
     throw invalidCredentials();
   }
   if (account.failed_logins > 0) {
@@ -65,12 +77,15 @@ export async function checkPassword(deps: Deps, input: { login: string; password
   return account;
 }
 
-async function recordFailure(deps: Deps, accountId: string): Promise<void> {
+/** Counts a failure; true when this one locked the account. */
+async function recordFailure(deps: Deps, accountId: string): Promise<boolean> {
   // One statement, so concurrent failures cannot both slip under the threshold.
-  await sql`
+  const result = await sql<{ locked: boolean }>`
     UPDATE accounts SET
       failed_logins = CASE WHEN failed_logins + 1 >= ${LOCKOUT.failures} THEN 0 ELSE failed_logins + 1 END,
       locked_until = CASE WHEN failed_logins + 1 >= ${LOCKOUT.failures}
         THEN now() + make_interval(mins => ${LOCKOUT.minutes}) ELSE locked_until END
-    WHERE id = ${accountId}`.execute(deps.db);
+    WHERE id = ${accountId}
+    RETURNING failed_logins = 0 AS locked`.execute(deps.db);
+  return result.rows[0]?.locked === true;
 }

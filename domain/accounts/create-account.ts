@@ -11,17 +11,21 @@ export interface NewAccount extends Omit<CreateAccountInput, 'password'> {
   platformStaff?: boolean;
 }
 
-export async function createAccount(db: DbOrTrx, input: NewAccount): Promise<string> {
+async function refuseClash(db: DbOrTrx, input: NewAccount): Promise<void> {
   const clash = await findAccountClash(db, input.username, input.email);
   if (clash) {
     const field = clash.username.toLowerCase() === input.username.toLowerCase() ? 'username' : 'email';
     throw new DomainError('conflict', `An account with that ${field} already exists.`, { details: { field } });
   }
+}
+
+export async function createAccount(db: DbOrTrx, input: NewAccount): Promise<string> {
+  await refuseClash(db, input);
   // Resolve every company before writing anything, so a bad one names itself.
   const companies = await Promise.all(input.licenses.map((l) => findCompany(db, l.cellId)));
 
   const id = newId('acc');
-  await db
+  const inserted = await db
     .insertInto('accounts')
     .values({
       id,
@@ -33,7 +37,15 @@ export async function createAccount(db: DbOrTrx, input: NewAccount): Promise<str
       must_change_password: input.mustChangePassword,
       platform_staff: input.platformStaff ?? false,
     })
-    .execute();
+    // A concurrent request may create the same username or email between the check and
+    // here; the insert then does nothing and the check, run again, names the field.
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) {
+    await refuseClash(db, input);
+    throw new DomainError('conflict', 'An account with that username or email already exists.');
+  }
   for (const [i, license] of input.licenses.entries()) {
     await upsertLicense(db, { accountId: id, companyId: companies[i]!.id, role: license.role, admin: license.admin });
   }

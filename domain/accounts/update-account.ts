@@ -2,7 +2,9 @@ import type { UpdateAccountInput } from '../../schemas/identity.ts';
 import { problem } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
+import { revokeKeysOf } from '../keys/repository.ts';
 import type { Principal } from '../principal.ts';
+import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 import { getAccount } from './get-account.ts';
 import { endSessionsOf } from './repository.ts';
 
@@ -14,10 +16,16 @@ export interface AccountChange extends Omit<UpdateAccountInput, 'password'> {
 /**
  * An operator disables or re-enables an account, sets its flags or a new
  * password. A disabled account, or one whose password was reset (say, after a
- * compromise), keeps no web session; its keys fail at once when disabled.
+ * compromise), keeps no web session and no key: its keys are revoked for good,
+ * so re-enabling the account does not bring them back.
  */
-export async function updateAccount(db: DbOrTrx, operator: Principal, accountId: string, change: AccountChange) {
-  const current = await db.selectFrom('accounts').select(['password_hash']).where('id', '=', accountId).forUpdate().executeTakeFirst();
+export async function updateAccount(db: DbOrTrx, operator: Principal, accountId: string, change: AccountChange, ip: string) {
+  const current = await db
+    .selectFrom('accounts')
+    .select(['password_hash', 'status'])
+    .where('id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!current) throw new DomainError('user_not_found', `No account ${accountId}.`, { details: { id: accountId } });
   if (change.status === 'disabled' && accountId === operator.account.id) {
     throw new DomainError('forbidden', 'Operators cannot disable their own account.');
@@ -36,6 +44,15 @@ export async function updateAccount(db: DbOrTrx, operator: Principal, accountId:
     })
     .where('id', '=', accountId)
     .execute();
+  const by = { accountId, actorId: operator.account.id, ip };
+  if (change.passwordHash) {
+    await recordSecurityEvent(db, { kind: 'password_reset', ...by });
+    await revokeKeysOf(db, { ...by, reason: 'password_reset' });
+  }
+  if (change.status && change.status !== current.status) {
+    await recordSecurityEvent(db, { kind: change.status === 'disabled' ? 'account_disabled' : 'account_enabled', ...by });
+  }
+  if (change.status === 'disabled') await revokeKeysOf(db, { ...by, reason: 'account_disabled' });
   if (change.status === 'disabled' || change.passwordHash) await endSessionsOf(db, accountId);
   return getAccount(db, accountId);
 }

@@ -59,7 +59,11 @@ export interface DeveloperKeysTable {
   created_at: Generated<Date>;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  revoked_reason: KeyRevocationReason | null;
 }
+
+/** Why a key stopped working. Every revocation is permanent. */
+export type KeyRevocationReason = 'owner' | 'operator' | 'password_change' | 'password_reset' | 'account_disabled' | 'license_removed';
 
 export interface WebSessionsTable {
   /** SHA-256 of the cookie value. */
@@ -166,6 +170,27 @@ export interface OutboxTable {
   last_error: string | null;
 }
 
+export type SecurityEventKind =
+  | 'sign_in_failed'
+  | 'account_locked'
+  | 'key_issued'
+  | 'key_revoked'
+  | 'password_changed'
+  | 'password_reset'
+  | 'account_disabled'
+  | 'account_enabled'
+  | 'license_removed';
+
+export interface SecurityEventsTable {
+  id: string;
+  at: Generated<Date>;
+  kind: SecurityEventKind;
+  account_id: string | null;
+  actor_id: string | null;
+  ip: string | null;
+  details: ColumnType<Record<string, unknown>, string | undefined, never>;
+}
+
 export interface Database {
   service_instance: ServiceInstanceTable;
   accounts: AccountsTable;
@@ -181,6 +206,7 @@ export interface Database {
   version_files: VersionFilesTable;
   release_records: ReleaseRecordsTable;
   outbox: OutboxTable;
+  security_events: SecurityEventsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -56,7 +56,7 @@ export async function checkDevicePoll(db: Db, deviceCode: string): Promise<Devic
 }
 
 /** A3, second step, in the transaction: approved -> consumed exactly once, even for concurrent polls. */
-export async function redeemDeviceLogin(db: DbOrTrx, login: DeviceLogin) {
+export async function redeemDeviceLogin(db: DbOrTrx, login: DeviceLogin, ip: string) {
   const won = await db
     .updateTable('device_logins')
     .set({ status: 'consumed' })
@@ -77,6 +77,7 @@ export async function redeemDeviceLogin(db: DbOrTrx, login: DeviceLogin) {
     role,
     clientName: login.client_name,
     issuedBy: 'device',
+    ip,
   });
   await db.updateTable('device_logins').set({ key_id: key.id }).where('id', '=', login.id).execute();
   await enqueue(db, { topic: 'device-login.closed', key: login.id, payload: { reason: 'redeemed' } });

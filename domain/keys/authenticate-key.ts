@@ -1,5 +1,5 @@
 import { keyRole, licenseRole } from '../companies/repository.ts';
-import type { Db } from '../db/database.ts';
+import type { Db, KeyRevocationReason } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
@@ -8,6 +8,16 @@ import { isWellFormedKey } from './key-format.ts';
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 const unauthorized = (message: string) => new DomainError('unauthorized', message);
+
+// Tells the owner why a key they still hold stopped working, and what to do.
+const REVOKED: Record<KeyRevocationReason, string> = {
+  owner: 'The key was revoked by its owner.',
+  operator: 'The key was revoked by an operator.',
+  password_change: 'The key was revoked when the account’s password was changed.',
+  password_reset: 'The key was revoked when an operator reset the account’s password.',
+  account_disabled: 'The key was revoked when the account was disabled.',
+  license_removed: 'The key was revoked when the account’s license in its company was removed.',
+};
 
 /** The caller behind a key, with its role lowered live to the license the account holds today. */
 export async function authenticateKey(db: Db, plaintext: string): Promise<Extract<Principal, { kind: 'key' }>> {
@@ -25,6 +35,7 @@ export async function authenticateKey(db: Db, plaintext: string): Promise<Extrac
       'k.display_prefix',
       'k.role',
       'k.revoked_at',
+      'k.revoked_reason',
       'k.last_used_at',
       'a.id as account_id',
       'a.username',
@@ -39,7 +50,8 @@ export async function authenticateKey(db: Db, plaintext: string): Promise<Extrac
     ])
     .where('k.hash', '=', hash)
     .executeTakeFirst();
-  if (!row || !equalHashes(row.hash, hash) || row.revoked_at) throw unauthorized('The key is unknown or revoked.');
+  if (!row || !equalHashes(row.hash, hash)) throw unauthorized('The key is unknown.');
+  if (row.revoked_at) throw unauthorized(`${REVOKED[row.revoked_reason ?? 'owner']} Log in again (svc login) for a new key.`);
   if (row.status !== 'active') throw unauthorized('The account of this key is not active.');
   if (!row.license_role) throw unauthorized('The account of this key no longer belongs to its company.');
 

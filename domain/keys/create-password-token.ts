@@ -10,7 +10,7 @@ export interface PasswordTokenInput {
 }
 
 /** A4, once the password is checked: a key for one company, with the account's role there. */
-export async function createPasswordToken(db: DbOrTrx, account: { id: string; username: string }, input: PasswordTokenInput) {
+export async function createPasswordToken(db: DbOrTrx, account: { id: string; username: string }, input: PasswordTokenInput, ip: string) {
   const company = chooseCompany(await licensesOf(db, account.id), input.cellId);
   const clientName = input.clientName ?? DEFAULT_CLIENT_NAME;
   const key = await issueKey(db, {
@@ -19,6 +19,7 @@ export async function createPasswordToken(db: DbOrTrx, account: { id: string; us
     role: company.role,
     clientName,
     issuedBy: 'password',
+    ip,
   });
   const summary = {
     account: { id: account.id, username: account.username },

@@ -1,5 +1,6 @@
 import type { CompanyRole, DbOrTrx } from '../db/database.ts';
 import { newId, sha256 } from '../security/random.ts';
+import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 import { generateKey } from './key-format.ts';
 
 export const DEFAULT_CLIENT_NAME = 'svc client';
@@ -13,7 +14,15 @@ export interface IssuedKey {
 
 export async function issueKey(
   db: DbOrTrx,
-  input: { accountId: string; companyId: string; role: CompanyRole; clientName?: string | undefined; issuedBy: 'password' | 'device' },
+  input: {
+    accountId: string;
+    companyId: string;
+    role: CompanyRole;
+    clientName?: string | undefined;
+    issuedBy: 'password' | 'device';
+    /** Where the request that receives the key came from. */
+    ip: string;
+  },
 ): Promise<IssuedKey> {
   const { plaintext, displayPrefix } = generateKey();
   const id = newId('key');
@@ -30,5 +39,11 @@ export async function issueKey(
       issued_by: input.issuedBy,
     })
     .execute();
+  await recordSecurityEvent(db, {
+    kind: 'key_issued',
+    accountId: input.accountId,
+    ip: input.ip,
+    details: { keyId: id, prefix: displayPrefix, companyId: input.companyId, role: input.role, issuedBy: input.issuedBy },
+  });
   return { id, plaintext, displayPrefix };
 }

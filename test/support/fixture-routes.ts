@@ -25,6 +25,8 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
     summary: 'test fixture: create a note',
     tags: ['test'],
     auth: 'none',
+    // The configured upload limit, so tests can set it through SVC_MAX_BODY_BYTES.
+    bodyLimit: 'upload',
     write: true,
     params: z.object({ noteId: z.string().regex(/^[a-z0-9-]{3,20}$/) }),
     body: Note,

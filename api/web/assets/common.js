@@ -17,11 +17,27 @@ export function show(el, text, kind = '') {
 }
 
 /**
- * Only a page of this site, never another origin. Resolved the way the browser
- * will resolve it, so tricks such as `/\t/evil.example` or `/\\evil.example` fail.
+ * Where to go after sign-in: the full address of a page of this site, else /device.
+ * The full address, not just the path: location.assign reads a path such as `//evil.example`
+ * as another host, and resolving `/.//evil.example` or `/%2e//evil.example` yields one.
  */
 export function safeNext(value) {
-  if (typeof value !== 'string' || !value.startsWith('/')) return '/device';
+  if (typeof value !== 'string' || !value.startsWith('/') || couldLeaveSite(value)) return '/device';
   const url = new URL(value, location.origin);
-  return url.origin === location.origin ? url.pathname + url.search + url.hash : '/device';
+  return url.origin === location.origin ? url.href : '/device';
+}
+
+/**
+ * Whether a path could be read as another host (`//host` or `/\host`) as written or once resolved,
+ * also after decoding encoded dots, slashes, backslashes, tabs and newlines (so that a server or
+ * proxy that decodes the path cannot make one of it). Browsers drop tabs and newlines and read a
+ * backslash as a slash.
+ * Run before the value is parsed, which `//[` would make throw.
+ */
+function couldLeaveSite(path) {
+  const decoded = path.replace(/%(2e|2f|5c|09|0a|0d)/gi, (encoded) => decodeURIComponent(encoded));
+  return [path, decoded].some((candidate) => {
+    const plain = candidate.replace(/[\t\n\r]/g, '').replaceAll('\\', '/');
+    return plain.startsWith('//') || new URL(plain, location.origin).pathname.startsWith('//');
+  });
 }

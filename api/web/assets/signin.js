@@ -8,27 +8,27 @@ const message = document.getElementById('message');
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   show(message, '');
-  const login = form.login.value;
-  const password = form.password.value;
-  const res = await api('POST', '/api/v1/web/sessions', { login, password });
+  const res = await api('POST', '/api/v1/web/sessions', { login: form.login.value, password: form.password.value });
   if (res.ok) return location.assign(next);
   if (res.error.code === 'password_change_required') {
+    // The change form asks for the temporary password again rather than the page keeping it anywhere.
+    form.password.value = '';
     form.hidden = true;
     change.hidden = false;
-    change.dataset.login = login;
-    change.dataset.password = password;
-    return show(message, 'Your password is temporary. Choose a new one to continue.');
+    change.currentPassword.focus();
+    return show(message, 'Your password is temporary. Enter it again and choose a new one to continue.');
   }
   show(message, res.error.code === 'invalid_credentials' ? 'Wrong login or password.' : res.error.message, 'error');
 });
 
 change.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const { login, password } = change.dataset;
+  const login = form.login.value;
   const newPassword = change.newPassword.value;
   if (newPassword !== change.confirmPassword.value) return show(message, 'The two new passwords differ.', 'error');
-  const res = await api('POST', '/api/v1/web/password', { login, currentPassword: password, newPassword });
+  const res = await api('POST', '/api/v1/web/password', { login, currentPassword: change.currentPassword.value, newPassword });
   if (!res.ok) {
+    if (res.error.code === 'invalid_credentials') return show(message, 'Wrong temporary password.', 'error');
     const problem = res.error.details?.problems?.[0];
     return show(message, problem ? `New password: ${problem.message}` : res.error.message, 'error');
   }

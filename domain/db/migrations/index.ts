@@ -3,6 +3,7 @@ import * as foundation from './2026-11-22.1-foundation.ts';
 import * as identity from './2026-11-22.2-identity.ts';
 import * as apps from './2026-11-22.3-apps.ts';
 import * as outbox from './2026-11-22.4-outbox.ts';
+import * as securityEvents from './2026-11-22.5-security-events.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Names are `<ISO date>.<n>-<what>` and sort in the order they run.
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.2-identity': identity,
   '2026-11-22.3-apps': apps,
   '2026-11-22.4-outbox': outbox,
+  '2026-11-22.5-security-events': securityEvents,
 };

@@ -22,6 +22,9 @@ describe('authorization of operator endpoints', () => {
     ['PATCH', '/api/v1/admin/users/acc_000000000000000', { status: 'disabled' }],
     ['PUT', '/api/v1/admin/users/acc_000000000000000/organizations/cell-acme', { role: 'member' }],
     ['DELETE', '/api/v1/admin/users/acc_000000000000000/organizations/cell-acme'],
+    ['GET', '/api/v1/admin/users/acc_000000000000000/keys'],
+    ['DELETE', '/api/v1/admin/users/acc_000000000000000/keys'],
+    ['GET', '/api/v1/admin/security-events'],
   ];
 
   it.each(calls)('%s %s: 401 without a credential, 403 for a company developer or member', async (method, path, body) => {
@@ -33,19 +36,15 @@ describe('authorization of operator endpoints', () => {
     }
   });
 
-  it('accepts an operator’s web session, with the same-origin guard on writes', async () => {
+  it('refuses an operator’s web session: admin routes take an operator key only', async () => {
     const cookie = await signIn(svc, TEST_OPERATOR.login, TEST_OPERATOR.password);
-    expect((await svc.call('GET', '/api/v1/admin/users', { headers: { cookie } })).status).toBe(200);
-    const cross = await svc.call('POST', '/api/v1/admin/organizations', {
-      body: { cellId: 'cell-web', name: 'W' },
-      headers: { cookie, origin: 'https://evil.example' },
-    });
-    expect([cross.status, cross.body.error.code]).toEqual([403, 'forbidden']);
-    const same = await svc.call('POST', '/api/v1/admin/organizations', {
+    const read = await svc.call('GET', '/api/v1/admin/users', { headers: { cookie } });
+    expect([read.status, read.body.error.code]).toEqual([401, 'unauthorized']);
+    const write = await svc.call('POST', '/api/v1/admin/organizations', {
       body: { cellId: 'cell-web', name: 'W' },
       headers: browser(cookie, svc),
     });
-    expect(same.status).toBe(201);
+    expect([write.status, write.body.error.code]).toEqual([401, 'unauthorized']);
   });
 });
 

@@ -51,7 +51,7 @@ describe('x-svc-dry-run', () => {
     expect(effects).toEqual(['created real']);
   });
 
-  it('reads a body of about 4 MB (a 3 MB bundle in base64) under the default limit', async () => {
+  it('reads a body of about 4 MB (a 3 MB bundle in base64) under the default upload limit', async () => {
     const pad = 'A'.repeat(Math.ceil((3 * 1024 * 1024) / 3) * 4);
     const res = await svc.call('POST', '/api/v1/test/notes/bigone', { body: { title: 'x', pad } });
     // Read and parsed (not 413); the strict schema then names the unknown field.

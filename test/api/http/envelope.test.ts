@@ -65,6 +65,13 @@ describe('failure envelope', () => {
     expectFailure(res, 400, 'malformed_json');
   });
 
+  it('rejects a body without a content type (a cross-site form could send one) with malformed_json', async () => {
+    const res = await svc.call('POST', '/api/v1/test/notes/abc', { rawBody: '{"title":"x"}', headers: { 'content-type': '' } });
+    expectFailure(res, 400, 'malformed_json');
+    expect(res.body.error.details).toEqual({ contentType: null });
+    expect((await svc.call('GET', '/api/v1/health')).status).toBe(200);
+  });
+
   it('rejects invalid UTF-8 with malformed_json', async () => {
     const res = await svc.call('POST', '/api/v1/test/notes/abc', {
       rawBody: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
@@ -131,11 +138,12 @@ describe('failure envelope', () => {
     expect(res.headers.get('retry-after')).toBe('7');
   });
 
-  it('maps a unique violation to 409 conflict naming the constraint', async () => {
+  it('maps a unique violation to 409 conflict without naming the constraint (no schema leaks)', async () => {
     await svc.call('POST', '/api/v1/test/notes/dup', { body: { title: 'one' } });
     const res = await svc.call('POST', '/api/v1/test/notes/dup', { body: { title: 'two' } });
     expectFailure(res, 409, 'conflict');
-    expect(res.body.error.details).toEqual({ constraint: 'test_notes_pkey' });
+    expect(res.body.error.details).toBeUndefined();
+    expect(JSON.stringify(res.body)).not.toContain('test_notes_pkey');
   });
 
   it('maps a statement timeout to 503 timeout with Retry-After', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../support/browser.ts';
 import { createUser, PASSWORD, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { withPage as withSitePage } from './page.ts';
 
 // The approval page in a real browser: Chromium (see test/support/browser.ts) driven by playwright-core.
 
@@ -39,14 +40,7 @@ async function signInThroughPage(page: Page, login: string, password = PASSWORD)
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-async function withPage<T>(fn: (page: Page) => Promise<T>): Promise<T> {
-  const context = await browser.newContext();
-  try {
-    return await fn(await context.newPage());
-  } finally {
-    await context.close();
-  }
-}
+const withPage = <T>(fn: (page: Page) => Promise<T>) => withSitePage(browser, svc.url!, fn);
 
 describe('device approval page', () => {
   it('signs in, confirms the code from the link, approves, and the device gets its key', async () => {
@@ -123,25 +117,12 @@ describe('device approval page', () => {
     });
   });
 
-  it('never sends a person to another site after sign-in', async () => {
-    await withPage(async (page) => {
-      for (const next of ['/\t/evil.example/x', '//evil.example/x', '/\\evil.example/x', 'https://evil.example/x']) {
-        await page.context().clearCookies();
-        await page.goto(`${svc.url}/signin?next=${encodeURIComponent(next)}`);
-        await page.getByLabel('Username or email').fill('dana');
-        await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.waitForURL((url) => url.pathname !== '/signin');
-        expect(new URL(page.url()).origin).toBe(svc.url);
-      }
-    });
-  });
-
   it('leads a temporary password through the change form back to the approval', async () => {
     const d = await startDeviceLogin();
     await withPage(async (page) => {
       await page.goto(d.verificationUriComplete);
       await signInThroughPage(page, 'temp');
+      await page.getByLabel('Temporary password').fill(PASSWORD);
       await page.getByLabel('New password (at least 12 characters)').fill('a-new-long-password');
       await page.getByLabel('New password again').fill('a-new-long-password');
       await page.getByRole('button', { name: 'Change password and sign in' }).click();

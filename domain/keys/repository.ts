@@ -1,0 +1,36 @@
+import type { DbOrTrx, KeyRevocationReason } from '../db/database.ts';
+import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+
+export interface KeysRevocation {
+  accountId: string;
+  /** Only the keys acting for this company. */
+  companyId?: string | undefined;
+  reason: KeyRevocationReason;
+  /** The operator, when someone other than the account acts. */
+  actorId?: string | undefined;
+  ip?: string | undefined;
+}
+
+/**
+ * Revokes, for good, an account's live keys and logs it: re-enabling the account or
+ * granting the license again does not bring them back. Returns the revoked ids.
+ */
+export async function revokeKeysOf(db: DbOrTrx, input: KeysRevocation): Promise<string[]> {
+  let query = db
+    .updateTable('developer_keys')
+    .set({ revoked_at: new Date(), revoked_reason: input.reason })
+    .where('account_id', '=', input.accountId)
+    .where('revoked_at', 'is', null);
+  if (input.companyId !== undefined) query = query.where('company_id', '=', input.companyId);
+  const keyIds = (await query.returning('id').execute()).map((r) => r.id).sort();
+  if (keyIds.length > 0) {
+    await recordSecurityEvent(db, {
+      kind: 'key_revoked',
+      accountId: input.accountId,
+      actorId: input.actorId,
+      ip: input.ip,
+      details: { reason: input.reason, keyIds },
+    });
+  }
+  return keyIds;
+}
