@@ -149,6 +149,11 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     const { id } = await createUser(svc, op, unique('to-unlicense'), [{ cellId: 'cell-acme', role: 'member' }]);
     return { params: { id, cellId: 'cell-acme' }, headers: bearer(op), status: 200 };
   },
+  adminRevokeUserKeys: async () => {
+    const { id, username } = await createUser(svc, op, unique('to-revoke'), [{ cellId: 'cell-acme', role: 'developer' }]);
+    await passwordKey(svc, username);
+    return { params: { id }, headers: bearer(op), status: 200 };
+  },
   uploadAppVersion: async () => {
     const slug = unique('dry-upload');
     return { params: { namespace: 'cell-acme', slug }, body: bundle(slug, '1.0.0'), headers: bearer(dev), status: 201 };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { routes } from '../../../api/routes.ts';
 import { DEVICE_LOGIN } from '../../../domain/device-login/settings.ts';
 import { TestClock } from '../../support/clock.ts';
-import { browser, PASSWORD, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
+import { browser, createUser, PASSWORD, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, type TestResponse, type TestService } from '../../support/service.ts';
 
 // Every request budget the README promises, pinned at its exact threshold over HTTP. The service
@@ -15,13 +15,14 @@ import { startTestService, type TestResponse, type TestService } from '../../sup
 const T = '2031-03-04T05:06:45.000Z';
 const clock = new TestClock(T);
 let svc: TestService;
+let op: string;
 let ipCounter = 0;
 /** Each test calls from addresses of its own (X-Forwarded-For through a trusted proxy). */
 const nextIp = () => ({ 'x-forwarded-for': `203.0.113.${++ipCounter}` });
 
 beforeAll(async () => {
   svc = await startTestService({ clock, env: { SVC_TRUSTED_PROXIES: '127.0.0.1' } });
-  await seedCompanies(svc);
+  ({ op } = await seedCompanies(svc));
 });
 afterAll(() => svc.close());
 beforeEach(async () => {
@@ -37,10 +38,34 @@ function expectRefused(res: TestResponse, retryAfter: number) {
 const startDeviceCode = (ip: Record<string, string>) => svc.call('POST', '/api/v1/developer/device-codes', { body: {}, headers: ip });
 
 describe('per-route budgets', () => {
-  it('are declared on exactly one route: 10 device-code starts per IP per minute', () => {
+  it('are declared on exactly five routes: 10 device-code starts, 150 polls and 60 login requests per IP per minute', () => {
     const budgets = Object.fromEntries(routes.filter((r) => r.rateLimit).map((r) => [r.operationId, r.rateLimit]));
-    expect(budgets).toEqual({ createDeviceCode: { perMinute: 10 } });
+    expect(budgets).toEqual({
+      createDeviceCode: { perMinute: 10 },
+      pollDeviceToken: { perMinute: 150 },
+      createPasswordToken: { perMinute: 60 },
+      webSignIn: { perMinute: 60 },
+      webChangePassword: { perMinute: 60 },
+    });
   });
+
+  it.each([
+    ['pollDeviceToken', 150, '/api/v1/developer/device-tokens'],
+    ['createPasswordToken', 60, '/api/v1/developer/password-tokens'],
+    ['webSignIn', 60, '/api/v1/web/sessions'],
+    ['webChangePassword', 60, '/api/v1/web/password'],
+  ] as const)(
+    '%s: %i requests per IP per minute, counted before the body is read; the next is refused',
+    async (_operationId, budget, path) => {
+      const ip = nextIp();
+      // An invalid body never reaches the password check or the poll, so only the route's own budget counts.
+      const send = () => svc.call('POST', path, { body: {}, headers: { ...ip, origin: svc.addresses.baseUrl } });
+      for (let i = 0; i < budget; i++) expect((await send()).body.error.code).toBe('invalid_payload');
+      expectRefused(await send(), 15);
+      clock.set('2031-03-04T05:07:00.000Z');
+      expect((await send()).body.error.code).toBe('invalid_payload');
+    },
+  );
 
   it('start 10 device codes from one IP in a minute and refuse the 11th until the next minute', async () => {
     const ip = nextIp();
@@ -99,6 +124,13 @@ describe('login budgets (terminal login, web sign-in and the password change sha
     expectRefused(await web(nextIp(), 'ghost-login'), 15);
     clock.set('2031-03-04T05:07:00.000Z');
     expect((await terminal(nextIp(), 'ghost-login')).body.error.code).toBe('invalid_credentials');
+  });
+
+  it('count an account’s username and email in one bucket', async () => {
+    await createUser(svc, op, 'two-logins', [{ cellId: 'cell-acme', role: 'member' }]);
+    for (let i = 0; i < 10; i++) await [terminal, web][i % 2]!(nextIp(), i % 2 ? 'two-logins' : 'TWO-LOGINS@example.com');
+    expectRefused(await terminal(nextIp(), 'two-logins@example.com', PASSWORD), 15);
+    expectRefused(await web(nextIp(), 'Two-Logins', PASSWORD), 15);
   });
 });
 
