@@ -7,6 +7,7 @@ import type { AnyRoute } from './api/http/route.ts';
 import { routes as allRoutes } from './api/routes.ts';
 import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator } from './domain/accounts/bootstrap-operator.ts';
+import { dummyHash } from './domain/accounts/check-password.ts';
 import { connectDatabase } from './domain/db/connect.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
@@ -107,6 +108,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     let url: string | undefined;
     if (role !== 'worker') {
+      await dummyHash(deps);
       const operator = await bootstrapOperator(db, config.operator, passwordHashing);
       if (operator === 'created') logger.info({ login: config.operator?.login }, 'operator account created');
       const server = http.createServer(createApp(deps, opts.routes ?? allRoutes).callback());

@@ -37,7 +37,7 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     ctx.state.route = route.path;
     const ip = clientIp(ctx, deps.http.trustedProxies);
     if (route.rateLimit) {
-      await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip);
+      await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip, deps.clock);
     }
     const principal = route.auth === 'none' ? null : await authenticate(ctx, deps, route.auth, route.write === true);
     if (route.deprecatedBy) {

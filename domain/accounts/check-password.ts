@@ -6,7 +6,7 @@ import { hashPassword, verifyPassword } from '../security/password-hash.ts';
 import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 import { findAccountByLogin } from './repository.ts';
 
-type Deps = Pick<DomainDeps, 'db' | 'passwordHashing'>;
+type Deps = Pick<DomainDeps, 'db' | 'passwordHashing' | 'clock'>;
 
 // The one password check behind terminal login (password-tokens) and web
 // sign-in: same rate-limit buckets, same lockout counter, same answers.
@@ -19,7 +19,11 @@ export const LOCKOUT = { failures: 5, minutes: 15 };
 
 // Computed once: an unknown login is checked against it so it costs what a known one does.
 const dummyHashes = new Map<string, Promise<string>>();
-function dummyHash(deps: Deps): Promise<string> {
+/**
+ * Computes the stand-in hash ahead of the first request (the service calls it at start), so
+ * even the first unknown login costs one hash, not two.
+ */
+export function dummyHash(deps: Pick<DomainDeps, 'passwordHashing'>): Promise<string> {
   const key = JSON.stringify(deps.passwordHashing);
   let hash = dummyHashes.get(key);
   if (!hash) {
@@ -39,20 +43,21 @@ export interface CheckOptions {
 
 export async function checkPassword(deps: Deps, input: { login: string; password: string; ip: string }, opts: CheckOptions = {}) {
   // Counted with the pool, outside any request transaction: failures and dry runs count too.
-  await consume(deps.db, LOGIN_LIMITS.perIp, input.ip);
+  await consume(deps.db, LOGIN_LIMITS.perIp, input.ip, deps.clock);
   const account = await findAccountByLogin(deps.db, input.login);
   // One bucket per account, whichever of its logins (username or email) is typed.
-  await consume(deps.db, LOGIN_LIMITS.perLogin, account ? account.id : `login:${input.login.trim().toLowerCase()}`);
+  await consume(deps.db, LOGIN_LIMITS.perLogin, account ? account.id : `login:${input.login.trim().toLowerCase()}`, deps.clock);
 
   const usable = account && account.status === 'active' && account.password_hash !== null;
-  const locked = account?.locked_until != null && account.locked_until > new Date();
+  const now = deps.clock.now();
+  const locked = account?.locked_until != null && account.locked_until > now;
   const stored = usable && !locked ? account.password_hash! : await dummyHash(deps);
   const matches = await verifyPassword(input.password, stored);
 
   if (!account || !usable || locked || !matches) {
     // Every failure runs the same UPDATE (matching no row when there is nothing to count),
     // so an unknown login costs what a known one does.
-    const lockedNow = await recordFailure(deps, account && usable && !locked ? account.id : '');
+    const lockedNow = await recordFailure(deps, account && usable && !locked ? account.id : '', now);
     const reason = !account ? 'unknown_login' : locked ? 'locked' : !usable ? `account_${account.status}` : 'wrong_password';
     await recordSecurityEvent(deps.db, { kind: 'sign_in_failed', accountId: account?.id ?? null, ip: input.ip, details: { reason } });
     if (lockedNow) {
@@ -78,13 +83,13 @@ export async function checkPassword(deps: Deps, input: { login: string; password
 }
 
 /** Counts a failure; true when this one locked the account. */
-async function recordFailure(deps: Deps, accountId: string): Promise<boolean> {
+async function recordFailure(deps: Deps, accountId: string, now: Date): Promise<boolean> {
   // One statement, so concurrent failures cannot both slip under the threshold.
   const result = await sql<{ locked: boolean }>`
     UPDATE accounts SET
       failed_logins = CASE WHEN failed_logins + 1 >= ${LOCKOUT.failures} THEN 0 ELSE failed_logins + 1 END,
       locked_until = CASE WHEN failed_logins + 1 >= ${LOCKOUT.failures}
-        THEN now() + make_interval(mins => ${LOCKOUT.minutes}) ELSE locked_until END
+        THEN ${now}::timestamptz + make_interval(mins => ${LOCKOUT.minutes}) ELSE locked_until END
     WHERE id = ${accountId}
     RETURNING failed_logins = 0 AS locked`.execute(deps.db);
   return result.rows[0]?.locked === true;

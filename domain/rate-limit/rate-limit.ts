@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { type Clock, systemClock } from '../deps.ts';
+import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 
 export interface Limit {
@@ -33,7 +33,8 @@ export async function consume(
   db: Db,
   limit: Limit,
   subject: string,
-  clock: Clock = systemClock,
+  // Required, so no caller silently reads the system time past an injected clock.
+  clock: Clock,
   random: () => number = Math.random,
 ): Promise<void> {
   const now = clock.now();
