@@ -204,8 +204,7 @@ function parseCron(input: string): { calendar?: Msg; interval?: Msg; tz: string 
   let cal: Msg;
   if (f.length === 5) cal = { minute: f[0], hour: f[1], dayOfMonth: f[2], month: f[3], dayOfWeek: f[4] };
   else if (f.length === 6) cal = { minute: f[0], hour: f[1], dayOfMonth: f[2], month: f[3], dayOfWeek: f[4], year: f[5] };
-  else if (f.length === 7)
-    cal = { second: f[0], minute: f[1], hour: f[2], dayOfMonth: f[3], month: f[4], dayOfWeek: f[5], year: f[6] };
+  else if (f.length === 7) cal = { second: f[0], minute: f[1], hour: f[2], dayOfMonth: f[3], month: f[4], dayOfWeek: f[5], year: f[6] };
   else throw new SpecError('CronString does not have 5-7 fields');
   return { calendar: parseCalendar({ ...cal, comment }), tz };
 }

@@ -13,7 +13,7 @@ import { IdReusePolicy, ScheduleOverlap, Status } from './enums.ts';
 import { alreadyExists, invalidArgument, notFound, requireField, ServiceError } from './errors.ts';
 import type { Namespace } from './namespaces.ts';
 import { decodeMessage, encodeMessage, lookupType, type Msg } from './proto.ts';
-import { canonicalizeSpec, type CompiledSpec, cleanSpec, compileSpec, SpecError } from './schedule-spec.ts';
+import { type CompiledSpec, canonicalizeSpec, cleanSpec, compileSpec, SpecError } from './schedule-spec.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { noteSearchAttributes, pageOf, payloadValue, queryRows, type Value, type VisibilityRow } from './visibility.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -238,9 +238,7 @@ export class Schedules {
   }
 
   list(req: Msg): Msg {
-    const query = req.query?.trim() ? `${LIST_QUERY} AND (${req.query})` : LIST_QUERY;
-    const rows = queryRows(this.ns.server, this.visibilityRows(), query);
-    const { page, nextPageToken } = pageOf(rows, req.nextPageToken, req.maximumPageSize);
+    const { page, nextPageToken } = pageOf(this.matching(req.query), req.nextPageToken, req.maximumPageSize);
     return {
       schedules: page.map(({ record: r }) => ({
         scheduleId: r.scheduleId,
@@ -257,6 +255,15 @@ export class Schedules {
       })),
       nextPageToken,
     };
+  }
+
+  count(req: Msg): Msg {
+    return { count: this.matching(req.query).length };
+  }
+
+  /** Schedules matching a List/Count query, which applies to their scheduler workflows' rows. */
+  private matching(query: string | undefined) {
+    return queryRows(this.ns.server, this.visibilityRows(), query?.trim() ? `${LIST_QUERY} AND (${query})` : LIST_QUERY);
   }
 
   matchingTimes(req: Msg): Msg {
@@ -363,7 +370,7 @@ export class Schedules {
       const start = (protoToMs(backfill.startTime) ?? 0) - 1;
       this.processTimeRange(r, start, protoToMs(backfill.endTime) ?? 0, backfill.overlapPolicy ?? 0, true);
     }
-    const state = (r.schedule.state ??= {});
+    const state = r.schedule.state;
     if (patch.pause) {
       state.paused = true;
       state.notes = patch.pause;
@@ -518,7 +525,7 @@ export class Schedules {
     if (i < 0) return false;
     r.runningWorkflows.splice(i, 1);
     const close = exec.history.events[exec.history.events.length - 1] ?? {};
-    const state = (r.schedule.state ??= {});
+    const state = r.schedule.state;
     const failed = exec.status === Status.FAILED || exec.status === Status.TIMED_OUT;
     if (r.schedule.policies?.pauseOnFailure && failed && !state.paused) {
       state.paused = true;
@@ -596,9 +603,7 @@ function validSchedule(schedule: Msg | undefined): Msg {
       ...policies,
       // Defaults are resolved eagerly so that Describe shows them.
       overlapPolicy: policies.overlapPolicy || ScheduleOverlap.SKIP,
-      catchupWindow: msToProto(
-        Math.max(protoToMs(policies.catchupWindow) ?? DEFAULT_CATCHUP_WINDOW_MS, MIN_CATCHUP_WINDOW_MS),
-      ),
+      catchupWindow: msToProto(Math.max(protoToMs(policies.catchupWindow) ?? DEFAULT_CATCHUP_WINDOW_MS, MIN_CATCHUP_WINDOW_MS)),
     },
     state: schedule?.state ?? {},
   });

@@ -139,7 +139,11 @@ export function queryRows<R extends VisibilityRow>(server: ServerState, rows: R[
 }
 
 /** Offset paging as List calls do it (the token is the offset of the next page). */
-export function pageOf<T>(items: T[], token: Uint8Array | null | undefined, pageSize: number | null | undefined): { page: T[]; nextPageToken?: Buffer } {
+export function pageOf<T>(
+  items: T[],
+  token: Uint8Array | null | undefined,
+  pageSize: number | null | undefined,
+): { page: T[]; nextPageToken?: Buffer } {
   const offset = token?.length ? Number(Buffer.from(token).toString('utf8')) : 0;
   if (!Number.isInteger(offset) || offset < 0) throw invalidArgument('Invalid NextPageToken.');
   const page = items.slice(offset, offset + (pageSize || 1000));

@@ -192,6 +192,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     PatchSchedule: (req) => ns(req).schedules.patch(req),
     DeleteSchedule: (req) => ns(req).schedules.delete(req),
     ListSchedules: (req) => ns(req).schedules.list(req),
+    CountSchedules: (req) => ns(req).schedules.count(req),
     ListScheduleMatchingTimes: (req) => ns(req).schedules.matchingTimes(req),
   };
 }

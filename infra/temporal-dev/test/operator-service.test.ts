@@ -55,10 +55,16 @@ describe('search attributes', () => {
       details: 'SearchAttributes are not set on request.',
     });
     for (const reserved of ['WorkflowId', 'TemporalScheduledById', 'TemporalAnything']) {
-      const call = operator.addSearchAttributes({ namespace: 'default', searchAttributes: { [reserved]: IndexedValueType.INDEXED_VALUE_TYPE_TEXT } });
+      const call = operator.addSearchAttributes({
+        namespace: 'default',
+        searchAttributes: { [reserved]: IndexedValueType.INDEXED_VALUE_TYPE_TEXT },
+      });
       expect(await grpcError(call)).toMatchObject({ code: 3, details: `Search attribute ${reserved} is reserved by system.` });
     }
-    const badType = operator.addSearchAttributes({ namespace: 'default', searchAttributes: { Fine: 99 as temporal.api.enums.v1.IndexedValueType } });
+    const badType = operator.addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: { Fine: 99 as temporal.api.enums.v1.IndexedValueType },
+    });
     expect(await grpcError(badType)).toMatchObject({ code: 3 });
     const system = operator.removeSearchAttributes({ namespace: 'default', searchAttributes: ['ExecutionStatus'] });
     expect(await grpcError(system)).toMatchObject({ code: 3, details: 'Unable to remove non-custom search attributes: ExecutionStatus.' });

@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import {
   Client,
   Connection,
+  ScheduleAlreadyRunning,
   type ScheduleDescription,
   type ScheduleHandle,
-  type ScheduleOptions,
-  ScheduleAlreadyRunning,
   ScheduleNotFoundError,
+  type ScheduleOptions,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
 import { defineSearchAttributeKey, NamespaceNotFoundError, type Workflow } from '@temporalio/common';
@@ -34,7 +34,9 @@ afterAll(() => teardownSuite(s));
 const sid = () => `sched-${randomUUID()}`;
 
 /** Creates a schedule starting `workflowType` on the suite's queue; the caller adds spec, policies and state. */
-function create(options: Omit<ScheduleOptions, 'action' | 'scheduleId'> & { workflowType?: Workflow; args?: unknown[] }): Promise<ScheduleHandle> {
+function create(
+  options: Omit<ScheduleOptions, 'action' | 'scheduleId'> & { workflowType?: Workflow; args?: unknown[] },
+): Promise<ScheduleHandle> {
   const { workflowType = countedRun, args = [], ...rest } = options;
   const scheduleId = sid();
   return s.env.client.schedule.create({
@@ -148,6 +150,8 @@ describe('schedule lifecycle', () => {
     expect(Number(count.count)).toBe(5);
     const plain = await s.env.client.workflowService.countWorkflowExecutions({ namespace: 'default', query: `ScheduledTeam = '${group}'` });
     expect(Number(plain.count)).toBe(0);
+    const counted = await s.env.client.workflowService.countSchedules({ namespace: 'default', query: `ScheduledTeam = '${group}'` });
+    expect(Number(counted.count)).toBe(5);
 
     await handles[0]!.delete();
     const after = [];
@@ -350,7 +354,9 @@ describe('policies and limits', () => {
     const d = await handle.describe();
     expect(d.info.numActionsTaken).toBe(1);
     expect(d.state.paused).toBe(true);
-    expect(d.state.note).toBe(`paused due to workflow failure: ${d.info.recentActions[0]!.action.workflow.workflowId}: scheduled run broke`);
+    expect(d.state.note).toBe(
+      `paused due to workflow failure: ${d.info.recentActions[0]!.action.workflow.workflowId}: scheduled run broke`,
+    );
     await handle.delete();
   });
 
