@@ -86,8 +86,8 @@ export interface ScheduleRecord {
   /** Handed to the next started workflow (Payloads / Failure, JSON form). */
   lastCompletionResult: Msg | null;
   continuedFailure: Msg | null;
-  /** Request ids of the create call, so a retried create succeeds. */
-  requestIds: string[];
+  /** Request id of the create call, so a retried create succeeds. */
+  createRequestId: string;
 }
 
 /** A namespace's schedule state: plain JSON. */
@@ -144,7 +144,7 @@ export class Schedules {
     const requestId = requireField<string>(req.requestId, 'RequestId');
     const existing = this.state.schedules[scheduleId];
     if (existing) {
-      if (existing.requestIds.includes(requestId)) return { conflictToken: tokenBytes(existing.conflictToken) };
+      if (existing.createRequestId === requestId) return { conflictToken: tokenBytes(existing.conflictToken) };
       throw alreadyExists(`schedule "${scheduleId}" is already registered`);
     }
     const schedule = validSchedule(req.schedule);
@@ -168,7 +168,7 @@ export class Schedules {
       buffer: [],
       lastCompletionResult: null,
       continuedFailure: null,
-      requestIds: [requestId],
+      createRequestId: requestId,
     };
     this.state.schedules[scheduleId] = r;
     if (req.initialPatch) this.applyPatch(r, req.initialPatch);

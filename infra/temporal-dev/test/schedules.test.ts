@@ -498,6 +498,23 @@ describe('errors', () => {
       }),
     ).rejects.toBeInstanceOf(ScheduleAlreadyRunning);
 
+    // A create retried with the same request id succeeds; another request for the id does not.
+    const svc = s.env.client.workflowService;
+    const request = {
+      namespace: 'default',
+      scheduleId: sid(),
+      requestId: randomUUID(),
+      schedule: {
+        spec: { interval: [{ interval: msToTs('1h') }] },
+        action: { startWorkflow: { workflowId: 'raw', workflowType: { name: 'countedRun' }, taskQueue: { name: s.taskQueue } } },
+        state: { paused: true },
+      },
+    };
+    await svc.createSchedule(request);
+    await svc.createSchedule(request);
+    expect(await grpcError(svc.createSchedule({ ...request, requestId: randomUUID() }))).toMatchObject({ code: 6 });
+    await s.env.client.schedule.getHandle(request.scheduleId).delete();
+
     const missing = s.env.client.schedule.getHandle('no-such-schedule');
     await expect(missing.describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
     await expect(missing.trigger()).rejects.toBeInstanceOf(ScheduleNotFoundError);
