@@ -100,3 +100,12 @@ export const UpdateStage = enumValues(E + 'UpdateWorkflowExecutionLifecycleStage
   'ACCEPTED',
   'COMPLETED',
 ] as const);
+export const ScheduleOverlap = enumValues(E + 'ScheduleOverlapPolicy', 'SCHEDULE_OVERLAP_POLICY_', [
+  'UNSPECIFIED',
+  'SKIP',
+  'BUFFER_ONE',
+  'BUFFER_ALL',
+  'CANCEL_OTHER',
+  'TERMINATE_OTHER',
+  'ALLOW_ALL',
+] as const);

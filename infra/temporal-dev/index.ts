@@ -1,9 +1,10 @@
-// Programmatic entry point: an in-memory Temporal server (WorkflowService, plus TestService in
-// time-skipping mode) on a local port.
+// Programmatic entry point: an in-memory Temporal server (WorkflowService, OperatorService, plus
+// TestService in time-skipping mode) on a local port.
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { addService, type Handler } from './grpc-server.ts';
 import { ServerState } from './namespaces.ts';
+import { operatorServiceHandlers } from './operator-service.ts';
 import { testServiceHandlers } from './test-service.ts';
 import { workflowServiceHandlers } from './workflow-service.ts';
 
@@ -46,6 +47,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
   addService(server, 'temporal.api.workflowservice.v1.WorkflowService', withClockPoke(state, workflowServiceHandlers(state)), onError);
+  addService(server, 'temporal.api.operatorservice.v1.OperatorService', operatorServiceHandlers(state), onError);
   if (state.clock.timeSkipping) {
     addService(server, 'temporal.api.testservice.v1.TestService', withClockPoke(state, testServiceHandlers(state)), onError);
   }

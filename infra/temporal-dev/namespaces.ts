@@ -4,6 +4,7 @@ import { VirtualClock } from './clock.ts';
 import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
 import type { Msg } from './proto.ts';
+import { Schedules } from './schedules.ts';
 import { TaskQueues } from './task-queues.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -62,6 +63,7 @@ export class Namespace {
   private readonly byRunId = new Map<string, Execution>();
   private readonly currentRun = new Map<string, Execution>();
   readonly starts: WorkflowStarts;
+  readonly schedules: Schedules;
 
   constructor(server: ServerState, name: string, description: string, retentionMs: number) {
     this.server = server;
@@ -69,6 +71,7 @@ export class Namespace {
     this.description = description;
     this.retentionMs = retentionMs;
     this.starts = new WorkflowStarts(this);
+    this.schedules = new Schedules(this);
   }
 
   /** Task queue names are namespace-scoped. */
@@ -84,7 +87,7 @@ export class Namespace {
         state: NamespaceState.REGISTERED,
         description: this.description,
         capabilities: { eagerWorkflowStart: false, syncUpdate: true, asyncUpdate: true },
-        supportsSchedules: false,
+        supportsSchedules: true,
       },
       config: { workflowExecutionRetentionTtl: msToProto(this.retentionMs) },
       isGlobalNamespace: false,
@@ -120,5 +123,6 @@ export class Namespace {
   onClosed(exec: Execution): void {
     this.open.delete(exec);
     this.starts.onClosed(exec);
+    this.schedules.onWorkflowClosed(exec);
   }
 }

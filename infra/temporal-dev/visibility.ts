@@ -1,6 +1,8 @@
 // Visibility: execution info, Describe, and List/Count with a subset of Temporal's SQL-like
 // query language: comparisons (= != > >= < <=), IN, BETWEEN, STARTS_WITH, IS [NOT] NULL,
 // AND/OR/parentheses, ORDER BY (ignored; newest first) and Count's GROUP BY ExecutionStatus.
+// Rows are workflow runs plus each schedule's scheduler workflow (schedules.ts); like Temporal,
+// rows in a namespace division (TemporalNamespaceDivision set) only match queries that name it.
 import { IndexedValueType, Status } from './enums.ts';
 import { invalidArgument } from './errors.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
@@ -28,9 +30,25 @@ const SYSTEM_ATTRIBUTES: Record<string, number> = {
   CloseTime: IndexedValueType.DATETIME,
   ExecutionTime: IndexedValueType.DATETIME,
   HistoryLength: IndexedValueType.INT,
+  TemporalNamespaceDivision: IndexedValueType.KEYWORD,
+  TemporalSchedulePaused: IndexedValueType.BOOL,
+  TemporalScheduledStartTime: IndexedValueType.DATETIME,
+  TemporalScheduledById: IndexedValueType.KEYWORD,
 };
 
-type Value = string | number | boolean | null | Value[];
+export type Value = string | number | boolean | null | Value[];
+
+/** One visibility record: a workflow run, or a schedule's scheduler workflow. */
+export interface VisibilityRow {
+  /** A search attribute's value (system or custom) as queries compare it; null when unset. */
+  value(field: string): Value;
+  /** The WorkflowExecutionInfo that List returns. */
+  info(): Msg;
+}
+
+function executionRow(exec: Execution): VisibilityRow {
+  return { value: (field) => fieldValue(exec, field), info: () => executionInfo(exec) };
+}
 
 function executionInfo(exec: Execution): Msg {
   const o = exec.options;
@@ -90,27 +108,23 @@ export function searchAttributeKeys(server: ServerState): Record<string, number>
   return { ...SYSTEM_ATTRIBUTES, ...Object.fromEntries(server.searchAttributeTypes) };
 }
 
+export function isSystemSearchAttribute(name: string): boolean {
+  return SYSTEM_ATTRIBUTES[name] !== undefined;
+}
+
 export function listExecutions(server: ServerState, ns: Namespace, req: Msg): Msg {
-  const { predicate } = parseQuery(server, req.query ?? '');
-  const matches = newestFirst(ns).filter(predicate);
-  const offset = req.nextPageToken?.length ? Number(Buffer.from(req.nextPageToken).toString('utf8')) : 0;
-  if (!Number.isInteger(offset) || offset < 0) throw invalidArgument('Invalid NextPageToken.');
-  const pageSize: number = req.pageSize || 1000;
-  const page = matches.slice(offset, offset + pageSize);
-  const next = offset + page.length;
-  return {
-    executions: page.map(executionInfo),
-    nextPageToken: next < matches.length ? Buffer.from(String(next)) : undefined,
-  };
+  const matches = queryRows(server, newestFirst(ns), req.query ?? '');
+  const { page, nextPageToken } = pageOf(matches, req.nextPageToken, req.pageSize);
+  return { executions: page.map((r) => r.info()), nextPageToken };
 }
 
 export function countExecutions(server: ServerState, ns: Namespace, req: Msg): Msg {
   const { predicate, groupBy } = parseQuery(server, req.query ?? '');
-  const matches = ns.runs.filter(predicate);
+  const matches = newestFirst(ns).filter(predicate);
   if (!groupBy) return { count: matches.length };
   const groups = new Map<string, number>();
-  for (const exec of matches) {
-    const name = STATUS_NAMES.get(exec.status) ?? 'Unspecified';
+  for (const row of matches) {
+    const name = String(row.value('ExecutionStatus') ?? 'Unspecified');
     groups.set(name, (groups.get(name) ?? 0) + 1);
   }
   return {
@@ -119,8 +133,30 @@ export function countExecutions(server: ServerState, ns: Namespace, req: Msg): M
   };
 }
 
-function newestFirst(ns: Namespace): Execution[] {
-  return [...ns.runs].reverse();
+/** The rows matching a visibility query, in the given order. */
+export function queryRows<R extends VisibilityRow>(server: ServerState, rows: R[], query: string): R[] {
+  return rows.filter(parseQuery(server, query).predicate);
+}
+
+/** Offset paging as List calls do it (the token is the offset of the next page). */
+export function pageOf<T>(
+  items: T[],
+  token: Uint8Array | null | undefined,
+  pageSize: number | null | undefined,
+): { page: T[]; nextPageToken?: Buffer } {
+  const offset = token?.length ? Number(Buffer.from(token).toString('utf8')) : 0;
+  if (!Number.isInteger(offset) || offset < 0) throw invalidArgument('Invalid NextPageToken.');
+  const page = items.slice(offset, offset + (pageSize || 1000));
+  const next = offset + page.length;
+  return { page, nextPageToken: next < items.length ? Buffer.from(String(next)) : undefined };
+}
+
+/** Runs and scheduler workflows, newest first. */
+function newestFirst(ns: Namespace): VisibilityRow[] {
+  const rows = [...ns.runs].reverse().map(executionRow);
+  const schedules = ns.schedules.visibilityRows();
+  if (schedules.length === 0) return rows;
+  return [...rows, ...schedules].sort((a, b) => Number(b.value('StartTime')) - Number(a.value('StartTime')));
 }
 
 function keywordPayload(value: string): Msg {
@@ -131,7 +167,7 @@ function keywordPayload(value: string): Msg {
 }
 
 /** Decodes a search attribute payload (json/plain) into a comparable value. */
-function payloadValue(payload: Msg | undefined): Value {
+export function payloadValue(payload: Msg | undefined): Value {
   if (!payload?.data?.length) return null;
   try {
     return JSON.parse(Buffer.from(payload.data).toString('utf8')) as Value;
@@ -167,7 +203,7 @@ function fieldValue(exec: Execution, field: string): Value {
 
 // ---- query parser ----
 
-type Predicate = (exec: Execution) => boolean;
+type Predicate = (row: VisibilityRow) => boolean;
 type Token = { kind: 'word' | 'string' | 'number' | 'op' | 'punct'; text: string };
 
 function tokenize(query: string): Token[] {
@@ -226,8 +262,8 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
     const field = f.text;
     if (known[field] === undefined) throw invalidArgument(`invalid query: unknown search attribute ${field}`);
     const isDate = known[field] === IndexedValueType.DATETIME;
-    const get = (e: Execution): Value => {
-      const v = fieldValue(e, field);
+    const get = (e: VisibilityRow): Value => {
+      const v = e.value(field);
       return isDate && typeof v === 'string' ? Date.parse(v) : v;
     };
     if (isWord('IS')) {
@@ -300,6 +336,10 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
 
   let predicate: Predicate = () => true;
   if (peek() && !isWord('ORDER') && !isWord('GROUP')) predicate = orExpr();
+  if (!tokens.some((t) => t.kind === 'word' && t.text === 'TemporalNamespaceDivision')) {
+    const matchesQuery = predicate;
+    predicate = (row) => row.value('TemporalNamespaceDivision') === null && matchesQuery(row);
+  }
   let groupBy: string | undefined;
   if (isWord('GROUP')) {
     i++;

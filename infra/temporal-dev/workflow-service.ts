@@ -185,6 +185,15 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     ListWorkflowExecutions: (req) => listExecutions(server, ns(req), req),
     CountWorkflowExecutions: (req) => countExecutions(server, ns(req), req),
     GetSearchAttributes: () => ({ keys: searchAttributeKeys(server) }),
+
+    CreateSchedule: (req) => ns(req).schedules.create(req),
+    DescribeSchedule: (req) => ns(req).schedules.describe(req),
+    UpdateSchedule: (req) => ns(req).schedules.update(req),
+    PatchSchedule: (req) => ns(req).schedules.patch(req),
+    DeleteSchedule: (req) => ns(req).schedules.delete(req),
+    ListSchedules: (req) => ns(req).schedules.list(req),
+    CountSchedules: (req) => ns(req).schedules.count(req),
+    ListScheduleMatchingTimes: (req) => ns(req).schedules.matchingTimes(req),
   };
 }
 

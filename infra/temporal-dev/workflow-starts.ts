@@ -91,6 +91,9 @@ export class WorkflowStarts {
       identity: request.identity,
       parent,
       firstWorkflowTaskBackoffMs: protoToMs(request.workflowStartDelay),
+      // Set by schedules, which hand a run the previous run's result or failure.
+      lastCompletionResult: request.lastCompletionResult,
+      continuedFailure: request.continuedFailure,
     };
     const exec = this.launch(options, initialEvents);
     exec.requestIds.add(requestId);

@@ -60,12 +60,12 @@ describe('system and namespaces', () => {
   });
 });
 
-// What only our server does (real Temporal implements schedules); not run against downloaded servers.
+// What only our server does (real Temporal describes task queues); not run against downloaded servers.
 describe.runIf(!usesDownloadedServer())('temporal-dev specifics', () => {
   it('answers UNIMPLEMENTED naming the method for unsupported RPCs', async () => {
-    const err = await grpcError(s.env.client.workflowService.listSchedules({ namespace: 'default' }));
+    const err = await grpcError(s.env.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'x' } }));
     expect(err.code).toBe(12);
-    expect(err.details).toMatch(/ListSchedules/);
+    expect(err.details).toMatch(/DescribeTaskQueue/);
     expect((await s.env.client.workflowService.getSystemInfo({})).serverVersion).toMatch(/temporal-dev/);
   });
 

@@ -222,3 +222,8 @@ export async function timerVersusActivity(timerMs: number): Promise<string> {
   const acts = wf.proxyActivities<{ slow(): Promise<string> }>({ startToCloseTimeout: '1 day' });
   return await Promise.race([wf.sleep(timerMs).then(() => 'timer'), acts.slow()]);
 }
+
+/** For schedules: counts the runs of a schedule through the result each run hands the next. */
+export async function countedRun(): Promise<number> {
+  return ((wf.workflowInfo().lastResult as number | undefined) ?? 0) + 1;
+}
