@@ -56,7 +56,7 @@ export class WorkflowStarts {
     }
     if (current?.isOpen) {
       if (conflict === IdConflictPolicy.USE_EXISTING) {
-        current.requestIds.add(requestId);
+        current.addRequestId(requestId);
         return { exec: current, started: false };
       }
       if (conflict === IdConflictPolicy.FAIL) throw alreadyRunning(current);
@@ -93,7 +93,7 @@ export class WorkflowStarts {
       firstWorkflowTaskBackoffMs: protoToMs(request.workflowStartDelay),
     };
     const exec = this.launch(options, initialEvents);
-    exec.requestIds.add(requestId);
+    exec.addRequestId(requestId);
     return { exec, started: true };
   }
 
@@ -277,14 +277,13 @@ export class WorkflowStarts {
       startedEventId: 0,
     };
     parent.children.set(initiatedEventId, ref);
-    parent.recordWith(() => {
-      ref.startedEventId = parent.append('childWorkflowExecutionStartedEventAttributes', {
-        namespace: attrs.namespace,
-        initiatedEventId,
-        workflowExecution: exec.ref,
-        workflowType: attrs.workflowType,
-        header: attrs.header,
-      }).eventId;
+    parent.touch();
+    parent.record('childWorkflowExecutionStartedEventAttributes', {
+      namespace: attrs.namespace,
+      initiatedEventId,
+      workflowExecution: exec.ref,
+      workflowType: attrs.workflowType,
+      header: attrs.header,
     });
   }
 
