@@ -56,7 +56,7 @@ export class ServerState {
   register(name: string, description = '', retentionMs = 24 * 3600_000): Namespace {
     const ns = new Namespace(this, name, { id: randomUUID(), description, retentionMs });
     this.namespaces.set(name, ns);
-    this.changes?.namespaceChanged(ns);
+    ns.touch();
     return ns;
   }
 
@@ -100,6 +100,11 @@ export class Namespace {
     this.description = snapshot.description;
     this.retentionMs = snapshot.retentionMs;
     this.starts = new WorkflowStarts(this);
+  }
+
+  /** Marks the namespace's own state as changed, to be committed before the current request is answered. */
+  touch(): void {
+    this.server.changes?.namespaceChanged(this);
   }
 
   snapshot(): NamespaceSnapshot {
