@@ -35,6 +35,8 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
+export { StateFileError } from './errors.ts';
+
 /** Path of the `temporal-dev` executable, for launchers that take one (e.g. @temporalio/testing's `existing-path`). */
 export const temporalDevExecutable = fileURLToPath(new URL('./bin/temporal-dev', import.meta.url));
 
