@@ -156,6 +156,49 @@ describe('a restart on the same state file', () => {
     expect(late).toBeLessThan(1000);
   }, 60_000);
 
+  it('runs a mixed workload to the right results through repeated kills', async () => {
+    const file = dbFile();
+    const taskQueue = `chaos-${randomUUID()}`;
+    let current = await server(file);
+    const port = current.port;
+    const greet = async (name: string) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 200));
+      return `Hello, ${name}!`;
+    };
+    await startWorker(current.address, taskQueue, { greet });
+    const client = new Client({ connection: await Connection.connect({ address: current.address }) });
+    closers.push(() => client.connection.close());
+    const jobs: Array<Promise<[unknown, unknown]>> = [];
+    const run = async <T>(start: () => Promise<{ result(): Promise<T> }>, expected: unknown, after?: (h: unknown) => Promise<void>) => {
+      const handle = await start();
+      await after?.(handle);
+      return [await handle.result(), expected] as [unknown, unknown];
+    };
+    for (let i = 0; i < 8; i++) {
+      const workflowId = (kind: string) => `${kind}-${i}-${randomUUID()}`;
+      jobs.push(
+        run(() => client.workflow.start(greeting, { taskQueue, workflowId: workflowId('greet'), args: [`g${i}`] }), `Hello, g${i}!`),
+        run(() => client.workflow.start(parent, { taskQueue, workflowId: workflowId('parent'), args: [`p${i}`] }), `Hello, p${i}!`),
+        run(
+          () => client.workflow.start(countdown, { taskQueue, workflowId: workflowId('countdown'), args: [3] }),
+          'done after 4 runs, continued from a previous run',
+        ),
+        run(
+          () => client.workflow.start(sleepCollecting, { taskQueue, workflowId: workflowId('sleep'), args: [800 + i * 100] }),
+          [`s${i}`],
+          (h) => (h as { signal(s: typeof addSignal, item: string): Promise<void> }).signal(addSignal, `s${i}`),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    for (const delay of [150, 300, 600]) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      await kill(current);
+      current = await server(file, port);
+    }
+    for (const [result, expected] of await Promise.all(jobs)) expect(result).toEqual(expected);
+  }, 90_000);
+
   it('hands an activity that was running at the kill out again and refuses its old task token', async () => {
     const file = dbFile();
     const taskQueue = `persist-${randomUUID()}`;
