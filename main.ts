@@ -31,7 +31,10 @@ try {
       `  developer:  ${addresses.developerBase}`,
     );
   }
-  if (temporal) lines.push(`  temporal:   ${temporal.address}${temporal.embedded ? ' (in-memory server, local use only)' : ''}`);
+  if (temporal) {
+    const embedded = temporal.embeddedStateFile ? ` (embedded server, local use only; state in ${temporal.embeddedStateFile})` : '';
+    lines.push(`  temporal:   ${temporal.address}${embedded}`);
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals) => {

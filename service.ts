@@ -97,7 +97,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     let temporal: TemporalConnections | undefined;
     if (role !== 'api') {
-      const connected = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, logger });
+      const connected = await connectTemporal({
+        address: config.temporalAddress,
+        namespace: config.temporalNamespace,
+        dataDir: config.dataDir,
+        logger,
+      });
       temporal = connected;
       cleanups.push(() => connected.close());
       const worker = await runWorker(connected, { db, logger });

@@ -41,10 +41,10 @@ describe('npm start', () => {
     expect(await secondExit).toBe(0);
   }, 60_000);
 
-  it('runs the worker on the in-memory Temporal server: a device login’s workflow runs to completion', async () => {
+  it('runs the worker on the embedded Temporal server: a device login’s workflow runs to completion', async () => {
     const svc = await start({ SVC_DATA_DIR: dataDir, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'start-test-password' });
     const exit = svc.exited;
-    const temporalAddress = /temporal: +(\S+) \(in-memory server, local use only\)/.exec(svc.output())![1]!;
+    const temporalAddress = /temporal: +(\S+) \(embedded server, local use only; state in \S+\)/.exec(svc.output())![1]!;
     const connection = await Connection.connect({ address: temporalAddress });
     try {
       const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {

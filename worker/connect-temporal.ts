@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -9,28 +11,33 @@ export interface TemporalConnections {
   client: Client;
   /** For workers (the SDK's Rust core). */
   native: NativeConnection;
-  embedded: boolean;
+  /** The embedded server's state file; undefined when connected to TEMPORAL_ADDRESS. */
+  embeddedStateFile: string | undefined;
   close(): Promise<void>;
 }
 
 /**
- * TEMPORAL_ADDRESS set: that cluster. Unset: the project's in-memory
- * Temporal-protocol server in this process, for local use only; its code is
- * loaded only then.
+ * TEMPORAL_ADDRESS set: that cluster. Unset: the project's own
+ * Temporal-protocol server in this process, for local use only, keeping its
+ * state in `<dataDir>/temporal/temporal.sqlite`; its code is loaded only then.
  */
 export async function connectTemporal(opts: {
   address: string | undefined;
   namespace: string;
+  dataDir: string;
   logger: Logger;
 }): Promise<TemporalConnections> {
   installTemporalRuntime();
   let embedded: { address: string; stop(): Promise<void> } | undefined;
+  let embeddedStateFile: string | undefined;
   if (!opts.address) {
     const { startTemporalDevServer } = await import('@svc/temporal-dev');
-    embedded = await startTemporalDevServer({ namespaces: [opts.namespace] });
-    opts.logger.warn(
-      { address: embedded.address },
-      'TEMPORAL_ADDRESS is unset: using the in-memory Temporal server (local use only; workflow state is lost on restart)',
+    embeddedStateFile = path.join(opts.dataDir, 'temporal', 'temporal.sqlite');
+    await mkdir(path.dirname(embeddedStateFile), { recursive: true });
+    embedded = await startTemporalDevServer({ namespaces: [opts.namespace], dbFilename: embeddedStateFile });
+    opts.logger.info(
+      { address: embedded.address, stateFile: embeddedStateFile },
+      'TEMPORAL_ADDRESS is unset: using the embedded Temporal server (local use only), which keeps workflow state in the data folder',
     );
   }
   const address = opts.address ?? embedded!.address;
@@ -42,7 +49,7 @@ export async function connectTemporal(opts: {
       namespace: opts.namespace,
       client: new Client({ connection, namespace: opts.namespace }),
       native,
-      embedded: embedded !== undefined,
+      embeddedStateFile,
       async close() {
         await native.close();
         await connection.close();

@@ -12,6 +12,25 @@ import type { Execution } from './workflow-execution.ts';
 
 type State = 'scheduled' | 'started' | 'backoff' | 'closed';
 
+/** A pending activity as persistence.ts stores it, inside its run's state. */
+export interface ActivitySnapshot {
+  scheduledEventId: number;
+  attrs: Msg;
+  state: State;
+  attempt: number;
+  scheduledTime: number;
+  currentAttemptScheduledTime: number;
+  startedTime?: number;
+  startedIdentity: string;
+  startedRequestId: string;
+  heartbeatDetails?: Msg;
+  lastHeartbeatTime?: number;
+  lastFailure?: Msg;
+  cancelRequested: boolean;
+  cancelRequestedEventId: number;
+  retryAt?: number;
+}
+
 const TIMEOUT_NAMES = new Map<number, string>([
   [TimeoutType.START_TO_CLOSE, 'StartToClose'],
   [TimeoutType.SCHEDULE_TO_START, 'ScheduleToStart'],
@@ -36,23 +55,66 @@ export class PendingActivity {
   lastFailure: Msg | undefined;
   cancelRequested = false;
   private cancelRequestedEventId = 0;
+  /** When the next attempt is dispatched, while in backoff. */
+  private retryAt: number | undefined;
   private readonly expiresAt: number | undefined;
   private closeDeadline: Deadline | undefined;
   private attemptDeadlines: Deadline[] = [];
   private heartbeatDeadline: Deadline | undefined;
 
-  constructor(exec: Execution, scheduledEventId: number, attrs: Msg) {
+  constructor(exec: Execution, scheduledEventId: number, attrs: Msg, scheduledTime = exec.ns.server.clock.now()) {
     this.exec = exec;
     this.scheduledEventId = scheduledEventId;
     this.attrs = attrs;
     const clock = exec.ns.server.clock;
-    this.scheduledTime = clock.now();
+    this.scheduledTime = scheduledTime;
     this.currentAttemptScheduledTime = this.scheduledTime;
     const scheduleToClose = protoToMs(attrs.scheduleToCloseTimeout);
     if (scheduleToClose) {
       this.expiresAt = this.scheduledTime + scheduleToClose;
       this.closeDeadline = clock.schedule(this.expiresAt, () => this.timeOut(TimeoutType.SCHEDULE_TO_CLOSE));
     }
+  }
+
+  /**
+   * Takes back a persisted activity and re-arms its deadlines. An attempt that was running on a
+   * worker is queued again as the same attempt: the server, not the activity, lost it.
+   */
+  static restore(exec: Execution, s: ActivitySnapshot): PendingActivity {
+    const a = new PendingActivity(exec, s.scheduledEventId, s.attrs, s.scheduledTime);
+    a.attempt = s.attempt;
+    a.startedTime = s.startedTime;
+    a.startedIdentity = s.startedIdentity;
+    a.startedRequestId = s.startedRequestId;
+    a.heartbeatDetails = s.heartbeatDetails;
+    a.lastHeartbeatTime = s.lastHeartbeatTime;
+    a.lastFailure = s.lastFailure;
+    a.cancelRequested = s.cancelRequested;
+    a.cancelRequestedEventId = s.cancelRequestedEventId;
+    if (s.state === 'backoff') a.backoffUntil(s.retryAt!);
+    else if (s.state === 'scheduled') a.dispatch(s.currentAttemptScheduledTime);
+    else a.dispatch();
+    return a;
+  }
+
+  snapshot(): ActivitySnapshot {
+    return {
+      scheduledEventId: this.scheduledEventId,
+      attrs: this.attrs,
+      state: this.state,
+      attempt: this.attempt,
+      scheduledTime: this.scheduledTime,
+      currentAttemptScheduledTime: this.currentAttemptScheduledTime,
+      startedTime: this.startedTime,
+      startedIdentity: this.startedIdentity,
+      startedRequestId: this.startedRequestId,
+      heartbeatDetails: this.heartbeatDetails,
+      lastHeartbeatTime: this.lastHeartbeatTime,
+      lastFailure: this.lastFailure,
+      cancelRequested: this.cancelRequested,
+      cancelRequestedEventId: this.cancelRequestedEventId,
+      retryAt: this.retryAt,
+    };
   }
 
   get activityId(): string {
@@ -69,17 +131,22 @@ export class PendingActivity {
     return this.state === 'started' ? PendingActivityState.STARTED : PendingActivityState.SCHEDULED;
   }
 
-  dispatch(): void {
+  /** Queues the current attempt; `scheduledTime` is earlier only when a restart requeues it. */
+  dispatch(scheduledTime = this.exec.ns.server.clock.now()): void {
     const clock = this.exec.ns.server.clock;
     this.state = 'scheduled';
-    this.currentAttemptScheduledTime = clock.now();
+    this.retryAt = undefined;
+    this.currentAttemptScheduledTime = scheduledTime;
+    this.exec.touch();
     const attempt = this.attempt;
     this.exec.ns.server.activityTasks.add(this.exec.ns.queueKey(this.attrs.taskQueue.name), {
       start: (identity, requestId) =>
         this.state === 'scheduled' && this.attempt === attempt ? this.start(identity, requestId) : undefined,
     });
     const scheduleToStart = protoToMs(this.attrs.scheduleToStartTimeout);
-    if (scheduleToStart) this.attemptDeadlines.push(clock.after(scheduleToStart, () => this.timeOut(TimeoutType.SCHEDULE_TO_START)));
+    if (scheduleToStart) {
+      this.attemptDeadlines.push(clock.schedule(scheduledTime + scheduleToStart, () => this.timeOut(TimeoutType.SCHEDULE_TO_START)));
+    }
   }
 
   private start(identity: string, requestId: string): Msg {
@@ -89,6 +156,7 @@ export class PendingActivity {
     this.startedTime = clock.now();
     this.startedIdentity = identity;
     this.startedRequestId = requestId;
+    this.exec.touch();
     const startToClose = protoToMs(this.attrs.startToCloseTimeout);
     if (startToClose) this.attemptDeadlines.push(clock.after(startToClose, () => this.timeOut(TimeoutType.START_TO_CLOSE)));
     this.armHeartbeatTimeout();
@@ -136,6 +204,7 @@ export class PendingActivity {
   heartbeat(details: Msg | undefined): Msg {
     if (details) this.heartbeatDetails = details;
     this.lastHeartbeatTime = this.exec.ns.server.clock.now();
+    this.exec.touch();
     this.armHeartbeatTimeout();
     return { cancelRequested: this.cancelRequested };
   }
@@ -207,27 +276,33 @@ export class PendingActivity {
 
   private backoff(delayMs: number): void {
     this.clearAttemptDeadlines();
-    this.state = 'backoff';
     this.attempt++;
-    this.attemptDeadlines.push(this.exec.ns.server.clock.after(delayMs, () => this.dispatch()));
+    this.backoffUntil(this.exec.ns.server.clock.now() + delayMs);
+  }
+
+  private backoffUntil(at: number): void {
+    this.state = 'backoff';
+    this.retryAt = at;
+    this.exec.touch();
+    this.attemptDeadlines.push(this.exec.ns.server.clock.schedule(at, () => this.dispatch()));
   }
 
   /** Writes ActivityTaskStarted (if the last attempt started) and the outcome event. */
   private finish(attrField: string, attrs: Msg): void {
     const wasStarted = this.state === 'started';
     this.close();
-    this.exec.recordWith(() => {
-      let startedEventId = 0;
-      if (wasStarted) {
-        startedEventId = this.exec.append('activityTaskStartedEventAttributes', {
-          scheduledEventId: this.scheduledEventId,
-          identity: this.startedIdentity,
-          requestId: this.startedRequestId,
-          attempt: this.attempt,
-          lastFailure: this.lastFailure,
-        }).eventId;
-      }
-      this.exec.append(attrField, { ...attrs, scheduledEventId: this.scheduledEventId, startedEventId });
+    this.exec.recordEvent({
+      attrField,
+      attrs: { ...attrs, scheduledEventId: this.scheduledEventId, startedEventId: 0 },
+      activityStarted: wasStarted
+        ? {
+            scheduledEventId: this.scheduledEventId,
+            identity: this.startedIdentity,
+            requestId: this.startedRequestId,
+            attempt: this.attempt,
+            lastFailure: this.lastFailure,
+          }
+        : undefined,
     });
   }
 
@@ -236,6 +311,7 @@ export class PendingActivity {
     this.clearAttemptDeadlines();
     this.closeDeadline?.cancel();
     this.exec.activities.delete(this.scheduledEventId);
+    this.exec.touch();
   }
 
   /** The workflow closed: drop all timers; later heartbeats and responses get NOT_FOUND. */

@@ -1,7 +1,9 @@
 // Command line, accepting both launch forms of @temporalio/testing:
-//   temporal-dev server start-dev --port N --ip H --namespace NS [--search-attribute k=Type] [other flags ignored]
+//   temporal-dev server start-dev --port N --ip H --namespace NS [--search-attribute k=Type] [--db-filename F] [other flags ignored]
 //   temporal-dev <port> [other args ignored]      (time-skipping test server)
-import { startTemporalDevServer } from './index.ts';
+
+import { StateFileError } from './errors.ts';
+import { startTemporalDevServer, type TemporalDevServer } from './index.ts';
 import { indexedValueType } from './visibility.ts';
 
 interface CliOptions {
@@ -10,10 +12,12 @@ interface CliOptions {
   timeSkipping: boolean;
   namespaces: string[];
   searchAttributes: Record<string, number>;
+  dbFilename?: string;
 }
 
 const USAGE = `usage:
   temporal-dev server start-dev [--port 7233] [--ip 127.0.0.1] [--namespace NAME]... [--search-attribute NAME=Type]...
+                                [--db-filename FILE]   keep state in FILE across restarts (default: memory only)
   temporal-dev <port>            time-skipping test server`;
 
 function parseArgs(argv: string[]): CliOptions {
@@ -49,6 +53,10 @@ function parseArgs(argv: string[]): CliOptions {
         if (!options.namespaces.includes(namespace)) options.namespaces.push(namespace);
         break;
       }
+      case '--db-filename':
+      case '-f':
+        options.dbFilename = value();
+        break;
       case '--search-attribute': {
         const spec = value();
         const [name, type] = spec.split('=');
@@ -74,8 +82,17 @@ async function main(): Promise<void> {
     console.error((err as Error).message);
     process.exit(2);
   }
-  const server = await startTemporalDevServer(options);
-  console.error(`temporal-dev ${options.timeSkipping ? 'time-skipping test server' : 'dev server'} listening on ${server.address}`);
+  let server: TemporalDevServer;
+  try {
+    server = await startTemporalDevServer(options);
+  } catch (err) {
+    // A state file we cannot use (another schema version, in use...) is a message, not a stack trace.
+    if (!(err instanceof StateFileError)) throw err;
+    console.error(`temporal-dev: ${err.message}`);
+    process.exit(1);
+  }
+  const where = options.dbFilename ? ` (state in ${options.dbFilename})` : '';
+  console.error(`temporal-dev ${options.timeSkipping ? 'time-skipping test server' : 'dev server'} listening on ${server.address}${where}`);
   const stop = () => {
     void server.stop().then(() => process.exit(0));
   };

@@ -88,12 +88,7 @@ export function applyCommands(
     } else if (c.startTimerCommandAttributes) {
       const { timerId, startToFireTimeout } = c.startTimerCommandAttributes;
       const event = exec.append('timerStartedEventAttributes', { timerId, startToFireTimeout, ...base });
-      const deadline = ns.server.clock.after(protoToMs(startToFireTimeout) ?? 0, () => {
-        if (exec.timers.get(timerId)?.startedEventId !== event.eventId) return;
-        exec.timers.delete(timerId);
-        exec.record('timerFiredEventAttributes', { timerId, startedEventId: event.eventId });
-      });
-      exec.timers.set(timerId, { startedEventId: event.eventId, deadline });
+      exec.startTimer(timerId, event.eventId, ns.server.clock.now() + (protoToMs(startToFireTimeout) ?? 0));
     } else if (c.cancelTimerCommandAttributes) {
       const { timerId } = c.cancelTimerCommandAttributes;
       const timer = exec.timers.get(timerId);

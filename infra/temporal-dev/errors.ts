@@ -24,6 +24,11 @@ export class ServiceError extends Error {
   }
 }
 
+/** A state file (--db-filename) that cannot be used: not ours, another schema version, in use. The message says why. */
+export class StateFileError extends Error {
+  override name = 'StateFileError';
+}
+
 export const invalidArgument = (message: string) => new ServiceError(status.INVALID_ARGUMENT, message);
 export const notFound = (message: string) => new ServiceError(status.NOT_FOUND, message);
 export const alreadyExists = (message: string) => new ServiceError(status.ALREADY_EXISTS, message);

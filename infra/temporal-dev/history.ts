@@ -8,6 +8,12 @@ export class History {
   readonly events: Msg[] = [];
   private waiters = new Set<() => void>();
 
+  /** Takes back a persisted history; task ids issued later stay above its own. */
+  restore(events: Msg[]): void {
+    this.events.push(...events);
+    for (const e of events) if (e.taskId >= taskIdSeq) taskIdSeq = e.taskId + 1;
+  }
+
   get lastEventId(): number {
     return this.events.length;
   }

@@ -1,10 +1,10 @@
 // Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { VirtualClock } from './clock.ts';
 import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
 import type { Msg } from './proto.ts';
-import { Schedules } from './schedules.ts';
+import { Schedules, type SchedulesState } from './schedules.ts';
 import { TaskQueues } from './task-queues.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -16,13 +16,32 @@ export interface ServerOptions {
   pollTimeoutMs?: number;
 }
 
+/** Receives every change to durable state (persistence.ts with --db-filename); unset in memory-only mode. */
+export interface ChangeLog {
+  executionChanged(exec: Execution): void;
+  namespaceChanged(ns: Namespace): void;
+  searchAttributeAdded(name: string, type: number): void;
+}
+
+/** What a namespace row holds. */
+export interface NamespaceSnapshot {
+  id: string;
+  description: string;
+  retentionMs: number;
+  /** Absent in a new namespace. */
+  schedules?: SchedulesState;
+}
+
 export class ServerState {
+  /** Goes into task tokens, so tokens issued before a restart are told apart. */
+  readonly bootId = randomBytes(6).toString('base64url');
   readonly clock: VirtualClock;
   readonly workflowTasks: TaskQueues<Msg>;
   readonly activityTasks: TaskQueues<Msg>;
   readonly namespaces = new Map<string, Namespace>();
   /** Custom search attribute names and IndexedValueType, as registered via --search-attribute. */
   readonly searchAttributeTypes = new Map<string, number>();
+  changes: ChangeLog | undefined;
 
   constructor(options: ServerOptions) {
     this.clock = new VirtualClock(options.timeSkipping);
@@ -38,9 +57,22 @@ export class ServerState {
   }
 
   register(name: string, description = '', retentionMs = 24 * 3600_000): Namespace {
-    const ns = new Namespace(this, name, description, retentionMs);
+    const ns = new Namespace(this, name, { id: randomUUID(), description, retentionMs });
+    this.namespaces.set(name, ns);
+    ns.touch();
+    return ns;
+  }
+
+  /** A namespace read back from the state file. */
+  restoreNamespace(name: string, snapshot: NamespaceSnapshot): Namespace {
+    const ns = new Namespace(this, name, snapshot);
     this.namespaces.set(name, ns);
     return ns;
+  }
+
+  addSearchAttribute(name: string, type: number): void {
+    this.searchAttributeTypes.set(name, type);
+    this.changes?.searchAttributeAdded(name, type);
   }
 
   private hasRunnableWork(): boolean {
@@ -54,7 +86,7 @@ export class ServerState {
 export class Namespace {
   readonly server: ServerState;
   readonly name: string;
-  readonly id = randomUUID();
+  readonly id: string;
   readonly description: string;
   readonly retentionMs: number;
   /** Every run, in start order (visibility lists them newest first). */
@@ -65,13 +97,25 @@ export class Namespace {
   readonly starts: WorkflowStarts;
   readonly schedules: Schedules;
 
-  constructor(server: ServerState, name: string, description: string, retentionMs: number) {
+  constructor(server: ServerState, name: string, snapshot: NamespaceSnapshot) {
     this.server = server;
     this.name = name;
-    this.description = description;
-    this.retentionMs = retentionMs;
+    this.id = snapshot.id;
+    this.description = snapshot.description;
+    this.retentionMs = snapshot.retentionMs;
     this.starts = new WorkflowStarts(this);
     this.schedules = new Schedules(this);
+    // Re-armed by the state file's loader once the runs they watch are back.
+    if (snapshot.schedules) this.schedules.importState(snapshot.schedules);
+  }
+
+  /** Marks the namespace's own state as changed, to be committed before the current request is answered. */
+  touch(): void {
+    this.server.changes?.namespaceChanged(this);
+  }
+
+  snapshot(): NamespaceSnapshot {
+    return { id: this.id, description: this.description, retentionMs: this.retentionMs, schedules: this.schedules.exportState() };
   }
 
   /** Task queue names are namespace-scoped. */
@@ -98,7 +142,8 @@ export class Namespace {
     this.runs.push(exec);
     this.byRunId.set(exec.runId, exec);
     this.currentRun.set(exec.workflowId, exec);
-    this.open.add(exec);
+    // Only runs read back from the state file can be closed already.
+    if (exec.isOpen) this.open.add(exec);
   }
 
   current(workflowId: string): Execution | undefined {

@@ -234,6 +234,7 @@ export class Schedules {
     this.timers.delete(r.scheduleId);
     this.specs.delete(r.scheduleId);
     delete this.state.schedules[r.scheduleId];
+    this.ns.touch();
     return {};
   }
 
@@ -385,6 +386,8 @@ export class Schedules {
 
   /** Takes the buffered starts that may run now, then sets the next wake-up. */
   private settle(r: ScheduleRecord): void {
+    // Every change of a schedule ends here (or in delete): the namespace row is rewritten.
+    this.ns.touch();
     while (this.processBuffer(r)) {
       // Again: a start that could not be taken left the buffer, others may now go.
     }

@@ -2,6 +2,8 @@
 import { invalidArgument } from './errors.ts';
 
 export interface TaskToken {
+  /** The server process that issued it: tokens from before a restart are refused (their tasks were requeued). */
+  boot: string;
   namespace: string;
   workflowId: string;
   runId: string;

@@ -14,7 +14,12 @@ interface Waiter {
   reject(err: Error): void;
 }
 
-interface Update {
+interface Update extends UpdateSnapshot {
+  waiters: Waiter[];
+}
+
+/** An update as persistence.ts stores it, inside its run's state (waiting callers are not kept). */
+export interface UpdateSnapshot {
   id: string;
   request: Msg;
   /** admitted: not yet delivered; sent: in a running workflow task; then accepted / completed. */
@@ -22,7 +27,6 @@ interface Update {
   stage: number;
   outcome?: Msg;
   acceptedEventId?: number;
-  waiters: Waiter[];
 }
 
 export class Updates {
@@ -31,6 +35,14 @@ export class Updates {
 
   constructor(exec: Execution) {
     this.exec = exec;
+  }
+
+  snapshot(): UpdateSnapshot[] {
+    return [...this.updates.values()].map(({ waiters: _, ...update }) => update);
+  }
+
+  restore(updates: UpdateSnapshot[]): void {
+    for (const u of updates) this.updates.set(u.id, { ...u, waiters: [] });
   }
 
   /** UpdateWorkflowExecution: admits (or finds, by update id) and waits for the requested stage. */
@@ -43,6 +55,7 @@ export class Updates {
       if (!this.exec.isOpen) throw notFound('workflow execution already completed');
       update = { id: updateId, request: req.request, state: 'admitted', stage: UpdateStage.ADMITTED, waiters: [] };
       this.updates.set(updateId, update);
+      this.exec.touch();
       this.exec.ensureWorkflowTask();
     }
     return this.respond(await this.waitFor(update, req.waitPolicy?.lifecycleStage || UpdateStage.ACCEPTED, signal));
@@ -91,6 +104,7 @@ export class Updates {
     for (const u of this.updates.values()) {
       if (u.state !== 'admitted' && u.state !== 'sent') continue;
       u.state = 'sent';
+      this.exec.touch();
       out.push({
         id: `${u.id}/request`,
         protocolInstanceId: u.id,
@@ -109,6 +123,7 @@ export class Updates {
     if (!update || !typeUrl) return;
     const typeName = typeUrl.slice(typeUrl.lastIndexOf('/') + 1);
     const body = decodeMessage(lookupType(typeName), message.body.value ?? new Uint8Array());
+    this.exec.touch();
     if (typeName.endsWith('.Acceptance')) {
       update.state = 'accepted';
       update.acceptedEventId = this.exec.append('workflowExecutionUpdateAcceptedEventAttributes', {

@@ -402,6 +402,6 @@ export function noteSearchAttributes(server: ServerState, fields: Record<string,
   for (const [name, payload] of Object.entries(fields)) {
     if (server.searchAttributeTypes.has(name) || SYSTEM_ATTRIBUTES[name] !== undefined) continue;
     const typeName = payload.metadata?.type ? Buffer.from(payload.metadata.type).toString('utf8') : 'Keyword';
-    server.searchAttributeTypes.set(name, TYPE_BY_NAME[typeName] ?? IndexedValueType.KEYWORD);
+    server.addSearchAttribute(name, TYPE_BY_NAME[typeName] ?? IndexedValueType.KEYWORD);
   }
 }

@@ -1,7 +1,7 @@
 // One workflow run: its history, status and workflow-task lifecycle. Events that arrive while a
 // workflow task is running are buffered and written after WorkflowTaskCompleted, like Temporal.
 
-import type { PendingActivity } from './activity-tasks.ts';
+import { type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
 import type { Deadline } from './clock.ts';
 import { applyCommands, validateCommands } from './commands.ts';
 import { ParentClosePolicy, RetryState, Status, TaskQueueKind, TimeoutType, WorkflowTaskFailedCause } from './enums.ts';
@@ -12,7 +12,7 @@ import type { Msg } from './proto.ts';
 import { Queries } from './queries.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { encodeToken, type TaskToken } from './tokens.ts';
-import { Updates } from './updates.ts';
+import { type UpdateSnapshot, Updates } from './updates.ts';
 import { noteSearchAttributes } from './visibility.ts';
 
 export interface ParentRef {
@@ -49,17 +49,54 @@ export interface StartOptions {
   firstWorkflowTaskBackoffMs?: number;
 }
 
-interface WorkflowTask {
+interface WorkflowTask extends SavedWorkflowTask {
+  /** Distinguishes task instances so late responses to superseded ones are rejected. */
+  instance: number;
+  deadline?: Deadline;
+}
+
+interface SavedWorkflowTask {
   scheduledEventId: number;
   startedEventId: number;
   attempt: number;
-  /** Distinguishes task instances so late responses to superseded ones are rejected. */
-  instance: number;
   queue: string;
   sticky: boolean;
   scheduledTime: number;
   startedTime?: number;
-  deadline?: Deadline;
+}
+
+/**
+ * An event the workflow must see (signal, timer fired, activity result...), kept as data while a
+ * workflow task runs, so buffered events survive a restart.
+ */
+export interface RecordedEvent {
+  attrField: string;
+  attrs: Msg;
+  /** ActivityTaskStarted attributes, written just before; its event id becomes `attrs.startedEventId`. */
+  activityStarted?: Msg;
+}
+
+/** A run's mutable state as persistence.ts stores it (JSON; the history and StartOptions are kept apart). */
+export interface ExecutionSnapshot {
+  status: number;
+  startTime: number;
+  closeTime?: number;
+  memo: Record<string, Msg>;
+  searchAttributes: Record<string, Msg>;
+  requestIds: string[];
+  cancelRequested: boolean;
+  nextRunId?: string;
+  children: Array<[number, ChildRef]>;
+  timers: Array<{ timerId: string; startedEventId: number; at: number }>;
+  activities: ActivitySnapshot[];
+  updates: UpdateSnapshot[];
+  workflowTask?: SavedWorkflowTask;
+  buffered: RecordedEvent[];
+  previousStartedEventId: number;
+  stickyQueue?: string;
+  stickyTimeoutMs: number;
+  runTimeoutAt?: number;
+  firstTaskAt?: number;
 }
 
 export interface ChildRef {
@@ -97,21 +134,107 @@ export class Execution {
   nextRunId: string | undefined;
 
   private wt: WorkflowTask | undefined;
-  private buffered: Array<() => void> = [];
+  private buffered: RecordedEvent[] = [];
   /** WorkflowTaskStarted id of the last completed task: where a sticky worker's cache ends. */
   previousStartedEventId = 0;
   private stickyQueue: string | undefined;
   private stickyTimeoutMs = DEFAULT_STICKY_TIMEOUT_MS;
+  /** When the run times out, and when a start delay or retry backoff lets the first workflow task run. */
+  private runTimeoutAt: number | undefined;
+  private firstTaskAt: number | undefined;
   private deadlines: Deadline[] = [];
 
-  constructor(ns: Namespace, options: StartOptions) {
+  /** Starts a run, or with `saved` takes one back from the state file (then `resume` re-arms it). */
+  constructor(ns: Namespace, options: StartOptions, saved?: { state: ExecutionSnapshot; events: Msg[] }) {
     this.ns = ns;
     this.options = options;
+    if (saved) {
+      const s = saved.state;
+      this.startTime = s.startTime;
+      this.history.restore(saved.events);
+      this.status = s.status;
+      this.closeTime = s.closeTime;
+      this.memo = s.memo;
+      this.searchAttributes = s.searchAttributes;
+      for (const id of s.requestIds) this.requestIds.add(id);
+      this.cancelRequested = s.cancelRequested;
+      this.nextRunId = s.nextRunId;
+      for (const [initiatedEventId, child] of s.children) this.children.set(initiatedEventId, child);
+      this.updates.restore(s.updates);
+      this.buffered = s.buffered;
+      this.previousStartedEventId = s.previousStartedEventId;
+      this.stickyQueue = s.stickyQueue;
+      this.stickyTimeoutMs = s.stickyTimeoutMs;
+      this.runTimeoutAt = s.runTimeoutAt;
+      this.firstTaskAt = s.firstTaskAt;
+      return;
+    }
     this.startTime = ns.server.clock.now();
     this.memo = { ...(options.memo?.fields ?? {}) };
     this.searchAttributes = { ...(options.searchAttributes?.indexedFields ?? {}) };
     noteSearchAttributes(ns.server, this.searchAttributes);
     this.history.append('workflowExecutionStartedEventAttributes', this.startedAttributes(), this.startTime);
+    this.touch();
+  }
+
+  /** Marks the run's state as changed, to be committed before the current request is answered. */
+  touch(): void {
+    this.ns.server.changes?.executionChanged(this);
+  }
+
+  addRequestId(requestId: string): void {
+    this.requestIds.add(requestId);
+    this.touch();
+  }
+
+  snapshot(): ExecutionSnapshot {
+    const wt = this.wt;
+    return {
+      status: this.status,
+      startTime: this.startTime,
+      closeTime: this.closeTime,
+      memo: this.memo,
+      searchAttributes: this.searchAttributes,
+      requestIds: [...this.requestIds],
+      cancelRequested: this.cancelRequested,
+      nextRunId: this.nextRunId,
+      children: [...this.children],
+      timers: [...this.timers].map(([timerId, t]) => ({ timerId, startedEventId: t.startedEventId, at: t.deadline.at })),
+      activities: [...this.activities.values()].map((a) => a.snapshot()),
+      updates: this.updates.snapshot(),
+      workflowTask: wt && {
+        scheduledEventId: wt.scheduledEventId,
+        startedEventId: wt.startedEventId,
+        attempt: wt.attempt,
+        queue: wt.queue,
+        sticky: wt.sticky,
+        scheduledTime: wt.scheduledTime,
+        startedTime: wt.startedTime,
+      },
+      buffered: this.buffered,
+      previousStartedEventId: this.previousStartedEventId,
+      stickyQueue: this.stickyQueue,
+      stickyTimeoutMs: this.stickyTimeoutMs,
+      runTimeoutAt: this.runTimeoutAt,
+      firstTaskAt: this.firstTaskAt,
+    };
+  }
+
+  /**
+   * After a restart: re-arms the run's deadlines (those that passed meanwhile fire at once) and
+   * requeues its tasks. A workflow task that was running on a worker times out now, as Temporal
+   * times it out after its start-to-close timeout (the worker's token died with the old process).
+   */
+  resume(s: ExecutionSnapshot): void {
+    if (!this.isOpen) return;
+    this.armDeadlines();
+    for (const t of s.timers) this.startTimer(t.timerId, t.startedEventId, t.at);
+    for (const a of s.activities) this.addActivity(PendingActivity.restore(this, a));
+    if (!s.workflowTask) return;
+    const wt: WorkflowTask = { ...s.workflowTask, instance: instanceSeq++ };
+    this.wt = wt;
+    if (wt.startedEventId === 0) this.dispatchWorkflowTask(wt);
+    else this.timeOutWorkflowTask(wt);
   }
 
   get workflowId(): string {
@@ -171,20 +294,35 @@ export class Execution {
    * (e.g. signal-with-start's signal) are appended, so the first task sees them.
    */
   begin(): void {
-    const clock = this.ns.server.clock;
-    const now = clock.now();
+    const now = this.ns.server.clock.now();
     const runDeadline = this.options.runTimeoutMs ? now + this.options.runTimeoutMs : undefined;
     const timeoutAt = Math.min(runDeadline ?? Infinity, this.options.expirationTime ?? Infinity);
-    if (timeoutAt !== Infinity) this.deadlines.push(clock.schedule(timeoutAt, () => this.timeOut()));
+    if (timeoutAt !== Infinity) this.runTimeoutAt = timeoutAt;
     const backoff = this.options.firstWorkflowTaskBackoffMs;
-    if (backoff) this.deadlines.push(clock.after(backoff, () => this.ensureWorkflowTask()));
-    else this.ensureWorkflowTask();
+    if (backoff) this.firstTaskAt = now + backoff;
+    this.armDeadlines();
+    if (!backoff) this.ensureWorkflowTask();
+  }
+
+  private armDeadlines(): void {
+    const clock = this.ns.server.clock;
+    if (this.runTimeoutAt !== undefined) this.deadlines.push(clock.schedule(this.runTimeoutAt, () => this.timeOut()));
+    if (this.firstTaskAt !== undefined) {
+      this.deadlines.push(
+        clock.schedule(this.firstTaskAt, () => {
+          this.firstTaskAt = undefined;
+          this.touch();
+          this.ensureWorkflowTask();
+        }),
+      );
+    }
   }
 
   // ---- events ----
 
   /** Appends an event produced by the server itself (command results), never buffered. */
   append(attrField: string, attrs: Msg): Msg {
+    this.touch();
     return this.history.append(attrField, attrs, this.ns.server.clock.now());
   }
 
@@ -193,25 +331,49 @@ export class Execution {
    * While a workflow task runs it is buffered; otherwise it is written and a task scheduled.
    */
   record(attrField: string, attrs: Msg): void {
-    this.recordWith(() => this.append(attrField, attrs));
+    this.recordEvent({ attrField, attrs });
   }
 
-  /** Like record, for writers that append several related events (their ids are only known when written). */
-  recordWith(write: () => void): void {
+  recordEvent(event: RecordedEvent): void {
     if (!this.isOpen) return;
     if (this.wt && this.wt.startedEventId > 0) {
-      this.buffered.push(write);
+      this.buffered.push(event);
+      this.touch();
       return;
     }
-    write();
+    this.write(event);
     this.ensureWorkflowTask();
   }
 
+  private write(recorded: RecordedEvent): void {
+    let attrs = recorded.attrs;
+    if (recorded.activityStarted) {
+      attrs = { ...attrs, startedEventId: this.append('activityTaskStartedEventAttributes', recorded.activityStarted).eventId };
+    }
+    const event = this.append(recorded.attrField, attrs);
+    // The child's ChildWorkflowExecutionStarted id is known only once written (it may have been buffered).
+    if (recorded.attrField === 'childWorkflowExecutionStartedEventAttributes') {
+      const child = this.children.get(attrs.initiatedEventId);
+      if (child) child.startedEventId = event.eventId;
+    }
+  }
+
   private flushBuffered(): boolean {
-    const writes = this.buffered;
+    const events = this.buffered;
     this.buffered = [];
-    for (const write of writes) write();
-    return writes.length > 0;
+    for (const event of events) this.write(event);
+    return events.length > 0;
+  }
+
+  // ---- timers ----
+
+  startTimer(timerId: string, startedEventId: number, at: number): void {
+    const deadline = this.ns.server.clock.schedule(at, () => {
+      if (this.timers.get(timerId)?.startedEventId !== startedEventId) return;
+      this.timers.delete(timerId);
+      this.record('timerFiredEventAttributes', { timerId, startedEventId });
+    });
+    this.timers.set(timerId, { startedEventId, deadline });
   }
 
   // ---- workflow tasks ----
@@ -251,7 +413,7 @@ export class Execution {
     });
     if (wt.sticky) {
       // A sticky task nobody picks up (worker gone) falls back to the normal queue.
-      wt.deadline = this.ns.server.clock.after(this.stickyTimeoutMs, () => {
+      wt.deadline = this.ns.server.clock.schedule(wt.scheduledTime + this.stickyTimeoutMs, () => {
         if (this.wt !== wt || wt.startedEventId !== 0) return;
         this.append('workflowTaskTimedOutEventAttributes', {
           scheduledEventId: wt.scheduledEventId,
@@ -276,13 +438,7 @@ export class Execution {
     wt.startedEventId = started.eventId;
     wt.startedTime = clock.now();
     wt.deadline = clock.after(this.options.taskTimeoutMs, () => {
-      if (this.wt !== wt) return;
-      this.append('workflowTaskTimedOutEventAttributes', {
-        scheduledEventId: wt.scheduledEventId,
-        startedEventId: wt.startedEventId,
-        timeoutType: TimeoutType.START_TO_CLOSE,
-      });
-      this.retryWorkflowTask(wt, wt.attempt + 1);
+      if (this.wt === wt) this.timeOutWorkflowTask(wt);
     });
     const messages = this.updates.messagesFor(wt.startedEventId);
     const previous = this.previousStartedEventId;
@@ -303,8 +459,17 @@ export class Execution {
     };
   }
 
+  private timeOutWorkflowTask(wt: WorkflowTask): void {
+    this.append('workflowTaskTimedOutEventAttributes', {
+      scheduledEventId: wt.scheduledEventId,
+      startedEventId: wt.startedEventId,
+      timeoutType: TimeoutType.START_TO_CLOSE,
+    });
+    this.retryWorkflowTask(wt, wt.attempt + 1);
+  }
+
   token(kind: TaskToken['kind'], id: number, attempt: number): TaskToken {
-    return { namespace: this.ns.name, workflowId: this.workflowId, runId: this.runId, kind, id, attempt };
+    return { boot: this.ns.server.bootId, namespace: this.ns.name, workflowId: this.workflowId, runId: this.runId, kind, id, attempt };
   }
 
   private runningTask(token: TaskToken): WorkflowTask {
@@ -391,6 +556,7 @@ export class Execution {
   /** Worker shut down or asked to reset stickiness: its sticky tasks move to the normal queue. */
   resetSticky(): void {
     this.stickyQueue = undefined;
+    this.touch();
     const wt = this.wt;
     if (wt?.sticky && wt.startedEventId === 0) {
       wt.deadline?.cancel();

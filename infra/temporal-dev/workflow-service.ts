@@ -23,6 +23,8 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
   };
   const fromToken = (bytes: Uint8Array | undefined, kind: TaskToken['kind']): { token: TaskToken; exec: Execution } => {
     const token = decodeToken(bytes, kind);
+    // Tasks running when the server stopped were requeued on restart; their old tokens are stale.
+    if (token.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
     const exec = server.namespace(token.namespace).find(token.workflowId, token.runId);
     if (!exec) throw notFound('workflow execution not found for task token');
     return { token, exec };
@@ -114,7 +116,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     RequestCancelWorkflowExecution: (req) => {
       const exec = openExecution(req, req.workflowExecution);
       if (req.requestId && exec.requestIds.has(req.requestId)) return {};
-      if (req.requestId) exec.requestIds.add(req.requestId);
+      if (req.requestId) exec.addRequestId(req.requestId);
       exec.requestCancel({ cause: req.reason, identity: req.identity });
       return {};
     },
@@ -200,7 +202,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
 function signal(exec: Execution, req: Msg): void {
   if (req.requestId) {
     if (exec.requestIds.has(req.requestId)) return;
-    exec.requestIds.add(req.requestId);
+    exec.addRequestId(req.requestId);
   }
   exec.record('workflowExecutionSignaledEventAttributes', signalAttributes(req));
 }

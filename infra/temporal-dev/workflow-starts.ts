@@ -56,7 +56,7 @@ export class WorkflowStarts {
     }
     if (current?.isOpen) {
       if (conflict === IdConflictPolicy.USE_EXISTING) {
-        current.requestIds.add(requestId);
+        current.addRequestId(requestId);
         return { exec: current, started: false };
       }
       if (conflict === IdConflictPolicy.FAIL) throw alreadyRunning(current);
@@ -96,7 +96,7 @@ export class WorkflowStarts {
       continuedFailure: request.continuedFailure,
     };
     const exec = this.launch(options, initialEvents);
-    exec.requestIds.add(requestId);
+    exec.addRequestId(requestId);
     return { exec, started: true };
   }
 
@@ -280,14 +280,13 @@ export class WorkflowStarts {
       startedEventId: 0,
     };
     parent.children.set(initiatedEventId, ref);
-    parent.recordWith(() => {
-      ref.startedEventId = parent.append('childWorkflowExecutionStartedEventAttributes', {
-        namespace: attrs.namespace,
-        initiatedEventId,
-        workflowExecution: exec.ref,
-        workflowType: attrs.workflowType,
-        header: attrs.header,
-      }).eventId;
+    parent.touch();
+    parent.record('childWorkflowExecutionStartedEventAttributes', {
+      namespace: attrs.namespace,
+      initiatedEventId,
+      workflowExecution: exec.ref,
+      workflowType: attrs.workflowType,
+      header: attrs.header,
     });
   }
 

@@ -1,3 +1,6 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { AnyRoute } from '../../api/http/route.ts';
@@ -34,6 +37,10 @@ export async function startTestService(
   opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; role?: Role; clock?: Clock } = {},
 ): Promise<TestService> {
   const database = await createTestDatabase();
+  const role = opts.role ?? 'api';
+  // The embedded Temporal server (roles all and worker) keeps its state in the data folder: a
+  // temporary one, removed on close. The API role must not need any.
+  const dataDir = role === 'api' ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), 'svc-test-data-'));
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -44,7 +51,7 @@ export async function startTestService(
   const config = loadConfig({
     PORT: '0',
     DATABASE_URL: database.url,
-    SVC_DATA_DIR: '/nonexistent',
+    SVC_DATA_DIR: dataDir ?? '/nonexistent',
     SVC_OPERATOR_LOGIN: TEST_OPERATOR.login,
     SVC_OPERATOR_PASSWORD: TEST_OPERATOR.password,
     ...opts.env,
@@ -53,7 +60,7 @@ export async function startTestService(
     logger: pino({ level: 'info' }, sink),
     passwordHashing: TEST_PASSWORD_HASHING,
     // API tests need no Temporal (workflow starts wait in the outbox); workflow tests ask for role all.
-    role: opts.role ?? 'api',
+    role,
     ...(opts.clock ? { clock: opts.clock } : {}),
     routes: opts.extraRoutes ? [...productRoutes, ...opts.extraRoutes] : productRoutes,
   });
@@ -81,6 +88,7 @@ export async function startTestService(
     async close() {
       await service.stop();
       await database.drop();
+      if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe('TEMPORAL_ADDRESS', () => {
   it('points the service at that cluster and namespace', async () => {
-    expect(svc.temporal).toMatchObject({ address: cluster.address, namespace: 'svc-prod', embedded: false });
+    expect(svc.temporal).toMatchObject({ address: cluster.address, namespace: 'svc-prod', embeddedStateFile: undefined });
     await svc.call('POST', '/api/v1/developer/device-codes', { body: {} });
     const connection = await Connection.connect({ address: cluster.address });
     try {

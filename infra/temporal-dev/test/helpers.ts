@@ -8,9 +8,9 @@ import { createTemporalEnv, type TemporalEnvFlavour, type TemporalEnvOptions } f
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
-// Keep SDK chatter (e.g. warnings for the activity failures tests provoke) out of test output;
-// each test file runs in its own process.
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+// Keep SDK chatter (e.g. warnings for the activity failures tests provoke, or the core's retries
+// while a test restarts the server) out of test output; each test file runs in its own process.
+Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
 
 let bundle: Promise<WorkflowBundle> | undefined;
 export function sharedBundle(): Promise<WorkflowBundle> {

@@ -61,6 +61,14 @@ export async function sleeper(ms: number): Promise<number> {
   return Date.now() - start;
 }
 
+/** Sleeps, then returns the "add" signals that arrived meanwhile. */
+export async function sleepCollecting(ms: number): Promise<string[]> {
+  const items: string[] = [];
+  wf.setHandler(addSignal, (item) => void items.push(item));
+  await wf.sleep(ms);
+  return items;
+}
+
 /** Waits until cancelled; reports the cancellation by failing with CancelledFailure. */
 export async function waitForever(): Promise<void> {
   await wf.condition(() => false);

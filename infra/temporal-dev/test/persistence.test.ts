@@ -1,0 +1,487 @@
+// Durable state (--db-filename): the server process is killed with SIGKILL and started again on the
+// same file. temporal-dev only: the downloaded servers are not run here.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Context } from '@temporalio/activity';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTemporalDevServer, temporalDevExecutable } from '../index.ts';
+import { toJson } from '../persistence.ts';
+import { eventTypes, eventually, grpcError, sharedBundle } from './helpers.ts';
+import {
+  addSignal,
+  addUpdate,
+  cancelTimer,
+  collect,
+  countdown,
+  countedRun,
+  failFirstAttempt,
+  greeting,
+  itemsQuery,
+  parent,
+  runActivity,
+  sleepCollecting,
+  upserter,
+  waitForever,
+} from './workflows/index.ts';
+
+interface ServerProcess {
+  child: ChildProcess;
+  address: string;
+  port: number;
+  exited: Promise<number | null>;
+  stderr: () => string;
+}
+
+/** Runs bin/temporal-dev on `dbFilename`; resolves once it listens (rejects if it exits first). */
+function startServer(dbFilename: string, port = 0): Promise<ServerProcess> {
+  const child = spawn(temporalDevExecutable, ['server', 'start-dev', '--port', String(port), '--db-filename', dbFilename], {
+    env: { ...process.env, TEMPORAL_DEV_NODE: process.execPath },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let err = '';
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk) => {
+      err += chunk;
+      const address = /listening on (\S+)/.exec(err)?.[1];
+      if (address) resolve({ child, address, port: Number(address.split(':').at(-1)), exited, stderr: () => err });
+    });
+    void exited.then((code) => reject(new Error(`temporal-dev exited with ${code}: ${err}`)));
+  });
+}
+
+async function kill(server: ServerProcess): Promise<void> {
+  server.child.kill('SIGKILL');
+  await server.exited;
+}
+
+let dir: string;
+const running: ServerProcess[] = [];
+const closers: Array<() => Promise<void>> = [];
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'temporal-dev-persist-'));
+});
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+  for (const server of running.splice(0)) if (server.child.exitCode === null) await kill(server);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function server(dbFilename: string, port?: number): Promise<ServerProcess> {
+  const s = await startServer(dbFilename, port);
+  running.push(s);
+  return s;
+}
+
+/** A client that does not retry, so calls to a killed server fail at once. */
+async function rawClient(address: string): Promise<Client> {
+  const connection = await Connection.connect({ address, interceptors: [] });
+  closers.push(() => connection.close());
+  return new Client({ connection });
+}
+
+async function startWorker(
+  address: string,
+  taskQueue: string,
+  activities: object = {},
+  options: Partial<WorkerOptions> = {},
+): Promise<void> {
+  const connection = await NativeConnection.connect({ address });
+  const worker = await Worker.create({ connection, taskQueue, workflowBundle: await sharedBundle(), activities, ...options });
+  const run = worker.run();
+  closers.push(async () => {
+    worker.shutdown();
+    await run;
+    await connection.close();
+  });
+}
+
+const dbFile = () => path.join(dir, `${randomUUID()}.sqlite`);
+const payloads = (...values: unknown[]) => ({ payloads: values.map((v) => defaultPayloadConverter.toPayload(v)) });
+
+describe('a restart on the same state file', () => {
+  it('keeps a sleeping and a closed workflow as they were; the timer fires on time and signals are not lost', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const first = await server(file);
+    await startWorker(first.address, taskQueue, { greet: async (name: string) => `Hello, ${name}!` });
+    const client = new Client({ connection: await Connection.connect({ address: first.address }) });
+    closers.push(() => client.connection.close());
+
+    const closed = await client.workflow.start(greeting, { taskQueue, workflowId: `closed-${randomUUID()}`, args: ['before'] });
+    expect(await closed.result()).toBe('Hello, before!');
+    const sleeping = await client.workflow.start(sleepCollecting, { taskQueue, workflowId: `sleeping-${randomUUID()}`, args: [4000] });
+    await sleeping.signal(addSignal, 'sent before the kill');
+    // Idle: the worker has seen the signal, so nothing is in flight when the server dies.
+    await eventually(async () => {
+      const types = eventTypes((await sleeping.fetchHistory()).events);
+      return (
+        types.includes('WORKFLOW_EXECUTION_SIGNALED') && types.at(-1) === 'WORKFLOW_TASK_COMPLETED' && types.at(-2) !== 'TIMER_STARTED'
+      );
+    });
+
+    const svc = client.workflowService;
+    const observe = async () => ({
+      describe: await Promise.all(
+        [closed, sleeping].map((h) => svc.describeWorkflowExecution({ namespace: 'default', execution: { workflowId: h.workflowId } })),
+      ),
+      history: await Promise.all(
+        [closed, sleeping].map((h) => svc.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId: h.workflowId } })),
+      ),
+      list: await svc.listWorkflowExecutions({ namespace: 'default', query: `TaskQueue = "${taskQueue}"` }),
+      count: await svc.countWorkflowExecutions({ namespace: 'default', query: `TaskQueue = "${taskQueue}" GROUP BY ExecutionStatus` }),
+    });
+    const before = await observe();
+    expect(before.list.executions).toHaveLength(2);
+
+    await kill(first);
+    // Same port: the client and the worker reconnect by themselves, as to a restarted Temporal.
+    await server(file, first.port);
+    expect(await observe()).toEqual(before);
+
+    expect(await sleeping.result()).toEqual(['sent before the kill']);
+    const events = (await sleeping.fetchHistory()).events!;
+    const at = (type: string) => {
+      const event = events.find((e) => eventTypes([e])[0] === type)!;
+      return Number(event.eventTime!.seconds) * 1000 + Math.floor(event.eventTime!.nanos! / 1e6);
+    };
+    const late = at('TIMER_FIRED') - at('TIMER_STARTED') - 4000;
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThan(1000);
+  }, 60_000);
+
+  it('keeps a schedule: it fires on after the restart, its actions and the runs it started intact', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const first = await server(file);
+    await startWorker(first.address, taskQueue);
+    const client = new Client({ connection: await Connection.connect({ address: first.address }) });
+    closers.push(() => client.connection.close());
+    const scheduleId = `every-second-${randomUUID()}`;
+    const handle = await client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: '1s' }] },
+      action: { type: 'startWorkflow', workflowType: countedRun, taskQueue, workflowId: `counted-${scheduleId}` },
+      memo: { owner: 'persistence test' },
+    });
+    await eventually(async () => (await handle.describe()).info.numActionsTaken >= 2);
+    await kill(first);
+
+    await server(file, first.port);
+    const after = await handle.describe();
+    expect(after.memo).toEqual({ owner: 'persistence test' });
+    const taken = after.info.numActionsTaken;
+    expect(taken).toBeGreaterThanOrEqual(2);
+    // It keeps firing on the restarted server, and each run still sees the previous run's result.
+    await eventually(async () => (await handle.describe()).info.numActionsTaken >= taken + 2);
+    const recent = (await handle.describe()).info.recentActions.at(-2)!;
+    const run = client.workflow.getHandle(recent.action.workflow.workflowId);
+    expect(await run.result()).toBeGreaterThanOrEqual(taken + 1);
+    await handle.delete();
+  }, 60_000);
+
+  it('runs a mixed workload to the right results through repeated kills', async () => {
+    const file = dbFile();
+    const taskQueue = `chaos-${randomUUID()}`;
+    let current = await server(file);
+    const port = current.port;
+    const greet = async (name: string) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 200));
+      return `Hello, ${name}!`;
+    };
+    await startWorker(current.address, taskQueue, { greet });
+    const client = new Client({ connection: await Connection.connect({ address: current.address }) });
+    closers.push(() => client.connection.close());
+    const jobs: Array<Promise<[unknown, unknown]>> = [];
+    const run = async <T>(start: () => Promise<{ result(): Promise<T> }>, expected: unknown, after?: (h: unknown) => Promise<void>) => {
+      const handle = await start();
+      await after?.(handle);
+      return [await handle.result(), expected] as [unknown, unknown];
+    };
+    for (let i = 0; i < 8; i++) {
+      const workflowId = (kind: string) => `${kind}-${i}-${randomUUID()}`;
+      jobs.push(
+        run(() => client.workflow.start(greeting, { taskQueue, workflowId: workflowId('greet'), args: [`g${i}`] }), `Hello, g${i}!`),
+        run(() => client.workflow.start(parent, { taskQueue, workflowId: workflowId('parent'), args: [`p${i}`] }), `Hello, p${i}!`),
+        run(
+          () => client.workflow.start(countdown, { taskQueue, workflowId: workflowId('countdown'), args: [3] }),
+          'done after 4 runs, continued from a previous run',
+        ),
+        run(
+          () => client.workflow.start(sleepCollecting, { taskQueue, workflowId: workflowId('sleep'), args: [800 + i * 100] }),
+          [`s${i}`],
+          (h) => (h as { signal(s: typeof addSignal, item: string): Promise<void> }).signal(addSignal, `s${i}`),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    for (const delay of [150, 300, 600]) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      await kill(current);
+      current = await server(file, port);
+    }
+    for (const [result, expected] of await Promise.all(jobs)) expect(result).toEqual(expected);
+  }, 90_000);
+
+  it('hands an activity that was running at the kill out again and refuses its old task token', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const activityQueue = `${taskQueue}-activities`;
+    const first = await server(file);
+    await startWorker(first.address, taskQueue);
+    const client = await rawClient(first.address);
+    const handle = await client.workflow.start(runActivity, {
+      taskQueue,
+      workflowId: `activity-${randomUUID()}`,
+      args: ['anything', { taskQueue: activityQueue, startToCloseTimeout: '1 minute' }, ['x']],
+    });
+    const poll = () =>
+      client.workflowService.pollActivityTaskQueue({ namespace: 'default', taskQueue: { name: activityQueue }, identity: 'test' });
+    const running = await poll();
+    expect(running.attempt).toBe(1);
+
+    await kill(first);
+    await server(file, first.port);
+    const stale = await grpcError(
+      client.workflowService.respondActivityTaskCompleted({
+        namespace: 'default',
+        taskToken: running.taskToken,
+        result: payloads('stale'),
+      }),
+    );
+    expect(stale).toMatchObject({ code: 5, details: expect.stringMatching(/before the server restarted/) });
+    const again = await poll();
+    expect({ activityId: again.activityId, attempt: again.attempt }).toEqual({ activityId: running.activityId, attempt: 1 });
+    await client.workflowService.respondActivityTaskCompleted({
+      namespace: 'default',
+      taskToken: again.taskToken,
+      result: payloads('done'),
+    });
+    expect(await handle.result()).toEqual({ ok: 'done' });
+  }, 60_000);
+
+  it('times out a workflow task that was running at the kill and hands out its next attempt', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const first = await server(file);
+    const client = await rawClient(first.address);
+    const workflowId = `task-${randomUUID()}`;
+    await client.workflowService.startWorkflowExecution({
+      namespace: 'default',
+      workflowId,
+      workflowType: { name: 'collect' },
+      taskQueue: { name: taskQueue },
+      input: payloads(1),
+      requestId: randomUUID(),
+    });
+    const poll = () =>
+      client.workflowService.pollWorkflowTaskQueue({ namespace: 'default', taskQueue: { name: taskQueue }, identity: 'test' });
+    const running = await poll();
+    expect(running.attempt).toBe(1);
+
+    await kill(first);
+    await server(file, first.port);
+    const stale = await grpcError(
+      client.workflowService.respondWorkflowTaskCompleted({ namespace: 'default', taskToken: running.taskToken }),
+    );
+    expect(stale).toMatchObject({ code: 5, details: expect.stringMatching(/before the server restarted/) });
+    const next = await poll();
+    expect(next.attempt).toBe(2);
+    expect(eventTypes(next.history!.events)).toEqual([
+      'WORKFLOW_EXECUTION_STARTED',
+      'WORKFLOW_TASK_SCHEDULED',
+      'WORKFLOW_TASK_STARTED',
+      'WORKFLOW_TASK_TIMED_OUT',
+      'WORKFLOW_TASK_SCHEDULED',
+      'WORKFLOW_TASK_STARTED',
+    ]);
+  }, 60_000);
+});
+
+describe('the state file', () => {
+  it('holds exactly the state in memory after a varied workload', async () => {
+    const file = dbFile();
+    const server = await startTemporalDevServer({ dbFilename: file, namespaces: ['default', 'other'] });
+    const taskQueue = `varied-${randomUUID()}`;
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      const client = new Client({ connection });
+      // No workflow cache, hence no sticky queue: a sticky worker's shutdown would touch every run
+      // it served and so hide a change that was not written when it happened.
+      const activities = {
+        greet: async (name: string) => `Hello, ${name}!`,
+        flaky: async () => {
+          if (Context.current().info.attempt < 3) throw new Error('not yet');
+          return 'third time';
+        },
+      };
+      await startWorker(server.address, taskQueue, activities, { maxCachedWorkflows: 0 });
+      const id = (prefix: string) => `${prefix}-${randomUUID()}`;
+      const opts = { taskQueue };
+      await client.workflow.execute(greeting, { ...opts, workflowId: id('greet'), args: ['x'] });
+      await client.workflow.execute(parent, { ...opts, workflowId: id('parent'), args: ['child'] });
+      await client.workflow.execute(countdown, { ...opts, workflowId: id('countdown'), args: [2] });
+      await client.workflow.execute(cancelTimer, { ...opts, workflowId: id('timer') });
+      await client.workflow.execute(failFirstAttempt, { ...opts, workflowId: id('retry'), retry: { initialInterval: '10ms' } });
+      await client.workflow.execute(runActivity, {
+        ...opts,
+        workflowId: id('flaky'),
+        args: ['flaky', { startToCloseTimeout: '10s', retry: { initialInterval: '10ms' } }, []],
+      });
+      const collecting = await client.workflow.start(collect, { ...opts, workflowId: id('collect'), args: [2] });
+      await collecting.signal(addSignal, 'a');
+      expect(await collecting.executeUpdate(addUpdate, { args: ['b'] })).toBe(2);
+      expect(await collecting.query(itemsQuery)).toEqual(['a', 'b']);
+      await collecting.result();
+      const cancelled = await client.workflow.start(waitForever, { ...opts, workflowId: id('cancel') });
+      await cancelled.cancel();
+      await expect(cancelled.result()).rejects.toThrow();
+      // Left running: a timer and an activity backing off between attempts stay pending.
+      const upserting = await client.workflow.start(upserter, { ...opts, workflowId: id('upsert'), args: ['kw'] });
+      await eventually(async () => (await upserting.describe()).searchAttributes.CustomKeywordField);
+      const backingOff = await client.workflow.start(runActivity, {
+        ...opts,
+        workflowId: id('backoff'),
+        args: ['flaky', { startToCloseTimeout: '10s', retry: { initialInterval: '1 hour' } }, []],
+      });
+      await eventually(async () => (await backingOff.describe()).raw.pendingActivities?.[0]?.attempt === 2);
+      const sleeping = await client.workflow.start(sleepCollecting, { ...opts, workflowId: id('sleep'), args: [3600_000] });
+      await sleeping.signal(addSignal, 'kept');
+      await new Client({ connection, namespace: 'other' }).workflow.start(waitForever, { ...opts, workflowId: id('other') });
+    } finally {
+      for (const close of closers.splice(0).reverse()) await close();
+      await connection.close();
+      await server.stop();
+    }
+
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const stored = db.prepare('SELECT seq, namespace, run_id, options, state FROM executions ORDER BY seq').all();
+      const runs = [...server.state.namespaces.values()].flatMap((ns) => ns.runs);
+      expect(stored.map((r) => r.run_id).sort()).toEqual(runs.map((r) => r.runId).sort());
+      expect(runs.length).toBeGreaterThan(15);
+      const eventsOf = db.prepare('SELECT event FROM history_events WHERE run_seq = ? ORDER BY event_id');
+      for (const row of stored) {
+        const exec = server.state.namespace(String(row.namespace)).runs.find((r) => r.runId === row.run_id)!;
+        expect(row.options, exec.workflowId).toBe(toJson(exec.options));
+        expect(row.state, exec.workflowId).toBe(toJson(exec.snapshot()));
+        expect(eventsOf.all(Number(row.seq)).map((e) => e.event)).toEqual(exec.history.events.map((e) => toJson(e)));
+      }
+      const namespaces = db.prepare('SELECT name, state FROM namespaces ORDER BY seq').all();
+      expect(namespaces).toEqual([...server.state.namespaces.values()].map((ns) => ({ name: ns.name, state: toJson(ns.snapshot()) })));
+      const attributes = db.prepare('SELECT name, type FROM search_attributes').all();
+      expect(Object.fromEntries(attributes.map((a) => [a.name, a.type]))).toEqual(Object.fromEntries(server.state.searchAttributeTypes));
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
+
+describe('crash consistency', () => {
+  it('keeps every acknowledged start and signal when killed during a burst, and the file passes an integrity check', async () => {
+    const file = dbFile();
+    const taskQueue = `burst-${randomUUID()}`;
+    const first = await server(file);
+    const client = await rawClient(first.address);
+    const acknowledged: Array<{ workflowId: string; runId: string; signals: string[] }> = [];
+    let killed = false;
+    const loops = Array.from({ length: 8 }, async (_, loop) => {
+      for (let i = 0; !killed; i++) {
+        const workflowId = `burst-${loop}-${i}`;
+        try {
+          const { runId } = await client.workflowService.startWorkflowExecution({
+            namespace: 'default',
+            workflowId,
+            workflowType: { name: 'collect' },
+            taskQueue: { name: taskQueue },
+            input: payloads(3),
+            requestId: randomUUID(),
+          });
+          const started = { workflowId, runId: runId!, signals: [] as string[] };
+          acknowledged.push(started);
+          for (const item of ['a', 'b']) {
+            await client.workflowService.signalWorkflowExecution({
+              namespace: 'default',
+              workflowExecution: { workflowId, runId },
+              signalName: 'add',
+              input: payloads(item),
+              requestId: randomUUID(),
+            });
+            started.signals.push(item);
+          }
+        } catch {
+          return; // the server is gone
+        }
+      }
+    });
+    await eventually(async () => acknowledged.length >= 40);
+    await kill(first);
+    killed = true;
+    await Promise.all(loops);
+
+    const db = new DatabaseSync(file);
+    try {
+      expect(db.prepare('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
+    } finally {
+      db.close();
+    }
+
+    await server(file, first.port);
+    for (const { workflowId, runId, signals } of acknowledged) {
+      const history = await client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId, runId } });
+      const received = history
+        .history!.events!.filter((e) => e.workflowExecutionSignaledEventAttributes)
+        .map((e) => {
+          return defaultPayloadConverter.fromPayload(e.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!);
+        });
+      expect(received.slice(0, signals.length), workflowId).toEqual(signals);
+    }
+  }, 60_000);
+});
+
+describe('state files it cannot use', () => {
+  const refusal = async (file: string) => {
+    const err = await startServer(file).then(
+      async (s) => {
+        await kill(s);
+        throw new Error('the server started');
+      },
+      (e: Error) => e.message,
+    );
+    return err;
+  };
+
+  it('refuses a file of another schema version, naming both versions', async () => {
+    const file = dbFile();
+    await kill(await server(file));
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA user_version = 99');
+    db.close();
+    expect(await refusal(file)).toMatch(
+      /exited with 1: temporal-dev: .* has temporal-dev schema version 99, but this temporal-dev reads version 1 only/,
+    );
+  });
+
+  it('refuses another SQLite database, a file that is no database, and a file another server holds', async () => {
+    const foreign = dbFile();
+    const db = new DatabaseSync(foreign);
+    db.exec('CREATE TABLE t (x)');
+    db.close();
+    expect(await refusal(foreign)).toMatch(/is not a temporal-dev state file \(it is another SQLite database\)/);
+
+    const text = dbFile();
+    await writeFile(text, 'not a database, just text that is long enough to fill a header...........................');
+    expect(await refusal(text)).toMatch(/is not a temporal-dev state file: file is not a database/);
+
+    const held = dbFile();
+    await server(held);
+    expect(await refusal(held)).toMatch(/is in use by another process/);
+  });
+});
