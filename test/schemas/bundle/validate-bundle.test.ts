@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../schemas/bundle/digest.ts';
-import { bundleInputSchema } from '../../../schemas/bundle/request.ts';
-import { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
+import { bundleInputSchema, MAX_BUNDLE_FILES } from '../../../schemas/bundle/request.ts';
+import { MAX_BUNDLE_BYTES, validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
 import { base64File, baseManifest, expectProblem, expectValid, INDEX_HTML, problemsOf, skillText, textFile, validate } from './fixtures.ts';
 
 describe('validateBundle: success', () => {
