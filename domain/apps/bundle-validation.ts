@@ -7,7 +7,7 @@ import { WorkerPool, WorkerTimeoutError } from './worker-pool.ts';
 
 type Validation = ValidBundle | InvalidBundle;
 
-/** Far above the slowest valid bundle measured (3 MB of scripts: about 0.3 s), so only analysis gone wrong reaches it. */
+/** Far above the slowest bundle measured (3 MiB of adversarial script: about 0.6 s), so only analysis gone wrong reaches it. */
 const ANALYSIS_TIME_LIMIT_MS = 10_000;
 
 // A thread per spare core (at most 4), leaving one core to the event loop.
@@ -19,7 +19,9 @@ const threads = new WorkerPool<BundleInput, Validation>({
 
 /**
  * validateBundle on a worker thread. Running past the time limit makes the bundle invalid
- * (`analysis_timeout`): the limit counts only the thread's own time, so only content can cause it.
+ * (problem `analysis_timeout`, so 422 rather than a 503 that invites a retry): the limit starts
+ * when a thread takes the bundle and is far above what any bundle needs, so only its content
+ * can reach it, and would again.
  */
 export async function validateBundleOffThread(input: BundleInput, pool = threads): Promise<Validation> {
   try {

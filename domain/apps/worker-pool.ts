@@ -14,7 +14,7 @@ export type WorkerPoolOptions = {
   /** Module run by each thread: it answers every message with one message. */
   script: URL;
   size: number;
-  /** Per job, from the moment a thread takes it (waiting for a thread does not count). */
+  /** Per job, from the moment a thread takes it: waiting for a thread does not count, a new thread's start-up does. */
   timeLimitMs: number;
 };
 

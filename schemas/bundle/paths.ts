@@ -30,6 +30,9 @@ export function pathKey(path: string): string {
 
 export function checkBundlePath(raw: string): PathCheck {
   const path = raw.normalize('NFC');
+  // Nothing else is checked on a path this long: it is refused anyway, and it may be megabytes.
+  if (path.length > MAX_PATH_LENGTH)
+    return { ok: false, path, rejections: [{ code: 'path_too_long', message: `path is longer than ${MAX_PATH_LENGTH} characters` }] };
   const rejections: PathRejection[] = [];
   const reject = (code: string, message: string) => {
     if (!rejections.some((r) => r.code === code)) rejections.push({ code, message });
@@ -38,7 +41,6 @@ export function checkBundlePath(raw: string): PathCheck {
   const lower = segments.map((segment) => segment.toLowerCase());
 
   if (path.length === 0) reject('path_empty', 'path is empty');
-  if (path.length > MAX_PATH_LENGTH) reject('path_too_long', `path is longer than ${MAX_PATH_LENGTH} characters`);
   if (path.startsWith('/')) reject('path_absolute', 'path must be relative');
   if (FORBIDDEN_CHARACTERS.test(path)) reject('path_character', 'path contains a control character, backslash or one of ? # % : * " < > |');
   // Compatibility characters turn into others under NFKC, which some file systems, archivers and

@@ -13,8 +13,12 @@ const NOT_FUNCTIONS = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 
 // Enough look-behind for the longest function start: `const name = async function * own (`.
 const RECENT_TOKENS = 7;
 
-/** An open `(`: names it gives a function if it turns out to be a parameter list; an open `{`: names of the function whose body it is. */
-type Open = { bracket: '(' | '{'; names: readonly string[]; setTimeoutArguments: boolean };
+const NO_NAMES: readonly string[] = [];
+// What each open bracket is. Two flat arrays (kinds, names) rather than an object per bracket
+// keep deep nesting (a megabyte of `(`) cheap.
+const PARENTHESIS = 0;
+const SET_TIMEOUT_ARGUMENTS = 1;
+const BRACE = 2;
 
 function wordAt(tokens: readonly JsToken[], index: number): string | undefined {
   const token = tokens[index];
@@ -28,20 +32,18 @@ function punctuatorAt(tokens: readonly JsToken[], index: number): string | undef
 
 // Names of the function whose parameter list a `(` after `recent` opens: `function* own(`,
 // a method `own(`, and the binding of `const name = async function (` or `const name = (`.
-function functionNames(recent: readonly JsToken[]): string[] {
-  const names: string[] = [];
+function functionNames(recent: readonly JsToken[]): readonly string[] {
   let at = recent.length - 1;
   const own = wordAt(recent, at);
-  if (own !== undefined && !NOT_FUNCTIONS.has(own)) {
-    names.push(own);
-    at -= 1;
-  }
+  const isOwn = own !== undefined && !NOT_FUNCTIONS.has(own);
+  if (isOwn) at -= 1;
   if (punctuatorAt(recent, at) === '*') at -= 1;
   if (wordAt(recent, at) === 'function') at -= 1;
   if (wordAt(recent, at) === 'async') at -= 1;
   const bound = wordAt(recent, at - 1);
-  if (punctuatorAt(recent, at) === '=' && bound !== undefined && BINDINGS.has(wordAt(recent, at - 2) ?? '')) names.push(bound);
-  return names;
+  const isBound = punctuatorAt(recent, at) === '=' && bound !== undefined && BINDINGS.has(wordAt(recent, at - 2) ?? '');
+  if (isOwn && isBound) return [own, bound];
+  return isOwn ? [own] : isBound ? [bound] : NO_NAMES;
 }
 
 /** Feed it every token of a file's scripts, in order; `polls` then tells whether the file polls for data. */
@@ -50,12 +52,14 @@ export class PollingDetector {
   #interval = false;
   #rearms = false;
   #recent: JsToken[] = [];
-  #open: Open[] = [];
+  #open: number[] = [];
+  /** An open `(`: the names it gives a function if it is a parameter list; an open `{`: the names of the function whose body it is. */
+  #openNames: (readonly string[])[] = [];
   /** Names of the function bodies around the current token (a name may be open twice). */
   #enclosing = new Map<string, number>();
   #openSetTimeoutArguments = 0;
   /** Names of a parameter list that just closed, until a `{` (after an optional `=>`) makes them a body. */
-  #pendingNames: readonly string[] = [];
+  #pendingNames: readonly string[] = NO_NAMES;
 
   get polls(): boolean {
     return this.#fetches && (this.#interval || this.#rearms);
@@ -63,18 +67,17 @@ export class PollingDetector {
 
   push(token: JsToken): void {
     const pending = this.#pendingNames;
-    this.#pendingNames = [];
+    this.#pendingNames = NO_NAMES;
     if (token.kind === 'word') {
       if (token.text === 'XMLHttpRequest') this.#fetches = true;
       // A setTimeout whose arguments name a function it runs in re-arms that function.
       if (this.#openSetTimeoutArguments > 0 && this.#enclosing.has(token.text)) this.#rearms = true;
     } else if (token.kind === 'punctuator') {
       if (token.text === '(') this.#openParenthesis();
-      else if (token.text === '{' || token.text === '${') this.#openBrace(token.text === '{' ? pending : []);
-      else if (token.text === ')') {
-        const closed = this.#close();
-        if (closed?.bracket === '(') this.#pendingNames = closed.names;
-      } else if (token.text === '}') this.#close();
+      else if (token.text === '{') this.#openBrace(pending);
+      else if (token.text === '${') this.#openBrace(NO_NAMES);
+      else if (token.text === ')') this.#pendingNames = this.#close();
+      else if (token.text === '}') this.#close();
       else if (token.text === '=>') this.#pendingNames = pending;
     }
     this.#recent.push(token);
@@ -87,27 +90,32 @@ export class PollingDetector {
     const dotted = punctuatorAt(this.#recent, this.#recent.length - 2) === '.';
     if (callee === 'fetch' || (dotted && DATA_METHODS.has(callee ?? '') && DATA_OBJECTS.has(object ?? ''))) this.#fetches = true;
     if (callee === 'setInterval') this.#interval = true;
-    const setTimeoutArguments = callee === 'setTimeout';
-    if (setTimeoutArguments) this.#openSetTimeoutArguments += 1;
-    this.#open.push({ bracket: '(', names: functionNames(this.#recent), setTimeoutArguments });
+    if (callee === 'setTimeout') this.#openSetTimeoutArguments += 1;
+    this.#push(callee === 'setTimeout' ? SET_TIMEOUT_ARGUMENTS : PARENTHESIS, functionNames(this.#recent));
   }
 
   #openBrace(names: readonly string[]): void {
     for (const name of names) this.#enclosing.set(name, (this.#enclosing.get(name) ?? 0) + 1);
-    this.#open.push({ bracket: '{', names, setTimeoutArguments: false });
+    this.#push(BRACE, names);
+  }
+
+  #push(bracket: number, names: readonly string[]): void {
+    this.#open.push(bracket);
+    this.#openNames.push(names);
   }
 
   // A closer ends the innermost open bracket of either kind; one with nothing open is ignored.
-  #close(): Open | undefined {
-    const closed = this.#open.pop();
-    if (closed?.setTimeoutArguments) this.#openSetTimeoutArguments -= 1;
-    if (closed?.bracket === '{') {
-      for (const name of closed.names) {
-        const count = (this.#enclosing.get(name) ?? 1) - 1;
-        if (count === 0) this.#enclosing.delete(name);
-        else this.#enclosing.set(name, count);
-      }
+  // Returns the names a closed parameter list gives its function.
+  #close(): readonly string[] {
+    const bracket = this.#open.pop();
+    const names = this.#openNames.pop() ?? NO_NAMES;
+    if (bracket === SET_TIMEOUT_ARGUMENTS) this.#openSetTimeoutArguments -= 1;
+    if (bracket !== BRACE) return names;
+    for (const name of names) {
+      const count = (this.#enclosing.get(name) ?? 1) - 1;
+      if (count === 0) this.#enclosing.delete(name);
+      else this.#enclosing.set(name, count);
     }
-    return closed;
+    return NO_NAMES;
   }
 }
