@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_REPORTED_PROBLEMS } from '../../../domain/apps/upload-version.ts';
-import { MAX_BUNDLE_FILES } from '../../../schemas/bundle/request.ts';
+import { type BundleFileInput, MAX_BUNDLE_FILES } from '../../../schemas/bundle/request.ts';
 import { MAX_BUNDLE_BYTES } from '../../../schemas/bundle/validate-bundle.ts';
 import { bundle } from '../../support/bundles.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
@@ -13,7 +13,8 @@ let svc: TestService;
 let dev: string;
 
 const DRY_RUN = { 'x-svc-dry-run': 'true' };
-const INDEX = { path: 'index.html', encoding: 'utf8', content: '<!doctype html><title>t</title>' } as const;
+const INDEX: BundleFileInput = { path: 'index.html', encoding: 'utf8', content: '<!doctype html><title>t</title>' };
+const utf8File = (path: string, content = ''): BundleFileInput => ({ path, encoding: 'utf8', content });
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -46,7 +47,7 @@ describe('analysis of uploaded code', () => {
     ['the reported 2,000-character comment', 2000],
     ['a 32 KB comment', 32 * 1024],
   ])('%s: the upload answers in well under a second, and so does /api/v1/health meanwhile', async (_label, commentLength) => {
-    const body = bundle('slow', '1.0.0', { files: [INDEX, { path: 'app.js', encoding: 'utf8', content: script(commentLength) }] });
+    const body = bundle('slow', '1.0.0', { files: [INDEX, utf8File('app.js', script(commentLength))] });
     const uploading = timed(upload('slow', body, DRY_RUN));
     // Let the upload reach its analysis, then ask the service something else.
     await sleep(100);
@@ -71,7 +72,7 @@ describe('bundle size', () => {
 
 describe('file list', () => {
   it(`refuses 120,000 files at once with a small 400 naming too_many_files (at most ${MAX_BUNDLE_FILES})`, async () => {
-    const files = Array.from({ length: 120_000 }, () => ({ path: '../a', encoding: 'utf8', content: '' }));
+    const files = Array.from({ length: 120_000 }, () => utf8File('../a'));
     const res = await upload('many', bundle('many', '1.0.0', { files }));
     expect([res.status, res.body.error.code]).toEqual([400, 'invalid_payload']);
     expect(res.body.error.details.problems).toEqual([
@@ -82,11 +83,14 @@ describe('file list', () => {
 
   it(`lists the first ${MAX_REPORTED_PROBLEMS} problems of a bundle with thousands, counts the rest, and stays small`, async () => {
     // Each file: a path too long, of a refused type, with invalid base64: three problems quoting the path.
-    const files = Array.from({ length: MAX_BUNDLE_FILES }, (_, i) => ({
-      path: `../${i}/${'x'.repeat(20_000)}.exe`,
-      encoding: 'base64',
-      content: '@',
-    }));
+    const files = Array.from(
+      { length: MAX_BUNDLE_FILES },
+      (_, i): BundleFileInput => ({
+        path: `../${i}/${'x'.repeat(20_000)}.exe`,
+        encoding: 'base64',
+        content: '@',
+      }),
+    );
     const res = await upload('noisy', bundle('noisy', '1.0.0', { files }));
     expect([res.status, res.body.error.code]).toEqual([422, 'bundle_invalid']);
     const { problems, omittedProblems } = res.body.error.details;
@@ -101,10 +105,10 @@ describe('paths that normalize into something else', () => {
   it('refuses fullwidth and one-dot-leader parent segments and Windows device names', async () => {
     const files = [
       INDEX,
-      { path: '\uff0e\uff0e/evil.js', encoding: 'utf8', content: '' },
-      { path: '\u2024\u2024/evil.js', encoding: 'utf8', content: '' },
-      { path: 'con.js', encoding: 'utf8', content: '' },
-      { path: 'assets/LPT1.txt', encoding: 'utf8', content: '' },
+      utf8File('\uff0e\uff0e/evil.js'),
+      utf8File('\u2024\u2024/evil.js'),
+      utf8File('con.js'),
+      utf8File('assets/LPT1.txt'),
     ];
     const res = await upload('paths', bundle('paths', '1.0.0', { files }));
     expect([res.status, res.body.error.code]).toEqual([422, 'bundle_invalid']);
