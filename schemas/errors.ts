@@ -23,7 +23,10 @@ export const ERRORS = {
   company_required: { status: 400, meaning: 'This account acts for several companies; pass cellId (details.companies).' },
   agent_key_not_found: { status: 404, meaning: 'No such key (the spec’s code for a key to revoke).' },
   app_not_found: { status: 404, meaning: 'No such app.' },
-  bundle_invalid: { status: 422, meaning: 'The bundle failed validation; details.problems lists every problem.' },
+  bundle_invalid: {
+    status: 422,
+    meaning: 'The bundle failed validation; details.problems lists the first 100 problems, details.omittedProblems counts any others.',
+  },
   version_conflict: { status: 409, meaning: 'That version number already holds different content.' },
   user_not_found: { status: 404, meaning: 'No such account.' },
   organization_not_found: { status: 404, meaning: 'No such company.' },

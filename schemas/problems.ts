@@ -27,6 +27,13 @@ export function problem(path: string, code: string, message: string): Problem {
   return { path, code, message };
 }
 
+const MAX_QUOTED_CHARACTERS = 200;
+
+/** `text` JSON-quoted for a message, cut to 200 characters: uploaded names must not make answers large. */
+export function quoted(text: string): string {
+  return JSON.stringify(text.length > MAX_QUOTED_CHARACTERS ? `${text.slice(0, MAX_QUOTED_CHARACTERS)}…` : text);
+}
+
 // A union branch that failed only because the value has another type (at the union itself)
 // tells the author nothing; the branch that got further explains the real mistake.
 function isTypeMismatch(issues: readonly Issue[]): boolean {

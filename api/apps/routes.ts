@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { describeApp } from '../../domain/apps/describe-app.ts';
 import { listApps, listRegistry } from '../../domain/apps/list-apps.ts';
 import { promoteVersion } from '../../domain/apps/promote-version.ts';
-import { uploadVersion } from '../../domain/apps/upload-version.ts';
+import { checkUpload, MAX_REPORTED_PROBLEMS, uploadVersion } from '../../domain/apps/upload-version.ts';
 import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, RegistryRow, UploadedVersion } from '../../schemas/apps.ts';
-import { bundleFileSchema } from '../../schemas/bundle/index.ts';
+import { bundleFilesSchema, MAX_BUNDLE_FILES } from '../../schemas/bundle/index.ts';
 import { manifestJsonSchema } from '../../schemas/manifest/index.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -18,22 +18,25 @@ export const uploadVersionRoute = defineRoute({
   summary: 'Upload a version bundle (manifest and files); the first upload creates the app',
   description:
     '201 for new content; 200 with the existing version when files and manifest are identical (retries are safe); ' +
-    '409 version_conflict when the version number already holds other content; 422 bundle_invalid listing every problem ' +
-    '(`details.problems`, each with path, code and message) and the warnings.',
+    '409 version_conflict when the version number already holds other content; 422 bundle_invalid listing the problems ' +
+    `(\`details.problems\`, each with path, code and message: the first ${MAX_REPORTED_PROBLEMS}, \`details.omittedProblems\` counts the rest) ` +
+    `and the warnings. More than ${MAX_BUNDLE_FILES} files: 400 invalid_payload with the problem too_many_files. The bundle is ` +
+    'analysed before the transaction, on a worker thread with a time limit; running past it is the problem analysis_timeout.',
   tags: ['apps'],
   auth: DEVELOPER,
   write: true,
   bodyLimit: 'upload',
   params: AppParams,
-  body: z.strictObject({ manifest: z.unknown(), files: z.array(bundleFileSchema), notes: Notes.optional() }),
+  body: z.strictObject({ manifest: z.unknown(), files: bundleFilesSchema, notes: Notes.optional() }),
   response: {
     status: 201,
     description: 'The version was created (200: it already existed with identical content).',
     schema: UploadedVersion,
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
-  async handler({ db, principal, params, body }) {
-    const uploaded = await uploadVersion(db, principal, { ...params, ...body });
+  prepare: ({ principal, params, body }) => checkUpload(principal, params, body),
+  async handler({ db, principal, params, body, prepared: bundle }) {
+    const uploaded = await uploadVersion(db, principal, { ...params, notes: body.notes }, bundle);
     return { status: uploaded.created ? 201 : 200, data: uploaded };
   },
 });

@@ -1,52 +1,65 @@
 import type { UploadedVersion } from '../../schemas/apps.ts';
-import { type BundleInput, validateBundle } from '../../schemas/bundle/index.ts';
+import type { BundleInput, ValidBundle, Warning } from '../../schemas/bundle/index.ts';
+import { type Problem, problem, quoted } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { putBlobs } from './blob-store.ts';
+import { validateBundleOffThread } from './bundle-validation.ts';
 import { assertCanWrite, PUBLIC_NAMESPACE } from './namespace-access.ts';
 import { getApp } from './repository.ts';
 
-export interface UploadInput extends BundleInput {
-  namespace: string;
-  slug: string;
-  notes?: string | undefined;
+export type AppAddress = { namespace: string; slug: string };
+
+/** A bundle_invalid answer lists at most this many problems; `details.omittedProblems` counts the rest. */
+export const MAX_REPORTED_PROBLEMS = 100;
+
+function invalidBundle(problems: readonly Problem[], warnings: readonly Warning[]): DomainError {
+  const omitted = problems.length - MAX_REPORTED_PROBLEMS;
+  return new DomainError('bundle_invalid', `The bundle has ${problems.length} problem(s).`, {
+    details: { problems: problems.slice(0, MAX_REPORTED_PROBLEMS), ...(omitted > 0 ? { omittedProblems: omitted } : {}), warnings },
+  });
+}
+
+// A manifest may repeat the address; then it must name the same app.
+function addressProblems(manifest: unknown, address: AppAddress): Problem[] {
+  if (manifest === null || typeof manifest !== 'object') return [];
+  const named = manifest as { slug?: unknown; namespace?: unknown };
+  return (['slug', 'namespace'] as const).flatMap((field) => {
+    const value = named[field];
+    return typeof value === 'string' && value !== address[field]
+      ? [problem(`manifest.${field}`, `${field}_mismatch`, `the manifest names ${quoted(value)} but the address names ${address[field]}`)]
+      : [];
+  });
 }
 
 /**
- * B3: validate the bundle, then create the version, or find the identical one
- * (retries are safe), or refuse changed content under a used number.
+ * B3, before the transaction: may the principal upload here, and is the bundle valid? The
+ * validation runs on a worker thread, so it holds neither the event loop nor a connection.
+ */
+export async function checkUpload(principal: Principal, address: AppAddress, bundle: BundleInput): Promise<ValidBundle> {
+  assertCanWrite(principal, address.namespace);
+  const validation = await validateBundleOffThread({ manifest: bundle.manifest, files: bundle.files });
+  const problems = [...(validation.ok ? [] : validation.problems), ...addressProblems(bundle.manifest, address)];
+  if (!validation.ok || problems.length > 0) throw invalidBundle(problems, validation.warnings);
+  return validation;
+}
+
+/**
+ * B3, in the transaction: create the version of a bundle `checkUpload` accepted, or find the
+ * identical one (retries are safe), or refuse changed content under a used number.
  * The app row is locked, so concurrent identical uploads make one version.
  */
-export async function uploadVersion(db: DbOrTrx, principal: Principal, input: UploadInput): Promise<UploadedVersion> {
+export async function uploadVersion(
+  db: DbOrTrx,
+  principal: Principal,
+  input: AppAddress & { notes?: string | undefined },
+  bundle: ValidBundle,
+): Promise<UploadedVersion> {
+  // Checked again: cheap, and the use case stays safe whoever calls it.
   assertCanWrite(principal, input.namespace);
   if (principal.kind !== 'key') throw new DomainError('unauthorized');
-
-  const bundle = validateBundle({ manifest: input.manifest, files: input.files });
-  const problems = bundle.ok ? [] : [...bundle.problems];
-  const manifest = input.manifest as { slug?: unknown; namespace?: unknown } | null;
-  if (manifest && typeof manifest === 'object') {
-    if (manifest.slug !== undefined && manifest.slug !== input.slug) {
-      problems.push({
-        path: 'manifest.slug',
-        code: 'slug_mismatch',
-        message: `the manifest names ${JSON.stringify(manifest.slug)} but the address names ${input.slug}`,
-      });
-    }
-    if (manifest.namespace !== undefined && manifest.namespace !== input.namespace) {
-      problems.push({
-        path: 'manifest.namespace',
-        code: 'namespace_mismatch',
-        message: `the manifest names ${JSON.stringify(manifest.namespace)} but the address names ${input.namespace}`,
-      });
-    }
-  }
-  if (!bundle.ok || problems.length) {
-    throw new DomainError('bundle_invalid', `The bundle has ${problems.length} problem(s).`, {
-      details: { problems, warnings: bundle.warnings },
-    });
-  }
 
   await db
     .insertInto('apps')

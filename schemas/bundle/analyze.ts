@@ -6,6 +6,7 @@ import type { DecodedFile } from './decode.ts';
 import { extensionOf } from './file-types.ts';
 import { parseHtml } from './html.ts';
 import { scanJs } from './js-lexer.ts';
+import { PollingDetector } from './polling.ts';
 
 export type FileAnalysis = {
   file: DecodedFile;
@@ -13,21 +14,37 @@ export type FileAnalysis = {
   references: string[];
   /** `data-evolve` region names declared in markup. */
   slots: string[];
-  /** Script code with comments and literals blanked (see js-lexer.ts). */
-  code: string;
+  /** The file's script code polls for data (polling.ts). */
+  polls: boolean;
 };
 
 const ANALYSED = { html: 'html', htm: 'html', js: 'js', mjs: 'js', css: 'css' } as const;
 const HTML_REFERENCE_ATTRIBUTES = { script: 'src', link: 'href' } as const;
+// The scripts of a page run as one program; a `;` between them keeps the end of one from
+// reading as the start of a function body in the next.
+const SCRIPT_SEPARATOR = { kind: 'punctuator', text: ';' } as const;
+
+function analyzeScripts(scripts: readonly string[]): { strings: string[]; polls: boolean } {
+  const strings: string[] = [];
+  const polling = new PollingDetector();
+  for (const script of scripts) {
+    scanJs(script, (token) => {
+      if (token.kind === 'string') strings.push(token.text);
+      polling.push(token);
+    });
+    polling.push(SCRIPT_SEPARATOR);
+  }
+  return { strings, polls: polling.polls };
+}
 
 function analyzeText(kind: 'html' | 'js' | 'css', text: string): Omit<FileAnalysis, 'file'> {
-  if (kind === 'css') return { references: cssReferences(text), slots: [], code: '' };
+  if (kind === 'css') return { references: cssReferences(text), slots: [], polls: false };
   if (kind === 'js') {
-    const { strings, code } = scanJs(text);
-    return { references: strings, slots: [], code };
+    const { strings, polls } = analyzeScripts([text]);
+    return { references: strings, slots: [], polls };
   }
   const html = parseHtml(text);
-  const scripts = html.scripts.map(scanJs);
+  const scripts = analyzeScripts(html.scripts);
   const attributeReferences = html.tags.flatMap((tag) => {
     const attribute = Object.hasOwn(HTML_REFERENCE_ATTRIBUTES, tag.name)
       ? HTML_REFERENCE_ATTRIBUTES[tag.name as keyof typeof HTML_REFERENCE_ATTRIBUTES]
@@ -36,12 +53,12 @@ function analyzeText(kind: 'html' | 'js' | 'css', text: string): Omit<FileAnalys
     return value === undefined ? [] : [value.trim()];
   });
   return {
-    references: [...attributeReferences, ...scripts.flatMap((s) => s.strings), ...html.styles.flatMap(cssReferences)],
+    references: [...attributeReferences, ...scripts.strings, ...html.styles.flatMap(cssReferences)],
     slots: html.tags.flatMap((tag) => {
       const slot = tag.attributes.get('data-evolve');
       return slot === undefined ? [] : [slot.trim()];
     }),
-    code: scripts.map((s) => s.code).join('\n;\n'),
+    polls: scripts.polls,
   };
 }
 

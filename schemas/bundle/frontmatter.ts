@@ -11,9 +11,22 @@
 
 export type Frontmatter = { ok: true; fields: Map<string, string>; body: string } | { ok: false; message: string };
 
-const KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$/;
+const KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
+// Line breaks other than \n (which already split the lines): a value must stay on one line.
+const OTHER_LINE_BREAK = /[\r\u2028\u2029]/;
 // Characters that start non-scalar YAML constructs in a plain value.
 const YAML_INDICATOR = /^[[\]{}&*!|>%@`#,?-]/;
+
+// `key:` alone or `key:` then a space or tab and the raw value. Split by hand: the pattern
+// `key:[ \t]+(.*)$` backtracks quadratically over a long run of spaces before a \u2028.
+function splitKeyLine(line: string): { key: string; raw: string } | undefined {
+  const colon = line.indexOf(':');
+  if (colon < 0) return undefined;
+  const key = line.slice(0, colon);
+  const raw = line.slice(colon + 1);
+  const separated = raw === '' || raw.startsWith(' ') || raw.startsWith('\t');
+  return KEY.test(key) && separated && !OTHER_LINE_BREAK.test(raw) ? { key, raw } : undefined;
+}
 
 function parseValue(raw: string): string | undefined {
   const text = raw.trim();
@@ -44,12 +57,12 @@ export function parseFrontmatter(source: string): Frontmatter {
   for (const [offset, line] of lines.slice(1, end).entries()) {
     if (line.trim() === '') continue;
     const lineNo = offset + 2;
-    const match = KEY_LINE.exec(line);
-    if (!match || match[1] === undefined) return { ok: false, message: `line ${lineNo}: expected "key: value" on one line` };
-    const value = parseValue(match[2] ?? '');
-    if (value === undefined) return { ok: false, message: `line ${lineNo}: value of "${match[1]}" is not a single-line scalar (quote it)` };
-    if (fields.has(match[1])) return { ok: false, message: `line ${lineNo}: duplicate key "${match[1]}"` };
-    fields.set(match[1], value);
+    const pair = splitKeyLine(line);
+    if (pair === undefined) return { ok: false, message: `line ${lineNo}: expected "key: value" on one line` };
+    const value = parseValue(pair.raw);
+    if (value === undefined) return { ok: false, message: `line ${lineNo}: value of "${pair.key}" is not a single-line scalar (quote it)` };
+    if (fields.has(pair.key)) return { ok: false, message: `line ${lineNo}: duplicate key "${pair.key}"` };
+    fields.set(pair.key, value);
   }
   return { ok: true, fields, body: lines.slice(end + 1).join('\n') };
 }

@@ -1,35 +1,57 @@
 // Just enough HTML reading for static analysis: opening tags with their attributes, and the
 // bodies of inline <script> and <style> elements (raw text: markup inside is not read).
-// Comments are skipped. A single forward scan keeps the cost linear whatever the input.
+// Comments are skipped. One forward scan, by hand or with patterns that match one way only,
+// reads each character a bounded number of times, so the cost is linear whatever the input.
+import { skipSpace } from './scan.ts';
 
 export type HtmlTag = { name: string; attributes: Map<string, string> };
 export type HtmlParts = { tags: HtmlTag[]; scripts: string[]; styles: string[] };
 
 const TAG_NAME = /<([A-Za-z][A-Za-z0-9-]*)/y;
-const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+const RAW_TEXT_END = { script: /<\/script/gi, style: /<\/style/gi };
+const NOT_IN_NAME = /[\s"'<>/=]/;
+const NOT_IN_UNQUOTED_VALUE = /[\s"'=<>`]/;
 
-function attributesOf(text: string): Map<string, string> {
-  const attributes = new Map<string, string>();
-  for (const match of text.matchAll(ATTRIBUTE)) {
-    const name = (match[1] ?? '').toLowerCase();
-    if (!attributes.has(name)) attributes.set(name, match[2] ?? match[3] ?? match[4] ?? '');
+// The value after an `=`: quoted (a quote counts only here), unquoted, or empty. Undefined when
+// a quote never closes: the rest of the document is then inside this tag.
+function readValue(source: string, from: number): { value: string; end: number } | undefined {
+  const start = skipSpace(source, from);
+  const quote = source[start];
+  if (quote === '"' || quote === "'") {
+    const close = source.indexOf(quote, start + 1);
+    return close < 0 ? undefined : { value: source.slice(start + 1, close), end: close + 1 };
   }
-  return attributes;
+  let end = start;
+  while (end < source.length && !NOT_IN_UNQUOTED_VALUE.test(source[end] as string)) end += 1;
+  return { value: source.slice(start, end), end };
 }
 
-/** Index of the `>` ending a tag whose attributes start at `from`; quotes count only after `=`. */
-function tagEnd(source: string, from: number): number {
-  let quote: string | undefined;
-  let previous = '';
-  for (let i = from; i < source.length; i += 1) {
+/** Attributes of a tag whose name ends at `from`, and the index of its closing `>`; undefined when it never closes. */
+function readTag(source: string, from: number): { attributes: Map<string, string>; end: number } | undefined {
+  const attributes = new Map<string, string>();
+  let i = from;
+  while (i < source.length) {
     const ch = source[i] as string;
-    if (quote !== undefined) {
-      if (ch === quote) quote = undefined;
-    } else if ((ch === '"' || ch === "'") && previous === '=') quote = ch;
-    else if (ch === '>') return i;
-    if (!/\s/.test(ch)) previous = ch;
+    if (ch === '>') return { attributes, end: i };
+    if (ch === '=') {
+      // A stray `=` (no name before it): its value is read so that a quoted `>` does not end the tag.
+      const stray = readValue(source, i + 1);
+      if (stray === undefined) return undefined;
+      i = stray.end;
+    } else if (NOT_IN_NAME.test(ch)) i += 1;
+    else {
+      let nameEnd = i + 1;
+      while (nameEnd < source.length && !NOT_IN_NAME.test(source[nameEnd] as string)) nameEnd += 1;
+      const name = source.slice(i, nameEnd).toLowerCase();
+      const equals = skipSpace(source, nameEnd);
+      const value = source[equals] === '=' ? readValue(source, equals + 1) : { value: '', end: nameEnd };
+      if (value === undefined) return undefined;
+      // The first of repeated attributes counts, as in browsers.
+      if (!attributes.has(name)) attributes.set(name, value.value);
+      i = value.end;
+    }
   }
-  return -1;
+  return undefined;
 }
 
 export function parseHtml(source: string): HtmlParts {
@@ -49,13 +71,12 @@ export function parseHtml(source: string): HtmlParts {
       i = lt + 1;
       continue;
     }
-    const attributesStart = lt + 1 + name.length;
-    const end = tagEnd(source, attributesStart);
-    if (end < 0) break;
-    parts.tags.push({ name, attributes: attributesOf(source.slice(attributesStart, end)) });
-    i = end + 1;
+    const tag = readTag(source, lt + 1 + name.length);
+    if (tag === undefined) break;
+    parts.tags.push({ name, attributes: tag.attributes });
+    i = tag.end + 1;
     if (name === 'script' || name === 'style') {
-      const closing = new RegExp(`</${name}`, 'gi');
+      const closing = RAW_TEXT_END[name];
       closing.lastIndex = i;
       const close = closing.exec(source)?.index ?? source.length;
       (name === 'script' ? parts.scripts : parts.styles).push(source.slice(i, close));

@@ -1,6 +1,7 @@
 // Safe relative bundle paths. A path is Unicode-normalized (NFC) and then either accepted
 // unchanged or rejected with every reason; nothing is silently rewritten (no `./` stripping,
-// no slash collapsing), so the stored path is exactly what the author sees.
+// no slash collapsing), so the stored path is exactly what the author sees. Every check is a
+// single pass or a pattern that matches one way only, so the cost is linear in the path.
 import { MANIFEST_FILE_NAMES } from '../manifest/manifest.ts';
 
 const MAX_PATH_LENGTH = 256;
@@ -13,6 +14,12 @@ const FORBIDDEN_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u20
 // Generated pages live beside the bundle under the app address (spec "Page addresses").
 const RESERVED_ROOT_NAMES = new Set(['about', 'about.md', '_v']);
 
+// Device names on Windows, whatever the case and extension (`con.txt`, `Lpt1.js`): such a file
+// cannot be created there, so a bundle holding one breaks when checked out or unpacked. The list
+// is Microsoft's ("Naming Files, Paths, and Namespaces"); the superscript forms (COM¹) fall
+// under the NFKC rule.
+const WINDOWS_DEVICE_NAME = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+
 export type PathRejection = { code: string; message: string };
 export type PathCheck = { ok: true; path: string } | { ok: false; path: string; rejections: PathRejection[] };
 
@@ -23,6 +30,9 @@ export function pathKey(path: string): string {
 
 export function checkBundlePath(raw: string): PathCheck {
   const path = raw.normalize('NFC');
+  // Nothing else is checked on a path this long: it is refused anyway, and it may be megabytes.
+  if (path.length > MAX_PATH_LENGTH)
+    return { ok: false, path, rejections: [{ code: 'path_too_long', message: `path is longer than ${MAX_PATH_LENGTH} characters` }] };
   const rejections: PathRejection[] = [];
   const reject = (code: string, message: string) => {
     if (!rejections.some((r) => r.code === code)) rejections.push({ code, message });
@@ -31,14 +41,21 @@ export function checkBundlePath(raw: string): PathCheck {
   const lower = segments.map((segment) => segment.toLowerCase());
 
   if (path.length === 0) reject('path_empty', 'path is empty');
-  if (path.length > MAX_PATH_LENGTH) reject('path_too_long', `path is longer than ${MAX_PATH_LENGTH} characters`);
   if (path.startsWith('/')) reject('path_absolute', 'path must be relative');
   if (FORBIDDEN_CHARACTERS.test(path)) reject('path_character', 'path contains a control character, backslash or one of ? # % : * " < > |');
+  // Compatibility characters turn into others under NFKC, which some file systems, archivers and
+  // URL handlers apply: `．．/x.js` (fullwidth dots) or `․․/x.js` (one-dot leaders) become `../x.js`.
+  if (path.normalize('NFKC') !== path)
+    reject('path_compatibility_character', 'path contains a compatibility character (such as a fullwidth dot) that NFKC would change');
   for (const segment of segments) {
     if (segment === '' && path !== '') reject('path_empty_segment', 'path has an empty segment (//, or a leading or trailing /)');
     else if (segment === '..') reject('path_parent_segment', 'path must not contain ..');
     else if (segment.startsWith('.')) reject('path_hidden', 'hidden files and folders (leading dot) are not allowed');
     else if (/[ .]$/.test(segment)) reject('path_trailing_dot', 'a path segment must not end with a dot or space');
+    // Windows ignores the extension and trailing spaces of a device name.
+    if (WINDOWS_DEVICE_NAME.test((segment.split('.')[0] ?? '').trimEnd().toLowerCase())) {
+      reject('path_windows_reserved', 'CON, PRN, AUX, NUL, COM0-9 and LPT0-9 are device names on Windows, with any extension');
+    }
   }
   if (lower.includes('node_modules')) reject('path_node_modules', 'node_modules must not be uploaded');
   if (path.toLowerCase().includes('developer/sdk/'))

@@ -3,7 +3,7 @@
 // such as data.js count as the SDK they normalize to) and /developer/sdk/v1/ui.css for `ui`.
 
 import { isAcceptedSdkName, normalizeSdkName, SDK_NAMES, type SdkName } from '../manifest/sdk.ts';
-import { formatPath, type Problem } from '../problems.ts';
+import { formatPath, type Problem, quoted } from '../problems.ts';
 import type { FileAnalysis } from './analyze.ts';
 import { fileProblem } from './file-problem.ts';
 
@@ -11,6 +11,8 @@ export const SDK_BASE_PATH = '/developer/sdk/v1/';
 const UI_STYLESHEET = 'ui.css';
 
 // Absolute path, optionally on an explicit origin (https://host/ or //host/), with any query.
+// Linear: anchored, and each repeated part is followed by a character it cannot contain
+// (scheme then `:`, host then `/`, file then `?`, `#` or the end), so it matches one way only.
 const SDK_REFERENCE = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?(?:\/\/[^/?#]*)?\/developer\/sdk\/v1\/([^/?#]+)(?:[?#].*)?$/;
 
 /** The SDK a reference loads: undefined if it is no SDK path, `sdk: undefined` if no such SDK exists. */
@@ -45,7 +47,7 @@ export function checkSdkUsage(
             file.index,
             'content',
             'sdk_unknown',
-            `${file.path} loads ${SDK_BASE_PATH}${found.file}, which is not an SDK (known: ${SDK_NAMES.join(', ')})`,
+            `${file.path} loads ${quoted(SDK_BASE_PATH + found.file)}, which is not an SDK (known: ${SDK_NAMES.join(', ')})`,
           ),
         );
         continue;

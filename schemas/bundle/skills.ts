@@ -107,7 +107,8 @@ export function checkSkills(files: readonly DecodedFile[]): { skills: Skill[]; p
     }
     if (folder.skillFile === undefined) {
       problems.push(fileProblem(folder.first.index, 'path', 'skill_missing', `skills/${folder.name}/ has no ${SKILL_FILE_NAME}`));
-    } else if (folder.skillFile.text !== undefined) {
+    } else if (folder.skillFile.text !== undefined && folder.skillFile.bytes.length <= MAX_SKILL_FILE_BYTES) {
+      // An oversized SKILL.md already has its problem (skill_file_too_large) and is not parsed.
       const skill = checkSkillFile(folder, folder.skillFile, folder.skillFile.text, problems);
       if (skill) skills.push(skill);
     }

@@ -3,20 +3,19 @@
 import type { Manifest } from '../manifest/manifest.ts';
 import { parseManifest, salvageManifest } from '../manifest/parse-manifest.ts';
 import type { SdkName } from '../manifest/sdk.ts';
-import { formatPath, type Problem, problem } from '../problems.ts';
+import { formatPath, type Problem, problem, quoted } from '../problems.ts';
 import { analyzeFiles } from './analyze.ts';
-import { type DecodedFile, decodeContent, decodeText } from './decode.ts';
+import { type DecodedFile, decodeContent, decodedSize, decodeText } from './decode.ts';
 import { bundleDigest, sha256Hex } from './digest.ts';
 import { checkEvolveSlots } from './evolve-slots.ts';
 import { fileProblem } from './file-problem.ts';
 import { ALLOWED_EXTENSIONS, extensionOf, fileTypeOf } from './file-types.ts';
 import { checkBundlePath, pathKey } from './paths.ts';
-import type { BundleInput } from './request.ts';
+import { type BundleInput, MAX_BUNDLE_FILES, tooManyFiles } from './request.ts';
 import { checkSdkUsage } from './sdk-usage.ts';
 import { checkSkills, generatedSkill, type Skill } from './skills.ts';
 import { limitWarnings, pollingWarnings, scheduleWarnings, type Warning } from './warnings.ts';
 
-export const MAX_BUNDLE_FILES = 200;
 export const MAX_BUNDLE_BYTES = 3 * 1024 * 1024;
 
 export type BundleFile = { path: string; bytes: Buffer; sha256: string; contentType: string };
@@ -37,19 +36,25 @@ export type ValidBundle = {
 };
 export type InvalidBundle = { ok: false; problems: Problem[]; warnings: Warning[] };
 
-type ReadFiles = { decoded: DecodedFile[]; paths: Set<string>; problems: Problem[] };
+type ReadFiles = { decoded: DecodedFile[]; paths: Set<string>; problems: Problem[]; tooLarge: boolean };
 
-// Path, type and encoding of each file, then duplicates, count and total size.
+// Count and total size first, from the request alone: files beyond the limit are not looked at,
+// and an oversized bundle is not decoded or analysed. Then each file's path, type and encoding,
+// and duplicates.
 function readFiles(input: BundleInput): ReadFiles {
   const problems: Problem[] = [];
+  const files = input.files.slice(0, MAX_BUNDLE_FILES);
+  if (input.files.length > MAX_BUNDLE_FILES) problems.push(tooManyFiles(input.files.length));
+  const size = files.reduce((total, file) => total + decodedSize(file.encoding, file.content), 0);
+  const tooLarge = size > MAX_BUNDLE_BYTES;
+  if (tooLarge) problems.push(problem('files', 'bundle_too_large', `${size} bytes decoded; at most ${MAX_BUNDLE_BYTES} are allowed`));
   const decoded: DecodedFile[] = [];
   const paths = new Set<string>();
   const firstByKey = new Map<string, string>();
-  let size = 0;
-  input.files.forEach((file, index) => {
+  files.forEach((file, index) => {
     const checked = checkBundlePath(file.path);
     if (!checked.ok)
-      for (const r of checked.rejections) problems.push(fileProblem(index, 'path', r.code, `${JSON.stringify(file.path)}: ${r.message}`));
+      for (const r of checked.rejections) problems.push(fileProblem(index, 'path', r.code, `${quoted(file.path)}: ${r.message}`));
     const type = fileTypeOf(checked.path);
     if (type === undefined) {
       const extension = extensionOf(checked.path);
@@ -58,16 +63,15 @@ function readFiles(input: BundleInput): ReadFiles {
           index,
           'path',
           'file_type',
-          `${JSON.stringify(file.path)}: ${extension ? `.${extension}` : 'a file without extension'} is not an allowed type (${ALLOWED_EXTENSIONS.join(', ')})`,
+          `${quoted(file.path)}: ${extension ? quoted(`.${extension}`) : 'a file without extension'} is not an allowed type (${ALLOWED_EXTENSIONS.join(', ')})`,
         ),
       );
     }
-    const content = decodeContent(file.encoding, file.content);
-    if (!content.ok) problems.push(fileProblem(index, 'content', content.code, `${checked.path}: ${content.message}`));
-    const text = content.ok && type?.text ? decodeText(content.bytes) : undefined;
-    if (content.ok && type?.text && text === undefined)
-      problems.push(fileProblem(index, 'content', 'content_invalid_utf8', `${checked.path}: a text file must be valid UTF-8`));
-    if (content.ok) size += content.bytes.length;
+    const content = tooLarge ? undefined : decodeContent(file.encoding, file.content);
+    if (content?.ok === false) problems.push(fileProblem(index, 'content', content.code, `${quoted(checked.path)}: ${content.message}`));
+    const text = content?.ok && type?.text ? decodeText(content.bytes) : undefined;
+    if (content?.ok && type?.text && text === undefined)
+      problems.push(fileProblem(index, 'content', 'content_invalid_utf8', `${quoted(checked.path)}: a text file must be valid UTF-8`));
     if (!checked.ok) return;
     const earlier = firstByKey.get(pathKey(checked.path));
     if (earlier !== undefined) {
@@ -83,13 +87,9 @@ function readFiles(input: BundleInput): ReadFiles {
     }
     firstByKey.set(pathKey(checked.path), checked.path);
     paths.add(checked.path);
-    if (content.ok && type !== undefined) decoded.push({ index, path: checked.path, bytes: content.bytes, text });
+    if (content?.ok && type !== undefined) decoded.push({ index, path: checked.path, bytes: content.bytes, text });
   });
-  if (input.files.length > MAX_BUNDLE_FILES)
-    problems.push(problem('files', 'too_many_files', `${input.files.length} files; at most ${MAX_BUNDLE_FILES} are allowed`));
-  if (size > MAX_BUNDLE_BYTES)
-    problems.push(problem('files', 'bundle_too_large', `${size} bytes decoded; at most ${MAX_BUNDLE_BYTES} are allowed`));
-  return { decoded, paths, problems };
+  return { decoded, paths, problems, tooLarge };
 }
 
 function checkPages(manifest: Partial<Manifest>, paths: ReadonlySet<string>): Problem[] {
@@ -118,7 +118,8 @@ export function validateBundle(input: BundleInput): ValidBundle | InvalidBundle 
     ...files.problems,
     ...skills.problems,
     ...sdk.problems,
-    ...checkEvolveSlots(manifest.evolve, analyses),
+    // Slots are declared in pages: unread pages (an oversized bundle) would make every token look unused.
+    ...(files.tooLarge ? [] : checkEvolveSlots(manifest.evolve, analyses)),
   ];
   const warnings = [...limitWarnings(manifest.limits), ...scheduleWarnings(manifest.workflow), ...pollingWarnings(analyses)];
   if (!parsed.ok || problems.length > 0) return { ok: false, problems, warnings };

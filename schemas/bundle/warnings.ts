@@ -4,7 +4,6 @@ import { type Limits, limitsAboveDefault } from '../manifest/limits.ts';
 import type { Workflow } from '../manifest/workflow.ts';
 import { formatPath } from '../problems.ts';
 import type { FileAnalysis } from './analyze.ts';
-import { pollsForData } from './polling.ts';
 
 export type Warning = { path?: string; code: string; message: string };
 
@@ -34,7 +33,7 @@ export function scheduleWarnings(workflow: Workflow | undefined): Warning[] {
 
 export function pollingWarnings(analyses: readonly FileAnalysis[]): Warning[] {
   return analyses
-    .filter(({ code }) => pollsForData(code))
+    .filter(({ polls }) => polls)
     .map(({ file }) => ({
       path: formatPath('files', [file.index, 'content']),
       code: 'polling_fetch',

@@ -25,6 +25,11 @@ describe('parseHtml edge cases', () => {
     expect(html.tags[1]?.attributes.get('class')).toBe('c');
   });
 
+  it('reads the first of repeated attributes, valueless ones, and quotes only after =', () => {
+    const [tag] = parseHtml('<script defer src = "/a.js" src="/b.js" data-x="y>z" =\'w>v\' title=t>').tags;
+    expect(Object.fromEntries(tag?.attributes ?? [])).toEqual({ defer: '', src: '/a.js', 'data-x': 'y>z', title: 't' });
+  });
+
   it('takes an unclosed script as running to the end', () => {
     expect(parseHtml('<script>let a = "</scr" + "ipt>";').scripts).toEqual(['let a = "</scr" + "ipt>";']);
     expect(parseHtml('<SCRIPT>x()</Script ><b>').tags.map((t) => t.name)).toEqual(['script', 'b']);
@@ -37,6 +42,13 @@ describe('cssReferences', () => {
       '/a.css',
       '/b.css',
       'd.png',
+    ]);
+  });
+
+  it('reads @import without a space, in any case, and skips url( that never closes', () => {
+    expect(cssReferences('@IMPORT"/a.css"; .x { background: URL(b.png) } .y { background: url( c.png d.png) } url("e.png"')).toEqual([
+      '/a.css',
+      'b.png',
     ]);
   });
 });

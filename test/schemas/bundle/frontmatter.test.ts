@@ -25,6 +25,10 @@ describe('parseFrontmatter', () => {
     expect(fields('\ufeff---\r\nname: a\r\n---\r\nbody')).toEqual({ name: 'a' });
   });
 
+  it('reads an empty value, a tab after the colon and surrounding spaces', () => {
+    expect(fields('---\nname:\ndescription:\t  two words  \n---\nbody')).toEqual({ name: '', description: 'two words' });
+  });
+
   it.each([
     ['no opening line', 'name: a\n---\nbody'],
     ['unclosed', '---\nname: a\nbody'],
@@ -38,6 +42,9 @@ describe('parseFrontmatter', () => {
     ['text after double quote', '---\ndescription: "a" b\n---\nbody'],
     ['bad single quote', "---\ndescription: 'a'b'\n---\nbody"],
     ['duplicate key', '---\nname: a\nname: b\n---\nbody'],
+    ['no space after the colon', '---\nname:a\n---\nbody'],
+    ['a line separator in a value', '---\ndescription: a\u2028b\n---\nbody'],
+    ['a lone carriage return in a value', '---\ndescription: a\rb\n---\nbody'],
   ])('rejects %s', (_label, source) => {
     expect(parseFrontmatter(source).ok).toBe(false);
   });

@@ -44,6 +44,10 @@ const PIECES = [
   '.js',
   '~',
   '\u00a0',
+  '\uff0e',
+  '\u2024',
+  'con',
+  'Lpt1',
 ];
 
 function randomPath(next: () => number): string {
@@ -79,7 +83,9 @@ describe('path safety (property)', () => {
         expect(segment).not.toBe('..');
         expect(segment.startsWith('.')).toBe(false);
         expect(segment.toLowerCase()).not.toBe('node_modules');
+        expect(/^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i.test((segment.split('.')[0] ?? '').trimEnd())).toBe(false);
       }
+      expect(path.normalize('NFKC')).toBe(path);
     }
     // The generator must exercise both outcomes, or the property says nothing.
     expect(accepted).toBeGreaterThan(1000);

@@ -56,8 +56,38 @@ describe('checkBundlePath', () => {
     ['Plugin.JSON', 'path_manifest_file'],
     ['about.md', 'path_reserved'],
     ['_v/abc/app.js', 'path_reserved'],
+    ['\uff0e\uff0e/evil.js', 'path_compatibility_character'],
+    ['\u2024\u2024/evil.js', 'path_compatibility_character'],
+    ['a/\ufe52\ufe52/evil.js', 'path_compatibility_character'],
+    ['\uff0eenv', 'path_compatibility_character'],
+    ['\ufb01le.js', 'path_compatibility_character'],
+    ['a\u00a0b.js', 'path_compatibility_character'],
+    ['COM\u00b9.js', 'path_compatibility_character'],
+    ['CON', 'path_windows_reserved'],
+    ['con.txt', 'path_windows_reserved'],
+    ['Aux.js', 'path_windows_reserved'],
+    ['a/nul.tar.gz', 'path_windows_reserved'],
+    ['prn/index.html', 'path_windows_reserved'],
+    ['com1.js', 'path_windows_reserved'],
+    ['LPT9.css', 'path_windows_reserved'],
+    ['lpt0.js', 'path_windows_reserved'],
+    ['con .txt', 'path_windows_reserved'],
   ])('rejects %j with %s', (path, code) => {
     expect(codesOf(path)).toContain(code);
+  });
+
+  it.each(['console.js', 'com10.js', 'lpt.js', 'a/connect/x.js', 'nul-x.js', 'aux_/x.js', 'icon.png'])(
+    'accepts %s, which only looks like a Windows device name',
+    (path) => {
+      expect(checkBundlePath(path)).toEqual({ ok: true, path });
+    },
+  );
+
+  it('refuses a path whose NFKC form holds a parent segment, which NFC alone accepted', () => {
+    const path = '\uff0e\uff0e/evil.js';
+    expect(path.normalize('NFC')).toBe(path);
+    expect(path.normalize('NFKC')).toBe('../evil.js');
+    expect(codesOf(path)).toEqual(['path_compatibility_character']);
   });
 
   it('allows the manifest file names below the root', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../schemas/bundle/digest.ts';
-import { bundleInputSchema } from '../../../schemas/bundle/request.ts';
-import { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
+import { bundleInputSchema, MAX_BUNDLE_FILES } from '../../../schemas/bundle/request.ts';
+import { MAX_BUNDLE_BYTES, validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
+import { issuesToProblems } from '../../../schemas/problems.ts';
 import { base64File, baseManifest, expectProblem, expectValid, INDEX_HTML, problemsOf, skillText, textFile, validate } from './fixtures.ts';
 
 describe('validateBundle: success', () => {
@@ -117,6 +118,26 @@ describe('validateBundle: files', () => {
     expectProblem(validate(files(MAX_BUNDLE_FILES + 1)), 'files', 'too_many_files');
   });
 
+  it(`looks at the first ${MAX_BUNDLE_FILES} files only`, () => {
+    const files = [...Array.from({ length: MAX_BUNDLE_FILES - 1 }, (_, i) => textFile(`f/${i}.txt`, '')), textFile('../beyond.js', '')];
+    expect(problemsOf(validate(files)).map((p) => [p.path, p.code])).toEqual([['files', 'too_many_files']]);
+  });
+
+  it('refuses an oversized bundle before decoding or analysing it', () => {
+    const result = validate([{ path: 'big.png', encoding: 'base64', content: `${'A'.repeat(4 * 1024 * 1024)}*` }], {
+      evolve: { tokens: [{ name: '--x', slot: 'hero', min: 0, max: 1 }] },
+    });
+    // Neither the bad base64 character nor the slot no page declares: nothing was read.
+    expect(problemsOf(result).map((p) => [p.path, p.code])).toEqual([['files', 'bundle_too_large']]);
+  });
+
+  it('quotes at most 200 characters of a path in a message', () => {
+    const path = `${'a'.repeat(10_000)}.exe`;
+    const messages = problemsOf(validate([textFile(path, '')])).map((p) => p.message);
+    expect(messages.length).toBeGreaterThan(0);
+    for (const message of messages) expect(message.length).toBeLessThan(400);
+  });
+
   it('allows 3 MB decoded and rejects one byte more', () => {
     const index = Buffer.byteLength(INDEX_HTML);
     const fill = (n: number) => base64File('big.png', Buffer.alloc(n));
@@ -178,5 +199,14 @@ describe('bundleInputSchema (request shape for the route)', () => {
     expect(bundleInputSchema.safeParse({ manifest: {}, files: [{ path: 'a.js', encoding: 'hex', content: '' }] }).success).toBe(false);
     expect(bundleInputSchema.safeParse({ manifest: {}, files: [{ ...textFile('a.js', ''), mode: 644 }] }).success).toBe(false);
     expect(bundleInputSchema.safeParse({ manifest: {}, files: [], extra: 1 }).success).toBe(false);
+  });
+
+  it(`refuses more than ${MAX_BUNDLE_FILES} files with too_many_files, before reading any`, () => {
+    const files = Array.from({ length: 100_000 }, () => ({ path: 1, encoding: 'gzip' }));
+    const parsed = bundleInputSchema.safeParse({ manifest: {}, files });
+    expect(parsed.success).toBe(false);
+    expect(issuesToProblems(parsed.error?.issues ?? [], '')).toEqual([
+      { path: 'files', code: 'too_many_files', message: `100000 files; at most ${MAX_BUNDLE_FILES} are allowed` },
+    ]);
   });
 });

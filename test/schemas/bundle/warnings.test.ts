@@ -42,6 +42,10 @@ describe('warnings', () => {
     ['re-armed setTimeout (function)', 'async function poll() { await fetch("/x"); setTimeout(poll, 2000); }\npoll();'],
     ['re-armed setTimeout (arrow)', 'const tick = async () => { render(await data.objects("a")); setTimeout(() => tick(), 1000); };'],
     ['re-armed setTimeout (method)', 'class A {\n  refresh() { fetch("/x"); setTimeout(() => this.refresh(), 100); }\n}'],
+    ['re-armed setTimeout (method on one line)', 'class A { refresh() { fetch("/x"); setTimeout(() => this.refresh(), 100); } }'],
+    ['re-armed setTimeout (named function expression)', 'const load = function poll() { fetch("/x"); setTimeout(load, 100); };'],
+    ['re-armed setTimeout (generator method)', 'const o = { *pump() { fetch("/x"); setTimeout(() => o.pump().next(), 1); } };'],
+    ['a long comment between the pieces', `async function poll() {/*${' '.repeat(10_000)}*/ await fetch("/x"); setTimeout(poll, 2000); }`],
   ])('warns for polling with a data fetch: %s', (_label, code) => {
     expect(codes(validate([textFile('app.js', code)]))).toEqual([['files[1].content', 'polling_fetch']]);
   });
@@ -56,6 +60,8 @@ describe('warnings', () => {
     ['a timer without a fetch', 'setInterval(() => clock.tick(), 1000);'],
     ['a fetch without a timer', 'fetch("/x").then(render);'],
     ['a one-shot setTimeout', 'setTimeout(() => fetch("/x"), 1000);'],
+    ['a setTimeout naming a function it does not run in', 'function poll() { fetch("/x"); }\nfunction other() { setTimeout(poll, 1000); }'],
+    ['a keyword before a block is no function name', 'if (a) { fetch("/x"); setTimeout(function () { if (b) go(); }, 1); }'],
     ['a timer and a fetch only in strings and comments', '// setInterval(fetch, 1)\nconst s = "setInterval(() => fetch())";'],
     ['timer and fetch in different files', null],
   ])('does not warn for %s', (_label, code) => {

@@ -1,0 +1,91 @@
+// A few worker threads for CPU-heavy work on untrusted input (bundle validation), so that it
+// never blocks the event loop. Each thread runs one job at a time; jobs wait in order for a free
+// thread. A job that runs past the time limit is stopped by terminating its thread, which
+// nothing inside the job can prevent; a new thread replaces it when needed.
+import { Worker } from 'node:worker_threads';
+
+export class WorkerTimeoutError extends Error {
+  override name = 'WorkerTimeoutError';
+}
+
+type Job = { input: unknown; resolve(output: unknown): void; reject(error: unknown): void };
+
+export type WorkerPoolOptions = {
+  /** Module run by each thread: it answers every message with one message. */
+  script: URL;
+  size: number;
+  /** Per job, from the moment a thread takes it: waiting for a thread does not count, a new thread's start-up does. */
+  timeLimitMs: number;
+};
+
+export class WorkerPool<I, O> {
+  readonly #options: WorkerPoolOptions;
+  readonly #idle: Worker[] = [];
+  readonly #queue: Job[] = [];
+  #threads = 0;
+
+  constructor(options: WorkerPoolOptions) {
+    this.#options = options;
+  }
+
+  get timeLimitMs(): number {
+    return this.#options.timeLimitMs;
+  }
+
+  run(input: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#queue.push({ input, resolve: resolve as (output: unknown) => void, reject });
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    while (this.#queue.length > 0 && (this.#idle.length > 0 || this.#threads < this.#options.size)) {
+      const worker = this.#idle.pop() ?? this.#spawn();
+      this.#start(worker, this.#queue.shift() as Job);
+    }
+  }
+
+  #spawn(): Worker {
+    const worker = new Worker(this.#options.script);
+    this.#threads += 1;
+    // A failure during a job reaches that job (below); any later one only ends the thread.
+    worker.on('error', () => {});
+    worker.once('exit', () => {
+      this.#threads -= 1;
+      const idle = this.#idle.indexOf(worker);
+      if (idle >= 0) this.#idle.splice(idle, 1);
+      this.#dispatch();
+    });
+    return worker;
+  }
+
+  #start(worker: Worker, job: Job): void {
+    // Only a busy thread keeps the process alive.
+    worker.ref();
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      outcome();
+    };
+    const onMessage = (output: unknown) =>
+      settle(() => {
+        worker.unref();
+        this.#idle.push(worker);
+        job.resolve(output);
+        this.#dispatch();
+      });
+    const onError = (error: Error) => settle(() => job.reject(error));
+    const onExit = (code: number) => settle(() => job.reject(new Error(`the worker thread exited with code ${code}`)));
+    const timer = setTimeout(
+      () =>
+        settle(() => {
+          void worker.terminate();
+          job.reject(new WorkerTimeoutError(`the job took longer than ${this.#options.timeLimitMs} ms`));
+        }),
+      this.#options.timeLimitMs,
+    );
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage(job.input);
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { validateBundleOffThread } from '../../../domain/apps/bundle-validation.ts';
+import { WorkerPool, WorkerTimeoutError } from '../../../domain/apps/worker-pool.ts';
+import type { BundleInput, InvalidBundle, ValidBundle } from '../../../schemas/bundle/index.ts';
+
+type Job = { busyMs?: number; fail?: boolean; value?: unknown };
+const ECHO = new URL('./fixtures/echo-worker.ts', import.meta.url);
+const pool = (size: number, timeLimitMs = 5000) => new WorkerPool<Job, unknown>({ script: ECHO, size, timeLimitMs });
+
+describe('WorkerPool', () => {
+  it('answers each job from a thread', async () => {
+    const threads = pool(2);
+    expect(await Promise.all([1, 2, 3, 4, 5].map((value) => threads.run({ value })))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('leaves the event loop free while a job runs', async () => {
+    const threads = pool(1);
+    const running = threads.run({ busyMs: 1000, value: 'done' });
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(await running).toBe('done');
+  });
+
+  it('runs at most `size` jobs at once; the others wait', async () => {
+    const threads = pool(1);
+    const started = performance.now();
+    await Promise.all([threads.run({ busyMs: 300 }), threads.run({ busyMs: 300 })]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(600);
+  });
+
+  it('stops a job past the time limit by ending its thread, and serves the next job on a new one', async () => {
+    const threads = pool(1, 200);
+    const started = performance.now();
+    await expect(threads.run({ busyMs: 60_000 })).rejects.toBeInstanceOf(WorkerTimeoutError);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(await threads.run({ value: 'next' })).toBe('next');
+  });
+
+  it('does not count waiting for a thread against the time limit', async () => {
+    const threads = pool(1, 700);
+    // Started first: a new thread's start-up counts against its first job.
+    await threads.run({});
+    // The last job waits 900 ms and runs 300 ms.
+    const results = await Promise.all([1, 2, 3, 4].map((value) => threads.run({ busyMs: 300, value })));
+    expect(results).toEqual([1, 2, 3, 4]);
+  });
+
+  it('rejects the job whose thread fails, and serves the next job', async () => {
+    const threads = pool(1);
+    await expect(threads.run({ fail: true })).rejects.toThrow('the job failed');
+    expect(await threads.run({ value: 'next' })).toBe('next');
+  });
+});
+
+describe('validateBundleOffThread', () => {
+  it('validates on a thread and gives the files back as Buffers', async () => {
+    const result = await validateBundleOffThread({
+      manifest: { manifestVersion: 1, slug: 'abc', version: '1.0.0', title: 'A' },
+      files: [{ path: 'index.html', encoding: 'utf8', content: '<p>hi</p>' }],
+    });
+    expect(result.ok).toBe(true);
+    expect(result.ok && Buffer.isBuffer(result.files[0]?.bytes) && result.files[0].bytes.toString()).toBe('<p>hi</p>');
+  });
+
+  it('makes an analysis past the time limit the problem analysis_timeout', async () => {
+    // A thread that never answers stands for an analysis that never ends.
+    const stuck = new WorkerPool<BundleInput, ValidBundle | InvalidBundle>({ script: ECHO, size: 1, timeLimitMs: 200 });
+    const input = { manifest: {}, files: [], busyMs: 60_000 } as BundleInput;
+    expect(await validateBundleOffThread(input, stuck)).toEqual({
+      ok: false,
+      problems: [{ path: 'files', code: 'analysis_timeout', message: expect.stringContaining('200 ms') }],
+      warnings: [],
+    });
+  });
+});
