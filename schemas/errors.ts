@@ -11,7 +11,11 @@ export const ERRORS = {
   forbidden: { status: 403, meaning: 'The credential lacks the needed role or company.' },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after the Retry-After header.' },
   malformed_json: { status: 400, meaning: 'The request body is not valid JSON.' },
-  invalid_payload: { status: 400, meaning: 'The request does not match its schema; details.problems names each path.' },
+  invalid_payload: {
+    status: 400,
+    meaning:
+      'The request does not match its schema; details.problems names each path (the first 100; details.omittedProblems counts the rest).',
+  },
   payload_too_large: { status: 413, meaning: 'The request body is too large.' },
   invalid_path: { status: 400, meaning: 'A path value is not valid.' },
   authorization_pending: { status: 400, meaning: 'The device login is not approved yet.' },

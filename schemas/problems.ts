@@ -91,3 +91,11 @@ export function issuesToProblems(issues: readonly Issue[], root: string): Proble
   for (const issue of issues) flatten(issue, [], root, out);
   return out;
 }
+
+/** An answer lists at most this many problems; `omittedProblems` counts the rest, so a huge bad input gets a small answer. */
+export const MAX_REPORTED_PROBLEMS = 100;
+
+export function reportedProblems(problems: readonly Problem[]): { problems: Problem[]; omittedProblems?: number } {
+  const omitted = problems.length - MAX_REPORTED_PROBLEMS;
+  return { problems: problems.slice(0, MAX_REPORTED_PROBLEMS), ...(omitted > 0 ? { omittedProblems: omitted } : {}) };
+}

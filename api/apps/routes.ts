@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { describeApp } from '../../domain/apps/describe-app.ts';
 import { listApps, listRegistry } from '../../domain/apps/list-apps.ts';
 import { promoteVersion } from '../../domain/apps/promote-version.ts';
-import { checkUpload, MAX_REPORTED_PROBLEMS, uploadVersion } from '../../domain/apps/upload-version.ts';
+import { checkUpload, uploadVersion } from '../../domain/apps/upload-version.ts';
 import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, RegistryRow, UploadedVersion } from '../../schemas/apps.ts';
 import { bundleFilesSchema, MAX_BUNDLE_FILES } from '../../schemas/bundle/index.ts';
 import { manifestJsonSchema } from '../../schemas/manifest/index.ts';
+import { MAX_REPORTED_PROBLEMS } from '../../schemas/problems.ts';
 import { defineRoute } from '../http/route.ts';
 
 const DEVELOPER = { accepts: ['key'], role: 'developer' } as const;

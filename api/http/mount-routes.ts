@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { DbOrTrx } from '../../domain/db/database.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { consume } from '../../domain/rate-limit/rate-limit.ts';
-import { issuesToProblems, problem } from '../../schemas/problems.ts';
+import { issuesToProblems, problem, reportedProblems } from '../../schemas/problems.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -28,7 +28,7 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
   if (!schema) return undefined;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new DomainError(code, undefined, { details: { problems: issuesToProblems(parsed.error.issues, root) } });
+  throw new DomainError(code, undefined, { details: reportedProblems(issuesToProblems(parsed.error.issues, root)) });
 }
 
 /** Stage order for every route: rate limit → auth → validate → prepare (pool) → handler (transaction for writes). */

@@ -1,6 +1,6 @@
 import type { UploadedVersion } from '../../schemas/apps.ts';
 import type { BundleInput, ValidBundle, Warning } from '../../schemas/bundle/index.ts';
-import { type Problem, problem, quoted } from '../../schemas/problems.ts';
+import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
@@ -12,13 +12,9 @@ import { getApp } from './repository.ts';
 
 export type AppAddress = { namespace: string; slug: string };
 
-/** A bundle_invalid answer lists at most this many problems; `details.omittedProblems` counts the rest. */
-export const MAX_REPORTED_PROBLEMS = 100;
-
 function invalidBundle(problems: readonly Problem[], warnings: readonly Warning[]): DomainError {
-  const omitted = problems.length - MAX_REPORTED_PROBLEMS;
   return new DomainError('bundle_invalid', `The bundle has ${problems.length} problem(s).`, {
-    details: { problems: problems.slice(0, MAX_REPORTED_PROBLEMS), ...(omitted > 0 ? { omittedProblems: omitted } : {}), warnings },
+    details: { ...reportedProblems(problems), warnings },
   });
 }
 

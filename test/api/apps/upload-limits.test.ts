@@ -2,9 +2,9 @@
 // paths that only look harmless. Each is answered quickly, with a small answer and the right code.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_REPORTED_PROBLEMS } from '../../../domain/apps/upload-version.ts';
 import { type BundleFileInput, MAX_BUNDLE_FILES } from '../../../schemas/bundle/request.ts';
 import { MAX_BUNDLE_BYTES } from '../../../schemas/bundle/validate-bundle.ts';
+import { MAX_REPORTED_PROBLEMS } from '../../../schemas/problems.ts';
 import { bundle } from '../../support/bundles.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';

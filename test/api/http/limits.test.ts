@@ -56,6 +56,19 @@ describe('body limits per route', () => {
   });
 });
 
+describe('schema problems', () => {
+  it('lists at most 100 and counts the rest, so a body full of unknown fields gets a small answer', async () => {
+    const body = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`k${i}`, 1]));
+    const res = await svc.call('POST', '/api/v1/admin/organizations', {
+      body: { cellId: 'cell-many', name: 'M', ...body },
+      headers: bearer(op),
+    });
+    expect([res.status, res.body.error.code]).toEqual([400, 'invalid_payload']);
+    expect(res.body.error.details.problems).toHaveLength(100);
+    expect(res.body.error.details.omittedProblems).toBe(2900);
+  });
+});
+
 describe('answer headers', () => {
   it('a key-issuing answer is never cached and every API answer says nosniff', async () => {
     const issued = await svc.call('POST', '/api/v1/developer/password-tokens', {
