@@ -25,7 +25,8 @@ async function events(query = ''): Promise<{ events: Event[]; next: string | nul
 }
 
 const newPerson = async () => createUser(svc, op, `ev${++n}x`, [{ cellId: 'cell-acme', role: 'developer' }]);
-const tokenLogin = (login: string, password: string) => svc.call('POST', '/api/v1/developer/password-tokens', { body: { login, password } });
+const tokenLogin = (login: string, password: string) =>
+  svc.call('POST', '/api/v1/developer/password-tokens', { body: { login, password } });
 const webLogin = (login: string, password: string) =>
   svc.call('POST', '/api/v1/web/sessions', { body: { login, password }, headers: { origin: svc.addresses.baseUrl } });
 
@@ -76,7 +77,10 @@ describe('security event log', () => {
   it('names the operator who reset a password or disabled an account', async () => {
     const p = await newPerson();
     await passwordKey(svc, p.username);
-    await svc.call('PATCH', `/api/v1/admin/users/${p.id}`, { body: { password: 'operator-chosen-pass', status: 'disabled' }, headers: bearer(op) });
+    await svc.call('PATCH', `/api/v1/admin/users/${p.id}`, {
+      body: { password: 'operator-chosen-pass', status: 'disabled' },
+      headers: bearer(op),
+    });
     const operatorId = (await svc.call('GET', '/api/v1/developer/me', { headers: bearer(op) })).body.data.account.id;
     const mine = (await events(`?accountId=${p.id}`)).events.filter((e) => e.kind !== 'key_issued');
     expect(mine.map((e) => [e.kind, e.actorId, e.details.reason ?? null]).sort()).toEqual(

@@ -1,0 +1,119 @@
+// The Web UI port, in the role of Temporal's UI server: the built single-page app (every unknown
+// path falls back to index.html), /api/v1/settings, and the HTTP API's /api/v1 routes on the same
+// origin. Without a build it answers with a page that says how to build one.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+import type { HttpApi } from './http-api.ts';
+import { uiBuildCommand, uiBuildDir, uiVersion } from './ui-build.ts';
+
+export interface UiServerOptions {
+  /** The HTTP API (full proto JSON payloads, as the UI expects). */
+  api: HttpApi;
+  defaultNamespace: string;
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** An HTTP server (not yet listening) for the Web UI. */
+export function createUiServer(options: UiServerOptions): Server {
+  const settings = JSON.stringify(uiSettings(options.defaultNamespace));
+  return createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === '/api/v1/settings') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(settings);
+    } else if (path.startsWith('/api/')) {
+      void options.api(req, res);
+    } else {
+      serveFile(req, res, path);
+    }
+  });
+}
+
+/**
+ * The settings Temporal's UI server hands the UI (same PascalCase keys). Version: the UI's own,
+ * as the UI server reports it (below 2.23.0 the UI would encode path parameters twice). Actions
+ * whose RPCs temporal-dev does not implement, and the start-workflow page that is not built, are
+ * turned off so the UI hides them.
+ */
+function uiSettings(defaultNamespace: string) {
+  return {
+    Auth: { Enabled: false, Options: null },
+    DefaultNamespace: defaultNamespace,
+    ShowTemporalSystemNamespace: false,
+    NavCollapsedByDefault: false,
+    FeedbackURL: '',
+    DisableNewsFetch: true,
+    Codec: { Endpoint: '', PassAccessToken: false, IncludeCredentials: false, DefaultErrorMessage: '', DefaultErrorLink: '' },
+    Version: uiVersion(),
+    DisableWriteActions: false,
+    WorkflowTerminateDisabled: false,
+    WorkflowCancelDisabled: false,
+    WorkflowSignalDisabled: false,
+    WorkflowUpdateDisabled: false,
+    WorkflowResetDisabled: true,
+    WorkflowPauseDisabled: true,
+    BatchActionsDisabled: true,
+    StartWorkflowDisabled: true,
+    HideWorkflowQueryErrors: false,
+    RefreshWorkflowCountsDisabled: false,
+    ActivityCommandsDisabled: true,
+  };
+}
+
+function serveFile(req: IncomingMessage, res: ServerResponse, path: string): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    return;
+  }
+  const index = join(uiBuildDir, 'index.html');
+  if (!existsSync(index)) {
+    res.writeHead(503, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(notBuiltPage());
+    return;
+  }
+  let file = index;
+  let decoded: string | undefined;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    decoded = undefined;
+  }
+  if (decoded !== undefined) {
+    const candidate = normalize(join(uiBuildDir, decoded));
+    // Only files inside the build; anything else is a client-side route of the app.
+    if (candidate.startsWith(uiBuildDir + sep) && existsSync(candidate) && statSync(candidate).isFile()) file = candidate;
+  }
+  const immutable = file.startsWith(join(uiBuildDir, '_app', 'immutable') + sep);
+  res.writeHead(200, {
+    'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+    'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+  });
+  res.end(req.method === 'HEAD' ? undefined : readFileSync(file));
+}
+
+function notBuiltPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Temporal Web UI not built</title></head>
+<body style="font-family: sans-serif; max-width: 40rem; margin: 4rem auto">
+<h1>The Temporal Web UI is not built</h1>
+<p>temporal-dev serves Temporal's Web UI from <code>${uiBuildDir}</code>, which is missing.
+<code>npm install</code> at the repository root builds it; to build it now, run</p>
+<pre>${uiBuildCommand}</pre>
+<p>at the repository root (it needs the npm registry and takes about a minute), then reload this page.
+The server itself, its gRPC API and the HTTP API under <code>/api/v1</code> work without it.</p>
+</body></html>
+`;
+}
