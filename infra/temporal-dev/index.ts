@@ -6,6 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { addService, type Handler } from './grpc-server.ts';
 import { createHttpApi, type ServiceHandlers } from './http-api.ts';
 import { ServerState } from './namespaces.ts';
+import { operatorServiceHandlers } from './operator-service.ts';
 import { testServiceHandlers } from './test-service.ts';
 import { createUiServer } from './ui-server.ts';
 import { workflowServiceHandlers } from './workflow-service.ts';
@@ -60,6 +61,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   // One set of handlers per service, served over gRPC and (where annotated) over HTTP alike.
   const services: ServiceHandlers = {
     'temporal.api.workflowservice.v1.WorkflowService': withClockPoke(state, workflowServiceHandlers(state)),
+    'temporal.api.operatorservice.v1.OperatorService': operatorServiceHandlers(state),
   };
   if (state.clock.timeSkipping) {
     services['temporal.api.testservice.v1.TestService'] = withClockPoke(state, testServiceHandlers(state));
