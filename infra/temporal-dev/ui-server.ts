@@ -11,6 +11,8 @@ export interface UiServerOptions {
   /** The HTTP API (full proto JSON payloads, as the UI expects). */
   api: HttpApi;
   defaultNamespace: string;
+  /** The built app (default: ui/build). */
+  buildDir?: string;
 }
 
 const MIME: Record<string, string> = {
@@ -29,6 +31,7 @@ const MIME: Record<string, string> = {
 /** An HTTP server (not yet listening) for the Web UI. */
 export function createUiServer(options: UiServerOptions): Server {
   const settings = JSON.stringify(uiSettings(options.defaultNamespace));
+  const buildDir = options.buildDir ?? uiBuildDir;
   return createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/api/v1/settings') {
@@ -37,7 +40,7 @@ export function createUiServer(options: UiServerOptions): Server {
     } else if (path.startsWith('/api/')) {
       void options.api(req, res);
     } else {
-      serveFile(req, res, path);
+      serveFile(req, res, buildDir, path);
     }
   });
 }
@@ -73,15 +76,15 @@ function uiSettings(defaultNamespace: string) {
   };
 }
 
-function serveFile(req: IncomingMessage, res: ServerResponse, path: string): void {
+function serveFile(req: IncomingMessage, res: ServerResponse, buildDir: string, path: string): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;
   }
-  const index = join(uiBuildDir, 'index.html');
+  const index = join(buildDir, 'index.html');
   if (!existsSync(index)) {
     res.writeHead(503, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(notBuiltPage());
+    res.end(notBuiltPage(buildDir));
     return;
   }
   let file = index;
@@ -92,11 +95,11 @@ function serveFile(req: IncomingMessage, res: ServerResponse, path: string): voi
     decoded = undefined;
   }
   if (decoded !== undefined) {
-    const candidate = normalize(join(uiBuildDir, decoded));
+    const candidate = normalize(join(buildDir, decoded));
     // Only files inside the build; anything else is a client-side route of the app.
-    if (candidate.startsWith(uiBuildDir + sep) && existsSync(candidate) && statSync(candidate).isFile()) file = candidate;
+    if (candidate.startsWith(buildDir + sep) && existsSync(candidate) && statSync(candidate).isFile()) file = candidate;
   }
-  const immutable = file.startsWith(join(uiBuildDir, '_app', 'immutable') + sep);
+  const immutable = file.startsWith(join(buildDir, '_app', 'immutable') + sep);
   res.writeHead(200, {
     'content-type': MIME[extname(file)] ?? 'application/octet-stream',
     'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
@@ -104,12 +107,12 @@ function serveFile(req: IncomingMessage, res: ServerResponse, path: string): voi
   res.end(req.method === 'HEAD' ? undefined : readFileSync(file));
 }
 
-function notBuiltPage(): string {
+function notBuiltPage(buildDir: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Temporal Web UI not built</title></head>
 <body style="font-family: sans-serif; max-width: 40rem; margin: 4rem auto">
 <h1>The Temporal Web UI is not built</h1>
-<p>temporal-dev serves Temporal's Web UI from <code>${uiBuildDir}</code>, which is missing.
+<p>temporal-dev serves Temporal's Web UI from <code>${buildDir}</code>, which is missing.
 <code>npm install</code> at the repository root builds it; to build it now, run</p>
 <pre>${uiBuildCommand}</pre>
 <p>at the repository root (it needs the npm registry and takes about a minute), then reload this page.
