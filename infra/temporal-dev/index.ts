@@ -91,8 +91,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
     }
     let uiUrl: string | undefined;
     if (options.uiPort !== undefined) {
-      // The UI reads full proto JSON (no payload shorthand), as from Temporal's UI server.
-      const h = createUiServer({ api: createHttpApi(services, { payloadShorthand: false, onError }), defaultNamespace: namespaces[0]! });
+      const h = createUiServer({ services, onError, defaultNamespace: namespaces[0]! });
       uiUrl = `http://${bindHost}:${await listen(h, host, options.uiPort)}`;
       http.push(h);
     }

@@ -59,7 +59,7 @@ export async function buildUi(log: (line: string) => void = (line) => console.er
     }
     log('temporal-dev: building the Web UI (about 30 s)');
     const started = Date.now();
-    run(process.execPath, [join(uiDir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], 'vite build');
+    run(process.execPath, [join(uiDir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], 'vite build');
     writeFileSync(stampFile, inputsHash());
     log(`temporal-dev: Web UI built in ${Math.round((Date.now() - started) / 1000)} s (${uiBuildDir})`);
   });

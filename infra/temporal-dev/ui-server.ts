@@ -1,15 +1,17 @@
 // The Web UI port, in the role of Temporal's UI server: the built single-page app (every unknown
-// path falls back to index.html), /api/v1/settings, and the HTTP API's /api/v1 routes on the same
-// origin. Without a build it answers with a page that says how to build one.
+// path falls back to index.html), /api/v1/settings, the raw history download, and the HTTP API's
+// /api/v1 routes on the same origin. Without a build it answers with a page that says how to build one.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import type { HttpApi } from './http-api.ts';
+import { createHttpApi, type ServiceHandlers } from './http-api.ts';
+import type { Msg } from './proto.ts';
+import { messageToJson, typeOf } from './proto-json.ts';
 import { uiBuildCommand, uiBuildDir, uiVersion } from './ui-build.ts';
 
 export interface UiServerOptions {
-  /** The HTTP API (full proto JSON payloads, as the UI expects). */
-  api: HttpApi;
+  services: ServiceHandlers;
+  onError: (method: string, err: unknown) => void;
   defaultNamespace: string;
   /** The built app (default: ui/build). */
   buildDir?: string;
@@ -32,13 +34,22 @@ const MIME: Record<string, string> = {
 export function createUiServer(options: UiServerOptions): Server {
   const settings = JSON.stringify(uiSettings(options.defaultNamespace));
   const buildDir = options.buildDir ?? uiBuildDir;
+  // The UI reads full proto JSON payloads (no shorthand), as from Temporal's UI server.
+  const api = createHttpApi(options.services, { payloadShorthand: false, onError: options.onError });
   return createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const rawHistory = RAW_HISTORY.exec(path);
     if (path === '/api/v1/settings') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(settings);
+    } else if (rawHistory && req.method === 'GET') {
+      const [namespace, workflowId, runId] = rawHistory.slice(1).map(decodeURIComponent) as [string, string, string];
+      sendRawHistory(options.services, { namespace, execution: { workflowId, runId } }, res).catch((err: unknown) => {
+        options.onError('raw history', err);
+        res.destroy();
+      });
     } else if (path.startsWith('/api/')) {
-      void options.api(req, res);
+      void api(req, res);
     } else {
       serveFile(req, res, buildDir, path);
     }
@@ -74,6 +85,25 @@ function uiSettings(defaultNamespace: string) {
     RefreshWorkflowCountsDisabled: false,
     ActivityCommandsDisabled: true,
   };
+}
+
+/** The UI server's own route for "View Raw History" (not a gRPC-gateway route). */
+const RAW_HISTORY = /^\/api\/v1\/namespaces\/([^/]+)\/workflows\/([^/]+)\/run\/([^/]+)\/history\.json$/;
+const HISTORY_EVENT = typeOf('temporal.api.history.v1.HistoryEvent');
+
+/** All events of a run as one JSON array (proto JSON, full payloads), page by page. */
+async function sendRawHistory(services: ServiceHandlers, request: Msg, res: ServerResponse): Promise<void> {
+  const getHistory = services['temporal.api.workflowservice.v1.WorkflowService']!.GetWorkflowExecutionHistory!;
+  const signal = new AbortController().signal;
+  const events: unknown[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await getHistory({ ...request, nextPageToken }, { signal });
+    for (const event of page.history?.events ?? []) events.push(messageToJson(HISTORY_EVENT, event, { payloadShorthand: false }));
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(events));
 }
 
 function serveFile(req: IncomingMessage, res: ServerResponse, buildDir: string, path: string): void {
