@@ -32,6 +32,7 @@ try {
     );
   }
   if (temporal) lines.push(`  temporal:   ${temporal.address}${temporal.embedded ? ' (in-memory server, local use only)' : ''}`);
+  if (temporal?.uiUrl) lines.push(`  Temporal UI: ${temporal.uiUrl}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals) => {

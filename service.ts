@@ -93,7 +93,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     let temporal: TemporalConnections | undefined;
     if (role !== 'api') {
-      const connected = await connectTemporal({ address: config.temporalAddress, namespace: config.temporalNamespace, logger });
+      const connected = await connectTemporal({
+        address: config.temporalAddress,
+        namespace: config.temporalNamespace,
+        uiPort: config.temporalUiPort,
+        logger,
+      });
       temporal = connected;
       cleanups.push(() => connected.close());
       const worker = await runWorker(connected, { db, logger });

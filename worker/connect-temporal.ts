@@ -10,6 +10,8 @@ export interface TemporalConnections {
   /** For workers (the SDK's Rust core). */
   native: NativeConnection;
   embedded: boolean;
+  /** The in-memory server's Web UI, when it serves one. */
+  uiUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -21,15 +23,17 @@ export interface TemporalConnections {
 export async function connectTemporal(opts: {
   address: string | undefined;
   namespace: string;
+  /** Port for the in-memory server's Web UI (0: a free port; undefined: none). */
+  uiPort: number | undefined;
   logger: Logger;
 }): Promise<TemporalConnections> {
   installTemporalRuntime();
-  let embedded: { address: string; stop(): Promise<void> } | undefined;
+  let embedded: { address: string; uiUrl: string | undefined; stop(): Promise<void> } | undefined;
   if (!opts.address) {
     const { startTemporalDevServer } = await import('@svc/temporal-dev');
-    embedded = await startTemporalDevServer({ namespaces: [opts.namespace] });
+    embedded = await startTemporalDevServer({ namespaces: [opts.namespace], uiPort: opts.uiPort });
     opts.logger.warn(
-      { address: embedded.address },
+      { address: embedded.address, ui: embedded.uiUrl },
       'TEMPORAL_ADDRESS is unset: using the in-memory Temporal server (local use only; workflow state is lost on restart)',
     );
   }
@@ -43,6 +47,7 @@ export async function connectTemporal(opts: {
       client: new Client({ connection, namespace: opts.namespace }),
       native,
       embedded: embedded !== undefined,
+      uiUrl: embedded?.uiUrl,
       async close() {
         await native.close();
         await connection.close();
