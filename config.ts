@@ -41,6 +41,7 @@ const EnvSchema = z
         .optional(),
     ),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    SVC_TEMPORAL_UI_PORT: z.union([z.literal('off'), port]).default(8233),
     SVC_TRUSTED_PROXIES: z
       .string()
       .default('')
@@ -78,6 +79,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
   temporalAddress: e.TEMPORAL_ADDRESS,
   temporalNamespace: e.TEMPORAL_NAMESPACE,
+  /** Port of the in-memory Temporal server's Web UI (0: a free port; undefined: no UI). */
+  temporalUiPort: e.SVC_TEMPORAL_UI_PORT === 'off' ? undefined : e.SVC_TEMPORAL_UI_PORT,
   trustedProxies: e.SVC_TRUSTED_PROXIES,
   operator:
     e.SVC_OPERATOR_LOGIN && e.SVC_OPERATOR_PASSWORD

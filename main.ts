@@ -35,6 +35,7 @@ try {
     const embedded = temporal.embeddedStateFile ? ` (embedded server, local use only; state in ${temporal.embeddedStateFile})` : '';
     lines.push(`  temporal:   ${temporal.address}${embedded}`);
   }
+  if (temporal?.uiUrl) lines.push(`  Temporal UI: ${temporal.uiUrl}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals) => {

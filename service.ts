@@ -101,6 +101,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         address: config.temporalAddress,
         namespace: config.temporalNamespace,
         dataDir: config.dataDir,
+        uiPort: config.temporalUiPort,
         logger,
       });
       temporal = connected;

@@ -11,6 +11,7 @@ describe('configuration', () => {
       databaseUrl: undefined,
       temporalAddress: undefined,
       temporalNamespace: 'default',
+      temporalUiPort: 8233,
     });
     expect(c.dataDir).toBe(path.resolve('.data'));
   });
@@ -20,6 +21,12 @@ describe('configuration', () => {
     expect(c.databaseUrl).toBeUndefined();
     expect(c.baseUrl).toBeUndefined();
     expect(c.temporalAddress).toBeUndefined();
+  });
+
+  it("turns the in-memory Temporal server's Web UI off or onto another port", () => {
+    expect(loadConfig({ SVC_TEMPORAL_UI_PORT: 'off' }).temporalUiPort).toBeUndefined();
+    expect(loadConfig({ SVC_TEMPORAL_UI_PORT: '0' }).temporalUiPort).toBe(0);
+    expect(() => loadConfig({ SVC_TEMPORAL_UI_PORT: 'on' })).toThrow(/SVC_TEMPORAL_UI_PORT/);
   });
 
   it('fails fast naming every bad variable', () => {

@@ -45,6 +45,9 @@ describe('npm start', () => {
     const svc = await start({ SVC_DATA_DIR: dataDir, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'start-test-password' });
     const exit = svc.exited;
     const temporalAddress = /temporal: +(\S+) \(embedded server, local use only; state in \S+\)/.exec(svc.output())![1]!;
+    // The embedded server's Web UI is announced and answers (its settings need no build).
+    const ui = /Temporal UI: +(\S+)/.exec(svc.output())![1]!;
+    expect(((await (await fetch(`${ui}/api/v1/settings`)).json()) as any).DefaultNamespace).toBe('default');
     const connection = await Connection.connect({ address: temporalAddress });
     try {
       const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {

@@ -13,6 +13,8 @@ export interface TemporalConnections {
   native: NativeConnection;
   /** The embedded server's state file; undefined when connected to TEMPORAL_ADDRESS. */
   embeddedStateFile: string | undefined;
+  /** The embedded server's Web UI, when it serves one. */
+  uiUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -25,18 +27,20 @@ export async function connectTemporal(opts: {
   address: string | undefined;
   namespace: string;
   dataDir: string;
+  /** Port for the embedded server's Web UI (0: a free port; undefined: none). */
+  uiPort: number | undefined;
   logger: Logger;
 }): Promise<TemporalConnections> {
   installTemporalRuntime();
-  let embedded: { address: string; stop(): Promise<void> } | undefined;
+  let embedded: { address: string; uiUrl: string | undefined; stop(): Promise<void> } | undefined;
   let embeddedStateFile: string | undefined;
   if (!opts.address) {
     const { startTemporalDevServer } = await import('@svc/temporal-dev');
     embeddedStateFile = path.join(opts.dataDir, 'temporal', 'temporal.sqlite');
     await mkdir(path.dirname(embeddedStateFile), { recursive: true });
-    embedded = await startTemporalDevServer({ namespaces: [opts.namespace], dbFilename: embeddedStateFile });
+    embedded = await startTemporalDevServer({ namespaces: [opts.namespace], dbFilename: embeddedStateFile, uiPort: opts.uiPort });
     opts.logger.info(
-      { address: embedded.address, stateFile: embeddedStateFile },
+      { address: embedded.address, stateFile: embeddedStateFile, ui: embedded.uiUrl },
       'TEMPORAL_ADDRESS is unset: using the embedded Temporal server (local use only), which keeps workflow state in the data folder',
     );
   }
@@ -50,6 +54,7 @@ export async function connectTemporal(opts: {
       client: new Client({ connection, namespace: opts.namespace }),
       native,
       embeddedStateFile,
+      uiUrl: embedded?.uiUrl,
       async close() {
         await native.close();
         await connection.close();

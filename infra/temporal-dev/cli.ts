@@ -1,5 +1,6 @@
 // Command line, accepting both launch forms of @temporalio/testing:
-//   temporal-dev server start-dev --port N --ip H --namespace NS [--search-attribute k=Type] [--db-filename F] [other flags ignored]
+//   temporal-dev server start-dev --port N --ip H --namespace NS [--search-attribute k=Type]
+//     [--db-filename F] [--http-port N] [--ui-port N | --headless] [other flags ignored]
 //   temporal-dev <port> [other args ignored]      (time-skipping test server)
 
 import { StateFileError } from './errors.ts';
@@ -13,11 +14,14 @@ interface CliOptions {
   namespaces: string[];
   searchAttributes: Record<string, number>;
   dbFilename?: string;
+  httpPort?: number;
+  uiPort?: number;
 }
 
 const USAGE = `usage:
   temporal-dev server start-dev [--port 7233] [--ip 127.0.0.1] [--namespace NAME]... [--search-attribute NAME=Type]...
                                 [--db-filename FILE]   keep state in FILE across restarts (default: memory only)
+                                [--http-port N] [--ui-port N (default: port + 1000) | --headless]
   temporal-dev <port>            time-skipping test server`;
 
 function parseArgs(argv: string[]): CliOptions {
@@ -27,6 +31,7 @@ function parseArgs(argv: string[]): CliOptions {
   if (argv[0] !== 'server' || argv[1] !== 'start-dev') throw new Error(USAGE);
   const options: CliOptions = { port: 7233, host: '127.0.0.1', timeSkipping: false, namespaces: ['default'], searchAttributes: {} };
   const rest = argv.slice(2);
+  let headless = false;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     const [flag, inline] =
@@ -46,6 +51,15 @@ function parseArgs(argv: string[]): CliOptions {
         break;
       case '--ip':
         options.host = value();
+        break;
+      case '--http-port':
+        options.httpPort = Number(value());
+        break;
+      case '--ui-port':
+        options.uiPort = Number(value());
+        break;
+      case '--headless':
+        headless = true;
         break;
       case '--namespace':
       case '-n': {
@@ -70,7 +84,12 @@ function parseArgs(argv: string[]): CliOptions {
         if (inline === undefined && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('-')) i++;
     }
   }
-  if (!Number.isInteger(options.port)) throw new Error(`bad port\n${USAGE}`);
+  // Temporal's dev server puts the UI 1000 above the gRPC port; a random gRPC port gets a random UI port.
+  if (headless) options.uiPort = undefined;
+  else options.uiPort ??= options.port === 0 ? 0 : options.port + 1000;
+  for (const port of [options.port, options.httpPort, options.uiPort]) {
+    if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new Error(`bad port\n${USAGE}`);
+  }
   return options;
 }
 
@@ -93,6 +112,8 @@ async function main(): Promise<void> {
   }
   const where = options.dbFilename ? ` (state in ${options.dbFilename})` : '';
   console.error(`temporal-dev ${options.timeSkipping ? 'time-skipping test server' : 'dev server'} listening on ${server.address}${where}`);
+  if (server.httpUrl) console.error(`temporal-dev HTTP API on ${server.httpUrl}`);
+  if (server.uiUrl) console.error(`temporal-dev Web UI on ${server.uiUrl}`);
   const stop = () => {
     void server.stop().then(() => process.exit(0));
   };

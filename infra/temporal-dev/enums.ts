@@ -40,6 +40,7 @@ export const IdConflictPolicy = enumValues(E + 'WorkflowIdConflictPolicy', 'WORK
   'TERMINATE_EXISTING',
 ] as const);
 export const TaskQueueKind = enumValues(E + 'TaskQueueKind', 'TASK_QUEUE_KIND_', ['NORMAL', 'STICKY'] as const);
+export const TaskQueueType = enumValues(E + 'TaskQueueType', 'TASK_QUEUE_TYPE_', ['WORKFLOW', 'ACTIVITY'] as const);
 export const HistoryFilter = enumValues(E + 'HistoryEventFilterType', 'HISTORY_EVENT_FILTER_TYPE_', ['CLOSE_EVENT'] as const);
 export const QueryResultType = enumValues(E + 'QueryResultType', 'QUERY_RESULT_TYPE_', ['ANSWERED', 'FAILED'] as const);
 export const QueryRejectCondition = enumValues(E + 'QueryRejectCondition', 'QUERY_REJECT_CONDITION_', [

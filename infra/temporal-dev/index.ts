@@ -1,12 +1,16 @@
 // Programmatic entry point: a Temporal server (WorkflowService, OperatorService, plus TestService
-// in time-skipping mode) on a local port, in memory or with its state in a SQLite file.
+// in time-skipping mode) on a local port, in memory or with its state in a SQLite file, optionally
+// with Temporal's HTTP API and Web UI.
+import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { addService, type Handler } from './grpc-server.ts';
+import { createHttpApi, type ServiceHandlers } from './http-api.ts';
 import { ServerState } from './namespaces.ts';
 import { operatorServiceHandlers } from './operator-service.ts';
 import type { Persistence } from './persistence.ts';
 import { testServiceHandlers } from './test-service.ts';
+import { createUiServer } from './ui-server.ts';
 import { workflowServiceHandlers } from './workflow-service.ts';
 
 export interface TemporalDevServerOptions {
@@ -26,12 +30,20 @@ export interface TemporalDevServerOptions {
   dbFilename?: string;
   /** Called for unexpected handler errors (default: log to stderr). */
   onError?: (method: string, err: unknown) => void;
+  /** Serve Temporal's HTTP API (JSON over HTTP/1.1) on this port (0 picks a free one); default: not served. */
+  httpPort?: number;
+  /** Serve the Temporal Web UI (and its /api/v1) on this port (0 picks a free one); default: not served. */
+  uiPort?: number;
 }
 
 export interface TemporalDevServer {
   /** host:port to pass to Connection.connect / NativeConnection.connect. */
   address: string;
   port: number;
+  /** `http://host:port` of the HTTP API, when `httpPort` was given. */
+  httpUrl: string | undefined;
+  /** `http://host:port` of the Web UI, when `uiPort` was given. */
+  uiUrl: string | undefined;
   state: ServerState;
   stop(): Promise<void>;
 }
@@ -53,7 +65,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   const persistence = options.dbFilename
     ? (await import('./persistence.ts')).openPersistence(options.dbFilename, state, (err) => onError('persistence', err))
     : undefined;
-  for (const name of options.namespaces ?? ['default']) if (!state.namespaces.has(name)) state.register(name);
+  const namespaces = options.namespaces ?? ['default'];
+  for (const name of namespaces) if (!state.namespaces.has(name)) state.register(name);
   for (const [name, type] of Object.entries(options.searchAttributes ?? {})) state.addSearchAttribute(name, type);
   persistence?.flush();
 
@@ -61,31 +74,60 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
-  addService(server, 'temporal.api.workflowservice.v1.WorkflowService', wrap(state, persistence, workflowServiceHandlers(state)), onError);
-  addService(server, 'temporal.api.operatorservice.v1.OperatorService', wrap(state, persistence, operatorServiceHandlers(state)), onError);
-  if (state.clock.timeSkipping) {
-    addService(server, 'temporal.api.testservice.v1.TestService', wrap(state, persistence, testServiceHandlers(state)), onError);
-  }
-  const bindHost = host.includes(':') ? `[${host}]` : host;
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${bindHost}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  ).catch((err: unknown) => {
-    persistence?.close();
-    throw err;
-  });
-  return {
-    address: `${bindHost}:${port}`,
-    port,
-    state,
-    stop: async () => {
-      state.clock.stop();
-      // Long polls would hold a graceful shutdown open; workers reconnecting is not our concern.
-      server.forceShutdown();
-      persistence?.close();
-    },
+  // One set of handlers per service, served over gRPC and (where annotated) over HTTP alike.
+  const services: ServiceHandlers = {
+    'temporal.api.workflowservice.v1.WorkflowService': wrap(state, persistence, workflowServiceHandlers(state)),
+    'temporal.api.operatorservice.v1.OperatorService': wrap(state, persistence, operatorServiceHandlers(state)),
   };
+  if (state.clock.timeSkipping) {
+    services['temporal.api.testservice.v1.TestService'] = wrap(state, persistence, testServiceHandlers(state));
+  }
+  for (const [name, handlers] of Object.entries(services)) addService(server, name, handlers, onError);
+  const bindHost = host.includes(':') ? `[${host}]` : host;
+  const http: Server[] = [];
+  const stopAll = () => {
+    state.clock.stop();
+    // Long polls would hold a graceful shutdown open; workers reconnecting is not our concern.
+    server.forceShutdown();
+    for (const h of http) h.close();
+    for (const h of http) h.closeAllConnections();
+    persistence?.close();
+  };
+  try {
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`${bindHost}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
+    );
+    let httpUrl: string | undefined;
+    if (options.httpPort !== undefined) {
+      const api = createHttpApi(services, { payloadShorthand: true, onError });
+      const h = createServer((req, res) => void api(req, res));
+      httpUrl = `http://${bindHost}:${await listen(h, host, options.httpPort)}`;
+      http.push(h);
+    }
+    let uiUrl: string | undefined;
+    if (options.uiPort !== undefined) {
+      const h = createUiServer({ services, onError, defaultNamespace: namespaces[0]! });
+      uiUrl = `http://${bindHost}:${await listen(h, host, options.uiPort)}`;
+      http.push(h);
+    }
+    return { address: `${bindHost}:${port}`, port, httpUrl, uiUrl, state, stop: async () => stopAll() };
+  } catch (err) {
+    stopAll();
+    throw err;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
 }
 
 /**

@@ -20,6 +20,8 @@ interface PbMethod {
   resolve(): void;
   resolvedRequestType: PbType;
   resolvedResponseType: PbType;
+  /** Method options such as `(google.api.http)`, as parsed from the descriptor. */
+  parsedOptions?: Record<string, unknown>[];
 }
 interface PbService {
   fullName: string;

@@ -13,7 +13,12 @@ interface Poller<R> {
 interface Queue<R> {
   tasks: QueuedTask<R>[];
   pollers: Poller<R>[];
+  /** Last poll time (ms) by worker identity, for DescribeTaskQueue. */
+  seen: Map<string, number>;
 }
+
+/** How long a poller is still reported after its last poll (Temporal's poller history TTL). */
+const POLLER_TTL_MS = 5 * 60_000;
 
 export class TaskQueues<R> {
   private queues = new Map<string, Queue<R>>();
@@ -26,7 +31,7 @@ export class TaskQueues<R> {
   private queue(name: string): Queue<R> {
     let q = this.queues.get(name);
     if (!q) {
-      q = { tasks: [], pollers: [] };
+      q = { tasks: [], pollers: [], seen: new Map() };
       this.queues.set(name, q);
     }
     return q;
@@ -46,6 +51,7 @@ export class TaskQueues<R> {
   async poll(name: string, identity: string, requestId: string, signal: AbortSignal): Promise<R | undefined> {
     const deadline = Date.now() + this.pollTimeoutMs;
     const q = this.queue(name);
+    q.seen.set(identity, Date.now());
     for (;;) {
       if (signal.aborted) return undefined;
       const task = q.tasks.shift() ?? (await this.wait(q, signal, deadline - Date.now()));
@@ -58,6 +64,14 @@ export class TaskQueues<R> {
       const response = task.start(identity, requestId);
       if (response) return response;
     }
+  }
+
+  /** Workers that polled `name` recently, most recent first. */
+  recentPollers(name: string): { identity: string; lastAccessMs: number }[] {
+    const seen = this.queues.get(name)?.seen ?? new Map<string, number>();
+    const now = Date.now();
+    for (const [identity, at] of seen) if (now - at > POLLER_TTL_MS) seen.delete(identity);
+    return [...seen].map(([identity, lastAccessMs]) => ({ identity, lastAccessMs })).sort((a, b) => b.lastAccessMs - a.lastAccessMs);
   }
 
   private wait(q: Queue<R>, signal: AbortSignal, timeoutMs: number): Promise<QueuedTask<R> | undefined> {

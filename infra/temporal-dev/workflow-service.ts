@@ -1,11 +1,11 @@
 // temporal.api.workflowservice.v1.WorkflowService handlers.
 import { randomUUID } from 'node:crypto';
-import { HistoryFilter, IdConflictPolicy } from './enums.ts';
+import { HistoryFilter, IdConflictPolicy, TaskQueueType } from './enums.ts';
 import { alreadyExists, invalidArgument, notFound, requireField } from './errors.ts';
 import type { CallContext, Handler } from './grpc-server.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
-import { protoToMs } from './time.ts';
+import { msToProto, protoToMs } from './time.ts';
 import { decodeToken, type TaskToken } from './tokens.ts';
 import { countExecutions, describeExecution, listExecutions, searchAttributeKeys } from './visibility.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -156,6 +156,17 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       const namespace = ns(req);
       const queue = requireField<string>(req.taskQueue?.name, 'TaskQueue');
       return (await server.activityTasks.poll(namespace.queueKey(queue), req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
+    },
+    // The pollers of one task queue type (workflow unless ACTIVITY), as the Web UI shows them.
+    DescribeTaskQueue: (req) => {
+      const key = ns(req).queueKey(requireField<string>(req.taskQueue?.name, 'TaskQueue'));
+      const tasks = req.taskQueueType === TaskQueueType.ACTIVITY ? server.activityTasks : server.workflowTasks;
+      // ratePerSecond: the SDK workers' default maximum, which Temporal reports for them.
+      return {
+        pollers: tasks
+          .recentPollers(key)
+          .map((p) => ({ identity: p.identity, lastAccessTime: msToProto(p.lastAccessMs), ratePerSecond: 100_000 })),
+      };
     },
     RecordActivityTaskHeartbeat: (req) => activity(req.taskToken).heartbeat(req.details),
     RespondActivityTaskCompleted: (req) => {

@@ -20,7 +20,7 @@ export function startProcess(
   ready = /svc listening on (http:\/\/\S+)/,
 ): Promise<StartedProcess> {
   const child = spawn(process.execPath, [ENTRY, ...args], {
-    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', SVC_LOG_LEVEL: 'warn', PORT: '0', SVC_TEMPORAL_UI_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = exitCode(child);

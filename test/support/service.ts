@@ -52,6 +52,7 @@ export async function startTestService(
     PORT: '0',
     DATABASE_URL: database.url,
     SVC_DATA_DIR: dataDir ?? '/nonexistent',
+    SVC_TEMPORAL_UI_PORT: '0', // test files run side by side: no fixed port
     SVC_OPERATOR_LOGIN: TEST_OPERATOR.login,
     SVC_OPERATOR_PASSWORD: TEST_OPERATOR.password,
     ...opts.env,

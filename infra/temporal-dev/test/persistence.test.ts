@@ -41,7 +41,7 @@ interface ServerProcess {
 
 /** Runs bin/temporal-dev on `dbFilename`; resolves once it listens (rejects if it exits first). */
 function startServer(dbFilename: string, port = 0): Promise<ServerProcess> {
-  const child = spawn(temporalDevExecutable, ['server', 'start-dev', '--port', String(port), '--db-filename', dbFilename], {
+  const child = spawn(temporalDevExecutable, ['server', 'start-dev', '--port', String(port), '--headless', '--db-filename', dbFilename], {
     env: { ...process.env, TEMPORAL_DEV_NODE: process.execPath },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

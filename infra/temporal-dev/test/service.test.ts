@@ -63,9 +63,11 @@ describe('system and namespaces', () => {
 // What only our server does (real Temporal describes task queues); not run against downloaded servers.
 describe.runIf(!usesDownloadedServer())('temporal-dev specifics', () => {
   it('answers UNIMPLEMENTED naming the method for unsupported RPCs', async () => {
-    const err = await grpcError(s.env.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: 'x' } }));
+    const err = await grpcError(
+      s.env.client.workflowService.getWorkflowExecutionHistoryReverse({ namespace: 'default', execution: { workflowId: 'x' } }),
+    );
     expect(err.code).toBe(12);
-    expect(err.details).toMatch(/DescribeTaskQueue/);
+    expect(err.details).toMatch(/GetWorkflowExecutionHistoryReverse/);
     expect((await s.env.client.workflowService.getSystemInfo({})).serverVersion).toMatch(/temporal-dev/);
   });
 

@@ -1,0 +1,137 @@
+// The real Temporal Web UI (built from @temporalio/ui) in a real Chromium, against a server that
+// the SDK drives. Builds the UI first when `npm install` has not (about a minute, once).
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../../../test/support/browser.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../index.ts';
+import { buildUi, uiBuildCommand, uiBuildIsCurrent } from '../ui-build.ts';
+import { createUiServer } from '../ui-server.ts';
+import { sharedBundle } from './helpers.ts';
+import { greeting, waitForever } from './workflows/index.ts';
+
+let server: TemporalDevServer;
+let worker: Worker;
+let running: Promise<void>;
+let browser: Browser;
+let page: Page;
+const taskQueue = 'web-ui';
+const greetId = `greet-${randomUUID()}`;
+const waitingId = `waiting-${randomUUID()}`;
+
+beforeAll(async () => {
+  if (!uiBuildIsCurrent()) await buildUi();
+  server = await startTemporalDevServer({ uiPort: 0 });
+  const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  worker = await Worker.create({
+    connection: await NativeConnection.connect({ address: server.address }),
+    taskQueue,
+    workflowBundle: await sharedBundle(),
+    activities: { greet: async (name: string) => `Hello, ${name}!` },
+  });
+  running = worker.run();
+  await client.workflow.execute(greeting, { taskQueue, workflowId: greetId, args: ['Browser'] });
+  await client.workflow.start(waitForever, { taskQueue, workflowId: waitingId });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+}, 600_000);
+afterAll(async () => {
+  await browser?.close();
+  worker?.shutdown();
+  await running;
+  await server?.stop();
+});
+
+const open = (path: string) => page.goto(`${server.uiUrl}${path}`);
+/** SvelteKit's error page (the UI's `Error` component) says this; no page under test may show it. */
+const errorPage = () => page.getByText("Uh oh. There's an error.");
+
+describe('Web UI', () => {
+  it('lists the workflow runs started through the SDK', async () => {
+    await open('/');
+    await page.waitForURL('**/namespaces/default/workflows');
+    const row = page.getByRole('row').filter({ hasText: greetId });
+    await row.getByText('Completed').waitFor();
+    await page.getByRole('row').filter({ hasText: waitingId }).getByText('Running').waitFor();
+  });
+
+  it("shows a run's input, result and event history", async () => {
+    await page.getByRole('link', { name: greetId }).click();
+    await page.waitForURL(`**/workflows/${greetId}/*/history`);
+    await page.getByRole('heading', { name: greetId }).waitFor();
+    await page.getByText('"Browser"').first().waitFor(); // the input
+    await page.getByText('"Hello, Browser!"').first().waitFor(); // the result
+    await page.getByText('Workflow Execution Completed').first().waitFor();
+    await page.getByText('Activity Task Scheduled').first().waitFor();
+    // "View Raw History" (a link in the download menu) leads to the UI port's JSON of the events.
+    const href = await page.locator('a[href$="/history.json"]').first().getAttribute('href');
+    await open(href!);
+    await page.waitForURL('**/api/v1/namespaces/default/workflows/*/run/*/history.json');
+    const events = JSON.parse((await page.textContent('body')) ?? '') as { eventType: string }[];
+    expect(events[0]!.eventType).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_STARTED');
+    expect(events.at(-1)!.eventType).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it("opens every tab of a running workflow's page without an error page", async () => {
+    await open(`/namespaces/default/workflows/${waitingId}`);
+    await page.waitForURL(`**/workflows/${waitingId}/*/history`);
+    for (const tab of ['Relationships', 'Workers', 'Pending Activities', 'Call Stack', 'Queries', 'Metadata']) {
+      await page.getByRole('tab', { name: tab }).click();
+      await page.waitForURL(`**/${tab.toLowerCase().replace(' ', '-').replace('queries', 'query')}`);
+      await page.getByRole('heading', { name: waitingId }).waitFor();
+      expect(await errorPage().count()).toBe(0);
+    }
+    // The Workers tab lists the SDK worker polling the run's task queue.
+    await page.getByRole('tab', { name: 'Workers' }).click();
+    await page.getByRole('row').filter({ hasText: '@' }).first().waitFor();
+  });
+
+  it('shows the namespaces and a namespace', async () => {
+    await open('/namespaces');
+    await page.getByRole('link', { name: 'default' }).click();
+    await page.getByRole('heading', { name: 'Namespace: default' }).waitFor();
+    await page.getByText('1 day').waitFor(); // the retention period
+    await page.getByRole('cell', { name: 'WorkflowType' }).waitFor(); // a search attribute
+  });
+
+  it('loads the schedules page', async () => {
+    await open('/namespaces/default/schedules');
+    await page.getByRole('heading', { name: /Schedules/ }).waitFor();
+    expect(await errorPage().count()).toBe(0);
+  });
+});
+
+describe('UI port', () => {
+  it('serves the settings the UI waits on, with a UI version the path encoding depends on', async () => {
+    const settings = (await (await fetch(`${server.uiUrl}/api/v1/settings`)).json()) as Record<string, any>;
+    expect(settings.Auth.Enabled).toBe(false);
+    expect(settings.DefaultNamespace).toBe('default');
+    const [major, minor] = String(settings.Version).split('.').map(Number);
+    expect(major! > 2 || (major === 2 && minor! >= 23)).toBe(true);
+  });
+
+  it('answers with a page that says how to build the UI when there is no build', async () => {
+    const ui = createUiServer({
+      services: {},
+      onError: () => {},
+      defaultNamespace: 'default',
+      buildDir: join(mkdtempSync(join(tmpdir(), 'no-ui-')), 'build'),
+    });
+    await new Promise<void>((resolve) => ui.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = ui.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${port}/namespaces/default/workflows`);
+      expect(res.status).toBe(503);
+      expect(await res.text()).toContain(uiBuildCommand);
+      // The API still answers (with no services behind it here: UNIMPLEMENTED).
+      expect((await fetch(`http://127.0.0.1:${port}/api/v1/cluster-info`)).status).toBe(501);
+    } finally {
+      ui.close();
+    }
+  });
+});
