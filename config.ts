@@ -11,6 +11,28 @@ const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$
 const unsetIfBlank = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
 
+// Bucket names as S3 accepts them: 3-63 lowercase letters, digits, dots and hyphens.
+const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const blobStore = z.string().transform((v, ctx) => {
+  if (v === 'postgres') return { kind: 'postgres' as const };
+  const m = /^s3:\/\/([^/]*)\/?(.*)$/.exec(v);
+  if (!m) {
+    ctx.addIssue({ code: 'custom', message: 'must be postgres or s3://bucket/prefix' });
+    return z.NEVER;
+  }
+  const [, bucket = '', rawPrefix = ''] = m;
+  if (!S3_BUCKET.test(bucket)) {
+    ctx.addIssue({ code: 'custom', message: `"${bucket}" is not an S3 bucket name (3-63 of a-z, 0-9, . and -)` });
+    return z.NEVER;
+  }
+  const prefix = rawPrefix.replace(/\/+$/, '');
+  if (prefix !== '' && prefix.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    ctx.addIssue({ code: 'custom', message: `prefix "${rawPrefix}" has an empty, . or .. segment` });
+    return z.NEVER;
+  }
+  return { kind: 's3' as const, bucket, prefix };
+});
+
 const EnvSchema = z
   .object({
     PORT: port.default(8080),
@@ -55,10 +77,21 @@ const EnvSchema = z
     SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()),
     SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()),
     SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
+    SVC_BLOB_STORE: unsetIfBlank(blobStore.default({ kind: 'postgres' })),
+    SVC_BLOB_STORE_ENDPOINT: unsetIfBlank(httpUrl.optional()),
+    SVC_BLOB_CACHE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024),
   })
   .refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
     path: ['SVC_OPERATOR_PASSWORD'],
     message: 'set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together',
+  })
+  .refine((e) => e.SVC_BLOB_STORE_ENDPOINT === undefined || e.SVC_BLOB_STORE.kind === 's3', {
+    path: ['SVC_BLOB_STORE_ENDPOINT'],
+    message: 'applies only with SVC_BLOB_STORE=s3://bucket/prefix',
   });
 
 // The environment mapped onto the names the code uses; Config's type follows from it.
@@ -86,6 +119,10 @@ const ConfigSchema = EnvSchema.transform((e) => ({
     e.SVC_OPERATOR_LOGIN && e.SVC_OPERATOR_PASSWORD
       ? { login: e.SVC_OPERATOR_LOGIN, password: e.SVC_OPERATOR_PASSWORD, email: e.SVC_OPERATOR_EMAIL }
       : undefined,
+  /** Where version files live: the database's blobs table, or an S3 bucket (several API processes share either). */
+  blobStore: e.SVC_BLOB_STORE.kind === 's3' ? { ...e.SVC_BLOB_STORE, endpoint: e.SVC_BLOB_STORE_ENDPOINT } : e.SVC_BLOB_STORE,
+  /** Bound of the in-process cache of blob bytes (0: no cache). */
+  blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
 }));
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -8,11 +8,13 @@ import { routes as allRoutes } from './api/routes.ts';
 import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator } from './domain/accounts/bootstrap-operator.ts';
 import { dummyHash } from './domain/accounts/check-password.ts';
+import { cachedBlobStore, postgresBlobBackend } from './domain/apps/blob-store.ts';
 import { connectDatabase } from './domain/db/connect.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
+import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
@@ -92,6 +94,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       passwordHashing,
       clock: opts.clock ?? systemClock,
       addresses: () => addresses,
+      blobs: cachedBlobStore(
+        config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),
+        config.blobCacheBytes,
+      ),
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies },
     };
 

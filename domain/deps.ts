@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
 import type { ScryptParams } from './security/password-hash.ts';
 
@@ -29,4 +30,6 @@ export interface DomainDeps {
   passwordHashing: ScryptParams;
   /** The time for rules measured in wall-clock windows (rate limits, lockout). */
   clock: Clock;
+  /** Version file bytes by content hash (PostgreSQL or S3, behind an in-process cache). */
+  blobs: BlobStore;
 }

@@ -35,7 +35,7 @@ export const uploadVersionRoute = defineRoute({
     schema: UploadedVersion,
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
-  prepare: ({ principal, params, body }) => checkUpload(principal, params, body),
+  prepare: ({ principal, params, body, deps, dryRun }) => checkUpload(principal, params, body, { blobs: deps.blobs, dryRun }),
   async handler({ db, principal, params, body, prepared: bundle }) {
     const uploaded = await uploadVersion(db, principal, { ...params, notes: body.notes }, bundle);
     return { status: uploaded.created ? 201 : 200, data: uploaded };

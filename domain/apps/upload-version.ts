@@ -5,7 +5,7 @@ import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
-import { putBlobs } from './blob-store.ts';
+import type { BlobStore } from './blob-store.ts';
 import { validateBundleOffThread } from './bundle-validation.ts';
 import { assertCanWrite, PUBLIC_NAMESPACE } from './namespace-access.ts';
 import { getApp } from './repository.ts';
@@ -33,12 +33,23 @@ function addressProblems(manifest: unknown, address: AppAddress): Problem[] {
 /**
  * B3, before the transaction: may the principal upload here, and is the bundle valid? The
  * validation runs on a worker thread, so it holds neither the event loop nor a connection.
+ * Then the files go to the blob store, unless this is a dry run (which writes nothing): before
+ * the version row commits, so a visible version always finds its files, and outside the
+ * transaction, which an S3 store cannot join and which should not wait on one. An upload that
+ * fails afterwards (conflict, crash) leaves only unreferenced blobs: content-addressed, so
+ * harmless, and reused by the next upload of the same bytes.
  */
-export async function checkUpload(principal: Principal, address: AppAddress, bundle: BundleInput): Promise<ValidBundle> {
+export async function checkUpload(
+  principal: Principal,
+  address: AppAddress,
+  bundle: BundleInput,
+  store: { blobs: BlobStore; dryRun: boolean },
+): Promise<ValidBundle> {
   assertCanWrite(principal, address.namespace);
   const validation = await validateBundleOffThread({ manifest: bundle.manifest, files: bundle.files });
   const problems = [...(validation.ok ? [] : validation.problems), ...addressProblems(bundle.manifest, address)];
   if (!validation.ok || problems.length > 0) throw invalidBundle(problems, validation.warnings);
+  if (!store.dryRun) await store.blobs.put(validation.files);
   return validation;
 }
 
@@ -101,7 +112,6 @@ export async function uploadVersion(
     .set({ next_build: build + 1 })
     .where('id', '=', app.id)
     .execute();
-  await putBlobs(db, bundle.files);
   await db
     .insertInto('app_versions')
     .values({

@@ -1,0 +1,81 @@
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { type BlobBackend, distinctBlobs } from '../../domain/apps/blob-store.ts';
+
+export interface S3BlobOptions {
+  bucket: string;
+  /** Key prefix without slashes at either end; '' puts objects at the bucket's root. */
+  prefix: string;
+  /** An S3-compatible server (path-style addressing); unset: AWS itself. */
+  endpoint?: string | undefined;
+  /** Unset: the SDK's chain (AWS_REGION, profile); tests against a loopback server pass one. */
+  region?: string | undefined;
+  /** Unset: the standard AWS credential chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
+}
+
+// Uploads in flight at once for one bundle: enough to hide round trips, few enough not to
+// exhaust the SDK's socket pool.
+const PUT_CONCURRENCY = 8;
+
+/** Objects at `<prefix>/sha256/<hex>`, each written once and never changed. */
+export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
+  const client = new S3Client({
+    ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+  const Bucket = options.bucket;
+  const keyOf = (sha256: string) => `${options.prefix ? `${options.prefix}/` : ''}sha256/${sha256}`;
+
+  const exists = async (Key: string) => {
+    try {
+      await client.send(new HeadObjectCommand({ Bucket, Key }));
+      return true;
+    } catch (err) {
+      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404) return false;
+      throw err;
+    }
+  };
+
+  const putOne = async (sha256: string, bytes: Buffer) => {
+    const Key = keyOf(sha256);
+    if (await exists(Key)) return;
+    try {
+      // If-None-Match: a writer racing us between HEAD and PUT keeps its (identical) object;
+      // ChecksumSHA256: the server refuses bytes damaged on the way.
+      await client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key,
+          Body: bytes,
+          IfNoneMatch: '*',
+          ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+          ContentType: 'application/octet-stream',
+        }),
+      );
+    } catch (err) {
+      // 412: the object appeared meanwhile; 409: a concurrent conditional write of the same key.
+      const status = err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
+      if (status !== 412 && status !== 409) throw err;
+    }
+  };
+
+  return {
+    async put(blobs) {
+      const queue = [...distinctBlobs(blobs)];
+      const worker = async () => {
+        for (let next = queue.pop(); next; next = queue.pop()) await putOne(...next);
+      };
+      await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, queue.length) }, worker));
+    },
+    async fetch(sha256) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(sha256) }));
+        return Buffer.from(await out.Body!.transformToByteArray());
+      } catch (err) {
+        if (err instanceof S3ServiceException && err.name === 'NoSuchKey') return undefined;
+        throw err;
+      }
+    },
+  };
+}

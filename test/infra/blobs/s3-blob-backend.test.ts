@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CorruptBlobError, cachedBlobStore, MissingBlobError } from '../../../domain/apps/blob-store.ts';
+import { s3BlobBackend } from '../../../infra/blobs/s3-blob-backend.ts';
+import { S3_BUCKET, S3_ENV, startS3Server, type TestS3 } from '../../support/s3.ts';
+
+let s3: TestS3;
+beforeAll(async () => {
+  s3 = await startS3Server();
+});
+afterAll(() => s3?.close());
+
+const blob = (text: string) => {
+  const bytes = Buffer.from(text);
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes };
+};
+const backend = (prefix: string) =>
+  s3BlobBackend({
+    bucket: S3_BUCKET,
+    prefix,
+    endpoint: s3.endpoint,
+    region: S3_ENV.AWS_REGION,
+    credentials: { accessKeyId: S3_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: S3_ENV.AWS_SECRET_ACCESS_KEY },
+  });
+
+describe('S3 blob backend (against a loopback S3 server)', () => {
+  it('stores each content at <prefix>/sha256/<hex> and reads it back', async () => {
+    const store = cachedBlobStore(backend('apps/v1'), 0);
+    const a = blob('alpha');
+    const b = blob('beta');
+    await store.put([a, b, a]);
+    expect(s3.puts.filter((k) => k.startsWith('apps/v1/')).sort()).toEqual([`apps/v1/sha256/${a.sha256}`, `apps/v1/sha256/${b.sha256}`].sort());
+    expect(await store.get(a.sha256)).toEqual(a.bytes);
+    expect(await store.get(b.sha256)).toEqual(b.bytes);
+  });
+
+  it('writes content once: a second put of a stored hash sends no PUT', async () => {
+    const store = cachedBlobStore(backend('dedupe'), 0);
+    const c = blob('written once');
+    await store.put([c]);
+    await store.put([c]);
+    await cachedBlobStore(backend('dedupe'), 0).put([c, blob('another')]);
+    expect(s3.puts.filter((k) => k === `dedupe/sha256/${c.sha256}`)).toHaveLength(1);
+    expect(s3.puts.filter((k) => k.startsWith('dedupe/'))).toHaveLength(2);
+  });
+
+  it('keeps objects under the bucket root when the prefix is empty', async () => {
+    const d = blob('at the root');
+    await backend('').put([d]);
+    expect(s3.puts).toContain(`sha256/${d.sha256}`);
+    expect(await backend('').fetch(d.sha256)).toEqual(d.bytes);
+  });
+
+  it('refuses a tampered object with CorruptBlobError, never its bytes', async () => {
+    const store = cachedBlobStore(backend('tamper'), 1024);
+    const e = blob('genuine');
+    await store.put([e]);
+    // Same length, other bytes: only the hash check can tell.
+    await fs.writeFile(await s3.objectFile(`tamper/sha256/${e.sha256}`), 'GENUINE');
+    await expect(store.get(e.sha256)).rejects.toBeInstanceOf(CorruptBlobError);
+    await expect(store.get(e.sha256)).rejects.toThrow(`blob ${e.sha256} does not match its content`);
+  });
+
+  it('answers MissingBlobError for a hash nothing is stored under', async () => {
+    await expect(cachedBlobStore(backend('missing'), 0).get(blob('never stored').sha256)).rejects.toBeInstanceOf(MissingBlobError);
+  });
+});

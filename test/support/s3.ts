@@ -1,0 +1,46 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import S3rver from 's3rver';
+
+// A real S3-protocol server (s3rver) on a loopback port, its objects in a temporary folder.
+
+export const S3_BUCKET = 'svc-blobs';
+/** s3rver's only account; the service finds it through the standard AWS chain (environment). */
+export const S3_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
+
+export interface TestS3 {
+  endpoint: string;
+  /** Keys of every object written (PUT) so far, in order, repeats included. */
+  puts: string[];
+  /** The file that holds an object's bytes, to tamper with it. */
+  objectFile(key: string): Promise<string>;
+  /** The environment that points the service at this server. */
+  env(prefix: string): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startS3Server(): Promise<TestS3> {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-s3-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: S3_BUCKET }] });
+  const puts: string[] = [];
+  server.on('event', (e) => {
+    for (const r of e.Records) if (r.eventName.startsWith('ObjectCreated')) puts.push(decodeURIComponent(r.s3.object.key));
+  });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    puts,
+    async objectFile(key) {
+      const file = path.join(directory, S3_BUCKET, `${key}._S3rver_object`);
+      await fs.access(file);
+      return file;
+    },
+    env: (prefix) => ({ ...S3_ENV, SVC_BLOB_STORE: `s3://${S3_BUCKET}/${prefix}`, SVC_BLOB_STORE_ENDPOINT: endpoint }),
+    async close() {
+      await server.close();
+      await fs.rm(directory, { recursive: true, force: true });
+    },
+  };
+}
