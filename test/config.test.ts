@@ -79,3 +79,48 @@ describe('operator bootstrap variables', () => {
     expect(() => loadConfig({ SVC_TRUSTED_PROXIES: 'proxy.local' })).toThrow(/SVC_TRUSTED_PROXIES/);
   });
 });
+
+describe('blob store variables', () => {
+  it('default to the PostgreSQL store and a 64 MiB cache', () => {
+    for (const SVC_BLOB_STORE of [undefined, '', 'postgres']) {
+      expect(loadConfig({ SVC_BLOB_STORE }).blobStore).toEqual({ kind: 'postgres' });
+    }
+    expect(loadConfig({}).blobCacheBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ SVC_BLOB_CACHE_BYTES: '0' }).blobCacheBytes).toBe(0);
+  });
+
+  it('read bucket and prefix from s3://bucket/prefix, with an optional endpoint', () => {
+    expect(loadConfig({ SVC_BLOB_STORE: 's3://svc-blobs/apps/v1/' }).blobStore).toEqual({
+      kind: 's3',
+      bucket: 'svc-blobs',
+      prefix: 'apps/v1',
+      endpoint: undefined,
+    });
+    expect(loadConfig({ SVC_BLOB_STORE: 's3://svc-blobs', SVC_BLOB_STORE_ENDPOINT: 'http://127.0.0.1:9000/' }).blobStore).toEqual({
+      kind: 's3',
+      bucket: 'svc-blobs',
+      prefix: '',
+      endpoint: 'http://127.0.0.1:9000',
+    });
+  });
+
+  it.each([
+    ['gs://bucket/x', /SVC_BLOB_STORE: must be postgres or s3:\/\/bucket\/prefix/],
+    ['s3://Bad_Bucket/x', /SVC_BLOB_STORE: "Bad_Bucket" is not an S3 bucket name/],
+    ['s3:///x', /SVC_BLOB_STORE: "" is not an S3 bucket name/],
+    ['s3://svc-blobs/a//b', /SVC_BLOB_STORE: prefix "a\/\/b" has an empty, \. or \.\. segment/],
+    ['s3://svc-blobs/a/../b', /SVC_BLOB_STORE: prefix "a\/..\/b"/],
+  ])('refuse SVC_BLOB_STORE=%s clearly', (value, message) => {
+    expect(() => loadConfig({ SVC_BLOB_STORE: value })).toThrow(message);
+  });
+
+  it('refuse an endpoint without an S3 store, an endpoint that is no URL, and a negative cache', () => {
+    expect(() => loadConfig({ SVC_BLOB_STORE_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(
+      /SVC_BLOB_STORE_ENDPOINT: applies only with SVC_BLOB_STORE=s3:\/\/bucket\/prefix/,
+    );
+    expect(() => loadConfig({ SVC_BLOB_STORE: 's3://svc-blobs/x', SVC_BLOB_STORE_ENDPOINT: 'minio:9000' })).toThrow(
+      /SVC_BLOB_STORE_ENDPOINT/,
+    );
+    expect(() => loadConfig({ SVC_BLOB_CACHE_BYTES: '-1' })).toThrow(/SVC_BLOB_CACHE_BYTES/);
+  });
+});

@@ -30,7 +30,9 @@ describe('S3 blob backend (against a loopback S3 server)', () => {
     const a = blob('alpha');
     const b = blob('beta');
     await store.put([a, b, a]);
-    expect(s3.puts.filter((k) => k.startsWith('apps/v1/')).sort()).toEqual([`apps/v1/sha256/${a.sha256}`, `apps/v1/sha256/${b.sha256}`].sort());
+    expect(s3.puts.filter((k) => k.startsWith('apps/v1/')).sort()).toEqual(
+      [`apps/v1/sha256/${a.sha256}`, `apps/v1/sha256/${b.sha256}`].sort(),
+    );
     expect(await store.get(a.sha256)).toEqual(a.bytes);
     expect(await store.get(b.sha256)).toEqual(b.bytes);
   });
