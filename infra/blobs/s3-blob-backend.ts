@@ -7,23 +7,18 @@ export interface S3BlobOptions {
   prefix: string;
   /** An S3-compatible server (path-style addressing); unset: AWS itself. */
   endpoint?: string | undefined;
-  /** Unset: the SDK's chain (AWS_REGION, profile); tests against a loopback server pass one. */
-  region?: string | undefined;
-  /** Unset: the standard AWS credential chain. */
-  credentials?: { accessKeyId: string; secretAccessKey: string } | undefined;
 }
 
 // Uploads in flight at once for one bundle: enough to hide round trips, few enough not to
 // exhaust the SDK's socket pool.
 const PUT_CONCURRENCY = 8;
 
-/** Objects at `<prefix>/sha256/<hex>`, each written once and never changed. */
+/**
+ * Objects at `<prefix>/sha256/<hex>`, each written once and never changed. Region and
+ * credentials come from the standard AWS chain (environment, shared files, instance role).
+ */
 export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
-  const client = new S3Client({
-    ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
-    ...(options.region ? { region: options.region } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-  });
+  const client = new S3Client(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {});
   const Bucket = options.bucket;
   const keyOf = (sha256: string) => `${options.prefix ? `${options.prefix}/` : ''}sha256/${sha256}`;
 

@@ -2,11 +2,17 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
+import { vi } from 'vitest';
+import type { BlobBackend } from '../../domain/apps/blob-store.ts';
+import { s3BlobBackend } from '../../infra/blobs/s3-blob-backend.ts';
 
 // A real S3-protocol server (s3rver) on a loopback port, its objects in a temporary folder.
 
 export const S3_BUCKET = 'svc-blobs';
-/** s3rver's only account; the service finds it through the standard AWS chain (environment). */
+/**
+ * s3rver's only account, for the standard AWS chain: child processes get it in their
+ * environment, a test file sets it in its own (`useS3Credentials`).
+ */
 export const S3_ENV = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
 
 export interface TestS3 {
@@ -15,6 +21,8 @@ export interface TestS3 {
   puts: string[];
   /** The file that holds an object's bytes, to tamper with it. */
   objectFile(key: string): Promise<string>;
+  /** A backend on this server, as the service builds it (call `useS3Credentials` first). */
+  backend(prefix: string): BlobBackend;
   /** The environment that points the service at this server. */
   env(prefix: string): Record<string, string>;
   close(): Promise<void>;
@@ -37,10 +45,16 @@ export async function startS3Server(): Promise<TestS3> {
       await fs.access(file);
       return file;
     },
+    backend: (prefix) => s3BlobBackend({ bucket: S3_BUCKET, prefix, endpoint }),
     env: (prefix) => ({ ...S3_ENV, SVC_BLOB_STORE: `s3://${S3_BUCKET}/${prefix}`, SVC_BLOB_STORE_ENDPOINT: endpoint }),
     async close() {
       await server.close();
       await fs.rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** Puts s3rver's account where the SDK's chain finds it, for this test file (forks: one process each). */
+export function useS3Credentials(): void {
+  for (const [name, value] of Object.entries(S3_ENV)) vi.stubEnv(name, value);
 }

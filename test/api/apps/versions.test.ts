@@ -6,7 +6,7 @@ import { CorruptBlobError } from '../../../domain/apps/blob-store.ts';
 import { bundle } from '../../support/bundles.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
-import { S3_ENV, startS3Server, type TestS3 } from '../../support/s3.ts';
+import { startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 let svc: TestService;
@@ -22,7 +22,7 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
   beforeAll(async () => {
     if (backend === 's3') {
       s3 = await startS3Server();
-      for (const [name, value] of Object.entries(S3_ENV)) vi.stubEnv(name, value);
+      useS3Credentials();
     }
     svc = await startTestService({ env: s3?.env('versions') ?? {} });
     ({ op } = await seedCompanies(svc));

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorruptBlobError, cachedBlobStore, MissingBlobError } from '../../../domain/apps/blob-store.ts';
-import { s3BlobBackend } from '../../../infra/blobs/s3-blob-backend.ts';
-import { S3_BUCKET, S3_ENV, startS3Server, type TestS3 } from '../../support/s3.ts';
+import { startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
 
 let s3: TestS3;
 beforeAll(async () => {
+  useS3Credentials();
   s3 = await startS3Server();
 });
 afterAll(() => s3?.close());
@@ -15,14 +15,7 @@ const blob = (text: string) => {
   const bytes = Buffer.from(text);
   return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes };
 };
-const backend = (prefix: string) =>
-  s3BlobBackend({
-    bucket: S3_BUCKET,
-    prefix,
-    endpoint: s3.endpoint,
-    region: S3_ENV.AWS_REGION,
-    credentials: { accessKeyId: S3_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: S3_ENV.AWS_SECRET_ACCESS_KEY },
-  });
+const backend = (prefix: string) => s3.backend(prefix);
 
 describe('S3 blob backend (against a loopback S3 server)', () => {
   it('stores each content at <prefix>/sha256/<hex> and reads it back', async () => {
