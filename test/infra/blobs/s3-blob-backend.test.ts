@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorruptBlobError, cachedBlobStore, MissingBlobError } from '../../../domain/apps/blob-store.ts';
+import { s3BlobBackend } from '../../../infra/blobs/s3-blob-backend.ts';
 import { startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
 
 let s3: TestS3;
@@ -59,5 +62,41 @@ describe('S3 blob backend (against a loopback S3 server)', () => {
 
   it('answers MissingBlobError for a hash nothing is stored under', async () => {
     await expect(cachedBlobStore(backend('missing'), 0).get(blob('never stored').sha256)).rejects.toBeInstanceOf(MissingBlobError);
+  });
+});
+
+// s3rver ignores If-None-Match on PUT, so the lost race (another writer stored the object
+// between our HEAD and PUT) is played by a minimal server answering as S3 does.
+describe('S3 blob backend, conditional write lost to another writer', () => {
+  async function serverAnsweringPut(status: number, code: string) {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.headers['if-none-match'] ?? ''}`);
+      req.resume();
+      if (req.method === 'HEAD') return void res.writeHead(404).end();
+      res.writeHead(status, { 'content-type': 'application/xml' }).end(`<Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { backend: s3BlobBackend({ bucket: 'svc-blobs', prefix: 'race', endpoint }), seen, close: () => server.close() };
+  }
+
+  it('counts 412 PreconditionFailed as stored: the object exists with the same content', async () => {
+    const s = await serverAnsweringPut(412, 'PreconditionFailed');
+    try {
+      await s.backend.put([blob('raced')]);
+      expect(s.seen).toEqual(['HEAD ', 'PUT *']);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('still fails on any other refusal', async () => {
+    const s = await serverAnsweringPut(403, 'AccessDenied');
+    try {
+      await expect(s.backend.put([blob('denied')])).rejects.toThrow(/AccessDenied/);
+    } finally {
+      s.close();
+    }
   });
 });
