@@ -15,8 +15,10 @@ import { PollingDetector } from '../../../schemas/bundle/polling.ts';
 import { sdkOfReference } from '../../../schemas/bundle/sdk-usage.ts';
 
 // Linear analysers take well under 1 µs per character; a quadratic one on 30,000 characters
-// takes seconds.
-const BASE_MS = 100;
+// takes seconds. The fastest of three tries counts, so a GC pause or a busy machine does not
+// fail a linear analyser, while a quadratic one is slow every time.
+const BASE_MS = 250;
+const TRIES = 3;
 const MS_PER_CHARACTER = 0.002;
 
 const FRAGMENTS = [
@@ -82,11 +84,15 @@ describe('analysis cost (property)', () => {
   it('every analyser stays within a per-character time budget on adversarial input', () => {
     fc.assert(
       fc.property(adversarial, (input) => {
+        const budget = BASE_MS + MS_PER_CHARACTER * input.length;
         for (const [name, analyse] of ANALYSERS) {
-          const started = performance.now();
-          analyse(input);
-          const elapsed = performance.now() - started;
-          expect(elapsed, `${name} on ${input.length} characters`).toBeLessThan(BASE_MS + MS_PER_CHARACTER * input.length);
+          let fastest = Number.POSITIVE_INFINITY;
+          for (let i = 0; i < TRIES && fastest >= budget; i++) {
+            const started = performance.now();
+            analyse(input);
+            fastest = Math.min(fastest, performance.now() - started);
+          }
+          expect(fastest, `${name} on ${input.length} characters`).toBeLessThan(budget);
         }
       }),
       // Shrinking would rerun slow inputs many times; the failing input itself is reported.
