@@ -1,5 +1,6 @@
 // temporal.api.workflowservice.v1.WorkflowService handlers.
 import { randomUUID } from 'node:crypto';
+import { activityControlHandlers } from './activity-control.ts';
 import { HistoryFilter, IdConflictPolicy, TaskQueueType } from './enums.ts';
 import { alreadyExists, invalidArgument, notFound, requireField } from './errors.ts';
 import type { CallContext, Handler } from './grpc-server.ts';
@@ -194,6 +195,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       activityById(req).canceled(req.details, req.identity ?? '');
       return {};
     },
+    ...activityControlHandlers(server),
 
     ListWorkflowExecutions: (req) => listExecutions(server, ns(req), req),
     CountWorkflowExecutions: (req) => countExecutions(server, ns(req), req),
