@@ -2,9 +2,10 @@
 // the four timeouts, heartbeats, cancellation, and the operator's pause, unpause, reset and option
 // updates. Like Temporal, ActivityTaskStarted is written only when the activity reaches a final
 // outcome, so retries leave no trace in history.
+import { randomUUID } from 'node:crypto';
 import type { Deadline } from './clock.ts';
 import { PendingActivityState, RetryState, TimeoutType } from './enums.ts';
-import { failedPrecondition, notFound } from './errors.ts';
+import { failedPrecondition, invalidArgument, notFound } from './errors.ts';
 import type { Msg } from './proto.ts';
 import { decideRetry, isRetryableFailure } from './retry.ts';
 import { msToProto, protoToMs } from './time.ts';
@@ -263,6 +264,17 @@ export class PendingActivity {
     return this.state === 'started';
   }
 
+  /** Completion by id of an attempt no worker took: it counts as started by the caller. */
+  forceStart(identity: string): void {
+    this.stamp++;
+    this.clearAttemptDeadlines();
+    this.state = 'started';
+    this.startedTime = this.exec.ns.server.clock.now();
+    this.startedIdentity = identity;
+    this.startedRequestId = randomUUID();
+    this.exec.touch();
+  }
+
   heartbeat(details: Msg | undefined): Msg {
     if (details) this.heartbeatDetails = details;
     this.lastHeartbeatTime = this.exec.ns.server.clock.now();
@@ -298,6 +310,7 @@ export class PendingActivity {
   }
 
   canceled(details: Msg | undefined, identity: string): void {
+    if (!this.cancelRequested) throw invalidArgument('unable to mark activity as canceled without activity being request canceled first');
     this.finish('activityTaskCanceledEventAttributes', {
       details,
       identity,

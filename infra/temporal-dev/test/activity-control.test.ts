@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { ActivityOptions } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
@@ -162,7 +163,7 @@ describe('PauseActivity / UnpauseActivity', () => {
       execution: { workflowId: handle.workflowId },
       unpauseAll: true,
       resetAttempts: true,
-      jitter: { seconds: 1 },
+      jitter: msToTs(1000),
     });
     expect(await handle.result()).toEqual({ ok: { attempt: 1, details: 'details of 1' } });
     expect(Date.now() - before).toBeLessThan(5000);
@@ -267,7 +268,7 @@ describe('UpdateActivityOptions', () => {
       namespace: 'default',
       execution,
       id: ACTIVITY_ID,
-      activityOptions: { taskQueue: { name: s.taskQueue }, startToCloseTimeout: { seconds: 7 } },
+      activityOptions: { taskQueue: { name: s.taskQueue }, startToCloseTimeout: msToTs(7000) },
       updateMask: { paths: ['task_queue.name', 'start_to_close_timeout'] },
     });
     expect(updated.activityOptions?.taskQueue?.name).toBe(s.taskQueue);
@@ -286,7 +287,7 @@ describe('UpdateActivityOptions', () => {
       code: INVALID_ARGUMENT,
       details: 'Both UpdateMask and RestoreOriginal are provided',
     });
-    expect(await call({ activityOptions: { startToCloseTimeout: { seconds: 3 } } })).toEqual({
+    expect(await call({ activityOptions: { startToCloseTimeout: msToTs(3000) } })).toEqual({
       code: INVALID_ARGUMENT,
       details: 'UpdateMask is not provided',
     });
@@ -296,15 +297,16 @@ describe('UpdateActivityOptions', () => {
         updateMask: { paths: ['retry_policy.backoff_coefficient'] },
       }),
     ).toEqual({ code: INVALID_ARGUMENT, details: 'BackoffCoefficient cannot be less than 1 on retry policy.' });
-    expect(
-      await call({ activityOptions: { startToCloseTimeout: { seconds: 0 } }, updateMask: { paths: ['start_to_close_timeout'] } }),
-    ).toEqual({ code: INVALID_ARGUMENT, details: 'a valid StartToCloseTimeout or ScheduleToCloseTimeout must be set on the activity.' });
+    expect(await call({ activityOptions: { startToCloseTimeout: msToTs(0) }, updateMask: { paths: ['start_to_close_timeout'] } })).toEqual({
+      code: INVALID_ARGUMENT,
+      details: 'a valid StartToCloseTimeout or ScheduleToCloseTimeout must be set on the activity.',
+    });
     // A valid update answers the options as they now are: the refused ones left no trace.
     const after = await svc().updateActivityOptions({
       namespace: 'default',
       execution,
       id: ACTIVITY_ID,
-      activityOptions: { heartbeatTimeout: { seconds: 2 } },
+      activityOptions: { heartbeatTimeout: msToTs(2000) },
       updateMask: { paths: ['heartbeat_timeout'] },
     });
     expect(after.activityOptions?.retryPolicy?.backoffCoefficient).toBe(2);
