@@ -15,6 +15,7 @@ import type { Execution } from './workflow-execution.ts';
 const SERVER_VERSION = '1.27.0-temporal-dev';
 const WORKFLOW_TASK_NOT_FOUND = 'Workflow task not found.';
 const QUERY_TASK_NOT_FOUND = 'query task not found, or already expired';
+const NAMESPACE_NOT_SET = 'Namespace not set on request.';
 
 export function workflowServiceHandlers(server: ServerState): Record<string, Handler> {
   // namespace-validator.ts has checked the namespace already.
@@ -82,12 +83,14 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'temporal-dev', clusterId: 'temporal-dev', historyShardCount: 1 }),
 
     RegisterNamespace: (req) => {
-      const name = requireField<string>(req.namespace, 'Namespace');
+      const name: string = req.namespace;
+      if (!name) throw invalidArgument(NAMESPACE_NOT_SET);
       if (server.namespaces.has(name)) throw alreadyExists('Namespace already exists.');
       server.register(name, req.description ?? '', protoToMs(req.workflowExecutionRetentionPeriod));
       return {};
     },
     DescribeNamespace: (req) => {
+      if (!req.id && !req.namespace) throw invalidArgument(NAMESPACE_NOT_SET);
       if (req.id) {
         const found = [...server.namespaces.values()].find((n) => n.id === req.id);
         if (!found) throw notFound(`Namespace ${req.id} is not found.`);
