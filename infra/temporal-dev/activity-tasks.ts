@@ -1,16 +1,29 @@
 // Activity state machine for one scheduled activity: dispatch, attempts, retries with backoff,
-// the four timeouts, heartbeats and cancellation. Like Temporal, ActivityTaskStarted is written
-// only when the activity reaches a final outcome, so retries leave no trace in history.
+// the four timeouts, heartbeats, cancellation, and the operator's pause, unpause, reset and option
+// updates. Like Temporal, ActivityTaskStarted is written only when the activity reaches a final
+// outcome, so retries leave no trace in history.
+import { randomUUID } from 'node:crypto';
 import type { Deadline } from './clock.ts';
 import { PendingActivityState, RetryState, TimeoutType } from './enums.ts';
-import { notFound } from './errors.ts';
+import { failedPrecondition, invalidArgument, notFound } from './errors.ts';
 import type { Msg } from './proto.ts';
-import { decideRetry } from './retry.ts';
+import { decideRetry, isRetryableFailure } from './retry.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { encodeToken, type TaskToken } from './tokens.ts';
 import type { Execution } from './workflow-execution.ts';
 
 type State = 'scheduled' | 'started' | 'backoff' | 'closed';
+
+/** Temporal's answer for a response or heartbeat whose attempt is not the one running. */
+export const ACTIVITY_TASK_NOT_FOUND = 'invalid activityID or activity already timed out or invoking workflow is completed';
+
+/** Who paused the activity (PauseActivity) and when; `requestId` makes a retried pause a no-op. */
+export interface PauseInfo {
+  pauseTime: number;
+  identity: string;
+  reason: string;
+  requestId: string;
+}
 
 /** A pending activity as persistence.ts stores it, inside its run's state. */
 export interface ActivitySnapshot {
@@ -29,6 +42,12 @@ export interface ActivitySnapshot {
   cancelRequested: boolean;
   cancelRequestedEventId: number;
   retryAt?: number;
+  /** Set while paused. */
+  pause?: PauseInfo;
+  /** ResetActivity while an attempt ran: its heartbeats answer activityReset until the next attempt. */
+  reset?: boolean;
+  /** ...and that next attempt starts without heartbeat details. */
+  resetHeartbeat?: boolean;
 }
 
 const TIMEOUT_NAMES = new Map<number, string>([
@@ -41,8 +60,8 @@ const TIMEOUT_NAMES = new Map<number, string>([
 export class PendingActivity {
   readonly exec: Execution;
   readonly scheduledEventId: number;
-  /** The ActivityTaskScheduled attributes, with Temporal's defaults already applied. */
-  readonly attrs: Msg;
+  /** The ActivityTaskScheduled attributes, with Temporal's defaults applied and UpdateActivityOptions' changes. */
+  attrs: Msg;
   state: State = 'scheduled';
   attempt = 1;
   readonly scheduledTime: number;
@@ -57,7 +76,12 @@ export class PendingActivity {
   private cancelRequestedEventId = 0;
   /** When the next attempt is dispatched, while in backoff. */
   private retryAt: number | undefined;
-  private readonly expiresAt: number | undefined;
+  /** Set while paused: nothing is dispatched and no timeout runs (as in Temporal). */
+  pauseInfo: PauseInfo | undefined;
+  private reset = false;
+  private resetHeartbeat = false;
+  /** Bumped by every dispatch, pause and option change, so a task queued before is skipped. */
+  private stamp = 0;
   private closeDeadline: Deadline | undefined;
   private attemptDeadlines: Deadline[] = [];
   private heartbeatDeadline: Deadline | undefined;
@@ -66,14 +90,21 @@ export class PendingActivity {
     this.exec = exec;
     this.scheduledEventId = scheduledEventId;
     this.attrs = attrs;
-    const clock = exec.ns.server.clock;
     this.scheduledTime = scheduledTime;
     this.currentAttemptScheduledTime = this.scheduledTime;
-    const scheduleToClose = protoToMs(attrs.scheduleToCloseTimeout);
-    if (scheduleToClose) {
-      this.expiresAt = this.scheduledTime + scheduleToClose;
-      this.closeDeadline = clock.schedule(this.expiresAt, () => this.timeOut(TimeoutType.SCHEDULE_TO_CLOSE));
-    }
+    this.armCloseDeadline();
+  }
+
+  private get expiresAt(): number | undefined {
+    const scheduleToClose = protoToMs(this.attrs.scheduleToCloseTimeout);
+    return scheduleToClose ? this.scheduledTime + scheduleToClose : undefined;
+  }
+
+  private armCloseDeadline(): void {
+    this.closeDeadline?.cancel();
+    const at = this.expiresAt;
+    this.closeDeadline =
+      at === undefined ? undefined : this.exec.ns.server.clock.schedule(at, () => this.timeOut(TimeoutType.SCHEDULE_TO_CLOSE));
   }
 
   /**
@@ -91,7 +122,14 @@ export class PendingActivity {
     a.lastFailure = s.lastFailure;
     a.cancelRequested = s.cancelRequested;
     a.cancelRequestedEventId = s.cancelRequestedEventId;
-    if (s.state === 'backoff') a.backoffUntil(s.retryAt!);
+    a.reset = s.reset ?? false;
+    a.resetHeartbeat = s.resetHeartbeat ?? false;
+    if (s.pause) {
+      // Paused: nothing runs until UnpauseActivity; a lost running attempt is dispatched then.
+      a.pauseInfo = s.pause;
+      a.state = 'scheduled';
+      a.closeDeadline?.cancel();
+    } else if (s.state === 'backoff') a.backoffUntil(s.retryAt!);
     else if (s.state === 'scheduled') a.dispatch(s.currentAttemptScheduledTime);
     else a.dispatch();
     return a;
@@ -114,6 +152,9 @@ export class PendingActivity {
       cancelRequested: this.cancelRequested,
       cancelRequestedEventId: this.cancelRequestedEventId,
       retryAt: this.retryAt,
+      pause: this.pauseInfo,
+      reset: this.reset || undefined,
+      resetHeartbeat: this.resetHeartbeat || undefined,
     };
   }
 
@@ -123,12 +164,20 @@ export class PendingActivity {
 
   /** Queued or executing: the server is waiting on a worker, so time must not skip. */
   get isRunnable(): boolean {
-    return this.state === 'scheduled' || this.state === 'started';
+    return this.state === 'started' || (this.state === 'scheduled' && !this.pauseInfo);
   }
 
   get pendingState(): number {
     if (this.cancelRequested) return PendingActivityState.CANCEL_REQUESTED;
+    // Paused and still running on a worker is PAUSE_REQUESTED: the worker has yet to stop.
+    if (this.pauseInfo) return this.state === 'started' ? PendingActivityState.PAUSE_REQUESTED : PendingActivityState.PAUSED;
     return this.state === 'started' ? PendingActivityState.STARTED : PendingActivityState.SCHEDULED;
+  }
+
+  /** PendingActivityInfo's pause fields. */
+  pauseDescription(): Msg {
+    const p = this.pauseInfo;
+    return p ? { paused: true, pauseInfo: { pauseTime: msToProto(p.pauseTime), manual: { identity: p.identity, reason: p.reason } } } : {};
   }
 
   /** Queues the current attempt; `scheduledTime` is earlier only when a restart requeues it. */
@@ -138,10 +187,9 @@ export class PendingActivity {
     this.retryAt = undefined;
     this.currentAttemptScheduledTime = scheduledTime;
     this.exec.touch();
-    const attempt = this.attempt;
+    const stamp = ++this.stamp;
     this.exec.ns.server.activityTasks.add(this.exec.ns.queueKey(this.attrs.taskQueue.name), {
-      start: (identity, requestId) =>
-        this.state === 'scheduled' && this.attempt === attempt ? this.start(identity, requestId) : undefined,
+      start: (identity, requestId) => (this.state === 'scheduled' && this.stamp === stamp ? this.start(identity, requestId) : undefined),
     });
     const scheduleToStart = protoToMs(this.attrs.scheduleToStartTimeout);
     if (scheduleToStart) {
@@ -157,9 +205,7 @@ export class PendingActivity {
     this.startedIdentity = identity;
     this.startedRequestId = requestId;
     this.exec.touch();
-    const startToClose = protoToMs(this.attrs.startToCloseTimeout);
-    if (startToClose) this.attemptDeadlines.push(clock.after(startToClose, () => this.timeOut(TimeoutType.START_TO_CLOSE)));
-    this.armHeartbeatTimeout();
+    this.armRunningDeadlines();
     const a = this.attrs;
     return {
       taskToken: encodeToken(this.exec.token('at', this.scheduledEventId, this.attempt)),
@@ -183,10 +229,23 @@ export class PendingActivity {
     };
   }
 
+  /** The running attempt's start-to-close and heartbeat timeouts, counted from its start and last heartbeat. */
+  private armRunningDeadlines(): void {
+    const startToClose = protoToMs(this.attrs.startToCloseTimeout);
+    if (startToClose) {
+      this.attemptDeadlines.push(
+        this.exec.ns.server.clock.schedule(this.startedTime! + startToClose, () => this.timeOut(TimeoutType.START_TO_CLOSE)),
+      );
+    }
+    this.armHeartbeatTimeout();
+  }
+
   private armHeartbeatTimeout(): void {
     this.heartbeatDeadline?.cancel();
     const heartbeat = protoToMs(this.attrs.heartbeatTimeout);
-    if (heartbeat) this.heartbeatDeadline = this.exec.ns.server.clock.after(heartbeat, () => this.timeOut(TimeoutType.HEARTBEAT));
+    // Details (and their time) outlive an attempt; a new attempt's clock starts at its start.
+    const from = Math.max(this.lastHeartbeatTime ?? 0, this.startedTime!);
+    if (heartbeat) this.heartbeatDeadline = this.exec.ns.server.clock.schedule(from + heartbeat, () => this.timeOut(TimeoutType.HEARTBEAT));
   }
 
   private clearAttemptDeadlines(): void {
@@ -198,15 +257,30 @@ export class PendingActivity {
 
   /** Throws NOT_FOUND unless `token` names the attempt currently executing. */
   checkToken(token: TaskToken): void {
-    if (this.state !== 'started' || token.attempt !== this.attempt) throw notFound('Activity task not found.');
+    if (this.state !== 'started' || token.attempt !== this.attempt) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+  }
+
+  get isStarted(): boolean {
+    return this.state === 'started';
+  }
+
+  /** Completion by id of an attempt no worker took: it counts as started by the caller. */
+  forceStart(identity: string): void {
+    this.stamp++;
+    this.clearAttemptDeadlines();
+    this.state = 'started';
+    this.startedTime = this.exec.ns.server.clock.now();
+    this.startedIdentity = identity;
+    this.startedRequestId = randomUUID();
+    this.exec.touch();
   }
 
   heartbeat(details: Msg | undefined): Msg {
     if (details) this.heartbeatDetails = details;
     this.lastHeartbeatTime = this.exec.ns.server.clock.now();
     this.exec.touch();
-    this.armHeartbeatTimeout();
-    return { cancelRequested: this.cancelRequested };
+    if (!this.pauseInfo) this.armHeartbeatTimeout();
+    return { cancelRequested: this.cancelRequested, activityPaused: Boolean(this.pauseInfo), activityReset: this.reset };
   }
 
   complete(result: Msg | undefined, identity: string): void {
@@ -215,6 +289,15 @@ export class PendingActivity {
 
   fail(failure: Msg | undefined, lastHeartbeatDetails: Msg | undefined, identity: string): void {
     if (lastHeartbeatDetails) this.heartbeatDetails = lastHeartbeatDetails;
+    if (this.pauseInfo && !this.cancelRequested && isRetryableFailure(this.attrs.retryPolicy, failure)) {
+      // Paused: the attempt counts as retried (before any attempt or time limit), and the next one waits for unpause.
+      this.clearAttemptDeadlines();
+      this.lastFailure = failure;
+      this.attempt++;
+      this.state = 'scheduled';
+      this.exec.touch();
+      return;
+    }
     const decision = this.cancelRequested
       ? ({ retry: false, retryState: RetryState.CANCEL_REQUESTED } as const)
       : decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.exec.ns.server.clock.now(), this.expiresAt);
@@ -227,6 +310,7 @@ export class PendingActivity {
   }
 
   canceled(details: Msg | undefined, identity: string): void {
+    if (!this.cancelRequested) throw invalidArgument('unable to mark activity as canceled without activity being request canceled first');
     this.finish('activityTaskCanceledEventAttributes', {
       details,
       identity,
@@ -277,7 +361,89 @@ export class PendingActivity {
   private backoff(delayMs: number): void {
     this.clearAttemptDeadlines();
     this.attempt++;
+    this.consumeReset();
     this.backoffUntil(this.exec.ns.server.clock.now() + delayMs);
+  }
+
+  /** A new attempt is scheduled: a pending reset is done (and drops the heartbeat details if asked to). */
+  private consumeReset(): void {
+    if (this.resetHeartbeat) {
+      this.heartbeatDetails = undefined;
+      this.lastHeartbeatTime = undefined;
+    }
+    this.reset = false;
+    this.resetHeartbeat = false;
+  }
+
+  /** PauseActivity: nothing is dispatched and no timeout runs; a running attempt learns of it from its heartbeat response. */
+  pause(info: PauseInfo): void {
+    if (this.pauseInfo) {
+      if (this.pauseInfo.requestId === info.requestId) return;
+      throw failedPrecondition('activity is already paused');
+    }
+    this.pauseInfo = info;
+    this.stamp++;
+    this.clearAttemptDeadlines();
+    this.closeDeadline?.cancel();
+    if (this.state === 'backoff') this.state = 'scheduled';
+    this.retryAt = undefined;
+    this.exec.touch();
+  }
+
+  /** UnpauseActivity (a no-op unless paused). An activity not running is dispatched now, or within `jitterMs`. */
+  unpause(resetAttempts: boolean, resetHeartbeat: boolean, jitterMs: number): void {
+    if (!this.pauseInfo) return;
+    this.pauseInfo = undefined;
+    if (resetAttempts) this.attempt = 1;
+    if (resetHeartbeat) {
+      this.heartbeatDetails = undefined;
+      this.lastHeartbeatTime = undefined;
+    }
+    this.resume(jitterMs);
+  }
+
+  /**
+   * ResetActivity: back to attempt 1 (unpaused unless `keepPaused`). A running attempt goes on and
+   * its heartbeats answer activityReset; otherwise the first attempt is dispatched now (or within `jitterMs`).
+   */
+  resetAttempts(resetHeartbeat: boolean, keepPaused: boolean, jitterMs: number, originalOptions: Msg | undefined): void {
+    this.attempt = 1;
+    this.reset = true;
+    if (resetHeartbeat) this.resetHeartbeat = true;
+    if (originalOptions) this.attrs = { ...this.attrs, ...originalOptions };
+    const wasPaused = this.pauseInfo !== undefined;
+    if (wasPaused && !keepPaused) this.pauseInfo = undefined;
+    this.exec.touch();
+    if (this.pauseInfo) return;
+    if (this.state === 'started' && !wasPaused && !originalOptions) return;
+    this.clearAttemptDeadlines();
+    this.resume(jitterMs);
+  }
+
+  /** UpdateActivityOptions: new options apply to the running attempt's timeouts and to every later attempt. */
+  updateOptions(options: Msg): void {
+    this.attrs = { ...this.attrs, ...options };
+    this.exec.touch();
+    if (this.pauseInfo) return;
+    this.clearAttemptDeadlines();
+    this.armCloseDeadline();
+    if (this.state === 'started') this.armRunningDeadlines();
+    else if (this.state === 'backoff') this.backoffUntil(this.retryAt!);
+    else this.dispatch(this.currentAttemptScheduledTime);
+  }
+
+  /** Re-arms timeouts after a pause or reset: a running attempt's from its start, otherwise a new dispatch. */
+  private resume(jitterMs: number): void {
+    this.armCloseDeadline();
+    if (this.state === 'started') {
+      this.armRunningDeadlines();
+      this.exec.touch();
+      return;
+    }
+    this.consumeReset();
+    const delayMs = jitterMs > 0 ? Math.floor(Math.random() * jitterMs) : 0;
+    if (delayMs > 0) this.backoffUntil(this.exec.ns.server.clock.now() + delayMs);
+    else this.dispatch();
   }
 
   private backoffUntil(at: number): void {

@@ -1,10 +1,10 @@
-// Command line, accepting both launch forms of @temporalio/testing:
-//   temporal-dev server start-dev --port N --ip H --namespace NS [--search-attribute k=Type]
-//     [--db-filename F] [--http-port N] [--ui-port N | --headless] [other flags ignored]
+// Command line, accepting both launch forms of @temporalio/testing (see USAGE):
+//   temporal-dev server start-dev --port N --ip H --namespace NS ... [other flags ignored]
 //   temporal-dev <port> [other args ignored]      (time-skipping test server)
 
 import { StateFileError } from './errors.ts';
 import { startTemporalDevServer, type TemporalDevServer } from './index.ts';
+import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { indexedValueType } from './visibility.ts';
 
 interface CliOptions {
@@ -16,20 +16,55 @@ interface CliOptions {
   dbFilename?: string;
   httpPort?: number;
   uiPort?: number;
+  logLevel?: LogLevel;
+  dynamicConfig: Record<string, unknown>;
 }
 
+/** Asked for with --help: printed on stdout, exit status 0. */
+class HelpRequested extends Error {}
+
 const USAGE = `usage:
-  temporal-dev server start-dev [--port 7233] [--ip 127.0.0.1] [--namespace NAME]... [--search-attribute NAME=Type]...
-                                [--db-filename FILE]   keep state in FILE across restarts (default: memory only)
-                                [--http-port N] [--ui-port N (default: port + 1000) | --headless]
-  temporal-dev <port>            time-skipping test server`;
+  temporal-dev server start-dev [options]   dev server (gRPC API, HTTP API, Web UI)
+  temporal-dev <port>                       time-skipping test server (TestService, no UI)
+
+start-dev options:
+  -p, --port N                      gRPC port (default 7233; 0 picks a free one)
+      --ip HOST                     address to bind (default 127.0.0.1)
+  -n, --namespace NAME              namespace to create at startup (repeatable; "default" always exists)
+      --search-attribute NAME=Type  custom search attribute (repeatable; Type: Keyword, Text, Int,
+                                    Double, Bool, Datetime, KeywordList)
+  -f, --db-filename FILE            keep all state in FILE across restarts (default: memory only)
+      --http-port N                 serve the HTTP API on N (default: not served)
+      --ui-port N                   Web UI port (default: port + 1000)
+      --headless                    no Web UI
+      --log-level LEVEL             what the server logs on stderr: debug, info, warn, error, never (default warn)
+      --dynamic-config-value KEY=JSON
+                                    dynamic config value (repeatable), e.g.
+                                    frontend.enableUpdateWorkflowExecution=false
+  -h, --help                        this help
+Other flags are accepted and ignored.`;
 
 function parseArgs(argv: string[]): CliOptions {
+  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested(USAGE);
   if (argv[0] !== undefined && /^\d+$/.test(argv[0])) {
-    return { port: Number(argv[0]), host: '127.0.0.1', timeSkipping: true, namespaces: ['default'], searchAttributes: {} };
+    return {
+      port: Number(argv[0]),
+      host: '127.0.0.1',
+      timeSkipping: true,
+      namespaces: ['default'],
+      searchAttributes: {},
+      dynamicConfig: {},
+    };
   }
   if (argv[0] !== 'server' || argv[1] !== 'start-dev') throw new Error(USAGE);
-  const options: CliOptions = { port: 7233, host: '127.0.0.1', timeSkipping: false, namespaces: ['default'], searchAttributes: {} };
+  const options: CliOptions = {
+    port: 7233,
+    host: '127.0.0.1',
+    timeSkipping: false,
+    namespaces: ['default'],
+    searchAttributes: {},
+    dynamicConfig: {},
+  };
   const rest = argv.slice(2);
   let headless = false;
   for (let i = 0; i < rest.length; i++) {
@@ -80,6 +115,26 @@ function parseArgs(argv: string[]): CliOptions {
         options.searchAttributes[name] = t;
         break;
       }
+      case '--log-level': {
+        const level = value();
+        if (!(LOG_LEVELS as readonly string[]).includes(level))
+          throw new Error(`invalid log level "${level}" (expected ${LOG_LEVELS.join(', ')})`);
+        options.logLevel = level as LogLevel;
+        break;
+      }
+      case '--dynamic-config-value': {
+        // As Temporal's CLI: KEY=VALUE with a JSON value, e.g. limit.blobSize.error=1048576 or x="text".
+        const spec = value();
+        const eq = spec.indexOf('=');
+        if (eq < 0) throw new Error(`invalid dynamic config values: missing expected '=' in "${spec}"`);
+        const key = spec.slice(0, eq);
+        try {
+          options.dynamicConfig[key] = JSON.parse(spec.slice(eq + 1));
+        } catch (err) {
+          throw new Error(`invalid dynamic config values: invalid JSON value for key "${key}": ${(err as Error).message}`);
+        }
+        break;
+      }
       default:
         if (inline === undefined && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('-')) i++;
     }
@@ -98,6 +153,10 @@ async function main(): Promise<void> {
   try {
     options = parseArgs(process.argv.slice(2));
   } catch (err) {
+    if (err instanceof HelpRequested) {
+      console.log(err.message);
+      process.exit(0);
+    }
     console.error((err as Error).message);
     process.exit(2);
   }

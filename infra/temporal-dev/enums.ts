@@ -95,6 +95,8 @@ export const PendingActivityState = enumValues(E + 'PendingActivityState', 'PEND
   'SCHEDULED',
   'STARTED',
   'CANCEL_REQUESTED',
+  'PAUSED',
+  'PAUSE_REQUESTED',
 ] as const);
 export const UpdateStage = enumValues(E + 'UpdateWorkflowExecutionLifecycleStage', 'UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_', [
   'ADMITTED',

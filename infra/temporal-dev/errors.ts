@@ -33,6 +33,8 @@ export const invalidArgument = (message: string) => new ServiceError(status.INVA
 export const notFound = (message: string) => new ServiceError(status.NOT_FOUND, message);
 export const alreadyExists = (message: string) => new ServiceError(status.ALREADY_EXISTS, message);
 export const unimplemented = (message: string) => new ServiceError(status.UNIMPLEMENTED, message);
+export const failedPrecondition = (message: string) => new ServiceError(status.FAILED_PRECONDITION, message);
+export const permissionDenied = (message: string) => new ServiceError(status.PERMISSION_DENIED, message);
 
 export function namespaceNotFound(namespace: string): ServiceError {
   return new ServiceError(status.NOT_FOUND, `Namespace ${namespace} is not found.`, {

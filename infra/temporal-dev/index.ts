@@ -4,8 +4,12 @@
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
+import { checkEnabled, DynamicConfig } from './dynamic-config.ts';
+import { ServiceError } from './errors.ts';
 import { addService, type Handler } from './grpc-server.ts';
 import { createHttpApi, type ServiceHandlers } from './http-api.ts';
+import { Logger, type LogLevel } from './log.ts';
+import { namespaceChecks } from './namespace-validator.ts';
 import { ServerState } from './namespaces.ts';
 import { operatorServiceHandlers } from './operator-service.ts';
 import type { Persistence } from './persistence.ts';
@@ -34,6 +38,10 @@ export interface TemporalDevServerOptions {
   httpPort?: number;
   /** Serve the Temporal Web UI (and its /api/v1) on this port (0 picks a free one); default: not served. */
   uiPort?: number;
+  /** What the server logs on stderr (default warn, as Temporal's dev server). */
+  logLevel?: LogLevel;
+  /** Dynamic config values by key, as `--dynamic-config-value KEY=JSON` gives them (see dynamic-config.ts). */
+  dynamicConfig?: Record<string, unknown>;
 }
 
 export interface TemporalDevServer {
@@ -59,8 +67,9 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   const host = options.host ?? '127.0.0.1';
   const timeSkipping = options.timeSkipping ?? false;
   if (options.dbFilename && timeSkipping) throw new Error('temporal-dev: a state file (dbFilename) is not supported with time skipping');
-  const onError = options.onError ?? ((method, err) => console.error(`temporal-dev: ${method} failed`, err));
-  const state = new ServerState({ timeSkipping });
+  const log = new Logger(options.logLevel);
+  const onError = options.onError ?? ((method, err) => log.error('request failed', { method, error: err }));
+  const state = new ServerState({ timeSkipping, log, dynamicConfig: new DynamicConfig(options.dynamicConfig, log) });
   // Loaded only when asked for, so the memory-only server never touches node:sqlite.
   const persistence = options.dbFilename
     ? (await import('./persistence.ts')).openPersistence(options.dbFilename, state, (err) => onError('persistence', err))
@@ -75,12 +84,15 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
   // One set of handlers per service, served over gRPC and (where annotated) over HTTP alike.
+  const workflowService = 'temporal.api.workflowservice.v1.WorkflowService';
+  const operatorService = 'temporal.api.operatorservice.v1.OperatorService';
   const services: ServiceHandlers = {
-    'temporal.api.workflowservice.v1.WorkflowService': wrap(state, persistence, workflowServiceHandlers(state)),
-    'temporal.api.operatorservice.v1.OperatorService': wrap(state, persistence, operatorServiceHandlers(state)),
+    [workflowService]: wrap(state, persistence, workflowService, workflowServiceHandlers(state)),
+    [operatorService]: wrap(state, persistence, operatorService, operatorServiceHandlers(state)),
   };
   if (state.clock.timeSkipping) {
-    services['temporal.api.testservice.v1.TestService'] = wrap(state, persistence, testServiceHandlers(state));
+    const testService = 'temporal.api.testservice.v1.TestService';
+    services[testService] = wrap(state, persistence, testService, testServiceHandlers(state));
   }
   for (const [name, handlers] of Object.entries(services)) addService(server, name, handlers, onError);
   const bindHost = host.includes(':') ? `[${host}]` : host;
@@ -131,15 +143,30 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 }
 
 /**
- * With a state file, what an RPC changed is committed before it is answered. Any RPC can change
- * what is runnable, so the clock re-checks whether it may skip afterwards.
+ * Runs Temporal's frontend checks (namespace, features turned off) before each handler. With a
+ * state file, what an RPC changed is committed before it is answered. Any RPC can change what is
+ * runnable, so the clock re-checks whether it may skip afterwards.
  */
-function wrap(state: ServerState, persistence: Persistence | undefined, handlers: Record<string, Handler>): Record<string, Handler> {
+function wrap(
+  state: ServerState,
+  persistence: Persistence | undefined,
+  serviceName: string,
+  handlers: Record<string, Handler>,
+): Record<string, Handler> {
+  const checks = namespaceChecks(state, serviceName);
   const out: Record<string, Handler> = {};
   for (const [name, handler] of Object.entries(handlers)) {
+    const check = checks.get(name);
     out[name] = async (req, ctx) => {
       try {
-        return await handler(req, ctx);
+        check?.(req);
+        checkEnabled(state.dynamicConfig, name, req);
+        const res = await handler(req, ctx);
+        state.log.debug('request', { method: name, namespace: req.namespace || undefined });
+        return res;
+      } catch (err) {
+        if (err instanceof ServiceError) state.log.debug('request refused', { method: name, code: err.code, error: err.message });
+        throw err;
       } finally {
         if (persistence) await persistence.settle();
         state.clock.poke();

@@ -1,8 +1,10 @@
 // Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { VirtualClock } from './clock.ts';
+import { DynamicConfig } from './dynamic-config.ts';
 import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
+import { Logger } from './log.ts';
 import type { Msg } from './proto.ts';
 import { Schedules, type SchedulesState } from './schedules.ts';
 import { TaskQueues } from './task-queues.ts';
@@ -12,8 +14,10 @@ import { WorkflowStarts } from './workflow-starts.ts';
 
 export interface ServerOptions {
   timeSkipping: boolean;
-  /** Long-poll duration before an empty answer, like Temporal's ~60s (tests shorten it). */
-  pollTimeoutMs?: number;
+  /** --dynamic-config-value settings (default: Temporal's defaults). */
+  dynamicConfig?: DynamicConfig;
+  /** The server's log (default: warn and above on stderr). */
+  log?: Logger;
 }
 
 /** Receives every change to durable state (persistence.ts with --db-filename); unset in memory-only mode. */
@@ -41,12 +45,17 @@ export class ServerState {
   readonly namespaces = new Map<string, Namespace>();
   /** Custom search attribute names and IndexedValueType, as registered via --search-attribute. */
   readonly searchAttributeTypes = new Map<string, number>();
+  readonly dynamicConfig: DynamicConfig;
+  readonly log: Logger;
   changes: ChangeLog | undefined;
 
   constructor(options: ServerOptions) {
+    this.dynamicConfig = options.dynamicConfig ?? new DynamicConfig();
+    this.log = options.log ?? new Logger();
     this.clock = new VirtualClock(options.timeSkipping);
-    this.workflowTasks = new TaskQueues(options.pollTimeoutMs ?? 60_000);
-    this.activityTasks = new TaskQueues(options.pollTimeoutMs ?? 60_000);
+    const pollTimeoutMs = this.dynamicConfig.get('matching.longPollExpirationInterval');
+    this.workflowTasks = new TaskQueues(pollTimeoutMs);
+    this.activityTasks = new TaskQueues(pollTimeoutMs);
     this.clock.setBusyProbe(() => this.hasRunnableWork());
   }
 
@@ -60,6 +69,7 @@ export class ServerState {
     const ns = new Namespace(this, name, { id: randomUUID(), description, retentionMs });
     this.namespaces.set(name, ns);
     ns.touch();
+    this.log.info('namespace registered', { namespace: name });
     return ns;
   }
 
@@ -130,8 +140,12 @@ export class Namespace {
         id: this.id,
         state: NamespaceState.REGISTERED,
         description: this.description,
-        capabilities: { eagerWorkflowStart: false, syncUpdate: true, asyncUpdate: true },
-        supportsSchedules: true,
+        capabilities: {
+          eagerWorkflowStart: false,
+          syncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecution'),
+          asyncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecutionAsyncAccepted'),
+        },
+        supportsSchedules: this.server.dynamicConfig.get('frontend.enableSchedules'),
       },
       config: { workflowExecutionRetentionTtl: msToProto(this.retentionMs) },
       isGlobalNamespace: false,

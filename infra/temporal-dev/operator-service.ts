@@ -1,22 +1,17 @@
 // temporal.api.operatorservice.v1.OperatorService: the search-attribute calls. Custom search
 // attributes are server-wide here (as with Temporal on Elasticsearch); the namespace, when given,
-// must exist. The other OperatorService methods answer UNIMPLEMENTED.
+// must exist (namespace-validator.ts). The other OperatorService methods answer UNIMPLEMENTED.
 import { IndexedValueType } from './enums.ts';
 import { invalidArgument } from './errors.ts';
 import type { Handler } from './grpc-server.ts';
 import type { ServerState } from './namespaces.ts';
-import type { Msg } from './proto.ts';
 import { isSystemSearchAttribute, searchAttributeKeys } from './visibility.ts';
 
 const KNOWN_TYPES = new Set(Object.values(IndexedValueType));
 
 export function operatorServiceHandlers(server: ServerState): Record<string, Handler> {
-  const checkNamespace = (req: Msg) => {
-    if (req.namespace) server.namespace(req.namespace);
-  };
   return {
     AddSearchAttributes: (req) => {
-      checkNamespace(req);
       const entries = Object.entries((req.searchAttributes ?? {}) as Record<string, number>);
       if (entries.length === 0) throw invalidArgument('SearchAttributes are not set on request.');
       for (const [name, type] of entries) {
@@ -30,7 +25,6 @@ export function operatorServiceHandlers(server: ServerState): Record<string, Han
       return {};
     },
     RemoveSearchAttributes: (req) => {
-      checkNamespace(req);
       const names = (req.searchAttributes ?? []) as string[];
       if (names.length === 0) throw invalidArgument('SearchAttributes are not set on request.');
       for (const name of names) {
@@ -40,8 +34,7 @@ export function operatorServiceHandlers(server: ServerState): Record<string, Han
       for (const name of names) server.searchAttributeTypes.delete(name);
       return {};
     },
-    ListSearchAttributes: (req) => {
-      checkNamespace(req);
+    ListSearchAttributes: () => {
       const all = searchAttributeKeys(server);
       const custom = Object.fromEntries(server.searchAttributeTypes);
       const system = Object.fromEntries(Object.entries(all).filter(([name]) => isSystemSearchAttribute(name)));

@@ -87,7 +87,7 @@ export class Queries {
   /** RespondQueryTaskCompleted. A failed query reaches the caller as INVALID_ARGUMENT, like Temporal's QueryFailed. */
   answer(id: number, result: Msg): void {
     const q = this.pending.get(id);
-    if (!q) throw notFound('Query task not found.');
+    if (!q) throw notFound('query task not found, or already expired');
     if (result.resultType === QueryResultType.ANSWERED) q.resolve({ queryResult: result.answer });
     else q.reject(invalidArgument(result.errorMessage || result.failure?.message || 'query failed'));
   }

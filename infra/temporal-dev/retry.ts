@@ -29,12 +29,8 @@ export function decideRetry(
   expiresAt: number | undefined,
 ): RetryDecision {
   if (!policy) return { retry: false, retryState: RetryState.RETRY_POLICY_NOT_SET };
+  if (!isRetryableFailure(policy, failure)) return { retry: false, retryState: RetryState.NON_RETRYABLE_FAILURE };
   const app = failure?.applicationFailureInfo;
-  if (app?.nonRetryable) return { retry: false, retryState: RetryState.NON_RETRYABLE_FAILURE };
-  const errorType: string | undefined = app?.type ?? timeoutErrorType(failure);
-  if (errorType && (policy.nonRetryableErrorTypes ?? []).includes(errorType)) {
-    return { retry: false, retryState: RetryState.NON_RETRYABLE_FAILURE };
-  }
   const maxAttempts = policy.maximumAttempts ?? 0;
   if (maxAttempts > 0 && attempt >= maxAttempts) return { retry: false, retryState: RetryState.MAXIMUM_ATTEMPTS_REACHED };
   const initialMs = protoToMs(policy.initialInterval) ?? 1000;
@@ -44,6 +40,14 @@ export function decideRetry(
   const delayMs = explicit ?? Math.min(initialMs * coefficient ** (attempt - 1), maxMs);
   if (expiresAt !== undefined && now + delayMs >= expiresAt) return { retry: false, retryState: RetryState.TIMEOUT };
   return { retry: true, delayMs };
+}
+
+/** False for a `nonRetryable` failure or one whose type the policy lists as non-retryable. */
+export function isRetryableFailure(policy: Msg, failure: Msg | undefined): boolean {
+  const app = failure?.applicationFailureInfo;
+  if (app?.nonRetryable) return false;
+  const errorType: string | undefined = app?.type ?? timeoutErrorType(failure);
+  return !(errorType && (policy.nonRetryableErrorTypes ?? []).includes(errorType));
 }
 
 // Temporal matches timeouts against nonRetryableErrorTypes as "TemporalTimeout:<Type>".

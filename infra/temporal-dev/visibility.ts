@@ -93,6 +93,7 @@ export function describeExecution(exec: Execution): Msg {
       scheduledTime: msToProto(a.currentAttemptScheduledTime),
       lastFailure: a.lastFailure,
       lastWorkerIdentity: a.startedIdentity,
+      ...a.pauseDescription(),
     })),
     pendingChildren: [...exec.children.entries()].map(([initiatedId, c]) => ({
       workflowId: c.workflowId,

@@ -1,7 +1,9 @@
 // temporal.api.workflowservice.v1.WorkflowService handlers.
 import { randomUUID } from 'node:crypto';
+import { activityControlHandlers } from './activity-control.ts';
+import { ACTIVITY_TASK_NOT_FOUND } from './activity-tasks.ts';
 import { HistoryFilter, IdConflictPolicy, TaskQueueType } from './enums.ts';
-import { alreadyExists, invalidArgument, notFound, requireField } from './errors.ts';
+import { alreadyExists, invalidArgument, notFound, requireField, workflowNotFound } from './errors.ts';
 import type { CallContext, Handler } from './grpc-server.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
@@ -11,36 +13,57 @@ import { countExecutions, describeExecution, listExecutions, searchAttributeKeys
 import type { Execution } from './workflow-execution.ts';
 
 const SERVER_VERSION = '1.27.0-temporal-dev';
-/** How long a history long poll waits before answering empty (the client then polls again). */
-const HISTORY_LONG_POLL_MS = 20_000;
+const WORKFLOW_TASK_NOT_FOUND = 'Workflow task not found.';
+const QUERY_TASK_NOT_FOUND = 'query task not found, or already expired';
+const NAMESPACE_NOT_SET = 'Namespace not set on request.';
 
 export function workflowServiceHandlers(server: ServerState): Record<string, Handler> {
-  const ns = (req: Msg): Namespace => server.namespace(requireField<string>(req.namespace, 'Namespace'));
+  // namespace-validator.ts has checked the namespace already.
+  const ns = (req: Msg): Namespace => server.namespace(req.namespace);
   const openExecution = (req: Msg, execution: Msg | undefined): Execution => {
     const exec = ns(req).get(execution);
     if (!exec.isOpen) throw notFound('workflow execution already completed');
     return exec;
   };
-  const fromToken = (bytes: Uint8Array | undefined, kind: TaskToken['kind']): { token: TaskToken; exec: Execution } => {
-    const token = decodeToken(bytes, kind);
+  // Token checks in the order and words of Temporal's frontend and history service. The token was
+  // read (and its namespace checked) by namespace-validator.ts already; a token of another kind
+  // names no such task, so it gets the RPC's own NOT_FOUND.
+  const fromToken = (
+    bytes: Uint8Array | undefined,
+    kind: TaskToken['kind'],
+    taskNotFound: string,
+  ): { token: TaskToken; exec: Execution } => {
+    const token = decodeToken(bytes);
     // Tasks running when the server stopped were requeued on restart; their old tokens are stale.
     if (token.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
+    if (token.kind !== kind) throw notFound(taskNotFound);
     const exec = server.namespace(token.namespace).find(token.workflowId, token.runId);
-    if (!exec) throw notFound('workflow execution not found for task token');
+    if (!exec) throw workflowNotFound(token.workflowId, token.runId);
     return { token, exec };
   };
   const activity = (bytes: Uint8Array | undefined) => {
-    const { token, exec } = fromToken(bytes, 'at');
+    const { token, exec } = fromToken(bytes, 'at', ACTIVITY_TASK_NOT_FOUND);
+    if (!exec.isOpen) throw notFound('workflow execution already completed');
     const act = exec.activities.get(token.id);
-    if (!act) throw notFound('Activity task not found.');
+    if (!act) throw notFound(ACTIVITY_TASK_NOT_FOUND);
     act.checkToken(token);
     return act;
   };
-  // Async completion by workflow and activity id instead of task token (Temporal accepts started activities).
-  const activityById = (req: Msg) => {
+  // By workflow and activity id instead of task token. Only completion also takes an activity that
+  // has not started (Temporal then writes its ActivityTaskStarted itself).
+  const activityById = (req: Msg, completing = false) => {
+    requireField(req.workflowId, 'WorkflowId');
+    requireField(req.activityId, 'ActivityId');
     const exec = ns(req).get({ workflowId: req.workflowId, runId: req.runId });
+    if (!exec.isOpen) throw notFound('workflow execution already completed');
     const act = [...exec.activities.values()].find((a) => a.activityId === req.activityId);
-    if (act?.state !== 'started') throw notFound('Activity task not found.');
+    if (!act) {
+      throw notFound(`cannot find pending activity with ActivityID ${req.activityId}, check workflow execution history for more details`);
+    }
+    if (!act.isStarted) {
+      if (!completing) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+      act.forceStart(req.identity ?? '');
+    }
     return act;
   };
 
@@ -60,12 +83,14 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'temporal-dev', clusterId: 'temporal-dev', historyShardCount: 1 }),
 
     RegisterNamespace: (req) => {
-      const name = requireField<string>(req.namespace, 'Namespace');
+      const name: string = req.namespace;
+      if (!name) throw invalidArgument(NAMESPACE_NOT_SET);
       if (server.namespaces.has(name)) throw alreadyExists('Namespace already exists.');
       server.register(name, req.description ?? '', protoToMs(req.workflowExecutionRetentionPeriod));
       return {};
     },
     DescribeNamespace: (req) => {
+      if (!req.id && !req.namespace) throw invalidArgument(NAMESPACE_NOT_SET);
       if (req.id) {
         const found = [...server.namespaces.values()].find((n) => n.id === req.id);
         if (!found) throw notFound(`Namespace ${req.id} is not found.`);
@@ -104,7 +129,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     PollWorkflowExecutionUpdate: (req, ctx) => ns(req).get(req.updateRef?.workflowExecution).updates.poll(req, ctx.signal),
     QueryWorkflow: (req, ctx) => ns(req).get(req.execution).queries.query(req, ctx.signal),
     RespondQueryTaskCompleted: (req) => {
-      const { token, exec } = fromToken(req.taskToken, 'qt');
+      const { token, exec } = fromToken(req.taskToken, 'qt', QUERY_TASK_NOT_FOUND);
       exec.queries.answer(token.id, {
         resultType: req.completedType,
         answer: req.queryResult,
@@ -126,7 +151,8 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       return {};
     },
     DescribeWorkflowExecution: (req) => describeExecution(ns(req).get(req.execution)),
-    GetWorkflowExecutionHistory: (req, ctx) => getHistory(ns(req).get(req.execution), req, ctx),
+    GetWorkflowExecutionHistory: (req, ctx) =>
+      getHistory(ns(req).get(req.execution), req, ctx, server.dynamicConfig.get('history.longPollExpirationInterval')),
 
     PollWorkflowTaskQueue: async (req, ctx) => {
       const namespace = ns(req);
@@ -134,11 +160,12 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       return (await server.workflowTasks.poll(namespace.queueKey(queue), req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
     },
     RespondWorkflowTaskCompleted: (req) => {
-      const { token, exec } = fromToken(req.taskToken, 'wt');
+      const { token, exec } = fromToken(req.taskToken, 'wt', WORKFLOW_TASK_NOT_FOUND);
       return exec.completeWorkflowTask(token, req);
     },
     RespondWorkflowTaskFailed: (req) => {
-      const { token, exec } = fromToken(req.taskToken, 'wt');
+      const { token, exec } = fromToken(req.taskToken, 'wt', WORKFLOW_TASK_NOT_FOUND);
+      if (!exec.isOpen) throw notFound('workflow execution already completed');
       return exec.failWorkflowTask(token, req);
     },
     ResetStickyTaskQueue: (req) => {
@@ -183,7 +210,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     },
     RecordActivityTaskHeartbeatById: (req) => activityById(req).heartbeat(req.details),
     RespondActivityTaskCompletedById: (req) => {
-      activityById(req).complete(req.result, req.identity ?? '');
+      activityById(req, true).complete(req.result, req.identity ?? '');
       return {};
     },
     RespondActivityTaskFailedById: (req) => {
@@ -194,6 +221,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       activityById(req).canceled(req.details, req.identity ?? '');
       return {};
     },
+    ...activityControlHandlers(server),
 
     ListWorkflowExecutions: (req) => listExecutions(server, ns(req), req),
     CountWorkflowExecutions: (req) => countExecutions(server, ns(req), req),
@@ -222,7 +250,8 @@ function signalAttributes(req: Msg): Msg {
   return { signalName: req.signalName, input: req.input, identity: req.identity, header: req.header };
 }
 
-async function getHistory(exec: Execution, req: Msg, ctx: CallContext): Promise<Msg> {
+/** `longPollMs`: how long a waitNewEvent poll waits before answering empty (the client then polls again). */
+async function getHistory(exec: Execution, req: Msg, ctx: CallContext, longPollMs: number): Promise<Msg> {
   const closeOnly = req.historyEventFilterType === HistoryFilter.CLOSE_EVENT;
   const pageSize: number = req.maximumPageSize || 1000;
   let start = 0;
@@ -230,7 +259,7 @@ async function getHistory(exec: Execution, req: Msg, ctx: CallContext): Promise<
     start = Number(Buffer.from(req.nextPageToken).toString('utf8'));
     if (!Number.isInteger(start) || start < 0) throw invalidArgument('Invalid NextPageToken.');
   }
-  const deadline = Date.now() + HISTORY_LONG_POLL_MS;
+  const deadline = Date.now() + longPollMs;
   for (;;) {
     const events = exec.history.events;
     if (closeOnly) {

@@ -267,6 +267,40 @@ describe('a restart on the same state file', () => {
     expect(await handle.result()).toEqual({ ok: 'done' });
   }, 60_000);
 
+  it('keeps a paused activity paused, with its pause info, and runs it once unpaused', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const first = await server(file);
+    await startWorker(first.address, taskQueue, { greet: async (name: string) => `Hello, ${name}!` });
+    const client = await rawClient(first.address);
+    // Its queue has no worker until after the restart, so the activity waits, queued.
+    const activityQueue = `${taskQueue}-activities`;
+    const handle = await client.workflow.start(runActivity, {
+      taskQueue,
+      workflowId: `paused-${randomUUID()}`,
+      args: ['greet', { taskQueue: activityQueue, activityId: 'greet-1', startToCloseTimeout: '1 minute' }, ['paused']],
+    });
+    const execution = { workflowId: handle.workflowId };
+    await eventually(async () => (await handle.describe()).raw.pendingActivities?.length === 1);
+    await client.workflowService.pauseActivity({ namespace: 'default', execution, id: 'greet-1', identity: 'ops', reason: 'hold on' });
+    await kill(first);
+
+    const db = new DatabaseSync(file, { readOnly: true });
+    const row = db.prepare('SELECT state FROM executions WHERE workflow_id = ?').get(handle.workflowId)!;
+    db.close();
+    const stored = JSON.parse(String(row.state)).activities[0];
+    expect(stored.pause).toMatchObject({ identity: 'ops', reason: 'hold on' });
+
+    await server(file, first.port);
+    await startWorker(first.address, activityQueue, { greet: async (name: string) => `Hello, ${name}!` });
+    await new Promise((r) => setTimeout(r, 500));
+    const pending = (await handle.describe()).raw.pendingActivities![0]!;
+    expect(pending.paused).toBe(true);
+    expect(pending.pauseInfo?.manual).toEqual({ identity: 'ops', reason: 'hold on' });
+    await client.workflowService.unpauseActivity({ namespace: 'default', execution, id: 'greet-1' });
+    expect(await handle.result()).toEqual({ ok: 'Hello, paused!' });
+  }, 60_000);
+
   it('times out a workflow task that was running at the kill and hands out its next attempt', async () => {
     const file = dbFile();
     const taskQueue = `persist-${randomUUID()}`;
@@ -352,6 +386,7 @@ describe('the state file', () => {
         args: ['flaky', { startToCloseTimeout: '10s', retry: { initialInterval: '1 hour' } }, []],
       });
       await eventually(async () => (await backingOff.describe()).raw.pendingActivities?.[0]?.attempt === 2);
+      await client.workflowService.pauseActivity({ namespace: 'default', execution: { workflowId: backingOff.workflowId }, type: 'flaky' });
       const sleeping = await client.workflow.start(sleepCollecting, { ...opts, workflowId: id('sleep'), args: [3600_000] });
       await sleeping.signal(addSignal, 'kept');
       await new Client({ connection, namespace: 'other' }).workflow.start(waitForever, { ...opts, workflowId: id('other') });
