@@ -130,7 +130,7 @@ export class Namespace {
         id: this.id,
         state: NamespaceState.REGISTERED,
         description: this.description,
-        capabilities: { eagerWorkflowStart: false, syncUpdate: true, asyncUpdate: true },
+        capabilities: { eagerWorkflowStart: true, syncUpdate: true, asyncUpdate: true },
         supportsSchedules: true,
       },
       config: { workflowExecutionRetentionTtl: msToProto(this.retentionMs) },
