@@ -8,6 +8,7 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { google, temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTypes, eventually, grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
@@ -243,7 +244,7 @@ describe('update-with-start as raw calls', () => {
         operations(workflowId, 'x', {}, { workflowExecution: { workflowId, runId: randomUUID() } }),
         [aborted, invalid('RunId is not allowed.')],
       ],
-      [operations(workflowId, 'x', { workflowStartDelay: { seconds: 5 } }), [invalid('WorkflowStartDelay is not supported.'), aborted]],
+      [operations(workflowId, 'x', { workflowStartDelay: msToTs('5s') }), [invalid('WorkflowStartDelay is not supported.'), aborted]],
       [operations(workflowId, 'x', { requestEagerExecution: true }), [invalid('RequestEagerExecution is not supported.'), aborted]],
       [operations(workflowId, 'x', { workflowType: undefined }), [invalid('WorkflowType is not set on request.'), aborted]],
       [
