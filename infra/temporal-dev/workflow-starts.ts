@@ -25,7 +25,10 @@ const MAX_TASK_TIMEOUT_MS = 120_000;
 
 export interface StartResult {
   exec: Execution;
-  /** False when an existing run was returned (request-id dedupe or USE_EXISTING). */
+  /**
+   * False when an existing run was returned by USE_EXISTING or to a retry of such a request; a
+   * retry of the request that created the run gets true again, as in Temporal.
+   */
   started: boolean;
   /** With `requestEagerExecution`: the run's first workflow task, already started for the caller. */
   eagerWorkflowTask?: Msg;
@@ -59,9 +62,10 @@ export class WorkflowStarts {
 
     const current = this.ns.current(workflowId);
     if (current?.requestIds.has(requestId)) {
+      const created = current.options.requestId === requestId;
       // A retried eager start gets the first workflow task again while it is still in its first attempt.
-      const eagerWorkflowTask = request.requestEagerExecution ? current.firstWorkflowTaskAgain() : undefined;
-      return { exec: current, started: true, eagerWorkflowTask };
+      const eagerWorkflowTask = created && request.requestEagerExecution ? current.firstWorkflowTaskAgain() : undefined;
+      return { exec: current, started: created, eagerWorkflowTask };
     }
     let conflict = request.workflowIdConflictPolicy || IdConflictPolicy.UNSPECIFIED;
     const reuse = request.workflowIdReusePolicy || IdReusePolicy.ALLOW_DUPLICATE;
