@@ -227,6 +227,16 @@ describe('update-with-start as raw calls', () => {
     expect(closed.responses![1]!.updateWorkflow!.outcome).toEqual(first.responses![1]!.updateWorkflow!.outcome);
   });
 
+  it('gives an update without an id one, as Temporal does', async () => {
+    const workflowId = id('uws-no-update-id');
+    const response = await svc().executeMultiOperation({
+      namespace: 'default',
+      operations: operations(workflowId, 'x', {}, { request: { meta: {}, input: { name: 'addItem', args: payloads('x') } } }),
+    });
+    expect(response.responses![1]!.updateWorkflow!.updateRef!.updateId).toMatch(/^[0-9a-f-]{36}$/);
+    await s.env.client.workflow.getHandle(workflowId).terminate();
+  });
+
   it('refuses malformed requests with the failing operation named and the other marked aborted', async () => {
     const workflowId = id('uws-invalid');
     const call = (ops: object[]) => svc().executeMultiOperation({ namespace: 'default', operations: ops });
@@ -259,6 +269,16 @@ describe('update-with-start as raw calls', () => {
         statuses,
       });
     }
+    const admitted = await multiOperationFailure(
+      call(operations(workflowId, 'x', {}, { waitPolicy: { lifecycleStage: Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED } })),
+    );
+    expect(admitted).toMatchObject({
+      code: 7,
+      statuses: [
+        aborted,
+        { code: 7, message: 'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.' },
+      ],
+    });
     // Nothing was started.
     await expect(s.env.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
     const unknown = await grpcError(svc().executeMultiOperation({ namespace: 'no-such-namespace', operations: ops }));
