@@ -197,7 +197,8 @@ export class PendingActivity {
     }
   }
 
-  private start(identity: string, requestId: string): Msg {
+  /** Starts the current attempt on a worker: from its task queue, or eagerly on the worker that scheduled it. */
+  start(identity: string, requestId: string): Msg {
     const clock = this.exec.ns.server.clock;
     this.clearAttemptDeadlines();
     this.state = 'started';

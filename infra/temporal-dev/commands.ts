@@ -56,7 +56,8 @@ export function validateCommands(exec: Execution, commands: Msg[]): CommandRejec
 
 /**
  * Writes the command events. Effects on other executions are pushed to `followUps`, run once
- * the task is committed. Returns true when the workflow needs another task right away.
+ * the task is committed; activities the worker asked to run eagerly go to `eagerActivities`
+ * instead of their task queue. Returns true when the workflow needs another task right away.
  */
 export function applyCommands(
   exec: Execution,
@@ -65,6 +66,7 @@ export function applyCommands(
   completedEventId: number,
   identity: string,
   followUps: Array<() => void>,
+  eagerActivities: PendingActivity[],
 ): boolean {
   let needsTask = false;
   const base = { workflowTaskCompletedEventId: completedEventId };
@@ -79,7 +81,8 @@ export function applyCommands(
       const event = exec.append('activityTaskScheduledEventAttributes', { ...attrs, ...base });
       const activity = new PendingActivity(exec, event.eventId, attrs);
       exec.addActivity(activity);
-      activity.dispatch();
+      if (a.requestEagerExecution) eagerActivities.push(activity);
+      else activity.dispatch();
     } else if (c.requestCancelActivityTaskCommandAttributes) {
       const id: number = c.requestCancelActivityTaskCommandAttributes.scheduledEventId;
       const event = exec.append('activityTaskCancelRequestedEventAttributes', { scheduledEventId: id, ...base });

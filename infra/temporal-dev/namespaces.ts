@@ -141,7 +141,7 @@ export class Namespace {
         state: NamespaceState.REGISTERED,
         description: this.description,
         capabilities: {
-          eagerWorkflowStart: false,
+          eagerWorkflowStart: true,
           syncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecution'),
           asyncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecutionAsyncAccepted'),
         },

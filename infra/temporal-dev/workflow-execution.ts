@@ -1,6 +1,7 @@
 // One workflow run: its history, status and workflow-task lifecycle. Events that arrive while a
 // workflow task is running are buffered and written after WorkflowTaskCompleted, like Temporal.
 
+import { randomUUID } from 'node:crypto';
 import { type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
 import type { Deadline } from './clock.ts';
 import { applyCommands, validateCommands } from './commands.ts';
@@ -26,6 +27,8 @@ export interface StartOptions {
   workflowId: string;
   runId: string;
   firstRunId: string;
+  /** The request id that created this run (client starts and children). */
+  requestId?: string;
   workflowType: Msg;
   taskQueue: string;
   input?: Msg;
@@ -110,6 +113,9 @@ export interface ChildRef {
 }
 
 let instanceSeq = 1;
+
+/** WorkflowTaskStarted of a run's first task: after WorkflowExecutionStarted and WorkflowTaskScheduled. */
+const FIRST_TASK_STARTED_EVENT_ID = 3;
 
 const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
 
@@ -291,9 +297,11 @@ export class Execution {
 
   /**
    * Schedules the first workflow task and the run timeout. Called after all initial events
-   * (e.g. signal-with-start's signal) are appended, so the first task sees them.
+   * (e.g. signal-with-start's signal) are appended, so the first task sees them. With `eager`
+   * (eager workflow start, no backoff) the task is started for the starter right away and its poll
+   * response returned, instead of being queued.
    */
-  begin(): void {
+  begin(eager?: { identity: string; requestId: string }): Msg | undefined {
     const now = this.ns.server.clock.now();
     const runDeadline = this.options.runTimeoutMs ? now + this.options.runTimeoutMs : undefined;
     const timeoutAt = Math.min(runDeadline ?? Infinity, this.options.expirationTime ?? Infinity);
@@ -301,7 +309,8 @@ export class Execution {
     const backoff = this.options.firstWorkflowTaskBackoffMs;
     if (backoff) this.firstTaskAt = now + backoff;
     this.armDeadlines();
-    if (!backoff) this.ensureWorkflowTask();
+    if (backoff) return undefined;
+    return this.scheduleWorkflowTask(1, eager);
   }
 
   private armDeadlines(): void {
@@ -382,7 +391,7 @@ export class Execution {
     if (this.isOpen && !this.wt) this.scheduleWorkflowTask(1);
   }
 
-  private scheduleWorkflowTask(attempt: number): void {
+  private scheduleWorkflowTask(attempt: number, eager?: { identity: string; requestId: string }): Msg | undefined {
     const sticky = this.stickyQueue !== undefined;
     const queue = this.stickyQueue ?? this.options.taskQueue;
     const event = this.append('workflowTaskScheduledEventAttributes', {
@@ -402,7 +411,19 @@ export class Execution {
       scheduledTime: this.ns.server.clock.now(),
     };
     this.wt = wt;
+    if (eager) return this.startWorkflowTask(wt, eager.identity, eager.requestId);
     this.dispatchWorkflowTask(wt);
+    return undefined;
+  }
+
+  /**
+   * For a retried eager start: the first workflow task's poll response again, while that task is
+   * still running in its first attempt (as Temporal answers a deduplicated eager start).
+   */
+  firstWorkflowTaskAgain(): Msg | undefined {
+    const wt = this.wt;
+    if (!this.isOpen || !wt || wt.attempt !== 1 || wt.startedEventId !== FIRST_TASK_STARTED_EVENT_ID) return undefined;
+    return this.workflowTaskResponse(wt);
   }
 
   private dispatchWorkflowTask(wt: WorkflowTask): void {
@@ -440,6 +461,10 @@ export class Execution {
     wt.deadline = clock.after(this.options.taskTimeoutMs, () => {
       if (this.wt === wt) this.timeOutWorkflowTask(wt);
     });
+    return this.workflowTaskResponse(wt);
+  }
+
+  private workflowTaskResponse(wt: WorkflowTask): Msg {
     const messages = this.updates.messagesFor(wt.startedEventId);
     const previous = this.previousStartedEventId;
     // Sticky workers have the earlier events cached and get only what follows their last task.
@@ -454,7 +479,7 @@ export class Execution {
       history: { events: [...events] },
       workflowExecutionTaskQueue: { name: this.options.taskQueue, kind: TaskQueueKind.NORMAL },
       scheduledTime: msToProto(wt.scheduledTime),
-      startedTime: msToProto(wt.startedTime),
+      startedTime: msToProto(wt.startedTime!),
       messages,
     };
   }
@@ -525,14 +550,20 @@ export class Execution {
     this.stickyTimeoutMs = protoToMs(request.stickyAttributes?.scheduleToStartTimeout) ?? DEFAULT_STICKY_TIMEOUT_MS;
 
     const followUps: Array<() => void> = [];
-    const needsTask = applyCommands(this, commands, messages, completed.eventId, identity, followUps);
+    const eager: PendingActivity[] = [];
+    const needsTask = applyCommands(this, commands, messages, completed.eventId, identity, followUps, eager);
     const hadBuffered = this.isOpen && this.flushBuffered();
     const newTask = needsTask || hadBuffered || request.forceCreateNewWorkflowTask || this.updates.hasUndelivered;
     if (this.isOpen && newTask) this.scheduleWorkflowTask(1);
+    // Eager activities start on the completing worker, as Temporal does once all commands are
+    // applied: not when the run closed or the activity was cancelled by the same completion.
+    const activityTasks = eager
+      .filter((a) => this.isOpen && this.activities.get(a.scheduledEventId) === a)
+      .map((a) => a.start(identity, randomUUID()));
     // Cross-execution effects (child starts, external signals) happen after this task is committed.
     for (const f of followUps) queueMicrotask(() => guarded('follow-up of a workflow task', f));
     this.queries.dispatch();
-    return {};
+    return { activityTasks };
   }
 
   failWorkflowTask(token: TaskToken, request: Msg): Msg {

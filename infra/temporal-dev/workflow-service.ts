@@ -9,6 +9,8 @@ import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { decodeToken, type TaskToken } from './tokens.ts';
+import { executeMultiOperation } from './update-with-start.ts';
+import { validateUpdateRequest } from './updates.ts';
 import { countExecutions, describeExecution, listExecutions, searchAttributeKeys } from './visibility.ts';
 import type { Execution } from './workflow-execution.ts';
 
@@ -76,6 +78,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
         activityFailureIncludeHeartbeat: true,
         encodedFailureAttributes: true,
         upsertMemo: true,
+        eagerWorkflowStart: true,
         sdkMetadata: true,
         countGroupByExecutionStatus: true,
       },
@@ -101,8 +104,8 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     ListNamespaces: () => ({ namespaces: [...server.namespaces.values()].map((n) => n.info()) }),
 
     StartWorkflowExecution: (req) => {
-      const { exec, started } = ns(req).starts.start(req);
-      return { runId: exec.runId, started };
+      const { exec, started, eagerWorkflowTask } = ns(req).starts.start(req);
+      return { runId: exec.runId, started, status: exec.status, eagerWorkflowTask };
     },
     SignalWorkflowExecution: (req) => {
       requireField(req.signalName, 'SignalName');
@@ -125,7 +128,12 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       );
       return { runId: exec.runId, started };
     },
-    UpdateWorkflowExecution: (req, ctx) => ns(req).get(req.workflowExecution).updates.request(req, ctx.signal),
+    UpdateWorkflowExecution: (req, ctx) => {
+      const namespace = ns(req);
+      validateUpdateRequest(req);
+      return namespace.get(req.workflowExecution).updates.request(req, ctx.signal);
+    },
+    ExecuteMultiOperation: (req, ctx) => executeMultiOperation(ns(req), req, ctx.signal),
     PollWorkflowExecutionUpdate: (req, ctx) => ns(req).get(req.updateRef?.workflowExecution).updates.poll(req, ctx.signal),
     QueryWorkflow: (req, ctx) => ns(req).get(req.execution).queries.query(req, ctx.signal),
     RespondQueryTaskCompleted: (req) => {

@@ -25,8 +25,20 @@ const MAX_TASK_TIMEOUT_MS = 120_000;
 
 export interface StartResult {
   exec: Execution;
-  /** False when an existing run was returned (request-id dedupe or USE_EXISTING). */
+  /**
+   * False when an existing run was returned by USE_EXISTING or to a retry of such a request; a
+   * retry of the request that created the run gets true again, as in Temporal.
+   */
   started: boolean;
+  /** With `requestEagerExecution`: the run's first workflow task, already started for the caller. */
+  eagerWorkflowTask?: Msg;
+}
+
+/** The fields every start needs, checked in Temporal's order with its messages. */
+export function checkStartRequest(request: Msg): void {
+  requireField<string>(request.workflowId, 'WorkflowId');
+  requireField(request.workflowType?.name, 'WorkflowType');
+  requireField<string>(request.taskQueue?.name, 'TaskQueue');
 }
 
 export class WorkflowStarts {
@@ -38,17 +50,23 @@ export class WorkflowStarts {
 
   /**
    * Starts a run from a Start/SignalWithStart-shaped request. `initialEvents` runs before the first
-   * workflow task is scheduled (signal-with-start appends its signal there).
+   * workflow task is scheduled (signal-with-start appends its signal there, update-with-start
+   * admits its update), and only when a new run is started.
    */
   start(request: Msg, initialEvents?: (exec: Execution) => void, parent?: ParentRef): StartResult {
-    const workflowId = requireField<string>(request.workflowId, 'WorkflowId');
-    requireField(request.workflowType?.name, 'WorkflowType');
-    const taskQueue = requireField<string>(request.taskQueue?.name, 'TaskQueue');
+    checkStartRequest(request);
+    const workflowId: string = request.workflowId;
+    const taskQueue: string = request.taskQueue.name;
     if (request.cronSchedule) throw unimplemented('cron schedules are not supported by temporal-dev');
     const requestId: string = request.requestId || randomUUID();
 
     const current = this.ns.current(workflowId);
-    if (current?.requestIds.has(requestId)) return { exec: current, started: true };
+    if (current?.requestIds.has(requestId)) {
+      const created = current.options.requestId === requestId;
+      // A retried eager start gets the first workflow task again while it is still in its first attempt.
+      const eagerWorkflowTask = created && request.requestEagerExecution ? current.firstWorkflowTaskAgain() : undefined;
+      return { exec: current, started: created, eagerWorkflowTask };
+    }
     let conflict = request.workflowIdConflictPolicy || IdConflictPolicy.UNSPECIFIED;
     const reuse = request.workflowIdReusePolicy || IdReusePolicy.ALLOW_DUPLICATE;
     if (conflict === IdConflictPolicy.UNSPECIFIED) {
@@ -72,10 +90,12 @@ export class WorkflowStarts {
 
     const runId = randomUUID();
     const executionTimeoutMs = protoToMs(request.workflowExecutionTimeout);
+    const startDelayMs = protoToMs(request.workflowStartDelay);
     const options: StartOptions = {
       workflowId,
       runId,
       firstRunId: runId,
+      requestId,
       workflowType: request.workflowType,
       taskQueue,
       input: request.input,
@@ -90,22 +110,24 @@ export class WorkflowStarts {
       attempt: 1,
       identity: request.identity,
       parent,
-      firstWorkflowTaskBackoffMs: protoToMs(request.workflowStartDelay),
+      firstWorkflowTaskBackoffMs: startDelayMs,
       // Set by schedules, which hand a run the previous run's result or failure.
       lastCompletionResult: request.lastCompletionResult,
       continuedFailure: request.continuedFailure,
     };
-    const exec = this.launch(options, initialEvents);
-    exec.addRequestId(requestId);
-    return { exec, started: true };
-  }
-
-  private launch(options: StartOptions, initialEvents?: (exec: Execution) => void): Execution {
+    // As Temporal: a delayed first workflow task cannot be handed out now, so the start is not eager.
+    const eager = request.requestEagerExecution && !startDelayMs ? { identity: request.identity ?? '', requestId } : undefined;
     const exec = new Execution(this.ns, options);
     this.ns.add(exec);
+    exec.addRequestId(requestId);
     initialEvents?.(exec);
+    return { exec, started: true, eagerWorkflowTask: exec.begin(eager) };
+  }
+
+  private launch(options: StartOptions): void {
+    const exec = new Execution(this.ns, options);
+    this.ns.add(exec);
     exec.begin();
-    return exec;
   }
 
   /** Closes `exec` as continued-as-new and starts the next run of the chain. */
@@ -127,6 +149,7 @@ export class WorkflowStarts {
       taskTimeoutMs: protoToMs(attrs.workflowTaskTimeout) ?? prev.taskTimeoutMs,
       retryPolicy: attrs.retryPolicy ?? prev.retryPolicy,
       attempt: 1,
+      requestId: undefined,
       continuedExecutionRunId: exec.runId,
       initiator,
       continuedFailure: attrs.failure,
@@ -173,6 +196,7 @@ export class WorkflowStarts {
     this.launch({
       ...o,
       runId,
+      requestId: undefined,
       attempt: o.attempt + 1,
       continuedExecutionRunId: exec.runId,
       initiator: ContinueAsNewInitiator.RETRY,
@@ -345,5 +369,12 @@ export class WorkflowStarts {
 }
 
 function alreadyRunning(exec: Execution): ServiceError {
-  return alreadyExists(`Workflow execution is already running. WorkflowId: ${exec.workflowId}, RunId: ${exec.runId}.`);
+  return new ServiceError(
+    status.ALREADY_EXISTS,
+    `Workflow execution is already running. WorkflowId: ${exec.workflowId}, RunId: ${exec.runId}.`,
+    {
+      typeName: 'temporal.api.errordetails.v1.WorkflowExecutionAlreadyStartedFailure',
+      value: { startRequestId: exec.options.requestId, runId: exec.runId },
+    },
+  );
 }

@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Context } from '@temporalio/activity';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTemporalDevServer, temporalDevExecutable } from '../index.ts';
@@ -87,12 +89,13 @@ async function rawClient(address: string): Promise<Client> {
   return new Client({ connection });
 }
 
+/** Runs a worker until the test ends; returns its connection (a client on it can start workflows eagerly). */
 async function startWorker(
   address: string,
   taskQueue: string,
   activities: object = {},
   options: Partial<WorkerOptions> = {},
-): Promise<void> {
+): Promise<NativeConnection> {
   const connection = await NativeConnection.connect({ address });
   const worker = await Worker.create({ connection, taskQueue, workflowBundle: await sharedBundle(), activities, ...options });
   const run = worker.run();
@@ -101,6 +104,7 @@ async function startWorker(
     await run;
     await connection.close();
   });
+  return connection;
 }
 
 const dbFile = () => path.join(dir, `${randomUUID()}.sqlite`);
@@ -337,6 +341,125 @@ describe('a restart on the same state file', () => {
       'WORKFLOW_TASK_STARTED',
     ]);
   }, 60_000);
+
+  it('treats eagerly dispatched tasks running at the kill as started: the workflow task times out, the activity is handed out again', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const activityQueue = `${taskQueue}-eager`;
+    const first = await server(file);
+    const client = await rawClient(first.address);
+    const svc = client.workflowService;
+    const start = (workflowId: string, queue: string) =>
+      svc.startWorkflowExecution({
+        namespace: 'default',
+        workflowId,
+        workflowType: { name: 'driven-by-the-test' },
+        taskQueue: { name: queue },
+        requestId: randomUUID(),
+        identity: 'test',
+        requestEagerExecution: true,
+      });
+    const eagerWorkflow = await start(`eager-task-${randomUUID()}`, taskQueue);
+    const withActivity = await start(`eager-activity-${randomUUID()}`, activityQueue);
+    const completed = await svc.respondWorkflowTaskCompleted({
+      namespace: 'default',
+      taskToken: withActivity.eagerWorkflowTask!.taskToken,
+      identity: 'test',
+      commands: [
+        {
+          commandType: temporal.api.enums.v1.CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+          scheduleActivityTaskCommandAttributes: {
+            activityId: 'eager',
+            activityType: { name: 'work' },
+            taskQueue: { name: activityQueue },
+            startToCloseTimeout: msToTs('1 minute'),
+            requestEagerExecution: true,
+          },
+        },
+      ],
+    });
+    const activity = completed.activityTasks![0]!;
+
+    await kill(first);
+    await server(file, first.port);
+    for (const stale of [
+      await grpcError(svc.respondWorkflowTaskCompleted({ namespace: 'default', taskToken: eagerWorkflow.eagerWorkflowTask!.taskToken })),
+      await grpcError(svc.respondActivityTaskCompleted({ namespace: 'default', taskToken: activity.taskToken })),
+    ]) {
+      expect(stale).toMatchObject({ code: 5, details: expect.stringMatching(/before the server restarted/) });
+    }
+    const next = await svc.pollWorkflowTaskQueue({ namespace: 'default', taskQueue: { name: taskQueue }, identity: 'test' });
+    expect(next.workflowExecution!.runId).toBe(eagerWorkflow.runId);
+    expect(next.attempt).toBe(2);
+    expect(eventTypes(next.history!.events)).toEqual([
+      'WORKFLOW_EXECUTION_STARTED',
+      'WORKFLOW_TASK_SCHEDULED',
+      'WORKFLOW_TASK_STARTED',
+      'WORKFLOW_TASK_TIMED_OUT',
+      'WORKFLOW_TASK_SCHEDULED',
+      'WORKFLOW_TASK_STARTED',
+    ]);
+    const again = await svc.pollActivityTaskQueue({ namespace: 'default', taskQueue: { name: activityQueue }, identity: 'test' });
+    expect({ activityId: again.activityId, attempt: again.attempt }).toEqual({ activityId: 'eager', attempt: 1 });
+    expect(again.workflowExecution!.runId).toBe(withActivity.runId);
+  }, 60_000);
+
+  it('keeps an update admitted with its start and delivers it in the first workflow task after the restart', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const workflowId = `uws-${randomUUID()}`;
+    const first = await server(file);
+    const client = await rawClient(first.address);
+    const svc = client.workflowService;
+    const completedStage = temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED;
+    const call = svc
+      .executeMultiOperation({
+        namespace: 'default',
+        operations: [
+          {
+            startWorkflow: {
+              namespace: 'default',
+              workflowId,
+              workflowType: { name: 'collect' },
+              taskQueue: { name: taskQueue },
+              input: payloads(2),
+              requestId: randomUUID(),
+            },
+          },
+          {
+            updateWorkflow: {
+              namespace: 'default',
+              workflowExecution: { workflowId },
+              request: { meta: { updateId: 'kept' }, input: { name: 'addItem', args: payloads('kept') } },
+              waitPolicy: { lifecycleStage: completedStage },
+            },
+          },
+        ],
+      })
+      .catch((e: unknown) => e);
+    const updateRef = { workflowExecution: { workflowId }, updateId: 'kept' };
+    const admittedStage = temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED;
+    await eventually(() =>
+      svc.pollWorkflowExecutionUpdate({ namespace: 'default', updateRef, waitPolicy: { lifecycleStage: admittedStage } }).then(
+        () => true,
+        () => false,
+      ),
+    );
+
+    await kill(first);
+    expect(await call).toMatchObject({ code: 14 });
+    await server(file, first.port);
+    await startWorker(first.address, taskQueue);
+    const polled = await svc.pollWorkflowExecutionUpdate({
+      namespace: 'default',
+      updateRef,
+      waitPolicy: { lifecycleStage: completedStage },
+    });
+    expect(defaultPayloadConverter.fromPayload(polled.outcome!.success!.payloads![0]!)).toBe(1);
+    const { history } = await svc.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
+    const types = eventTypes(history!.events);
+    expect(types.indexOf('WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toBe(types.indexOf('WORKFLOW_TASK_COMPLETED') + 1);
+  }, 60_000);
 });
 
 describe('the state file', () => {
@@ -356,10 +479,25 @@ describe('the state file', () => {
           return 'third time';
         },
       };
-      await startWorker(server.address, taskQueue, activities, { maxCachedWorkflows: 0 });
+      const workerConnection = await startWorker(server.address, taskQueue, activities, { maxCachedWorkflows: 0 });
       const id = (prefix: string) => `${prefix}-${randomUUID()}`;
       const opts = { taskQueue };
-      await client.workflow.execute(greeting, { ...opts, workflowId: id('greet'), args: ['x'] });
+      // The worker runs its activities eagerly; this one also gets its first workflow task eagerly.
+      const eager = await new Client({ connection: workerConnection }).workflow.start(greeting, {
+        ...opts,
+        workflowId: id('eager'),
+        args: ['x'],
+        requestEagerStart: true,
+      });
+      expect(eager.eagerlyStarted).toBe(true);
+      expect(await eager.result()).toBe('Hello, x!');
+      const startWorkflowOperation = new WithStartWorkflowOperation(collect, {
+        ...opts,
+        workflowId: id('update-with-start'),
+        args: [2],
+        workflowIdConflictPolicy: 'FAIL',
+      });
+      expect(await client.workflow.executeUpdateWithStart(addUpdate, { args: ['first'], startWorkflowOperation })).toBe(1);
       await client.workflow.execute(parent, { ...opts, workflowId: id('parent'), args: ['child'] });
       await client.workflow.execute(countdown, { ...opts, workflowId: id('countdown'), args: [2] });
       await client.workflow.execute(cancelTimer, { ...opts, workflowId: id('timer') });

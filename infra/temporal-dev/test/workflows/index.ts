@@ -235,3 +235,45 @@ export async function timerVersusActivity(timerMs: number): Promise<string> {
 export async function countedRun(): Promise<number> {
   return ((wf.workflowInfo().lastResult as number | undefined) ?? 0) + 1;
 }
+
+/**
+ * Logs its own progress and the "addItem" updates it handles (each answered with the log's
+ * length), so a test sees whether an update ran before the workflow's first await. Ends after the
+ * update "done".
+ */
+export async function updateLog(): Promise<string[]> {
+  const log: string[] = [];
+  wf.setHandler(
+    addUpdate,
+    (item) => {
+      log.push(`update ${item}`);
+      return log.length;
+    },
+    {
+      validator: (item) => {
+        if (item === 'invalid') throw new Error('rejected by validator');
+      },
+    },
+  );
+  log.push('main started');
+  await wf.sleep(1);
+  log.push('main after its first await');
+  await wf.condition(() => log.includes('update done'));
+  return log;
+}
+
+export const neverEndingUpdate = wf.defineUpdate<void, []>('neverEnding');
+
+/** Accepts "neverEnding" updates whose handlers never return, and waits to be closed from outside. */
+export async function withNeverEndingUpdate(): Promise<void> {
+  wf.setHandler(neverEndingUpdate, () => wf.condition(() => false));
+  await wf.condition(() => false);
+}
+
+/** Runs the activity `whichWorker` `times` times, one after the other; returns its answers. */
+export async function activitiesInSequence(times: number): Promise<string[]> {
+  const { whichWorker } = wf.proxyActivities<{ whichWorker(): Promise<string> }>({ startToCloseTimeout: '10s' });
+  const answers: string[] = [];
+  for (let i = 0; i < times; i++) answers.push(await whichWorker());
+  return answers;
+}
