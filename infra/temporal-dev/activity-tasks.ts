@@ -6,6 +6,7 @@ import { PendingActivityState, RetryState, TimeoutType } from './enums.ts';
 import { notFound } from './errors.ts';
 import type { Msg } from './proto.ts';
 import { decideRetry } from './retry.ts';
+import { mergePriority, priorityKey } from './task-queues.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { encodeToken, type TaskToken } from './tokens.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -142,6 +143,7 @@ export class PendingActivity {
     this.exec.ns.server.activityTasks.add(this.exec.ns.queueKey(this.attrs.taskQueue.name), {
       start: (identity, requestId) =>
         this.state === 'scheduled' && this.attempt === attempt ? this.start(identity, requestId) : undefined,
+      priorityKey: priorityKey(this.priority),
     });
     const scheduleToStart = protoToMs(this.attrs.scheduleToStartTimeout);
     if (scheduleToStart) {
@@ -179,8 +181,13 @@ export class PendingActivity {
       startToCloseTimeout: a.startToCloseTimeout,
       heartbeatTimeout: a.heartbeatTimeout,
       retryPolicy: a.retryPolicy,
-      priority: a.priority,
+      priority: this.priority,
     };
+  }
+
+  /** The activity's own priority over its workflow's, as Temporal merges them for dispatch. */
+  private get priority(): Msg | undefined {
+    return mergePriority(this.exec.options.priority, this.attrs.priority);
   }
 
   private armHeartbeatTimeout(): void {

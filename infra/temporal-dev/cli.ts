@@ -1,11 +1,13 @@
 // Command line, accepting both launch forms of @temporalio/testing:
 //   temporal-dev server start-dev --port N --ip H --namespace NS [--search-attribute k=Type]
-//     [--db-filename F] [--http-port N] [--ui-port N | --headless] [other flags ignored]
+//     [--db-filename F] [--http-port N] [--ui-port N | --headless]
+//     [--dynamic-config-value limit.KEY=N] [other flags ignored]
 //   temporal-dev <port> [other args ignored]      (time-skipping test server)
 
 import { StateFileError } from './errors.ts';
 import { startTemporalDevServer, type TemporalDevServer } from './index.ts';
-import { indexedValueType } from './visibility.ts';
+import { applyDynamicConfig, type Limits } from './limits.ts';
+import { indexedValueType } from './search-attributes.ts';
 
 interface CliOptions {
   port: number;
@@ -16,20 +18,29 @@ interface CliOptions {
   dbFilename?: string;
   httpPort?: number;
   uiPort?: number;
+  limits: Partial<Limits>;
 }
 
 const USAGE = `usage:
   temporal-dev server start-dev [--port 7233] [--ip 127.0.0.1] [--namespace NAME]... [--search-attribute NAME=Type]...
                                 [--db-filename FILE]   keep state in FILE across restarts (default: memory only)
                                 [--http-port N] [--ui-port N (default: port + 1000) | --headless]
+                                [--dynamic-config-value limit.blobSize.error=N]...   Temporal's size limits (limits.ts)
   temporal-dev <port>            time-skipping test server`;
 
 function parseArgs(argv: string[]): CliOptions {
   if (argv[0] !== undefined && /^\d+$/.test(argv[0])) {
-    return { port: Number(argv[0]), host: '127.0.0.1', timeSkipping: true, namespaces: ['default'], searchAttributes: {} };
+    return { port: Number(argv[0]), host: '127.0.0.1', timeSkipping: true, namespaces: ['default'], searchAttributes: {}, limits: {} };
   }
   if (argv[0] !== 'server' || argv[1] !== 'start-dev') throw new Error(USAGE);
-  const options: CliOptions = { port: 7233, host: '127.0.0.1', timeSkipping: false, namespaces: ['default'], searchAttributes: {} };
+  const options: CliOptions = {
+    port: 7233,
+    host: '127.0.0.1',
+    timeSkipping: false,
+    namespaces: ['default'],
+    searchAttributes: {},
+    limits: {},
+  };
   const rest = argv.slice(2);
   let headless = false;
   for (let i = 0; i < rest.length; i++) {
@@ -80,6 +91,10 @@ function parseArgs(argv: string[]): CliOptions {
         options.searchAttributes[name] = t;
         break;
       }
+      case '--dynamic-config-value':
+        // Keys other than the size limits are ignored, like unknown flags.
+        applyDynamicConfig(options.limits, value());
+        break;
       default:
         if (inline === undefined && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('-')) i++;
     }

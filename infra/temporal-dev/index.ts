@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { addService, type Handler } from './grpc-server.ts';
 import { createHttpApi, type ServiceHandlers } from './http-api.ts';
+import type { Limits } from './limits.ts';
 import { ServerState } from './namespaces.ts';
 import { operatorServiceHandlers } from './operator-service.ts';
 import type { Persistence } from './persistence.ts';
@@ -34,6 +35,8 @@ export interface TemporalDevServerOptions {
   httpPort?: number;
   /** Serve the Temporal Web UI (and its /api/v1) on this port (0 picks a free one); default: not served. */
   uiPort?: number;
+  /** Size limits other than Temporal's defaults (limits.ts; the CLI's --dynamic-config-value). */
+  limits?: Partial<Limits>;
 }
 
 export interface TemporalDevServer {
@@ -53,14 +56,16 @@ export { StateFileError } from './errors.ts';
 /** Path of the `temporal-dev` executable, for launchers that take one (e.g. @temporalio/testing's `existing-path`). */
 export const temporalDevExecutable = fileURLToPath(new URL('./bin/temporal-dev', import.meta.url));
 
-const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+/** Temporal's frontend takes gRPC's default 4 MiB requests; its answers are not limited. */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions = {}): Promise<TemporalDevServer> {
   const host = options.host ?? '127.0.0.1';
   const timeSkipping = options.timeSkipping ?? false;
   if (options.dbFilename && timeSkipping) throw new Error('temporal-dev: a state file (dbFilename) is not supported with time skipping');
   const onError = options.onError ?? ((method, err) => console.error(`temporal-dev: ${method} failed`, err));
-  const state = new ServerState({ timeSkipping });
+  const state = new ServerState({ timeSkipping, limits: options.limits });
   // Loaded only when asked for, so the memory-only server never touches node:sqlite.
   const persistence = options.dbFilename
     ? (await import('./persistence.ts')).openPersistence(options.dbFilename, state, (err) => onError('persistence', err))
@@ -71,8 +76,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   persistence?.flush();
 
   const server = new grpc.Server({
-    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
-    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
+    'grpc.max_send_message_length': MAX_RESPONSE_BYTES,
   });
   // One set of handlers per service, served over gRPC and (where annotated) over HTTP alike.
   const services: ServiceHandlers = {

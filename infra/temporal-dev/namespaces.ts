@@ -3,8 +3,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { VirtualClock } from './clock.ts';
 import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import type { Msg } from './proto.ts';
 import { Schedules, type SchedulesState } from './schedules.ts';
+import { TEST_SERVER_ATTRIBUTES } from './search-attributes.ts';
 import { TaskQueues } from './task-queues.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -14,6 +16,8 @@ export interface ServerOptions {
   timeSkipping: boolean;
   /** Long-poll duration before an empty answer, like Temporal's ~60s (tests shorten it). */
   pollTimeoutMs?: number;
+  /** Size limits other than Temporal's defaults. */
+  limits?: Partial<Limits>;
 }
 
 /** Receives every change to durable state (persistence.ts with --db-filename); unset in memory-only mode. */
@@ -21,6 +25,7 @@ export interface ChangeLog {
   executionChanged(exec: Execution): void;
   namespaceChanged(ns: Namespace): void;
   searchAttributeAdded(name: string, type: number): void;
+  searchAttributeRemoved(name: string): void;
 }
 
 /** What a namespace row holds. */
@@ -39,11 +44,14 @@ export class ServerState {
   readonly workflowTasks: TaskQueues<Msg>;
   readonly activityTasks: TaskQueues<Msg>;
   readonly namespaces = new Map<string, Namespace>();
-  /** Custom search attribute names and IndexedValueType, as registered via --search-attribute. */
+  /** Custom search attribute names and IndexedValueType (--search-attribute, the option, OperatorService). */
   readonly searchAttributeTypes = new Map<string, number>();
+  readonly limits: Limits;
   changes: ChangeLog | undefined;
 
   constructor(options: ServerOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    if (options.timeSkipping) for (const [name, type] of Object.entries(TEST_SERVER_ATTRIBUTES)) this.searchAttributeTypes.set(name, type);
     this.clock = new VirtualClock(options.timeSkipping);
     this.workflowTasks = new TaskQueues(options.pollTimeoutMs ?? 60_000);
     this.activityTasks = new TaskQueues(options.pollTimeoutMs ?? 60_000);
@@ -73,6 +81,10 @@ export class ServerState {
   addSearchAttribute(name: string, type: number): void {
     this.searchAttributeTypes.set(name, type);
     this.changes?.searchAttributeAdded(name, type);
+  }
+
+  removeSearchAttribute(name: string): void {
+    if (this.searchAttributeTypes.delete(name)) this.changes?.searchAttributeRemoved(name);
   }
 
   private hasRunnableWork(): boolean {
@@ -131,6 +143,8 @@ export class Namespace {
         state: NamespaceState.REGISTERED,
         description: this.description,
         capabilities: { eagerWorkflowStart: false, syncUpdate: true, asyncUpdate: true },
+        // Workers read these and fail oversized completions themselves (PAYLOADS_TOO_LARGE).
+        limits: { blobSizeLimitError: this.server.limits.blobSizeError, memoSizeLimitError: this.server.limits.memoSizeError },
         supportsSchedules: true,
       },
       config: { workflowExecutionRetentionTtl: msToProto(this.retentionMs) },

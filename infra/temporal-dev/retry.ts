@@ -30,7 +30,8 @@ export function decideRetry(
 ): RetryDecision {
   if (!policy) return { retry: false, retryState: RetryState.RETRY_POLICY_NOT_SET };
   const app = failure?.applicationFailureInfo;
-  if (app?.nonRetryable) return { retry: false, retryState: RetryState.NON_RETRYABLE_FAILURE };
+  // Server failures are non-retryable when marked so (e.g. an activity result over the size limit).
+  if (app?.nonRetryable || failure?.serverFailureInfo?.nonRetryable) return { retry: false, retryState: RetryState.NON_RETRYABLE_FAILURE };
   const errorType: string | undefined = app?.type ?? timeoutErrorType(failure);
   if (errorType && (policy.nonRetryableErrorTypes ?? []).includes(errorType)) {
     return { retry: false, retryState: RetryState.NON_RETRYABLE_FAILURE };

@@ -9,6 +9,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTemporalDevServer, temporalDevExecutable } from '../index.ts';
@@ -17,6 +18,8 @@ import { eventTypes, eventually, grpcError, sharedBundle } from './helpers.ts';
 import {
   addSignal,
   addUpdate,
+  CustomInt,
+  CustomKeyword,
   cancelTimer,
   collect,
   countdown,
@@ -103,6 +106,7 @@ async function startWorker(
   });
 }
 
+const { IndexedValueType } = temporal.api.enums.v1;
 const dbFile = () => path.join(dir, `${randomUUID()}.sqlite`);
 const payloads = (...values: unknown[]) => ({ payloads: values.map((v) => defaultPayloadConverter.toPayload(v)) });
 
@@ -308,7 +312,14 @@ describe('a restart on the same state file', () => {
 describe('the state file', () => {
   it('holds exactly the state in memory after a varied workload', async () => {
     const file = dbFile();
-    const server = await startTemporalDevServer({ dbFilename: file, namespaces: ['default', 'other'] });
+    const server = await startTemporalDevServer({
+      dbFilename: file,
+      namespaces: ['default', 'other'],
+      searchAttributes: {
+        [CustomKeyword.name]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        [CustomInt.name]: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+      },
+    });
     const taskQueue = `varied-${randomUUID()}`;
     const connection = await Connection.connect({ address: server.address });
     try {
