@@ -334,7 +334,8 @@ export class Execution {
    */
   begin(): void {
     const now = this.ns.server.clock.now();
-    const runDeadline = this.options.runTimeoutMs ? now + this.options.runTimeoutMs : undefined;
+    // As Temporal: the run timeout counts from the start plus any start delay or retry backoff.
+    const runDeadline = this.options.runTimeoutMs ? this.executionTime + this.options.runTimeoutMs : undefined;
     const timeoutAt = Math.min(runDeadline ?? Infinity, this.options.expirationTime ?? Infinity);
     if (timeoutAt !== Infinity) this.runTimeoutAt = timeoutAt;
     const backoff = this.options.firstWorkflowTaskBackoffMs;

@@ -95,6 +95,7 @@ export class WorkflowStarts {
       attempt: 1,
       identity: request.identity,
       parent,
+      rootExecution: parent && this.rootOf(parent),
       firstWorkflowTaskBackoffMs: protoToMs(request.workflowStartDelay),
       // Set by schedules, which hand a run the previous run's result or failure.
       lastCompletionResult: request.lastCompletionResult,
@@ -105,6 +106,12 @@ export class WorkflowStarts {
     const exec = this.launch(options, initialEvents);
     exec.addRequestId(requestId);
     return { exec, started: true };
+  }
+
+  /** A child's root: its parent's root (the parent itself when that is a top-level run). */
+  private rootOf(parent: ParentRef): { workflowId: string; runId: string } {
+    const parentExec = this.ns.server.namespaces.get(parent.namespace)?.find(parent.execution.workflowId, parent.execution.runId);
+    return parentExec?.options.rootExecution ?? parent.execution;
   }
 
   /** Temporal's checks of a start request's input, memo and search attributes (INVALID_ARGUMENT). */
