@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, defineSearchAttributeKey } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,7 @@ import {
   runActivity,
   sleepCollecting,
   upserter,
+  upsertTyped,
   waitForever,
 } from './workflows/index.ts';
 
@@ -191,6 +192,66 @@ describe('a restart on the same state file', () => {
     await handle.delete();
   }, 60_000);
 
+  it('keeps what describe shows: summary and details, priority, typed search attributes and their registration, sizes and counts', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const first = await server(file);
+    await startWorker(first.address, taskQueue);
+    const client = new Client({ connection: await Connection.connect({ address: first.address }) });
+    closers.push(() => client.connection.close());
+    const tier = defineSearchAttributeKey(`Tier${randomUUID().slice(0, 8)}`, 'KEYWORD_LIST');
+    await client.connection.operatorService.addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: { [tier.name]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST },
+    });
+    const handle = await client.workflow.start(upsertTyped, {
+      taskQueue,
+      workflowId: `described-${randomUUID()}`,
+      args: [[[tier.name, 'KEYWORD_LIST', ['gold', 'silver']]]],
+      typedSearchAttributes: [{ key: tier, value: ['bronze'] }],
+      staticSummary: 'kept summary',
+      staticDetails: 'kept details',
+      priority: { priorityKey: 2, fairnessKey: 'kept' },
+    });
+    await handle.signal(addSignal, 'upsert');
+    await eventually(async () => (await handle.describe()).typedSearchAttributes.get(tier)?.length === 2);
+    const observe = async () => {
+      const d = await handle.describe();
+      const info = d.raw.workflowExecutionInfo!;
+      return {
+        summary: await d.staticSummary(),
+        details: await d.staticDetails(),
+        priority: d.priority,
+        tier: d.typedSearchAttributes.get(tier),
+        historySize: d.historySize,
+        historyLength: d.historyLength,
+        stateTransitionCount: Number(info.stateTransitionCount),
+      };
+    };
+    const before = await observe();
+    expect(before).toMatchObject({ summary: 'kept summary', tier: ['gold', 'silver'], priority: { priorityKey: 2, fairnessKey: 'kept' } });
+    expect(before.stateTransitionCount).toBeGreaterThan(0);
+    await kill(first);
+
+    const second = await server(file);
+    const restarted = new Client({ connection: await Connection.connect({ address: second.address }) });
+    closers.push(() => restarted.connection.close());
+    const again = restarted.workflow.getHandle(handle.workflowId);
+    const d = await again.describe();
+    expect({
+      summary: await d.staticSummary(),
+      details: await d.staticDetails(),
+      priority: d.priority,
+      tier: d.typedSearchAttributes.get(tier),
+      historySize: d.historySize,
+      historyLength: d.historyLength,
+      stateTransitionCount: Number(d.raw.workflowExecutionInfo!.stateTransitionCount),
+    }).toEqual(before);
+    // The attribute registered through OperatorService is still known.
+    expect((await restarted.workflow.count(`${tier.name} = 'gold'`)).count).toBe(1);
+    await again.terminate();
+  }, 60_000);
+
   it('runs a mixed workload to the right results through repeated kills', async () => {
     const file = dbFile();
     const taskQueue = `chaos-${randomUUID()}`;
@@ -336,7 +397,13 @@ describe('the state file', () => {
       await startWorker(server.address, taskQueue, activities, { maxCachedWorkflows: 0 });
       const id = (prefix: string) => `${prefix}-${randomUUID()}`;
       const opts = { taskQueue };
-      await client.workflow.execute(greeting, { ...opts, workflowId: id('greet'), args: ['x'] });
+      await client.workflow.execute(greeting, {
+        ...opts,
+        workflowId: id('greet'),
+        args: ['x'],
+        priority: { priorityKey: 1 },
+        staticSummary: 'greets',
+      });
       await client.workflow.execute(parent, { ...opts, workflowId: id('parent'), args: ['child'] });
       await client.workflow.execute(countdown, { ...opts, workflowId: id('countdown'), args: [2] });
       await client.workflow.execute(cancelTimer, { ...opts, workflowId: id('timer') });

@@ -329,3 +329,17 @@ export async function sized(resultSize: number, activityInputSize = 0): Promise<
   if (activityInputSize > 0) await greet('i'.repeat(activityInputSize));
   return 'o'.repeat(resultSize);
 }
+
+/** Sleeps 1 ms `times` times. */
+export async function sleepLoop(times: number): Promise<number> {
+  for (let i = 0; i < times; i++) await wf.sleep(1);
+  return times;
+}
+
+export const sizedUpdate = wf.defineUpdate<string, [number]>('sized');
+
+/** Answers "sized" updates with a string of the requested size; waits forever. */
+export async function sizedUpdates(): Promise<void> {
+  wf.setHandler(sizedUpdate, (size) => 'u'.repeat(size));
+  await wf.condition(() => false);
+}
