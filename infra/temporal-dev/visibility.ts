@@ -1,6 +1,7 @@
 // Visibility: execution info, Describe, and List/Count with a subset of Temporal's SQL-like
 // query language: comparisons (= != > >= < <=), IN, BETWEEN, STARTS_WITH, IS [NOT] NULL,
-// AND/OR/parentheses, ORDER BY (ignored; newest first) and Count's GROUP BY ExecutionStatus.
+// AND/OR/parentheses, ORDER BY (ignored; newest first) and Count's GROUP BY ExecutionStatus,
+// with Temporal's rules on the literals and operators each attribute type takes.
 // Rows are workflow runs plus each schedule's scheduler workflow (schedules.ts); like Temporal,
 // rows in a namespace division (TemporalNamespaceDivision set) only match queries that name it.
 import { IndexedValueType, PendingWorkflowTaskState, Status, TaskQueueKind } from './enums.ts';
