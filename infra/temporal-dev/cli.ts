@@ -92,7 +92,6 @@ function parseArgs(argv: string[]): CliOptions {
         break;
       }
       case '--dynamic-config-value':
-        // Keys other than the size limits are ignored, like unknown flags.
         applyDynamicConfig(options.limits, value());
         break;
       default:

@@ -44,17 +44,16 @@ const DYNAMIC_CONFIG_KEYS: Record<string, keyof Limits> = {
 };
 
 /**
- * Applies one `--dynamic-config-value KEY=VALUE` of Temporal's CLI. Returns false for keys this
- * server does not know (which, like other unknown flags, are ignored).
+ * Applies one `--dynamic-config-value KEY=VALUE` of Temporal's CLI; keys other than the limits
+ * above are ignored, like unknown flags.
  */
-export function applyDynamicConfig(limits: Partial<Limits>, spec: string): boolean {
+export function applyDynamicConfig(limits: Partial<Limits>, spec: string): void {
   const eq = spec.indexOf('=');
-  const field = DYNAMIC_CONFIG_KEYS[spec.slice(0, eq)];
-  if (eq < 0 || !field) return false;
+  const field = eq < 0 ? undefined : DYNAMIC_CONFIG_KEYS[spec.slice(0, eq)];
+  if (!field) return;
   const value = Number(spec.slice(eq + 1));
   if (!Number.isInteger(value)) throw new Error(`bad --dynamic-config-value ${spec} (expected an integer)`);
   limits[field] = value;
-  return true;
 }
 
 export const BLOB_SIZE_EXCEEDED = 'Blob data size exceeds limit.';
