@@ -89,17 +89,25 @@ function serverFailure(message: string, cause?: Msg): Msg {
   return { message, serverFailureInfo: { nonRetryable: true }, cause };
 }
 
-/** Temporal's failure.Truncate: message, stack and type cut to share `maxBytes`, the rest dropped. */
-function truncateFailure(failure: Msg | undefined, maxBytes: number): Msg | undefined {
+/** At most `maxBytes` of `text`'s UTF-8, not splitting a character. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= maxBytes) return text;
+  let end = Math.max(maxBytes, 0);
+  // Back off continuation bytes (10xxxxxx) so the cut falls between characters.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+/** Temporal's failure.Truncate: type, source, message, stack and causes cut to share `maxBytes`. */
+function truncateFailure(failure: Msg | undefined, maxBytes: number, depth = 20): Msg | undefined {
   if (!failure) return undefined;
   let left = maxBytes;
   const cut = (text: string | undefined): string | undefined => {
-    if (!text) return text;
-    const bytes = Buffer.from(text).subarray(0, Math.max(left, 0));
-    // Drop a character split at the cut.
-    const out = bytes.toString('utf8').replace(/\uFFFD$/, '');
-    left -= Buffer.byteLength(out) + 4;
-    return out;
+    const out = truncateUtf8(text ?? '', left);
+    // Each string also costs its protobuf tag and length.
+    if (out) left -= Buffer.byteLength(out) + 4;
+    return out || undefined;
   };
   const out: Msg = {};
   if (failure.applicationFailureInfo) {
@@ -107,12 +115,15 @@ function truncateFailure(failure: Msg | undefined, maxBytes: number): Msg | unde
       nonRetryable: failure.applicationFailureInfo.nonRetryable,
       type: cut(failure.applicationFailureInfo.type),
     };
+    left -= 8;
   } else if (failure.serverFailureInfo) {
     out.serverFailureInfo = { nonRetryable: failure.serverFailureInfo.nonRetryable };
+    left -= 4;
   }
   out.source = cut(failure.source);
   out.message = cut(failure.message);
   out.stackTrace = cut(failure.stackTrace);
+  if (failure.cause && left > 4 && depth > 0) out.cause = truncateFailure(failure.cause, left - 4, depth - 1);
   return out;
 }
 

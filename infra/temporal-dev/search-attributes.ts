@@ -70,7 +70,7 @@ export function typeName(type: number): string {
 }
 
 /** The type of a built-in or registered attribute; undefined when the server does not know the name. */
-export function searchAttributeType(server: ServerState, name: string): number | undefined {
+function searchAttributeType(server: ServerState, name: string): number | undefined {
   return BUILT_IN_ATTRIBUTES[name] ?? server.searchAttributeTypes.get(name);
 }
 

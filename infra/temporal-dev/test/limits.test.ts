@@ -4,13 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { TerminatedFailure } from '@temporalio/common';
+import { ApplicationFailure, TerminatedFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTypes, eventually, grpcError, type RunningWorker, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
 import {
   addSignal,
   collect,
+  failsTaskWith,
   greeting,
   itemsQuery,
   loopUntilSuggested,
@@ -40,6 +41,9 @@ const limits = {
 const activities = {
   greet: async (name: string) => `Hello, ${name.length} characters!`,
   bigResult: async () => 'r'.repeat(OVER),
+  bigFailure: async () => {
+    throw ApplicationFailure.retryable('f'.repeat(OVER), 'Big');
+  },
   bigHeartbeat: async () => {
     Context.current().heartbeat('h'.repeat(OVER));
     await Context.current().sleep(300);
@@ -164,6 +168,21 @@ describe('blob and memo size limits', () => {
       cause: 'Heartbeat details exceed size limit.',
       retryState: 'NON_RETRYABLE_FAILURE',
     });
+    expect(await run('bigFailure')).toMatchObject({ cause: 'Failure exceeds size limit.', retryState: 'NON_RETRYABLE_FAILURE' });
+  });
+
+  it('replaces an oversized workflow task failure by a server failure with the original, truncated, as its cause', async () => {
+    const handle = await s.env.client.workflow.start(failsTaskWith, {
+      taskQueue: optOutQueue,
+      workflowId: id('big-task-failure'),
+      args: [OVER],
+    });
+    const failed = await eventually(async () => (await events(handle.workflowId)).find((e) => e.workflowTaskFailedEventAttributes));
+    const failure = failed.workflowTaskFailedEventAttributes?.failure;
+    expect(failure).toMatchObject({ message: 'Failure exceeds size limit.', serverFailureInfo: { nonRetryable: true } });
+    expect(failure?.cause?.message).toMatch(/^e+$/);
+    expect(Buffer.byteLength(failure?.cause?.message ?? '')).toBeLessThan(limits['limit.blobSize.warn']);
+    await handle.terminate();
   });
 
   it('fails a query whose result is over the limit', async () => {

@@ -343,3 +343,8 @@ export async function sizedUpdates(): Promise<void> {
   wf.setHandler(sizedUpdate, (size) => 'u'.repeat(size));
   await wf.condition(() => false);
 }
+
+/** Fails its workflow task (a plain Error) with a message of `size` characters. */
+export async function failsTaskWith(size: number): Promise<void> {
+  throw new Error('e'.repeat(size));
+}
