@@ -8,6 +8,7 @@ import { PendingActivityState, RetryState, TimeoutType } from './enums.ts';
 import { failedPrecondition, invalidArgument, notFound } from './errors.ts';
 import type { Msg } from './proto.ts';
 import { decideRetry, isRetryableFailure } from './retry.ts';
+import { mergePriority, priorityKey } from './task-queues.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { encodeToken, type TaskToken } from './tokens.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -190,6 +191,7 @@ export class PendingActivity {
     const stamp = ++this.stamp;
     this.exec.ns.server.activityTasks.add(this.exec.ns.queueKey(this.attrs.taskQueue.name), {
       start: (identity, requestId) => (this.state === 'scheduled' && this.stamp === stamp ? this.start(identity, requestId) : undefined),
+      priorityKey: priorityKey(this.priority),
     });
     const scheduleToStart = protoToMs(this.attrs.scheduleToStartTimeout);
     if (scheduleToStart) {
@@ -226,7 +228,7 @@ export class PendingActivity {
       startToCloseTimeout: a.startToCloseTimeout,
       heartbeatTimeout: a.heartbeatTimeout,
       retryPolicy: a.retryPolicy,
-      priority: a.priority,
+      priority: this.priority,
     };
   }
 
@@ -239,6 +241,11 @@ export class PendingActivity {
       );
     }
     this.armHeartbeatTimeout();
+  }
+
+  /** The activity's own priority over its workflow's, as Temporal merges them for dispatch. */
+  private get priority(): Msg | undefined {
+    return mergePriority(this.exec.options.priority, this.attrs.priority);
   }
 
   private armHeartbeatTimeout(): void {

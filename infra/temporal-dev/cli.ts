@@ -5,7 +5,7 @@
 import { StateFileError } from './errors.ts';
 import { startTemporalDevServer, type TemporalDevServer } from './index.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
-import { indexedValueType } from './visibility.ts';
+import { indexedValueType } from './search-attributes.ts';
 
 interface CliOptions {
   port: number;
@@ -40,7 +40,7 @@ start-dev options:
       --log-level LEVEL             what the server logs on stderr: debug, info, warn, error, never (default warn)
       --dynamic-config-value KEY=JSON
                                     dynamic config value (repeatable), e.g.
-                                    frontend.enableUpdateWorkflowExecution=false
+                                    frontend.enableUpdateWorkflowExecution=false or limit.blobSize.error=10240
   -h, --help                        this help
 Other flags are accepted and ignored.`;
 

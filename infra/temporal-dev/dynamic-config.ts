@@ -4,12 +4,18 @@
 // listed at debug level, and a value of the wrong type is logged and its default used.
 import { UpdateStage } from './enums.ts';
 import { permissionDenied } from './errors.ts';
+import { DEFAULT_LIMITS, LIMIT_KEYS } from './limits.ts';
 import type { Logger } from './log.ts';
 import type { Msg } from './proto.ts';
 
 type Parser<T> = (value: unknown) => T | undefined;
 
 const bool: Parser<boolean> = (v) => (typeof v === 'boolean' ? v : undefined);
+const bytes: Parser<number> = (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+/** The size limits (limits.ts) under their Temporal keys. */
+const LIMITS = Object.fromEntries(
+  Object.entries(LIMIT_KEYS).map(([key, field]) => [key, { default: DEFAULT_LIMITS[field], parse: bytes }]),
+) as Record<keyof typeof LIMIT_KEYS, { default: number; parse: Parser<number> }>;
 /** Milliseconds from a Go duration string ("30s", "1m30s", "2d"; bare numbers are seconds) or a number of seconds. */
 const duration: Parser<number> = (v) => {
   if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v * 1000 : undefined;
@@ -40,6 +46,7 @@ const KEYS = {
   'matching.longPollExpirationInterval': { default: 60_000, parse: duration },
   /** How long a history long poll (waitNewEvent) waits before an empty page (ms). */
   'history.longPollExpirationInterval': { default: 20_000, parse: duration },
+  ...LIMITS,
 } satisfies Record<string, { default: unknown; parse: Parser<unknown> }>;
 
 export type DynamicConfigKey = keyof typeof KEYS;

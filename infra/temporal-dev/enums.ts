@@ -56,6 +56,13 @@ export const WorkflowTaskFailedCause = enumValues(E + 'WorkflowTaskFailedCause',
   'START_TIMER_DUPLICATE_ID',
   'UNHANDLED_UPDATE',
   'BAD_START_CHILD_EXECUTION_ATTRIBUTES',
+  'BAD_RECORD_MARKER_ATTRIBUTES',
+  'BAD_FAIL_WORKFLOW_EXECUTION_ATTRIBUTES',
+  'BAD_CONTINUE_AS_NEW_ATTRIBUTES',
+  'BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES',
+  'BAD_SEARCH_ATTRIBUTES',
+  'BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES',
+  'BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE',
 ] as const);
 export const ParentClosePolicy = enumValues(E + 'ParentClosePolicy', 'PARENT_CLOSE_POLICY_', [
   'TERMINATE',
@@ -97,6 +104,14 @@ export const PendingActivityState = enumValues(E + 'PendingActivityState', 'PEND
   'CANCEL_REQUESTED',
   'PAUSED',
   'PAUSE_REQUESTED',
+] as const);
+export const SuggestContinueAsNewReason = enumValues(E + 'SuggestContinueAsNewReason', 'SUGGEST_CONTINUE_AS_NEW_REASON_', [
+  'HISTORY_SIZE_TOO_LARGE',
+  'TOO_MANY_HISTORY_EVENTS',
+] as const);
+export const PendingWorkflowTaskState = enumValues(E + 'PendingWorkflowTaskState', 'PENDING_WORKFLOW_TASK_STATE_', [
+  'SCHEDULED',
+  'STARTED',
 ] as const);
 export const UpdateStage = enumValues(E + 'UpdateWorkflowExecutionLifecycleStage', 'UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_', [
   'ADMITTED',

@@ -1,5 +1,5 @@
 // An execution's event history: append-only, with waiters for long-polling readers.
-import { eventTypeFor, type Msg } from './proto.ts';
+import { encodeMessage, eventTypeFor, lookupType, type Msg } from './proto.ts';
 import { msToProto } from './time.ts';
 
 let taskIdSeq = 1;
@@ -7,6 +7,9 @@ let taskIdSeq = 1;
 export class History {
   readonly events: Msg[] = [];
   private waiters = new Set<() => void>();
+  /** Encoded size of the first `sized` events, computed when first asked for (events are never changed once written). */
+  private sized = 0;
+  private size = 0;
 
   /** Takes back a persisted history; task ids issued later stay above its own. */
   restore(events: Msg[]): void {
@@ -18,8 +21,18 @@ export class History {
     return this.events.length;
   }
 
-  /** Appends an event whose attributes live in `attrField` (e.g. `timerFiredEventAttributes`). */
-  append(attrField: string, attrs: Msg, now: number): Msg {
+  /** The history's size in bytes as Temporal counts it: its events as encoded protobuf. */
+  get sizeBytes(): number {
+    const type = lookupType('temporal.api.history.v1.HistoryEvent');
+    for (; this.sized < this.events.length; this.sized++) this.size += encodeMessage(type, this.events[this.sized]!).length;
+    return this.size;
+  }
+
+  /**
+   * Appends an event whose attributes live in `attrField` (e.g. `timerFiredEventAttributes`). From
+   * the `command` that caused it, the event keeps its summary/details and event group markers.
+   */
+  append(attrField: string, attrs: Msg, now: number, command?: Msg): Msg {
     const event: Msg = {
       eventId: this.events.length + 1,
       eventTime: msToProto(now),
@@ -27,6 +40,8 @@ export class History {
       taskId: taskIdSeq++,
       [attrField]: attrs,
     };
+    if (command?.userMetadata) event.userMetadata = command.userMetadata;
+    if (command?.eventGroupMarkers?.length) event.eventGroupMarkers = command.eventGroupMarkers;
     this.events.push(event);
     this.notify();
     return event;

@@ -8,6 +8,7 @@ import { checkEnabled, DynamicConfig } from './dynamic-config.ts';
 import { ServiceError } from './errors.ts';
 import { addService, type Handler } from './grpc-server.ts';
 import { createHttpApi, type ServiceHandlers } from './http-api.ts';
+import type { Limits } from './limits.ts';
 import { Logger, type LogLevel } from './log.ts';
 import { namespaceChecks } from './namespace-validator.ts';
 import { ServerState } from './namespaces.ts';
@@ -42,6 +43,8 @@ export interface TemporalDevServerOptions {
   logLevel?: LogLevel;
   /** Dynamic config values by key, as `--dynamic-config-value KEY=JSON` gives them (see dynamic-config.ts). */
   dynamicConfig?: Record<string, unknown>;
+  /** Size limits other than Temporal's defaults (limits.ts; the CLI's --dynamic-config-value). */
+  limits?: Partial<Limits>;
 }
 
 export interface TemporalDevServer {
@@ -61,7 +64,9 @@ export { StateFileError } from './errors.ts';
 /** Path of the `temporal-dev` executable, for launchers that take one (e.g. @temporalio/testing's `existing-path`). */
 export const temporalDevExecutable = fileURLToPath(new URL('./bin/temporal-dev', import.meta.url));
 
-const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+/** Temporal's frontend takes gRPC's default 4 MiB requests; its answers are not limited. */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions = {}): Promise<TemporalDevServer> {
   const host = options.host ?? '127.0.0.1';
@@ -69,7 +74,12 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   if (options.dbFilename && timeSkipping) throw new Error('temporal-dev: a state file (dbFilename) is not supported with time skipping');
   const log = new Logger(options.logLevel);
   const onError = options.onError ?? ((method, err) => log.error('request failed', { method, error: err }));
-  const state = new ServerState({ timeSkipping, log, dynamicConfig: new DynamicConfig(options.dynamicConfig, log) });
+  const state = new ServerState({
+    timeSkipping,
+    log,
+    dynamicConfig: new DynamicConfig(options.dynamicConfig, log),
+    limits: options.limits,
+  });
   // Loaded only when asked for, so the memory-only server never touches node:sqlite.
   const persistence = options.dbFilename
     ? (await import('./persistence.ts')).openPersistence(options.dbFilename, state, (err) => onError('persistence', err))
@@ -80,8 +90,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   persistence?.flush();
 
   const server = new grpc.Server({
-    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
-    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_receive_message_length': MAX_REQUEST_BYTES,
+    'grpc.max_send_message_length': MAX_RESPONSE_BYTES,
   });
   // One set of handlers per service, served over gRPC and (where annotated) over HTTP alike.
   const workflowService = 'temporal.api.workflowservice.v1.WorkflowService';

@@ -4,9 +4,11 @@ import { VirtualClock } from './clock.ts';
 import { DynamicConfig } from './dynamic-config.ts';
 import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
+import { DEFAULT_LIMITS, LIMIT_KEYS, type Limits } from './limits.ts';
 import { Logger } from './log.ts';
 import type { Msg } from './proto.ts';
 import { Schedules, type SchedulesState } from './schedules.ts';
+import { TEST_SERVER_ATTRIBUTES } from './search-attributes.ts';
 import { TaskQueues } from './task-queues.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -18,6 +20,8 @@ export interface ServerOptions {
   dynamicConfig?: DynamicConfig;
   /** The server's log (default: warn and above on stderr). */
   log?: Logger;
+  /** Size limits other than Temporal's defaults. */
+  limits?: Partial<Limits>;
 }
 
 /** Receives every change to durable state (persistence.ts with --db-filename); unset in memory-only mode. */
@@ -25,6 +29,7 @@ export interface ChangeLog {
   executionChanged(exec: Execution): void;
   namespaceChanged(ns: Namespace): void;
   searchAttributeAdded(name: string, type: number): void;
+  searchAttributeRemoved(name: string): void;
 }
 
 /** What a namespace row holds. */
@@ -43,15 +48,21 @@ export class ServerState {
   readonly workflowTasks: TaskQueues<Msg>;
   readonly activityTasks: TaskQueues<Msg>;
   readonly namespaces = new Map<string, Namespace>();
-  /** Custom search attribute names and IndexedValueType, as registered via --search-attribute. */
+  /** Custom search attribute names and IndexedValueType (--search-attribute, the option, OperatorService). */
   readonly searchAttributeTypes = new Map<string, number>();
   readonly dynamicConfig: DynamicConfig;
   readonly log: Logger;
+  readonly limits: Limits;
   changes: ChangeLog | undefined;
 
   constructor(options: ServerOptions) {
     this.dynamicConfig = options.dynamicConfig ?? new DynamicConfig();
     this.log = options.log ?? new Logger();
+    const configured = Object.fromEntries(
+      Object.entries(LIMIT_KEYS).map(([key, field]) => [field, this.dynamicConfig.get(key as keyof typeof LIMIT_KEYS)]),
+    );
+    this.limits = { ...DEFAULT_LIMITS, ...configured, ...options.limits };
+    if (options.timeSkipping) for (const [name, type] of Object.entries(TEST_SERVER_ATTRIBUTES)) this.searchAttributeTypes.set(name, type);
     this.clock = new VirtualClock(options.timeSkipping);
     const pollTimeoutMs = this.dynamicConfig.get('matching.longPollExpirationInterval');
     this.workflowTasks = new TaskQueues(pollTimeoutMs);
@@ -83,6 +94,10 @@ export class ServerState {
   addSearchAttribute(name: string, type: number): void {
     this.searchAttributeTypes.set(name, type);
     this.changes?.searchAttributeAdded(name, type);
+  }
+
+  removeSearchAttribute(name: string): void {
+    if (this.searchAttributeTypes.delete(name)) this.changes?.searchAttributeRemoved(name);
   }
 
   private hasRunnableWork(): boolean {
@@ -145,6 +160,8 @@ export class Namespace {
           syncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecution'),
           asyncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecutionAsyncAccepted'),
         },
+        // Workers read these and fail oversized completions themselves (PAYLOADS_TOO_LARGE).
+        limits: { blobSizeLimitError: this.server.limits.blobSizeError, memoSizeLimitError: this.server.limits.memoSizeError },
         supportsSchedules: this.server.dynamicConfig.get('frontend.enableSchedules'),
       },
       config: { workflowExecutionRetentionTtl: msToProto(this.retentionMs) },

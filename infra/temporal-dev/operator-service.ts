@@ -21,7 +21,7 @@ export function operatorServiceHandlers(server: ServerState): Record<string, Han
         if (!KNOWN_TYPES.has(type)) throw invalidArgument(`Unknown search attribute type: ${type}.`);
       }
       // Adding one that exists is not an error; Temporal keeps the existing definition.
-      for (const [name, type] of entries) if (!server.searchAttributeTypes.has(name)) server.searchAttributeTypes.set(name, type);
+      for (const [name, type] of entries) if (!server.searchAttributeTypes.has(name)) server.addSearchAttribute(name, type);
       return {};
     },
     RemoveSearchAttributes: (req) => {
@@ -31,7 +31,7 @@ export function operatorServiceHandlers(server: ServerState): Record<string, Han
         if (isSystemSearchAttribute(name)) throw invalidArgument(`Unable to remove non-custom search attributes: ${name}.`);
       }
       // Unknown names are skipped, as Temporal does.
-      for (const name of names) server.searchAttributeTypes.delete(name);
+      for (const name of names) server.removeSearchAttribute(name);
       return {};
     },
     ListSearchAttributes: () => {

@@ -55,7 +55,8 @@ export class Persistence implements ChangeLog {
   // Insertion-ordered: new runs are inserted in the order they started.
   private readonly dirtyRuns = new Set<Execution>();
   private readonly dirtyNamespaces = new Set<Namespace>();
-  private readonly newSearchAttributes = new Map<string, number>();
+  /** Search attributes added (their type) or removed (undefined) since the last flush. */
+  private readonly newSearchAttributes = new Map<string, number | undefined>();
   private flushQueued = false;
   private closed = false;
   private readonly insertRun: StatementSync;
@@ -63,6 +64,7 @@ export class Persistence implements ChangeLog {
   private readonly insertEvent: StatementSync;
   private readonly upsertNamespace: StatementSync;
   private readonly upsertSearchAttribute: StatementSync;
+  private readonly deleteSearchAttribute: StatementSync;
 
   constructor(db: DatabaseSync, server: ServerState, onError: (err: unknown) => void) {
     this.db = db;
@@ -75,6 +77,7 @@ export class Persistence implements ChangeLog {
       'INSERT INTO namespaces (name, state) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET state = excluded.state',
     );
     this.upsertSearchAttribute = db.prepare('INSERT OR REPLACE INTO search_attributes (name, type) VALUES (?, ?)');
+    this.deleteSearchAttribute = db.prepare('DELETE FROM search_attributes WHERE name = ?');
   }
 
   executionChanged(exec: Execution): void {
@@ -89,6 +92,11 @@ export class Persistence implements ChangeLog {
 
   searchAttributeAdded(name: string, type: number): void {
     this.newSearchAttributes.set(name, type);
+    this.queueFlush();
+  }
+
+  searchAttributeRemoved(name: string): void {
+    this.newSearchAttributes.set(name, undefined);
     this.queueFlush();
   }
 
@@ -110,7 +118,10 @@ export class Persistence implements ChangeLog {
     try {
       // Namespaces first: runs refer to them.
       for (const ns of this.dirtyNamespaces) this.upsertNamespace.run(ns.name, toJson(ns.snapshot()));
-      for (const [name, type] of this.newSearchAttributes) this.upsertSearchAttribute.run(name, type);
+      for (const [name, type] of this.newSearchAttributes) {
+        if (type === undefined) this.deleteSearchAttribute.run(name);
+        else this.upsertSearchAttribute.run(name, type);
+      }
       for (const exec of this.dirtyRuns) {
         let row = this.rows.get(exec);
         if (row) {

@@ -45,7 +45,8 @@ export function decideRetry(
 /** False for a `nonRetryable` failure or one whose type the policy lists as non-retryable. */
 export function isRetryableFailure(policy: Msg, failure: Msg | undefined): boolean {
   const app = failure?.applicationFailureInfo;
-  if (app?.nonRetryable) return false;
+  // Server failures are non-retryable when marked so (e.g. an activity result over the size limit).
+  if (app?.nonRetryable || failure?.serverFailureInfo?.nonRetryable) return false;
   const errorType: string | undefined = app?.type ?? timeoutErrorType(failure);
   return !(errorType && (policy.nonRetryableErrorTypes ?? []).includes(errorType));
 }

@@ -14,8 +14,9 @@ import { alreadyExists, invalidArgument, notFound, requireField, ServiceError } 
 import type { Namespace } from './namespaces.ts';
 import { decodeMessage, encodeMessage, lookupType, type Msg } from './proto.ts';
 import { type CompiledSpec, canonicalizeSpec, cleanSpec, compileSpec, SpecError } from './schedule-spec.ts';
+import { searchAttributesError, withTypes } from './search-attributes.ts';
 import { msToProto, protoToMs } from './time.ts';
-import { noteSearchAttributes, pageOf, payloadValue, queryRows, type Value, type VisibilityRow } from './visibility.ts';
+import { pageOf, payloadValue, queryRows, type Value, type VisibilityRow } from './visibility.ts';
 import type { Execution } from './workflow-execution.ts';
 
 // Temporal's scheduler constants.
@@ -147,7 +148,7 @@ export class Schedules {
       if (existing.createRequestId === requestId) return { conflictToken: tokenBytes(existing.conflictToken) };
       throw alreadyExists(`schedule "${scheduleId}" is already registered`);
     }
-    const schedule = validSchedule(req.schedule);
+    const schedule = this.validSchedule(req.schedule);
     const now = this.now();
     const r: ScheduleRecord = {
       scheduleId,
@@ -203,7 +204,7 @@ export class Schedules {
     if (req.conflictToken?.length >= 8 && readToken(req.conflictToken) !== r.conflictToken) {
       throw new ServiceError(status.FAILED_PRECONDITION, 'mismatched conflict token');
     }
-    const schedule = validSchedule(req.schedule);
+    const schedule = this.validSchedule(req.schedule);
     this.advance(r);
     r.schedule = schedule;
     this.specs.delete(r.scheduleId);
@@ -324,11 +325,19 @@ export class Schedules {
     return spec;
   }
 
+  /** validSchedule, plus Temporal's check of the search attributes the action's workflows get. */
+  private validSchedule(schedule: Msg | undefined): Msg {
+    const invalid = searchAttributesError(this.ns.server, schedule?.action?.startWorkflow?.searchAttributes?.indexedFields);
+    if (invalid) throw invalidArgument(invalid);
+    return validSchedule(schedule);
+  }
+
   private customSearchAttributes(sa: Msg | undefined): Msg | null {
     const fields: Record<string, Msg> = sa?.indexedFields ?? {};
     if (!hasFields(fields)) return null;
-    noteSearchAttributes(this.ns.server, fields);
-    return toJson(T.searchAttributes, sa!);
+    const invalid = searchAttributesError(this.ns.server, fields);
+    if (invalid) throw invalidArgument(invalid);
+    return toJson(T.searchAttributes, { indexedFields: withTypes(this.ns.server, fields) });
   }
 
   /** Handles the scheduled times between the last processed one and now. */

@@ -1,9 +1,34 @@
 // Task matching with long polls. A task is materialized only when a poller takes it, so a task
 // that went stale while queued (completed, timed out, moved to another queue) is simply skipped.
+// A backlog is served by priority key, lower first, in arrival order within a key (Temporal's
+// matching with its default 5 levels; fairness keys and weights are kept but not used).
+import type { Msg } from './proto.ts';
+
+const PRIORITY_LEVELS = 5;
+const DEFAULT_PRIORITY_KEY = 3;
+
+/** The dispatch level of a Priority message: 0 or unset is the default (3), keys above 5 count as 5. */
+export function priorityKey(priority: Msg | undefined): number {
+  const key: number = priority?.priorityKey ?? 0;
+  return key <= 0 ? DEFAULT_PRIORITY_KEY : Math.min(key, PRIORITY_LEVELS);
+}
+
+/** Temporal's priorities.Merge: each field set in `override` wins over `base` (children and activities inherit). */
+export function mergePriority(base: Msg | undefined, override: Msg | undefined): Msg | undefined {
+  if (!base) return override;
+  if (!override) return base;
+  return {
+    priorityKey: override.priorityKey || base.priorityKey,
+    fairnessKey: override.fairnessKey || base.fairnessKey,
+    fairnessWeight: override.fairnessWeight || base.fairnessWeight,
+  };
+}
 
 export interface QueuedTask<R> {
   /** Builds the poll response, or returns undefined when the task is no longer valid. */
   start(identity: string, requestId: string): R | undefined;
+  /** From priorityKey(); the default when absent. */
+  priorityKey?: number;
 }
 
 interface Poller<R> {
@@ -40,8 +65,17 @@ export class TaskQueues<R> {
   add(name: string, task: QueuedTask<R>): void {
     const q = this.queue(name);
     const poller = q.pollers.shift();
-    if (poller) poller.deliver(task);
-    else q.tasks.push(task);
+    if (poller) {
+      poller.deliver(task);
+      return;
+    }
+    const key = task.priorityKey ?? DEFAULT_PRIORITY_KEY;
+    const keyOf = (t: QueuedTask<R>) => t.priorityKey ?? DEFAULT_PRIORITY_KEY;
+    // Usually all tasks share a key: appending is the common case.
+    const last = q.tasks.at(-1);
+    const after = !last || keyOf(last) <= key ? -1 : q.tasks.findIndex((t) => keyOf(t) > key);
+    if (after < 0) q.tasks.push(task);
+    else q.tasks.splice(after, 0, task);
   }
 
   /**

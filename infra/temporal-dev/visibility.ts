@@ -1,12 +1,14 @@
 // Visibility: execution info, Describe, and List/Count with a subset of Temporal's SQL-like
 // query language: comparisons (= != > >= < <=), IN, BETWEEN, STARTS_WITH, IS [NOT] NULL,
-// AND/OR/parentheses, ORDER BY (ignored; newest first) and Count's GROUP BY ExecutionStatus.
+// AND/OR/parentheses, ORDER BY (ignored; newest first) and Count's GROUP BY ExecutionStatus,
+// with Temporal's rules on the literals and operators each attribute type takes.
 // Rows are workflow runs plus each schedule's scheduler workflow (schedules.ts); like Temporal,
 // rows in a namespace division (TemporalNamespaceDivision set) only match queries that name it.
-import { IndexedValueType, Status } from './enums.ts';
+import { IndexedValueType, PendingWorkflowTaskState, Status, TaskQueueKind } from './enums.ts';
 import { invalidArgument } from './errors.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
+import { BUILT_IN_ATTRIBUTES, typeName } from './search-attributes.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
 
@@ -19,22 +21,6 @@ const STATUS_NAMES = new Map<number, string>([
   [Status.CONTINUED_AS_NEW, 'ContinuedAsNew'],
   [Status.TIMED_OUT, 'TimedOut'],
 ]);
-
-const SYSTEM_ATTRIBUTES: Record<string, number> = {
-  WorkflowId: IndexedValueType.KEYWORD,
-  RunId: IndexedValueType.KEYWORD,
-  WorkflowType: IndexedValueType.KEYWORD,
-  ExecutionStatus: IndexedValueType.KEYWORD,
-  TaskQueue: IndexedValueType.KEYWORD,
-  StartTime: IndexedValueType.DATETIME,
-  CloseTime: IndexedValueType.DATETIME,
-  ExecutionTime: IndexedValueType.DATETIME,
-  HistoryLength: IndexedValueType.INT,
-  TemporalNamespaceDivision: IndexedValueType.KEYWORD,
-  TemporalSchedulePaused: IndexedValueType.BOOL,
-  TemporalScheduledStartTime: IndexedValueType.DATETIME,
-  TemporalScheduledById: IndexedValueType.KEYWORD,
-};
 
 export type Value = string | number | boolean | null | Value[];
 
@@ -60,6 +46,8 @@ function executionInfo(exec: Execution): Msg {
     executionDuration: exec.closeTime !== undefined ? msToProto(exec.closeTime - exec.executionTime) : undefined,
     status: exec.status,
     historyLength: exec.history.lastEventId,
+    historySizeBytes: exec.history.sizeBytes,
+    stateTransitionCount: exec.stateTransitionCount,
     parentNamespaceId: o.parent?.namespaceId,
     parentExecution: o.parent?.execution,
     rootExecution: o.rootExecution ?? exec.ref,
@@ -68,19 +56,38 @@ function executionInfo(exec: Execution): Msg {
     searchAttributes: { indexedFields: exec.searchAttributes },
     taskQueue: o.taskQueue,
     firstRunId: o.firstRunId,
+    priority: o.priority,
   };
 }
 
+/** DescribeWorkflowExecution, with the fields Temporal's history service fills (no Nexus, callbacks or versioning). */
 export function describeExecution(exec: Execution): Msg {
   const o = exec.options;
+  const wt = exec.pendingWorkflowTask;
+  const runExpiration = exec.runExpirationTime;
   return {
     executionConfig: {
-      taskQueue: { name: o.taskQueue },
+      taskQueue: { name: o.taskQueue, kind: TaskQueueKind.NORMAL },
       workflowExecutionTimeout: o.executionTimeoutMs ? msToProto(o.executionTimeoutMs) : undefined,
       workflowRunTimeout: o.runTimeoutMs ? msToProto(o.runTimeoutMs) : undefined,
       defaultWorkflowTaskTimeout: msToProto(o.taskTimeoutMs),
+      userMetadata: o.userMetadata,
     },
     workflowExecutionInfo: executionInfo(exec),
+    pendingWorkflowTask: wt && {
+      state: wt.startedTime === undefined ? PendingWorkflowTaskState.SCHEDULED : PendingWorkflowTaskState.STARTED,
+      scheduledTime: msToProto(wt.scheduledTime),
+      // Temporal's differs only for a speculative task made normal, which this server has not.
+      originalScheduledTime: msToProto(wt.scheduledTime),
+      startedTime: wt.startedTime === undefined ? undefined : msToProto(wt.startedTime),
+      attempt: wt.attempt,
+    },
+    workflowExtendedInfo: {
+      executionExpirationTime: o.expirationTime ? msToProto(o.expirationTime) : undefined,
+      runExpirationTime: runExpiration === undefined ? undefined : msToProto(runExpiration),
+      cancelRequested: exec.cancelRequested,
+      originalStartTime: msToProto(exec.startTime),
+    },
     pendingActivities: [...exec.activities.values()].map((a) => ({
       activityId: a.activityId,
       activityType: a.attrs.activityType,
@@ -94,6 +101,7 @@ export function describeExecution(exec: Execution): Msg {
       lastFailure: a.lastFailure,
       lastWorkerIdentity: a.startedIdentity,
       ...a.pauseDescription(),
+      priority: a.attrs.priority,
     })),
     pendingChildren: [...exec.children.entries()].map(([initiatedId, c]) => ({
       workflowId: c.workflowId,
@@ -106,11 +114,11 @@ export function describeExecution(exec: Execution): Msg {
 }
 
 export function searchAttributeKeys(server: ServerState): Record<string, number> {
-  return { ...SYSTEM_ATTRIBUTES, ...Object.fromEntries(server.searchAttributeTypes) };
+  return { ...BUILT_IN_ATTRIBUTES, ...Object.fromEntries(server.searchAttributeTypes) };
 }
 
 export function isSystemSearchAttribute(name: string): boolean {
-  return SYSTEM_ATTRIBUTES[name] !== undefined;
+  return BUILT_IN_ATTRIBUTES[name] !== undefined;
 }
 
 export function listExecutions(server: ServerState, ns: Namespace, req: Msg): Msg {
@@ -197,6 +205,10 @@ function fieldValue(exec: Execution, field: string): Value {
       return exec.executionTime;
     case 'HistoryLength':
       return exec.history.lastEventId;
+    case 'HistorySizeBytes':
+      return exec.history.sizeBytes;
+    case 'StateTransitionCount':
+      return exec.stateTransitionCount;
     default:
       return payloadValue(exec.searchAttributes[field]);
   }
@@ -249,24 +261,26 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
     else if (t.kind === 'number') v = Number(t.text);
     else if (t.kind === 'word' && /^(true|false)$/i.test(t.text)) v = t.text.toLowerCase() === 'true';
     else throw invalidArgument(`invalid query: unexpected "${t.text}"`);
-    if (known[field] === IndexedValueType.DATETIME && typeof v === 'string') {
-      const ms = Date.parse(v);
-      if (Number.isNaN(ms)) throw invalidArgument(`invalid query: "${v}" is not a valid datetime for ${field}`);
-      return ms;
-    }
-    return v;
+    return typedLiteral(field, known[field]!, v, t.kind === 'number' && t.text.includes('.'));
   };
 
   const comparison = (): Predicate => {
     const f = tokens[i++];
     if (f?.kind !== 'word') throw invalidArgument('invalid query: expected a search attribute name');
     const field = f.text;
-    if (known[field] === undefined) throw invalidArgument(`invalid query: unknown search attribute ${field}`);
-    const isDate = known[field] === IndexedValueType.DATETIME;
-    const get = (e: VisibilityRow): Value => {
-      const v = e.value(field);
-      return isDate && typeof v === 'string' ? Date.parse(v) : v;
+    const type = known[field];
+    if (type === undefined) throw invalidArgument(`invalid query: unknown search attribute ${field}`);
+    const get = (e: VisibilityRow): Value => normalize(e.value(field), type);
+    const allow = (operator: string) => {
+      if (!operatorAllowed(type, operator)) {
+        throw invalidArgument(
+          `invalid query: operation is not supported: operator '${operator}' not supported for ${typeName(type)} type search attribute '${field}'`,
+        );
+      }
     };
+    // Keyword lists match a value they contain; text matches a value whose words it contains.
+    const equal = (actual: Value, expected: Value): boolean =>
+      type === IndexedValueType.TEXT ? containsWords(actual, expected) : matches(actual, '=', expected);
     if (isWord('IS')) {
       i++;
       const negate = isWord('NOT');
@@ -278,6 +292,7 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
     if (negated) i++;
     if (isWord('IN')) {
       i++;
+      allow(negated ? 'NOT IN' : 'IN');
       expectPunct('(');
       const values: Value[] = [literal(field)];
       while (peek()?.text === ',') {
@@ -285,10 +300,11 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
         values.push(literal(field));
       }
       expectPunct(')');
-      return (e) => values.some((v) => matches(get(e), '=', v)) !== negated;
+      return (e) => values.some((v) => equal(get(e), v)) !== negated;
     }
     if (isWord('BETWEEN')) {
       i++;
+      allow(negated ? 'NOT BETWEEN' : 'BETWEEN');
       const low = literal(field);
       expectWord('AND');
       const high = literal(field);
@@ -297,6 +313,7 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
     if (negated) throw invalidArgument('invalid query: NOT must precede IN or BETWEEN');
     if (isWord('STARTS_WITH')) {
       i++;
+      allow('STARTS_WITH');
       const prefix = literal(field);
       return (e) => {
         const v = get(e);
@@ -305,7 +322,12 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
     }
     const op = tokens[i++];
     if (op?.kind !== 'op') throw invalidArgument(`invalid query: expected an operator after ${field}`);
+    allow(op.text);
     const value = literal(field);
+    if (op.text === '=') return (e) => equal(get(e), value);
+    if (op.text === '!=' && (type === IndexedValueType.TEXT || type === IndexedValueType.KEYWORD_LIST)) {
+      return (e) => !equal(get(e), value);
+    }
     return (e) => matches(get(e), op.text, value);
   };
 
@@ -359,6 +381,79 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
   return groupBy ? { predicate, groupBy } : { predicate };
 }
 
+/** Operators Temporal's query converter allows per attribute type. */
+function operatorAllowed(type: number, operator: string): boolean {
+  switch (type) {
+    case IndexedValueType.KEYWORD:
+      return true;
+    case IndexedValueType.KEYWORD_LIST:
+      return ['=', '!=', 'IN', 'NOT IN'].includes(operator);
+    case IndexedValueType.TEXT:
+      return operator === '=' || operator === '!=';
+    case IndexedValueType.BOOL:
+      return !operator.includes('STARTS_WITH') && !operator.includes('BETWEEN');
+    default:
+      return !operator.includes('STARTS_WITH');
+  }
+}
+
+/**
+ * A literal of the attribute's type, as Temporal's query converter accepts it: numbers for Int and
+ * Double, booleans for Bool, strings for the keyword and text types, RFC 3339 strings or Unix
+ * nanoseconds for Datetime (returned as epoch ms).
+ */
+function typedLiteral(field: string, type: number, v: Value, isFloat: boolean): Value {
+  const wrongType = () => {
+    const goType = typeof v === 'number' ? (isFloat ? 'float64' : 'int64') : typeof v;
+    const shown = typeof v === 'string' ? JSON.stringify(v) : String(v);
+    return invalidArgument(
+      `invalid query: invalid expression: invalid value type for search attribute ${field} of type ${typeName(type)}: ${shown} (type: ${goType})`,
+    );
+  };
+  switch (type) {
+    case IndexedValueType.INT:
+    case IndexedValueType.DOUBLE:
+      if (typeof v !== 'number') throw wrongType();
+      return v;
+    case IndexedValueType.BOOL:
+      if (typeof v !== 'boolean') throw wrongType();
+      return v;
+    case IndexedValueType.DATETIME: {
+      if (typeof v === 'number') return v / 1e6;
+      if (typeof v !== 'string') throw wrongType();
+      const ms = Date.parse(v);
+      if (Number.isNaN(ms)) throw invalidArgument(`invalid query: invalid expression: unable to parse datetime '${v}'`);
+      return ms;
+    }
+    default:
+      if (typeof v !== 'string') throw wrongType();
+      return v;
+  }
+}
+
+/**
+ * A stored value as queries compare it: a one-element list of a type other than KeywordList is its
+ * element (the SDK's untyped API sets lists), datetimes are epoch ms.
+ */
+function normalize(v: Value, type: number): Value {
+  let value = v;
+  if (Array.isArray(value) && type !== IndexedValueType.KEYWORD_LIST) {
+    value = value.length === 0 ? null : value.length === 1 ? value[0]! : value;
+  }
+  if (type !== IndexedValueType.DATETIME) return value;
+  const toMs = (x: Value): Value => (typeof x === 'string' ? Date.parse(x) : x);
+  return Array.isArray(value) ? value.map(toMs) : toMs(value);
+}
+
+/** Text `=`: every word of the literal is a word of the value (case-insensitive), like a full-text match. */
+function containsWords(actual: Value, expected: Value): boolean {
+  if (typeof actual !== 'string' || typeof expected !== 'string') return false;
+  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const have = new Set(words(actual));
+  const want = words(expected);
+  return want.length > 0 && want.every((w) => have.has(w));
+}
+
 function matches(actual: Value, op: string, expected: Value): boolean {
   // Keyword lists match when any element matches.
   if (Array.isArray(actual)) return actual.some((a) => matches(a, op, expected));
@@ -378,31 +473,5 @@ function matches(actual: Value, op: string, expected: Value): boolean {
       return expected !== null && actual <= expected;
     default:
       throw invalidArgument(`invalid query: unsupported operator ${op}`);
-  }
-}
-
-const TYPE_BY_NAME: Record<string, number> = {
-  Text: IndexedValueType.TEXT,
-  Keyword: IndexedValueType.KEYWORD,
-  Int: IndexedValueType.INT,
-  Double: IndexedValueType.DOUBLE,
-  Bool: IndexedValueType.BOOL,
-  Datetime: IndexedValueType.DATETIME,
-  KeywordList: IndexedValueType.KEYWORD_LIST,
-};
-
-export function indexedValueType(name: string): number | undefined {
-  return TYPE_BY_NAME[name];
-}
-
-/**
- * Learns custom search attributes from the payloads that set them (the SDK tags each with its
- * type), so they can be queried without explicit registration.
- */
-export function noteSearchAttributes(server: ServerState, fields: Record<string, Msg>): void {
-  for (const [name, payload] of Object.entries(fields)) {
-    if (server.searchAttributeTypes.has(name) || SYSTEM_ATTRIBUTES[name] !== undefined) continue;
-    const typeName = payload.metadata?.type ? Buffer.from(payload.metadata.type).toString('utf8') : 'Keyword';
-    server.addSearchAttribute(name, TYPE_BY_NAME[typeName] ?? IndexedValueType.KEYWORD);
   }
 }

@@ -5,16 +5,24 @@ import { randomUUID } from 'node:crypto';
 import { type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
 import type { Deadline } from './clock.ts';
 import { applyCommands, validateCommands } from './commands.ts';
-import { ParentClosePolicy, RetryState, Status, TaskQueueKind, TimeoutType, WorkflowTaskFailedCause } from './enums.ts';
-import { notFound } from './errors.ts';
+import {
+  ParentClosePolicy,
+  RetryState,
+  Status,
+  SuggestContinueAsNewReason,
+  TaskQueueKind,
+  TimeoutType,
+  WorkflowTaskFailedCause,
+} from './enums.ts';
+import { invalidArgument, notFound } from './errors.ts';
 import { History } from './history.ts';
 import type { Namespace } from './namespaces.ts';
 import type { Msg } from './proto.ts';
 import { Queries } from './queries.ts';
+import { priorityKey } from './task-queues.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { encodeToken, type TaskToken } from './tokens.ts';
 import { type UpdateSnapshot, Updates } from './updates.ts';
-import { noteSearchAttributes } from './visibility.ts';
 
 export interface ParentRef {
   namespace: string;
@@ -50,6 +58,10 @@ export interface StartOptions {
   continuedFailure?: Msg;
   lastCompletionResult?: Msg;
   firstWorkflowTaskBackoffMs?: number;
+  /** The run's Priority (inherited by its activities and children, and by the next run of the chain). */
+  priority?: Msg;
+  /** The start's summary and details (UserMetadata), kept on WorkflowExecutionStarted and shown by Describe. */
+  userMetadata?: Msg;
 }
 
 interface WorkflowTask extends SavedWorkflowTask {
@@ -100,6 +112,7 @@ export interface ExecutionSnapshot {
   stickyTimeoutMs: number;
   runTimeoutAt?: number;
   firstTaskAt?: number;
+  stateTransitionCount?: number;
 }
 
 export interface ChildRef {
@@ -118,6 +131,8 @@ let instanceSeq = 1;
 const FIRST_TASK_STARTED_EVENT_ID = 3;
 
 const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
+/** The identity Temporal's history service gives the terminations it makes itself. */
+const HISTORY_SERVICE = 'history-service';
 
 export class Execution {
   readonly ns: Namespace;
@@ -138,6 +153,9 @@ export class Execution {
   readonly queries: Queries = new Queries(this);
   /** Run id of the next run when this one continued as new or was retried. */
   nextRunId: string | undefined;
+  /** Like Temporal's: one per change of the run's state (all the changes one request or deadline makes count once). */
+  stateTransitionCount = 0;
+  private transitionOpen = false;
 
   private wt: WorkflowTask | undefined;
   private buffered: RecordedEvent[] = [];
@@ -173,18 +191,29 @@ export class Execution {
       this.stickyTimeoutMs = s.stickyTimeoutMs;
       this.runTimeoutAt = s.runTimeoutAt;
       this.firstTaskAt = s.firstTaskAt;
+      // Files written before the count was kept start it at 0.
+      this.stateTransitionCount = s.stateTransitionCount ?? 0;
       return;
     }
     this.startTime = ns.server.clock.now();
     this.memo = { ...(options.memo?.fields ?? {}) };
     this.searchAttributes = { ...(options.searchAttributes?.indexedFields ?? {}) };
-    noteSearchAttributes(ns.server, this.searchAttributes);
-    this.history.append('workflowExecutionStartedEventAttributes', this.startedAttributes(), this.startTime);
+    this.history.append('workflowExecutionStartedEventAttributes', this.startedAttributes(), this.startTime, {
+      userMetadata: options.userMetadata,
+    });
     this.touch();
   }
 
   /** Marks the run's state as changed, to be committed before the current request is answered. */
   touch(): void {
+    if (!this.transitionOpen) {
+      // The changes made until the current job's microtasks have run are one transition.
+      this.transitionOpen = true;
+      this.stateTransitionCount++;
+      queueMicrotask(() => {
+        this.transitionOpen = false;
+      });
+    }
     this.ns.server.changes?.executionChanged(this);
   }
 
@@ -223,6 +252,7 @@ export class Execution {
       stickyTimeoutMs: this.stickyTimeoutMs,
       runTimeoutAt: this.runTimeoutAt,
       firstTaskAt: this.firstTaskAt,
+      stateTransitionCount: this.stateTransitionCount,
     };
   }
 
@@ -262,6 +292,14 @@ export class Execution {
   get executionTime(): number {
     return this.startTime + (this.options.firstWorkflowTaskBackoffMs ?? 0);
   }
+  /** When the run times out (run or execution timeout), if it has a timeout. */
+  get runExpirationTime(): number | undefined {
+    return this.runTimeoutAt;
+  }
+  /** The workflow task scheduled or running, for Describe. */
+  get pendingWorkflowTask(): Readonly<SavedWorkflowTask> | undefined {
+    return this.wt;
+  }
 
   private startedAttributes(): Msg {
     const o = this.options;
@@ -292,6 +330,7 @@ export class Execution {
       parentInitiatedEventId: o.parent?.initiatedEventId,
       rootWorkflowExecution: o.rootExecution ?? this.ref,
       workflowId: o.workflowId,
+      priority: o.priority,
     };
   }
 
@@ -303,7 +342,8 @@ export class Execution {
    */
   begin(eager?: { identity: string; requestId: string }): Msg | undefined {
     const now = this.ns.server.clock.now();
-    const runDeadline = this.options.runTimeoutMs ? now + this.options.runTimeoutMs : undefined;
+    // As Temporal: the run timeout counts from the start plus any start delay or retry backoff.
+    const runDeadline = this.options.runTimeoutMs ? this.executionTime + this.options.runTimeoutMs : undefined;
     const timeoutAt = Math.min(runDeadline ?? Infinity, this.options.expirationTime ?? Infinity);
     if (timeoutAt !== Infinity) this.runTimeoutAt = timeoutAt;
     const backoff = this.options.firstWorkflowTaskBackoffMs;
@@ -329,10 +369,10 @@ export class Execution {
 
   // ---- events ----
 
-  /** Appends an event produced by the server itself (command results), never buffered. */
-  append(attrField: string, attrs: Msg): Msg {
+  /** Appends an event produced by the server itself (command results), never buffered; see History.append for `command`. */
+  append(attrField: string, attrs: Msg, command?: Msg): Msg {
     this.touch();
-    return this.history.append(attrField, attrs, this.ns.server.clock.now());
+    return this.history.append(attrField, attrs, this.ns.server.clock.now(), command);
   }
 
   /**
@@ -431,6 +471,7 @@ export class Execution {
     this.ns.server.workflowTasks.add(this.ns.queueKey(queue), {
       start: (identity, requestId) =>
         this.wt === wt && wt.queue === queue && wt.startedEventId === 0 ? this.startWorkflowTask(wt, identity, requestId) : undefined,
+      priorityKey: priorityKey(this.options.priority),
     });
     if (wt.sticky) {
       // A sticky task nobody picks up (worker gone) falls back to the normal queue.
@@ -450,11 +491,21 @@ export class Execution {
   private startWorkflowTask(wt: WorkflowTask, identity: string, requestId: string): Msg {
     wt.deadline?.cancel();
     const clock = this.ns.server.clock;
+    // As Temporal: the size of the history before this event, and its id as the count.
+    const historySizeBytes = this.history.sizeBytes;
+    const limits = this.ns.server.limits;
+    const reasons: number[] = [];
+    if (historySizeBytes >= limits.historySizeSuggestContinueAsNew) reasons.push(SuggestContinueAsNewReason.HISTORY_SIZE_TOO_LARGE);
+    if (this.history.lastEventId + 1 >= limits.historyCountSuggestContinueAsNew) {
+      reasons.push(SuggestContinueAsNewReason.TOO_MANY_HISTORY_EVENTS);
+    }
     const started = this.append('workflowTaskStartedEventAttributes', {
       scheduledEventId: wt.scheduledEventId,
       identity,
       requestId,
-      historySizeBytes: 0,
+      suggestContinueAsNew: reasons.length > 0,
+      suggestContinueAsNewReasons: reasons,
+      historySizeBytes,
     });
     wt.startedEventId = started.eventId;
     wt.startedTime = clock.now();
@@ -517,6 +568,12 @@ export class Execution {
 
   completeWorkflowTask(token: TaskToken, request: Msg): Msg {
     const wt = this.runningTask(token);
+    // Temporal terminates a run whose history is already past its limits instead of applying the completion.
+    const overLimit = this.historyOverLimit();
+    if (overLimit) {
+      this.terminate(overLimit, undefined, HISTORY_SERVICE);
+      throw invalidArgument(overLimit);
+    }
     const commands: Msg[] = request.commands ?? [];
     const messages: Msg[] = request.messages ?? [];
     const identity: string = request.identity ?? '';
@@ -532,8 +589,13 @@ export class Execution {
         message: 'Workflow task completion rejected: an update arrived while the task was running.',
       });
     }
-    const invalid = validateCommands(this, commands);
-    if (invalid) return this.failTask(wt, invalid.cause, identity, { message: invalid.message });
+    const invalid = validateCommands(this, commands, messages);
+    if (invalid) {
+      // Temporal fails a task this way once; a retry that fails again is refused and left to time out.
+      if (wt.attempt > 1) throw invalidArgument(invalid.message);
+      const failure = { message: invalid.message, serverFailureInfo: {} };
+      return this.failTask(wt, invalid.cause, identity, failure, invalid.terminate ? invalid.message : undefined);
+    }
 
     wt.deadline?.cancel();
     const completed = this.append('workflowTaskCompletedEventAttributes', {
@@ -566,12 +628,20 @@ export class Execution {
     return { activityTasks };
   }
 
+  private historyOverLimit(): string | undefined {
+    const limits = this.ns.server.limits;
+    if (this.history.sizeBytes > limits.historySizeError) return 'Workflow history size exceeds limit.';
+    if (this.history.lastEventId > limits.historyCountError) return 'Workflow history count exceeds limit.';
+    return undefined;
+  }
+
   failWorkflowTask(token: TaskToken, request: Msg): Msg {
     const wt = this.runningTask(token);
     return this.failTask(wt, request.cause ?? 0, request.identity ?? '', request.failure);
   }
 
-  private failTask(wt: WorkflowTask, cause: number, identity: string, failure: Msg | undefined): Msg {
+  /** Writes WorkflowTaskFailed, then retries the task, or with `terminateReason` terminates the run instead. */
+  private failTask(wt: WorkflowTask, cause: number, identity: string, failure: Msg | undefined, terminateReason?: string): Msg {
     this.append('workflowTaskFailedEventAttributes', {
       scheduledEventId: wt.scheduledEventId,
       startedEventId: wt.startedEventId,
@@ -579,6 +649,14 @@ export class Execution {
       failure,
       identity,
     });
+    if (terminateReason !== undefined) {
+      wt.deadline?.cancel();
+      this.wt = undefined;
+      // Temporal writes what arrived during the task before the termination.
+      this.flushBuffered();
+      this.terminate(terminateReason, undefined, HISTORY_SERVICE);
+      return {};
+    }
     // Unhandled-command rejections are not the worker's fault: the next task starts at attempt 1.
     this.retryWorkflowTask(wt, cause === WorkflowTaskFailedCause.UNHANDLED_COMMAND ? 1 : wt.attempt + 1);
     return {};

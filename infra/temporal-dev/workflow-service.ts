@@ -5,6 +5,7 @@ import { ACTIVITY_TASK_NOT_FOUND } from './activity-tasks.ts';
 import { HistoryFilter, IdConflictPolicy, TaskQueueType } from './enums.ts';
 import { alreadyExists, invalidArgument, notFound, requireField, workflowNotFound } from './errors.ts';
 import type { CallContext, Handler } from './grpc-server.ts';
+import { withPayloadLimits } from './limits.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
 import { msToProto, protoToMs } from './time.ts';
@@ -69,7 +70,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     return act;
   };
 
-  return {
+  return withPayloadLimits(server.limits, {
     GetSystemInfo: () => ({
       serverVersion: SERVER_VERSION,
       capabilities: {
@@ -118,6 +119,8 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       const namespace = ns(req);
       const current = namespace.current(requireField<string>(req.workflowId, 'WorkflowId'));
       const signalRequest = { ...req, input: req.signalInput };
+      // Temporal checks the start part even when the signal goes to a running workflow.
+      namespace.starts.validate(req);
       if (current?.isOpen && req.workflowIdConflictPolicy !== IdConflictPolicy.TERMINATE_EXISTING) {
         signal(current, signalRequest);
         return { runId: current.runId, started: false };
@@ -243,7 +246,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     ListSchedules: (req) => ns(req).schedules.list(req),
     CountSchedules: (req) => ns(req).schedules.count(req),
     ListScheduleMatchingTimes: (req) => ns(req).schedules.matchingTimes(req),
-  };
+  });
 }
 
 function signal(exec: Execution, req: Msg): void {

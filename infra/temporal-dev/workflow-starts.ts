@@ -13,10 +13,13 @@ import {
   StartChildFailedCause,
   Status,
 } from './enums.ts';
-import { alreadyExists, requireField, ServiceError, unimplemented } from './errors.ts';
-import type { Namespace } from './namespaces.ts';
+import { alreadyExists, invalidArgument, requireField, ServiceError, unimplemented } from './errors.ts';
+import { BLOB_SIZE_EXCEEDED, blobTooLarge, MEMO_SIZE_EXCEEDED, memoTooLarge, protoSize } from './limits.ts';
+import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
 import { decideRetry } from './retry.ts';
+import { isUnset, searchAttributesError, withTypes } from './search-attributes.ts';
+import { mergePriority } from './task-queues.ts';
 import { protoToMs } from './time.ts';
 import { type ChildRef, Execution, type ParentRef, type StartOptions } from './workflow-execution.ts';
 
@@ -58,6 +61,8 @@ export class WorkflowStarts {
     const workflowId: string = request.workflowId;
     const taskQueue: string = request.taskQueue.name;
     if (request.cronSchedule) throw unimplemented('cron schedules are not supported by temporal-dev');
+    this.validate(request);
+    const server = this.ns.server;
     const requestId: string = request.requestId || randomUUID();
 
     const current = this.ns.current(workflowId);
@@ -101,7 +106,7 @@ export class WorkflowStarts {
       input: request.input,
       header: request.header,
       memo: request.memo,
-      searchAttributes: request.searchAttributes,
+      searchAttributes: typedSearchAttributes(server, request.searchAttributes),
       executionTimeoutMs,
       runTimeoutMs: protoToMs(request.workflowRunTimeout) ?? executionTimeoutMs,
       expirationTime: executionTimeoutMs ? this.ns.server.clock.now() + executionTimeoutMs : undefined,
@@ -110,10 +115,13 @@ export class WorkflowStarts {
       attempt: 1,
       identity: request.identity,
       parent,
+      rootExecution: parent && this.rootOf(parent),
       firstWorkflowTaskBackoffMs: startDelayMs,
       // Set by schedules, which hand a run the previous run's result or failure.
       lastCompletionResult: request.lastCompletionResult,
       continuedFailure: request.continuedFailure,
+      priority: request.priority ?? undefined,
+      userMetadata: request.userMetadata ?? undefined,
     };
     // As Temporal: a delayed first workflow task cannot be handed out now, so the start is not eager.
     const eager = request.requestEagerExecution && !startDelayMs ? { identity: request.identity ?? '', requestId } : undefined;
@@ -122,6 +130,21 @@ export class WorkflowStarts {
     exec.addRequestId(requestId);
     initialEvents?.(exec);
     return { exec, started: true, eagerWorkflowTask: exec.begin(eager) };
+  }
+
+  /** A child's root: its parent's root (the parent itself when that is a top-level run). */
+  private rootOf(parent: ParentRef): { workflowId: string; runId: string } {
+    const parentExec = this.ns.server.namespaces.get(parent.namespace)?.find(parent.execution.workflowId, parent.execution.runId);
+    return parentExec?.options.rootExecution ?? parent.execution;
+  }
+
+  /** Temporal's checks of a start request's input, memo and search attributes (INVALID_ARGUMENT). */
+  validate(request: Msg): void {
+    const limits = this.ns.server.limits;
+    if (blobTooLarge(limits, protoSize('temporal.api.common.v1.Payloads', request.input))) throw invalidArgument(BLOB_SIZE_EXCEEDED);
+    if (memoTooLarge(limits, request.memo)) throw invalidArgument(MEMO_SIZE_EXCEEDED);
+    const invalidAttributes = searchAttributesError(this.ns.server, request.searchAttributes?.indexedFields);
+    if (invalidAttributes) throw invalidArgument(invalidAttributes);
   }
 
   private launch(options: StartOptions): void {
@@ -144,7 +167,9 @@ export class WorkflowStarts {
       input: attrs.input,
       header: attrs.header ?? prev.header,
       memo: attrs.memo ?? { fields: exec.memo },
-      searchAttributes: attrs.searchAttributes ?? { indexedFields: exec.searchAttributes },
+      searchAttributes: attrs.searchAttributes
+        ? typedSearchAttributes(this.ns.server, attrs.searchAttributes)
+        : { indexedFields: exec.searchAttributes },
       runTimeoutMs: protoToMs(attrs.workflowRunTimeout) ?? prev.runTimeoutMs,
       taskTimeoutMs: protoToMs(attrs.workflowTaskTimeout) ?? prev.taskTimeoutMs,
       retryPolicy: attrs.retryPolicy ?? prev.retryPolicy,
@@ -155,6 +180,8 @@ export class WorkflowStarts {
       continuedFailure: attrs.failure,
       lastCompletionResult: attrs.lastCompletionResult,
       firstWorkflowTaskBackoffMs: protoToMs(attrs.backoffStartInterval),
+      // As Temporal: the next run keeps the priority, not the start's summary and details.
+      userMetadata: undefined,
     };
     exec.close(Status.CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
       newExecutionRunId: runId,
@@ -204,6 +231,7 @@ export class WorkflowStarts {
       memo: { fields: exec.memo },
       searchAttributes: { indexedFields: exec.searchAttributes },
       firstWorkflowTaskBackoffMs: decision.delayMs,
+      userMetadata: undefined,
     });
   }
 
@@ -258,7 +286,8 @@ export class WorkflowStarts {
     });
   }
 
-  startChild(parent: Execution, initiatedEventId: number, attrs: Msg): void {
+  /** Starts the child a StartChildWorkflowExecution command asked for; it inherits the parent's priority. */
+  startChild(parent: Execution, initiatedEventId: number, attrs: Msg, userMetadata: Msg | undefined): void {
     const target = this.ns.server.namespaces.get(attrs.namespace);
     const failed = (cause: number) =>
       parent.record('startChildWorkflowExecutionFailedEventAttributes', {
@@ -283,7 +312,14 @@ export class WorkflowStarts {
     let exec: Execution;
     try {
       const result = target.starts.start(
-        { ...attrs, workflowIdConflictPolicy: IdConflictPolicy.FAIL, requestId: randomUUID(), identity: '' },
+        {
+          ...attrs,
+          workflowIdConflictPolicy: IdConflictPolicy.FAIL,
+          requestId: randomUUID(),
+          identity: '',
+          priority: mergePriority(parent.options.priority, attrs.priority),
+          userMetadata,
+        },
         undefined,
         parentRef,
       );
@@ -366,6 +402,13 @@ export class WorkflowStarts {
       workflowExecution: target.ref,
     });
   }
+}
+
+/** Search attributes as stored: with their type in each payload (see withTypes). */
+function typedSearchAttributes(server: ServerState, sa: Msg | undefined): Msg | undefined {
+  // Unset values are dropped, as Temporal filters them from a start.
+  const fields = Object.entries((sa?.indexedFields ?? {}) as Record<string, Msg>).filter(([, p]) => !isUnset(p));
+  return fields.length ? { indexedFields: withTypes(server, Object.fromEntries(fields)) } : undefined;
 }
 
 function alreadyRunning(exec: Execution): ServiceError {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Context } from '@temporalio/activity';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, defineSearchAttributeKey } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -19,6 +19,8 @@ import { eventTypes, eventually, grpcError, sharedBundle } from './helpers.ts';
 import {
   addSignal,
   addUpdate,
+  CustomInt,
+  CustomKeyword,
   cancelTimer,
   collect,
   countdown,
@@ -30,6 +32,7 @@ import {
   runActivity,
   sleepCollecting,
   upserter,
+  upsertTyped,
   waitForever,
 } from './workflows/index.ts';
 
@@ -107,6 +110,7 @@ async function startWorker(
   return connection;
 }
 
+const { IndexedValueType } = temporal.api.enums.v1;
 const dbFile = () => path.join(dir, `${randomUUID()}.sqlite`);
 const payloads = (...values: unknown[]) => ({ payloads: values.map((v) => defaultPayloadConverter.toPayload(v)) });
 
@@ -189,6 +193,66 @@ describe('a restart on the same state file', () => {
     const run = client.workflow.getHandle(recent.action.workflow.workflowId);
     expect(await run.result()).toBeGreaterThanOrEqual(taken + 1);
     await handle.delete();
+  }, 60_000);
+
+  it('keeps what describe shows: summary and details, priority, typed search attributes and their registration, sizes and counts', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const first = await server(file);
+    await startWorker(first.address, taskQueue);
+    const client = new Client({ connection: await Connection.connect({ address: first.address }) });
+    closers.push(() => client.connection.close());
+    const tier = defineSearchAttributeKey(`Tier${randomUUID().slice(0, 8)}`, 'KEYWORD_LIST');
+    await client.connection.operatorService.addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: { [tier.name]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST },
+    });
+    const handle = await client.workflow.start(upsertTyped, {
+      taskQueue,
+      workflowId: `described-${randomUUID()}`,
+      args: [[[tier.name, 'KEYWORD_LIST', ['gold', 'silver']]]],
+      typedSearchAttributes: [{ key: tier, value: ['bronze'] }],
+      staticSummary: 'kept summary',
+      staticDetails: 'kept details',
+      priority: { priorityKey: 2, fairnessKey: 'kept' },
+    });
+    await handle.signal(addSignal, 'upsert');
+    await eventually(async () => (await handle.describe()).typedSearchAttributes.get(tier)?.length === 2);
+    const observe = async () => {
+      const d = await handle.describe();
+      const info = d.raw.workflowExecutionInfo!;
+      return {
+        summary: await d.staticSummary(),
+        details: await d.staticDetails(),
+        priority: d.priority,
+        tier: d.typedSearchAttributes.get(tier),
+        historySize: d.historySize,
+        historyLength: d.historyLength,
+        stateTransitionCount: Number(info.stateTransitionCount),
+      };
+    };
+    const before = await observe();
+    expect(before).toMatchObject({ summary: 'kept summary', tier: ['gold', 'silver'], priority: { priorityKey: 2, fairnessKey: 'kept' } });
+    expect(before.stateTransitionCount).toBeGreaterThan(0);
+    await kill(first);
+
+    const second = await server(file);
+    const restarted = new Client({ connection: await Connection.connect({ address: second.address }) });
+    closers.push(() => restarted.connection.close());
+    const again = restarted.workflow.getHandle(handle.workflowId);
+    const d = await again.describe();
+    expect({
+      summary: await d.staticSummary(),
+      details: await d.staticDetails(),
+      priority: d.priority,
+      tier: d.typedSearchAttributes.get(tier),
+      historySize: d.historySize,
+      historyLength: d.historyLength,
+      stateTransitionCount: Number(d.raw.workflowExecutionInfo!.stateTransitionCount),
+    }).toEqual(before);
+    // The attribute registered through OperatorService is still known.
+    expect((await restarted.workflow.count(`${tier.name} = 'gold'`)).count).toBe(1);
+    await again.terminate();
   }, 60_000);
 
   it('runs a mixed workload to the right results through repeated kills', async () => {
@@ -465,7 +529,14 @@ describe('a restart on the same state file', () => {
 describe('the state file', () => {
   it('holds exactly the state in memory after a varied workload', async () => {
     const file = dbFile();
-    const server = await startTemporalDevServer({ dbFilename: file, namespaces: ['default', 'other'] });
+    const server = await startTemporalDevServer({
+      dbFilename: file,
+      namespaces: ['default', 'other'],
+      searchAttributes: {
+        [CustomKeyword.name]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        [CustomInt.name]: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+      },
+    });
     const taskQueue = `varied-${randomUUID()}`;
     const connection = await Connection.connect({ address: server.address });
     try {
@@ -498,6 +569,13 @@ describe('the state file', () => {
         workflowIdConflictPolicy: 'FAIL',
       });
       expect(await client.workflow.executeUpdateWithStart(addUpdate, { args: ['first'], startWorkflowOperation })).toBe(1);
+      await client.workflow.execute(greeting, {
+        ...opts,
+        workflowId: id('greet'),
+        args: ['x'],
+        priority: { priorityKey: 1 },
+        staticSummary: 'greets',
+      });
       await client.workflow.execute(parent, { ...opts, workflowId: id('parent'), args: ['child'] });
       await client.workflow.execute(countdown, { ...opts, workflowId: id('countdown'), args: [2] });
       await client.workflow.execute(cancelTimer, { ...opts, workflowId: id('timer') });

@@ -15,12 +15,14 @@ import {
 } from '@temporalio/client';
 import { defineSearchAttributeKey, NamespaceNotFoundError, type Workflow } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
+import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTemporalDevServer } from '../index.ts';
 import { eventually, grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
 import { usesDownloadedServer } from './temporal-env.ts';
 import { countedRun, failing, waitForever } from './workflows/index.ts';
 
+const { IndexedValueType } = temporal.api.enums.v1;
 const HOUR = 3600_000;
 const ownerKey = defineSearchAttributeKey('ScheduleOwner', 'KEYWORD');
 const teamKey = defineSearchAttributeKey('ScheduledTeam', 'KEYWORD');
@@ -53,6 +55,9 @@ async function statusOf(workflowId: string): Promise<string> {
 describe.runIf(!usesDownloadedServer())('on the time-skipping server', () => {
   beforeAll(async () => {
     s = await setupSuite('time-skipping', 'schedules', {});
+    // Like Temporal, the server refuses search attributes nobody registered.
+    const searchAttributes = Object.fromEntries([ownerKey, teamKey].map((k) => [k.name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]));
+    await s.env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes });
   });
   afterAll(() => teardownSuite(s));
 

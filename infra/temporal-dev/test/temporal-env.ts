@@ -12,6 +12,8 @@ export type TemporalEnvFlavour = 'local' | 'time-skipping';
 export interface TemporalEnvOptions {
   /** Custom search attributes to register on the server (local flavour). */
   searchAttributes?: ReturnType<typeof defineSearchAttributeKey>[];
+  /** More server arguments (local flavour), e.g. `--dynamic-config-value limit.blobSize.error=10240`. */
+  extraArgs?: string[];
 }
 
 export function usesDownloadedServer(): boolean {
@@ -21,13 +23,15 @@ export function usesDownloadedServer(): boolean {
 export async function createTemporalEnv(flavour: TemporalEnvFlavour, options: TemporalEnvOptions = {}): Promise<TestWorkflowEnvironment> {
   if (usesDownloadedServer()) {
     return flavour === 'local'
-      ? TestWorkflowEnvironment.createLocal({ server: { searchAttributes: options.searchAttributes } })
+      ? TestWorkflowEnvironment.createLocal({ server: { searchAttributes: options.searchAttributes, extraArgs: options.extraArgs } })
       : TestWorkflowEnvironment.createTimeSkipping();
   }
   // The launcher runs the server's TypeScript with this same Node (the system one may be too old).
   process.env.TEMPORAL_DEV_NODE = process.execPath;
   const executable = { type: 'existing-path' as const, path: temporalDevExecutable };
   return flavour === 'local'
-    ? TestWorkflowEnvironment.createLocal({ server: { executable, searchAttributes: options.searchAttributes } })
+    ? TestWorkflowEnvironment.createLocal({
+        server: { executable, searchAttributes: options.searchAttributes, extraArgs: options.extraArgs },
+      })
     : TestWorkflowEnvironment.createTimeSkipping({ server: { executable } });
 }

@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
-import { TimeoutFailure } from '@temporalio/common';
+import { type SearchAttributes, TimeoutFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Suite, setupSuite, teardownSuite } from './helpers.ts';
+import { grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
 import { usesDownloadedServer } from './temporal-env.ts';
 import { runActivity, sleeper, timerVersusActivity, waitForever } from './workflows/index.ts';
 
@@ -107,5 +107,17 @@ describe('time skipping', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(TimeoutFailure);
+  });
+
+  it("knows the Java test server's custom search attributes and refuses others", async () => {
+    const start = (searchAttributes: SearchAttributes) =>
+      s.env.client.workflow.start(waitForever, { taskQueue: s.taskQueue, workflowId: wid(), searchAttributes });
+    const handle = await start({ CustomKeywordField: ['kw'], CustomStringField: ['some text'], CustomDatetimeField: [new Date()] });
+    expect((await handle.describe()).searchAttributes.CustomKeywordField).toEqual(['kw']);
+    await handle.terminate();
+    expect(await grpcError(start({ NotRegistered: ['x'] }))).toMatchObject({
+      code: 3,
+      details: 'search attribute NotRegistered is not defined',
+    });
   });
 });

@@ -1,6 +1,6 @@
 // Workflows used by the temporal-dev conformance suite (bundled by the SDK's Worker).
 
-import type { ActivityOptions } from '@temporalio/common';
+import type { ActivityOptions, SearchAttributeType, SearchAttributeUpdatePair } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, defineSearchAttributeKey, TimeoutFailure } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
 
@@ -276,4 +276,117 @@ export async function activitiesInSequence(times: number): Promise<string[]> {
   const answers: string[] = [];
   for (let i = 0; i < times; i++) answers.push(await whichWorker());
   return answers;
+}
+
+export interface InfoSnapshot {
+  historyLength: number;
+  historySize: number;
+  continueAsNewSuggested: boolean;
+  suggestedContinueAsNewReasons?: string[];
+  priority?: unknown;
+  typedSearchAttributes: unknown;
+}
+export const infoQuery = wf.defineQuery<InfoSnapshot>('info');
+
+function infoSnapshot(): InfoSnapshot {
+  const info = wf.workflowInfo();
+  return {
+    historyLength: info.historyLength,
+    historySize: info.historySize,
+    continueAsNewSuggested: info.continueAsNewSuggested,
+    suggestedContinueAsNewReasons: info.suggestedContinueAsNewReasons,
+    priority: info.priority,
+    typedSearchAttributes: info.typedSearchAttributes.getAll(),
+  };
+}
+
+/** Runs an activity, a timer and a child, each with a summary and a priority; then waits. */
+export async function annotated(): Promise<void> {
+  wf.setHandler(infoQuery, infoSnapshot);
+  wf.setCurrentDetails('waiting for **nothing**');
+  const { priorityOf } = wf.proxyActivities<{ priorityOf(): Promise<string> }>({
+    startToCloseTimeout: '10s',
+    summary: 'reports its priority',
+    priority: { priorityKey: 1 },
+  });
+  await priorityOf();
+  await wf.sleep(10, { summary: 'short nap' });
+  await wf.startChild(waitForever, {
+    workflowId: `${wf.workflowInfo().workflowId}-child`,
+    staticSummary: 'the child',
+    staticDetails: 'waits *forever*',
+    priority: { priorityKey: 4 },
+  });
+  await wf.condition(() => false);
+}
+
+/** Runs one activity per priority key, all at once on `taskQueue`, and returns what they returned. */
+export async function prioritizedActivities(taskQueue: string, keys: number[]): Promise<string[]> {
+  return await Promise.all(
+    keys.map((priorityKey) =>
+      wf
+        .proxyActivities<{ record(name: string): Promise<string> }>({
+          taskQueue,
+          startToCloseTimeout: '1 minute',
+          priority: { priorityKey },
+        })
+        .record(`key ${priorityKey}`),
+    ),
+  );
+}
+
+/** Applies typed search attribute updates (datetimes as ISO strings), answers `info`, then waits for "add". */
+export async function upsertTyped(updates: Array<[name: string, type: SearchAttributeType, value: unknown]>): Promise<void> {
+  wf.setHandler(infoQuery, infoSnapshot);
+  let proceed = false;
+  wf.setHandler(addSignal, () => {
+    proceed = true;
+  });
+  await wf.condition(() => proceed);
+  wf.upsertSearchAttributes(
+    updates.map(([name, type, value]) => {
+      const key = defineSearchAttributeKey(name, type);
+      const typed = type === 'DATETIME' && typeof value === 'string' ? new Date(value) : value;
+      return { key, value: typed } as SearchAttributeUpdatePair;
+    }),
+  );
+  await wf.condition(() => false);
+}
+
+/**
+ * Sleeps in a loop until Temporal suggests continuing as new (or `maxLoops`), then reports
+ * workflowInfo. `_padding` only makes the start event, and so the history, bigger.
+ */
+export async function loopUntilSuggested(maxLoops: number, _padding = ''): Promise<InfoSnapshot & { loops: number }> {
+  let loops = 0;
+  while (!wf.workflowInfo().continueAsNewSuggested && loops < maxLoops) {
+    await wf.sleep(1);
+    loops++;
+  }
+  return { ...infoSnapshot(), loops };
+}
+
+/** Returns a string of `size` characters, after an activity given `activityInput` characters when that is not 0. */
+export async function sized(resultSize: number, activityInputSize = 0): Promise<string> {
+  if (activityInputSize > 0) await greet('i'.repeat(activityInputSize));
+  return 'o'.repeat(resultSize);
+}
+
+/** Sleeps 1 ms `times` times. */
+export async function sleepLoop(times: number): Promise<number> {
+  for (let i = 0; i < times; i++) await wf.sleep(1);
+  return times;
+}
+
+export const sizedUpdate = wf.defineUpdate<string, [number]>('sized');
+
+/** Answers "sized" updates with a string of the requested size; waits forever. */
+export async function sizedUpdates(): Promise<void> {
+  wf.setHandler(sizedUpdate, (size) => 'u'.repeat(size));
+  await wf.condition(() => false);
+}
+
+/** Fails its workflow task (a plain Error) with a message of `size` characters. */
+export async function failsTaskWith(size: number): Promise<void> {
+  throw new Error('e'.repeat(size));
 }
