@@ -4,6 +4,7 @@ import * as identity from './2026-11-22.2-identity.ts';
 import * as apps from './2026-11-22.3-apps.ts';
 import * as outbox from './2026-11-22.4-outbox.ts';
 import * as securityEvents from './2026-11-22.5-security-events.ts';
+import * as hosting from './2026-11-22.6-hosting.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Names are `<ISO date>.<n>-<what>` and sort in the order they run.
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.3-apps': apps,
   '2026-11-22.4-outbox': outbox,
   '2026-11-22.5-security-events': securityEvents,
+  '2026-11-22.6-hosting': hosting,
 };

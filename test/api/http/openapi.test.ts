@@ -99,9 +99,10 @@ describe('deprecated routes', () => {
 describe('security in the document', () => {
   it('names the credential each operation accepts', async () => {
     const doc = (await svc.call('GET', '/api/v1/openapi.json')).body;
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['developerKey', 'webSession']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['appTicket', 'developerKey', 'webSession']);
     expect(doc.paths['/api/v1/developer/me'].get.security).toEqual([{ developerKey: [] }]);
     expect(doc.paths['/api/v1/developer/keys'].get.security).toEqual([{ developerKey: [] }, { webSession: [] }]);
     expect(doc.paths['/api/v1/developer/password-tokens'].post.security).toEqual([]);
+    expect(doc.paths['/api/v1/developer/apps/{namespace}/{slug}/tickets'].post.security).toEqual([{ appTicket: [] }]);
   });
 });
