@@ -1,8 +1,8 @@
 import { randomBase62, sha256 } from '../security/random.ts';
 
-/** `svc-at-` + 32 base62 characters (190 random bits). */
+/** `svc-at-` + 33 base62 characters (192 random bits). */
 export const TICKET_PREFIX = 'svc-at-';
-const TICKET_PATTERN = /^svc-at-[0-9A-Za-z]{32}$/;
+const TICKET_PATTERN = /^svc-at-[0-9A-Za-z]{33}$/;
 
 /** Spec Limits: an app ticket is valid 8 hours and renewable up to 24 hours after it expired. */
 export const TICKET_TTL_MS = 8 * 3600_000;
