@@ -77,7 +77,7 @@ async function withSignedIn<T>(login: string, fn: (page: Page) => Promise<T>): P
 const appAddress = () => `${svc.addresses.productionBase}/cell-acme/apps/hello`;
 
 async function shown(page: Page): Promise<{ title: string; out: { origin: string; ticket: boolean; evil: boolean } }> {
-  await page.waitForFunction(() => document.title.startsWith('ran '));
+  await page.waitForFunction("document.title.startsWith('ran ')");
   return { title: await page.title(), out: JSON.parse((await page.locator('#out').textContent())!) };
 }
 
