@@ -27,6 +27,7 @@ import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
 /** Carries the app ticket to the version's files: the page has an opaque origin, so only a SameSite=None cookie reaches them. */
 const TICKET_COOKIE = 'svc_app_ticket';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+const DIGEST16 = /^[0-9a-f]{16}$/;
 
 type AppPlace = Extract<TreePlace, { kind: 'app' }>;
 
@@ -58,7 +59,8 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
   if (first === undefined) return serveEntry(ctx, deps, req, place);
   if (place.tail.length === 1 && (first === 'about' || first === 'about.md')) return serveAbout(ctx, deps, req, place, first);
   if (first === 'skills' && rest.length === 2 && rest[1] === 'SKILL.md') return serveSkill(ctx, deps, req, place, rest[0]!);
-  if (first === '_v' && rest.length >= 2) return serveAsset(ctx, deps, req, place, rest[0]!, rest.slice(1).join('/'));
+  if (first === '_v' && rest.length >= 2 && DIGEST16.test(rest[0]!))
+    return serveAsset(ctx, deps, req, place, rest[0]!, rest.slice(1).join('/'));
   return notFound(ctx, deps);
 }
 
@@ -220,7 +222,7 @@ async function serveAsset(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
 }
 
 /** br when accepted, else gzip, else none (q=0 refuses). */
-export function negotiateEncoding(header: string): ContentEncoding | undefined {
+function negotiateEncoding(header: string): ContentEncoding | undefined {
   const weights = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name = '', ...params] = part.split(';').map((p) => p.trim());

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TicketPrincipal } from '../../domain/hosting/authenticate-ticket.ts';
 import { renewTicket } from '../../domain/hosting/renew-ticket.ts';
 import { AppParams, Channel } from '../../schemas/apps.ts';
 import { defineRoute } from '../http/route.ts';
@@ -29,7 +30,8 @@ export const renewTicketRoute = defineRoute({
   response: { status: 201, description: 'A new ticket.', schema: RenewedTicket },
   errors: ['unauthorized', 'forbidden', 'invalid_path'],
   async handler({ db, deps, principal, query }) {
-    const renewed = await renewTicket(db, deps.clock, principal as Extract<typeof principal, { kind: 'ticket' }>, query.channel);
+    // The route accepts tickets only, so the principal is one.
+    const renewed = await renewTicket(db, deps.clock, principal as TicketPrincipal, query.channel);
     const data = { ...renewed, expiresAt: renewed.expiresAt.toISOString() };
     // A dry run shows what would be issued, never a ticket that was rolled back.
     const { ticket: _notIssued, ...plan } = data;

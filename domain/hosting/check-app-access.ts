@@ -43,7 +43,8 @@ const refuse = (reason: AccessRefusal, message: string, remedy: string, producti
 /**
  * The one rule of who may open an app (spec Authentication 9-11, Rules for B3): official public
  * apps need membership of at least one company, company apps a license in that company; the test
- * channel and `auth.access: restricted` only developers. Shares (the sharing issue) extend this.
+ * channel and `auth.access: restricted` only developers (of an official app's test channel: a
+ * developer of any company, or platform staff). Shares (the sharing issue) extend this.
  */
 export function checkAppAccess(visitor: Visitor, target: AccessTarget): AppAccess {
   if (target.namespace === PUBLIC_NAMESPACE) {

@@ -21,7 +21,7 @@ const gzipAsync = promisify(gzip);
 const variants = new BoundedCache<string, Buffer | null>(MAX_CACHED_BYTES, (v) => (v ? v.length : 64));
 const inFlight = new Map<string, Promise<Buffer | null>>();
 
-export function isCompressible(contentType: string): boolean {
+function isCompressible(contentType: string): boolean {
   return COMPRESSIBLE.test(contentType);
 }
 

@@ -1,5 +1,5 @@
 import type { DbOrTrx, KeyRevocationReason } from '../db/database.ts';
-import { revokeTicketsOf } from '../hosting/authenticate-ticket.ts';
+import { revokeTicketsOf } from '../hosting/revoke-tickets.ts';
 import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 
 export interface KeysRevocation {

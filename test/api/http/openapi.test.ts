@@ -23,12 +23,15 @@ function documentedOperations(doc: { paths?: Record<string, Record<string, unkno
   );
 }
 
-/** `METHOD /path/{param}` for every route the Koa router really mounted (HEAD is implied by GET). */
+/**
+ * `METHOD /path/{param}` for every route the Koa router really mounted (HEAD is implied by GET;
+ * OPTIONS is the CORS preflight of the routes that take app tickets).
+ */
 function mountedOperations(routeList: typeof routes): string[] {
   const app = createApp(svc.deps, routeList);
   const router = (app.middleware as { router?: { stack: { path: string; methods: string[] }[] } }[]).find((m) => m.router)!.router!;
   return router.stack.flatMap((layer) =>
-    layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+    layer.methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').map((m) => `${m} ${layer.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
   );
 }
 
