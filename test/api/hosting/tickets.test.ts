@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../support/clock.ts';
-import { injected, rawGet, release } from '../../support/hosting.ts';
+import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
 import { bearer, createUser, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -123,6 +123,17 @@ describe('what a ticket admits', () => {
     const patch = await svc.call('PATCH', `/api/v1/admin/users/${disabled.id}`, { body: { status: 'disabled' }, headers: bearer(op) });
     expect(patch.status).toBe(200);
     expect((await renew(other)).status).toBe(401);
+  });
+
+  it('as the page’s cookie, admits the version’s files until revoked (believed for at most 30 seconds)', async () => {
+    const visitor = await newMember();
+    const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie: await signIn(svc, visitor.username) });
+    const cookie = ticketCookie(page);
+    const file = `${injected(page.text).base}index.html`;
+    expect((await rawGet(file, { cookie })).status).toBe(200);
+    await svc.call('DELETE', `/api/v1/admin/users/${visitor.id}/keys`, { headers: bearer(op) });
+    clock.advance({ seconds: 31 });
+    expect((await rawGet(file, { cookie })).status).toBe(302);
   });
 
   it('re-checks access: an account that lost its license since is refused', async () => {
