@@ -112,6 +112,34 @@ describe('a published app in the browser', () => {
     });
   });
 
+  it('lets the page use the camera only when its manifest asks (Permissions-Policy)', async () => {
+    const probe = [
+      { path: 'index.html', encoding: 'utf8' as const, content: '<!doctype html><body><script src="probe.js"></script></body>' },
+      {
+        path: 'probe.js',
+        encoding: 'utf8' as const,
+        content:
+          "document.title = 'ran ' + JSON.stringify([document.featurePolicy.allowsFeature('camera'), document.featurePolicy.allowsFeature('microphone')]);",
+      },
+    ];
+    await release(svc, dev, {
+      namespace: 'cell-acme',
+      slug: 'camera-on',
+      version: '1.0.0',
+      files: probe,
+      manifest: { permissions: { camera: true } },
+    });
+    await release(svc, dev, { namespace: 'cell-acme', slug: 'camera-off', version: '1.0.0', files: probe });
+    await withSignedIn('mo', async (page) => {
+      await page.goto(`${svc.addresses.productionBase}/cell-acme/apps/camera-on`);
+      await page.waitForFunction("document.title.startsWith('ran ')");
+      expect(await page.title()).toBe('ran [true,false]');
+      await page.goto(`${svc.addresses.productionBase}/cell-acme/apps/camera-off`);
+      await page.waitForFunction("document.title.startsWith('ran ')");
+      expect(await page.title()).toBe('ran [false,false]');
+    });
+  });
+
   it('sends a member from the test address to production', async () => {
     await withSignedIn('mo', async (page) => {
       await page.goto(`${svc.addresses.developerBase}/cell-acme/apps/hello`);
