@@ -137,15 +137,18 @@ async function serveEntry(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
   const principal = await pagePrincipal(ctx, deps);
   if (!principal) return redirectToSignIn(ctx, deps);
   const target = { namespace: place.namespace, slug: place.slug, channel: req.channel };
-  const result = await openApp(deps, principal, target);
+  // A HEAD opens nothing: the same answer without a ticket, a usage/open record or a body.
+  const result =
+    ctx.method === 'HEAD'
+      ? { opened: false as const, ...(await accessToApp(deps, principal, target)) }
+      : await openApp(deps, principal, target);
   const addresses = deps.addresses();
-  if (!result.opened) {
+  if (!result.access.allowed) {
     const production = pageAddresses(addresses, place.namespace, place.slug, []).production.address;
     if (result.access.productionInstead) return ctx.redirect(production);
     return sendMessage(ctx, deps, 403, 'You cannot open this app', [result.access.message, result.access.remedy]);
   }
-  const { version, ticket } = result;
-  const own = versionPath(place.address, version.digest16);
+  const { version } = result;
   setAppHeaders(ctx, {
     csp: appContentPolicy(addresses, place.address, version.digest16, version.manifest),
     permissions: permissionsPolicy(version.manifest),
@@ -153,12 +156,18 @@ async function serveEntry(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
   });
   // The entry page always shows the channel's current version and carries a personal ticket.
   ctx.set('Cache-Control', 'no-store');
+  if (!result.opened) {
+    ctx.status = 200;
+    ctx.set('Content-Type', 'text/html; charset=utf-8');
+    return;
+  }
+  const { ticket } = result;
   const cookiePath = `${new URL(place.address).pathname}/_v/`;
   ctx.append(
     'Set-Cookie',
     `${TICKET_COOKIE}=${ticket.ticket}; Path=${cookiePath}; Max-Age=${TICKET_TTL_MS / 1000}; HttpOnly; Secure; SameSite=None`,
   );
-  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), own, ticket.ticket));
+  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), ticket.ticket));
 }
 
 async function serveAbout(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, page: 'about' | 'about.md'): Promise<void> {

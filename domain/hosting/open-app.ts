@@ -16,7 +16,14 @@ export interface AppTarget {
 }
 
 export type OpenedApp =
-  | { opened: true; app: HostedApp; version: HostedVersion; entry: Buffer; ticket: IssuedTicket }
+  | {
+      opened: true;
+      app: HostedApp;
+      version: HostedVersion;
+      access: Extract<AppAccess, { allowed: true }>;
+      entry: Buffer;
+      ticket: IssuedTicket;
+    }
   | { opened: false; app: HostedApp; version: HostedVersion; access: Extract<AppAccess, { allowed: false }> };
 
 /** May this principal open the app's channel now? Judged by the manifest of the version the channel shows. */
@@ -63,5 +70,5 @@ export async function openApp(deps: DomainDeps, principal: Principal, target: Ap
       .execute();
     return issued;
   });
-  return { opened: true, app, version, entry, ticket };
+  return { opened: true, app, version, access, entry, ticket };
 }

@@ -121,6 +121,17 @@ describe('entry page', () => {
     expect(after.length).toBe(before.length + 1);
     expect(after[0]).toEqual({ username: 'mo', version: '1.0.0', channel: 'production', via_share: null });
   });
+
+  it('answers HEAD with the headers alone, opening nothing: no ticket, no record', async () => {
+    const count = async () => (await svc.database.db.selectFrom('app_opens').select('id').execute()).length;
+    const before = await count();
+    const res = await rawGet(`${P}/cell-acme/apps/hello`, { cookie: cookies.mo }, 'HEAD');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-security-policy']).toContain('sandbox allow-scripts');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(await count()).toBe(before);
+    expect((await rawGet(`${P}/cell-acme/apps/hello`, { cookie: cookies.gus }, 'HEAD')).status).toBe(403);
+  });
 });
 
 describe('who may open', () => {
