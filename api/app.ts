@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { ApiDeps } from './deps.ts';
+import { hostingPages } from './hosting/pages.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { mountRoutes } from './http/mount-routes.ts';
 import { requestId } from './http/request-id.ts';
@@ -17,6 +18,8 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
   app.use(requestLog(deps.logger));
   app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
+  // The app page trees ({production_base}, {developer_base}) answer before the API router.
+  app.use(hostingPages(deps));
   app.use(router.routes());
   app.use(router.allowedMethods());
   const pages = pagesRouter();

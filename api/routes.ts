@@ -1,6 +1,7 @@
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
+import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -15,4 +16,5 @@ export const routes: readonly AnyRoute[] = [
   ...sessionRoutes,
   ...adminRoutes,
   ...appRoutes,
+  ...hostingRoutes,
 ];

@@ -1,4 +1,4 @@
-import type { CompanyRole } from './db/database.ts';
+import type { Channel, CompanyRole } from './db/database.ts';
 
 // The caller of a use case, as authentication found it.
 
@@ -24,4 +24,10 @@ export type Principal =
       role: CompanyRole;
       key: { id: string; displayPrefix: string };
     }
-  | { kind: 'session'; account: AccountRef; sessionHash: Buffer };
+  | { kind: 'session'; account: AccountRef; sessionHash: Buffer }
+  | {
+      kind: 'ticket';
+      account: AccountRef;
+      /** The one app, channel and version the ticket was issued for. */
+      ticket: { id: string; appId: string; namespace: string; slug: string; channel: Channel; versionId: string; expiresAt: Date };
+    };

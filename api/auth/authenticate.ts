@@ -1,5 +1,7 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
+import { authenticateTicket } from '../../domain/hosting/authenticate-ticket.ts';
+import { TICKET_PREFIX } from '../../domain/hosting/ticket-format.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
@@ -21,11 +23,19 @@ export function assertSameOrigin(ctx: Context, baseUrl: string): void {
 /** The caller of a route, from a Bearer key or the session cookie, checked against the route's requirement. */
 export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<AuthRequirement, 'none'>, write: boolean): Promise<Principal> {
   const header = ctx.get('authorization');
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
   let principal: Principal | undefined;
-  if (header && req.accepts.includes('key')) {
-    const m = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!m) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
-    principal = await authenticateKey(deps.db, m[1]!);
+  if (bearer?.startsWith(TICKET_PREFIX)) {
+    if (!req.accepts.includes('ticket')) throw new DomainError('unauthorized', 'App tickets are not accepted here; use a developer key.');
+    principal = await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: req.renewal === true });
+    // A ticket admits only the app it was issued for; ticket routes name the app in their path.
+    const { namespace, slug } = principal.ticket;
+    if (ctx.params.namespace !== namespace || ctx.params.slug !== slug) {
+      throw new DomainError('forbidden', `This app ticket admits only ${namespace}/${slug}.`, { details: { namespace, slug } });
+    }
+  } else if (header && req.accepts.includes('key')) {
+    if (!bearer) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
+    principal = await authenticateKey(deps.db, bearer);
   } else if (req.accepts.includes('session')) {
     const baseUrl = deps.addresses().baseUrl;
     const token = readSessionCookie(ctx, baseUrl);
@@ -35,6 +45,8 @@ export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<Aut
       throw new DomainError('unauthorized', 'A developer key (Authorization: Bearer svc-dk-...) or a web session is required.');
     }
     if (write) assertSameOrigin(ctx, baseUrl);
+  } else if (req.accepts.includes('ticket') && !req.accepts.includes('key')) {
+    throw new DomainError('unauthorized', 'The app ticket is required: Authorization: Bearer svc-at-<ticket>.');
   } else {
     throw new DomainError('unauthorized', 'A developer key is required: Authorization: Bearer svc-dk-<key>.');
   }

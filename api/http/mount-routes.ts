@@ -35,6 +35,7 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 function handle(route: AnyRoute, deps: ApiDeps) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
+    if (acceptsTickets(route)) allowAnyOrigin(ctx);
     const ip = clientIp(ctx, deps.http.trustedProxies);
     if (route.rateLimit) {
       await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip, deps.clock);
@@ -80,10 +81,32 @@ function handle(route: AnyRoute, deps: ApiDeps) {
   };
 }
 
+const acceptsTickets = (route: AnyRoute) => route.auth !== 'none' && route.auth.accepts.includes('ticket');
+
+/**
+ * App pages run with an opaque origin (CSP sandbox), so their calls are cross-origin. Routes that
+ * take app tickets answer any origin: the credential is a header, never a cookie, so no other
+ * site can call them as the visitor.
+ */
+function allowAnyOrigin(ctx: Context): void {
+  ctx.set('Access-Control-Allow-Origin', '*');
+}
+
+function preflight(route: AnyRoute) {
+  return (ctx: Context) => {
+    allowAnyOrigin(ctx);
+    ctx.set('Access-Control-Allow-Methods', route.method.toUpperCase());
+    ctx.set('Access-Control-Allow-Headers', `authorization, content-type, ${DRY_RUN_HEADER}`);
+    ctx.set('Access-Control-Max-Age', '600');
+    ctx.status = 204;
+  };
+}
+
 export function mountRoutes(routes: readonly AnyRoute[], deps: ApiDeps): Router {
   const router = new Router();
   for (const route of routes) {
     router[route.method](routerPath(route.path), handle(route, deps));
+    if (acceptsTickets(route)) router.options(routerPath(route.path), preflight(route));
   }
   return router;
 }

@@ -4,7 +4,7 @@ import { ERRORS } from '../../schemas/errors.ts';
 import versionFile from '../../version.json' with { type: 'json' };
 import { ApiFailure, ApiSuccess, apiSuccess, DryRunPlan } from './envelope.ts';
 import { DRY_RUN_HEADER } from './mount-routes.ts';
-import type { AnyRoute } from './route.ts';
+import type { AnyRoute, CredentialKind } from './route.ts';
 
 export const API_VERSION: string = versionFile.version;
 
@@ -34,6 +34,11 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
       name: 'svc_session',
       description: 'The web session cookie (`__Host-svc_session` over https); writes must be same-origin.',
     }).name,
+    ticket: registry.registerComponent('securitySchemes', 'appTicket', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An app ticket: Authorization: Bearer svc-at-… (injected into the app page; admits only its own app).',
+    }).name,
   };
   for (const route of routes) {
     const successSchema = route.envelope === false ? route.response.schema : apiSuccess(route.response.schema);
@@ -61,7 +66,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
       ...(route.description ? { description: route.description } : {}),
       tags: route.tags,
       ...(route.deprecatedBy ? { deprecated: true } : {}),
-      security: route.auth === 'none' ? [] : route.auth.accepts.map((kind: 'key' | 'session') => ({ [schemes[kind]]: [] })),
+      security: route.auth === 'none' ? [] : route.auth.accepts.map((kind: CredentialKind) => ({ [schemes[kind]]: [] })),
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),

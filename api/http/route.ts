@@ -10,7 +10,8 @@ import type { ApiDeps } from '../deps.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export type CredentialKind = 'key' | 'session';
+/** `ticket`: an app ticket, on routes of one app only (`{namespace}/{slug}` in the path); it admits that app alone. */
+export type CredentialKind = 'key' | 'session' | 'ticket';
 
 /** Who may call a route: declared once per route and enforced before validation. */
 export type AuthRequirement =
@@ -21,6 +22,8 @@ export type AuthRequirement =
       role?: CompanyRole;
       /** Platform staff only. */
       operator?: boolean;
+      /** Ticket renewal: an expired ticket is still accepted, up to 24 hours after its expiry. */
+      renewal?: boolean;
     };
 
 export interface PrepareInput<P, Q, B, A extends AuthRequirement = AuthRequirement> {

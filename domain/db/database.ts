@@ -191,6 +191,30 @@ export interface SecurityEventsTable {
   details: ColumnType<Record<string, unknown>, string | undefined, never>;
 }
 
+export interface AppTicketsTable {
+  id: string;
+  /** SHA-256 of the plaintext `svc-at-…`. */
+  hash: Buffer;
+  account_id: string;
+  app_id: string;
+  channel: Channel;
+  version_id: string;
+  expires_at: Date;
+  renewed_from: string | null;
+  revoked_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface AppOpensTable {
+  id: string;
+  app_id: string;
+  version_id: string;
+  channel: Channel;
+  account_id: string;
+  via_share: string | null;
+  at: Generated<Date>;
+}
+
 export interface Database {
   service_instance: ServiceInstanceTable;
   accounts: AccountsTable;
@@ -207,6 +231,8 @@ export interface Database {
   release_records: ReleaseRecordsTable;
   outbox: OutboxTable;
   security_events: SecurityEventsTable;
+  app_tickets: AppTicketsTable;
+  app_opens: AppOpensTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,4 +1,5 @@
 import type { DbOrTrx, KeyRevocationReason } from '../db/database.ts';
+import { revokeTicketsOf } from '../hosting/revoke-tickets.ts';
 import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 
 export interface KeysRevocation {
@@ -13,7 +14,10 @@ export interface KeysRevocation {
 
 /**
  * Revokes, for good, an account's live keys and logs it: re-enabling the account or
- * granting the license again does not bring them back. Returns the revoked ids.
+ * granting the license again does not bring them back. Returns the revoked ids. The account's
+ * app tickets (for that company's apps, when one is named) go with them: whatever ends the keys
+ * (an operator, a password change or reset, a disabled account, a removed license) means the
+ * person's credentials are no longer trusted, and a ticket is re-issued by opening the app again.
  */
 export async function revokeKeysOf(db: DbOrTrx, input: KeysRevocation): Promise<string[]> {
   let query = db
@@ -23,6 +27,7 @@ export async function revokeKeysOf(db: DbOrTrx, input: KeysRevocation): Promise<
     .where('revoked_at', 'is', null);
   if (input.companyId !== undefined) query = query.where('company_id', '=', input.companyId);
   const keyIds = (await query.returning('id').execute()).map((r) => r.id).sort();
+  await revokeTicketsOf(db, input.accountId, input.companyId);
   if (keyIds.length > 0) {
     await recordSecurityEvent(db, {
       kind: 'key_revoked',

@@ -163,6 +163,20 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     await upload(slug, '1.0.0');
     return { params: { namespace: 'cell-acme', slug, channel: 'test' }, body: {}, headers: bearer(dev), status: 200 };
   },
+  renewAppTicket: async () => {
+    const slug = unique('dry-ticket');
+    await upload(slug, '1.0.0');
+    for (const channel of ['test', 'production']) {
+      const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/${channel}`, {
+        body: {},
+        headers: bearer(dev),
+      });
+      expect(res.status).toBe(200);
+    }
+    const page = await fetch(`${svc.addresses.productionBase}/cell-acme/apps/${slug}`, { headers: bearer(dev) });
+    const ticket = /<meta name="svc-app-ticket" content="([^"]+)">/.exec(await page.text())![1]!;
+    return { params: { namespace: 'cell-acme', slug }, headers: bearer(ticket), status: 201 };
+  },
 };
 
 /** The write operations (every method but GET) the served document describes. */

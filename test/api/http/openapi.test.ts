@@ -23,12 +23,15 @@ function documentedOperations(doc: { paths?: Record<string, Record<string, unkno
   );
 }
 
-/** `METHOD /path/{param}` for every route the Koa router really mounted (HEAD is implied by GET). */
+/**
+ * `METHOD /path/{param}` for every route the Koa router really mounted (HEAD is implied by GET;
+ * OPTIONS is the CORS preflight of the routes that take app tickets).
+ */
 function mountedOperations(routeList: typeof routes): string[] {
   const app = createApp(svc.deps, routeList);
   const router = (app.middleware as { router?: { stack: { path: string; methods: string[] }[] } }[]).find((m) => m.router)!.router!;
   return router.stack.flatMap((layer) =>
-    layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+    layer.methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').map((m) => `${m} ${layer.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
   );
 }
 
@@ -99,9 +102,10 @@ describe('deprecated routes', () => {
 describe('security in the document', () => {
   it('names the credential each operation accepts', async () => {
     const doc = (await svc.call('GET', '/api/v1/openapi.json')).body;
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['developerKey', 'webSession']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['appTicket', 'developerKey', 'webSession']);
     expect(doc.paths['/api/v1/developer/me'].get.security).toEqual([{ developerKey: [] }]);
     expect(doc.paths['/api/v1/developer/keys'].get.security).toEqual([{ developerKey: [] }, { webSession: [] }]);
     expect(doc.paths['/api/v1/developer/password-tokens'].post.security).toEqual([]);
+    expect(doc.paths['/api/v1/developer/apps/{namespace}/{slug}/tickets'].post.security).toEqual([{ appTicket: [] }]);
   });
 });

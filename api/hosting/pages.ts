@@ -1,0 +1,250 @@
+import type { Context, Middleware } from 'koa';
+import { pageAddresses } from '../../domain/apps/page-addresses.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { admitTicketCookie } from '../../domain/hosting/admit-ticket-cookie.ts';
+import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
+import { type ContentEncoding, compressedVariant } from '../../domain/hosting/compressed-variants.ts';
+import { aboutMarkdown, describeAppPages } from '../../domain/hosting/describe-app-pages.ts';
+import { listCatalog } from '../../domain/hosting/list-catalog.ts';
+import { accessToApp, openApp } from '../../domain/hosting/open-app.ts';
+import { findHostedApp, findServedVersion } from '../../domain/hosting/repository.ts';
+import { TICKET_TTL_MS } from '../../domain/hosting/ticket-format.ts';
+import { visitorOf } from '../../domain/hosting/visitor.ts';
+import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { findSession } from '../../domain/sessions/find-session.ts';
+import { ERRORS } from '../../schemas/errors.ts';
+import { readSessionCookie } from '../auth/session-cookie.ts';
+import type { ApiDeps } from '../deps.ts';
+import { appContentPolicy, permissionsPolicy, setAppHeaders, setPlatformPageHeaders, versionPath } from './headers.ts';
+import { aboutPage, catalogPage, injectIntoEntry, messagePage } from './html.ts';
+import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
+
+// The page trees under {production_base} and {developer_base} (spec Rules for B3): catalogs, app
+// entry pages, the versions' files and the generated pages. HTML, not API operations: failures
+// are pages, and they are not in the OpenAPI document.
+
+/** Carries the app ticket to the version's files: the page has an opaque origin, so only a SameSite=None cookie reaches them. */
+const TICKET_COOKIE = 'svc_app_ticket';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const DIGEST16 = /^[0-9a-f]{16}$/;
+
+type AppPlace = Extract<TreePlace, { kind: 'app' }>;
+
+export function hostingPages(deps: ApiDeps): Middleware {
+  return async (ctx, next) => {
+    const req = matchTree(ctx, deps.addresses());
+    if (!req) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, HEAD');
+      return sendMessage(ctx, deps, 405, 'Method not allowed', ['Pages are read with GET.']);
+    }
+    try {
+      await serve(ctx, deps, req);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      sendMessage(ctx, deps, ERRORS[err.code].status, ERRORS[err.code].status === 404 ? 'Not found' : 'Cannot open this page', [
+        err.message,
+      ]);
+    }
+  };
+}
+
+async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<void> {
+  const { place } = req;
+  if (place.kind === 'unknown') return notFound(ctx, deps);
+  if (place.kind === 'root') return serveRoot(ctx, deps, req);
+  if (place.kind === 'catalog') return serveCatalog(ctx, deps, req, place.namespace);
+  const [first, ...rest] = place.tail;
+  if (first === undefined) return serveEntry(ctx, deps, req, place);
+  if (place.tail.length === 1 && (first === 'about' || first === 'about.md')) return serveAbout(ctx, deps, req, place, first);
+  if (first === 'skills' && rest.length === 2 && rest[1] === 'SKILL.md') return serveSkill(ctx, deps, req, place, rest[0]!);
+  if (first === '_v' && rest.length >= 2 && DIGEST16.test(rest[0]!))
+    return serveAsset(ctx, deps, req, place, rest[0]!, rest.slice(1).join('/'));
+  return notFound(ctx, deps);
+}
+
+/** Bearer key or web session; undefined when the request carries neither. A bad key is a 401. */
+async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<Principal | undefined> {
+  const header = ctx.get('authorization');
+  if (header) {
+    const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!key) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
+    return authenticateKey(deps.db, key);
+  }
+  const token = readSessionCookie(ctx, deps.addresses().baseUrl);
+  return token ? findSession(deps.db, token) : undefined;
+}
+
+/** To the sign-in page, which comes back to this address afterwards. */
+function redirectToSignIn(ctx: Context, deps: ApiDeps): void {
+  ctx.redirect(`${deps.addresses().baseUrl}/signin?next=${encodeURIComponent(ctx.url)}`);
+}
+
+function sendHtml(ctx: Context, status: number, html: string): void {
+  ctx.status = status;
+  ctx.body = html;
+  ctx.set('Content-Type', 'text/html; charset=utf-8');
+}
+
+function sendMessage(
+  ctx: Context,
+  deps: ApiDeps,
+  status: number,
+  heading: string,
+  lines: string[],
+  links: { href: string; text: string }[] = [],
+) {
+  setPlatformPageHeaders(ctx, deps.addresses());
+  sendHtml(ctx, status, messagePage(deps.addresses().baseUrl, heading, lines, links));
+}
+
+/** A plain 404: never another app's file, never a platform page. */
+function notFound(ctx: Context, deps: ApiDeps): void {
+  sendMessage(ctx, deps, 404, 'Not found', ['There is no page at this address.']);
+}
+
+async function serveRoot(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<void> {
+  const principal = await pagePrincipal(ctx, deps);
+  if (!principal) return redirectToSignIn(ctx, deps);
+  const { licenses } = await visitorOf(deps.db, principal);
+  // The company's catalog; accounts in no company go to the official one.
+  ctx.redirect(licenses[0] ? `${req.base}/${licenses[0].cellId}/apps` : `${req.base}/apps`);
+}
+
+async function serveCatalog(ctx: Context, deps: ApiDeps, req: TreeRequest, namespace: string): Promise<void> {
+  const addresses = deps.addresses();
+  if (namespace !== 'public') {
+    const principal = await pagePrincipal(ctx, deps);
+    if (!principal) return redirectToSignIn(ctx, deps);
+    const license = (await visitorOf(deps.db, principal)).licenses.find((l) => l.cellId === namespace);
+    if (!license) {
+      return sendMessage(ctx, deps, 403, 'Not your company', [
+        `The ${namespace} catalog is for members of that company.`,
+        'Ask an admin of that company for a license.',
+      ]);
+    }
+    if (req.channel === 'test' && license.role !== 'developer') return ctx.redirect(`${addresses.productionBase}/${namespace}/apps`);
+  }
+  const entries = await listCatalog(deps.db, addresses, namespace, req.channel);
+  const heading = `${namespace === 'public' ? 'Official apps' : `Apps of ${namespace}`}${req.channel === 'test' ? ' (test)' : ''}`;
+  setPlatformPageHeaders(ctx, addresses);
+  ctx.set('Cache-Control', 'no-cache');
+  sendHtml(ctx, 200, catalogPage(addresses.baseUrl, heading, entries));
+}
+
+async function serveEntry(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace): Promise<void> {
+  const principal = await pagePrincipal(ctx, deps);
+  if (!principal) return redirectToSignIn(ctx, deps);
+  const target = { namespace: place.namespace, slug: place.slug, channel: req.channel };
+  // A HEAD opens nothing: the same answer without a ticket, a usage/open record or a body.
+  const result =
+    ctx.method === 'HEAD'
+      ? { opened: false as const, ...(await accessToApp(deps, principal, target)) }
+      : await openApp(deps, principal, target);
+  const addresses = deps.addresses();
+  if (!result.access.allowed) {
+    const production = pageAddresses(addresses, place.namespace, place.slug, []).production.address;
+    if (result.access.productionInstead) return ctx.redirect(production);
+    return sendMessage(ctx, deps, 403, 'You cannot open this app', [result.access.message, result.access.remedy]);
+  }
+  const { version } = result;
+  setAppHeaders(ctx, {
+    csp: appContentPolicy(addresses, place.address, version.digest16, version.manifest),
+    permissions: permissionsPolicy(version.manifest),
+    asset: false,
+  });
+  // The entry page always shows the channel's current version and carries a personal ticket.
+  ctx.set('Cache-Control', 'no-store');
+  if (!result.opened) {
+    ctx.status = 200;
+    ctx.set('Content-Type', 'text/html; charset=utf-8');
+    return;
+  }
+  const { ticket } = result;
+  const cookiePath = `${new URL(place.address).pathname}/_v/`;
+  ctx.append(
+    'Set-Cookie',
+    `${TICKET_COOKIE}=${ticket.ticket}; Path=${cookiePath}; Max-Age=${TICKET_TTL_MS / 1000}; HttpOnly; Secure; SameSite=None`,
+  );
+  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), ticket.ticket));
+}
+
+async function serveAbout(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, page: 'about' | 'about.md'): Promise<void> {
+  const pages = await describeAppPages(deps, { namespace: place.namespace, slug: place.slug, channel: req.channel });
+  setPlatformPageHeaders(ctx, deps.addresses());
+  ctx.set('Cache-Control', 'no-cache');
+  if (page === 'about') return sendHtml(ctx, 200, aboutPage(deps.addresses().baseUrl, pages));
+  ctx.body = aboutMarkdown(pages);
+  ctx.set('Content-Type', 'text/markdown; charset=utf-8');
+}
+
+async function serveSkill(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, name: string): Promise<void> {
+  const pages = await describeAppPages(deps, { namespace: place.namespace, slug: place.slug, channel: req.channel });
+  const skill = pages.skills.find((s) => s.name === name);
+  if (!skill) return notFound(ctx, deps);
+  setPlatformPageHeaders(ctx, deps.addresses());
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.body = skill.content;
+  ctx.set('Content-Type', 'text/markdown; charset=utf-8');
+}
+
+/** Whether the request may read the app's files: the ticket cookie, else a key or a session with access today. */
+async function assetAccess(ctx: Context, deps: ApiDeps, appId: string, req: TreeRequest, place: AppPlace) {
+  const ticket = ctx.cookies.get(TICKET_COOKIE);
+  if (ticket && !ctx.get('authorization') && (await admitTicketCookie(deps, ticket, appId, req.channel))) return 'admitted';
+  const principal = await pagePrincipal(ctx, deps);
+  if (!principal) return 'sign_in';
+  const { access } = await accessToApp(deps, principal, { namespace: place.namespace, slug: place.slug, channel: req.channel });
+  return access.allowed ? 'admitted' : access;
+}
+
+async function serveAsset(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, digest16: string, path: string): Promise<void> {
+  const app = await findHostedApp(deps.db, place.namespace, place.slug);
+  const version = app && (await findServedVersion(deps.db, app.id, req.channel, digest16));
+  const file = version?.files.get(path);
+  if (!app || !version || !file) return notFound(ctx, deps);
+  const access = await assetAccess(ctx, deps, app.id, req, place);
+  if (access === 'sign_in') return redirectToSignIn(ctx, deps);
+  if (access !== 'admitted') return sendMessage(ctx, deps, 403, 'You cannot open this app', [access.message, access.remedy]);
+
+  setAppHeaders(ctx, {
+    csp: appContentPolicy(deps.addresses(), place.address, version.digest16, version.manifest),
+    permissions: permissionsPolicy(version.manifest),
+    asset: true,
+  });
+  ctx.set('Cache-Control', IMMUTABLE);
+  ctx.set('Vary', 'Accept-Encoding');
+  const encoding = negotiateEncoding(ctx.get('accept-encoding'));
+  const packed = encoding && (await compressedVariant(deps, file, encoding));
+  // One strong ETag per representation: the content hash, plus the encoding when compressed.
+  const etag = packed ? `"${file.hex}.${encoding}"` : `"${file.hex}"`;
+  ctx.set('ETag', etag);
+  if (matchesIfNoneMatch(ctx.get('if-none-match'), etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.body = packed || (await blobBytes(deps, file.sha256));
+  if (packed) ctx.set('Content-Encoding', encoding!);
+  ctx.set('Content-Type', file.contentType);
+}
+
+/** br when accepted, else gzip, else none (q=0 refuses). */
+function negotiateEncoding(header: string): ContentEncoding | undefined {
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name = '', ...params] = part.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
+    weights.set(name.toLowerCase(), q ? Number(q.slice(2)) : 1);
+  }
+  return (['br', 'gzip'] as const).find((e) => (weights.get(e) ?? 0) > 0);
+}
+
+function matchesIfNoneMatch(header: string, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === etag;
+  });
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { TicketPrincipal } from '../../domain/hosting/authenticate-ticket.ts';
+import { renewTicket } from '../../domain/hosting/renew-ticket.ts';
+import { AppParams, Channel } from '../../schemas/apps.ts';
+import { defineRoute } from '../http/route.ts';
+
+const RenewedTicket = z
+  .object({
+    ticket: z.string().meta({ description: 'The new app ticket `svc-at-…` (plaintext only in this answer).' }),
+    expiresAt: z.iso.datetime(),
+    channel: Channel,
+    version: z.string(),
+  })
+  .meta({ id: 'AppTicket' });
+
+export const renewTicketRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/developer/apps/{namespace}/{slug}/tickets',
+  operationId: 'renewAppTicket',
+  summary: 'Renew the app ticket with the current one (called by the browser SDK)',
+  description:
+    'The credential is the current ticket (`Authorization: Bearer svc-at-…`), accepted up to 24 hours after it expired; it admits ' +
+    'only its own app. The account and its access to the app are checked again. The new ticket is valid 8 hours, for the same ' +
+    'channel and version. `channel`, when given, must be the ticket’s.',
+  tags: ['apps'],
+  auth: { accepts: ['ticket'], renewal: true },
+  write: true,
+  params: AppParams,
+  query: z.strictObject({ channel: Channel.optional() }),
+  response: { status: 201, description: 'A new ticket.', schema: RenewedTicket },
+  errors: ['unauthorized', 'forbidden', 'invalid_path'],
+  async handler({ db, deps, principal, query }) {
+    // The route accepts tickets only, so the principal is one.
+    const renewed = await renewTicket(db, deps.clock, principal as TicketPrincipal, query.channel);
+    const data = { ...renewed, expiresAt: renewed.expiresAt.toISOString() };
+    // A dry run shows what would be issued, never a ticket that was rolled back.
+    const { ticket: _notIssued, ...plan } = data;
+    return { data, plan };
+  },
+});
+
+export const hostingRoutes = [renewTicketRoute];

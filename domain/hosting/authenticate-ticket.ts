@@ -1,0 +1,66 @@
+import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import type { Principal } from '../principal.ts';
+import { equalHashes, sha256 } from '../security/random.ts';
+import { isTicket, TICKET_RENEWAL_GRACE_MS } from './ticket-format.ts';
+
+export type TicketPrincipal = Extract<Principal, { kind: 'ticket' }>;
+
+const unauthorized = (message: string) => new DomainError('unauthorized', message);
+
+/**
+ * The account behind an app ticket. An expired ticket is accepted only for renewal, and only
+ * within 24 hours of its expiry; a revoked one never, nor one of an inactive account.
+ */
+export async function authenticateTicket(
+  db: DbOrTrx,
+  clock: Clock,
+  plaintext: string,
+  opts: { forRenewal: boolean },
+): Promise<TicketPrincipal> {
+  if (!isTicket(plaintext)) throw unauthorized('The app ticket is malformed.');
+  const hash = sha256(plaintext);
+  const row = await db
+    .selectFrom('app_tickets as t')
+    .innerJoin('accounts as a', 'a.id', 't.account_id')
+    .innerJoin('apps as p', 'p.id', 't.app_id')
+    .select([
+      't.id',
+      't.hash',
+      't.channel',
+      't.version_id',
+      't.expires_at',
+      't.revoked_at',
+      'p.id as app_id',
+      'p.namespace',
+      'p.slug',
+      'a.id as account_id',
+      'a.username',
+      'a.email',
+      'a.status',
+      'a.platform_staff',
+    ])
+    .where('t.hash', '=', hash)
+    .executeTakeFirst();
+  if (!row || !equalHashes(row.hash, hash)) throw unauthorized('The app ticket is unknown.');
+  if (row.revoked_at) throw unauthorized('The app ticket was revoked; open the app again.');
+  if (row.status !== 'active') throw unauthorized('The account of this app ticket is not active.');
+  const now = clock.now().getTime();
+  const expires = row.expires_at.getTime();
+  if (now >= expires && !opts.forRenewal) throw unauthorized('The app ticket has expired; renew it or open the app again.');
+  if (now >= expires + TICKET_RENEWAL_GRACE_MS) throw unauthorized('The app ticket expired more than 24 hours ago; open the app again.');
+  return {
+    kind: 'ticket',
+    account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
+    ticket: {
+      id: row.id,
+      appId: row.app_id,
+      namespace: row.namespace,
+      slug: row.slug,
+      channel: row.channel,
+      versionId: row.version_id,
+      expiresAt: row.expires_at,
+    },
+  };
+}

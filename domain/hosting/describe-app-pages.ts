@@ -1,0 +1,46 @@
+import { pageAddresses } from '../apps/page-addresses.ts';
+import type { DomainDeps } from '../deps.ts';
+import type { AppTarget } from './open-app.ts';
+import { findChannelVersion } from './repository.ts';
+
+/**
+ * What the generated pages under an app address show (about, about.md, skills): the version the
+ * channel shows now. Readable without login (spec What the service does 9).
+ */
+export async function describeAppPages(deps: DomainDeps, target: AppTarget) {
+  const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
+  const { manifest } = version;
+  const pages = pageAddresses(
+    deps.addresses(),
+    app.namespace,
+    app.slug,
+    version.skills.map((s) => s.name),
+  )[target.channel];
+  return {
+    title: manifest.title,
+    summary: manifest.summary,
+    description: manifest.description ?? '',
+    examples: manifest.examples,
+    version: version.version,
+    hasInterface: manifest.entry !== null,
+    pages,
+    skills: version.skills.map((s) => ({ name: s.name, description: s.description, content: s.content })),
+  };
+}
+
+export type AppPages = Awaited<ReturnType<typeof describeAppPages>>;
+
+/** The agent-readable description (`about.md`), ending with the one line to copy. */
+export function aboutMarkdown(p: AppPages): string {
+  const lines = [`# ${p.title}`, ''];
+  if (p.summary) lines.push(p.summary, '');
+  if (p.description) lines.push(p.description, '');
+  lines.push(`- Address: ${p.pages.address}${p.hasInterface ? ' (sign-in required)' : ' (no interface: skills and APIs only)'}`);
+  lines.push(`- Version: ${p.version}`, '');
+  if (p.examples.length) lines.push('## Try saying', '', ...p.examples.map((e) => `- ${e}`), '');
+  if (p.skills.length) {
+    lines.push('## Skills', '', ...p.skills.map((s, i) => `- [${s.name}](${p.pages.skills[i]}): ${s.description}`), '');
+  }
+  lines.push('## To copy', '', '```', `${p.title}: ${p.summary || p.title} ${p.pages.aboutMarkdown}`, '```', '');
+  return lines.join('\n');
+}

@@ -1,0 +1,33 @@
+import type { Channel, DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { newId } from '../security/random.ts';
+import { newTicket, TICKET_TTL_MS } from './ticket-format.ts';
+
+export interface IssuedTicket {
+  ticket: string;
+  expiresAt: Date;
+}
+
+/** A ticket for one account, app, channel and version; only its hash is stored. */
+export async function issueTicket(
+  db: DbOrTrx,
+  clock: Clock,
+  input: { accountId: string; appId: string; channel: Channel; versionId: string; renewedFrom?: string },
+): Promise<IssuedTicket> {
+  const { plaintext, hash } = newTicket();
+  const expiresAt = new Date(clock.now().getTime() + TICKET_TTL_MS);
+  await db
+    .insertInto('app_tickets')
+    .values({
+      id: newId('tkt'),
+      hash,
+      account_id: input.accountId,
+      app_id: input.appId,
+      channel: input.channel,
+      version_id: input.versionId,
+      expires_at: expiresAt,
+      renewed_from: input.renewedFrom ?? null,
+    })
+    .execute();
+  return { ticket: plaintext, expiresAt };
+}

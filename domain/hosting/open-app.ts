@@ -1,0 +1,74 @@
+import type { Channel } from '../db/database.ts';
+import type { DomainDeps } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import type { Principal } from '../principal.ts';
+import { newId } from '../security/random.ts';
+import { blobBytes } from './blob-bytes.ts';
+import { type AppAccess, checkAppAccess } from './check-app-access.ts';
+import { type IssuedTicket, issueTicket } from './issue-ticket.ts';
+import { findChannelVersion, type HostedApp, type HostedVersion } from './repository.ts';
+import { visitorOf } from './visitor.ts';
+
+export interface AppTarget {
+  namespace: string;
+  slug: string;
+  channel: Channel;
+}
+
+export type OpenedApp =
+  | {
+      opened: true;
+      app: HostedApp;
+      version: HostedVersion;
+      access: Extract<AppAccess, { allowed: true }>;
+      entry: Buffer;
+      ticket: IssuedTicket;
+    }
+  | { opened: false; app: HostedApp; version: HostedVersion; access: Extract<AppAccess, { allowed: false }> };
+
+/** May this principal open the app's channel now? Judged by the manifest of the version the channel shows. */
+export async function accessToApp(deps: DomainDeps, principal: Principal, target: AppTarget) {
+  const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
+  const visitor = await visitorOf(deps.db, principal);
+  const access = checkAppAccess(visitor, {
+    namespace: app.namespace,
+    companyId: app.companyId,
+    channel: target.channel,
+    access: version.manifest.auth.access,
+  });
+  return { app, version, access };
+}
+
+/**
+ * An app open: the access check, the entry page's bytes, a fresh ticket for the visitor and the
+ * usage/open record (both in one transaction).
+ */
+export async function openApp(deps: DomainDeps, principal: Principal, target: AppTarget): Promise<OpenedApp> {
+  const { app, version, access } = await accessToApp(deps, principal, target);
+  if (!access.allowed) return { opened: false, app, version, access };
+  const entryPath = version.manifest.entry;
+  const entryFile = entryPath === null ? undefined : version.files.get(entryPath);
+  if (!entryFile) throw new DomainError('not_found', 'This app has no interface (skills and APIs only); see its about page.');
+  const entry = await blobBytes(deps, entryFile.sha256);
+  const ticket = await deps.db.transaction().execute(async (trx) => {
+    const issued = await issueTicket(trx, deps.clock, {
+      accountId: principal.account.id,
+      appId: app.id,
+      channel: target.channel,
+      versionId: version.id,
+    });
+    await trx
+      .insertInto('app_opens')
+      .values({
+        id: newId('open'),
+        app_id: app.id,
+        version_id: version.id,
+        channel: target.channel,
+        account_id: principal.account.id,
+        via_share: access.viaShare,
+      })
+      .execute();
+    return issued;
+  });
+  return { opened: true, app, version, access, entry, ticket };
+}

@@ -1,0 +1,39 @@
+import type { Channel, DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import type { TicketPrincipal } from './authenticate-ticket.ts';
+import { checkAppAccess } from './check-app-access.ts';
+import { issueTicket } from './issue-ticket.ts';
+import { currentVersionId, loadVersion } from './repository.ts';
+import { visitorOf } from './visitor.ts';
+
+/**
+ * Renews an app ticket with itself (up to 24 hours after it expired; authenticateTicket checks
+ * that), re-checking the account and its access today. The new ticket keeps the version of the
+ * old one: it belongs to the page that runs that version.
+ */
+export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPrincipal, channel: Channel | undefined) {
+  const { ticket } = principal;
+  if (channel !== undefined && channel !== ticket.channel) {
+    throw new DomainError('forbidden', `This ticket is for the ${ticket.channel} channel.`, { details: { channel: ticket.channel } });
+  }
+  const app = await db.selectFrom('apps').select(['company_id']).where('id', '=', ticket.appId).executeTakeFirstOrThrow();
+  const shownId = (await currentVersionId(db, ticket.appId, ticket.channel)) ?? ticket.versionId;
+  const shown = await loadVersion(db, shownId);
+  const access = checkAppAccess(await visitorOf(db, principal), {
+    namespace: ticket.namespace,
+    companyId: app.company_id,
+    channel: ticket.channel,
+    access: shown.manifest.auth.access,
+  });
+  if (!access.allowed) throw new DomainError('forbidden', `${access.message} ${access.remedy}`, { details: { reason: access.reason } });
+  const version = await loadVersion(db, ticket.versionId);
+  const issued = await issueTicket(db, clock, {
+    accountId: principal.account.id,
+    appId: ticket.appId,
+    channel: ticket.channel,
+    versionId: ticket.versionId,
+    renewedFrom: ticket.id,
+  });
+  return { ...issued, channel: ticket.channel, version: version.version };
+}

@@ -1,0 +1,15 @@
+import type { DbOrTrx } from '../db/database.ts';
+
+/**
+ * Revokes an account's live tickets, for the apps of one company when given (called with the
+ * revocation of its keys: domain/keys/repository.ts).
+ */
+export async function revokeTicketsOf(db: DbOrTrx, accountId: string, companyId?: string): Promise<void> {
+  let query = db
+    .updateTable('app_tickets')
+    .set({ revoked_at: new Date() })
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null);
+  if (companyId !== undefined) query = query.where('app_id', 'in', db.selectFrom('apps').select('id').where('company_id', '=', companyId));
+  await query.execute();
+}

@@ -1,0 +1,16 @@
+import { randomBase62, sha256 } from '../security/random.ts';
+
+/** `svc-at-` + 33 base62 characters (192 random bits). */
+export const TICKET_PREFIX = 'svc-at-';
+const TICKET_PATTERN = /^svc-at-[0-9A-Za-z]{33}$/;
+
+/** Spec Limits: an app ticket is valid 8 hours and renewable up to 24 hours after it expired. */
+export const TICKET_TTL_MS = 8 * 3600_000;
+export const TICKET_RENEWAL_GRACE_MS = 24 * 3600_000;
+
+export function newTicket(): { plaintext: string; hash: Buffer } {
+  const plaintext = `${TICKET_PREFIX}${randomBase62(24)}`;
+  return { plaintext, hash: sha256(plaintext) };
+}
+
+export const isTicket = (value: string) => TICKET_PATTERN.test(value);

@@ -1,0 +1,166 @@
+import http from 'node:http';
+import type net from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../../support/browser.ts';
+import { release } from '../../support/hosting.ts';
+import { bearer, PASSWORD, passwordKey, seedCompanies } from '../../support/identity.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+// Published apps in real Chromium: the script runs in an opaque origin, the CSP keeps out hosts
+// the manifest does not list, a publish and a rollback show on the same address with no purge,
+// and the sign-in round trip comes back to the app.
+
+let svc: TestService;
+let browser: Browser;
+let dev: string;
+/** A second loopback origin: a host outside the allowlist, counting what it is asked for. */
+let outsider: http.Server;
+let outsiderUrl: string;
+const outsiderHits: string[] = [];
+
+function files(version: string) {
+  return [
+    {
+      path: 'index.html',
+      encoding: 'utf8' as const,
+      content:
+        '<!doctype html><html><head><title>loading</title></head><body><p id="out"></p>' +
+        `<script src="${outsiderUrl}/evil.js"></script><script src="app.js"></script></body></html>`,
+    },
+    {
+      path: 'app.js',
+      encoding: 'utf8' as const,
+      content:
+        "const ticket = document.querySelector('meta[name=svc-app-ticket]')?.content ?? '';\n" +
+        `document.title = 'ran ${version}';\n` +
+        "document.getElementById('out').textContent = JSON.stringify({ origin: self.origin, ticket: ticket.startsWith('svc-at-'), evil: self.evil === true });\n",
+    },
+  ];
+}
+
+beforeAll(async () => {
+  outsider = http.createServer((req, res) => {
+    outsiderHits.push(req.url!);
+    res.setHeader('content-type', 'text/javascript');
+    res.end('self.evil = true;');
+  });
+  await new Promise<void>((resolve) => outsider.listen(0, '127.0.0.1', resolve));
+  outsiderUrl = `http://127.0.0.1:${(outsider.address() as net.AddressInfo).port}`;
+  svc = await startTestService();
+  await seedCompanies(svc);
+  dev = await passwordKey(svc, 'dana');
+  await release(svc, dev, { namespace: 'cell-acme', slug: 'hello', version: '1.0.0', files: files('1.0.0') });
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await svc?.close();
+  outsider?.close();
+});
+
+async function withSignedIn<T>(login: string, fn: (page: Page) => Promise<T>): Promise<T> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${svc.url}/signin`);
+    await page.getByLabel('Username or email').fill(login);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname !== '/signin');
+    return await fn(page);
+  } finally {
+    await context.close();
+  }
+}
+
+const appAddress = () => `${svc.addresses.productionBase}/cell-acme/apps/hello`;
+
+async function shown(page: Page): Promise<{ title: string; out: { origin: string; ticket: boolean; evil: boolean } }> {
+  await page.waitForFunction("document.title.startsWith('ran ')");
+  return { title: await page.title(), out: JSON.parse((await page.locator('#out').textContent())!) };
+}
+
+describe('a published app in the browser', () => {
+  it('runs its script in an opaque origin with its ticket, and the CSP blocks a host outside the allowlist', async () => {
+    await withSignedIn('mo', async (page) => {
+      const violations: string[] = [];
+      page.on('console', (m) => {
+        if (m.text().includes('Content Security Policy')) violations.push(m.text());
+      });
+      await page.goto(appAddress());
+      expect(await shown(page)).toEqual({ title: 'ran 1.0.0', out: { origin: 'null', ticket: true, evil: false } });
+      expect(outsiderHits).toEqual([]);
+      expect(violations.some((v) => v.includes(`${outsiderUrl}/evil.js`))).toBe(true);
+    });
+  });
+
+  it('shows a publish and a rollback on the same address, with no cache purge', async () => {
+    await withSignedIn('mo', async (page) => {
+      await page.goto(appAddress());
+      expect((await shown(page)).title).toBe('ran 1.0.0');
+      await release(svc, dev, { namespace: 'cell-acme', slug: 'hello', version: '1.1.0', files: files('1.1.0') });
+      await page.goto(appAddress());
+      expect((await shown(page)).title).toBe('ran 1.1.0');
+      const rollback = await svc.call('POST', '/api/v1/developer/apps/cell-acme/hello/channels/production', {
+        body: { version: '1.0.0' },
+        headers: bearer(dev),
+      });
+      expect(rollback.status).toBe(200);
+      await page.goto(appAddress());
+      expect((await shown(page)).title).toBe('ran 1.0.0');
+    });
+  });
+
+  it('lets the page use the camera only when its manifest asks (Permissions-Policy)', async () => {
+    const probe = [
+      { path: 'index.html', encoding: 'utf8' as const, content: '<!doctype html><body><script src="probe.js"></script></body>' },
+      {
+        path: 'probe.js',
+        encoding: 'utf8' as const,
+        content:
+          "document.title = 'ran ' + JSON.stringify([document.featurePolicy.allowsFeature('camera'), document.featurePolicy.allowsFeature('microphone')]);",
+      },
+    ];
+    await release(svc, dev, {
+      namespace: 'cell-acme',
+      slug: 'camera-on',
+      version: '1.0.0',
+      files: probe,
+      manifest: { permissions: { camera: true } },
+    });
+    await release(svc, dev, { namespace: 'cell-acme', slug: 'camera-off', version: '1.0.0', files: probe });
+    await withSignedIn('mo', async (page) => {
+      await page.goto(`${svc.addresses.productionBase}/cell-acme/apps/camera-on`);
+      await page.waitForFunction("document.title.startsWith('ran ')");
+      expect(await page.title()).toBe('ran [true,false]');
+      await page.goto(`${svc.addresses.productionBase}/cell-acme/apps/camera-off`);
+      await page.waitForFunction("document.title.startsWith('ran ')");
+      expect(await page.title()).toBe('ran [false,false]');
+    });
+  });
+
+  it('sends a member from the test address to production', async () => {
+    await withSignedIn('mo', async (page) => {
+      await page.goto(`${svc.addresses.developerBase}/cell-acme/apps/hello`);
+      expect(page.url()).toBe(appAddress());
+      expect((await shown(page)).title).toMatch(/^ran /);
+    });
+  });
+
+  it('sends a visitor without a session to sign in and back to the app', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(appAddress());
+      expect(new URL(page.url()).pathname).toBe('/signin');
+      await page.getByLabel('Username or email').fill('mo');
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(appAddress());
+      expect((await shown(page)).out.origin).toBe('null');
+    } finally {
+      await context.close();
+    }
+  });
+});
