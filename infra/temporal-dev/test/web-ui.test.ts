@@ -23,6 +23,7 @@ let page: Page;
 const taskQueue = 'web-ui';
 const greetId = `greet-${randomUUID()}`;
 const waitingId = `waiting-${randomUUID()}`;
+const scheduleId = `hourly-${randomUUID()}`;
 
 beforeAll(async () => {
   if (!uiBuildIsCurrent()) await buildUi();
@@ -37,6 +38,11 @@ beforeAll(async () => {
   running = worker.run();
   await client.workflow.execute(greeting, { taskQueue, workflowId: greetId, args: ['Browser'] });
   await client.workflow.start(waitForever, { taskQueue, workflowId: waitingId });
+  await client.schedule.create({
+    scheduleId,
+    spec: { intervals: [{ every: '1h' }] },
+    action: { type: 'startWorkflow', workflowType: greeting, taskQueue, args: ['Schedule'] },
+  });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 }, 600_000);
@@ -99,9 +105,13 @@ describe('Web UI', () => {
     await page.getByRole('cell', { name: 'WorkflowType' }).waitFor(); // a search attribute
   });
 
-  it('loads the schedules page', async () => {
+  it('lists a schedule under Schedules and opens its page', async () => {
     await open('/namespaces/default/schedules');
     await page.getByRole('heading', { name: /Schedules/ }).waitFor();
+    await page.getByRole('link', { name: scheduleId }).click();
+    await page.waitForURL(`**/schedules/${scheduleId}`);
+    await page.getByRole('heading', { name: scheduleId }).waitFor();
+    await page.getByText('greeting').first().waitFor(); // the workflow type it starts
     expect(await errorPage().count()).toBe(0);
   });
 });
