@@ -1,3 +1,4 @@
+import { createTemporalEnv } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { sql } from 'kysely';
@@ -6,7 +7,6 @@ import { createActivities } from '../../activities/index.ts';
 import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from '../../worker/shared.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTemporalEnv } from '../support/temporal-env.ts';
 
 // The product workflow on the embedded server with time skipping: ten minutes pass in no time.
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions, type WorkflowBundle } from '@temporalio/worker';
-import { createTemporalEnv, type TemporalEnvFlavour, type TemporalEnvOptions } from './temporal-env.ts';
+import { createTemporalEnv, type TemporalEnvFlavour, type TemporalEnvOptions } from '../testing.ts';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 

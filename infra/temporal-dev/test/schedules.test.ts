@@ -18,8 +18,8 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTemporalDevServer } from '../index.ts';
+import { usesDownloadedServer } from '../testing.ts';
 import { eventually, grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
-import { usesDownloadedServer } from './temporal-env.ts';
 import { countedRun, failing, waitForever } from './workflows/index.ts';
 
 const { IndexedValueType } = temporal.api.enums.v1;

@@ -5,8 +5,8 @@ import { NamespaceNotFoundError } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTemporalDevServer } from '../index.ts';
+import { usesDownloadedServer } from '../testing.ts';
 import { grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
-import { usesDownloadedServer } from './temporal-env.ts';
 import { greeting } from './workflows/index.ts';
 
 let s: Suite;

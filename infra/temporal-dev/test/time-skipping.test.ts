@@ -4,8 +4,8 @@ import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { type SearchAttributes, TimeoutFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usesDownloadedServer } from '../testing.ts';
 import { grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
-import { usesDownloadedServer } from './temporal-env.ts';
 import { runActivity, sleeper, timerVersusActivity, waitForever } from './workflows/index.ts';
 
 const DAY = 24 * 3600_000;

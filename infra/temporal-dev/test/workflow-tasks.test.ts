@@ -7,8 +7,8 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTemporalEnv, usesDownloadedServer } from '../testing.ts';
 import { eventTypes, type RunningWorker, startWorker } from './helpers.ts';
-import { createTemporalEnv, usesDownloadedServer } from './temporal-env.ts';
 import { addSignal, collect, itemsQuery } from './workflows/index.ts';
 
 const { CommandType, TaskQueueKind, WorkflowTaskFailedCause } = temporal.api.enums.v1;
