@@ -53,7 +53,7 @@ try {
       email: 'dev@bench.test',
       password: 'bench-password-1',
       emailVerified: true,
-      organizations: [{ cellId: 'cell-bench', role: 'developer' }],
+      licenses: [{ cellId: 'cell-bench', role: 'developer' }],
     },
     ops,
   );
