@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Db } from '../db/database.ts';
 import { equalHashes } from '../security/random.ts';
-import { ByteLru } from './byte-lru.ts';
 
 /**
  * The content-addressed file store of app versions, as the rest of the service sees it
@@ -47,7 +47,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * one hash share one fetch. `cacheBytes` 0 disables caching (every read fetches and verifies).
  */
 export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobStore {
-  const cache = new ByteLru(cacheBytes);
+  const cache = new BoundedCache<string, Buffer>(cacheBytes, (bytes) => bytes.length);
   const inFlight = new Map<string, Promise<Buffer>>();
 
   const load = async (sha256: string): Promise<Buffer> => {

@@ -1,7 +1,7 @@
+import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
 import { authenticateTicket } from './authenticate-ticket.ts';
-import { BoundedCache } from './bounded-cache.ts';
 
 /** How long a ticket found valid admits asset requests without being looked up again. */
 const RECHECK_MS = 30_000;

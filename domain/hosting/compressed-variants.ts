@@ -1,8 +1,8 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { DomainDeps } from '../deps.ts';
 import { blobBytes } from './blob-bytes.ts';
-import { BoundedCache } from './bounded-cache.ts';
 import type { HostedFile } from './repository.ts';
 
 export type ContentEncoding = 'br' | 'gzip';

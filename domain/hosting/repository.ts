@@ -1,8 +1,8 @@
 import type { Skill } from '../../schemas/bundle/index.ts';
 import { type Manifest, manifestSchema } from '../../schemas/manifest/index.ts';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
-import { BoundedCache } from './bounded-cache.ts';
 
 export interface HostedApp {
   id: string;
@@ -30,14 +30,25 @@ export interface HostedVersion {
 }
 
 // Apps are never renamed and versions never change, so both are cached for good once found
-// (bounded); channel pointers and tickets are always read fresh.
-const apps = new BoundedCache<string, HostedApp>(10_000);
+// (bounded); channel pointers and tickets are always read fresh. Versions are keyed by their
+// random ids; an app's name means something only in its own database, so that cache is kept per
+// database handle (a process may serve several, as tests do; a transaction's is dropped with it).
+const appsByDb = new WeakMap<DbOrTrx, BoundedCache<string, HostedApp>>();
+function appCache(db: DbOrTrx): BoundedCache<string, HostedApp> {
+  let cache = appsByDb.get(db);
+  if (!cache) {
+    cache = new BoundedCache<string, HostedApp>(10_000);
+    appsByDb.set(db, cache);
+  }
+  return cache;
+}
 const versions = new BoundedCache<string, HostedVersion>(2_000, (v) => 1 + v.files.size);
 /** `<appId> <channel> <digest16>` → version id, for versions the channel has pointed at. */
 const servedVersions = new BoundedCache<string, string>(20_000);
 
 export async function findHostedApp(db: DbOrTrx, namespace: string, slug: string): Promise<HostedApp | undefined> {
   const key = `${namespace}/${slug}`;
+  const apps = appCache(db);
   const cached = apps.get(key);
   if (cached) return cached;
   const row = await db

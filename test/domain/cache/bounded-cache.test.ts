@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ByteLru } from '../../../domain/apps/byte-lru.ts';
+import { BoundedCache } from '../../../domain/cache/bounded-cache.ts';
 
 const bytes = (n: number) => Buffer.alloc(n);
 
-describe('ByteLru', () => {
+/** Weighed by length, as the blob store's cache is. */
+const byteCache = (maxBytes: number) => new BoundedCache<string, Buffer>(maxBytes, (b) => b.length);
+
+describe('BoundedCache', () => {
   it('evicts the least recently used entries until the new one fits in the byte bound', () => {
-    const lru = new ByteLru(10);
+    const lru = byteCache(10);
     lru.set('a', bytes(4));
     lru.set('b', bytes(4));
     lru.get('a'); // b is now the least recently used
@@ -16,7 +19,7 @@ describe('ByteLru', () => {
   });
 
   it('does not hold an entry larger than the whole bound, nor evict others for it', () => {
-    const lru = new ByteLru(10);
+    const lru = byteCache(10);
     lru.set('a', bytes(6));
     lru.set('huge', bytes(11));
     expect(lru.get('huge')).toBeUndefined();
@@ -24,7 +27,7 @@ describe('ByteLru', () => {
   });
 
   it('counts a replaced entry once', () => {
-    const lru = new ByteLru(10);
+    const lru = byteCache(10);
     lru.set('a', bytes(6));
     lru.set('a', bytes(6));
     lru.set('b', bytes(4));
@@ -32,8 +35,21 @@ describe('ByteLru', () => {
   });
 
   it('holds nothing with a bound of 0', () => {
-    const lru = new ByteLru(0);
+    const lru = byteCache(0);
     lru.set('a', bytes(1));
     expect(lru.get('a')).toBeUndefined();
+  });
+});
+
+describe('BoundedCache with unit weights', () => {
+  it('holds as many entries as its bound, dropping the least recently used', () => {
+    const cache = new BoundedCache<string, number>(2);
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.get('a');
+    cache.set('c', 3);
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([1, undefined, 3]);
+    cache.delete('a');
+    expect(cache.get('a')).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 /**
- * A least-recently-used map bounded by a total weight (entries count 1 unless weighed), for facts
- * that never change once true: an app's id, a version's file table, a compressed variant.
+ * A least-recently-used map bounded by a total weight (entries count 1 unless weighed, e.g. by
+ * their length in bytes), for facts that never change once true: blob bytes by hash, an app's id,
+ * a version's file table, a compressed variant.
  */
 export class BoundedCache<K, V> {
   readonly #entries = new Map<K, { value: V; weight: number }>();
