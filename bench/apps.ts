@@ -2,63 +2,14 @@
 // hashing the same bytes and writing them to PostgreSQL with plain INSERTs.
 // Usage: npx node bench/apps.ts [rounds=5]
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { pino } from 'pino';
-import { loadConfig } from '../config.ts';
-import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
-import { startService } from '../service.ts';
+import { startBenchService } from './support/service.ts';
+import { median, time } from './support/timing.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
-await fs.chmod(dataDir, 0o755);
-const pg = await startEmbeddedPostgres({ dataDir });
-const svc = await startService(
-  loadConfig({ PORT: '0', DATABASE_URL: pg.url, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'bench-password-1' }),
-  {
-    logger: pino({ level: 'silent' }),
-    role: 'api',
-  },
-);
-
-async function call(method: string, p: string, body?: unknown, key?: string) {
-  const res = await fetch(svc.url + p, {
-    method,
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: any; error?: unknown };
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json.error)}`);
-  return json.data;
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const { svc, developerKey: key, call, stop } = await startBenchService();
 
 try {
-  const ops = (await call('POST', '/api/v1/developer/password-tokens', { login: 'ops', password: 'bench-password-1' })).key;
-  await call('POST', '/api/v1/admin/organizations', { cellId: 'cell-bench', name: 'Bench' }, ops);
-  await call(
-    'POST',
-    '/api/v1/admin/users',
-    {
-      username: 'dev',
-      email: 'dev@bench.test',
-      password: 'bench-password-1',
-      emailVerified: true,
-      licenses: [{ cellId: 'cell-bench', role: 'developer' }],
-    },
-    ops,
-  );
-  const key = (await call('POST', '/api/v1/developer/password-tokens', { login: 'dev', password: 'bench-password-1' })).key;
-
   // 200 files, 3 MB decoded in total: one page and 199 binary assets.
   const assetBytes = Math.floor((3 * 1024 * 1024 - 1024) / 199);
   const makeFiles = () => [
@@ -130,7 +81,5 @@ try {
   for (const [name, ms] of rows) console.log(`${name.padEnd(58)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2)}x baseline`);
   console.log(`500-version promote / 1-version promote: ${(median(many) / median(one)).toFixed(2)}x`);
 } finally {
-  await svc.stop();
-  await pg.stop();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await stop();
 }

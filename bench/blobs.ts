@@ -13,6 +13,7 @@ import { connectDatabase } from '../domain/db/connect.ts';
 import { migrateToLatest } from '../domain/db/migrate.ts';
 import { s3BlobBackend } from '../infra/blobs/s3-blob-backend.ts';
 import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
+import { median, time } from './support/timing.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
 const CACHE_BYTES = 64 * 1024 * 1024;
@@ -25,13 +26,6 @@ await fs.mkdir(s3Dir);
 const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: s3Dir, configureBuckets: [{ name: 'bench-blobs' }] });
 // s3rver's account, where the SDK's standard chain looks first.
 Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' });
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 try {
   await migrateToLatest(db);

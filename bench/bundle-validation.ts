@@ -3,16 +3,9 @@
 import { createHash } from 'node:crypto';
 import { validateBundleOffThread } from '../domain/apps/bundle-validation.ts';
 import { type BundleFileInput, type BundleInput, MAX_BUNDLE_BYTES, validateBundle } from '../schemas/bundle/index.ts';
+import { median, time } from './support/timing.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
-
-async function time(fn: () => unknown): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const module = (i: number) =>
   [

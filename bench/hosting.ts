@@ -5,37 +5,16 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
 import autocannon from 'autocannon';
-import { pino } from 'pino';
 import sirv from 'sirv';
-import { loadConfig } from '../config.ts';
-import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
-import { startService } from '../service.ts';
+import { startBenchService } from './support/service.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
-await fs.chmod(dataDir, 0o755);
-const pg = await startEmbeddedPostgres({ dataDir });
-const svc = await startService(
-  loadConfig({ PORT: '0', DATABASE_URL: pg.url, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: 'bench-password-1' }),
-  { logger: pino({ level: 'silent' }), role: 'api' },
-);
+const { svc, dataDir, developerKey: key, call, stop } = await startBenchService();
 const staticDir = path.join(dataDir, 'static');
 let baseline: http.Server | undefined;
-
-async function call(method: string, p: string, body?: unknown, key?: string) {
-  const res = await fetch(svc.url + p, {
-    method,
-    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: any; error?: unknown };
-  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json.error)}`);
-  return json.data;
-}
 
 async function rps(url: string, headers: Record<string, string>): Promise<number> {
   const result = await autocannon({ url, headers, connections: 10, duration: seconds });
@@ -44,22 +23,6 @@ async function rps(url: string, headers: Record<string, string>): Promise<number
 }
 
 try {
-  const ops = (await call('POST', '/api/v1/developer/password-tokens', { login: 'ops', password: 'bench-password-1' })).key;
-  await call('POST', '/api/v1/admin/organizations', { cellId: 'cell-bench', name: 'Bench' }, ops);
-  await call(
-    'POST',
-    '/api/v1/admin/users',
-    {
-      username: 'dev',
-      email: 'dev@bench.test',
-      password: 'bench-password-1',
-      emailVerified: true,
-      licenses: [{ cellId: 'cell-bench', role: 'developer' }],
-    },
-    ops,
-  );
-  const key = (await call('POST', '/api/v1/developer/password-tokens', { login: 'dev', password: 'bench-password-1' })).key;
-
   // A typical page: a small entry page and a 40 KB script.
   const entry = '<!doctype html><html><head><title>bench</title></head><body><script src="app.js"></script></body></html>';
   const script = Array.from({ length: 800 }, (_, i) => `export const value${i} = ${JSON.stringify(`item ${i} `.repeat(4))};`).join('\n');
@@ -118,7 +81,5 @@ try {
   }
 } finally {
   baseline?.close();
-  await svc.stop();
-  await pg.stop();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await stop();
 }

@@ -1,0 +1,57 @@
+// A real service on an embedded PostgreSQL of its own (API role), with an operator and one
+// developer of the company `cell-bench`, for the benches that go through HTTP.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../../config.ts';
+import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
+import { type RunningService, startService } from '../../service.ts';
+
+const PASSWORD = 'bench-password-1';
+
+export interface BenchService {
+  svc: RunningService;
+  /** A temporary folder, removed by stop(). */
+  dataDir: string;
+  /** A developer key of cell-bench. */
+  developerKey: string;
+  call(method: string, p: string, body?: unknown, key?: string): Promise<any>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchService(): Promise<BenchService> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
+  await fs.chmod(dataDir, 0o755); // PostgreSQL runs as `postgres` when we are root
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg') });
+  const svc = await startService(
+    loadConfig({ PORT: '0', DATABASE_URL: pg.url, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: PASSWORD }),
+    { logger: pino({ level: 'silent' }), role: 'api' },
+  );
+  const call = async (method: string, p: string, body?: unknown, key?: string) => {
+    const res = await fetch(svc.url + p, {
+      method,
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as { data: any; error?: unknown };
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json.error)}`);
+    return json.data;
+  };
+  const stop = async () => {
+    await svc.stop();
+    await pg.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const ops = (await call('POST', '/api/v1/developer/password-tokens', { login: 'ops', password: PASSWORD })).key;
+    await call('POST', '/api/v1/admin/organizations', { cellId: 'cell-bench', name: 'Bench' }, ops);
+    const developer = { username: 'dev', email: 'dev@bench.test', password: PASSWORD, emailVerified: true };
+    await call('POST', '/api/v1/admin/users', { ...developer, licenses: [{ cellId: 'cell-bench', role: 'developer' }] }, ops);
+    const developerKey = (await call('POST', '/api/v1/developer/password-tokens', { login: 'dev', password: PASSWORD })).key;
+    return { svc, dataDir, developerKey, call, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

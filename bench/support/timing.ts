@@ -1,0 +1,9 @@
+// Timing helpers shared by the benches: each prints medians against a baseline of the same run.
+
+export async function time(fn: () => unknown): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
