@@ -39,3 +39,40 @@ export async function revokeKeysOf(db: DbOrTrx, input: KeysRevocation): Promise<
   }
   return keyIds;
 }
+
+/** An account's keys with their company, newest first: what both key listings show. */
+export async function keysOf(db: DbOrTrx, accountId: string, opts: { liveOnly: boolean }) {
+  let query = db
+    .selectFrom('developer_keys as k')
+    .innerJoin('companies as c', 'c.id', 'k.company_id')
+    .select([
+      'k.id',
+      'k.display_prefix',
+      'k.role',
+      'k.client_name',
+      'k.issued_by',
+      'k.created_at',
+      'k.last_used_at',
+      'k.revoked_at',
+      'k.revoked_reason',
+      'c.cell_id',
+      'c.name',
+    ])
+    .where('k.account_id', '=', accountId)
+    .orderBy('k.created_at', 'desc')
+    .orderBy('k.id');
+  if (opts.liveOnly) query = query.where('k.revoked_at', 'is', null);
+  const rows = await query.execute();
+  return rows.map((r) => ({
+    keyId: r.id,
+    prefix: r.display_prefix,
+    role: r.role,
+    clientName: r.client_name,
+    issuedBy: r.issued_by,
+    company: { cellId: r.cell_id, name: r.name },
+    createdAt: r.created_at.toISOString(),
+    lastUsedAt: r.last_used_at?.toISOString() ?? null,
+    revokedAt: r.revoked_at?.toISOString() ?? null,
+    revokedReason: r.revoked_reason,
+  }));
+}

@@ -58,3 +58,11 @@ export async function startS3Server(): Promise<TestS3> {
 export function useS3Credentials(): void {
   for (const [name, value] of Object.entries(S3_ENV)) vi.stubEnv(name, value);
 }
+
+/** For a test file run once per blob store: a loopback S3 server (credentials set) for `s3`, none for `postgres`. */
+export async function startBlobBackend(backend: 'postgres' | 's3'): Promise<TestS3 | undefined> {
+  if (backend === 'postgres') return undefined;
+  const s3 = await startS3Server();
+  useS3Credentials();
+  return s3;
+}

@@ -6,7 +6,7 @@ import { CorruptBlobError } from '../../../domain/apps/blob-store.ts';
 import { bundle } from '../../support/bundles.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
-import { startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
+import { startBlobBackend, type TestS3 } from '../../support/s3.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 let svc: TestService;
@@ -20,10 +20,7 @@ let s3: TestS3 | undefined;
 // loopback S3 server, reached through the standard AWS chain like in production).
 describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) => {
   beforeAll(async () => {
-    if (backend === 's3') {
-      s3 = await startS3Server();
-      useS3Credentials();
-    }
+    s3 = await startBlobBackend(backend);
     svc = await startTestService({ env: s3?.env('versions') ?? {} });
     ({ op } = await seedCompanies(svc));
     dev = await passwordKey(svc, 'dana');

@@ -2,7 +2,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
 import { createUser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
-import { startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
+import { startBlobBackend, type TestS3 } from '../../support/s3.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // The page trees over HTTP: addresses, who may open what, the isolation headers, versioned files
@@ -33,10 +33,7 @@ let s3: TestS3 | undefined;
 
 describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) => {
   beforeAll(async () => {
-    if (backend === 's3') {
-      s3 = await startS3Server();
-      useS3Credentials();
-    }
+    s3 = await startBlobBackend(backend);
     svc = await startTestService({ env: s3?.env('hosting') ?? {} });
     const { op } = await seedCompanies(svc);
     await createUser(svc, op, 'loner', []);
