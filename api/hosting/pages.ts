@@ -47,10 +47,7 @@ type AppPlace = Extract<TreePlace, { kind: 'app' }>;
 
 export function hostingPages(deps: ApiDeps): Middleware {
   return async (ctx, next) => {
-    const appHost = appHostOf(ctx, deps.addresses());
-    const handoff =
-      (appHost && ctx.path === HANDOFF_REDEEM_PATH && (() => redeemHandoff(ctx, deps, appHost))) ||
-      (!appHost && ctx.path === HANDOFF_START_PATH && (() => startHandoff(ctx, deps)));
+    const handoff = handoffPage(ctx, deps);
     const req = handoff ? undefined : matchTree(ctx, deps.addresses());
     if (!handoff && !req) return next();
     // The hand-off pages mint and redeem codes, so not even a HEAD.
@@ -68,6 +65,13 @@ export function hostingPages(deps: ApiDeps): Middleware {
       ]);
     }
   };
+}
+
+/** The hand-off page the request is for: the redeeming one on an app host, the starting one on {base_url}. */
+function handoffPage(ctx: Context, deps: ApiDeps): (() => Promise<void>) | undefined {
+  const appHost = appHostOf(ctx, deps.addresses());
+  if (appHost) return ctx.path === HANDOFF_REDEEM_PATH ? () => redeemHandoff(ctx, deps, appHost) : undefined;
+  return ctx.path === HANDOFF_START_PATH ? () => startHandoff(ctx, deps) : undefined;
 }
 
 async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<void> {

@@ -29,8 +29,11 @@ export async function startWithAppHosts(clock?: Clock): Promise<TestService> {
 
 export class Client {
   readonly jar = new Map<string, Map<string, string>>();
+  readonly #svc: TestService;
 
-  constructor(private readonly svc: TestService) {}
+  constructor(svc: TestService) {
+    this.#svc = svc;
+  }
 
   cookie(host: string, name: string): string | undefined {
     return this.jar.get(host)?.get(name);
@@ -47,7 +50,7 @@ export class Client {
   async get(address: string, method = 'GET'): Promise<RawResponse & { url: string }> {
     const url = new URL(address);
     const cookie = [...(this.jar.get(url.host) ?? [])].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await rawGet(`${this.svc.url}${url.pathname}${url.search}`, { host: url.host, ...(cookie ? { cookie } : {}) }, method);
+    const res = await rawGet(`${this.#svc.url}${url.pathname}${url.search}`, { host: url.host, ...(cookie ? { cookie } : {}) }, method);
     for (const c of res.headers['set-cookie'] ?? []) this.setCookie(url.host, c);
     return { ...res, url: address };
   }
