@@ -140,9 +140,10 @@ async function startHandoff(ctx: Context, deps: ApiDeps): Promise<void> {
   if (!base || typeof state !== 'string' || !STATE_PATTERN.test(state)) {
     return sendMessage(ctx, deps, 400, 'Cannot sign in to this address', ['It is not an app address of this service.']);
   }
-  const token = readSessionCookie(ctx, deps.addresses().baseUrl);
+  const { baseUrl } = deps.addresses();
+  const token = readSessionCookie(ctx, baseUrl);
   const principal = token ? await findSession(deps.db, token) : undefined;
-  if (principal?.kind !== 'session') return ctx.redirect(`/signin?next=${encodeURIComponent(ctx.url)}`);
+  if (principal?.kind !== 'session') return ctx.redirect(`${baseUrl}/signin?next=${encodeURIComponent(ctx.url)}`);
   const code = await issueHandoffCode(deps.db, deps.clock, principal.sessionHash, base.host, state);
   const target = new URL(to as string);
   const next = encodeURIComponent(target.pathname + target.search);
