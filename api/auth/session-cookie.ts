@@ -9,7 +9,10 @@ export function sessionCookieName(baseUrl: string): string {
 }
 
 export function readSessionCookie(ctx: Context, baseUrl: string): string | undefined {
-  const name = sessionCookieName(baseUrl);
+  return readCookie(ctx, sessionCookieName(baseUrl));
+}
+
+export function readCookie(ctx: Context, name: string): string | undefined {
   for (const part of (ctx.get('cookie') || '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();

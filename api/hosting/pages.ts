@@ -12,10 +12,22 @@ import { TICKET_TTL_MS } from '../../domain/hosting/ticket-format.ts';
 import { visitorOf } from '../../domain/hosting/visitor.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
 import type { Principal } from '../../domain/principal.ts';
+import { randomBase62 } from '../../domain/security/random.ts';
+import { issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/app-host-handoff.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
 import { ERRORS } from '../../schemas/errors.ts';
-import { readSessionCookie } from '../auth/session-cookie.ts';
+import { readCookie, readSessionCookie } from '../auth/session-cookie.ts';
 import type { ApiDeps } from '../deps.ts';
+import {
+  appAddressBase,
+  appHostCookie,
+  appHostCookieName,
+  appHostOf,
+  HANDOFF_REDEEM_PATH,
+  HANDOFF_START_PATH,
+  isSafePath,
+  STATE_PATTERN,
+} from './handoff.ts';
 import { appContentPolicy, permissionsPolicy, setAppHeaders, setPlatformPageHeaders, versionPath } from './headers.ts';
 import { aboutPage, catalogPage, injectIntoEntry, messagePage } from './html.ts';
 import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
@@ -28,19 +40,24 @@ import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
 const TICKET_COOKIE = 'svc_app_ticket';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const DIGEST16 = /^[0-9a-f]{16}$/;
+/** Long enough to sign in on {base_url} between leaving the app host and coming back. */
+const HANDOFF_STATE_TTL_SECONDS = 15 * 60;
 
 type AppPlace = Extract<TreePlace, { kind: 'app' }>;
 
 export function hostingPages(deps: ApiDeps): Middleware {
   return async (ctx, next) => {
-    const req = matchTree(ctx, deps.addresses());
-    if (!req) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.set('Allow', 'GET, HEAD');
+    const handoff = handoffPage(ctx, deps);
+    const req = handoff ? undefined : matchTree(ctx, deps.addresses());
+    if (!handoff && !req) return next();
+    // The hand-off pages mint and redeem codes, so not even a HEAD.
+    const methods = handoff ? ['GET'] : ['GET', 'HEAD'];
+    if (!methods.includes(ctx.method)) {
+      ctx.set('Allow', methods.join(', '));
       return sendMessage(ctx, deps, 405, 'Method not allowed', ['Pages are read with GET.']);
     }
     try {
-      await serve(ctx, deps, req);
+      await (handoff ? handoff() : serve(ctx, deps, req!));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       sendMessage(ctx, deps, ERRORS[err.code].status, ERRORS[err.code].status === 404 ? 'Not found' : 'Cannot open this page', [
@@ -48,6 +65,13 @@ export function hostingPages(deps: ApiDeps): Middleware {
       ]);
     }
   };
+}
+
+/** The hand-off page the request is for: the redeeming one on an app host, the starting one on {base_url}. */
+function handoffPage(ctx: Context, deps: ApiDeps): (() => Promise<void>) | undefined {
+  const appHost = appHostOf(ctx, deps.addresses());
+  if (appHost) return ctx.path === HANDOFF_REDEEM_PATH ? () => redeemHandoff(ctx, deps, appHost) : undefined;
+  return ctx.path === HANDOFF_START_PATH ? () => startHandoff(ctx, deps) : undefined;
 }
 
 async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<void> {
@@ -64,7 +88,10 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
   return notFound(ctx, deps);
 }
 
-/** Bearer key or web session; undefined when the request carries neither. A bad key is a 401. */
+/**
+ * Bearer key or web session (on an app host, its own handed-off one); undefined when the request
+ * carries neither. A bad key is a 401.
+ */
 async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<Principal | undefined> {
   const header = ctx.get('authorization');
   if (header) {
@@ -72,13 +99,81 @@ async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<Principal | u
     if (!key) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
     return authenticateKey(deps.db, key);
   }
+  const appHost = appHostOf(ctx, deps.addresses());
+  if (appHost) {
+    const token = readCookie(ctx, appHostCookieName(appHost, 'svc_app_session'));
+    return token ? findSession(deps.db, token, appHost.host) : undefined;
+  }
   const token = readSessionCookie(ctx, deps.addresses().baseUrl);
   return token ? findSession(deps.db, token) : undefined;
 }
 
-/** To the sign-in page, which comes back to this address afterwards. */
+/**
+ * To the sign-in page, which comes back to this address afterwards. An app host cannot see the
+ * {base_url} session: the browser goes through the hand-off, carrying a state that this host
+ * keeps in a cookie, so a code only signs in the browser that asked for it (no login CSRF).
+ */
 function redirectToSignIn(ctx: Context, deps: ApiDeps): void {
-  ctx.redirect(`${deps.addresses().baseUrl}/signin?next=${encodeURIComponent(ctx.url)}`);
+  const addresses = deps.addresses();
+  const appHost = appHostOf(ctx, addresses);
+  if (!appHost) {
+    ctx.redirect(`${addresses.baseUrl}/signin?next=${encodeURIComponent(ctx.url)}`);
+    return;
+  }
+  const stateName = appHostCookieName(appHost, 'svc_handoff_state');
+  // Reused while it lives, so that two tabs signing in at once do not undo each other.
+  const current = readCookie(ctx, stateName);
+  const state = current && STATE_PATTERN.test(current) ? current : randomBase62(24);
+  ctx.append('Set-Cookie', appHostCookie(appHost, stateName, state, HANDOFF_STATE_TTL_SECONDS));
+  const to = `${appHost.protocol}//${appHost.host}${ctx.url}`;
+  ctx.redirect(`${addresses.baseUrl}${HANDOFF_START_PATH}?to=${encodeURIComponent(to)}&state=${state}`);
+}
+
+/**
+ * On {base_url}: a one-time code for the visitor's session, sent to the app host that holds `to`
+ * (never an address outside the configured bases). Without a session, sign-in comes first.
+ */
+async function startHandoff(ctx: Context, deps: ApiDeps): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  const { to, state } = ctx.query;
+  const base = typeof to === 'string' ? appAddressBase(deps.addresses(), to) : undefined;
+  if (!base || typeof state !== 'string' || !STATE_PATTERN.test(state)) {
+    return sendMessage(ctx, deps, 400, 'Cannot sign in to this address', ['It is not an app address of this service.']);
+  }
+  const { baseUrl } = deps.addresses();
+  const token = readSessionCookie(ctx, baseUrl);
+  const principal = token ? await findSession(deps.db, token) : undefined;
+  if (principal?.kind !== 'session') return ctx.redirect(`${baseUrl}/signin?next=${encodeURIComponent(ctx.url)}`);
+  const code = await issueHandoffCode(deps.db, deps.clock, principal.sessionHash, base.host, state);
+  const target = new URL(to as string);
+  const next = encodeURIComponent(target.pathname + target.search);
+  ctx.redirect(`${base.protocol}//${base.host}${HANDOFF_REDEEM_PATH}?code=${code}&next=${next}`);
+}
+
+/** On an app host: the code for a session of this host, then on to `next` (a path on this host). */
+async function redeemHandoff(ctx: Context, deps: ApiDeps, appHost: URL): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  const { code, next } = ctx.query;
+  if (typeof code !== 'string' || typeof next !== 'string' || !isSafePath(next)) {
+    return sendMessage(ctx, deps, 400, 'Cannot sign in', ['This sign-in link is not complete.']);
+  }
+  const stateName = appHostCookieName(appHost, 'svc_handoff_state');
+  const state = readCookie(ctx, stateName) ?? '';
+  const session = await redeemHandoffCode(deps.db, deps.clock, code, appHost.host, state);
+  if (!session) {
+    return sendMessage(
+      ctx,
+      deps,
+      400,
+      'Cannot sign in',
+      ['This sign-in link was used, has expired or was opened in another browser.'],
+      [{ href: next, text: 'Try again' }],
+    );
+  }
+  const maxAge = Math.max(0, Math.floor((session.expiresAt.getTime() - deps.clock.now().getTime()) / 1000));
+  ctx.append('Set-Cookie', appHostCookie(appHost, appHostCookieName(appHost, 'svc_app_session'), session.token, maxAge));
+  ctx.append('Set-Cookie', appHostCookie(appHost, stateName, '', 0));
+  ctx.redirect(next);
 }
 
 function sendHtml(ctx: Context, status: number, html: string): void {

@@ -71,6 +71,18 @@ export interface WebSessionsTable {
   account_id: string;
   created_at: Generated<Date>;
   expires_at: Date;
+  /** The app host (`host[:port]`) of a handed-off session; null for the {base_url} session. */
+  host: string | null;
+  /** The {base_url} session an app-host session was handed off from; it ends with it. */
+  parent_hash: Buffer | null;
+}
+
+export interface AppHandoffCodesTable {
+  hash: Buffer;
+  session_hash: Buffer;
+  host: string;
+  state_hash: Buffer;
+  expires_at: Date;
 }
 
 export type DeviceLoginStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
@@ -222,6 +234,7 @@ export interface Database {
   licenses: LicensesTable;
   developer_keys: DeveloperKeysTable;
   web_sessions: WebSessionsTable;
+  app_handoff_codes: AppHandoffCodesTable;
   device_logins: DeviceLoginsTable;
   rate_limit_hits: RateLimitHitsTable;
   apps: AppsTable;

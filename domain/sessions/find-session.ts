@@ -2,14 +2,19 @@ import type { DbOrTrx } from '../db/database.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
 
-/** The session behind a token, or undefined when it is unknown, expired or its account inactive. */
-export async function findSession(db: DbOrTrx, token: string): Promise<Principal | undefined> {
+/**
+ * The session behind a token, or undefined when it is unknown, expired or its account inactive.
+ * `appHost` names the app host a handed-off session must be for; without it only {base_url}
+ * sessions count, so an app host's cookie never works as the service's.
+ */
+export async function findSession(db: DbOrTrx, token: string, appHost?: string): Promise<Principal | undefined> {
   const hash = sha256(token);
   const row = await db
     .selectFrom('web_sessions as s')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
     .select(['s.hash', 's.expires_at', 'a.id', 'a.username', 'a.email', 'a.status', 'a.platform_staff'])
     .where('s.hash', '=', hash)
+    .where((eb) => (appHost === undefined ? eb('s.host', 'is', null) : eb('s.host', '=', appHost)))
     .executeTakeFirst();
   if (!row || !equalHashes(row.hash, hash) || row.expires_at <= new Date() || row.status !== 'active') return undefined;
   return {

@@ -6,6 +6,7 @@ import * as outbox from './2026-11-22.4-outbox.ts';
 import * as securityEvents from './2026-11-22.5-security-events.ts';
 import * as blobStore from './2026-11-22.6-blob-store.ts';
 import * as hosting from './2026-11-22.7-hosting.ts';
+import * as appHostSessions from './2026-11-22.8-app-host-sessions.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Names are `<ISO date>.<n>-<what>` and sort in the order they run.
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.5-security-events': securityEvents,
   '2026-11-22.6-blob-store': blobStore,
   '2026-11-22.7-hosting': hosting,
+  '2026-11-22.8-app-host-sessions': appHostSessions,
 };
