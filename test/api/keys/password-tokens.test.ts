@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TestClock } from '../../support/clock.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestResponse, type TestService } from '../../support/service.ts';
@@ -149,16 +150,24 @@ describe('under concurrent logins', () => {
 });
 
 describe('rate limits', () => {
+  // Mid-minute and standing still: no burst of attempts straddles a window boundary.
+  const midMinute = () => new TestClock('2026-11-22T12:00:30Z');
+
   it('limit attempts per login with 429 rate_limited and Retry-After', async () => {
-    let last: TestResponse | undefined;
-    for (let i = 0; i < 11; i++) last = await login({ login: 'ghost-account', password: 'x' });
-    expect(last!.status).toBe(429);
-    expect(last!.body.error.code).toBe('rate_limited');
-    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    const local = await startTestService({ clock: midMinute() });
+    try {
+      let last: TestResponse | undefined;
+      for (let i = 0; i < 11; i++) last = await local.call('POST', TOKENS, { body: { login: 'ghost-account', password: 'x' } });
+      expect(last!.status).toBe(429);
+      expect(last!.body.error.code).toBe('rate_limited');
+      expect(Number(last!.headers.get('retry-after'))).toBe(30);
+    } finally {
+      await local.close();
+    }
   });
 
   it('limit attempts per IP, ignoring X-Forwarded-For from an untrusted peer', async () => {
-    const local = await startTestService();
+    const local = await startTestService({ clock: midMinute() });
     try {
       let last: TestResponse | undefined;
       for (let i = 0; i < 31; i++) {
@@ -174,7 +183,7 @@ describe('rate limits', () => {
   });
 
   it('believe X-Forwarded-For from a configured proxy', async () => {
-    const local = await startTestService({ env: { SVC_TRUSTED_PROXIES: '127.0.0.1' } });
+    const local = await startTestService({ env: { SVC_TRUSTED_PROXIES: '127.0.0.1' }, clock: midMinute() });
     try {
       for (let i = 0; i < 35; i++) {
         const res = await local.call('POST', TOKENS, {
