@@ -120,7 +120,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 
     let url: string | undefined;
     if (role !== 'worker') {
-      await dummyHash(deps);
+      // Computed on the thread pool while the server starts: the first unknown login then awaits it
+      // rather than computing a second hash, and start-up does not wait for it.
+      dummyHash(deps).catch((err: unknown) => logger.error({ err }, 'cannot prepare the password check'));
       const operator = await bootstrapOperator(db, config.operator, passwordHashing);
       if (operator === 'created') logger.info({ login: config.operator?.login }, 'operator account created');
       const server = http.createServer(createApp(deps, opts.routes ?? allRoutes).callback());
