@@ -32,7 +32,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('requested_by', 'text', (c) => c.notNull())
     .addColumn('requested_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`clock_timestamp()`))
     .execute();
-  await db.schema.createIndex('provisioning_requests_company').on('provisioning_requests').columns(['company_id', 'requested_at']).execute();
+  await db.schema
+    .createIndex('provisioning_requests_company')
+    .on('provisioning_requests')
+    .columns(['company_id', 'requested_at'])
+    .execute();
 
   // One per Temporal run, written by its activities at the end of each step (and each failed attempt).
   await db.schema
