@@ -79,6 +79,7 @@ const EnvSchema = z
     SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
     SVC_BLOB_STORE: unsetIfBlank(blobStore.default({ kind: 'postgres' })),
     SVC_BLOB_STORE_ENDPOINT: unsetIfBlank(httpUrl.optional()),
+    SVC_RUN_START_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
     SVC_CLOUD_PROVIDER: z.enum(['local', 'aws']).default('local'),
     SVC_AWS_IMAGE_ID: unsetIfBlank(
       z
@@ -138,6 +139,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   blobStore: e.SVC_BLOB_STORE.kind === 's3' ? { ...e.SVC_BLOB_STORE, endpoint: e.SVC_BLOB_STORE_ENDPOINT } : e.SVC_BLOB_STORE,
   /** Bound of the in-process cache of blob bytes (0: no cache). */
   blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
+  /** How long a control-plane call waits for the relay to report the run it started or joined. */
+  runStartWaitMs: e.SVC_RUN_START_WAIT_MS,
   /** Where company initialization makes server instances: simulated on this machine (local) or EC2. */
   cloud:
     e.SVC_CLOUD_PROVIDER === 'aws'

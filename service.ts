@@ -102,7 +102,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),
         config.blobCacheBytes,
       ),
-      http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies },
+      http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
     };
 
     let temporal: TemporalConnections | undefined;

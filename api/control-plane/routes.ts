@@ -11,7 +11,7 @@ import { type AuthRequirement, defineRoute, type HandlerInput } from '../http/ro
 
 // Spec F, the control plane (operators only). A start goes through the outbox: the request row
 // and its intent commit together, so a crash after the commit still starts the run. The answer
-// then waits (up to 10 s) for the relay to report the run Temporal started or joined, and gives
+// then waits (SVC_RUN_START_WAIT_MS, 10 s) for the relay to report the run Temporal started or joined, and gives
 // its run id; when no worker delivers in time, runId is null and the run starts once one does.
 
 const OPERATOR = { accepts: ['key'], operator: true } as const satisfies AuthRequirement;
@@ -32,7 +32,7 @@ const Accepted = z
   .object({
     requestId: z.string(),
     workflowId: z.string(),
-    runId: z.string().nullable().describe('Null when no worker started the run within 10 s; it starts once one runs.'),
+    runId: z.string().nullable().describe('Null when no worker started the run in time; it starts once one runs.'),
     part: z.enum(['all', 'cloud-instance', 'folders', 'agent-profiles']),
     steps: z.array(z.string()),
     statusUrl: z.string(),
@@ -120,7 +120,7 @@ function accepted<E extends object>(
     ...extra,
   };
   afterCommit(async () => {
-    data.runId = await awaitRunStart(deps.db, queued.requestId);
+    data.runId = await awaitRunStart(deps.db, queued.requestId, deps.http.runStartWaitMs);
   });
   const { requestId: _requestId, runId: _runId, ...plan } = data;
   return { status: 202, data, plan: { wouldStartOrJoin: plan } };

@@ -2,19 +2,32 @@ import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { migrations } from './migrations/index.ts';
 
+/**
+ * Kysely sorts a provider's names as plain strings (`.10` before `.2`) and uses `nameComparator`
+ * only for migrations already run. So each pending migration is offered alone, in
+ * `compareMigrationNames` order, beside those already run: Kysely then runs exactly that one.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    nameComparator: compareMigrationNames,
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    const name = failed ? ` (${failed.migrationName})` : '';
-    throw new Error(`database migration failed${name}: ${error instanceof Error ? error.message : String(error)}`);
+  const all = Object.keys(migrations).sort(compareMigrationNames);
+  const migrator = (names: readonly string[]) =>
+    new Migrator({
+      db,
+      provider: { getMigrations: async () => Object.fromEntries(names.map((n) => [n, migrations[n]!])) },
+      nameComparator: compareMigrationNames,
+      allowUnorderedMigrations: true,
+    });
+  const executed = (await migrator(all).getMigrations()).filter((m) => m.executedAt).map((m) => m.name);
+  const applied: string[] = [];
+  for (const name of all.filter((n) => !executed.includes(n))) {
+    const { error, results } = await migrator([...executed, ...applied, name]).migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) {
+      const which = failed ? ` (${failed.migrationName})` : '';
+      throw new Error(`database migration failed${which}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    applied.push(...(results ?? []).map((r) => r.migrationName));
   }
-  return (results ?? []).map((r) => r.migrationName);
+  return applied;
 }
 
 /** Names are `<ISO date>.<n>-<what>`: by date, then by the number `n` (so `.10` runs after `.9`). */

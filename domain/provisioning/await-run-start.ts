@@ -6,7 +6,7 @@ import { requestRunId } from './repository.ts';
  * returns its run id; null when no relay delivered within `deadlineMs` (no worker running):
  * the intent stays in the outbox and the run starts when a relay is back.
  */
-export async function awaitRunStart(db: Db, requestId: string, deadlineMs = 10_000): Promise<string | null> {
+export async function awaitRunStart(db: Db, requestId: string, deadlineMs: number): Promise<string | null> {
   const until = Date.now() + deadlineMs;
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
     const runId = await requestRunId(db, requestId);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DbOrTrx, InstanceRecord, ProvisioningPart, ProvisioningRunStatus, ProvisioningStepRecord } from '../db/database.ts';
+import { findCompany } from '../companies/repository.ts';
 import { DomainError } from '../errors.ts';
 
 /** The stored initialization record of a company (by company id); undefined before its first initialize. */
@@ -9,6 +10,7 @@ export async function findProvisioning(db: DbOrTrx, companyId: string) {
 
 /** What a run's steps need: the record with the company's cell id; not_found when never initialized. */
 export async function loadProvisioning(db: DbOrTrx, cellId: string) {
+  await findCompany(db, cellId);
   const row = await db
     .selectFrom('company_provisioning as p')
     .innerJoin('companies as c', 'c.id', 'p.company_id')
