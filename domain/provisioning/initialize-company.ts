@@ -15,7 +15,7 @@ export async function initializeCompany(
   input: InitializeCompanyRequest & { accountId: string },
 ): Promise<QueuedRun & { company: { cellId: string; outcome: 'created' | 'reused' }; record: 'created' | 'updated' | 'unchanged' }> {
   const { accountId, ...request } = input;
-  assertMetadataOnly(request, 'body');
+  assertMetadataOnly(request, '');
   let company = await db.selectFrom('companies').select(['id', 'name']).where('cell_id', '=', request.cellId).executeTakeFirst();
   const outcome = company ? 'reused' : 'created';
   if (!company) {

@@ -182,6 +182,30 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
     expect((await status('cell-plain')).status).toBe('not_started');
   });
 
+  it('refuses forbidden data anywhere in the request and stores nothing of it', async () => {
+    for (const [field, value] of [
+      ['nameEn', 'AKIAIOSFODNN7EXAMPLE'],
+      ['nameZh', '-----BEGIN PRIVATE KEY-----'],
+      ['companyKey', 'svc-dk-abcdefghijkl'],
+      ['nameEn', 'Bearer abcdefghijklmnop'],
+      ['nameZh', 'postgres://app:pw@db:5432/prod'],
+      ['nameEn', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+    ] as const) {
+      const res = await initialize(initializeBody('cell-smuggler', path.join(roots, 'smuggler'), { [field]: value }));
+      expect([res.status, res.body.error.code], value).toEqual([400, 'invalid_payload']);
+      expect(res.body.error.details.problems).toEqual([
+        { path: field, code: 'forbidden_data', message: expect.stringMatching(/metadata only/) },
+      ]);
+    }
+    const credentialField = await initialize({
+      ...initializeBody('cell-smuggler', path.join(roots, 'smuggler')),
+      cloud: { profile: 'ops', accountId: '123456789012', region: 'eu-central-1', instanceName: 'x', secretAccessKey: 'abc' },
+    });
+    expect([credentialField.status, credentialField.body.error.code]).toEqual([400, 'invalid_payload']);
+    expect(await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-smuggler').execute()).toEqual([]);
+    expect(await svc.database.db.selectFrom('outbox').selectAll().execute()).toEqual([]);
+  });
+
   it('refuses unknown fields and relative or dotted root paths with their path', async () => {
     for (const [body, where] of [
       [initializeBody('cell-bad', 'relative/root'), 'rootPath'],
