@@ -4,6 +4,7 @@
 // so the ratio is what the orchestration costs.
 // Usage: npx node bench/company-init.ts [rounds=5]
 import path from 'node:path';
+import { awaitInstanceRunning } from '../domain/provisioning/await-instance-running.ts';
 import { beginRun } from '../domain/provisioning/begin-run.ts';
 import { createFolders } from '../domain/provisioning/create-folders.ts';
 import { ensureCloudInstance } from '../domain/provisioning/ensure-cloud-instance.ts';
@@ -38,7 +39,7 @@ async function initializeToCompletion(cellId: string): Promise<number> {
   });
 }
 
-/** The same steps called directly, each as its activity would (the local instance needs no wait). */
+/** The same steps called directly, each as its activity would. */
 async function direct(cellId: string): Promise<number> {
   const db = svc.deps.db;
   const cloud = localCloudProvider({ dir: path.join(dataDir, 'direct-cloud'), pollIntervalMs: 0 });
@@ -47,9 +48,7 @@ async function direct(cellId: string): Promise<number> {
     const run = { runId: `direct-${cellId}`, workflowId: `direct:${cellId}`, attempt: 1 };
     await beginRun(db, run, { cellId, part: 'all' });
     const { instanceId } = await ensureCloudInstance({ db, cloud }, run, cellId, () => undefined);
-    await cloud
-      .describeInstance({ ...body(cellId).cloud, cellId, companyKey: cellId.slice(5), clientToken: '' }, instanceId)
-      .catch(() => undefined);
+    await awaitInstanceRunning({ db, cloud }, run, { cellId, instanceId }, () => undefined);
     await createFolders(db, run, cellId);
     await writeAgentProfiles(db, run, cellId);
   });
