@@ -16,12 +16,16 @@ export async function initializeCompany(
 ): Promise<QueuedRun & { company: { cellId: string; outcome: 'created' | 'reused' }; record: 'created' | 'updated' | 'unchanged' }> {
   const { accountId, ...request } = input;
   assertMetadataOnly(request, '');
-  let company = await db.selectFrom('companies').select(['id', 'name']).where('cell_id', '=', request.cellId).executeTakeFirst();
-  const outcome = company ? 'reused' : 'created';
-  if (!company) {
-    company = { id: newId('org'), name: request.nameEn };
-    await db.insertInto('companies').values({ id: company.id, cell_id: request.cellId, name: company.name }).execute();
-  }
+  // ON CONFLICT: two first calls at once both go on with the one company, instead of one failing.
+  const inserted = await db
+    .insertInto('companies')
+    .values({ id: newId('org'), cell_id: request.cellId, name: request.nameEn })
+    .onConflict((oc) => oc.column('cell_id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  const outcome = inserted ? 'created' : 'reused';
+  const company =
+    inserted ?? (await db.selectFrom('companies').select('id').where('cell_id', '=', request.cellId).executeTakeFirstOrThrow());
   const before = await findProvisioning(db, company.id);
   const settings = {
     companyKey: request.companyKey,

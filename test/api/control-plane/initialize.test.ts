@@ -123,6 +123,16 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
     expect(await localInstances()).toHaveLength(1);
   });
 
+  it('lets two first calls at once share one company', async () => {
+    const body = initializeBody('cell-twice', path.join(roots, 'twice'));
+    const answers = await Promise.all([initialize(body), initialize(body)]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202]);
+    expect(answers.map((a) => a.body.data.company.outcome).sort()).toEqual(['created', 'reused']);
+    for (const a of answers) await finished(a.body.data.workflowId, a.body.data.runId);
+    expect(await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-twice').execute()).toHaveLength(1);
+    expect((await status('cell-twice')).status).toBe('completed');
+  });
+
   it('reuses an existing company', async () => {
     await createOrganization(svc, op, 'cell-existing', 'Existing Co');
     const res = await initialize(initializeBody('cell-existing', path.join(roots, 'existing')));
