@@ -27,13 +27,7 @@ export async function initializeCompany(
   const company =
     inserted ?? (await db.selectFrom('companies').select('id').where('cell_id', '=', request.cellId).executeTakeFirstOrThrow());
   const before = await findProvisioning(db, company.id);
-  const settings = {
-    companyKey: request.companyKey,
-    nameEn: request.nameEn,
-    nameZh: request.nameZh,
-    rootPath: request.rootPath,
-    cloud: request.cloud,
-  };
+  const { cellId: _cellId, ...settings } = request;
   const same =
     before &&
     before.company_key === settings.companyKey &&
