@@ -50,6 +50,7 @@ beforeAll(async () => {
         faults.findFailures--;
         throw new Error(`cloud API throttled (${faults.findFailures} more)`);
       }
+      await faults.findGate;
       return local.findInstance(r);
     },
     runInstance: (r) => local.runInstance(r),
@@ -148,6 +149,24 @@ describe('companyInitialization workflow', () => {
     open();
     await result(first);
     expect((await statusOf('cell-slow')).status).toBe('completed');
+  });
+
+  it('shows the attempt and last failure of a step being retried, live', async () => {
+    let open!: () => void;
+    faults.findFailures = 1;
+    faults.findGate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const run = await initialize('cell-retrying');
+    await expect
+      .poll(async () => (await statusOf('cell-retrying', true)).failingStep)
+      .toEqual({ name: 'cloud-instance', attempts: 2, lastError: 'cloud API throttled (0 more)' });
+    const s = await statusOf('cell-retrying', true);
+    expect([s.status, s.currentStep]).toEqual(['running', 'cloud-instance']);
+    faults.findGate = undefined;
+    open();
+    await result(run);
+    expect((await statusOf('cell-retrying')).failingStep).toBeNull();
   });
 
   it('never stores forbidden data a provider returns, and the run fails at once', async () => {
