@@ -32,6 +32,9 @@ let roots: string;
 const faults = {
   findFailures: 0,
   alwaysFail: false,
+  /** Holds the instance search (after any failures) until opened. */
+  findGate: undefined as Promise<void> | undefined,
+  /** Holds the instance's start until opened. */
   gate: undefined as Promise<void> | undefined,
   address: undefined as string | undefined,
 };
