@@ -86,6 +86,8 @@ export class PendingActivity {
   private closeDeadline: Deadline | undefined;
   private attemptDeadlines: Deadline[] = [];
   private heartbeatDeadline: Deadline | undefined;
+  /** The task-queue key of the last dispatch (worker versioning splits a queue by version). */
+  private queuedKey: string | undefined;
 
   constructor(exec: Execution, scheduledEventId: number, attrs: Msg, scheduledTime = exec.ns.server.clock.now()) {
     this.exec = exec;
@@ -189,7 +191,9 @@ export class PendingActivity {
     this.currentAttemptScheduledTime = scheduledTime;
     this.exec.touch();
     const stamp = ++this.stamp;
-    this.exec.ns.server.activityTasks.add(this.exec.ns.queueKey(this.attrs.taskQueue.name), {
+    const key = this.exec.activityQueueKey(this.attrs.taskQueue.name);
+    this.queuedKey = key;
+    this.exec.ns.server.activityTasks.add(key, {
       start: (identity, requestId) => (this.state === 'scheduled' && this.stamp === stamp ? this.start(identity, requestId) : undefined),
       priorityKey: priorityKey(this.priority),
     });
@@ -197,6 +201,14 @@ export class PendingActivity {
     if (scheduleToStart) {
       this.attemptDeadlines.push(clock.schedule(scheduledTime + scheduleToStart, () => this.timeOut(TimeoutType.SCHEDULE_TO_START)));
     }
+  }
+
+  /** Worker versioning's routing changed: a queued attempt moves to the queue of the version it now targets. */
+  reroute(): void {
+    if (this.state !== 'scheduled' || this.pauseInfo) return;
+    if (this.exec.activityQueueKey(this.attrs.taskQueue.name) === this.queuedKey) return;
+    this.clearAttemptDeadlines();
+    this.dispatch(this.currentAttemptScheduledTime);
   }
 
   /** Starts the current attempt on a worker: from its task queue, or eagerly on the worker that scheduled it. */

@@ -127,3 +127,13 @@ export const ScheduleOverlap = enumValues(E + 'ScheduleOverlapPolicy', 'SCHEDULE
   'TERMINATE_OTHER',
   'ALLOW_ALL',
 ] as const);
+export const VersioningBehavior = enumValues(E + 'VersioningBehavior', 'VERSIONING_BEHAVIOR_', ['PINNED', 'AUTO_UPGRADE'] as const);
+export const WorkerVersioningMode = enumValues(E + 'WorkerVersioningMode', 'WORKER_VERSIONING_MODE_', ['VERSIONED'] as const);
+export const VersionStatus = enumValues(E + 'WorkerDeploymentVersionStatus', 'WORKER_DEPLOYMENT_VERSION_STATUS_', [
+  'INACTIVE',
+  'CURRENT',
+  'RAMPING',
+  'DRAINING',
+  'DRAINED',
+] as const);
+export const DrainageStatus = enumValues(E + 'VersionDrainageStatus', 'VERSION_DRAINAGE_STATUS_', ['DRAINING', 'DRAINED'] as const);

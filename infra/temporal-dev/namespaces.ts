@@ -1,6 +1,7 @@
 // Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { VirtualClock } from './clock.ts';
+import { Deployments, type DeploymentsState } from './deployments.ts';
 import { DynamicConfig } from './dynamic-config.ts';
 import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
@@ -39,6 +40,8 @@ export interface NamespaceSnapshot {
   retentionMs: number;
   /** Absent in a new namespace. */
   schedules?: SchedulesState;
+  /** Worker deployments and their routing; absent in a new namespace (and in files written before versioning). */
+  deployments?: DeploymentsState;
 }
 
 export class ServerState {
@@ -121,6 +124,7 @@ export class Namespace {
   private readonly currentRun = new Map<string, Execution>();
   readonly starts: WorkflowStarts;
   readonly schedules: Schedules;
+  readonly deployments: Deployments;
 
   constructor(server: ServerState, name: string, snapshot: NamespaceSnapshot) {
     this.server = server;
@@ -130,6 +134,8 @@ export class Namespace {
     this.retentionMs = snapshot.retentionMs;
     this.starts = new WorkflowStarts(this);
     this.schedules = new Schedules(this);
+    this.deployments = new Deployments(this);
+    if (snapshot.deployments) this.deployments.importState(snapshot.deployments);
     // Re-armed by the state file's loader once the runs they watch are back.
     if (snapshot.schedules) this.schedules.importState(snapshot.schedules);
   }
@@ -140,7 +146,13 @@ export class Namespace {
   }
 
   snapshot(): NamespaceSnapshot {
-    return { id: this.id, description: this.description, retentionMs: this.retentionMs, schedules: this.schedules.exportState() };
+    return {
+      id: this.id,
+      description: this.description,
+      retentionMs: this.retentionMs,
+      schedules: this.schedules.exportState(),
+      deployments: this.deployments.exportState(),
+    };
   }
 
   /** Task queue names are namespace-scoped. */

@@ -57,10 +57,11 @@ function executionInfo(exec: Execution): Msg {
     taskQueue: o.taskQueue,
     firstRunId: o.firstRunId,
     priority: o.priority,
+    versioningInfo: exec.versioningInfo(),
   };
 }
 
-/** DescribeWorkflowExecution, with the fields Temporal's history service fills (no Nexus, callbacks or versioning). */
+/** DescribeWorkflowExecution, with the fields Temporal's history service fills (no Nexus or callbacks). */
 export function describeExecution(exec: Execution): Msg {
   const o = exec.options;
   const wt = exec.pendingWorkflowTask;

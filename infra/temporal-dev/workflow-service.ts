@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { activityControlHandlers } from './activity-control.ts';
 import { ACTIVITY_TASK_NOT_FOUND } from './activity-tasks.ts';
-import { HistoryFilter, IdConflictPolicy, TaskQueueType } from './enums.ts';
+import { updateWorkflowExecutionOptions } from './deployments.ts';
+import { HistoryFilter, IdConflictPolicy, TaskQueueKind, TaskQueueType } from './enums.ts';
 import { alreadyExists, invalidArgument, notFound, requireField, workflowNotFound } from './errors.ts';
 import type { CallContext, Handler } from './grpc-server.ts';
 import { withPayloadLimits } from './limits.ts';
@@ -168,7 +169,12 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     PollWorkflowTaskQueue: async (req, ctx) => {
       const namespace = ns(req);
       const queue = requireField<string>(req.taskQueue?.name, 'TaskQueue');
-      return (await server.workflowTasks.poll(namespace.queueKey(queue), req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
+      // A worker's sticky queue is its own; a normal queue is split by worker version.
+      const key =
+        req.taskQueue.kind === TaskQueueKind.STICKY
+          ? namespace.queueKey(queue)
+          : namespace.deployments.pollKey(queue, TaskQueueType.WORKFLOW, req.deploymentOptions);
+      return (await server.workflowTasks.poll(key, req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
     },
     RespondWorkflowTaskCompleted: (req) => {
       const { token, exec } = fromToken(req.taskToken, 'wt', WORKFLOW_TASK_NOT_FOUND);
@@ -184,8 +190,17 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       return {};
     },
     ShutdownWorker: (req) => {
+      const namespace = ns(req);
       if (req.stickyTaskQueue) {
-        for (const exec of ns(req).open) if (exec.stickyTaskQueue === req.stickyTaskQueue) exec.resetSticky();
+        for (const exec of namespace.open) if (exec.stickyTaskQueue === req.stickyTaskQueue) exec.resetSticky();
+      }
+      // The worker stops polling: its version no longer has it as a poller (see DeleteWorkerDeploymentVersion).
+      if (req.identity) {
+        // Keys are `<namespace>\0<queue>`, and `\0<deployment>\0<build id>` for a version's share.
+        const base = namespace.queueKey(req.taskQueue ?? '');
+        const matches = (key: string) => (req.taskQueue ? key === base || key.startsWith(`${base}\u0000`) : key.startsWith(base));
+        server.workflowTasks.forgetPoller(matches, req.identity);
+        server.activityTasks.forgetPoller(matches, req.identity);
       }
       return {};
     },
@@ -193,7 +208,8 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     PollActivityTaskQueue: async (req, ctx) => {
       const namespace = ns(req);
       const queue = requireField<string>(req.taskQueue?.name, 'TaskQueue');
-      return (await server.activityTasks.poll(namespace.queueKey(queue), req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
+      const key = namespace.deployments.pollKey(queue, TaskQueueType.ACTIVITY, req.deploymentOptions);
+      return (await server.activityTasks.poll(key, req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
     },
     // The pollers of one task queue type (workflow unless ACTIVITY), as the Web UI shows them.
     DescribeTaskQueue: (req) => {
@@ -237,6 +253,15 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     ListWorkflowExecutions: (req) => listExecutions(server, ns(req), req),
     CountWorkflowExecutions: (req) => countExecutions(server, ns(req), req),
     GetSearchAttributes: () => ({ keys: searchAttributeKeys(server) }),
+
+    DescribeWorkerDeployment: (req) => ns(req).deployments.describeDeployment(req),
+    ListWorkerDeployments: (req) => ns(req).deployments.listDeployments(req),
+    DescribeWorkerDeploymentVersion: (req) => ns(req).deployments.describeVersion(req),
+    SetWorkerDeploymentCurrentVersion: (req) => ns(req).deployments.setCurrent(req),
+    SetWorkerDeploymentRampingVersion: (req) => ns(req).deployments.setRamping(req),
+    DeleteWorkerDeploymentVersion: (req) => ns(req).deployments.deleteVersion(req),
+    DeleteWorkerDeployment: (req) => ns(req).deployments.deleteDeployment(req),
+    UpdateWorkflowExecutionOptions: (req) => updateWorkflowExecutionOptions(ns(req), req),
 
     CreateSchedule: (req) => ns(req).schedules.create(req),
     DescribeSchedule: (req) => ns(req).schedules.describe(req),

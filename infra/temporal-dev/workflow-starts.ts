@@ -2,6 +2,7 @@
 // workflow retries, child workflows and their parent notifications, external signals/cancels.
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
+import { validateVersioningOverride } from './deployments.ts';
 import {
   CancelExternalFailedCause,
   ContinueAsNewInitiator,
@@ -122,6 +123,7 @@ export class WorkflowStarts {
       continuedFailure: request.continuedFailure,
       priority: request.priority ?? undefined,
       userMetadata: request.userMetadata ?? undefined,
+      versioningOverride: request.versioningOverride ?? undefined,
     };
     // As Temporal: a delayed first workflow task cannot be handed out now, so the start is not eager.
     const eager = request.requestEagerExecution && !startDelayMs ? { identity: request.identity ?? '', requestId } : undefined;
@@ -145,6 +147,7 @@ export class WorkflowStarts {
     if (memoTooLarge(limits, request.memo)) throw invalidArgument(MEMO_SIZE_EXCEEDED);
     const invalidAttributes = searchAttributesError(this.ns.server, request.searchAttributes?.indexedFields);
     if (invalidAttributes) throw invalidArgument(invalidAttributes);
+    validateVersioningOverride(request.versioningOverride ?? undefined);
   }
 
   private launch(options: StartOptions): void {

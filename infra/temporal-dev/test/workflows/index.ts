@@ -390,3 +390,33 @@ export async function sizedUpdates(): Promise<void> {
 export async function failsTaskWith(size: number): Promise<void> {
   throw new Error('e'.repeat(size));
 }
+
+export const proceedSignal = wf.defineSignal('proceed');
+
+/**
+ * Asks the activity `whoAmI` which worker runs it, then again after each of `steps` "proceed"
+ * signals: the answers show which worker version ran each workflow task (worker versioning).
+ */
+async function versionSteps(steps: number): Promise<string[]> {
+  const { whoAmI } = wf.proxyActivities<{ whoAmI(): Promise<string> }>({ startToCloseTimeout: '10s' });
+  let signals = 0;
+  wf.setHandler(proceedSignal, () => {
+    signals++;
+  });
+  const seen = [await whoAmI()];
+  for (let i = 1; i <= steps; i++) {
+    await wf.condition(() => signals >= i);
+    seen.push(await whoAmI());
+  }
+  return seen;
+}
+
+export async function pinnedSteps(steps: number): Promise<string[]> {
+  return versionSteps(steps);
+}
+wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, pinnedSteps);
+
+export async function upgradingSteps(steps: number): Promise<string[]> {
+  return versionSteps(steps);
+}
+wf.setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, upgradingSteps);
