@@ -1,11 +1,13 @@
 // The operator's calls on a run's pending activities (Temporal 1.27+): PauseActivity,
 // UnpauseActivity, ResetActivity and UpdateActivityOptions, each aimed at activities by id, by
 // type or (unpause, reset, update) all of them. The state changes live in activity-tasks.ts.
+
 import type { PendingActivity } from './activity-tasks.ts';
 import { invalidArgument, notFound } from './errors.ts';
 import type { Handler } from './grpc-server.ts';
 import type { ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
+import { withRetryDefaults } from './retry.ts';
 import { msToProto, protoToMs } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
 
@@ -170,6 +172,14 @@ function mergeOptions(into: Msg, from: Msg, paths: string[]): Msg {
   }
   if (paths.some((p) => p.startsWith('retryPolicy.'))) validateRetryPolicy(out.retryPolicy);
   return normalizeTimeouts(out);
+}
+
+/** A standalone activity's start options, checked and completed as UpdateActivityOptions' result is. */
+export function normalizeActivityOptions(o: Msg): Msg {
+  // Temporal checks the policy with its defaults filled in.
+  const retryPolicy = withRetryDefaults(o.retryPolicy);
+  validateRetryPolicy(retryPolicy);
+  return normalizeTimeouts({ ...o, retryPolicy });
 }
 
 function validateRetryPolicy(policy: Msg): void {

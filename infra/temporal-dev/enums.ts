@@ -137,3 +137,20 @@ export const VersionStatus = enumValues(E + 'WorkerDeploymentVersionStatus', 'WO
   'DRAINED',
 ] as const);
 export const DrainageStatus = enumValues(E + 'VersionDrainageStatus', 'VERSION_DRAINAGE_STATUS_', ['DRAINING', 'DRAINED'] as const);
+export const ActivityExecutionStatus = enumValues(E + 'ActivityExecutionStatus', 'ACTIVITY_EXECUTION_STATUS_', [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELED',
+  'TERMINATED',
+  'TIMED_OUT',
+] as const);
+export const ActivityIdReusePolicy = enumValues(E + 'ActivityIdReusePolicy', 'ACTIVITY_ID_REUSE_POLICY_', [
+  'ALLOW_DUPLICATE',
+  'ALLOW_DUPLICATE_FAILED_ONLY',
+  'REJECT_DUPLICATE',
+] as const);
+export const ActivityIdConflictPolicy = enumValues(E + 'ActivityIdConflictPolicy', 'ACTIVITY_ID_CONFLICT_POLICY_', [
+  'FAIL',
+  'USE_EXISTING',
+] as const);

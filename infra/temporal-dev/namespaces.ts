@@ -10,6 +10,7 @@ import { Logger } from './log.ts';
 import type { Msg } from './proto.ts';
 import { Schedules, type SchedulesState } from './schedules.ts';
 import { TEST_SERVER_ATTRIBUTES } from './search-attributes.ts';
+import { StandaloneActivities, type StandaloneActivitiesState } from './standalone-activities.ts';
 import { TaskQueues } from './task-queues.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -42,6 +43,8 @@ export interface NamespaceSnapshot {
   schedules?: SchedulesState;
   /** Worker deployments and their routing; absent in a new namespace (and in files written before versioning). */
   deployments?: DeploymentsState;
+  /** Standalone activity executions; absent likewise. */
+  activityExecutions?: StandaloneActivitiesState;
 }
 
 export class ServerState {
@@ -106,6 +109,7 @@ export class ServerState {
   private hasRunnableWork(): boolean {
     for (const ns of this.namespaces.values()) {
       for (const exec of ns.open) if (exec.hasOutstandingWorkflowTask || exec.hasRunningActivity) return true;
+      if (ns.activityExecutions.hasRunnableWork) return true;
     }
     return false;
   }
@@ -125,6 +129,7 @@ export class Namespace {
   readonly starts: WorkflowStarts;
   readonly schedules: Schedules;
   readonly deployments: Deployments;
+  readonly activityExecutions: StandaloneActivities;
 
   constructor(server: ServerState, name: string, snapshot: NamespaceSnapshot) {
     this.server = server;
@@ -136,6 +141,9 @@ export class Namespace {
     this.schedules = new Schedules(this);
     this.deployments = new Deployments(this);
     if (snapshot.deployments) this.deployments.importState(snapshot.deployments);
+    this.activityExecutions = new StandaloneActivities(this);
+    // Their attempts are queued again at once (they depend on no run).
+    if (snapshot.activityExecutions) this.activityExecutions.importState(snapshot.activityExecutions);
     // Re-armed by the state file's loader once the runs they watch are back.
     if (snapshot.schedules) this.schedules.importState(snapshot.schedules);
   }
@@ -152,6 +160,7 @@ export class Namespace {
       retentionMs: this.retentionMs,
       schedules: this.schedules.exportState(),
       deployments: this.deployments.exportState(),
+      activityExecutions: this.activityExecutions.exportState(),
     };
   }
 

@@ -144,8 +144,8 @@ export function countExecutions(server: ServerState, ns: Namespace, req: Msg): M
 }
 
 /** The rows matching a visibility query, in the given order. */
-export function queryRows<R extends VisibilityRow>(server: ServerState, rows: R[], query: string): R[] {
-  return rows.filter(parseQuery(server, query).predicate);
+export function queryRows<R extends VisibilityRow>(server: ServerState, rows: R[], query: string, extra?: Record<string, number>): R[] {
+  return rows.filter(parseQuery(server, query, extra).predicate);
 }
 
 /** Offset paging as List calls do it (the token is the offset of the next page). */
@@ -239,7 +239,8 @@ function tokenize(query: string): Token[] {
   return tokens;
 }
 
-function parseQuery(server: ServerState, query: string): { predicate: Predicate; groupBy?: string } {
+/** `extra`: attributes (name to IndexedValueType) the rows have besides the search attributes (standalone activities' ActivityId...). */
+function parseQuery(server: ServerState, query: string, extra?: Record<string, number>): { predicate: Predicate; groupBy?: string } {
   const tokens = tokenize(query);
   let i = 0;
   const peek = () => tokens[i];
@@ -252,7 +253,7 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
     if (peek()?.text !== p) throw invalidArgument(`invalid query: expected "${p}"`);
     i++;
   };
-  const known = searchAttributeKeys(server);
+  const known = { ...searchAttributeKeys(server), ...extra };
 
   const literal = (field: string): Value => {
     const t = tokens[i++];

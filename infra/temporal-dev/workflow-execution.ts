@@ -2,7 +2,7 @@
 // workflow task is running are buffered and written after WorkflowTaskCompleted, like Temporal.
 
 import { randomUUID } from 'node:crypto';
-import { type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
+import { type ActivityOwner, type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
 import type { Deadline } from './clock.ts';
 import { applyCommands, validateCommands } from './commands.ts';
 import { overridePinnedVersion, sameVersion, type VersionRef, versionString, workerVersion } from './deployments.ts';
@@ -152,7 +152,7 @@ const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
 /** The identity Temporal's history service gives the terminations it makes itself. */
 const HISTORY_SERVICE = 'history-service';
 
-export class Execution {
+export class Execution implements ActivityOwner {
   readonly ns: Namespace;
   readonly options: StartOptions;
   readonly history = new History();
@@ -858,6 +858,18 @@ export class Execution {
   }
 
   // ---- activities ----
+
+  get ownerPriority(): Msg | undefined {
+    return this.options.priority;
+  }
+
+  activityToken(scheduledEventId: number, attempt: number): TaskToken {
+    return this.token('at', scheduledEventId, attempt);
+  }
+
+  activityTaskOwner(): Msg {
+    return { workflowNamespace: this.ns.name, workflowType: this.options.workflowType, workflowExecution: this.ref };
+  }
 
   addActivity(activity: PendingActivity): void {
     this.activities.set(activity.scheduledEventId, activity);

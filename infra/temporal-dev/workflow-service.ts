@@ -46,6 +46,14 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     return { token, exec };
   };
   const activity = (bytes: Uint8Array | undefined) => {
+    const standalone = decodeToken(bytes);
+    if (standalone.kind === 'sa') {
+      if (standalone.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
+      const act = server.namespace(standalone.namespace).activityExecutions.activityForToken(standalone);
+      if (!act) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+      act.checkToken(standalone);
+      return act;
+    }
     const { token, exec } = fromToken(bytes, 'at', ACTIVITY_TASK_NOT_FOUND);
     if (!exec.isOpen) throw notFound('workflow execution already completed');
     const act = exec.activities.get(token.id);
@@ -253,6 +261,15 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     ListWorkflowExecutions: (req) => listExecutions(server, ns(req), req),
     CountWorkflowExecutions: (req) => countExecutions(server, ns(req), req),
     GetSearchAttributes: () => ({ keys: searchAttributeKeys(server) }),
+
+    StartActivityExecution: (req) => ns(req).activityExecutions.start(req),
+    DescribeActivityExecution: (req) => ns(req).activityExecutions.describe(req),
+    PollActivityExecution: (req, ctx) => ns(req).activityExecutions.poll(req, ctx.signal),
+    ListActivityExecutions: (req) => ns(req).activityExecutions.list(req),
+    CountActivityExecutions: (req) => ns(req).activityExecutions.count(req),
+    RequestCancelActivityExecution: (req) => ns(req).activityExecutions.requestCancel(req),
+    TerminateActivityExecution: (req) => ns(req).activityExecutions.terminate(req),
+    DeleteActivityExecution: (req) => ns(req).activityExecutions.delete(req),
 
     DescribeWorkerDeployment: (req) => ns(req).deployments.describeDeployment(req),
     ListWorkerDeployments: (req) => ns(req).deployments.listDeployments(req),
