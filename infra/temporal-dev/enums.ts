@@ -144,6 +144,7 @@ export const ActivityExecutionStatus = enumValues(E + 'ActivityExecutionStatus',
   'CANCELED',
   'TERMINATED',
   'TIMED_OUT',
+  'PAUSED',
 ] as const);
 export const ActivityIdReusePolicy = enumValues(E + 'ActivityIdReusePolicy', 'ACTIVITY_ID_REUSE_POLICY_', [
   'ALLOW_DUPLICATE',

@@ -7,7 +7,7 @@
 // the namespace's snapshot, so the state file keeps it.
 import { randomUUID } from 'node:crypto';
 import { status as grpcStatus } from '@grpc/grpc-js';
-import { normalizeActivityOptions } from './activity-control.ts';
+import { normalizeActivityOptions, optionsUpdatePaths, scheduledOptions, updateOptions } from './activity-control.ts';
 import { type ActivityOwner, type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
 import {
   ActivityExecutionStatus as ActivityStatus,
@@ -33,6 +33,7 @@ const STATUS_NAMES = new Map<number, string>([
   [ActivityStatus.CANCELED, 'Canceled'],
   [ActivityStatus.TERMINATED, 'Terminated'],
   [ActivityStatus.TIMED_OUT, 'TimedOut'],
+  [ActivityStatus.PAUSED, 'Paused'],
 ]);
 
 /** The one PendingActivity of a run is kept under this "scheduled event id". */
@@ -81,6 +82,11 @@ class ActivityExecution implements ActivityOwner {
 
   get isOpen(): boolean {
     return this.s.status === ActivityStatus.RUNNING;
+  }
+
+  /** The status describe and list report: an open run whose activity is paused is PAUSED. */
+  get status(): number {
+    return this.activity?.pauseInfo ? ActivityStatus.PAUSED : this.s.status;
   }
 
   /** The activity while the run is open. */
@@ -217,12 +223,13 @@ class ActivityExecution implements ActivityOwner {
     const s = this.s;
     // What the last attempt did (kept in the snapshot once the run closed and the server restarted).
     const a = this.pending?.snapshot() ?? s.activity;
-    const attrs = s.attrs;
+    // Its options as UpdateActivityExecutionOptions left them.
+    const attrs = a?.attrs ?? s.attrs;
     return {
       activityId: s.activityId,
       runId: s.runId,
       activityType: attrs.activityType,
-      status: s.status,
+      status: this.status,
       runState: this.activity?.pendingState,
       taskQueue: attrs.taskQueue.name,
       scheduleToCloseTimeout: attrs.scheduleToCloseTimeout,
@@ -258,7 +265,7 @@ class ActivityExecution implements ActivityOwner {
       activityType: s.attrs.activityType,
       scheduleTime: msToProto(s.startTime),
       closeTime: s.closeTime === undefined ? undefined : msToProto(s.closeTime),
-      status: s.status,
+      status: this.status,
       searchAttributes: s.searchAttributes,
       taskQueue: s.attrs.taskQueue.name,
       stateTransitionCount: s.stateTransitionCount,
@@ -278,7 +285,7 @@ class ActivityExecution implements ActivityOwner {
         case 'ActivityType':
           return s.attrs.activityType.name;
         case 'ExecutionStatus':
-          return STATUS_NAMES.get(s.status) ?? null;
+          return STATUS_NAMES.get(this.status) ?? null;
         case 'TaskQueue':
           return s.attrs.taskQueue.name;
         case 'StartTime':
@@ -469,6 +476,46 @@ export class StandaloneActivities {
     run.s.terminateRequestId = requestId;
     run.close(ActivityStatus.TERMINATED, { failure: { message: req.reason || 'Activity terminated', terminatedFailureInfo: {} } });
     return {};
+  }
+
+  pause(req: Msg): Msg {
+    const { activity } = this.openActivity(req);
+    activity.pause({
+      pauseTime: this.ns.server.clock.now(),
+      identity: req.identity ?? '',
+      reason: req.reason ?? '',
+      requestId: req.requestId ?? '',
+    });
+    return {};
+  }
+
+  unpause(req: Msg): Msg {
+    const { run, activity } = this.openActivity(req);
+    if (!activity.pauseInfo) throw failedPrecondition(`activity is in non-unpausable state ${statusName(run.status)}`);
+    activity.unpause(false, false, protoToMs(req.jitter) ?? 0);
+    return {};
+  }
+
+  reset(req: Msg): Msg {
+    const { run, activity } = this.openActivity(req);
+    if (run.s.cancel) throw failedPrecondition('cannot reset an activity with a pending cancellation');
+    const original = req.restoreOriginalOptions ? scheduledOptions(run.s.attrs) : undefined;
+    activity.resetAttempts(Boolean(req.resetHeartbeat), Boolean(req.keepPaused), protoToMs(req.jitter) ?? 0, original);
+    return {};
+  }
+
+  updateOptions(req: Msg): Msg {
+    const paths = optionsUpdatePaths(req);
+    const { run, activity } = this.openActivity(req);
+    return updateOptions([activity], req, paths, () => scheduledOptions(run.s.attrs));
+  }
+
+  /** The open run's activity for the operator calls; a closed run is FAILED_PRECONDITION as in Temporal. */
+  private openActivity(req: Msg): { run: ActivityExecution; activity: PendingActivity } {
+    const run = this.find(req);
+    const activity = run.activity;
+    if (!activity) throw failedPrecondition(`activity is in terminal state ${statusName(run.s.status)}`);
+    return { run, activity };
   }
 
   delete(req: Msg): Msg {

@@ -270,6 +270,10 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     RequestCancelActivityExecution: (req) => ns(req).activityExecutions.requestCancel(req),
     TerminateActivityExecution: (req) => ns(req).activityExecutions.terminate(req),
     DeleteActivityExecution: (req) => ns(req).activityExecutions.delete(req),
+    PauseActivityExecution: (req) => ns(req).activityExecutions.pause(req),
+    UnpauseActivityExecution: (req) => ns(req).activityExecutions.unpause(req),
+    ResetActivityExecution: (req) => ns(req).activityExecutions.reset(req),
+    UpdateActivityExecutionOptions: (req) => ns(req).activityExecutions.updateOptions(req),
 
     DescribeWorkerDeployment: (req) => ns(req).deployments.describeDeployment(req),
     ListWorkerDeployments: (req) => ns(req).deployments.listDeployments(req),

@@ -6,7 +6,7 @@ import { CancelledFailure, Context, sleep } from '@temporalio/activity';
 import { ActivityExecutionAlreadyStartedError, ActivityExecutionFailedError } from '@temporalio/client';
 import { ApplicationFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
+import { eventually, grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
 
 const INVALID_ARGUMENT = 3;
 const NOT_FOUND = 5;
@@ -155,6 +155,36 @@ describe('standalone activities', () => {
     // The first run is still there by its run id; the id alone names the newest.
     expect((await s.env.client.activity.getHandle(activityId, first.runId).describe()).activityRunId).toBe(first.runId);
     expect((await s.env.client.activity.getHandle(activityId).describe()).activityRunId).toBe(second.runId);
+  });
+
+  it('pauses, updates the options of, restores and unpauses an activity', async () => {
+    const idleQueue = `standalone-idle-${randomUUID()}`;
+    const handle = await s.env.client.activity.start('double', {
+      id: id('pause'),
+      taskQueue: idleQueue,
+      startToCloseTimeout: '10s',
+      args: [7],
+    });
+    await handle.pause({ reason: 'hold on' });
+    const paused = await handle.describe();
+    expect([paused.status, paused.runState]).toEqual(['PAUSED', 'PAUSED']);
+    const updated = await handle.updateOptions({ startToCloseTimeout: '20s' });
+    expect(updated.startToCloseTimeout).toBe(20_000);
+    expect((await handle.describe()).startToCloseTimeoutMs).toBe(20_000);
+    await handle.restoreOriginalOptions();
+    expect((await handle.describe()).startToCloseTimeoutMs).toBe(10_000);
+    await handle.unpause();
+    expect((await handle.describe()).status).toBe('RUNNING');
+    const worker = await startWorker(s.env, { taskQueue: idleQueue, activities });
+    try {
+      expect(await handle.result()).toBe(14);
+    } finally {
+      await worker.stop();
+    }
+    expect(await grpcError(handle.pause())).toEqual({
+      code: FAILED_PRECONDITION,
+      details: 'activity is in terminal state ACTIVITY_EXECUTION_STATUS_COMPLETED',
+    });
   });
 
   it('deletes executions and refuses malformed starts as Temporal does', async () => {
