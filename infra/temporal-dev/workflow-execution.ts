@@ -67,6 +67,8 @@ export interface StartOptions {
   userMetadata?: Msg;
   /** The start's VersioningOverride (worker versioning), kept on WorkflowExecutionStarted. */
   versioningOverride?: Msg;
+  /** A pinned parent's (or previous run's) version, which the run starts pinned to. */
+  inheritedPinnedVersion?: VersionRef;
 }
 
 /** What worker versioning knows of a run: the last completing worker's version and behavior, and the operator's override. */
@@ -215,7 +217,9 @@ export class Execution implements ActivityOwner {
       this.versioning = s.versioning ?? { behavior: 0, override: options.versioningOverride };
       return;
     }
-    this.versioning = { behavior: 0, override: options.versioningOverride };
+    this.versioning = options.inheritedPinnedVersion
+      ? { behavior: VersioningBehavior.PINNED, version: options.inheritedPinnedVersion, override: options.versioningOverride }
+      : { behavior: 0, override: options.versioningOverride };
     this.startTime = ns.server.clock.now();
     this.memo = { ...(options.memo?.fields ?? {}) };
     this.searchAttributes = { ...(options.searchAttributes?.indexedFields ?? {}) };
@@ -354,6 +358,7 @@ export class Execution implements ActivityOwner {
       workflowId: o.workflowId,
       priority: o.priority,
       versioningOverride: o.versioningOverride,
+      inheritedPinnedVersion: o.inheritedPinnedVersion,
     };
   }
 
@@ -747,6 +752,15 @@ export class Execution implements ActivityOwner {
         ? own
         : deployments.route(taskQueue, TaskQueueType.ACTIVITY, this.workflowId);
     return deployments.queueKey(taskQueue, version);
+  }
+
+  /**
+   * The version a child or the next run on `taskQueue` in `ns` starts pinned to, as Temporal
+   * passes it on: this run's, when it is pinned and that version polls the task queue.
+   */
+  inheritedPin(ns: Namespace, taskQueue: string): VersionRef | undefined {
+    const pinned = this.behavior === VersioningBehavior.PINNED ? this.pinnedVersion : undefined;
+    return pinned && ns === this.ns && ns.deployments.hasQueue(pinned, taskQueue, TaskQueueType.WORKFLOW) ? pinned : undefined;
   }
 
   /** The routing changed (current or ramping version, override): tasks not yet taken move to where it now says. */

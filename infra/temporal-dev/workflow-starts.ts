@@ -124,6 +124,8 @@ export class WorkflowStarts {
       priority: request.priority ?? undefined,
       userMetadata: request.userMetadata ?? undefined,
       versioningOverride: request.versioningOverride ?? undefined,
+      // Set by startChild only (not a field of the start request).
+      inheritedPinnedVersion: request.inheritedPinnedVersion,
     };
     // As Temporal: a delayed first workflow task cannot be handed out now, so the start is not eager.
     const eager = request.requestEagerExecution && !startDelayMs ? { identity: request.identity ?? '', requestId } : undefined;
@@ -185,6 +187,7 @@ export class WorkflowStarts {
       firstWorkflowTaskBackoffMs: protoToMs(attrs.backoffStartInterval),
       // As Temporal: the next run keeps the priority, not the start's summary and details.
       userMetadata: undefined,
+      inheritedPinnedVersion: exec.inheritedPin(this.ns, attrs.taskQueue?.name || prev.taskQueue),
     };
     exec.close(Status.CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
       newExecutionRunId: runId,
@@ -322,6 +325,7 @@ export class WorkflowStarts {
           identity: '',
           priority: mergePriority(parent.options.priority, attrs.priority),
           userMetadata,
+          inheritedPinnedVersion: parent.inheritedPin(target, attrs.taskQueue?.name || parent.options.taskQueue),
         },
         undefined,
         parentRef,

@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemporalEnv } from '../testing.ts';
 import { eventTypes, eventually, grpcError, type RunningWorker, startWorker } from './helpers.ts';
-import { pinnedSteps, proceedSignal, upgradingSteps } from './workflows/index.ts';
+import { parentOfUpgrading, pinnedSteps, proceedSignal, upgradingSteps } from './workflows/index.ts';
 
 const { VersioningBehavior, WorkerDeploymentVersionStatus, VersionDrainageStatus, TaskQueueType } = temporal.api.enums.v1;
 const FAILED_PRECONDITION = 9;
@@ -185,6 +185,14 @@ describe('worker deployment versioning', () => {
     const startInfo = await versioningInfo(started.workflowId);
     expect(startInfo?.behavior).toBe(VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
     expect(startInfo?.versioningOverride?.pinned?.version).toMatchObject(v1);
+
+    // A pinned parent's child on the same task queue starts on the parent's version, not the current one.
+    const parentRun = await env.client.workflow.start(parentOfUpgrading, {
+      taskQueue,
+      workflowId: id('pinned-parent'),
+      versioningOverride: { pinnedTo: v1 },
+    });
+    expect(await parentRun.result()).toEqual(['v1']);
 
     const handle = await run(upgradingSteps, 1);
     await eventually(async () => (await versioningInfo(handle.workflowId))?.deploymentVersion?.buildId === '2.0');

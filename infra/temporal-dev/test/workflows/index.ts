@@ -420,3 +420,8 @@ export async function upgradingSteps(steps: number): Promise<string[]> {
   return versionSteps(steps);
 }
 wf.setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, upgradingSteps);
+
+/** Runs upgradingSteps(0) as a child and returns its answers (a pinned parent's child starts on its version). */
+export async function parentOfUpgrading(): Promise<string[]> {
+  return wf.executeChild(upgradingSteps, { args: [0] });
+}
