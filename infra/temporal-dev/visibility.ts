@@ -4,7 +4,7 @@
 // with Temporal's rules on the literals and operators each attribute type takes.
 // Rows are workflow runs plus each schedule's scheduler workflow (schedules.ts); like Temporal,
 // rows in a namespace division (TemporalNamespaceDivision set) only match queries that name it.
-import { IndexedValueType, PendingWorkflowTaskState, Status, TaskQueueKind } from './enums.ts';
+import { IndexedValueType, PendingWorkflowTaskState, Status, TaskQueueKind, VersioningBehavior } from './enums.ts';
 import { invalidArgument } from './errors.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
@@ -20,6 +20,11 @@ const STATUS_NAMES = new Map<number, string>([
   [Status.TERMINATED, 'Terminated'],
   [Status.CONTINUED_AS_NEW, 'ContinuedAsNew'],
   [Status.TIMED_OUT, 'TimedOut'],
+]);
+
+const BEHAVIOR_NAMES = new Map<number, string>([
+  [VersioningBehavior.PINNED, 'Pinned'],
+  [VersioningBehavior.AUTO_UPGRADE, 'AutoUpgrade'],
 ]);
 
 export type Value = string | number | boolean | null | Value[];
@@ -210,6 +215,14 @@ function fieldValue(exec: Execution, field: string): Value {
       return exec.history.sizeBytes;
     case 'StateTransitionCount':
       return exec.stateTransitionCount;
+    case 'TemporalWorkerDeployment':
+      return exec.versioning.version?.deploymentName ?? null;
+    case 'TemporalWorkerDeploymentVersion': {
+      const v = exec.versioning.version;
+      return v ? `${v.deploymentName}:${v.buildId}` : null;
+    }
+    case 'TemporalWorkflowVersioningBehavior':
+      return BEHAVIOR_NAMES.get(exec.behavior) ?? null;
     default:
       return payloadValue(exec.searchAttributes[field]);
   }

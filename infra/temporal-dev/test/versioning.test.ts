@@ -140,6 +140,17 @@ describe('worker deployment versioning', () => {
     expect((await versioningInfo(pinned.workflowId))?.deploymentVersion).toMatchObject(v1);
     expect((await versioningInfo(upgrading.workflowId))?.deploymentVersion).toMatchObject(v2);
 
+    // Visibility knows each run's version and behavior.
+    const pinnedQuery = `TemporalWorkerDeploymentVersion = "${deploymentName}:1.0" AND TemporalWorkflowVersioningBehavior = "Pinned"`;
+    const listed = await service().listWorkflowExecutions({ namespace, query: pinnedQuery });
+    expect(listed.executions?.map((e) => e.execution?.workflowId)).toContain(pinned.workflowId);
+    expect(listed.executions?.map((e) => e.execution?.workflowId)).not.toContain(upgrading.workflowId);
+    const onV2 = await service().countWorkflowExecutions({
+      namespace,
+      query: `TemporalWorkerDeployment = "${deploymentName}" AND TemporalWorkerDeploymentVersion = "${deploymentName}:2.0"`,
+    });
+    expect(Number(onV2.count)).toBe(1);
+
     // Nothing open is pinned to v1 any more: drained.
     const drained = (await describeVersion(v1)).workerDeploymentVersionInfo;
     expect(drained?.status).toBe(WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_DRAINED);
