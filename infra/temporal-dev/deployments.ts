@@ -173,6 +173,15 @@ export class Deployments {
     }
   }
 
+  /** The versions whose workers have polled `taskQueue` for tasks of `type`. */
+  versionsPolling(taskQueue: string, type: number): VersionRef[] {
+    return this.state.deployments.flatMap((d) =>
+      d.versions
+        .filter((v) => v.taskQueues.some((q) => q.name === taskQueue && q.type === type))
+        .map((v) => ({ deploymentName: d.name, buildId: v.buildId })),
+    );
+  }
+
   /** Whether `version` has workers polling `taskQueue` for tasks of `type`. */
   hasQueue(version: VersionRef, taskQueue: string, type: number): boolean {
     const v = this.find(version.deploymentName)?.versions.find((x) => x.buildId === version.buildId);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { activityControlHandlers } from './activity-control.ts';
 import { ACTIVITY_TASK_NOT_FOUND } from './activity-tasks.ts';
 import { updateWorkflowExecutionOptions } from './deployments.ts';
-import { HistoryFilter, IdConflictPolicy, TaskQueueKind, TaskQueueType } from './enums.ts';
+import { HistoryFilter, IdConflictPolicy, TaskQueueKind, TaskQueueType, WorkerVersioningMode } from './enums.ts';
 import { alreadyExists, invalidArgument, notFound, requireField, workflowNotFound } from './errors.ts';
 import type { CallContext, Handler } from './grpc-server.ts';
 import { withPayloadLimits } from './limits.ts';
@@ -219,16 +219,27 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       const key = namespace.deployments.pollKey(queue, TaskQueueType.ACTIVITY, req.deploymentOptions);
       return (await server.activityTasks.poll(key, req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
     },
-    // The pollers of one task queue type (workflow unless ACTIVITY), as the Web UI shows them.
+    // The pollers of one task queue type (workflow unless ACTIVITY), as the Web UI shows them;
+    // versioned workers with their deployment options.
     DescribeTaskQueue: (req) => {
-      const key = ns(req).queueKey(requireField<string>(req.taskQueue?.name, 'TaskQueue'));
-      const tasks = req.taskQueueType === TaskQueueType.ACTIVITY ? server.activityTasks : server.workflowTasks;
-      // ratePerSecond: the SDK workers' default maximum, which Temporal reports for them.
-      return {
-        pollers: tasks
-          .recentPollers(key)
-          .map((p) => ({ identity: p.identity, lastAccessTime: msToProto(p.lastAccessMs), ratePerSecond: 100_000 })),
-      };
+      const namespace = ns(req);
+      const queue = requireField<string>(req.taskQueue?.name, 'TaskQueue');
+      const type = req.taskQueueType === TaskQueueType.ACTIVITY ? TaskQueueType.ACTIVITY : TaskQueueType.WORKFLOW;
+      const tasks = type === TaskQueueType.ACTIVITY ? server.activityTasks : server.workflowTasks;
+      const deployments = namespace.deployments;
+      const versions = [undefined, ...deployments.versionsPolling(queue, type)];
+      const pollers = versions.flatMap((version) =>
+        tasks.recentPollers(deployments.queueKey(queue, version)).map((p) => ({
+          identity: p.identity,
+          lastAccessTime: msToProto(p.lastAccessMs),
+          // The SDK workers' default maximum, which Temporal reports for them.
+          ratePerSecond: 100_000,
+          deploymentOptions: version && { ...version, workerVersioningMode: WorkerVersioningMode.VERSIONED },
+          lastAccessMs: p.lastAccessMs,
+        })),
+      );
+      pollers.sort((a, b) => b.lastAccessMs - a.lastAccessMs);
+      return { pollers: pollers.map(({ lastAccessMs: _, ...p }) => p) };
     },
     RecordActivityTaskHeartbeat: (req) => activity(req.taskToken).heartbeat(req.details),
     RespondActivityTaskCompleted: (req) => {

@@ -83,6 +83,13 @@ describe('worker deployment versioning', () => {
     const { workerDeploymentInfo } = await describeDeployment();
     expect(workerDeploymentInfo?.versionSummaries?.map((v) => v.deploymentVersion?.buildId)).toEqual(['1.0']);
 
+    // DescribeTaskQueue (the UI's workers tab) lists both workers, the versioned one with its version.
+    const { pollers } = await service().describeTaskQueue({ namespace, taskQueue: { name: taskQueue } });
+    const byIdentity = new Map(pollers?.map((p) => [p.identity, p.deploymentOptions]));
+    expect(byIdentity.get('worker-v1')).toMatchObject({ ...v1, workerVersioningMode: 2 });
+    expect(byIdentity.has('worker-unversioned')).toBe(true);
+    expect(byIdentity.get('worker-unversioned')).toBeFalsy();
+
     // No current version: the task queue's work is unversioned, and only the unversioned worker takes it.
     const handle = await run(pinnedSteps, 0);
     expect(await handle.result()).toEqual(['unversioned']);
