@@ -335,9 +335,14 @@ export class StandaloneActivities {
   private find(req: Msg): ActivityExecution {
     const activityId: string | undefined = req.activityId;
     if (!activityId) throw invalidArgument('activity ID is required');
-    const run = req.runId ? this.runs.find((r) => r.s.activityId === activityId && r.s.runId === req.runId) : this.current(activityId);
+    const run = this.byId(activityId, req.runId);
     if (!run) throw notFound(`activity execution not found for activity ID "${activityId}" and run ID "${req.runId ?? ''}"`);
     return run;
+  }
+
+  /** The run of `activityId` (the newest when `runId` is empty), if any: for the by-id activity-task RPCs. */
+  byId(activityId: string, runId?: string): ActivityExecution | undefined {
+    return runId ? this.runs.find((r) => r.s.activityId === activityId && r.s.runId === runId) : this.current(activityId);
   }
 
   /** The pending activity a task token (kind 'sa') names, for the activity-task RPCs. */

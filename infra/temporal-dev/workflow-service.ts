@@ -64,17 +64,25 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
   // By workflow and activity id instead of task token. Only completion also takes an activity that
   // has not started (Temporal then writes its ActivityTaskStarted itself).
   const activityById = (req: Msg, completing = false) => {
-    requireField(req.workflowId, 'WorkflowId');
+    // No workflow id names a standalone activity (its run id in `runId`), when there is one.
+    const standalone = req.workflowId ? undefined : req.activityId && ns(req).activityExecutions.byId(req.activityId, req.runId);
+    if (!standalone) requireField(req.workflowId, 'WorkflowId');
     requireField(req.activityId, 'ActivityId');
+    const act = standalone ? standalone.activity : workflowActivity(req);
+    if (!act) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+    if (!act.isStarted) {
+      if (!completing) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+      act.forceStart(req.identity ?? '');
+    }
+    return act;
+  };
+
+  const workflowActivity = (req: Msg) => {
     const exec = ns(req).get({ workflowId: req.workflowId, runId: req.runId });
     if (!exec.isOpen) throw notFound('workflow execution already completed');
     const act = [...exec.activities.values()].find((a) => a.activityId === req.activityId);
     if (!act) {
       throw notFound(`cannot find pending activity with ActivityID ${req.activityId}, check workflow execution history for more details`);
-    }
-    if (!act.isStarted) {
-      if (!completing) throw notFound(ACTIVITY_TASK_NOT_FOUND);
-      act.forceStart(req.identity ?? '');
     }
     return act;
   };

@@ -3,7 +3,7 @@
 // cancellation, termination, timeouts, id reuse and conflict policies, describe, list, count, delete.
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, Context, sleep } from '@temporalio/activity';
-import { ActivityExecutionAlreadyStartedError, ActivityExecutionFailedError } from '@temporalio/client';
+import { ActivityExecutionAlreadyStartedError, ActivityExecutionFailedError, ActivityNotFoundError } from '@temporalio/client';
 import { ApplicationFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
@@ -185,6 +185,23 @@ describe('standalone activities', () => {
       code: FAILED_PRECONDITION,
       details: 'activity is in terminal state ACTIVITY_EXECUTION_STATUS_COMPLETED',
     });
+  });
+
+  it('completes and heartbeats by id (no workflow id) through the async completion client', async () => {
+    const idleQueue = `standalone-idle-${randomUUID()}`;
+    const activityId = id('by-id');
+    const handle = await s.env.client.activity.start('double', {
+      id: activityId,
+      taskQueue: idleQueue,
+      startToCloseTimeout: '10s',
+      args: [1],
+    });
+    // Only completion takes an attempt no worker started (as for workflow activities).
+    const beat = await s.env.client.activity.heartbeat({ activityId, runId: handle.runId }, 'beat').catch((e: unknown) => e);
+    expect(beat).toBeInstanceOf(ActivityNotFoundError);
+    await s.env.client.activity.complete({ activityId }, 'done by hand');
+    expect(await handle.result()).toBe('done by hand');
+    expect((await handle.describe()).lastWorkerIdentity).toBeTruthy();
   });
 
   it('deletes executions and refuses malformed starts as Temporal does', async () => {
