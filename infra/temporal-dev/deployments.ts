@@ -511,10 +511,7 @@ function optionalTime(ms: number | undefined): Msg | undefined {
   return ms === undefined ? undefined : msToProto(ms);
 }
 
-/**
- * UpdateWorkflowExecutionOptions: sets or clears a run's versioning override (priority is the
- * other field Temporal updates here; this server takes only the override).
- */
+/** Temporal's checks of a VersioningOverride (on start and in UpdateWorkflowExecutionOptions). */
 export function validateVersioningOverride(override: Msg | undefined): void {
   if (!override) return;
   const pinned = override.pinned ?? (override.behavior === VersioningBehavior.PINNED ? {} : undefined);

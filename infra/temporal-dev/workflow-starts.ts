@@ -187,7 +187,10 @@ export class WorkflowStarts {
       firstWorkflowTaskBackoffMs: protoToMs(attrs.backoffStartInterval),
       // As Temporal: the next run keeps the priority, not the start's summary and details.
       userMetadata: undefined,
-      inheritedPinnedVersion: exec.inheritedPin(this.ns, attrs.taskQueue?.name || prev.taskQueue),
+      // Unless the command asks the next run to start as AUTO_UPGRADE.
+      inheritedPinnedVersion: attrs.initialVersioningBehavior
+        ? undefined
+        : exec.inheritedPin(this.ns, attrs.taskQueue?.name || prev.taskQueue),
     };
     exec.close(Status.CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
       newExecutionRunId: runId,
@@ -238,6 +241,7 @@ export class WorkflowStarts {
       searchAttributes: { indexedFields: exec.searchAttributes },
       firstWorkflowTaskBackoffMs: decision.delayMs,
       userMetadata: undefined,
+      inheritedPinnedVersion: exec.inheritedPin(this.ns, o.taskQueue),
     });
   }
 

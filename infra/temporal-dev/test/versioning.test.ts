@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemporalEnv } from '../testing.ts';
 import { eventTypes, eventually, grpcError, type RunningWorker, startWorker } from './helpers.ts';
-import { parentOfUpgrading, pinnedSteps, proceedSignal, upgradingSteps } from './workflows/index.ts';
+import { parentOfUpgrading, pinnedHop, pinnedSteps, proceedSignal, upgradingSteps } from './workflows/index.ts';
 
 const { VersioningBehavior, WorkerDeploymentVersionStatus, VersionDrainageStatus, TaskQueueType } = temporal.api.enums.v1;
 const FAILED_PRECONDITION = 9;
@@ -122,8 +122,9 @@ describe('worker deployment versioning', () => {
   it('keeps PINNED workflows on their version and moves AUTO_UPGRADE ones to the new current version', async () => {
     const pinned = await run(pinnedSteps, 1);
     const upgrading = await run(upgradingSteps, 1);
-    // Each has run its first activity on v1 and waits for its signal.
-    for (const h of [pinned, upgrading]) {
+    const hop = await env.client.workflow.start(pinnedHop, { taskQueue, workflowId: id('hop'), args: [1] });
+    // Each has run its first workflow task on v1 and waits for its signal.
+    for (const h of [pinned, upgrading, hop]) {
       await eventually(async () => (await versioningInfo(h.workflowId))?.deploymentVersion?.buildId === '1.0');
     }
     expect((await versioningInfo(pinned.workflowId))?.behavior).toBe(VersioningBehavior.VERSIONING_BEHAVIOR_PINNED);
@@ -143,6 +144,9 @@ describe('worker deployment versioning', () => {
     await pinned.signal(proceedSignal);
     await upgrading.signal(proceedSignal);
     expect(await pinned.result()).toEqual(['v1', 'v1']);
+    // The next run of a pinned run starts on its version.
+    await hop.signal(proceedSignal);
+    expect(await hop.result()).toBe('v1');
     expect(await upgrading.result()).toEqual(['v1', 'v2']);
     expect((await versioningInfo(pinned.workflowId))?.deploymentVersion).toMatchObject(v1);
     expect((await versioningInfo(upgrading.workflowId))?.deploymentVersion).toMatchObject(v2);

@@ -425,3 +425,16 @@ wf.setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, upgradingSteps);
 export async function parentOfUpgrading(): Promise<string[]> {
   return wf.executeChild(upgradingSteps, { args: [0] });
 }
+
+/** Waits for "proceed", then continues as new, `hops` times; the last run answers whoAmI. */
+export async function pinnedHop(hops: number): Promise<string> {
+  const { whoAmI } = wf.proxyActivities<{ whoAmI(): Promise<string> }>({ startToCloseTimeout: '10s' });
+  if (hops === 0) return whoAmI();
+  let proceed = false;
+  wf.setHandler(proceedSignal, () => {
+    proceed = true;
+  });
+  await wf.condition(() => proceed);
+  return wf.continueAsNew<typeof pinnedHop>(hops - 1);
+}
+wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, pinnedHop);
