@@ -180,6 +180,9 @@ export class Namespace {
           eagerWorkflowStart: true,
           syncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecution'),
           asyncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecutionAsyncAccepted'),
+          standaloneActivities: true,
+          standaloneActivityStartDelay: true,
+          standaloneActivityOperatorCommands: true,
         },
         // Workers read these and fail oversized completions themselves (PAYLOADS_TOO_LARGE).
         limits: { blobSizeLimitError: this.server.limits.blobSizeError, memoSizeLimitError: this.server.limits.memoSizeError },

@@ -69,6 +69,9 @@ describe('standalone activities', () => {
     expect(described.lastWorkerIdentity).toBeTruthy();
     expect(described.closeTime).toBeInstanceOf(Date);
 
+    const { namespaceInfo } = await s.env.client.workflowService.describeNamespace({ namespace: 'default' });
+    expect(namespaceInfo?.capabilities).toMatchObject({ standaloneActivities: true, standaloneActivityOperatorCommands: true });
+
     const listed: string[] = [];
     for await (const info of s.env.client.activity.list(`ActivityId = "${activityId}"`)) listed.push(`${info.activityId} ${info.status}`);
     expect(listed).toEqual([`${activityId} COMPLETED`]);
