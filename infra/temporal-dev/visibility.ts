@@ -58,12 +58,24 @@ function executionInfo(exec: Execution): Msg {
     rootExecution: o.rootExecution ?? exec.ref,
     executionTime: msToProto(exec.executionTime),
     memo: { fields: exec.memo },
-    searchAttributes: { indexedFields: exec.searchAttributes },
+    searchAttributes: { indexedFields: { ...exec.searchAttributes, ...versioningAttributes(exec) } },
     taskQueue: o.taskQueue,
     firstRunId: o.firstRunId,
     priority: o.priority,
     versioningInfo: exec.versioningInfo(),
   };
+}
+
+/** Temporal sets these system attributes on versioned runs, and Describe and List show them (the Web UI reads them there). */
+const VERSIONING_ATTRIBUTES = ['TemporalWorkerDeployment', 'TemporalWorkerDeploymentVersion', 'TemporalWorkflowVersioningBehavior'];
+
+function versioningAttributes(exec: Execution): Record<string, Msg> {
+  const out: Record<string, Msg> = {};
+  for (const name of VERSIONING_ATTRIBUTES) {
+    const value = fieldValue(exec, name);
+    if (typeof value === 'string') out[name] = keywordPayload(value);
+  }
+  return out;
 }
 
 /** DescribeWorkflowExecution, with the fields Temporal's history service fills (no Nexus or callbacks). */

@@ -3,7 +3,7 @@
 // version) decides where new and AUTO_UPGRADE workflows run, PINNED ones stay on their version,
 // overrides move them; the deployment RPCs as the CLI and UI call them.
 import { randomUUID } from 'node:crypto';
-import type { WorkerDeploymentVersion } from '@temporalio/common';
+import { defaultPayloadConverter, type WorkerDeploymentVersion } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,20 @@ describe('worker deployment versioning', () => {
     const info = await versioningInfo(handle.workflowId);
     expect(info?.behavior).toBe(VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE);
     expect(info?.deploymentVersion).toMatchObject(v1);
+    // Describe (and List) show the versioning search attributes, as the Web UI reads them.
+    const attributes = (await handle.describe()).raw.workflowExecutionInfo?.searchAttributes?.indexedFields ?? {};
+    expect(
+      Object.fromEntries(
+        ['TemporalWorkerDeployment', 'TemporalWorkerDeploymentVersion', 'TemporalWorkflowVersioningBehavior'].map((k) => [
+          k,
+          defaultPayloadConverter.fromPayload(attributes[k]!),
+        ]),
+      ),
+    ).toEqual({
+      TemporalWorkerDeployment: deploymentName,
+      TemporalWorkerDeploymentVersion: `${deploymentName}:1.0`,
+      TemporalWorkflowVersioningBehavior: 'AutoUpgrade',
+    });
     const { events } = await handle.fetchHistory();
     const completed = events?.find((e) => e.workflowTaskCompletedEventAttributes)?.workflowTaskCompletedEventAttributes;
     expect(completed?.deploymentVersion).toMatchObject(v1);
