@@ -18,7 +18,7 @@ export interface VersionRef {
 }
 
 /** Temporal's name for "no version" in the deprecated string fields. */
-export const UNVERSIONED = '__unversioned__';
+const UNVERSIONED = '__unversioned__';
 
 interface VersionRecord {
   buildId: string;
@@ -67,7 +67,7 @@ export function versionString(v: VersionRef | undefined): string {
 const messageForm = (v: VersionRef) => `${v.deploymentName}:${v.buildId}`;
 
 /** Reads a "name.buildId" string (the deprecated `version` fields); UNVERSIONED and '' are undefined. */
-export function parseVersionString(s: string | undefined): VersionRef | undefined {
+function parseVersionString(s: string | undefined): VersionRef | undefined {
   if (!s || s === UNVERSIONED) return undefined;
   const dot = s.indexOf('.');
   if (dot <= 0 || dot === s.length - 1) {
@@ -83,7 +83,7 @@ export function workerVersion(options: Msg | undefined): VersionRef | undefined 
 }
 
 /** WorkerDeploymentVersion messages (and legacy Deployment ones) as a VersionRef. */
-export function versionFromMessage(v: Msg | undefined): VersionRef | undefined {
+function versionFromMessage(v: Msg | undefined): VersionRef | undefined {
   if (!v) return undefined;
   const deploymentName = v.deploymentName ?? v.seriesName;
   return deploymentName && v.buildId ? { deploymentName, buildId: v.buildId } : undefined;
