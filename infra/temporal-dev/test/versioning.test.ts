@@ -261,6 +261,34 @@ describe('worker deployment versioning', () => {
     ).toBe('workflow execution already completed');
   });
 
+  it('moves a workflow task queued before the routing changed to the version it now targets', async () => {
+    const otherDeployment = `deployment-${randomUUID()}`;
+    const otherQueue = `versioning-other-${randomUUID()}`;
+    const running = await startWorker(env, {
+      taskQueue: otherQueue,
+      activities: { whoAmI: async () => 'x1' },
+      workerDeploymentOptions: {
+        version: { deploymentName: otherDeployment, buildId: 'x1' },
+        useWorkerVersioning: true,
+        defaultVersioningBehavior: 'AUTO_UPGRADE',
+      },
+    });
+    workers.set('x1', running);
+    await eventually(async () =>
+      service()
+        .describeWorkerDeploymentVersion({ namespace, deploymentVersion: { deploymentName: otherDeployment, buildId: 'x1' } })
+        .then(
+          (v) => (v.workerDeploymentVersionInfo?.taskQueueInfos?.length ?? 0) >= 1,
+          () => false,
+        ),
+    );
+    // Unversioned work, and no unversioned worker: the task waits in the queue.
+    const handle = await env.client.workflow.start(upgradingSteps, { taskQueue: otherQueue, workflowId: id('queued'), args: [0] });
+    expect((await handle.describe()).raw.pendingWorkflowTask?.startedTime).toBeFalsy();
+    await service().setWorkerDeploymentCurrentVersion({ namespace, deploymentName: otherDeployment, buildId: 'x1' });
+    expect(await handle.result()).toEqual(['x1']);
+  });
+
   it('deletes versions and deployments only when Temporal allows it', async () => {
     expect(await grpcError(service().deleteWorkerDeploymentVersion({ namespace, deploymentVersion: v2 }))).toEqual({
       code: FAILED_PRECONDITION,
