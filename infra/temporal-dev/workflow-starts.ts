@@ -2,7 +2,7 @@
 // workflow retries, child workflows and their parent notifications, external signals/cancels.
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
-import { validateVersioningOverride } from './deployments.ts';
+import { sameVersion, validateVersioningOverride, workerVersion } from './deployments.ts';
 import {
   CancelExternalFailedCause,
   ContinueAsNewInitiator,
@@ -133,7 +133,9 @@ export class WorkflowStarts {
     this.ns.add(exec);
     exec.addRequestId(requestId);
     initialEvents?.(exec);
-    return { exec, started: true, eagerWorkflowTask: exec.begin(eager) };
+    // As Temporal: only a worker of the version the first task targets may take it eagerly.
+    const eagerFits = eager && sameVersion(exec.targetVersion(), workerVersion(request.eagerWorkerDeploymentOptions ?? undefined));
+    return { exec, started: true, eagerWorkflowTask: exec.begin(eagerFits ? eager : undefined) };
   }
 
   /** A child's root: its parent's root (the parent itself when that is a top-level run). */
