@@ -5,6 +5,7 @@ import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
+import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
 
 /** Every mounted route. Each capability contributes its list here. */
@@ -17,4 +18,5 @@ export const routes: readonly AnyRoute[] = [
   ...adminRoutes,
   ...appRoutes,
   ...hostingRoutes,
+  ...shareRoutes,
 ];

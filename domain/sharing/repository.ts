@@ -4,7 +4,7 @@ import type { ShareGrants } from '../hosting/check-app-access.ts';
 import { newId } from '../security/random.ts';
 
 /** A share is live until revoked or, for named accounts, until it expires. */
-const live = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;
+export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;
 
 /**
  * The live shares of an app that concern one account: the company share, the account's own share
@@ -18,7 +18,7 @@ export async function findShareGrants(
     .selectFrom('app_shares as s')
     .select(['s.id', 's.audience', 's.account_id'])
     .where('s.app_id', '=', input.appId)
-    .where(live(input.now))
+    .where(liveShare(input.now))
     .where((eb) =>
       eb.or([
         eb('s.audience', '=', 'company'),
@@ -42,7 +42,7 @@ export async function findLiveLink(db: DbOrTrx, tokenHash: Buffer, now: Date) {
     .select(['s.id', 's.token_hash', 'a.id as appId', 'a.namespace', 'a.slug'])
     .where('s.token_hash', '=', tokenHash)
     .where('s.audience', '=', 'public')
-    .where(live(now))
+    .where(liveShare(now))
     .executeTakeFirst();
 }
 
