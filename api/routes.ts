@@ -4,6 +4,7 @@ import { deviceLoginRoutes } from './device-login/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
+import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
@@ -19,4 +20,5 @@ export const routes: readonly AnyRoute[] = [
   ...appRoutes,
   ...hostingRoutes,
   ...shareRoutes,
+  ...memberRoutes,
 ];

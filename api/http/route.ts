@@ -88,6 +88,8 @@ export interface RouteDef<
   bodyLimit?: number | 'upload';
   /** Who may call; enforced after the rate limit and before validation. */
   auth: A;
+  /** A body of this media type (besides JSON) is read as text and given to the schema as a string. */
+  textBody?: 'text/csv';
   params?: P;
   query?: Q;
   body?: B;
