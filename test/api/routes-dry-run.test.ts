@@ -45,6 +45,8 @@ const outboxRows = async () => (await sql<{ n: number }>`SELECT count(*)::int AS
 interface WriteCase {
   /** Values of the path's {placeholders}. */
   params?: Record<string, string>;
+  /** A query string, `?…`. */
+  query?: string;
   body?: unknown;
   /** The credential (and the same-origin signals a browser sends). */
   headers: Record<string, string>;
@@ -72,6 +74,14 @@ async function upload(slug: string, version: string) {
     headers: bearer(dev),
   });
   expect(res.status).toBe(201);
+}
+
+async function released(slug: string) {
+  await upload(slug, '1.0.0');
+  for (const channel of ['test', 'production']) {
+    const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/${channel}`, { body: {}, headers: bearer(dev) });
+    expect(res.status).toBe(200);
+  }
 }
 
 /** One valid request per write operation, keyed by operationId. */
@@ -163,16 +173,34 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     await upload(slug, '1.0.0');
     return { params: { namespace: 'cell-acme', slug, channel: 'test' }, body: {}, headers: bearer(dev), status: 200 };
   },
+  createShare: async () => {
+    const slug = unique('dry-share');
+    await upload(slug, '1.0.0');
+    return { body: { namespace: 'cell-acme', slug, audience: 'public' }, headers: bearer(dev), status: 201 };
+  },
+  revokeShare: async () => {
+    const slug = unique('dry-revoke');
+    await upload(slug, '1.0.0');
+    const res = await svc.call('POST', '/api/v1/developer/shares', {
+      body: { namespace: 'cell-acme', slug, audience: 'company' },
+      headers: bearer(dev),
+    });
+    expect(res.status).toBe(201);
+    return { params: { id: res.body.data.share.id }, query: `?namespace=cell-acme&slug=${slug}`, headers: bearer(dev), status: 200 };
+  },
+  importMembers: async () => ({ body: [{ email: `${unique('imported')}@example.com` }], headers: bearer(dev), status: 200 }),
+  adminSetSeatLimit: async () => ({ params: { rid: 'cell-globex' }, body: { limit: 50 + counter++ }, headers: bearer(op), status: 200 }),
+  webAcceptInvitation: async () => {
+    const res = await svc.call('POST', '/api/v1/developer/members/import', {
+      body: [{ email: `${unique('invited')}@example.com` }],
+      headers: bearer(dev),
+    });
+    const invitation = new URL(res.body.data.invitations[0].url).searchParams.get('invitation');
+    return { body: { invitation, password: 'a-long-password-1' }, headers: origin(), status: 200 };
+  },
   renewAppTicket: async () => {
     const slug = unique('dry-ticket');
-    await upload(slug, '1.0.0');
-    for (const channel of ['test', 'production']) {
-      const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/${channel}`, {
-        body: {},
-        headers: bearer(dev),
-      });
-      expect(res.status).toBe(200);
-    }
+    await released(slug);
     const page = await fetch(`${svc.addresses.productionBase}/cell-acme/apps/${slug}`, { headers: bearer(dev) });
     const ticket = /<meta name="svc-app-ticket" content="([^"]+)">/.exec(await page.text())![1]!;
     return { params: { namespace: 'cell-acme', slug }, headers: bearer(ticket), status: 201 };
@@ -219,7 +247,7 @@ describe('dry run of every write operation', () => {
       expect(parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'x-svc-dry-run' }));
 
       const c = await FIXTURES[operationId]!();
-      const url = fill(path, c.params);
+      const url = fill(path, c.params) + (c.query ?? '');
       const init = (extra: Record<string, string>) => ({
         ...(c.body === undefined ? {} : { body: c.body }),
         headers: { ...c.headers, ...extra },
