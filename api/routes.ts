@@ -1,6 +1,7 @@
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
+import { filesystemRoutes } from './filesystem/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
@@ -21,4 +22,5 @@ export const routes: readonly AnyRoute[] = [
   ...hostingRoutes,
   ...shareRoutes,
   ...memberRoutes,
+  ...filesystemRoutes,
 ];
