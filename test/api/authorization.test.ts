@@ -59,6 +59,7 @@ describe('role x route matrix: sharing, members, resources', () => {
     caller === 'anonymous' ? {} : caller === 'session' ? browser(cookie, svc) : bearer(keys[caller]!);
   const DRY = { 'x-svc-dry-run': 'true' };
   const APP = 'namespace=cell-acme&slug=hello';
+  const APPS = 'ri.workshop.svc.applications.cell-acme';
   const ROUTES: { method: string; path: string; body?: unknown; expect: Record<Caller, number> }[] = [
     {
       method: 'GET',
@@ -96,6 +97,61 @@ describe('role x route matrix: sharing, members, resources', () => {
       path: '/api/v1/developer/members/import',
       body: [{ email: 'matrix@example.com' }],
       expect: { anonymous: 401, member: 403, developer: 202, other: 202, session: 401, operator: 202 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/filesystem/resources?scope=organization',
+      expect: { anonymous: 401, member: 200, developer: 200, other: 200, session: 200, operator: 200 },
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/filesystem/resources/${APPS}`,
+      expect: { anonymous: 401, member: 404, developer: 200, other: 404, session: 200, operator: 404 },
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/filesystem/resources/${APPS}/roles`,
+      expect: { anonymous: 401, member: 404, developer: 200, other: 404, session: 200, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/roles/add`,
+      body: { principal: 'cell-globex', role: 'viewer' },
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/roles/remove`,
+      body: { principal: 'cell-globex' },
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/access`,
+      body: { tier: 'public' },
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/links`,
+      body: {},
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'DELETE',
+      path: `/api/v1/filesystem/resources/${APPS}/links/lnk_000000000000000`,
+      expect: { anonymous: 401, member: 404, developer: 404, other: 404, session: 404, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/filesystem/links/redeem',
+      body: { token: '000000000000000000000000000000000' },
+      expect: { anonymous: 401, member: 404, developer: 404, other: 404, session: 404, operator: 404 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/filesystem/principals?q=gus',
+      expect: { anonymous: 401, member: 200, developer: 200, other: 200, session: 200, operator: 200 },
     },
     {
       method: 'PUT',

@@ -84,6 +84,9 @@ async function released(slug: string) {
   }
 }
 
+const APPS_RID = 'ri.workshop.svc.applications.cell-acme';
+const clearGrants = async () => void (await svc.database.db.deleteFrom('resource_grants').execute());
+
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   webSignIn: async () => ({
@@ -197,6 +200,34 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     });
     const invitation = new URL(res.body.data.invitations[0].url).searchParams.get('invitation');
     return { body: { invitation, password: 'a-long-password-1' }, headers: origin(), status: 200 };
+  },
+  addResourceRole: async () => ({
+    params: { rid: APPS_RID },
+    body: { principal: `cell-globex`, role: 'viewer' },
+    headers: bearer(dev),
+    status: 200,
+    beforeReal: () => clearGrants(),
+  }),
+  removeResourceRole: async () => {
+    await svc.call('POST', `/api/v1/filesystem/resources/${APPS_RID}/roles/add`, {
+      body: { principal: 'cell-globex', role: 'viewer' },
+      headers: bearer(dev),
+    });
+    return { params: { rid: APPS_RID }, body: { principal: 'cell-globex' }, headers: bearer(dev), status: 200 };
+  },
+  setResourceTier: async () => {
+    await clearGrants();
+    return { params: { rid: APPS_RID }, body: { tier: 'public' }, headers: bearer(dev), status: 200 };
+  },
+  createResourceLink: async () => ({ params: { rid: APPS_RID }, body: { days: 7 }, headers: bearer(dev), status: 201 }),
+  revokeResourceLink: async () => {
+    const res = await svc.call('POST', `/api/v1/filesystem/resources/${APPS_RID}/links`, { body: {}, headers: bearer(dev) });
+    return { params: { rid: APPS_RID, linkId: res.body.data.id }, headers: bearer(dev), status: 200 };
+  },
+  redeemResourceLink: async () => {
+    await clearGrants();
+    const res = await svc.call('POST', `/api/v1/filesystem/resources/${APPS_RID}/links`, { body: {}, headers: bearer(dev) });
+    return { body: { token: res.body.data.token }, headers: bearer(await passwordKey(svc, 'gus')), status: 200 };
   },
   renewAppTicket: async () => {
     const slug = unique('dry-ticket');
