@@ -55,9 +55,9 @@ const SIGN_IN = page(
 </form>
 <form id="activate" hidden>
   <p>You were invited to svc. Choose a password to activate your account.</p>
-  <label for="activatePassword">New password (at least 12 characters)</label>
+  <label for="activatePassword">Choose a password (at least 12 characters)</label>
   <input id="activatePassword" name="activatePassword" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
-  <label for="activateConfirm">New password again</label>
+  <label for="activateConfirm">Chosen password again</label>
   <input id="activateConfirm" name="activateConfirm" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
   <button type="submit">Activate and sign in</button>
 </form>`,
