@@ -7,6 +7,7 @@ import { type ResourceView, viewOf } from './describe-resource.ts';
 import { assertPrincipalExists } from './principals.ts';
 import { findResource, kindOfRid } from './registry.ts';
 import { deleteGrants, putGrant } from './repository.ts';
+import { assertInternetAllowed } from './tier-rules.ts';
 
 /**
  * roles/add (Owner only, rule 1): Public (everyone) and Internet grants may be Viewer only (rule
@@ -26,9 +27,7 @@ export async function addGrant(
       details: { problems: [problem('role', 'invalid_value', 'must be viewer for everyone and internet')] },
     });
   }
-  if (kind === 'internet' && !kindOfRid(rid)!.kind.anonymousRead) {
-    throw new DomainError('tier_unsupported', `A ${resource.kind} cannot be opened to the internet.`, { details: { kind: resource.kind } });
-  }
+  if (kind === 'internet') assertInternetAllowed(kindOfRid(rid)!.kind, resource);
   await putGrant(db, { rid, principal: grant.principal, role: grant.role, by: visitor.accountId });
   return viewOf(db, resource, role);
 }

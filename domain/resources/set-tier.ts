@@ -1,11 +1,11 @@
 import type { DbOrTrx } from '../db/database.ts';
-import { DomainError } from '../errors.ts';
 import type { Visitor } from '../hosting/check-app-access.ts';
 import { requireRole } from './access.ts';
 import { type ResourceView, viewOf } from './describe-resource.ts';
-import { type Tier, tierRank } from './kind.ts';
+import type { Tier } from './kind.ts';
 import { findResource, kindOfRid } from './registry.ts';
 import { deleteGrants, grantsOf, putGrant } from './repository.ts';
+import { assertTierAllowed } from './tier-rules.ts';
 
 /**
  * One step of the resource tier table (spec States: Resource tier setting), Owner only:
@@ -17,14 +17,7 @@ import { deleteGrants, grantsOf, putGrant } from './repository.ts';
 export async function setTier(db: DbOrTrx, visitor: Visitor, rid: string, tier: Tier): Promise<ResourceView> {
   const resource = await findResource(db, rid);
   const role = await requireRole(db, visitor, resource, 'owner');
-  if (tier === 'internet' && !kindOfRid(rid)!.kind.anonymousRead) {
-    throw new DomainError('tier_unsupported', `A ${resource.kind} cannot be opened to the internet.`, { details: { kind: resource.kind } });
-  }
-  if (tierRank(tier) < tierRank(resource.floor)) {
-    throw new DomainError('conflict', `This ${resource.kind}'s own setting is ${resource.floor}; ${tier} is narrower.`, {
-      details: { floor: resource.floor, tier },
-    });
-  }
+  assertTierAllowed(kindOfRid(rid)!.kind, resource, tier);
   const grants = await grantsOf(db, [rid]);
   const shares = grants.filter((g) => g.role !== 'owner').map((g) => g.principal);
   const put = (principal: string) => putGrant(db, { rid, principal, role: 'viewer', by: visitor.accountId });
