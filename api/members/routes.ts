@@ -4,9 +4,10 @@ import { activateAccount } from '../../domain/members/activate-account.ts';
 import { importMembers, OUTCOMES } from '../../domain/members/import-members.ts';
 import { listMembers } from '../../domain/members/list-members.ts';
 import { readMemberList } from '../../domain/members/read-member-list.ts';
+import { reissueInvitation } from '../../domain/members/reissue-invitation.ts';
 import { setSeatLimit } from '../../domain/members/set-seat-limit.ts';
 import { hashPassword } from '../../domain/security/password-hash.ts';
-import { CellId, NewPassword, Role } from '../../schemas/identity.ts';
+import { AccountId, CellId, NewPassword, Role } from '../../schemas/identity.ts';
 import { assertSameOrigin } from '../auth/authenticate.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -15,6 +16,7 @@ import { defineRoute } from '../http/route.ts';
 const DEVELOPER_KEY = { accepts: ['key'], role: 'developer' } as const;
 const Source = z.string().trim().min(1).max(120);
 const MemberList = z.union([z.array(z.unknown()), z.string().max(1024 * 1024)]);
+const Invitation = z.object({ email: z.string(), url: z.string(), expiresAt: z.iso.datetime() });
 const Seats = z.object({ limit: z.number().int().nullable(), used: z.number().int() });
 
 /** A key acts for its one company; only keys reach these routes. */
@@ -88,7 +90,7 @@ export const importMembersRoute = defineRoute({
           reason: z.string().optional(),
         }),
       ),
-      invitations: z.array(z.object({ email: z.string(), url: z.string(), expiresAt: z.iso.datetime() })),
+      invitations: z.array(Invitation),
     }),
   },
   errors: ['unauthorized', 'forbidden', 'invalid_payload', 'malformed_json', 'payload_too_large', 'conflict'],
@@ -104,6 +106,29 @@ export const importMembersRoute = defineRoute({
     );
     // A header dry run shows no invitation that was rolled back.
     return { data: result, plan: { ...result, invitations: [] } };
+  },
+});
+
+export const reissueInvitationRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/developer/members/{accountId}/invitation',
+  operationId: 'reissueMemberInvitation',
+  summary: 'A new invitation link for a pending member (developers); earlier links stop working',
+  tags: ['members'],
+  auth: DEVELOPER_KEY,
+  write: true,
+  params: z.object({ accountId: AccountId }),
+  response: { status: 201, description: 'The link, shown only here.', schema: Invitation },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'user_not_found', 'conflict'],
+  async handler({ db, deps, principal, params }) {
+    const invitation = await reissueInvitation(
+      db,
+      { clock: deps.clock, baseUrl: deps.addresses().baseUrl },
+      companyOf(principal),
+      params.accountId,
+    );
+    const { url: _notIssued, ...plan } = invitation;
+    return { data: invitation, plan };
   },
 });
 
@@ -149,4 +174,4 @@ export const activateAccountRoute = defineRoute({
   },
 });
 
-export const memberRoutes = [listMembersRoute, importMembersRoute, setSeatLimitRoute, activateAccountRoute];
+export const memberRoutes = [listMembersRoute, importMembersRoute, reissueInvitationRoute, setSeatLimitRoute, activateAccountRoute];

@@ -154,6 +154,11 @@ describe('role x route matrix: sharing, members, resources', () => {
       expect: { anonymous: 401, member: 200, developer: 200, other: 200, session: 200, operator: 200 },
     },
     {
+      method: 'POST',
+      path: '/api/v1/developer/members/acc_0000000000000000/invitation',
+      expect: { anonymous: 401, member: 403, developer: 404, other: 404, session: 401, operator: 404 },
+    },
+    {
       method: 'PUT',
       path: '/api/v1/admin/organizations/cell-acme/seats',
       body: { limit: 10 },

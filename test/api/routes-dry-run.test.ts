@@ -192,6 +192,13 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     return { params: { id: res.body.data.share.id }, query: `?namespace=cell-acme&slug=${slug}`, headers: bearer(dev), status: 200 };
   },
   importMembers: async () => ({ body: [{ email: `${unique('imported')}@example.com` }], headers: bearer(dev), status: 200 }),
+  reissueMemberInvitation: async () => {
+    const res = await svc.call('POST', '/api/v1/developer/members/import', {
+      body: [{ email: `${unique('reinvited')}@example.com` }],
+      headers: bearer(dev),
+    });
+    return { params: { accountId: res.body.data.results[0].accountId }, headers: bearer(dev), status: 201 };
+  },
   adminSetSeatLimit: async () => ({ params: { rid: 'cell-globex' }, body: { limit: 50 + counter++ }, headers: bearer(op), status: 200 }),
   webAcceptInvitation: async () => {
     const res = await svc.call('POST', '/api/v1/developer/members/import', {

@@ -236,4 +236,24 @@ describe('pending accounts and invitations', () => {
     const crossSite = await svc.call('POST', '/api/v1/web/invitations/accept', { body: { invitation: token, password: NEW_PASSWORD } });
     expect(crossSite.status).toBe(403);
   });
+
+  it('a new link for a pending member replaces the old one; an active member needs none', async () => {
+    const res = await importJson([{ email: 'lost.link@example.com' }]);
+    const { accountId } = res.body.data.results[0];
+    const old = new URL(res.body.data.invitations[0].url).searchParams.get('invitation')!;
+    const reissued = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
+    expect(reissued.status, JSON.stringify(reissued.body)).toBe(201);
+    const fresh = new URL(reissued.body.data.url).searchParams.get('invitation')!;
+    const accept = (invitation: string) =>
+      svc.call('POST', '/api/v1/web/invitations/accept', {
+        body: { invitation, password: NEW_PASSWORD },
+        headers: { origin: svc.addresses.baseUrl },
+      });
+    expect((await accept(old)).status).toBe(401);
+    expect((await accept(fresh)).status).toBe(200);
+    const again = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
+    expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
+    const foreign = await svc.call('POST', `/api/v1/developer/members/acc_0000000000000000/invitation`, { headers: bearer(dev) });
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'user_not_found']);
+  });
 });
