@@ -10,7 +10,8 @@ import * as appHostSessions from './2026-11-22.8-app-host-sessions.ts';
 import * as sharing from './2026-11-22.9-sharing.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
-// Names are `<ISO date>.<n>-<what>`; `compareMigrationNames` (migrate.ts) orders them by date, then n.
+// Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
+// nine of a day (one digit), then `<ISO date>T<hhmm>-<what>` ('T' sorts after '.').
 export const migrations: Record<string, Migration> = {
   '2026-11-22.1-foundation': foundation,
   '2026-11-22.2-identity': identity,
