@@ -1,5 +1,5 @@
 import { PUBLIC_NAMESPACE } from '../apps/namespace-access.ts';
-import type { Channel, CompanyRole } from '../db/database.ts';
+import type { Channel, CompanyRole, ResourceRole } from '../db/database.ts';
 
 /** Who is opening an app: an account and the companies it acts for (a key: only its own, at its role). */
 export interface Visitor {
@@ -27,9 +27,11 @@ export interface ShareGrants {
   account: { id: string } | null;
   /** The public link the visitor came through (only on that visit). */
   link: { id: string } | null;
+  /** The highest generic-resource grant on the app or its company's applications resource. */
+  resource: ResourceRole | null;
 }
 
-export const NO_SHARES: ShareGrants = { company: null, account: null, link: null };
+export const NO_SHARES: ShareGrants = { company: null, account: null, link: null, resource: null };
 
 /**
  * The spec's app roles (Authentication 9). `anonymous` is for catalog pages only and never opens an
@@ -72,9 +74,10 @@ const refuse = (reason: AccessRefusal, message: string, remedy: string, producti
  * B3, C): official public apps need membership of at least one company; the test channel only
  * developers (of an official app's test channel: a developer of any company, or platform staff).
  * Company apps: developers as developer; members as member, on a restricted app only when it is
- * shared with them (company, account or link share); other people only through a share: a named
- * account share as editor, a public link read-only as viewer, refused when `auth.publicLink` is
- * `members`.
+ * shared with them (company, account or link share, or a grant on the app's resource); other people
+ * only through a share: a named account share (or an Editor/Owner resource grant) as editor, a
+ * public link (or a Viewer resource grant) read-only as viewer, a link refused when
+ * `auth.publicLink` is `members`.
  */
 export function checkAppAccess(visitor: Visitor, target: AccessTarget, shares: ShareGrants = NO_SHARES): AppAccess {
   if (target.namespace === PUBLIC_NAMESPACE) {
@@ -98,9 +101,9 @@ export function checkAppAccess(visitor: Visitor, target: AccessTarget, shares: S
   }
   if (license.role === 'developer') return { allowed: true, role: 'developer', member: true, viaShare: null };
   if (target.access === 'company') return { allowed: true, role: 'member', member: true, viaShare: null };
-  // Restricted: company people keep their company role when any share admits them.
+  // Restricted: company people keep their company role when any share or resource grant admits them.
   const share = shares.account ?? shares.company ?? shares.link;
-  if (share) return { allowed: true, role: 'member', member: true, viaShare: share.id };
+  if (share || shares.resource) return { allowed: true, role: 'member', member: true, viaShare: share?.id ?? null };
   return refuse(
     'restricted',
     'This app is restricted to the company’s developers and the people it is shared with.',
@@ -118,15 +121,18 @@ function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
     );
   if (target.channel === 'test') return notMember();
   if (shares.account) return { allowed: true, role: 'editor', member: false, viaShare: shares.account.id };
-  if (shares.link) {
-    if (target.publicLink === 'members') {
-      return refuse(
-        'members_only',
-        `This app opens its links only to members of ${target.namespace} and the people it is shared with by name.`,
-        'Ask a developer of the app to share it with your account.',
-      );
-    }
+  // An Editor or Owner grant on the app's resource reads as a named share; a Viewer grant as a link.
+  if (shares.resource === 'editor' || shares.resource === 'owner') return { allowed: true, role: 'editor', member: false, viaShare: null };
+  if (shares.link && target.publicLink !== 'members') {
     return { allowed: true, role: 'viewer', member: false, viaShare: shares.link.id };
+  }
+  if (shares.resource === 'viewer') return { allowed: true, role: 'viewer', member: false, viaShare: null };
+  if (shares.link) {
+    return refuse(
+      'members_only',
+      `This app opens its links only to members of ${target.namespace} and the people it is shared with by name.`,
+      'Ask a developer of the app to share it with your account.',
+    );
   }
   return notMember();
 }

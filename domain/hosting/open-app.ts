@@ -3,7 +3,7 @@ import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
-import { findShareGrants } from '../sharing/repository.ts';
+import { findAppGrants } from '../sharing/find-app-grants.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type AppAccess, checkAppAccess } from './check-app-access.ts';
 import { type IssuedTicket, issueTicket } from './issue-ticket.ts';
@@ -35,9 +35,9 @@ export type OpenedApp =
 export async function accessToApp(deps: DomainDeps, principal: Principal, target: AppTarget, linkShareId: string | null = null) {
   const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
   const visitor = await visitorOf(deps.db, principal);
-  const shares = await findShareGrants(deps.db, {
-    appId: app.id,
-    accountId: principal.account.id,
+  const shares = await findAppGrants(deps.db, {
+    app,
+    visitor,
     linkShareId: linkShareId ?? (principal.kind === 'ticket' ? principal.ticket.shareId : null),
     now: deps.clock.now(),
   });

@@ -1,7 +1,7 @@
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { findShareGrants } from '../sharing/repository.ts';
+import { findAppGrants } from '../sharing/find-app-grants.ts';
 import type { TicketPrincipal } from './authenticate-ticket.ts';
 import { checkAppAccess } from './check-app-access.ts';
 import { issueTicket } from './issue-ticket.ts';
@@ -21,14 +21,15 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
   const app = await db.selectFrom('apps').select(['company_id']).where('id', '=', ticket.appId).executeTakeFirstOrThrow();
   const shownId = (await currentVersionId(db, ticket.appId, ticket.channel)) ?? ticket.versionId;
   const shown = await loadVersion(db, shownId);
-  const shares = await findShareGrants(db, {
-    appId: ticket.appId,
-    accountId: principal.account.id,
+  const visitor = await visitorOf(db, principal);
+  const shares = await findAppGrants(db, {
+    app: { id: ticket.appId, namespace: ticket.namespace, slug: ticket.slug, companyId: app.company_id },
+    visitor,
     linkShareId: ticket.shareId,
     now: clock.now(),
   });
   const access = checkAppAccess(
-    await visitorOf(db, principal),
+    visitor,
     {
       namespace: ticket.namespace,
       companyId: app.company_id,

@@ -13,7 +13,7 @@ export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s
 export async function findShareGrants(
   db: DbOrTrx,
   input: { appId: string; accountId: string; linkShareId: string | null; now: Date },
-): Promise<ShareGrants> {
+): Promise<Omit<ShareGrants, 'resource'>> {
   const rows = await db
     .selectFrom('app_shares as s')
     .select(['s.id', 's.audience', 's.account_id'])

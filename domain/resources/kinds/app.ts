@@ -6,6 +6,8 @@ import { applicationsRid } from './applications.ts';
 
 const PREFIX = 'ri.workshop.svc.app.';
 
+export const appRid = (namespace: string, slug: string) => `${PREFIX}${namespace}.${slug}`;
+
 /** Apps with the manifest of the version people see: production, else test, else the latest upload. */
 const apps = (db: DbOrTrx) =>
   db
@@ -38,7 +40,7 @@ function floorOf(row: Row): Tier {
 const record = (row: Row): ResourceRecord => {
   const title = manifestSchema.safeParse(row.manifest);
   return {
-    rid: `${PREFIX}${row.namespace}.${row.slug}`,
+    rid: appRid(row.namespace, row.slug),
     kind: 'app',
     title: title.success ? title.data.title : row.slug,
     companyId: row.company_id,

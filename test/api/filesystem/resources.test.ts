@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESOURCE_KINDS } from '../../../domain/resources/registry.ts';
-import { release } from '../../support/hosting.ts';
-import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
+import { injected, rawGet, release } from '../../support/hosting.ts';
+import { bearer, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // Generic resource access over HTTP (spec D, rules 1-7, the resource tier table), for every
@@ -155,6 +155,37 @@ describe('inheritance, floors and links', () => {
     expect(revoked.body.data).toMatchObject({ revoked: true, alreadyRevoked: false });
     expect((await redeem(mo)).status).toBe(404);
     await post(rid, '/roles/remove', { principal: accounts.gus });
+  });
+});
+
+describe('app pages follow resource grants', () => {
+  const page = async (login: string, slug: string, base = svc.addresses.productionBase) =>
+    rawGet(`${base}/cell-acme/apps/${slug}`, { cookie: await signIn(svc, login) });
+  const roleOn = async (login: string, slug: string) => {
+    const res = await page(login, slug);
+    if (res.status !== 200) return res.status;
+    const me = await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(injected(res.text).ticket) });
+    return me.body.data.role;
+  };
+
+  it('a grant on the applications resource or the app opens production with the matching role; removing it closes it', async () => {
+    const apps = 'ri.workshop.svc.applications.cell-acme';
+    const app = 'ri.workshop.svc.app.cell-acme.vault';
+    expect(await roleOn('gus', 'vault')).toBe(403);
+    await post(apps, '/roles/add', { principal: accounts.gus, role: 'viewer' });
+    expect(await roleOn('gus', 'vault')).toBe('viewer');
+    await post(app, '/roles/add', { principal: accounts.gus, role: 'editor' });
+    expect(await roleOn('gus', 'vault')).toBe('editor');
+    expect((await page('gus', 'vault', svc.addresses.developerBase)).status).toBe(403);
+    // A member of the company opens the restricted app with the member role.
+    expect(await roleOn('mo', 'vault')).toBe(403);
+    await post(app, '/roles/add', { principal: 'cell-acme', role: 'viewer' });
+    expect(await roleOn('mo', 'vault')).toBe('member');
+    await post(apps, '/roles/remove', { principal: accounts.gus });
+    await post(app, '/roles/remove', { principal: accounts.gus });
+    await post(app, '/roles/remove', { principal: 'cell-acme' });
+    expect(await roleOn('gus', 'vault')).toBe(403);
+    expect(await roleOn('mo', 'vault')).toBe(403);
   });
 });
 

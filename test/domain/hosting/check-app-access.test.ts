@@ -69,6 +69,16 @@ describe('checkAppAccess', () => {
     expect(outcome(outsider, companyApp('test'), accountShare)).toBe('not_member');
   });
 
+  it('generic resource grants on the app (or its applications resource) admit like shares, production only', () => {
+    const grant = (resource: ShareGrants['resource']): ShareGrants => ({ ...NO_SHARES, resource });
+    expect(outcome(outsider, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as viewer');
+    expect(outcome(outsider, companyApp('production'), grant('editor'))).toBe('allowed as editor');
+    expect(outcome(outsider, companyApp('production'), grant('owner'))).toBe('allowed as editor');
+    expect(outcome(outsider, companyApp('test'), grant('owner'))).toBe('not_member');
+    expect(outcome(member, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as member');
+    expect(outcome(outsider, companyApp('production', 'company', 'members'), { ...link, resource: 'viewer' })).toBe('allowed as viewer');
+  });
+
   it('publicLink members: links admit company people and named shares only', () => {
     expect(outcome(outsider, companyApp('production', 'company', 'members'), link)).toBe('members_only');
     expect(outcome(member, companyApp('production', 'company', 'members'), link)).toBe('allowed as member');
