@@ -2,10 +2,13 @@ import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
+import { filesystemRoutes } from './filesystem/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
+import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
+import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
 
 /** Every mounted route. Each capability contributes its list here. */
@@ -19,4 +22,7 @@ export const routes: readonly AnyRoute[] = [
   ...appRoutes,
   ...hostingRoutes,
   ...controlPlaneRoutes,
+  ...shareRoutes,
+  ...memberRoutes,
+  ...filesystemRoutes,
 ];
