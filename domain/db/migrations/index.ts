@@ -7,6 +7,7 @@ import * as securityEvents from './2026-11-22.5-security-events.ts';
 import * as blobStore from './2026-11-22.6-blob-store.ts';
 import * as hosting from './2026-11-22.7-hosting.ts';
 import * as appHostSessions from './2026-11-22.8-app-host-sessions.ts';
+import * as versionFilesByBlob from './2026-11-22.11-version-files-by-blob.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Names are `<ISO date>.<n>-<what>`; `compareMigrationNames` (migrate.ts) orders them by date, then n.
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.6-blob-store': blobStore,
   '2026-11-22.7-hosting': hosting,
   '2026-11-22.8-app-host-sessions': appHostSessions,
+  '2026-11-22.11-version-files-by-blob': versionFilesByBlob,
 };
