@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
+import { ApiClient } from './client.ts';
 
 /** What `svc login` keeps: the key (plaintext, so the file is the user's alone) and who it is. */
 export type StoredLogin = {
@@ -45,4 +46,9 @@ export async function writeStoredLogin(login: StoredLogin): Promise<string> {
 
 export async function removeStoredLogin(): Promise<void> {
   await rm(storedLoginPath(), { force: true });
+}
+
+/** Revokes the stored login's key with itself, at the service that issued it. */
+export async function revokeStoredKey(login: StoredLogin): Promise<void> {
+  await new ApiClient(login.baseUrl, login.key).request('DELETE', `/api/v1/developer/keys/${encodeURIComponent(login.keyId)}`);
 }

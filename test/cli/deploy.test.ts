@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { Terminal } from './support/terminal.ts';
 
 // The acceptance flow of the CLI against the real service on loopback, the CLI a child process
 // with SVC_API_KEY set: init, deploy, test, publish, deploy a newer version (one file sent),
@@ -112,6 +113,20 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
     });
     const stored = await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello-cli', { headers: bearer(dev) });
     expect(stored.body.data.versions.map((v: { fileCount: number }) => v.fileCount)).toEqual([21, 21]);
+  });
+
+  it('shows the upload’s progress at a terminal', async () => {
+    const dir = path.join(home.dir, 'progress-app');
+    await runSvc(['init', dir], { env });
+    const t = await Terminal.start(['deploy', dir], env, home.dir);
+    try {
+      expect(await t.exitCode()).toBe(0);
+      const screen = await t.screen();
+      expect(screen).toMatch(/Uploaded \d+\.\d KiB/);
+      expect(screen).toMatch(/Deployed cell-acme\/progress-app 0\.1\.0 as build #1/);
+    } finally {
+      await t.close();
+    }
   });
 
   it('--dry-run deploys nothing', async () => {

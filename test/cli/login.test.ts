@@ -126,6 +126,7 @@ describe('svc login --password', () => {
     const stored = JSON.parse(await readFile(storedLoginFile(home.dir), 'utf8'));
     expect(stored).toMatchObject({ company: { cellId: 'cell-globex' }, role: 'developer' });
 
+    // Logging in again replaces the stored login and revokes its key.
     const chosen = await terminal(['login', '--password', '--company', 'cell-acme'], home.env, home.dir);
     await chosen.waitFor(/Account/);
     await chosen.type('multi');

@@ -6,7 +6,7 @@ import type { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
 import { CliError, EXIT } from '../../util/errors.ts';
-import { type StoredLogin, writeStoredLogin } from '../../util/stored-login.ts';
+import { revokeStoredKey, type StoredLogin, writeStoredLogin } from '../../util/stored-login.ts';
 
 type IssuedKey = Omit<StoredLogin, 'baseUrl'> & { clientName: string };
 type LoginOptions = { password?: boolean; browser: boolean; company?: string };
@@ -31,6 +31,7 @@ export function registerLogin(program: Command): void {
 async function login(ctx: Context, options: LoginOptions): Promise<void> {
   const api = ctx.anonymous();
   const issued = options.password ? await passwordLogin(ctx, api, options) : await deviceLogin(ctx, api, options);
+  const previous = ctx.stored;
   const file = await writeStoredLogin({
     baseUrl: ctx.baseUrl,
     key: issued.key,

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
 import { CliError } from '../../util/errors.ts';
-import { removeStoredLogin, storedLoginPath } from '../../util/stored-login.ts';
+import { removeStoredLogin, revokeStoredKey, storedLoginPath } from '../../util/stored-login.ts';
 
 export function registerLogout(program: Command): void {
   program
@@ -22,7 +21,7 @@ async function logout(ctx: Context): Promise<void> {
   // not a reason to keep the file: the login is over either way.
   let revoked = true;
   try {
-    await new ApiClient(stored.baseUrl, stored.key).request('DELETE', `/api/v1/developer/keys/${encodeURIComponent(stored.keyId)}`);
+    await revokeStoredKey(stored);
   } catch (error) {
     if (!(error instanceof CliError) || error.extra.status === undefined || error.extra.status >= 500) throw error;
     revoked = false;
