@@ -175,6 +175,7 @@ describe('exit codes and errors', () => {
     expect((await runSvc(['deploy', '--no-such-option'], { env })).code).toBe(2);
     expect((await runSvc(['rollback'], { env })).code).toBe(2);
     expect((await runSvc(['open', '--app', 'a/b/c'], { env })).code).toBe(2);
+    expect((await runSvc(['open', '--app', 'hello-cli', '--browser', 'staging'], { env })).code).toBe(2);
     const dir = path.join(home.dir, 'bad-app');
     await runSvc(['init', dir], { env });
     await writeFile(path.join(dir, 'tool.exe'), 'MZ');

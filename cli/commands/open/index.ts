@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import open from 'open';
 import { APP_OPTION, type AppOptions, appPath, DIR_OPTION, resolveApp } from '../../util/app-address.ts';
 import { withContext } from '../../util/command.ts';
@@ -6,7 +6,7 @@ import type { Context } from '../../util/context.ts';
 import { CliError, EXIT } from '../../util/errors.ts';
 import type { AppView } from '../status/index.ts';
 
-type OpenOptions = AppOptions & { browser?: string | true };
+type OpenOptions = AppOptions & { browser?: 'test' | 'production' | true };
 
 export function registerOpen(program: Command): void {
   program
@@ -14,19 +14,21 @@ export function registerOpen(program: Command): void {
     .description('Show the app’s test and production addresses (and open one in the browser)')
     .option(...APP_OPTION)
     .option(...DIR_OPTION)
-    .option('--browser [channel]', 'open the address of this channel (production, or test) in the browser')
+    .addOption(
+      new Option('--browser [channel]', 'open the address of this channel in the browser (default: production)').choices([
+        'test',
+        'production',
+      ]),
+    )
     .action(withContext(openApp));
 }
 
 async function openApp(ctx: Context, options: OpenOptions): Promise<void> {
+  const channel = options.browser === true ? 'production' : options.browser;
   const client = ctx.client();
   const app = await resolveApp(client, options);
   const view = await client.request<AppView>('GET', appPath(app));
   const addresses = { test: view.pages.test.address, production: view.pages.production.address };
-  const channel = options.browser === true ? 'production' : options.browser;
-  if (channel !== undefined && channel !== 'test' && channel !== 'production') {
-    throw new CliError(`--browser ${channel}: the channel is test or production`, EXIT.usage, { code: 'invalid_channel' });
-  }
   ctx.out.result({ app, addresses, channels: view.channels }, () => [
     `test:        ${addresses.test}${view.channels.test ? ` (${view.channels.test})` : ' (nothing in test yet)'}`,
     `production:  ${addresses.production}${view.channels.production ? ` (${view.channels.production})` : ' (nothing published yet)'}`,
