@@ -182,7 +182,16 @@ describe('svc login (device login)', () => {
     const ended = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
       child.on('close', (code) => resolve({ code, stdout, stderr })),
     );
-    return { address, ended };
+    /** Resolves once the CLI's messages match. */
+    const told = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (pattern.test(stderr)) resolve();
+          else setTimeout(check, 100);
+        };
+        check();
+      });
+    return { address, ended, told };
   }
 
   async function decideInBrowser(url: string, code: string, button: 'Approve' | 'Deny') {
@@ -217,6 +226,23 @@ describe('svc login (device login)', () => {
     expect(run.stdout + run.stderr).not.toContain(stored.key);
     expect(jsonOf(await runSvc(['whoami', '--json'], { env: home.env })).account.username).toBe('dana');
   }, 60_000);
+
+  it('polls more slowly when the service says so, and still gets the key', async () => {
+    const home = await freshHome();
+    // This address's poll budget used up: the CLI's next poll is told to slow down (rate_limited).
+    let status = 0;
+    while (status !== 429) {
+      status = (await svc.call('POST', '/api/v1/developer/device-tokens', { body: { deviceCode: 'x'.repeat(43) } })).status;
+    }
+    const login = startDeviceLogin(home.env);
+    const { code, url } = await login.address;
+    await login.told(/poll more slowly: now every 10 seconds/);
+    await resetRateLimits(svc);
+    await decideInBrowser(url, code, 'Approve');
+    const run = await login.ended;
+    expect(run.code, run.stderr).toBe(0);
+    expect(jsonOf(run)).toMatchObject({ account: { username: 'dana' } });
+  }, 90_000);
 
   it('fails (exit 1) when the login is denied', async () => {
     const home = await freshHome();

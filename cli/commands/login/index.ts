@@ -154,6 +154,7 @@ async function deviceLogin(ctx: Context, api: ApiClient, options: LoginOptions):
       if (error.extra.code === 'authorization_pending') continue;
       if (error.extra.code === 'rate_limited') {
         interval += SLOW_DOWN_SECONDS;
+        ctx.out.note(`The service asked to poll more slowly: now every ${interval} seconds.`);
         continue;
       }
       if (error.extra.code === 'access_denied') throw new CliError('The login was denied in the browser.', EXIT.failure, error.extra);
