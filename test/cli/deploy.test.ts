@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { fakeBrowser } from './support/browser-program.ts';
 import { cliHome, jsonOf, runSvc } from './support/cli.ts';
 import { Terminal } from './support/terminal.ts';
 
@@ -106,11 +107,14 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
 
     const apps = jsonOf(await runSvc(['apps', 'list', '--json'], { env }));
     expect(apps.apps).toContainEqual(expect.objectContaining({ namespace: 'cell-acme', slug: 'hello-cli' }));
-    const open = jsonOf(await runSvc(['open', '--app', 'hello-cli', '--json'], { env }));
+    const opened = path.join(home.dir, 'opened.txt');
+    const browserEnv = { ...env, BROWSER: await fakeBrowser(home.dir, opened) };
+    const open = jsonOf(await runSvc(['open', '--app', 'hello-cli', '--json', '--browser', 'test'], { env: browserEnv }));
     expect(open.addresses).toEqual({
       test: `${svc.addresses.developerBase}/cell-acme/apps/hello-cli`,
       production: `${svc.addresses.productionBase}/cell-acme/apps/hello-cli`,
     });
+    await expect.poll(() => readFile(opened, 'utf8').catch(() => '')).toBe(`${open.addresses.test}\n`);
     const stored = await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello-cli', { headers: bearer(dev) });
     expect(stored.body.data.versions.map((v: { fileCount: number }) => v.fileCount)).toEqual([21, 21]);
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
 import { bearer, PASSWORD, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { fakeBrowser } from './support/browser-program.ts';
 import { cliHome, jsonOf, runSvc, SVC_BIN, storedLoginFile } from './support/cli.ts';
 import { Terminal } from './support/terminal.ts';
 
@@ -164,8 +165,8 @@ describe('colour', () => {
 
 describe('svc login (device login)', () => {
   /** `svc login --no-browser` as a child process; resolves the address it shows, then its end. */
-  function startDeviceLogin(env: Record<string, string>) {
-    const child = spawn(process.execPath, [SVC_BIN, 'login', '--no-browser', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  function startDeviceLogin(env: Record<string, string>, browserFlag = ['--no-browser']) {
+    const child = spawn(process.execPath, [SVC_BIN, 'login', ...browserFlag, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => {
@@ -214,7 +215,9 @@ describe('svc login (device login)', () => {
 
   it('shows the code and address, and stores the key once the login is approved in the browser', async () => {
     const home = await freshHome();
-    const login = startDeviceLogin(home.env);
+    // A browser is available (BROWSER), but --no-browser never tries it.
+    const opened = path.join(home.dir, 'opened.txt');
+    const login = startDeviceLogin({ ...home.env, BROWSER: await fakeBrowser(home.dir, opened) });
     const { code, url } = await login.address;
     expect(url).toBe(`${svc.url}/device?code=${code}`);
     await decideInBrowser(url, code, 'Approve');
@@ -225,6 +228,17 @@ describe('svc login (device login)', () => {
     const stored = JSON.parse(await readFile(storedLoginFile(home.dir), 'utf8'));
     expect(run.stdout + run.stderr).not.toContain(stored.key);
     expect(jsonOf(await runSvc(['whoami', '--json'], { env: home.env })).account.username).toBe('dana');
+    await expect(stat(opened)).rejects.toThrow(/ENOENT/);
+  }, 60_000);
+
+  it('opens the approval page in the browser when one is available', async () => {
+    const home = await freshHome();
+    const opened = path.join(home.dir, 'opened.txt');
+    const login = startDeviceLogin({ ...home.env, BROWSER: await fakeBrowser(home.dir, opened) }, []);
+    const { code, url } = await login.address;
+    await expect.poll(() => readFile(opened, 'utf8').catch(() => '')).toBe(`${url}\n`);
+    await decideInBrowser(url, code, 'Approve');
+    expect((await login.ended).code).toBe(0);
   }, 60_000);
 
   it('polls more slowly when the service says so, and still gets the key', async () => {
