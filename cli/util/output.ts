@@ -7,7 +7,7 @@ type Style = Parameters<typeof styleText>[0];
  * Where a command writes. Results go to stdout (one JSON document with `--json`); messages,
  * prompts and progress to stderr, so `--json` output stays parseable. Colour only on a terminal
  * and never with NO_COLOR (styleText checks both on the stream it writes to); no progress display
- * unless stderr is a terminal.
+ * unless stdout and stderr are terminals.
  */
 export class Output {
   readonly json: boolean;
@@ -28,8 +28,9 @@ export class Output {
     return styleText(format, text, { stream: this.stderr });
   }
 
+  /** Progress displays only for a person at a terminal: never with --json or output going elsewhere. */
   get interactive(): boolean {
-    return !this.json && this.stderr.isTTY === true;
+    return !this.json && this.stdout.isTTY === true && this.stderr.isTTY === true;
   }
 
   /** A message for the person (stderr), never part of the result. */
