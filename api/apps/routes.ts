@@ -78,7 +78,8 @@ export const storedFilesRoute = defineRoute({
     sha256: z
       .string()
       .transform((list) => list.split(','))
-      .pipe(z.array(z.string().regex(SHA256_HEX, 'must be a lowercase hex SHA-256')).max(MAX_STORED_FILE_QUERY)),
+      .pipe(z.array(z.string().regex(SHA256_HEX, 'must be a lowercase hex SHA-256')).max(MAX_STORED_FILE_QUERY))
+      .meta({ description: `Up to ${MAX_STORED_FILE_QUERY} lowercase hex SHA-256 hashes, comma-separated.` }),
   }),
   response: {
     status: 200,
