@@ -79,6 +79,18 @@ const EnvSchema = z
     SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
     SVC_BLOB_STORE: unsetIfBlank(blobStore.default({ kind: 'postgres' })),
     SVC_BLOB_STORE_ENDPOINT: unsetIfBlank(httpUrl.optional()),
+    SVC_RUN_START_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
+    SVC_CLOUD_PROVIDER: z.enum(['local', 'aws']).default('local'),
+    SVC_AWS_IMAGE_ID: unsetIfBlank(
+      z
+        .string()
+        .regex(/^ami-[0-9a-f]{8,17}$/, 'must be an AMI id (ami-…)')
+        .optional(),
+    ),
+    SVC_AWS_INSTANCE_TYPE: z
+      .string()
+      .regex(/^[a-z0-9-]+\.[a-z0-9]+$/, 'must be an instance type such as t3.small')
+      .default('t3.small'),
     SVC_BLOB_CACHE_BYTES: z.coerce
       .number()
       .int()
@@ -88,6 +100,10 @@ const EnvSchema = z
   .refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
     path: ['SVC_OPERATOR_PASSWORD'],
     message: 'set SVC_OPERATOR_LOGIN and SVC_OPERATOR_PASSWORD together',
+  })
+  .refine((e) => e.SVC_CLOUD_PROVIDER !== 'aws' || e.SVC_AWS_IMAGE_ID !== undefined, {
+    path: ['SVC_AWS_IMAGE_ID'],
+    message: 'required with SVC_CLOUD_PROVIDER=aws: the image new instances start from',
   })
   .refine((e) => e.SVC_BLOB_STORE_ENDPOINT === undefined || e.SVC_BLOB_STORE.kind === 's3', {
     path: ['SVC_BLOB_STORE_ENDPOINT'],
@@ -123,6 +139,13 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   blobStore: e.SVC_BLOB_STORE.kind === 's3' ? { ...e.SVC_BLOB_STORE, endpoint: e.SVC_BLOB_STORE_ENDPOINT } : e.SVC_BLOB_STORE,
   /** Bound of the in-process cache of blob bytes (0: no cache). */
   blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
+  /** How long a control-plane call waits for the relay to report the run it started or joined. */
+  runStartWaitMs: e.SVC_RUN_START_WAIT_MS,
+  /** Where company initialization makes server instances: simulated on this machine (local) or EC2. */
+  cloud:
+    e.SVC_CLOUD_PROVIDER === 'aws'
+      ? { kind: 'aws' as const, imageId: e.SVC_AWS_IMAGE_ID!, instanceType: e.SVC_AWS_INSTANCE_TYPE }
+      : { kind: 'local' as const },
 }));
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type net from 'node:net';
+import path from 'node:path';
 import { type Logger, pino } from 'pino';
 import { createApp } from './api/app.ts';
 import type { ApiDeps } from './api/deps.ts';
@@ -15,9 +16,12 @@ import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts'
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
 import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
+import { awsCloudProvider } from './infra/cloud/aws-ec2-provider.ts';
+import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
+import { temporalRunObserver } from './worker/provisioning-observer.ts';
 import { runWorker } from './worker/run-worker.ts';
 
 // The composition root: the one place that starts the database, Temporal, the worker with the
@@ -98,7 +102,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),
         config.blobCacheBytes,
       ),
-      http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies },
+      http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
     };
 
     let temporal: TemporalConnections | undefined;
@@ -112,10 +116,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       });
       temporal = connected;
       cleanups.push(() => connected.close());
-      const worker = await runWorker(connected, { db, logger });
+      const cloud =
+        config.cloud.kind === 'aws'
+          ? awsCloudProvider(config.cloud)
+          : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
+      const worker = await runWorker(connected, { db, logger, cloud });
       cleanups.push(() => worker.stop());
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
+      deps.liveRuns = temporalRunObserver(connected.client);
     }
 
     let url: string | undefined;

@@ -1,13 +1,17 @@
 import type { Db } from '../domain/db/database.ts';
+import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
+import { createProvisioningActivities } from './provisioning.ts';
 
 export interface ActivityDeps {
   db: Db;
+  /** Where company initialization creates or finds server instances (aws or local). */
+  cloud: CloudProvider;
 }
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createDeviceLoginActivities(deps) };
+  return { ...createDeviceLoginActivities(deps), ...createProvisioningActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -6,5 +6,7 @@ export interface ApiDeps extends DomainDeps {
     maxBodyBytes: number;
     /** Peers whose X-Forwarded-For is believed. */
     trustedProxies: readonly string[];
+    /** How long a control-plane start waits for the relay to report its run id (SVC_RUN_START_WAIT_MS). */
+    runStartWaitMs: number;
   };
 }

@@ -1,5 +1,6 @@
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { controlPlaneRoutes } from './control-plane/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
@@ -17,4 +18,5 @@ export const routes: readonly AnyRoute[] = [
   ...adminRoutes,
   ...appRoutes,
   ...hostingRoutes,
+  ...controlPlaneRoutes,
 ];

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
+import type { LiveRunObserver } from './provisioning/live-runs.ts';
 import type { ScryptParams } from './security/password-hash.ts';
 
 /** The spec's {base_url}, {production_base} and {developer_base}. */
@@ -32,4 +33,6 @@ export interface DomainDeps {
   clock: Clock;
   /** Version file bytes by content hash (PostgreSQL or S3, behind an in-process cache). */
   blobs: BlobStore;
+  /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
+  liveRuns?: LiveRunObserver;
 }

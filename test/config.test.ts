@@ -124,3 +124,22 @@ describe('blob store variables', () => {
     expect(() => loadConfig({ SVC_BLOB_CACHE_BYTES: '-1' })).toThrow(/SVC_BLOB_CACHE_BYTES/);
   });
 });
+
+describe('company initialization variables', () => {
+  it('default to the local cloud provider and a 10 s wait for the run id', () => {
+    expect(loadConfig({}).cloud).toEqual({ kind: 'local' });
+    expect(loadConfig({}).runStartWaitMs).toBe(10_000);
+    expect(loadConfig({ SVC_CLOUD_PROVIDER: 'aws', SVC_AWS_IMAGE_ID: 'ami-0123456789abcdef0' }).cloud).toEqual({
+      kind: 'aws',
+      imageId: 'ami-0123456789abcdef0',
+      instanceType: 't3.small',
+    });
+  });
+
+  it('need an image for aws, and refuse other providers and malformed ids', () => {
+    expect(() => loadConfig({ SVC_CLOUD_PROVIDER: 'aws' })).toThrow(/SVC_AWS_IMAGE_ID/);
+    expect(() => loadConfig({ SVC_CLOUD_PROVIDER: 'gcp' })).toThrow(/SVC_CLOUD_PROVIDER/);
+    expect(() => loadConfig({ SVC_CLOUD_PROVIDER: 'aws', SVC_AWS_IMAGE_ID: 'image-1' })).toThrow(/SVC_AWS_IMAGE_ID/);
+    expect(() => loadConfig({ SVC_RUN_START_WAIT_MS: '-1' })).toThrow(/SVC_RUN_START_WAIT_MS/);
+  });
+});

@@ -4,15 +4,16 @@ import type { Logger } from 'pino';
 import type { Db } from '../domain/db/database.ts';
 import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/events.ts';
 import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/repository.ts';
-import type { deviceLoginExpiry } from '../workflows/index.ts';
-import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from './shared.ts';
+import { recordRunStart } from '../domain/provisioning/record-run-start.ts';
+import type { companyInitialization, deviceLoginExpiry } from '../workflows/index.ts';
+import { deviceLoginClosed, deviceLoginWorkflowId, provisioningWorkflowId, TASK_QUEUE } from './shared.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
 // workflow start or signal here, with the workflow id derived from the business key. A start
 // that finds its workflow already there, and a signal whose workflow has already finished,
 // count as delivered, so delivering twice (a relay died before deleting the row) is harmless.
 
-type Delivery<T extends OutboxTopic> = (client: Client, key: string, payload: OutboxEvents[T]) => Promise<void>;
+type Delivery<T extends OutboxTopic> = (client: Client, key: string, payload: OutboxEvents[T], db: Db) => Promise<void>;
 
 const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   'device-login.started': async (client, key, payload) => {
@@ -25,6 +26,17 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   'device-login.closed': async (client, key, payload) => {
     await client.workflow.getHandle(deviceLoginWorkflowId(key)).signal(deviceLoginClosed, payload.reason);
   },
+  // Starts the run, or joins the one already going under the same business key (use-existing),
+  // and reports the run id on the request, where the waiting API call and the status find it.
+  'company-init.requested': async (client, key, payload, db) => {
+    const handle = await client.workflow.start<typeof companyInitialization>('companyInitialization', {
+      taskQueue: TASK_QUEUE,
+      workflowId: provisioningWorkflowId(payload.cellId, payload.part),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [{ cellId: payload.cellId, part: payload.part }],
+    });
+    await recordRunStart(db, key, handle.firstExecutionRunId);
+  },
 };
 
 /** How long one delivery may wait for Temporal before it counts as failed and is retried later. */
@@ -33,10 +45,10 @@ const BATCH = 20;
 const LEASE_SECONDS = 30;
 const MAX_BACKOFF_SECONDS = 300;
 
-async function deliver(client: Client, event: OutboxEvent, deadlineMs: number): Promise<void> {
+async function deliver(client: Client, db: Db, event: OutboxEvent, deadlineMs: number): Promise<void> {
   const send = DELIVERIES[event.topic] as Delivery<OutboxTopic>;
   try {
-    await client.withDeadline(Date.now() + deadlineMs, () => send(client, event.key, event.payload));
+    await client.withDeadline(Date.now() + deadlineMs, () => send(client, event.key, event.payload, db));
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError || err instanceof WorkflowNotFoundError) return;
     throw err;
@@ -58,7 +70,7 @@ export async function relayDue(deps: OutboxRelayDeps): Promise<number> {
     const claimed = await claimDue(deps.db, BATCH, LEASE_SECONDS);
     for (const { id, event, attempts } of claimed) {
       try {
-        await deliver(deps.client, event, deps.deadlineMs ?? DELIVERY_DEADLINE_MS);
+        await deliver(deps.client, deps.db, event, deps.deadlineMs ?? DELIVERY_DEADLINE_MS);
         await markDelivered(deps.db, id);
         delivered++;
       } catch (err) {

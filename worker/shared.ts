@@ -1,6 +1,7 @@
-import { defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ProvisioningPart } from '../domain/db/database.ts';
 
-// The one module both sides share: task queue, workflow ids, signals.
+// The one module both sides share: task queue, workflow ids, signals, queries.
 // Workflow code imports it, so it must stay free of Node and server modules.
 
 export const TASK_QUEUE = 'svc-main';
@@ -17,3 +18,24 @@ export interface DeviceLoginExpiryInput {
   /** ISO time after which an undecided or unredeemed login is expired. */
   expiresAt: string;
 }
+
+/** The parts of a run in the order a full run does them (the domain's catalog, pure constants). */
+export { type Part, partsOf } from '../domain/provisioning/catalog.ts';
+/** Provisioning runs are business-keyed: `company-init:<cellId>` (full) or `company-init:<cellId>:<part>`. */
+export { provisioningWorkflowId } from '../domain/provisioning/workflow-id.ts';
+
+export interface CompanyInitializationInput {
+  cellId: string;
+  part: ProvisioningPart;
+}
+
+export interface ProvisioningProgress {
+  part: ProvisioningPart;
+  /** The step running now (null before the first and after the last). */
+  currentStep: string | null;
+  completedSteps: string[];
+  failedStep: string | null;
+}
+
+/** What a provisioning run is doing now; the status endpoint asks it while the run goes. */
+export const provisioningProgressQuery = defineQuery<ProvisioningProgress>('provisioningProgress');

@@ -1,2 +1,4 @@
 // Every workflow the worker runs. Workflow code imports activity types only.
+
+export { companyInitialization } from './company-initialization.ts';
 export { deviceLoginExpiry } from './device-login-expiry.ts';

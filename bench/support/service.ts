@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../config.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
-import { type RunningService, startService } from '../../service.ts';
+import { type Role, type RunningService, startService } from '../../service.ts';
 
 const PASSWORD = 'bench-password-1';
 
@@ -16,17 +16,27 @@ export interface BenchService {
   dataDir: string;
   /** A developer key of cell-bench. */
   developerKey: string;
+  /** The operator's key. */
+  operatorKey: string;
   call(method: string, p: string, body?: unknown, key?: string): Promise<any>;
   stop(): Promise<void>;
 }
 
-export async function startBenchService(): Promise<BenchService> {
+/** Role api by default; role all adds the worker, the relay and the embedded Temporal server (no Web UI). */
+export async function startBenchService(opts: { role?: Role } = {}): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
   await fs.chmod(dataDir, 0o755); // PostgreSQL runs as `postgres` when we are root
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg') });
   const svc = await startService(
-    loadConfig({ PORT: '0', DATABASE_URL: pg.url, SVC_OPERATOR_LOGIN: 'ops', SVC_OPERATOR_PASSWORD: PASSWORD }),
-    { logger: pino({ level: 'silent' }), role: 'api' },
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: pg.url,
+      SVC_DATA_DIR: dataDir,
+      SVC_TEMPORAL_UI_PORT: 'off',
+      SVC_OPERATOR_LOGIN: 'ops',
+      SVC_OPERATOR_PASSWORD: PASSWORD,
+    }),
+    { logger: pino({ level: 'silent' }), role: opts.role ?? 'api' },
   );
   const call = async (method: string, p: string, body?: unknown, key?: string) => {
     const res = await fetch(svc.url + p, {
@@ -49,7 +59,7 @@ export async function startBenchService(): Promise<BenchService> {
     const developer = { username: 'dev', email: 'dev@bench.test', password: PASSWORD, emailVerified: true };
     await call('POST', '/api/v1/admin/users', { ...developer, licenses: [{ cellId: 'cell-bench', role: 'developer' }] }, ops);
     const developerKey = (await call('POST', '/api/v1/developer/password-tokens', { login: 'dev', password: PASSWORD })).key;
-    return { svc, dataDir, developerKey, call, stop };
+    return { svc, dataDir, developerKey, operatorKey: ops, call, stop };
   } catch (err) {
     await stop();
     throw err;

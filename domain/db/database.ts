@@ -227,6 +227,89 @@ export interface AppOpensTable {
   at: Generated<Date>;
 }
 
+/** Server metadata as last synced (spec F: metadata only). */
+export interface InstanceRecord {
+  provider: 'aws' | 'local';
+  instanceId: string;
+  state: string;
+  address: string | null;
+  securityGroups: { id: string; name: string }[];
+}
+
+export interface CompanyProvisioningTable {
+  company_id: string;
+  company_key: string;
+  name_en: string;
+  name_zh: string;
+  root_path: string;
+  cloud: ColumnType<{ profile: string; accountId: string; region: string; instanceName: string }, string, string>;
+  instance: ColumnType<InstanceRecord | null, string | null, string | null>;
+  instance_synced_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type ProvisioningPart = 'all' | 'cloud-instance' | 'folders' | 'agent-profiles';
+
+export interface ProvisioningRequestsTable {
+  id: string;
+  company_id: string;
+  part: ProvisioningPart;
+  workflow_id: string;
+  run_id: string | null;
+  requested_by: string;
+  requested_at: Generated<Date>;
+}
+
+export type ProvisioningRunStatus = 'running' | 'completed' | 'failed';
+
+/** One step of a run as its activities recorded it. */
+export interface ProvisioningStepRecord {
+  name: string;
+  status: 'running' | 'retrying' | 'completed' | 'failed';
+  /** Attempts made so far (Temporal's attempt number of the latest). */
+  attempts: number;
+  lastError: string | null;
+  /** What the step did to each thing it looked after: created, reused or refreshed. */
+  changes: { item: string; outcome: 'created' | 'reused' | 'refreshed' }[];
+  at: string;
+}
+
+export interface ProvisioningRunsTable {
+  run_id: string;
+  workflow_id: string;
+  company_id: string;
+  part: ProvisioningPart;
+  status: ProvisioningRunStatus;
+  steps: ColumnType<ProvisioningStepRecord[], string | undefined, string>;
+  error: string | null;
+  started_at: Generated<Date>;
+  finished_at: Date | null;
+}
+
+export interface CompanyFoldersTable {
+  company_id: string;
+  name: string;
+  path: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface AgentProfilesTable {
+  id: string;
+  /** `ri.agents.svc.agent.<id>`: the profile as a resource of the generic access model. */
+  rid: string;
+  company_id: string;
+  role: string;
+  name: string;
+  folder_path: string;
+  profile_path: string;
+  description_path: string;
+  description_sha256: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface Database {
   service_instance: ServiceInstanceTable;
   accounts: AccountsTable;
@@ -246,6 +329,11 @@ export interface Database {
   security_events: SecurityEventsTable;
   app_tickets: AppTicketsTable;
   app_opens: AppOpensTable;
+  company_provisioning: CompanyProvisioningTable;
+  provisioning_requests: ProvisioningRequestsTable;
+  provisioning_runs: ProvisioningRunsTable;
+  company_folders: CompanyFoldersTable;
+  agent_profiles: AgentProfilesTable;
 }
 
 export type Db = Kysely<Database>;

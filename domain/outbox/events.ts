@@ -7,6 +7,8 @@ export interface OutboxEvents {
   'device-login.started': { expiresAt: string };
   /** A device login ended early (denied, or its key redeemed): the clock may stop. */
   'device-login.closed': { reason: 'denied' | 'redeemed' };
+  /** An operator asked for a provisioning run (key: the request id); started or joined by workflow id. */
+  'company-init.requested': { cellId: string; part: 'all' | 'cloud-instance' | 'folders' | 'agent-profiles' };
 }
 
 export type OutboxTopic = keyof OutboxEvents;

@@ -55,3 +55,28 @@ describe('declared authorization', () => {
     expect((await svc.call('GET', path.replace('cell-acme', 'cell-globex'), { headers: bearer(devKey) })).status).toBe(403);
   });
 });
+
+describe('control plane: operators only', () => {
+  const CONTROL_PLANE = [
+    ['POST', '/api/v1/control-plane/companies/initialize'],
+    ['POST', '/api/v1/control-plane/companies/cell-acme/cloud-instance'],
+    ['POST', '/api/v1/control-plane/companies/cell-acme/folders'],
+    ['POST', '/api/v1/control-plane/companies/cell-acme/agent-profiles'],
+    ['GET', '/api/v1/control-plane/companies/cell-acme/provisioning-status'],
+  ] as const;
+
+  it('refuses anonymous callers, sessions, member and developer keys', async () => {
+    for (const [method, path] of CONTROL_PLANE) {
+      const asked = [
+        [{}, 401],
+        [{ cookie, origin: svc.addresses.baseUrl, 'sec-fetch-site': 'same-origin' }, 401],
+        [bearer(memberKey), 403],
+        [bearer(devKey), 403],
+      ] as const;
+      for (const [headers, status] of asked) {
+        const res = await svc.call(method, path, { headers: { ...headers }, ...(method === 'POST' ? { body: {} } : {}) });
+        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(status);
+      }
+    }
+  });
+});

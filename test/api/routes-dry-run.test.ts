@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundle } from '../support/bundles.ts';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
 import { bearer, browser, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
+import { initializeBody } from '../support/provisioning.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // README: "Every write accepts x-svc-dry-run: true … the very same use case runs and the
@@ -19,7 +20,8 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // No worker runs here: a control-plane start answers at once (runId null), its intent waiting in the outbox.
+  svc = await startTestService({ env: { SVC_RUN_START_WAIT_MS: '0' } });
   ({ op } = await seedCompanies(svc));
   dev = await passwordKey(svc, 'dana');
   const res = await svc.call('GET', '/api/v1/openapi.json');
@@ -73,6 +75,18 @@ async function upload(slug: string, version: string) {
   });
   expect(res.status).toBe(201);
 }
+
+/** A company initialized through the control plane (its run waits in the outbox: no worker here). */
+async function initializedCompany() {
+  const cellId = `cell-${unique('init')}`;
+  const res = await svc.call('POST', '/api/v1/control-plane/companies/initialize', {
+    body: initializeBody(cellId, `/srv/${cellId}`),
+    headers: bearer(op),
+  });
+  expect(res.status).toBe(202);
+  return cellId;
+}
+const controlPlanePart = async () => ({ params: { cell: await initializedCompany() }, headers: bearer(op), status: 202, enqueues: 1 });
 
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
@@ -163,6 +177,13 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     await upload(slug, '1.0.0');
     return { params: { namespace: 'cell-acme', slug, channel: 'test' }, body: {}, headers: bearer(dev), status: 200 };
   },
+  controlPlaneInitializeCompany: async () => {
+    const cellId = `cell-${unique('init')}`;
+    return { body: initializeBody(cellId, `/srv/${cellId}`), headers: bearer(op), status: 202, enqueues: 1 };
+  },
+  controlPlaneCloudInstance: controlPlanePart,
+  controlPlaneFolders: controlPlanePart,
+  controlPlaneAgentProfiles: controlPlanePart,
   renewAppTicket: async () => {
     const slug = unique('dry-ticket');
     await upload(slug, '1.0.0');

@@ -4,6 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
+import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from '../../worker/shared.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -22,7 +23,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ db: database.db }),
+    activities: createActivities({ db: database.db, cloud: localCloudProvider({ dir: '/nonexistent' }) }),
   });
   running = worker.run();
 }, 120_000);

@@ -7,10 +7,12 @@ import * as securityEvents from './2026-11-22.5-security-events.ts';
 import * as blobStore from './2026-11-22.6-blob-store.ts';
 import * as hosting from './2026-11-22.7-hosting.ts';
 import * as appHostSessions from './2026-11-22.8-app-host-sessions.ts';
-import * as versionFilesByBlob from './2026-11-22.11-version-files-by-blob.ts';
+import * as companyInitialization from './2026-11-22T2100-company-initialization.ts';
+import * as versionFilesByBlob from './2026-11-22T2115-version-files-by-blob.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
-// Names are `<ISO date>.<n>-<what>`; `compareMigrationNames` (migrate.ts) orders them by date, then n.
+// Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
+// nine of a day (one digit), then `<ISO date>T<hhmm>-<what>` ('T' sorts after '.').
 export const migrations: Record<string, Migration> = {
   '2026-11-22.1-foundation': foundation,
   '2026-11-22.2-identity': identity,
@@ -20,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.6-blob-store': blobStore,
   '2026-11-22.7-hosting': hosting,
   '2026-11-22.8-app-host-sessions': appHostSessions,
-  '2026-11-22.11-version-files-by-blob': versionFilesByBlob,
+  '2026-11-22T2100-company-initialization': companyInitialization,
+  '2026-11-22T2115-version-files-by-blob': versionFilesByBlob,
 };

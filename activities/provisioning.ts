@@ -1,0 +1,43 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db, ProvisioningPart } from '../domain/db/database.ts';
+import { DomainError } from '../domain/errors.ts';
+import { awaitInstanceRunning } from '../domain/provisioning/await-instance-running.ts';
+import { beginRun } from '../domain/provisioning/begin-run.ts';
+import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
+import { createFolders } from '../domain/provisioning/create-folders.ts';
+import { ensureCloudInstance } from '../domain/provisioning/ensure-cloud-instance.ts';
+import { finishRun } from '../domain/provisioning/finish-run.ts';
+import type { RunContext } from '../domain/provisioning/run-step.ts';
+import { writeAgentProfiles } from '../domain/provisioning/write-agent-profiles.ts';
+
+/** The run and attempt this activity belongs to, from Temporal's activity context. */
+function currentRun(): RunContext {
+  const { workflowExecution, attempt } = Context.current().info;
+  if (!workflowExecution) throw new Error('provisioning activities run only inside a workflow');
+  return { runId: workflowExecution.runId, workflowId: workflowExecution.workflowId, attempt };
+}
+
+/** A domain refusal (unsafe path, never initialized, instance terminated) will not pass by retrying. */
+async function effect<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DomainError) throw ApplicationFailure.nonRetryable(err.message, err.code);
+    throw err;
+  }
+}
+
+export function createProvisioningActivities(deps: { db: Db; cloud: CloudProvider }) {
+  return {
+    beginProvisioningRun: (input: { cellId: string; part: ProvisioningPart }) => effect(() => beginRun(deps.db, currentRun(), input)),
+    ensureCloudInstance: (cellId: string) =>
+      effect(() => ensureCloudInstance(deps, currentRun(), cellId, () => Context.current().heartbeat())),
+    awaitInstanceRunning: (input: { cellId: string; instanceId: string }) =>
+      effect(() => awaitInstanceRunning(deps, currentRun(), input, (state) => Context.current().heartbeat(state))),
+    createFolders: (cellId: string) => effect(() => createFolders(deps.db, currentRun(), cellId)),
+    writeAgentProfiles: (cellId: string) => effect(() => writeAgentProfiles(deps.db, currentRun(), cellId)),
+    finishProvisioningRun: (outcome: { status: 'completed' } | { status: 'failed'; step: string; error: string }) =>
+      finishRun(deps.db, currentRun(), outcome),
+  };
+}

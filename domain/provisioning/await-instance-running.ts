@@ -1,0 +1,39 @@
+import { DomainError } from '../errors.ts';
+import { type CloudDeps, instanceRequest, storeInstance } from './ensure-cloud-instance.ts';
+import { loadProvisioning } from './repository.ts';
+import { type RunContext, runStep } from './run-step.ts';
+
+const GIVEN_UP_STATES = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
+
+/**
+ * Step instance-running: looks at the instance until it runs, calling `heartbeat` with each
+ * state seen (the activity's heartbeat: a dead worker is noticed, a live one is not timed out),
+ * then stores its metadata (address, security groups).
+ */
+export async function awaitInstanceRunning(
+  deps: CloudDeps,
+  run: RunContext,
+  input: { cellId: string; instanceId: string },
+  heartbeat: (state: string) => void,
+): Promise<{ state: string; address: string | null }> {
+  return runStep(deps.db, run, 'instance-running', async () => {
+    const record = await loadProvisioning(deps.db, input.cellId);
+    const request = instanceRequest(record);
+    for (;;) {
+      const instance = await deps.cloud.describeInstance(request, input.instanceId);
+      heartbeat(instance.state);
+      if (instance.state === 'running') {
+        const outcome = await storeInstance(deps.db, record, deps.cloud.kind, instance);
+        return {
+          changes: [{ item: `instance ${instance.instanceId} running`, outcome }],
+          result: { state: instance.state, address: instance.address },
+        };
+      }
+      if (GIVEN_UP_STATES.has(instance.state)) {
+        await storeInstance(deps.db, record, deps.cloud.kind, instance);
+        throw new DomainError('conflict', `Instance ${instance.instanceId} is ${instance.state}; it will not start by itself.`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, deps.cloud.pollIntervalMs));
+    }
+  });
+}

@@ -1,0 +1,9 @@
+import type { Db, ProvisioningPart } from '../db/database.ts';
+import { insertRun, loadProvisioning } from './repository.ts';
+import type { RunContext } from './run-step.ts';
+
+/** The first step of every run: its row, so the status lists it from the start. Idempotent. */
+export async function beginRun(db: Db, run: RunContext, input: { cellId: string; part: ProvisioningPart }): Promise<void> {
+  const record = await loadProvisioning(db, input.cellId);
+  await insertRun(db, { runId: run.runId, workflowId: run.workflowId, companyId: record.company_id, part: input.part });
+}

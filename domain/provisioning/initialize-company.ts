@@ -1,0 +1,41 @@
+import type { InitializeCompanyRequest } from '../../schemas/provisioning.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import { newId } from '../security/random.ts';
+import { assertMetadataOnly } from './forbidden-data.ts';
+import { findProvisioning, saveProvisioning } from './repository.ts';
+import { type QueuedRun, requestProvisioning } from './request-provisioning.ts';
+
+/**
+ * F1: creates or reuses the company, stores what the operator asked for (metadata only) and
+ * asks for a full run. Rerunnable: the company, the record and everything the run makes are
+ * reused, so a second call changes nothing that exists.
+ */
+export async function initializeCompany(
+  db: DbOrTrx,
+  input: InitializeCompanyRequest & { accountId: string },
+): Promise<QueuedRun & { company: { cellId: string; outcome: 'created' | 'reused' }; record: 'created' | 'updated' | 'unchanged' }> {
+  const { accountId, ...request } = input;
+  assertMetadataOnly(request, '');
+  // ON CONFLICT: two first calls at once both go on with the one company, instead of one failing.
+  const inserted = await db
+    .insertInto('companies')
+    .values({ id: newId('org'), cell_id: request.cellId, name: request.nameEn })
+    .onConflict((oc) => oc.column('cell_id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  const outcome = inserted ? 'created' : 'reused';
+  const company =
+    inserted ?? (await db.selectFrom('companies').select('id').where('cell_id', '=', request.cellId).executeTakeFirstOrThrow());
+  const before = await findProvisioning(db, company.id);
+  const { cellId: _cellId, ...settings } = request;
+  const same =
+    before &&
+    before.company_key === settings.companyKey &&
+    before.name_en === settings.nameEn &&
+    before.name_zh === settings.nameZh &&
+    before.root_path === settings.rootPath &&
+    (['profile', 'accountId', 'region', 'instanceName'] as const).every((k) => before.cloud[k] === settings.cloud[k]);
+  if (!same) await saveProvisioning(db, company.id, settings);
+  const queued = await requestProvisioning(db, { cellId: request.cellId, part: 'all', accountId });
+  return { ...queued, company: { cellId: request.cellId, outcome }, record: !before ? 'created' : same ? 'unchanged' : 'updated' };
+}

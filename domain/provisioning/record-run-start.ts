@@ -1,0 +1,7 @@
+import type { Db } from '../db/database.ts';
+import { setRequestRun } from './repository.ts';
+
+/** The relay's report: Temporal started or joined run `runId` for the request. */
+export async function recordRunStart(db: Db, requestId: string, runId: string): Promise<void> {
+  await setRequestRun(db, requestId, runId);
+}

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { Db } from '../db/database.ts';
+import { newId } from '../security/random.ts';
+import { AGENTS_FOLDER, agentRid, DESCRIPTION_FILE, describeProfile, EXECUTIVE_ROLES, LOG_FOLDER, profileName } from './catalog.ts';
+import { findProfile, loadProvisioning, saveProfile } from './repository.ts';
+import { type Changes, type RunContext, runStep } from './run-step.ts';
+import { ensureDirectory, ensureRoot, readFileNoFollow, writeFileAtomic } from './safe-paths.ts';
+
+/**
+ * Step agent-profiles: for each role the profile `<companyKey>-<role>` (an agent resource,
+ * `ri.agents.svc.agent.<id>`, whose id never changes), its folder, log folder and description
+ * file: created when missing, refreshed when its text changed, else reused.
+ */
+export async function writeAgentProfiles(db: Db, run: RunContext, cellId: string): Promise<{ profiles: number }> {
+  return runStep(db, run, 'agent-profiles', async () => {
+    const record = await loadProvisioning(db, cellId);
+    const root = await ensureRoot(record.root_path);
+    const changes: Changes = [];
+    for (const { folder, role, duties } of EXECUTIVE_ROLES) {
+      const name = profileName(record.company_key, role);
+      await ensureDirectory(root, [folder]);
+      await ensureDirectory(root, [AGENTS_FOLDER, name, LOG_FOLDER]);
+      const folderPath = path.join(root, folder);
+      const profilePath = path.join(root, AGENTS_FOLDER, name);
+      const descriptionPath = path.join(profilePath, DESCRIPTION_FILE);
+      const text = describeProfile({
+        name,
+        nameEn: record.name_en,
+        nameZh: record.name_zh,
+        companyKey: record.company_key,
+        cellId,
+        duties,
+        folderPath,
+        profilePath,
+        logPath: path.join(profilePath, LOG_FOLDER),
+      });
+      const existing = await readFileNoFollow(descriptionPath);
+      const row = await findProfile(db, record.company_id, role);
+      const same = existing?.toString('utf8') === text;
+      if (!same) await writeFileAtomic(descriptionPath, text);
+      const id = row?.id ?? newId('agt');
+      await saveProfile(db, {
+        id,
+        rid: agentRid(id),
+        companyId: record.company_id,
+        role,
+        name,
+        folderPath,
+        profilePath,
+        descriptionPath,
+        descriptionSha256: createHash('sha256').update(text).digest('hex'),
+      });
+      changes.push({ item: name, outcome: !row || !existing ? 'created' : same ? 'reused' : 'refreshed' });
+    }
+    return { changes, result: { profiles: changes.length } };
+  });
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { CellId } from './identity.ts';
+
+// The company initialization request (spec: "Company initialization request"). Every field is
+// metadata; the service's guard additionally refuses anything that looks like a credential.
+
+/** Lower-case words joined by hyphens: it names profiles (`<companyKey>-ceo`) and their folders. */
+export const CompanyKey = z
+  .string()
+  .regex(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/, 'lowercase letters and digits, words joined by -')
+  .max(40);
+
+/** An absolute, normalized POSIX path: no `.` or `..` segment, no empty segment, not the filesystem root. */
+export const RootPath = z
+  .string()
+  .max(1024)
+  .regex(/^(?:\/[^/\0]+)+$/, 'an absolute path such as /srv/companies/acme')
+  .refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), 'must not contain . or .. segments');
+
+export const CloudTarget = z.strictObject({
+  /** The cloud CLI profile whose credentials the worker's standard credential chain uses. */
+  profile: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a profile name (letters, digits, . _ -)'),
+  accountId: z.string().regex(/^\d{12}$/, 'twelve digits'),
+  region: z.string().regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/, 'a region such as eu-central-1'),
+  instanceName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._ -]{0,127}$/, 'up to 128 letters, digits, spaces, . _ -'),
+});
+
+export const InitializeCompanyRequest = z
+  .strictObject({
+    nameEn: z.string().trim().min(1).max(120),
+    nameZh: z.string().trim().min(1).max(120),
+    companyKey: CompanyKey,
+    cellId: CellId,
+    rootPath: RootPath,
+    cloud: CloudTarget,
+  })
+  .meta({ id: 'InitializeCompanyRequest' });
+export type InitializeCompanyRequest = z.output<typeof InitializeCompanyRequest>;

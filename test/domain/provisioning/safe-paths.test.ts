@@ -1,0 +1,62 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureDirectory, ensureRoot, readFileNoFollow, writeFileAtomic } from '../../../domain/provisioning/safe-paths.ts';
+
+// Nothing the steps write may land outside the company root: not through `..`, not through a
+// symlink planted at any level, not through a symlink in place of a file.
+
+let base: string;
+let root: string;
+let outside: string;
+beforeEach(async () => {
+  base = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-safe-paths-'));
+  root = await ensureRoot(path.join(base, 'root'));
+  outside = path.join(base, 'outside');
+  await fs.mkdir(outside);
+});
+afterEach(() => fs.rm(base, { recursive: true, force: true }));
+
+describe('safe paths under the company root', () => {
+  it('creates nested directories once, then reuses them', async () => {
+    expect(await ensureDirectory(root, ['agents', 'north-ceo', 'logs'])).toBe(true);
+    expect(await ensureDirectory(root, ['agents', 'north-ceo', 'logs'])).toBe(false);
+    expect((await fs.stat(path.join(root, 'agents', 'north-ceo', 'logs'))).isDirectory()).toBe(true);
+  });
+
+  it('refuses a symlink at any level and writes nothing outside', async () => {
+    await fs.symlink(outside, path.join(root, 'agents'));
+    await expect(ensureDirectory(root, ['agents', 'north-ceo'])).rejects.toThrow(/symbolic link/);
+    await fs.rm(path.join(root, 'agents'));
+    await fs.mkdir(path.join(root, 'agents'));
+    await fs.symlink(outside, path.join(root, 'agents', 'north-ceo'));
+    await expect(ensureDirectory(root, ['agents', 'north-ceo', 'logs'])).rejects.toThrow(/symbolic link/);
+    expect(await fs.readdir(outside)).toEqual([]);
+  });
+
+  it('refuses unsafe segments and a file where a directory belongs', async () => {
+    await expect(ensureDirectory(root, ['..'])).rejects.toThrow(/Unsafe path segment/);
+    await expect(ensureDirectory(root, ['a/b'])).rejects.toThrow(/Unsafe path segment/);
+    await fs.writeFile(path.join(root, '01_executive'), 'x');
+    await expect(ensureDirectory(root, ['01_executive'])).rejects.toThrow(/not a directory/);
+  });
+
+  it('never reads or writes through a symlinked file', async () => {
+    const target = path.join(outside, 'secret.txt');
+    await fs.writeFile(target, 'outside');
+    const file = path.join(root, 'description.md');
+    await fs.symlink(target, file);
+    await expect(readFileNoFollow(file)).rejects.toThrow(/symbolic link/);
+    await writeFileAtomic(file, 'inside');
+    expect(await fs.readFile(target, 'utf8')).toBe('outside');
+    expect((await fs.lstat(file)).isSymbolicLink()).toBe(false);
+    expect(await readFileNoFollow(file)).toEqual(Buffer.from('inside'));
+    expect(await readFileNoFollow(path.join(root, 'absent.md'))).toBeUndefined();
+  });
+
+  it('accepts only an absolute, normalized root', async () => {
+    await expect(ensureRoot('relative/root')).rejects.toThrow(/absolute/);
+    await expect(ensureRoot(`${base}/x/../y`)).rejects.toThrow(/absolute/);
+  });
+});
