@@ -24,16 +24,14 @@ export class Terminal {
     sessions += 1;
     const socket = `svc-test-${process.pid}-${sessions}`;
     const script = path.join(scratch, `${socket}.sh`);
-    const exports = Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}`);
+    // `env -i`: the tmux server hands its own environment (the test runner's, e.g. CI=true, which
+    // turns colour off) to the shell; the command must see exactly `env`.
+    const vars = Object.entries({ ...env, TERM: 'xterm-256color' }).map(([k, v]) => `${k}=${v}`);
     // The exit code is printed after the command, and the shell stays so the screen can be read.
-    const run = [process.execPath, SVC_BIN, ...args].map(quote).join(' ');
-    await writeFile(
-      script,
-      ['#!/bin/sh', 'unset TMUX', ...exports, 'export TERM=xterm-256color', run, 'echo "[exit $?]"', 'sleep 600', ''].join('\n'),
-      {
-        mode: 0o700,
-      },
-    );
+    const run = ['env', '-i', ...vars, process.execPath, SVC_BIN, ...args].map(quote).join(' ');
+    await writeFile(script, ['#!/bin/sh', run, 'echo "[exit $?]"', 'sleep 600', ''].join('\n'), {
+      mode: 0o700,
+    });
     await exec('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '-s', 'main', script]);
     return new Terminal(socket);
   }
