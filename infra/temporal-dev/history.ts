@@ -1,6 +1,7 @@
 // An execution's event history: append-only, with waiters for long-polling readers.
 import { encodeMessage, eventTypeFor, lookupType, type Msg } from './proto.ts';
 import { msToProto } from './time.ts';
+import { Waiters } from './waiters.ts';
 
 let taskIdSeq = 1;
 
@@ -8,7 +9,7 @@ const WORKER_MAY_IGNORE = new Set(['workflowExecutionOptionsUpdatedEventAttribut
 
 export class History {
   readonly events: Msg[] = [];
-  private waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
   /** Encoded size of the first `sized` events, computed when first asked for (events are never changed once written). */
   private sized = 0;
   private size = 0;
@@ -53,23 +54,11 @@ export class History {
 
   /** Wakes long-pollers; also used when the execution closes without a new event being read. */
   notify(): void {
-    const waiters = [...this.waiters];
-    this.waiters.clear();
-    for (const w of waiters) w();
+    this.waiters.wakeAll();
   }
 
   /** Resolves on the next append, or after `timeoutMs`, or when `signal` aborts. */
   waitForChange(signal: AbortSignal, timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      signal.addEventListener('abort', done);
-      this.waiters.add(done);
-    });
+    return this.waiters.wait(signal, timeoutMs);
   }
 }

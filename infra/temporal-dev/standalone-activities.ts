@@ -24,6 +24,7 @@ import { searchAttributesError } from './search-attributes.ts';
 import { msToProto, protoToMs } from './time.ts';
 import type { TaskToken } from './tokens.ts';
 import { pageOf, payloadValue, queryRows, type Value, type VisibilityRow } from './visibility.ts';
+import { Waiters } from './waiters.ts';
 import type { RecordedEvent } from './workflow-execution.ts';
 
 const STATUS_NAMES = new Map<number, string>([
@@ -71,7 +72,7 @@ class ActivityExecution implements ActivityOwner {
   readonly ns: Namespace;
   readonly activities = new Map<number, PendingActivity>();
   readonly s: ActivityExecutionSnapshot;
-  private waiters = new Set<() => void>();
+  private readonly waiters = new Waiters();
   /** The run's activity, also once closed (PendingActivity drops itself from `activities` then). */
   private pending: PendingActivity | undefined;
 
@@ -200,23 +201,12 @@ class ActivityExecution implements ActivityOwner {
     this.activity?.abandon();
     this.activities.clear();
     this.touch();
-    for (const wake of this.waiters) wake();
+    this.waiters.wakeAll();
   }
 
   /** Resolves when the run closes or after `timeoutMs` (or when `signal` aborts). */
   waitForClose(signal: AbortSignal, timeoutMs: number): Promise<void> {
-    if (!this.isOpen) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      signal.addEventListener('abort', done);
-      this.waiters.add(done);
-    });
+    return this.isOpen ? this.waiters.wait(signal, timeoutMs) : Promise.resolve();
   }
 
   info(req: Msg = {}): Msg {
