@@ -39,7 +39,7 @@ export async function admitEvents(pool: Db, clock: Clock, principal: Principal, 
   await consume(pool, EVENT_LIMIT, principal.account.id, clock, Math.random, events.length);
 }
 
-function toRecord(event: LogEventInput): Omit<LogRecord, 'appId' | 'accountId' | 'versionId' | 'channel'> {
+function toRecord(event: LogEventInput): Omit<LogRecord, 'appId' | 'at' | 'accountId' | 'versionId' | 'channel'> {
   switch (event.kind) {
     case 'usage':
       return { kind: 'usage', source: 'app', name: event.name, data: scrubPersonalData(event.data ?? {}) };
@@ -67,11 +67,12 @@ export async function recordEvents(
 ): Promise<{ stored: number; counted: number; ids: string[] }> {
   const { app, versionId, channel } = await appForSending(db, principal, namespace, input.slug);
   const accountId = principal.account.id;
-  const day = clock.now().toISOString().slice(0, 10);
+  const at = clock.now();
+  const day = at.toISOString().slice(0, 10);
   const records: LogRecord[] = [];
   let counted = 0;
   for (const event of input.events) {
-    const record = { ...toRecord(event), appId: app.id, accountId, versionId, channel };
+    const record = { ...toRecord(event), appId: app.id, at, accountId, versionId, channel };
     if (record.kind === 'error') {
       const { seen } = await db
         .insertInto('app_log_error_counts')

@@ -3,6 +3,8 @@ import { newId } from '../security/random.ts';
 
 export interface LogRecord {
   appId: string;
+  /** The injected clock's time, so records agree with every other time the service keeps. */
+  at: Date;
   kind: LogKind;
   source: 'app' | 'service';
   /** What follows the kind: `open`, a track name, `create`, an action name, an error class, a feedback topic. */
@@ -25,6 +27,7 @@ export async function writeLogRecords(db: DbOrTrx, records: readonly LogRecord[]
   const rows = records.map((record) => ({
     id: newId('log'),
     app_id: record.appId,
+    at: record.at,
     kind: record.kind,
     source: record.source,
     name: record.name,

@@ -82,6 +82,7 @@ export async function openApp(
     await writeLogRecords(trx, [
       {
         appId: app.id,
+        at: deps.clock.now(),
         kind: 'usage',
         source: 'service',
         name: 'open',

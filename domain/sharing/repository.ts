@@ -92,11 +92,13 @@ export async function recordShare(
     role: ShareRole;
     expiresAt: Date | null;
     actorId: string;
+    at: Date;
   },
 ): Promise<void> {
   await writeLogRecords(db, [
     {
       appId: input.appId,
+      at: input.at,
       kind: 'share',
       source: 'service',
       name: input.name.slice('share/'.length),
