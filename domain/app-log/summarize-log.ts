@@ -23,27 +23,29 @@ interface Aggregates {
 }
 
 /**
- * The app's last `days` UTC days in one statement: the window's index entries are read once
- * (index-only, `app_log_events_app_at` carries kind, name and visitor) and every figure is an
- * aggregate over that one range. Open feedback counts all time: it is work still to do.
+ * The app's last `days` UTC days in one statement over the daily roll-ups the writer keeps
+ * (`app_log_daily`, `app_log_visitor_days`): its cost grows with days and names, not with events.
+ * Open feedback counts all time (the partial index `app_log_events_open_feedback`): it is work
+ * still to do.
  */
 async function aggregates(db: DbOrTrx, appId: string, since: Date): Promise<Aggregates> {
+  const sinceDay = since.toISOString().slice(0, 10);
   const result = await sql<Aggregates>`
     WITH w AS MATERIALIZED (
-      SELECT kind, name, account_id, at FROM app_log_events WHERE app_id = ${appId} AND at >= ${since}
+      SELECT kind, name, day, count FROM app_log_daily WHERE app_id = ${appId} AND day >= ${sinceDay}::date
     )
     SELECT
-      (SELECT jsonb_object_agg(kind, n) FROM (SELECT kind, count(*)::int AS n FROM w GROUP BY kind) k) AS counts,
-      (SELECT count(DISTINCT account_id)::int FROM w WHERE kind IN ('usage', 'feedback', 'error')) AS visitors,
+      (SELECT jsonb_object_agg(kind, n) FROM (SELECT kind, sum(count)::int AS n FROM w GROUP BY kind) k) AS counts,
+      (SELECT count(DISTINCT account_id)::int FROM app_log_visitor_days WHERE app_id = ${appId} AND day >= ${sinceDay}::date) AS visitors,
       (SELECT jsonb_agg(jsonb_build_object('kind', kind, 'name', name, 'count', n) ORDER BY n DESC, name)
          FROM (SELECT kind, name, n, row_number() OVER (PARTITION BY kind ORDER BY n DESC, name) AS rank
-               FROM (SELECT kind, name, count(*)::int AS n FROM w WHERE kind IN ('usage', 'action') GROUP BY kind, name) g) t
+               FROM (SELECT kind, name, sum(count)::int AS n FROM w WHERE kind IN ('usage', 'action') GROUP BY kind, name) g) t
          WHERE rank <= ${TOP}) AS top,
       (SELECT jsonb_agg(jsonb_build_object('day', day, 'count', n) ORDER BY day)
-         FROM (SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS n FROM w WHERE kind = 'usage' GROUP BY 1) d) AS by_day,
+         FROM (SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(count)::int AS n FROM w WHERE kind = 'usage' GROUP BY 1) d) AS by_day,
       (SELECT count(*)::int FROM app_log_events WHERE app_id = ${appId} AND status = 'open') AS open_feedback,
       (SELECT coalesce(sum(seen - ${LOG_LIMITS.errorsPerClass}), 0)::int FROM app_log_error_counts
-         WHERE app_id = ${appId} AND day >= ${since.toISOString().slice(0, 10)}::date AND seen > ${LOG_LIMITS.errorsPerClass}) AS errors_counted
+         WHERE app_id = ${appId} AND day >= ${sinceDay}::date AND seen > ${LOG_LIMITS.errorsPerClass}) AS errors_counted
   `.execute(db);
   return result.rows[0]!;
 }

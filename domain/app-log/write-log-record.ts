@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Channel, DbOrTrx, FeedbackStatus, LogKind } from '../db/database.ts';
 import { newId } from '../security/random.ts';
 
@@ -18,9 +19,10 @@ export interface LogRecord {
 
 /**
  * The one writer of the app log: app events and the service's own records (usage/open, action/*,
- * share/*), one or many rows in one insert. Called inside the caller's transaction, so a record exists exactly when its action
- * committed; the insert touches no row the action holds and checks only the app's foreign key,
- * which the action itself needs, so it cannot fail the action on its own.
+ * share/*), one or many rows in one insert, plus the daily roll-ups the summary reads. Called
+ * inside the caller's transaction, so a record exists exactly when its action committed; it
+ * touches no row the action holds and checks only the app's foreign key, which the action itself
+ * needs, so it cannot fail the action on its own.
  */
 export async function writeLogRecords(db: DbOrTrx, records: readonly LogRecord[]): Promise<string[]> {
   if (records.length === 0) return [];
@@ -39,5 +41,42 @@ export async function writeLogRecords(db: DbOrTrx, records: readonly LogRecord[]
     status: record.kind === 'feedback' ? ('open' as FeedbackStatus) : null,
   }));
   await db.insertInto('app_log_events').values(rows).execute();
+  await rollUp(db, records);
   return rows.map((r) => r.id);
+}
+
+/** Kinds whose account is a visitor of the app (the others name an actor). */
+const VISITOR_KINDS: ReadonlySet<LogKind> = new Set(['usage', 'feedback', 'error']);
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/**
+ * Adds the records to the per-day counts and visitor sets. Rows are merged and sorted first: one
+ * statement may not touch a row twice, and a fixed order means two writers never deadlock.
+ */
+async function rollUp(db: DbOrTrx, records: readonly LogRecord[]): Promise<void> {
+  const counts = new Map<string, { app_id: string; day: string; kind: LogKind; name: string; count: number }>();
+  const visitors = new Map<string, { app_id: string; day: string; account_id: string }>();
+  for (const r of records) {
+    const day = dayOf(r.at);
+    const key = [r.appId, day, r.kind, r.name].join('\u0000');
+    const row = counts.get(key);
+    if (row) row.count++;
+    else counts.set(key, { app_id: r.appId, day, kind: r.kind, name: r.name, count: 1 });
+    if (r.accountId !== null && VISITOR_KINDS.has(r.kind)) {
+      visitors.set([r.appId, day, r.accountId].join('\u0000'), { app_id: r.appId, day, account_id: r.accountId });
+    }
+  }
+  const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  await db
+    .insertInto('app_log_daily')
+    .values(sorted(counts))
+    .onConflict((oc) => oc.columns(['app_id', 'day', 'kind', 'name']).doUpdateSet({ count: sql`app_log_daily.count + excluded.count` }))
+    .execute();
+  if (visitors.size > 0) {
+    await db
+      .insertInto('app_log_visitor_days')
+      .values(sorted(visitors))
+      .onConflict((oc) => oc.columns(['app_id', 'day', 'account_id']).doNothing())
+      .execute();
+  }
 }

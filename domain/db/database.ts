@@ -379,6 +379,20 @@ export interface AppLogEventsTable {
   status_at: Date | null;
 }
 
+export interface AppLogDailyTable {
+  app_id: string;
+  day: string;
+  kind: LogKind;
+  name: string;
+  count: number;
+}
+
+export interface AppLogVisitorDaysTable {
+  app_id: string;
+  day: string;
+  account_id: string;
+}
+
 export interface AppLogErrorCountsTable {
   app_id: string;
   account_id: string;
@@ -416,6 +430,8 @@ export interface Database {
   resource_links: ResourceLinksTable;
   app_log_events: AppLogEventsTable;
   app_log_error_counts: AppLogErrorCountsTable;
+  app_log_daily: AppLogDailyTable;
+  app_log_visitor_days: AppLogVisitorDaysTable;
 }
 
 export type Db = Kysely<Database>;

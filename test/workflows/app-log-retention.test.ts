@@ -86,6 +86,9 @@ describe('app log retention', () => {
     for (let i = 0; i < 200 && (await remaining()).includes('old-usage'); i++) await new Promise((r) => setTimeout(r, 50));
     expect(await remaining()).toEqual(['old-action', 'old-feedback', 'old-share', 'recent-error', 'recent-usage']);
     expect(await database.db.selectFrom('app_log_error_counts').select('day').execute()).toEqual([]);
+    // The day counts of purged usage and errors go too; those of kept kinds stay.
+    const daily = await database.db.selectFrom('app_log_daily').select('name').orderBy('name').execute();
+    expect(daily.map((d) => d.name)).toEqual(['old-action', 'old-feedback', 'old-share', 'recent-error', 'recent-usage']);
     const runs = [];
     for await (const run of env.client.workflow.list({ query: `WorkflowType = 'appLogRetention'` })) runs.push(run);
     expect(runs.length).toBeGreaterThanOrEqual(1);

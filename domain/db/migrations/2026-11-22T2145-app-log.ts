@@ -34,6 +34,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // ingestion, which only inserts, never waits on it).
   await sql`CREATE INDEX app_log_events_expiring ON app_log_events (at) WHERE kind IN ('usage', 'error')`.execute(db);
 
+  // Daily roll-ups kept by the writer in the same transaction, so the summary reads days, not
+  // events: records per app, UTC day, kind and name; and which visitors came on a day.
+  await db.schema
+    .createTable('app_log_daily')
+    .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+    .addColumn('day', 'date', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('count', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('app_log_daily_pkey', ['app_id', 'day', 'kind', 'name'])
+    .execute();
+  await db.schema
+    .createTable('app_log_visitor_days')
+    .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+    .addColumn('day', 'date', (c) => c.notNull())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('app_log_visitor_days_pkey', ['app_id', 'day', 'account_id'])
+    .execute();
+
   // Captured errors per class, app, visitor and UTC day: the first ones are stored, the rest counted.
   await db.schema
     .createTable('app_log_error_counts')
@@ -57,11 +76,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
            jsonb_build_object('shareId', share_id, 'audience', audience, 'object', object, 'role', role,
                               'expiresAt', to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
     FROM app_share_records`.execute(db);
+  await sql`
+    INSERT INTO app_log_daily (app_id, day, kind, name, count)
+    SELECT app_id, (at AT TIME ZONE 'UTC')::date, kind, name, count(*) FROM app_log_events GROUP BY 1, 2, 3, 4`.execute(db);
+  await sql`
+    INSERT INTO app_log_visitor_days (app_id, day, account_id)
+    SELECT DISTINCT app_id, (at AT TIME ZONE 'UTC')::date, account_id FROM app_log_events WHERE kind IN ('usage', 'feedback', 'error') AND account_id IS NOT NULL`.execute(
+    db,
+  );
   await db.schema.dropTable('app_opens').execute();
   await db.schema.dropTable('app_share_records').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('app_log_error_counts').execute();
+  await db.schema.dropTable('app_log_visitor_days').execute();
+  await db.schema.dropTable('app_log_daily').execute();
   await db.schema.dropTable('app_log_events').execute();
 }

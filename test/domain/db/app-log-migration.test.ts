@@ -72,6 +72,13 @@ describe('2026-11-22T2145-app-log', () => {
         data: { shareId: 'shr_1', audience: 'users', object: 'acc_2', role: 'editor', expiresAt: '2026-12-01T00:00:00.000Z' },
       },
     ]);
+    const daily = await sql`SELECT day::text, kind, name, count FROM app_log_daily ORDER BY day`.execute(db);
+    expect(daily.rows).toEqual([
+      { day: '2026-11-01', kind: 'usage', name: 'open', count: 1 },
+      { day: '2026-11-02', kind: 'share', name: 'revoke', count: 1 },
+    ]);
+    const visitors = await sql`SELECT day::text, account_id FROM app_log_visitor_days`.execute(db);
+    expect(visitors.rows).toEqual([{ day: '2026-11-01', account_id: 'acc_1' }]);
     const tables = await sql<{
       t: string | null;
     }>`SELECT to_regclass('app_opens')::text AS t UNION ALL SELECT to_regclass('app_share_records')::text`.execute(db);
