@@ -6,7 +6,7 @@ import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { consume } from '../rate-limit/rate-limit.ts';
 import { appForSending } from './log-app.ts';
-import { scrubPersonalData } from './scrub-personal-data.ts';
+import { scrubPersonalData, scrubText } from './scrub-personal-data.ts';
 import { type LogRecord, writeLogRecords } from './write-log-record.ts';
 
 export const EVENT_LIMIT = { name: 'log-events', max: LOG_LIMITS.eventsPerVisitorPerMinute, windowSeconds: 60 };
@@ -39,7 +39,13 @@ export async function admitEvents(pool: Db, clock: Clock, principal: Principal, 
   await consume(pool, EVENT_LIMIT, principal.account.id, clock, Math.random, events.length);
 }
 
+/** The record of one app event; every text the app sent is scrubbed, names too. */
 function toRecord(event: LogEventInput): Omit<LogRecord, 'appId' | 'at' | 'accountId' | 'versionId' | 'channel'> {
+  const record = appRecord(event);
+  return { ...record, name: scrubText(record.name) };
+}
+
+function appRecord(event: LogEventInput): Omit<LogRecord, 'appId' | 'at' | 'accountId' | 'versionId' | 'channel'> {
   switch (event.kind) {
     case 'usage':
       return { kind: 'usage', source: 'app', name: event.name, data: scrubPersonalData(event.data ?? {}) };

@@ -46,12 +46,13 @@ describe('an app opened, used, given feedback and an error', () => {
     const sent = await send(ticket, {
       events: [
         { kind: 'usage', name: 'clicked-save', data: { button: 'save', note: 'call +49 30 1234567 or mail mo@example.com' } },
+        { kind: 'usage', name: 'mailed mo@example.com' },
         { kind: 'feedback', topic: 'search', rating: 4, message: 'Please add a filter', object: { type: 'acme.Order', pk: 17 } },
         { kind: 'error', error: { name: 'TypeError', message: 'x is undefined', stack: 'at save' }, context: { where: 'save-button' } },
       ],
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    expect(sent.body.data).toMatchObject({ stored: 3, counted: 0 });
+    expect(sent.body.data).toMatchObject({ stored: 4, counted: 0 });
 
     const events = (await list('slug=hello')).body.data.events as {
       id: string;
@@ -74,6 +75,7 @@ describe('an app opened, used, given feedback and an error', () => {
       version: '1.0.0',
       data: { button: 'save', note: 'call [phone] or mail [email]' },
     });
+    expect(byKind('usage', 'mailed [email]')).toBeDefined();
     expect(byKind('feedback', 'search')).toMatchObject({
       status: 'open',
       data: { rating: 4, message: 'Please add a filter', object: { type: 'acme.Order', pk: 17 } },
@@ -87,7 +89,7 @@ describe('an app opened, used, given feedback and an error', () => {
     const summary = await svc.call('GET', `${LOG}/summary?slug=hello&days=7`, { headers: bearer(dev) });
     expect(summary.status, JSON.stringify(summary.body)).toBe(200);
     const s = summary.body.data;
-    expect(s.counts).toMatchObject({ usage: 2, feedback: 1, error: 1, release: 3 });
+    expect(s.counts).toMatchObject({ usage: 3, feedback: 1, error: 1, release: 3 });
     expect(s.visitors).toBe(1);
     expect(s.topUsage).toEqual(
       expect.arrayContaining([
@@ -96,7 +98,7 @@ describe('an app opened, used, given feedback and an error', () => {
       ]),
     );
     expect(s.usageByDay).toHaveLength(7);
-    expect(s.usageByDay.at(-1)).toEqual({ day: '2026-11-22', count: 2 });
+    expect(s.usageByDay.at(-1)).toEqual({ day: '2026-11-22', count: 3 });
     expect(s.openFeedback.count).toBe(1);
     expect(s.errors.recent[0].name).toBe('TypeError');
     expect(s.versions).toEqual([{ version: '1.0.0', build: 1, status: 'live', tested: true }]);
