@@ -9,7 +9,7 @@ export const retentionCutoff = (now: Date) => new Date(now.getTime() - LOG_LIMIT
 
 /**
  * Deletes one batch of usage and error events older than the retention (feedback, actions and
- * shares are kept), and the error counts, visitor days and usage and error day counts before it. Small batches, rows locked with SKIP LOCKED and
+ * shares are kept), and the error counts, visitors last seen and usage and error day counts before it. Small batches, rows locked with SKIP LOCKED and
  * found through the partial index `app_log_events_expiring`: ingestion only inserts, so it never
  * waits on a purge. Returns how many events were deleted (fewer than `batchSize`: nothing left).
  */
@@ -23,7 +23,7 @@ export async function purgeExpiredEvents(db: Db, now: Date, batchSize: number): 
       FOR UPDATE SKIP LOCKED)`.execute(db);
   const cutoffDay = cutoff.toISOString().slice(0, 10);
   await db.deleteFrom('app_log_error_counts').where('day', '<', cutoffDay).execute();
-  await db.deleteFrom('app_log_visitor_days').where('day', '<', cutoffDay).execute();
+  await db.deleteFrom('app_log_visitors').where('last_day', '<', cutoffDay).execute();
   await db.deleteFrom('app_log_daily').where('day', '<', cutoffDay).where('kind', 'in', ['usage', 'error']).execute();
   return Number(deleted.numAffectedRows ?? 0n);
 }

@@ -24,7 +24,7 @@ interface Aggregates {
 
 /**
  * The app's last `days` UTC days in one statement over the daily roll-ups the writer keeps
- * (`app_log_daily`, `app_log_visitor_days`): its cost grows with days and names, not with events.
+ * (`app_log_daily`, `app_log_visitors`): its cost grows with days, names and visitors, not events.
  * Open feedback counts all time (the partial index `app_log_events_open_feedback`): it is work
  * still to do.
  */
@@ -36,7 +36,7 @@ async function aggregates(db: DbOrTrx, appId: string, since: Date): Promise<Aggr
     )
     SELECT
       (SELECT jsonb_object_agg(kind, n) FROM (SELECT kind, sum(count)::int AS n FROM w GROUP BY kind) k) AS counts,
-      (SELECT count(DISTINCT account_id)::int FROM app_log_visitor_days WHERE app_id = ${appId} AND day >= ${sinceDay}::date) AS visitors,
+      (SELECT count(*)::int FROM app_log_visitors WHERE app_id = ${appId} AND last_day >= ${sinceDay}::date) AS visitors,
       (SELECT jsonb_agg(jsonb_build_object('kind', kind, 'name', name, 'count', n) ORDER BY n DESC, name)
          FROM (SELECT kind, name, n, row_number() OVER (PARTITION BY kind ORDER BY n DESC, name) AS rank
                FROM (SELECT kind, name, sum(count)::int AS n FROM w WHERE kind IN ('usage', 'action') GROUP BY kind, name) g) t

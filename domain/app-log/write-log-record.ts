@@ -50,12 +50,13 @@ const VISITOR_KINDS: ReadonlySet<LogKind> = new Set(['usage', 'feedback', 'error
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
 /**
- * Adds the records to the per-day counts and visitor sets. Rows are merged and sorted first: one
- * statement may not touch a row twice, and a fixed order means two writers never deadlock.
+ * Adds the records to the per-day counts and moves each visitor's last day. Rows are merged and
+ * sorted first: one statement may not touch a row twice, and a fixed order means two writers
+ * never deadlock.
  */
 async function rollUp(db: DbOrTrx, records: readonly LogRecord[]): Promise<void> {
   const counts = new Map<string, { app_id: string; day: string; kind: LogKind; name: string; count: number }>();
-  const visitors = new Map<string, { app_id: string; day: string; account_id: string }>();
+  const visitors = new Map<string, { app_id: string; account_id: string; last_day: string }>();
   for (const r of records) {
     const day = dayOf(r.at);
     const key = [r.appId, day, r.kind, r.name].join('\u0000');
@@ -63,7 +64,9 @@ async function rollUp(db: DbOrTrx, records: readonly LogRecord[]): Promise<void>
     if (row) row.count++;
     else counts.set(key, { app_id: r.appId, day, kind: r.kind, name: r.name, count: 1 });
     if (r.accountId !== null && VISITOR_KINDS.has(r.kind)) {
-      visitors.set([r.appId, day, r.accountId].join('\u0000'), { app_id: r.appId, day, account_id: r.accountId });
+      const vkey = [r.appId, r.accountId].join('\u0000');
+      const seen = visitors.get(vkey);
+      if (!seen || seen.last_day < day) visitors.set(vkey, { app_id: r.appId, account_id: r.accountId, last_day: day });
     }
   }
   const sorted = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
@@ -74,9 +77,15 @@ async function rollUp(db: DbOrTrx, records: readonly LogRecord[]): Promise<void>
     .execute();
   if (visitors.size > 0) {
     await db
-      .insertInto('app_log_visitor_days')
+      .insertInto('app_log_visitors')
       .values(sorted(visitors))
-      .onConflict((oc) => oc.columns(['app_id', 'day', 'account_id']).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(['app_id', 'account_id'])
+          .doUpdateSet({ last_day: sql`greatest(app_log_visitors.last_day, excluded.last_day)` })
+          // Most events come from a visitor already counted today: no row version for them.
+          .where(sql<boolean>`app_log_visitors.last_day < excluded.last_day`),
+      )
       .execute();
   }
 }

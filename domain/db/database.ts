@@ -387,10 +387,10 @@ export interface AppLogDailyTable {
   count: number;
 }
 
-export interface AppLogVisitorDaysTable {
+export interface AppLogVisitorsTable {
   app_id: string;
-  day: string;
   account_id: string;
+  last_day: string;
 }
 
 export interface AppLogErrorCountsTable {
@@ -431,7 +431,7 @@ export interface Database {
   app_log_events: AppLogEventsTable;
   app_log_error_counts: AppLogErrorCountsTable;
   app_log_daily: AppLogDailyTable;
-  app_log_visitor_days: AppLogVisitorDaysTable;
+  app_log_visitors: AppLogVisitorsTable;
 }
 
 export type Db = Kysely<Database>;

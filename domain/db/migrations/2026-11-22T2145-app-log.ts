@@ -34,8 +34,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // ingestion, which only inserts, never waits on it).
   await sql`CREATE INDEX app_log_events_expiring ON app_log_events (at) WHERE kind IN ('usage', 'error')`.execute(db);
 
-  // Daily roll-ups kept by the writer in the same transaction, so the summary reads days, not
-  // events: records per app, UTC day, kind and name; and which visitors came on a day.
+  // Roll-ups kept by the writer in the same transaction, so the summary reads days and visitors,
+  // not events: records per app, UTC day, kind and name; and each visitor's last day. A summary
+  // window always ends today, so its distinct visitors are those whose last day is in it.
   await db.schema
     .createTable('app_log_daily')
     .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
@@ -46,12 +47,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('app_log_daily_pkey', ['app_id', 'day', 'kind', 'name'])
     .execute();
   await db.schema
-    .createTable('app_log_visitor_days')
+    .createTable('app_log_visitors')
     .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
-    .addColumn('day', 'date', (c) => c.notNull())
     .addColumn('account_id', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('app_log_visitor_days_pkey', ['app_id', 'day', 'account_id'])
+    .addColumn('last_day', 'date', (c) => c.notNull())
+    .addPrimaryKeyConstraint('app_log_visitors_pkey', ['app_id', 'account_id'])
     .execute();
+  await db.schema.createIndex('app_log_visitors_last_day').on('app_log_visitors').columns(['app_id', 'last_day']).execute();
 
   // Captured errors per class, app, visitor and UTC day: the first ones are stored, the rest counted.
   await db.schema
@@ -80,8 +82,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     INSERT INTO app_log_daily (app_id, day, kind, name, count)
     SELECT app_id, (at AT TIME ZONE 'UTC')::date, kind, name, count(*) FROM app_log_events GROUP BY 1, 2, 3, 4`.execute(db);
   await sql`
-    INSERT INTO app_log_visitor_days (app_id, day, account_id)
-    SELECT DISTINCT app_id, (at AT TIME ZONE 'UTC')::date, account_id FROM app_log_events WHERE kind IN ('usage', 'feedback', 'error') AND account_id IS NOT NULL`.execute(
+    INSERT INTO app_log_visitors (app_id, account_id, last_day)
+    SELECT app_id, account_id, max((at AT TIME ZONE 'UTC')::date) FROM app_log_events WHERE kind IN ('usage', 'feedback', 'error') AND account_id IS NOT NULL GROUP BY 1, 2`.execute(
     db,
   );
   await db.schema.dropTable('app_opens').execute();
@@ -90,7 +92,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('app_log_error_counts').execute();
-  await db.schema.dropTable('app_log_visitor_days').execute();
+  await db.schema.dropTable('app_log_visitors').execute();
   await db.schema.dropTable('app_log_daily').execute();
   await db.schema.dropTable('app_log_events').execute();
 }

@@ -160,6 +160,10 @@ describe('limits', () => {
     expect((await send(await openHello('dana'), errors('RangeError', 1))).body.data).toMatchObject({ stored: 1, counted: 0 });
     const summary = await svc.call('GET', `${LOG}/summary?slug=hello&days=2`, { headers: bearer(dev) });
     expect(summary.body.data.errors.counted).toBe(3);
+    // Visitors of the window: mo, multi and dana came on the 22nd, only dana on the 23rd.
+    expect(summary.body.data.visitors).toBe(3);
+    const today = await svc.call('GET', `${LOG}/summary?slug=hello&days=1`, { headers: bearer(dev) });
+    expect(today.body.data.visitors).toBe(1);
   });
 
   it('a dry run stores nothing', async () => {

@@ -77,8 +77,8 @@ describe('2026-11-22T2145-app-log', () => {
       { day: '2026-11-01', kind: 'usage', name: 'open', count: 1 },
       { day: '2026-11-02', kind: 'share', name: 'revoke', count: 1 },
     ]);
-    const visitors = await sql`SELECT day::text, account_id FROM app_log_visitor_days`.execute(db);
-    expect(visitors.rows).toEqual([{ day: '2026-11-01', account_id: 'acc_1' }]);
+    const visitors = await sql`SELECT account_id, last_day::text FROM app_log_visitors`.execute(db);
+    expect(visitors.rows).toEqual([{ account_id: 'acc_1', last_day: '2026-11-01' }]);
     const tables = await sql<{
       t: string | null;
     }>`SELECT to_regclass('app_opens')::text AS t UNION ALL SELECT to_regclass('app_share_records')::text`.execute(db);
