@@ -77,7 +77,8 @@ export const setFeedbackStatusRoute = defineRoute({
   summary: 'Set the handling status of a feedback event: open → planned → done or dismissed',
   description:
     'Only the moves of the spec’s table: open → planned, planned → done, planned → dismissed. Any other move, or an event ' +
-    'that is not feedback, is 409 conflict with `details.from`, `details.to` and `details.allowed`. Who and when are recorded.',
+    'that is not feedback, is 409 conflict with `details.from`, `details.to` and `details.allowed`; `open` is never a target ' +
+    '(400 invalid_payload). Who and when are recorded.',
   tags: ['log'],
   auth: READERS,
   write: true,
