@@ -19,6 +19,7 @@ import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
 import { awsCloudProvider } from './infra/cloud/aws-ec2-provider.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
+import { ensureAppLogRetentionSchedule } from './worker/app-log-retention-schedule.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
@@ -122,6 +123,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
       const worker = await runWorker(connected, { db, logger, cloud });
       cleanups.push(() => worker.stop());
+      logger.info({ schedule: await ensureAppLogRetentionSchedule(connected.client) }, 'app log retention schedule');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);

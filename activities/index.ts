@@ -1,5 +1,6 @@
 import type { Db } from '../domain/db/database.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
+import { createAppLogActivities } from './app-log.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createProvisioningActivities } from './provisioning.ts';
 
@@ -11,7 +12,7 @@ export interface ActivityDeps {
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createDeviceLoginActivities(deps), ...createProvisioningActivities(deps) };
+  return { ...createDeviceLoginActivities(deps), ...createProvisioningActivities(deps), ...createAppLogActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

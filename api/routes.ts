@@ -6,6 +6,7 @@ import { filesystemRoutes } from './filesystem/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
+import { logRoutes } from './log/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
@@ -25,4 +26,5 @@ export const routes: readonly AnyRoute[] = [
   ...shareRoutes,
   ...memberRoutes,
   ...filesystemRoutes,
+  ...logRoutes,
 ];

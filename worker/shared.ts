@@ -39,3 +39,13 @@ export interface ProvisioningProgress {
 
 /** What a provisioning run is doing now; the status endpoint asks it while the run goes. */
 export const provisioningProgressQuery = defineQuery<ProvisioningProgress>('provisioningProgress');
+
+/** The app log's retention: one schedule (fixed id, created idempotently at worker start). */
+export const APP_LOG_RETENTION = {
+  scheduleId: 'app-log-retention',
+  workflowId: 'app-log-retention',
+  /** Rows deleted per activity call: short transactions, so purging never holds ingestion. */
+  batchSize: 5000,
+  /** Batches per run; a backlog beyond that continues the next day. */
+  maxBatches: 200,
+} as const;

@@ -1,4 +1,5 @@
 // Every workflow the worker runs. Workflow code imports activity types only.
 
+export { appLogRetention } from './app-log-retention.ts';
 export { companyInitialization } from './company-initialization.ts';
 export { deviceLoginExpiry } from './device-login-expiry.ts';

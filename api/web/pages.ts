@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 
-// The browser pages: web sign-in and the device approval page at the
-// verification address. Static HTML; the pages' scripts call the JSON API.
+// The browser pages: web sign-in, the device approval page at the
+// verification address, and the app log. Static HTML; the pages' scripts call the JSON API.
 // They are pages, not API operations, so they are not in the OpenAPI document.
 
 const ASSETS = new Map(
-  ['web.css', 'common.js', 'signin.js', 'device.js'].map((name) => [
+  ['web.css', 'common.js', 'signin.js', 'device.js', 'log.js'].map((name) => [
     name,
     {
       body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
@@ -16,7 +16,7 @@ const ASSETS = new Map(
   ]),
 );
 
-function page(title: string, script: string, body: string): string {
+function page(title: string, script: string, body: string, mainClass = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -26,7 +26,7 @@ function page(title: string, script: string, body: string): string {
 <link rel="stylesheet" href="/web/assets/web.css">
 <script type="module" src="/web/assets/${script}"></script>
 </head>
-<body><main>
+<body><main${mainClass ? ` class="${mainClass}"` : ''}>
 ${body}
 <p id="message" class="message" role="alert" hidden></p>
 </main></body>
@@ -84,6 +84,31 @@ const DEVICE = page(
 <section id="done" hidden></section>`,
 );
 
+// The app log for the app's developers: /web/log?namespace=<ns>&slug=<slug> (spec E).
+const LOG = page(
+  'App log',
+  'log.js',
+  `<h1>App log · <span id="app"></span></h1>
+<ul id="figures" class="figures" aria-label="Last 30 days"></ul>
+<h2>Usage by day</h2>
+<svg id="chart" class="chart" role="img" aria-label="Usage by day, last 30 days"></svg>
+<h2>Events</h2>
+<form id="filters" class="filters">
+  <div><label for="kind">Kind</label><select id="kind" name="kind">
+    <option value="">all</option><option>usage</option><option>feedback</option><option>error</option>
+    <option>action</option><option>share</option><option>release</option></select></div>
+  <div><label for="name">Name</label><input id="name" name="name" maxlength="100"></div>
+  <div><label for="visitor">Visitor (account id)</label><input id="visitor" name="visitor" maxlength="100"></div>
+  <div><label for="status">Feedback status</label><select id="status" name="status">
+    <option value="">any</option><option>open</option><option>planned</option><option>done</option><option>dismissed</option></select></div>
+  <div><button type="submit">Filter</button></div>
+</form>
+<table class="log"><thead><tr><th>Time (UTC)</th><th>Kind</th><th>Name</th><th>Visitor</th><th>Version</th><th>Details</th><th>Status</th></tr></thead>
+<tbody id="events"></tbody></table>
+<button id="more" class="secondary" type="button" hidden>More</button>`,
+  'wide',
+);
+
 function sendPage(ctx: Context, html: string): void {
   ctx.type = 'text/html; charset=utf-8';
   // The device page's address carries the user code: never leak it in a Referer.
@@ -99,6 +124,7 @@ export function pagesRouter(): Router {
   const router = new Router();
   router.get('/signin', (ctx) => sendPage(ctx, SIGN_IN));
   router.get('/device', (ctx) => sendPage(ctx, DEVICE));
+  router.get('/web/log', (ctx) => sendPage(ctx, LOG));
   router.get('/web/assets/:name', (ctx, next) => {
     const asset = ASSETS.get(ctx.params.name!);
     if (!asset) return next();

@@ -16,6 +16,11 @@ export async function describeApp(
   slug: string,
 ): Promise<AppView> {
   assertCanRead(principal, namespace);
+  return loadAppView(db, addresses, namespace, slug);
+}
+
+/** The app as `describeApp` shows it, for callers that checked access their own way (the app log). */
+export async function loadAppView(db: DbOrTrx, addresses: PublicAddresses, namespace: string, slug: string): Promise<AppView> {
   const app = await getApp(db, namespace, slug);
   const versions = await db
     .selectFrom('app_versions')

@@ -225,16 +225,6 @@ export interface AppTicketsTable {
   share_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export interface AppOpensTable {
-  id: string;
-  app_id: string;
-  version_id: string;
-  channel: Channel;
-  account_id: string;
-  via_share: string | null;
-  at: Generated<Date>;
-}
-
 /** Server metadata as last synced (spec F: metadata only). */
 export interface InstanceRecord {
   provider: 'aws' | 'local';
@@ -341,19 +331,6 @@ export interface AppSharesTable {
 export type ShareRecordName = 'share/create' | 'share/update' | 'share/revoke';
 
 /** The app log's share/* records. */
-export interface AppShareRecordsTable {
-  id: string;
-  app_id: string;
-  at: Generated<Date>;
-  name: ShareRecordName;
-  share_id: string;
-  audience: ShareAudience;
-  object: string;
-  role: ShareRole;
-  expires_at: Date | null;
-  actor_account_id: string;
-}
-
 export interface AccountInvitationsTable {
   hash: Buffer;
   account_id: string;
@@ -381,6 +358,49 @@ export interface ResourceLinksTable {
   created_at: Generated<Date>;
 }
 
+export type LogKind = 'usage' | 'feedback' | 'error' | 'action' | 'share';
+export type FeedbackStatus = 'open' | 'planned' | 'done' | 'dismissed';
+
+/** The app log (spec "App log event"): app-sent events and service-written records in one store. */
+export interface AppLogEventsTable {
+  id: string;
+  app_id: string;
+  at: Generated<Date>;
+  kind: LogKind;
+  source: 'app' | 'service';
+  name: string;
+  account_id: string | null;
+  version_id: string | null;
+  channel: Channel | null;
+  /** JSON text on insert. */
+  data: ColumnType<unknown, string | undefined, string>;
+  status: FeedbackStatus | null;
+  status_by: string | null;
+  status_at: Date | null;
+}
+
+export interface AppLogDailyTable {
+  app_id: string;
+  day: string;
+  kind: LogKind;
+  name: string;
+  count: number;
+}
+
+export interface AppLogVisitorsTable {
+  app_id: string;
+  account_id: string;
+  last_day: string;
+}
+
+export interface AppLogErrorCountsTable {
+  app_id: string;
+  account_id: string;
+  day: string;
+  class: string;
+  seen: number;
+}
+
 export interface Database {
   service_instance: ServiceInstanceTable;
   accounts: AccountsTable;
@@ -399,17 +419,19 @@ export interface Database {
   outbox: OutboxTable;
   security_events: SecurityEventsTable;
   app_tickets: AppTicketsTable;
-  app_opens: AppOpensTable;
   company_provisioning: CompanyProvisioningTable;
   provisioning_requests: ProvisioningRequestsTable;
   provisioning_runs: ProvisioningRunsTable;
   company_folders: CompanyFoldersTable;
   agent_profiles: AgentProfilesTable;
   app_shares: AppSharesTable;
-  app_share_records: AppShareRecordsTable;
   account_invitations: AccountInvitationsTable;
   resource_grants: ResourceGrantsTable;
   resource_links: ResourceLinksTable;
+  app_log_events: AppLogEventsTable;
+  app_log_error_counts: AppLogErrorCountsTable;
+  app_log_daily: AppLogDailyTable;
+  app_log_visitors: AppLogVisitorsTable;
 }
 
 export type Db = Kysely<Database>;

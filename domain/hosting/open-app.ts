@@ -1,8 +1,8 @@
+import { writeLogRecords } from '../app-log/write-log-record.ts';
 import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
 import { findAppGrants } from '../sharing/find-app-grants.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type AppAccess, checkAppAccess } from './check-app-access.ts';
@@ -79,17 +79,19 @@ export async function openApp(
       versionId: version.id,
       shareId: access.viaShare,
     });
-    await trx
-      .insertInto('app_opens')
-      .values({
-        id: newId('open'),
-        app_id: app.id,
-        version_id: version.id,
+    await writeLogRecords(trx, [
+      {
+        appId: app.id,
+        at: deps.clock.now(),
+        kind: 'usage',
+        source: 'service',
+        name: 'open',
+        accountId: principal.account.id,
+        versionId: version.id,
         channel: target.channel,
-        account_id: principal.account.id,
-        via_share: access.viaShare,
-      })
-      .execute();
+        data: { viaShare: access.viaShare },
+      },
+    ]);
     return issued;
   });
   return { opened: true, app, version, access, entry, ticket };

@@ -25,7 +25,7 @@ export function windowOf(limit: Limit, at: Date): { start: Date; end: Date } {
 }
 
 /**
- * Counts one hit for `subject` in the fixed window the clock's time falls in and refuses past
+ * Counts `cost` hits (default one) for `subject` in the fixed window the clock's time falls in and refuses past
  * `max` (the refused hit counts too). Always written with the pool, outside the request's
  * transaction: a failed or dry-run request must still count, or it would be a free guess.
  */
@@ -36,16 +36,17 @@ export async function consume(
   // Required, so no caller silently reads the system time past an injected clock.
   clock: Clock,
   random: () => number = Math.random,
+  cost = 1,
 ): Promise<void> {
   const now = clock.now();
   const window = windowOf(limit, now);
   const row = await db
     .insertInto('rate_limit_hits')
-    .values({ bucket: `${limit.name}:${subject}`, window_start: window.start, hits: 1 })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + 1` }))
+    .values({ bucket: `${limit.name}:${subject}`, window_start: window.start, hits: cost })
+    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + ${cost}` }))
     .returning('hits')
     .executeTakeFirstOrThrow();
-  if (row.hits === 1 && random() < PRUNE_PROBABILITY) {
+  if (row.hits === cost && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
       .where('window_start', '<', new Date(now.getTime() - PRUNE_AFTER_MS))

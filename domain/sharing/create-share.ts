@@ -51,6 +51,7 @@ export async function createShare(
       role: 'viewer',
       expiresAt: null,
       actorId: principal.account.id,
+      at: now,
     });
     return { share: await loadShare(db, id), created: true, url: `${ctx.addresses.productionBase}/s/${token}` };
   }
@@ -90,6 +91,7 @@ export async function createShare(
     role: input.role,
     expiresAt,
     actorId: principal.account.id,
+    at: now,
   });
   return { share: await loadShare(db, id), created: !existing };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import { writeLogRecords } from '../app-log/write-log-record.ts';
 import type { DbOrTrx, ShareAudience, ShareRecordName, ShareRole } from '../db/database.ts';
 import type { ShareGrants } from '../hosting/check-app-access.ts';
-import { newId } from '../security/random.ts';
 
 /** A share is live until revoked or, for named accounts, until it expires. */
 export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;
@@ -80,6 +80,7 @@ export const shareRows = (db: DbOrTrx) =>
       'a.username',
     ]);
 
+/** A share/* record of the app log (spec: share and revoke; object and role). */
 export async function recordShare(
   db: DbOrTrx,
   input: {
@@ -91,20 +92,24 @@ export async function recordShare(
     role: ShareRole;
     expiresAt: Date | null;
     actorId: string;
+    at: Date;
   },
 ): Promise<void> {
-  await db
-    .insertInto('app_share_records')
-    .values({
-      id: newId('rec'),
-      app_id: input.appId,
-      name: input.name,
-      share_id: input.shareId,
-      audience: input.audience,
-      object: input.object,
-      role: input.role,
-      expires_at: input.expiresAt,
-      actor_account_id: input.actorId,
-    })
-    .execute();
+  await writeLogRecords(db, [
+    {
+      appId: input.appId,
+      at: input.at,
+      kind: 'share',
+      source: 'service',
+      name: input.name.slice('share/'.length),
+      accountId: input.actorId,
+      data: {
+        shareId: input.shareId,
+        audience: input.audience,
+        object: input.object,
+        role: input.role,
+        expiresAt: input.expiresAt?.toISOString() ?? null,
+      },
+    },
+  ]);
 }

@@ -37,6 +37,7 @@ export async function revokeShare(
     role: row.role,
     expiresAt: row.expires_at,
     actorId: principal.account.id,
+    at: clock.now(),
   });
   return { share: await loadShare(db, shareId), alreadyRevoked: false };
 }

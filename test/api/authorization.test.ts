@@ -85,7 +85,7 @@ describe('control plane: operators only', () => {
 // The role x route matrix of the access and sharing routes: each credential kind and role against
 // each route (writes as dry runs, so the matrix changes nothing). `other` is a developer of
 // another company; `operator` is platform staff.
-describe('role x route matrix: sharing, members, resources', () => {
+describe('role x route matrix: sharing, members, resources, app log', () => {
   type Caller = 'anonymous' | 'member' | 'developer' | 'other' | 'session' | 'operator';
   const keys: Partial<Record<Caller, string>> = {};
   const headersOf = (caller: Caller): Record<string, string> =>
@@ -190,6 +190,28 @@ describe('role x route matrix: sharing, members, resources', () => {
       method: 'POST',
       path: '/api/v1/developer/members/acc_0000000000000000/invitation',
       expect: { anonymous: 401, member: 403, developer: 404, other: 404, session: 401, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/log/cell-acme/events',
+      body: { slug: 'hello', events: [{ kind: 'usage', name: 'matrix' }] },
+      expect: { anonymous: 401, member: 202, developer: 202, other: 403, session: 401, operator: 403 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/log/cell-acme/events?slug=hello',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403 },
+    },
+    {
+      method: 'PATCH',
+      path: '/api/v1/developer/log/cell-acme/events/log_000000000000000',
+      body: { status: 'planned' },
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/log/cell-acme/summary?slug=hello',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403 },
     },
     {
       method: 'PUT',

@@ -264,6 +264,32 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     const ticket = /<meta name="svc-app-ticket" content="([^"]+)">/.exec(await page.text())![1]!;
     return { params: { namespace: 'cell-acme', slug }, headers: bearer(ticket), status: 201 };
   },
+  recordLogEvents: async () => {
+    const slug = unique('dry-log');
+    await upload(slug, '1.0.0');
+    return {
+      params: { namespace: 'cell-acme' },
+      body: {
+        slug,
+        events: [
+          { kind: 'feedback', topic: 'dry' },
+          { kind: 'error', error: { message: 'dry' } },
+        ],
+      },
+      headers: bearer(dev),
+      status: 201,
+    };
+  },
+  setFeedbackStatus: async () => {
+    const slug = unique('dry-feedback');
+    await upload(slug, '1.0.0');
+    const res = await svc.call('POST', '/api/v1/developer/log/cell-acme/events', {
+      body: { slug, events: [{ kind: 'feedback', topic: 'dry' }] },
+      headers: bearer(dev),
+    });
+    expect(res.status).toBe(201);
+    return { params: { namespace: 'cell-acme', id: res.body.data.ids[0] }, body: { status: 'planned' }, headers: bearer(dev), status: 200 };
+  },
 };
 
 /** The write operations (every method but GET) the served document describes. */

@@ -82,13 +82,14 @@ describe('the embedded Temporal server', () => {
       await expect
         .poll(async () => (await after.schedule.getHandle('probe').describe()).info.numActionsTaken, { timeout: 10_000 })
         .toBeGreaterThan(taken);
-      // The UI lists the sleeping run and the schedule (and the runs the schedule started).
+      // The UI lists the sleeping run and the schedules (and the runs the schedule started).
       const listed = await uiJson(second, 'workflows?query=');
       const ids = listed.executions.map((e: { execution: { workflowId: string } }) => e.execution.workflowId);
       expect(ids).toContain(deviceLoginWorkflowId('dev_restart'));
       expect(ids.some((id: string) => id.startsWith('probe-'))).toBe(true);
       const schedules = await uiJson(second, 'schedules');
-      expect(schedules.schedules.map((s: { scheduleId: string }) => s.scheduleId)).toEqual(['probe']);
+      // With the service's own: the app log's retention, created at the first start and kept.
+      expect(schedules.schedules.map((s: { scheduleId: string }) => s.scheduleId).sort()).toEqual(['app-log-retention', 'probe']);
       expect(await restarted.result()).toBe('expired');
       const fired = (await restarted.fetchHistory()).events!.find((e) => e.timerFiredEventAttributes)!.eventTime!;
       const firedAt = Number(fired.seconds) * 1000 + Math.floor(fired.nanos! / 1e6);

@@ -119,21 +119,27 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
     });
 
     it('writes a usage/open record per open: visitor, version, channel, no share', async () => {
-      const before = await svc.database.db.selectFrom('app_opens').selectAll().execute();
+      const opens = () =>
+        svc.database.db
+          .selectFrom('app_log_events as o')
+          .innerJoin('app_versions as v', 'v.id', 'o.version_id')
+          .innerJoin('accounts as a', 'a.id', 'o.account_id')
+          .select(['a.username', 'v.version', 'o.channel', 'o.data'])
+          .where('o.kind', '=', 'usage')
+          .where('o.name', '=', 'open')
+          .where('o.source', '=', 'service')
+          .orderBy('o.at', 'desc')
+          .execute();
+      const before = await opens();
       await open(`${P}/cell-acme/apps/hello`, 'mo');
-      const after = await svc.database.db
-        .selectFrom('app_opens as o')
-        .innerJoin('app_versions as v', 'v.id', 'o.version_id')
-        .innerJoin('accounts as a', 'a.id', 'o.account_id')
-        .select(['a.username', 'v.version', 'o.channel', 'o.via_share'])
-        .orderBy('o.at', 'desc')
-        .execute();
+      const after = await opens();
       expect(after.length).toBe(before.length + 1);
-      expect(after[0]).toEqual({ username: 'mo', version: '1.0.0', channel: 'production', via_share: null });
+      expect(after[0]).toEqual({ username: 'mo', version: '1.0.0', channel: 'production', data: { viaShare: null } });
     });
 
     it('answers HEAD with the headers alone, opening nothing: no ticket, no record', async () => {
-      const count = async () => (await svc.database.db.selectFrom('app_opens').select('id').execute()).length;
+      const count = async () =>
+        (await svc.database.db.selectFrom('app_log_events').select('id').where('name', '=', 'open').execute()).length;
       const before = await count();
       const res = await rawGet(`${P}/cell-acme/apps/hello`, { cookie: cookies.mo }, 'HEAD');
       expect(res.status).toBe(200);

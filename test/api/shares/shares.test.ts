@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../../../domain/security/random.ts';
 import { TestClock } from '../../support/clock.ts';
@@ -170,9 +171,10 @@ describe('public links', () => {
     expect((await me(injected(insider.text).ticket)).body.data.role).toBe('member');
     // The usage/open record says the open came through the share.
     const opens = await svc.database.db
-      .selectFrom('app_opens')
-      .select('via_share')
-      .where('via_share', '=', res.body.data.share.id)
+      .selectFrom('app_log_events')
+      .select('id')
+      .where('name', '=', 'open')
+      .where(sql`data->>'viaShare'`, '=', res.body.data.share.id)
       .execute();
     expect(opens.length).toBe(2);
   });
@@ -232,14 +234,15 @@ describe('who may share', () => {
     const res = await share({ ...app('hello'), audience: 'users', account: 'multi' });
     await svc.call('DELETE', `/api/v1/developer/shares/${res.body.data.share.id}?namespace=cell-acme&slug=hello`, { headers: bearer(dev) });
     const records = await svc.database.db
-      .selectFrom('app_share_records')
-      .select(['name', 'audience', 'object', 'role', 'actor_account_id'])
-      .where('share_id', '=', res.body.data.share.id)
+      .selectFrom('app_log_events')
+      .select(['kind', 'name', 'data', 'account_id'])
+      .where(sql`data->>'shareId'`, '=', res.body.data.share.id)
       .orderBy('at')
       .execute();
+    const data = { shareId: res.body.data.share.id, audience: 'users', object: accounts.multi, role: 'editor', expiresAt: null };
     expect(records).toEqual([
-      { name: 'share/create', audience: 'users', object: accounts.multi, role: 'editor', actor_account_id: accounts.dana },
-      { name: 'share/revoke', audience: 'users', object: accounts.multi, role: 'editor', actor_account_id: accounts.dana },
+      { kind: 'share', name: 'create', data, account_id: accounts.dana },
+      { kind: 'share', name: 'revoke', data, account_id: accounts.dana },
     ]);
   });
 });
