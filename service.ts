@@ -23,6 +23,7 @@ import { connectTemporal, type TemporalConnections } from './worker/connect-temp
 import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
 import { runWorker } from './worker/run-worker.ts';
+import { ensureMonthlyResetSchedule } from './worker/usage-schedule.ts';
 
 // The composition root: the one place that starts the database, Temporal, the worker with the
 // outbox relay, and the HTTP server, and wires the dependencies each layer declares.
@@ -122,6 +123,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
       const worker = await runWorker(connected, { db, logger, cloud });
       cleanups.push(() => worker.stop());
+      const schedule = await ensureMonthlyResetSchedule(connected.client);
+      logger.info({ schedule }, 'monthly usage reset schedule ensured');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);

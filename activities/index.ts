@@ -2,6 +2,7 @@ import type { Db } from '../domain/db/database.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createProvisioningActivities } from './provisioning.ts';
+import { createUsageActivities } from './usage.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -11,7 +12,7 @@ export interface ActivityDeps {
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createDeviceLoginActivities(deps), ...createProvisioningActivities(deps) };
+  return { ...createDeviceLoginActivities(deps), ...createProvisioningActivities(deps), ...createUsageActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -39,3 +39,8 @@ export interface ProvisioningProgress {
 
 /** What a provisioning run is doing now; the status endpoint asks it while the run goes. */
 export const provisioningProgressQuery = defineQuery<ProvisioningProgress>('provisioningProgress');
+
+/** The one Temporal Schedule of the monthly quota reset (created at worker start, idempotently). */
+export const MONTHLY_USAGE_RESET_SCHEDULE_ID = 'usage-monthly-reset';
+/** The reset's runs: `usage-monthly-reset-<scheduled time>`, as Temporal suffixes a schedule's workflow id. */
+export const MONTHLY_USAGE_RESET_WORKFLOW_ID = 'usage-monthly-reset';

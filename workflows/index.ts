@@ -2,3 +2,4 @@
 
 export { companyInitialization } from './company-initialization.ts';
 export { deviceLoginExpiry } from './device-login-expiry.ts';
+export { monthlyUsageReset } from './monthly-usage-reset.ts';

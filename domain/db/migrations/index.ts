@@ -8,6 +8,7 @@ import * as blobStore from './2026-11-22.6-blob-store.ts';
 import * as hosting from './2026-11-22.7-hosting.ts';
 import * as appHostSessions from './2026-11-22.8-app-host-sessions.ts';
 import * as companyInitialization from './2026-11-22T2100-company-initialization.ts';
+import * as usage from './2026-11-22T2130-usage.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.7-hosting': hosting,
   '2026-11-22.8-app-host-sessions': appHostSessions,
   '2026-11-22T2100-company-initialization': companyInitialization,
+  '2026-11-22T2130-usage': usage,
 };
