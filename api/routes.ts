@@ -7,6 +7,7 @@ import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
+import { usageRoutes } from './usage/routes.ts';
 
 /** Every mounted route. Each capability contributes its list here. */
 export const routes: readonly AnyRoute[] = [
@@ -19,4 +20,5 @@ export const routes: readonly AnyRoute[] = [
   ...appRoutes,
   ...hostingRoutes,
   ...controlPlaneRoutes,
+  ...usageRoutes,
 ];

@@ -1,6 +1,7 @@
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { newId } from '../security/random.ts';
+import { assertTicketsAllowed } from '../usage/check-quota.ts';
 import { newTicket, TICKET_TTL_MS } from './ticket-format.ts';
 
 export interface IssuedTicket {
@@ -14,6 +15,7 @@ export async function issueTicket(
   clock: Clock,
   input: { accountId: string; appId: string; channel: Channel; versionId: string; renewedFrom?: string },
 ): Promise<IssuedTicket> {
+  await assertTicketsAllowed(db, clock, input.appId);
   const { plaintext, hash } = newTicket();
   const expiresAt = new Date(clock.now().getTime() + TICKET_TTL_MS);
   await db
