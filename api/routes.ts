@@ -1,5 +1,6 @@
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
@@ -21,4 +22,5 @@ export const routes: readonly AnyRoute[] = [
   ...hostingRoutes,
   ...controlPlaneRoutes,
   ...usageRoutes,
+  ...billingRoutes,
 ];
