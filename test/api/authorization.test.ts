@@ -96,7 +96,7 @@ describe('usage and billing: developers of the company, the app’s own ticket f
   ] as const;
 
   it('answers each credential as the matrix says', async () => {
-    const callers = () => [{}, { cookie }, bearer(memberKey), bearer(devKey), bearer(otherKey), bearer(ticket)];
+    const callers = (): Record<string, string>[] => [{}, { cookie }, bearer(memberKey), bearer(devKey), bearer(otherKey), bearer(ticket)];
     for (const [method, path, body, statuses] of MATRIX) {
       const got = [];
       for (const headers of callers()) got.push((await svc.call(method, path, { headers, ...(body ? { body } : {}) })).status);
