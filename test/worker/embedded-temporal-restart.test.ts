@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
-import { deviceLoginWorkflowId } from '../../worker/shared.ts';
+import { deviceLoginWorkflowId, MONTHLY_USAGE_RESET_SCHEDULE_ID } from '../../worker/shared.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type StartedProcess, startProcess } from '../support/process.ts';
 
@@ -88,7 +88,11 @@ describe('the embedded Temporal server', () => {
       expect(ids).toContain(deviceLoginWorkflowId('dev_restart'));
       expect(ids.some((id: string) => id.startsWith('probe-'))).toBe(true);
       const schedules = await uiJson(second, 'schedules');
-      expect(schedules.schedules.map((s: { scheduleId: string }) => s.scheduleId)).toEqual(['probe']);
+      // The product's own monthly reset schedule too, created once and found again after the restart.
+      expect(schedules.schedules.map((s: { scheduleId: string }) => s.scheduleId).sort()).toEqual([
+        'probe',
+        MONTHLY_USAGE_RESET_SCHEDULE_ID,
+      ]);
       expect(await restarted.result()).toBe('expired');
       const fired = (await restarted.fetchHistory()).events!.find((e) => e.timerFiredEventAttributes)!.eventTime!;
       const firedAt = Number(fired.seconds) * 1000 + Math.floor(fired.nanos! / 1e6);
