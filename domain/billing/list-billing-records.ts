@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { BillingRecord } from '../../schemas/billing.ts';
+import { problem } from '../../schemas/problems.ts';
 import { assertCanRead } from '../apps/namespace-access.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
@@ -36,7 +37,7 @@ export async function listBillingRecords(
   const months = monthsBetween(range.from, range.to);
   if (months < 1 || months > MAX_MONTHS) {
     throw new DomainError('invalid_payload', `from must not be after to, and at most ${MAX_MONTHS} months apart.`, {
-      details: { problems: [{ path: 'query.from', code: 'invalid_range', message: `1 to ${MAX_MONTHS} months` }] },
+      details: { problems: [problem('query.from', 'invalid_range', `1 to ${MAX_MONTHS} months up to to`)] },
     });
   }
   // Monthly periods (`YYYY-MM`) and daily ones (`YYYY-MM-DD`) of the range sort between these.

@@ -11,6 +11,12 @@ export interface UsageIncrement {
   at: Date;
 }
 
+/** Amounts are non-negative integers in the meter's unit; anything else is a producer's bug. */
+export function assertValidIncrement(inc: UsageIncrement): void {
+  if (!Number.isSafeInteger(inc.amount) || inc.amount < 0)
+    throw new RangeError(`usage amount must be a non-negative integer: ${inc.amount}`);
+}
+
 /**
  * Adds increments to their counters in one statement: an upsert that adds to the stored amount,
  * so concurrent writers (other requests, other processes) never lose an increment. Increments of

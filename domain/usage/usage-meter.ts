@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.ts';
-import { recordUsage, type UsageIncrement } from './record-usage.ts';
+import { assertValidIncrement, recordUsage, type UsageIncrement } from './record-usage.ts';
 
 /**
  * The one call producers use to meter (the seam for realtime connections, workflow runs and
@@ -52,6 +52,8 @@ export function createUsageMeter(db: Db): UsageMeter {
     record(increments) {
       const list = Array.isArray(increments) ? (increments as readonly UsageIncrement[]) : [increments as UsageIncrement];
       return new Promise<void>((resolve, reject) => {
+        // Refused alone, before it could fail a statement shared with other producers' increments.
+        list.forEach(assertValidIncrement);
         queue.push({ increments: list, resolve, reject });
         if (!writing) {
           writing = true;

@@ -83,5 +83,12 @@ describe('recordUsage under concurrency', () => {
       ).rejects.toThrow(RangeError);
     }
     expect(await counters(db)).toEqual({});
+
+    // Through a meter the bad call is refused alone: the calls sharing its statement still land.
+    const meter = createUsageMeter(db);
+    const good = { appId: appIds[1]!, meter: 'model.tokens' as const, amount: 7, at };
+    const results = await Promise.allSettled([meter.record(good), meter.record({ ...good, amount: -7 }), meter.record(good)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await counters(db)).toEqual({ [`${appIds[1]} model.tokens 2026-12-01`]: 14 });
   });
 });
