@@ -29,7 +29,6 @@ export const pricesRoute = defineRoute({
   summary: 'The public price list: compute per minute and models per million tokens, versioned by effective date',
   description: `No credential (a public catalog endpoint). ${MONEY}`,
   tags: ['billing'],
-  rateLimit: { perMinute: 120 },
   auth: 'none',
   response: { status: 200, description: 'The list in effect now and every list.', schema: Prices },
   handler: async ({ deps }) => ({ data: { current: priceListAt(deps.clock.now()), lists: [...PRICE_LISTS] } }),
