@@ -3,10 +3,13 @@ import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
+import { filesystemRoutes } from './filesystem/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
+import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
+import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
@@ -21,6 +24,9 @@ export const routes: readonly AnyRoute[] = [
   ...appRoutes,
   ...hostingRoutes,
   ...controlPlaneRoutes,
+  ...shareRoutes,
+  ...memberRoutes,
+  ...filesystemRoutes,
   ...usageRoutes,
   ...billingRoutes,
 ];

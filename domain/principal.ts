@@ -29,5 +29,15 @@ export type Principal =
       kind: 'ticket';
       account: AccountRef;
       /** The one app, channel and version the ticket was issued for. */
-      ticket: { id: string; appId: string; namespace: string; slug: string; channel: Channel; versionId: string; expiresAt: Date };
+      ticket: {
+        id: string;
+        appId: string;
+        namespace: string;
+        slug: string;
+        channel: Channel;
+        versionId: string;
+        expiresAt: Date;
+        /** The share the app was opened through; null for company access. */
+        shareId: string | null;
+      };
     };

@@ -35,10 +35,12 @@ export const ERRORS = {
   version_conflict: { status: 409, meaning: 'That version number already holds different content.' },
   user_not_found: { status: 404, meaning: 'No such account.' },
   organization_not_found: { status: 404, meaning: 'No such company.' },
+  principal_not_found: { status: 404, meaning: 'No such account, company or group to share with.' },
   // platform
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },
   conflict: { status: 409, meaning: 'The request conflicts with the current state.' },
+  tier_unsupported: { status: 422, meaning: 'This resource kind has no anonymous read entry: the internet tier does not apply.' },
   timeout: { status: 503, meaning: 'The operation took too long; retry.' },
   service_unavailable: { status: 503, meaning: 'The service is temporarily unavailable; retry.' },
   internal_error: { status: 500, meaning: 'An unexpected error occurred.' },

@@ -28,9 +28,10 @@ export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<Aut
   if (bearer?.startsWith(TICKET_PREFIX)) {
     if (!req.accepts.includes('ticket')) throw new DomainError('unauthorized', 'App tickets are not accepted here; use a developer key.');
     principal = await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: req.renewal === true });
-    // A ticket admits only the app it was issued for; ticket routes name the app in their path.
+    // A ticket admits only the app it was issued for; ticket routes name the app in their path,
+    // or act on the ticket's own app (`currentApp`).
     const { namespace, slug } = principal.ticket;
-    if (ctx.params.namespace !== namespace || ctx.params.slug !== slug) {
+    if (!req.currentApp && (ctx.params.namespace !== namespace || ctx.params.slug !== slug)) {
       throw new DomainError('forbidden', `This app ticket admits only ${namespace}/${slug}.`, { details: { namespace, slug } });
     }
   } else if (header && req.accepts.includes('key')) {

@@ -15,6 +15,7 @@ import type { Principal } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/security/random.ts';
 import { issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/app-host-handoff.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
+import { findLinkByToken } from '../../domain/sharing/find-link.ts';
 import { ERRORS } from '../../schemas/errors.ts';
 import { readCookie, readSessionCookie } from '../auth/session-cookie.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -79,6 +80,7 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
   if (place.kind === 'unknown') return notFound(ctx, deps);
   if (place.kind === 'root') return serveRoot(ctx, deps, req);
   if (place.kind === 'catalog') return serveCatalog(ctx, deps, req, place.namespace);
+  if (place.kind === 'link') return serveLink(ctx, deps, req, place.token);
   const [first, ...rest] = place.tail;
   if (first === undefined) return serveEntry(ctx, deps, req, place);
   if (place.tail.length === 1 && (first === 'about' || first === 'about.md')) return serveAbout(ctx, deps, req, place, first);
@@ -228,15 +230,38 @@ async function serveCatalog(ctx: Context, deps: ApiDeps, req: TreeRequest, names
   sendHtml(ctx, 200, catalogPage(addresses.baseUrl, heading, entries));
 }
 
-async function serveEntry(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace): Promise<void> {
+/**
+ * A public link (spec C): login first, then the app's production version opens here with the role
+ * the link gives (company people keep their company role, others read-only as viewer; refused to
+ * outsiders when the app's `auth.publicLink` is `members`). A revoked or unknown link is a 404.
+ */
+async function serveLink(ctx: Context, deps: ApiDeps, req: TreeRequest, token: string): Promise<void> {
+  const principal = await pagePrincipal(ctx, deps);
+  if (!principal) return redirectToSignIn(ctx, deps);
+  // The link's address carries its token: never leak it in a Referer.
+  ctx.set('Referrer-Policy', 'no-referrer');
+  const link = await findLinkByToken(deps.db, token, deps.clock.now());
+  if (!link) return sendMessage(ctx, deps, 404, 'This link does not open anything', ['It was revoked, or it never existed.']);
+  const address = pageAddresses(deps.addresses(), link.namespace, link.slug, []).production.address;
+  const place: AppPlace = { kind: 'app', namespace: link.namespace, slug: link.slug, address, tail: [] };
+  return serveEntry(ctx, deps, req, place, link.id);
+}
+
+async function serveEntry(
+  ctx: Context,
+  deps: ApiDeps,
+  req: TreeRequest,
+  place: AppPlace,
+  linkShareId: string | null = null,
+): Promise<void> {
   const principal = await pagePrincipal(ctx, deps);
   if (!principal) return redirectToSignIn(ctx, deps);
   const target = { namespace: place.namespace, slug: place.slug, channel: req.channel };
   // A HEAD opens nothing: the same answer without a ticket, a usage/open record or a body.
   const result =
     ctx.method === 'HEAD'
-      ? { opened: false as const, ...(await accessToApp(deps, principal, target)) }
-      : await openApp(deps, principal, target);
+      ? { opened: false as const, ...(await accessToApp(deps, principal, target, linkShareId)) }
+      : await openApp(deps, principal, target, linkShareId);
   const addresses = deps.addresses();
   if (!result.access.allowed) {
     const production = pageAddresses(addresses, place.namespace, place.slug, []).production.address;

@@ -9,6 +9,8 @@ export type TreePlace =
   | { kind: 'root' }
   | { kind: 'catalog'; namespace: string }
   | { kind: 'app'; namespace: string; slug: string; address: string; tail: string[] }
+  /** A public link `{production_base}/s/<token>` (production only). */
+  | { kind: 'link'; token: string }
   | { kind: 'unknown' };
 
 export interface TreeRequest {
@@ -34,7 +36,7 @@ export function matchTree(ctx: Context, addresses: PublicAddresses): TreeRequest
     const prefix = url.pathname.replace(/\/$/, '');
     if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) continue;
     const segments = ctx.path.slice(prefix.length).split('/').slice(1).map(decodeSegment);
-    return { channel, base, place: placeOf(base, segments) };
+    return { channel, base, place: placeOf(base, segments, channel) };
   }
   return undefined;
 }
@@ -48,10 +50,11 @@ function decodeSegment(segment: string): string {
   }
 }
 
-function placeOf(base: string, segments: string[]): TreePlace {
+function placeOf(base: string, segments: string[], channel: Channel): TreePlace {
   // `/apps` and `/apps/` are one page, as are an app address with and without the slash.
   const s = segments.at(-1) === '' ? segments.slice(0, -1) : segments;
   if (s.length === 0) return { kind: 'root' };
+  if (s[0] === 's' && s.length === 2 && channel === 'production') return { kind: 'link', token: s[1]! };
   const app = (namespace: string, slug: string | undefined, tail: string[], tree: string): TreePlace =>
     slug !== undefined && SLUG_PATTERN.test(slug)
       ? { kind: 'app', namespace, slug, address: `${base}/${tree}/${slug}`, tail }

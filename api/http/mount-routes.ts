@@ -53,7 +53,7 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
     const query = parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query');
     const body = route.body
-      ? parseOrThrow(route.body, await readJsonBody(ctx, bodyLimitOf(route, deps.http.maxBodyBytes)), 'invalid_payload')
+      ? parseOrThrow(route.body, await readJsonBody(ctx, bodyLimitOf(route, deps.http.maxBodyBytes), route.textBody), 'invalid_payload')
       : undefined;
     const dryRun = route.write ? readDryRun(ctx) : false;
     const input = { principal, ip, params, query, body, dryRun, deps, ctx };

@@ -70,7 +70,17 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
-        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+        ...(route.body
+          ? {
+              body: {
+                required: true,
+                content: {
+                  'application/json': { schema: route.body },
+                  ...(route.textBody ? { [route.textBody]: { schema: z.string() } } : {}),
+                },
+              },
+            }
+          : {}),
         ...(route.write
           ? {
               headers: z.object({

@@ -2,10 +2,11 @@ import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
 
 /**
- * Reads the whole body up to `limit` bytes and parses it as JSON.
- * An empty body reads as `undefined`, so the schema decides whether one is required.
+ * Reads the whole body up to `limit` bytes and parses it as JSON (or, when the route takes a text
+ * type and the request has it, returns the text). An empty body reads as `undefined`, so the
+ * schema decides whether one is required.
  */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limit: number, textType?: string): Promise<unknown> {
   const tooLarge = () =>
     new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
   const declared = Number(ctx.get('content-length') || 0);
@@ -30,19 +31,21 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   // A missing type is refused too: a cross-site form can send text/plain or no type
   // without a CORS preflight, but never application/json.
   const type = ctx.request.type;
-  if (type !== 'application/json' && !type.endsWith('+json')) {
+  const text = textType !== undefined && type === textType;
+  if (!text && type !== 'application/json' && !type.endsWith('+json')) {
     throw new DomainError('malformed_json', 'The request body must be JSON (Content-Type: application/json).', {
       details: { contentType: type || null },
     });
   }
-  let text: string;
+  let decoded: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
+    decoded = new TextDecoder('utf-8', { fatal: true, ignoreBOM: text }).decode(Buffer.concat(chunks, size));
   } catch {
     throw new DomainError('malformed_json', 'The request body is not valid UTF-8.');
   }
+  if (text) return decoded;
   try {
-    return JSON.parse(text);
+    return JSON.parse(decoded);
   } catch (err) {
     throw new DomainError('malformed_json', undefined, { details: { reason: (err as Error).message } });
   }

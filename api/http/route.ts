@@ -24,6 +24,11 @@ export type AuthRequirement =
       operator?: boolean;
       /** Ticket renewal: an expired ticket is still accepted, up to 24 hours after its expiry. */
       renewal?: boolean;
+      /**
+       * The route names no app in its path: a ticket acts for its own app ("the current app"),
+       * and the use case works on that app only.
+       */
+      currentApp?: boolean;
     };
 
 export interface PrepareInput<P, Q, B, A extends AuthRequirement = AuthRequirement> {
@@ -83,6 +88,8 @@ export interface RouteDef<
   bodyLimit?: number | 'upload';
   /** Who may call; enforced after the rate limit and before validation. */
   auth: A;
+  /** A body of this media type (besides JSON) is read as text and given to the schema as a string. */
+  textBody?: 'text/csv';
   params?: P;
   query?: Q;
   body?: B;

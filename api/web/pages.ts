@@ -52,6 +52,14 @@ const SIGN_IN = page(
   <label for="confirmPassword">New password again</label>
   <input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
   <button type="submit">Change password and sign in</button>
+</form>
+<form id="activate" hidden>
+  <p>You were invited to svc. Choose a password to activate your account.</p>
+  <label for="activatePassword">Choose a password (at least 12 characters)</label>
+  <input id="activatePassword" name="activatePassword" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
+  <label for="activateConfirm">Chosen password again</label>
+  <input id="activateConfirm" name="activateConfirm" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
+  <button type="submit">Activate and sign in</button>
 </form>`,
 );
 

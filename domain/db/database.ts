@@ -28,6 +28,8 @@ export interface AccountsTable {
   failed_logins: Generated<number>;
   locked_until: Date | null;
   created_at: Generated<Date>;
+  /** The person's name as a member import gave it. */
+  display_name: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CompaniesTable {
@@ -36,6 +38,8 @@ export interface CompaniesTable {
   cell_id: string;
   name: string;
   created_at: Generated<Date>;
+  /** Licenses the company may hold; null: no limit. Set by operators. */
+  seat_limit: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface LicensesTable {
@@ -44,6 +48,8 @@ export interface LicensesTable {
   role: CompanyRole;
   admin: Generated<boolean>;
   created_at: Generated<Date>;
+  /** The person's id in the company's source system (member import); unique per company. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DeveloperKeysTable {
@@ -215,6 +221,8 @@ export interface AppTicketsTable {
   renewed_from: string | null;
   revoked_at: Date | null;
   created_at: Generated<Date>;
+  /** The share the ticket's app open came through; the ticket ends with it. */
+  share_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AppOpensTable {
@@ -310,6 +318,69 @@ export interface AgentProfilesTable {
   updated_at: Generated<Date>;
 }
 
+export type ShareAudience = 'company' | 'users' | 'public';
+export type ShareRole = 'editor' | 'viewer';
+
+export interface AppSharesTable {
+  id: string;
+  app_id: string;
+  audience: ShareAudience;
+  /** The named account (audience users). */
+  account_id: string | null;
+  role: ShareRole;
+  /** SHA-256 of a public link's token (audience public). */
+  token_hash: Buffer | null;
+  token_prefix: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_by: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type ShareRecordName = 'share/create' | 'share/update' | 'share/revoke';
+
+/** The app log's share/* records. */
+export interface AppShareRecordsTable {
+  id: string;
+  app_id: string;
+  at: Generated<Date>;
+  name: ShareRecordName;
+  share_id: string;
+  audience: ShareAudience;
+  object: string;
+  role: ShareRole;
+  expires_at: Date | null;
+  actor_account_id: string;
+}
+
+export interface AccountInvitationsTable {
+  hash: Buffer;
+  account_id: string;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+export type ResourceRole = 'owner' | 'editor' | 'viewer';
+
+export interface ResourceGrantsTable {
+  rid: string;
+  principal: string;
+  role: ResourceRole;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface ResourceLinksTable {
+  id: string;
+  rid: string;
+  hash: Buffer;
+  expires_at: Date;
+  revoked_at: Date | null;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   service_instance: ServiceInstanceTable;
   accounts: AccountsTable;
@@ -334,6 +405,11 @@ export interface Database {
   provisioning_runs: ProvisioningRunsTable;
   company_folders: CompanyFoldersTable;
   agent_profiles: AgentProfilesTable;
+  app_shares: AppSharesTable;
+  app_share_records: AppShareRecordsTable;
+  account_invitations: AccountInvitationsTable;
+  resource_grants: ResourceGrantsTable;
+  resource_links: ResourceLinksTable;
   usage_counters: UsageCountersTable;
   usage_resets: UsageResetsTable;
 }

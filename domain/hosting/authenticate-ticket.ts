@@ -25,6 +25,7 @@ export async function authenticateTicket(
     .selectFrom('app_tickets as t')
     .innerJoin('accounts as a', 'a.id', 't.account_id')
     .innerJoin('apps as p', 'p.id', 't.app_id')
+    .leftJoin('app_shares as s', 's.id', 't.share_id')
     .select([
       't.id',
       't.hash',
@@ -40,6 +41,9 @@ export async function authenticateTicket(
       'a.email',
       'a.status',
       'a.platform_staff',
+      't.share_id',
+      's.revoked_at as share_revoked_at',
+      's.expires_at as share_expires_at',
     ])
     .where('t.hash', '=', hash)
     .executeTakeFirst();
@@ -47,6 +51,10 @@ export async function authenticateTicket(
   if (row.revoked_at) throw unauthorized('The app ticket was revoked; open the app again.');
   if (row.status !== 'active') throw unauthorized('The account of this app ticket is not active.');
   const now = clock.now().getTime();
+  // A ticket opened through a share ends with it, at once.
+  if (row.share_revoked_at || (row.share_expires_at && row.share_expires_at.getTime() <= now)) {
+    throw unauthorized('The share this app was opened through has ended.');
+  }
   const expires = row.expires_at.getTime();
   if (now >= expires && !opts.forRenewal) throw unauthorized('The app ticket has expired; renew it or open the app again.');
   if (now >= expires + TICKET_RENEWAL_GRACE_MS) throw unauthorized('The app ticket expired more than 24 hours ago; open the app again.');
@@ -61,6 +69,7 @@ export async function authenticateTicket(
       channel: row.channel,
       versionId: row.version_id,
       expiresAt: row.expires_at,
+      shareId: row.share_id,
     },
   };
 }

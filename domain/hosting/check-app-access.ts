@@ -1,5 +1,5 @@
 import { PUBLIC_NAMESPACE } from '../apps/namespace-access.ts';
-import type { Channel, CompanyRole } from '../db/database.ts';
+import type { Channel, CompanyRole, ResourceRole } from '../db/database.ts';
 
 /** Who is opening an app: an account and the companies it acts for (a key: only its own, at its role). */
 export interface Visitor {
@@ -15,12 +15,41 @@ export interface AccessTarget {
   channel: Channel;
   /** The manifest's `auth.access` of the version being opened. */
   access: 'company' | 'restricted';
+  /** The manifest's `auth.publicLink` (legacy `open` already reads as `signin`). */
+  publicLink: 'signin' | 'members';
 }
 
-export type AccessRefusal = 'no_company' | 'not_member' | 'developers_only' | 'restricted';
+/** The live shares of the app that concern this visitor (found by `findShareGrants`). */
+export interface ShareGrants {
+  /** A share with the whole company: opens a restricted app to its members. */
+  company: { id: string } | null;
+  /** A share with the visitor's account (any company), role editor. */
+  account: { id: string } | null;
+  /** The public link the visitor came through (only on that visit). */
+  link: { id: string } | null;
+  /** The highest generic-resource grant on the app or its company's applications resource. */
+  resource: ResourceRole | null;
+}
+
+export const NO_SHARES: ShareGrants = { company: null, account: null, link: null, resource: null };
+
+/**
+ * The spec's app roles (Authentication 9). `anonymous` is for catalog pages only and never opens an
+ * app: every app open is signed in.
+ */
+export type AppRole = 'developer' | 'member' | 'editor' | 'viewer';
+
+export type AccessRefusal = 'no_company' | 'not_member' | 'developers_only' | 'restricted' | 'members_only';
 
 export type AppAccess =
-  | { allowed: true; role: CompanyRole /** The share that admitted the visitor; null until shares exist. */; viaShare: null }
+  | {
+      allowed: true;
+      role: AppRole;
+      /** The visitor is a company person (a license in the app's company; any company for official apps). */
+      member: boolean;
+      /** The share that admitted the visitor; null for company access. */
+      viaShare: string | null;
+    }
   | {
       allowed: false;
       reason: AccessRefusal;
@@ -41,12 +70,16 @@ const refuse = (reason: AccessRefusal, message: string, remedy: string, producti
 });
 
 /**
- * The one rule of who may open an app (spec Authentication 9-11, Rules for B3): official public
- * apps need membership of at least one company, company apps a license in that company; the test
- * channel and `auth.access: restricted` only developers (of an official app's test channel: a
- * developer of any company, or platform staff). Shares (the sharing issue) extend this.
+ * The one rule of who may open an app and with which role (spec Authentication 9-11, Rules for
+ * B3, C): official public apps need membership of at least one company; the test channel only
+ * developers (of an official app's test channel: a developer of any company, or platform staff).
+ * Company apps: developers as developer; members as member, on a restricted app only when it is
+ * shared with them (company, account or link share, or a grant on the app's resource); other people
+ * only through a share: a named account share (or an Editor/Owner resource grant) as editor, a
+ * public link (or a Viewer resource grant) read-only as viewer, a link refused when
+ * `auth.publicLink` is `members`.
  */
-export function checkAppAccess(visitor: Visitor, target: AccessTarget): AppAccess {
+export function checkAppAccess(visitor: Visitor, target: AccessTarget, shares: ShareGrants = NO_SHARES): AppAccess {
   if (target.namespace === PUBLIC_NAMESPACE) {
     if (visitor.licenses.length === 0 && !visitor.platformStaff) {
       return refuse(
@@ -59,25 +92,47 @@ export function checkAppAccess(visitor: Visitor, target: AccessTarget): AppAcces
     if (target.channel === 'test' && !developer) {
       return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', true);
     }
-    return { allowed: true, role: developer ? 'developer' : 'member', viaShare: null };
+    return { allowed: true, role: developer ? 'developer' : 'member', member: true, viaShare: null };
   }
   const license = visitor.licenses.find((l) => l.companyId === target.companyId);
-  if (!license) {
-    return refuse(
+  if (!license) return outsiderAccess(target, shares);
+  if (target.channel === 'test' && license.role !== 'developer') {
+    return refuse('developers_only', 'The test version is for the company’s developers.', 'Open the production address instead.', true);
+  }
+  if (license.role === 'developer') return { allowed: true, role: 'developer', member: true, viaShare: null };
+  if (target.access === 'company') return { allowed: true, role: 'member', member: true, viaShare: null };
+  // Restricted: company people keep their company role when any share or resource grant admits them.
+  const share = shares.account ?? shares.company ?? shares.link;
+  if (share || shares.resource) return { allowed: true, role: 'member', member: true, viaShare: share?.id ?? null };
+  return refuse(
+    'restricted',
+    'This app is restricted to the company’s developers and the people it is shared with.',
+    'Ask a developer of the app to share it with you.',
+  );
+}
+
+/** People without a license in the app's company: production only, and only through a share. */
+function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
+  const notMember = () =>
+    refuse(
       'not_member',
       `This app belongs to ${target.namespace} and you are not a member of that company.`,
       'Ask an admin of that company for a license, or a developer of the app to share it with you.',
     );
+  if (target.channel === 'test') return notMember();
+  if (shares.account) return { allowed: true, role: 'editor', member: false, viaShare: shares.account.id };
+  // An Editor or Owner grant on the app's resource reads as a named share; a Viewer grant as a link.
+  if (shares.resource === 'editor' || shares.resource === 'owner') return { allowed: true, role: 'editor', member: false, viaShare: null };
+  if (shares.link && target.publicLink !== 'members') {
+    return { allowed: true, role: 'viewer', member: false, viaShare: shares.link.id };
   }
-  if (target.channel === 'test' && license.role !== 'developer') {
-    return refuse('developers_only', 'The test version is for the company’s developers.', 'Open the production address instead.', true);
-  }
-  if (target.access === 'restricted' && license.role !== 'developer') {
+  if (shares.resource === 'viewer') return { allowed: true, role: 'viewer', member: false, viaShare: null };
+  if (shares.link) {
     return refuse(
-      'restricted',
-      'This app is restricted to the company’s developers and the people it is shared with.',
-      'Ask a developer of the app to share it with you.',
+      'members_only',
+      `This app opens its links only to members of ${target.namespace} and the people it is shared with by name.`,
+      'Ask a developer of the app to share it with your account.',
     );
   }
-  return { allowed: true, role: license.role, viaShare: null };
+  return notMember();
 }

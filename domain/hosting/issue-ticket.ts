@@ -13,7 +13,15 @@ export interface IssuedTicket {
 export async function issueTicket(
   db: DbOrTrx,
   clock: Clock,
-  input: { accountId: string; appId: string; channel: Channel; versionId: string; renewedFrom?: string },
+  input: {
+    accountId: string;
+    appId: string;
+    channel: Channel;
+    versionId: string;
+    renewedFrom?: string;
+    /** The share that admitted the visitor: the ticket ends with it. */
+    shareId: string | null;
+  },
 ): Promise<IssuedTicket> {
   await assertTicketsAllowed(db, clock, input.appId);
   const { plaintext, hash } = newTicket();
@@ -29,6 +37,7 @@ export async function issueTicket(
       version_id: input.versionId,
       expires_at: expiresAt,
       renewed_from: input.renewedFrom ?? null,
+      share_id: input.shareId,
     })
     .execute();
   return { ticket: plaintext, expiresAt };

@@ -3,6 +3,7 @@ import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
+import { findAppGrants } from '../sharing/find-app-grants.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type AppAccess, checkAppAccess } from './check-app-access.ts';
 import { type IssuedTicket, issueTicket } from './issue-ticket.ts';
@@ -26,16 +27,31 @@ export type OpenedApp =
     }
   | { opened: false; app: HostedApp; version: HostedVersion; access: Extract<AppAccess, { allowed: false }> };
 
-/** May this principal open the app's channel now? Judged by the manifest of the version the channel shows. */
-export async function accessToApp(deps: DomainDeps, principal: Principal, target: AppTarget) {
+/**
+ * May this principal open the app's channel now, and with which role? Judged by the manifest of
+ * the version the channel shows and the app's live shares. `linkShareId`: the public link the
+ * visitor came through (a ticket carries the share it was opened with).
+ */
+export async function accessToApp(deps: DomainDeps, principal: Principal, target: AppTarget, linkShareId: string | null = null) {
   const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
   const visitor = await visitorOf(deps.db, principal);
-  const access = checkAppAccess(visitor, {
-    namespace: app.namespace,
-    companyId: app.companyId,
-    channel: target.channel,
-    access: version.manifest.auth.access,
+  const shares = await findAppGrants(deps.db, {
+    app,
+    visitor,
+    linkShareId: linkShareId ?? (principal.kind === 'ticket' ? principal.ticket.shareId : null),
+    now: deps.clock.now(),
   });
+  const access = checkAppAccess(
+    visitor,
+    {
+      namespace: app.namespace,
+      companyId: app.companyId,
+      channel: target.channel,
+      access: version.manifest.auth.access,
+      publicLink: version.manifest.auth.publicLink,
+    },
+    shares,
+  );
   return { app, version, access };
 }
 
@@ -43,8 +59,13 @@ export async function accessToApp(deps: DomainDeps, principal: Principal, target
  * An app open: the access check, the entry page's bytes, a fresh ticket for the visitor and the
  * usage/open record (both in one transaction).
  */
-export async function openApp(deps: DomainDeps, principal: Principal, target: AppTarget): Promise<OpenedApp> {
-  const { app, version, access } = await accessToApp(deps, principal, target);
+export async function openApp(
+  deps: DomainDeps,
+  principal: Principal,
+  target: AppTarget,
+  linkShareId: string | null = null,
+): Promise<OpenedApp> {
+  const { app, version, access } = await accessToApp(deps, principal, target, linkShareId);
   if (!access.allowed) return { opened: false, app, version, access };
   const entryPath = version.manifest.entry;
   const entryFile = entryPath === null ? undefined : version.files.get(entryPath);
@@ -56,6 +77,7 @@ export async function openApp(deps: DomainDeps, principal: Principal, target: Ap
       appId: app.id,
       channel: target.channel,
       versionId: version.id,
+      shareId: access.viaShare,
     });
     await trx
       .insertInto('app_opens')

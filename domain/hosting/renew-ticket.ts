@@ -1,6 +1,7 @@
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { findAppGrants } from '../sharing/find-app-grants.ts';
 import type { TicketPrincipal } from './authenticate-ticket.ts';
 import { checkAppAccess } from './check-app-access.ts';
 import { issueTicket } from './issue-ticket.ts';
@@ -20,12 +21,24 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
   const app = await db.selectFrom('apps').select(['company_id']).where('id', '=', ticket.appId).executeTakeFirstOrThrow();
   const shownId = (await currentVersionId(db, ticket.appId, ticket.channel)) ?? ticket.versionId;
   const shown = await loadVersion(db, shownId);
-  const access = checkAppAccess(await visitorOf(db, principal), {
-    namespace: ticket.namespace,
-    companyId: app.company_id,
-    channel: ticket.channel,
-    access: shown.manifest.auth.access,
+  const visitor = await visitorOf(db, principal);
+  const shares = await findAppGrants(db, {
+    app: { id: ticket.appId, namespace: ticket.namespace, slug: ticket.slug, companyId: app.company_id },
+    visitor,
+    linkShareId: ticket.shareId,
+    now: clock.now(),
   });
+  const access = checkAppAccess(
+    visitor,
+    {
+      namespace: ticket.namespace,
+      companyId: app.company_id,
+      channel: ticket.channel,
+      access: shown.manifest.auth.access,
+      publicLink: shown.manifest.auth.publicLink,
+    },
+    shares,
+  );
   if (!access.allowed) throw new DomainError('forbidden', `${access.message} ${access.remedy}`, { details: { reason: access.reason } });
   const version = await loadVersion(db, ticket.versionId);
   const issued = await issueTicket(db, clock, {
@@ -34,6 +47,7 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
     channel: ticket.channel,
     versionId: ticket.versionId,
     renewedFrom: ticket.id,
+    shareId: access.viaShare,
   });
   return { ...issued, channel: ticket.channel, version: version.version };
 }

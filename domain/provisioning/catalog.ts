@@ -24,7 +24,6 @@ export const DESCRIPTION_FILE = 'description.md';
 export const LOG_FOLDER = 'logs';
 
 export const profileName = (companyKey: string, role: string) => `${companyKey}-${role}`;
-export const agentRid = (id: string) => `ri.agents.svc.agent.${id}`;
 
 /** The parts one run can do, in the order a full run does them. */
 export const PARTS = ['cloud-instance', 'folders', 'agent-profiles'] as const;

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Db } from '../db/database.ts';
+import { agentRid } from '../resources/kinds/agent.ts';
 import { newId } from '../security/random.ts';
-import { AGENTS_FOLDER, agentRid, DESCRIPTION_FILE, describeProfile, EXECUTIVE_ROLES, LOG_FOLDER, profileName } from './catalog.ts';
+import { AGENTS_FOLDER, DESCRIPTION_FILE, describeProfile, EXECUTIVE_ROLES, LOG_FOLDER, profileName } from './catalog.ts';
 import { findProfile, loadProvisioning, saveProfile } from './repository.ts';
 import { type Changes, type RunContext, runStep } from './run-step.ts';
 import { ensureDirectory, ensureRoot, readFileNoFollow, writeFileAtomic } from './safe-paths.ts';

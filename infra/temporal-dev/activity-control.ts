@@ -1,11 +1,13 @@
 // The operator's calls on a run's pending activities (Temporal 1.27+): PauseActivity,
 // UnpauseActivity, ResetActivity and UpdateActivityOptions, each aimed at activities by id, by
 // type or (unpause, reset, update) all of them. The state changes live in activity-tasks.ts.
+
 import type { PendingActivity } from './activity-tasks.ts';
 import { invalidArgument, notFound } from './errors.ts';
 import type { Handler } from './grpc-server.ts';
 import type { ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
+import { withRetryDefaults } from './retry.ts';
 import { msToProto, protoToMs } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
 
@@ -76,34 +78,52 @@ export function activityControlHandlers(server: ServerState): Record<string, Han
       return {};
     },
     UpdateActivityOptions: (req) => {
-      const paths = ((req.updateMask?.paths ?? []) as string[]).map(camelPath);
-      if (req.restoreOriginal && paths.length > 0) throw invalidArgument('Both UpdateMask and RestoreOriginal are provided');
-      if (req.restoreOriginal) {
-        const { exec, targets } = resolve(req, 'matchAll');
-        let options: Msg = {};
-        for (const a of targets) {
-          a.updateOptions(originalOptions(exec, a));
-          options = optionsOf(a);
-        }
-        return { activityOptions: options };
-      }
-      const { targets } = resolve(req, 'matchAll');
-      const changes: Msg | undefined = req.activityOptions;
-      if (!changes) throw invalidArgument('ActivityOptions are not provided');
-      if (!req.updateMask) throw invalidArgument('UpdateMask is not provided');
-      // Every target is checked before any changes, so a bad request changes nothing.
-      const merged = targets.map((a) => [a, mergeOptions(optionsOf(a), changes, paths)] as const);
-      for (const [a, options] of merged) a.updateOptions(toAttrs(a, options));
-      return { activityOptions: merged.at(-1)![1] };
+      const paths = optionsUpdatePaths(req);
+      const { exec, targets } = resolve(req, 'matchAll');
+      return updateOptions(targets, req, paths, (a) => originalOptions(exec, a));
     },
   };
+}
+
+/** The update mask's paths (camel case), after the frontend's first check of an options update. */
+export function optionsUpdatePaths(req: Msg): string[] {
+  const paths = ((req.updateMask?.paths ?? []) as string[]).map(camelPath);
+  if (req.restoreOriginal && paths.length > 0) throw invalidArgument('Both UpdateMask and RestoreOriginal are provided');
+  return paths;
+}
+
+/**
+ * Applies an options update (UpdateActivityOptions, UpdateActivityExecutionOptions) to `targets`:
+ * the masked fields of `req.activityOptions`, or with `restoreOriginal` the options `original`
+ * gives. Answers the resulting ActivityOptions.
+ */
+export function updateOptions(targets: PendingActivity[], req: Msg, paths: string[], original: (a: PendingActivity) => Msg): Msg {
+  if (req.restoreOriginal) {
+    let options: Msg = {};
+    for (const a of targets) {
+      a.updateOptions(original(a));
+      options = optionsOf(a);
+    }
+    return { activityOptions: options };
+  }
+  const changes: Msg | undefined = req.activityOptions;
+  if (!changes) throw invalidArgument('ActivityOptions are not provided');
+  if (!req.updateMask) throw invalidArgument('UpdateMask is not provided');
+  // Every target is checked before any changes, so a bad request changes nothing.
+  const merged = targets.map((a) => [a, mergeOptions(optionsOf(a), changes, paths)] as const);
+  for (const [a, options] of merged) a.updateOptions(toAttrs(a, options));
+  return { activityOptions: merged.at(-1)![1] };
 }
 
 const camelPath = (path: string) => path.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** The options of the ActivityTaskScheduled event, for restoreOriginal(Options). */
 function originalOptions(exec: Execution, a: PendingActivity): Msg {
-  const scheduled = exec.history.events[a.scheduledEventId - 1]?.activityTaskScheduledEventAttributes ?? {};
+  return scheduledOptions(exec.history.events[a.scheduledEventId - 1]?.activityTaskScheduledEventAttributes ?? {});
+}
+
+/** The option fields of ActivityTaskScheduled attributes (a standalone activity's start is such attributes too). */
+export function scheduledOptions(scheduled: Msg): Msg {
   return {
     taskQueue: scheduled.taskQueue,
     scheduleToCloseTimeout: scheduled.scheduleToCloseTimeout,
@@ -170,6 +190,14 @@ function mergeOptions(into: Msg, from: Msg, paths: string[]): Msg {
   }
   if (paths.some((p) => p.startsWith('retryPolicy.'))) validateRetryPolicy(out.retryPolicy);
   return normalizeTimeouts(out);
+}
+
+/** A standalone activity's start options, checked and completed as UpdateActivityOptions' result is. */
+export function normalizeActivityOptions(o: Msg): Msg {
+  // Temporal checks the policy with its defaults filled in.
+  const retryPolicy = withRetryDefaults(o.retryPolicy);
+  validateRetryPolicy(retryPolicy);
+  return normalizeTimeouts({ ...o, retryPolicy });
 }
 
 function validateRetryPolicy(policy: Msg): void {

@@ -6,12 +6,33 @@ import { randomUUID } from 'node:crypto';
 import type { Deadline } from './clock.ts';
 import { PendingActivityState, RetryState, TimeoutType } from './enums.ts';
 import { failedPrecondition, invalidArgument, notFound } from './errors.ts';
+import type { Namespace } from './namespaces.ts';
 import type { Msg } from './proto.ts';
 import { decideRetry, isRetryableFailure } from './retry.ts';
 import { mergePriority, priorityKey } from './task-queues.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { encodeToken, type TaskToken } from './tokens.ts';
-import type { Execution } from './workflow-execution.ts';
+import type { RecordedEvent } from './workflow-execution.ts';
+
+/** What an activity needs of what owns it: a workflow run (workflow-execution.ts) or a standalone activity execution. */
+export interface ActivityOwner {
+  readonly ns: Namespace;
+  /** The owner's pending activities by scheduled event id (one, id 1, for a standalone activity). */
+  readonly activities: Map<number, PendingActivity>;
+  /** Priority the activity inherits each unset field from. */
+  readonly ownerPriority: Msg | undefined;
+  /** Marks the owner's state as changed (persistence). */
+  touch(): void;
+  /** The task-queue key an attempt on `taskQueue` is queued under (worker versioning splits queues). */
+  activityQueueKey(taskQueue: string): string;
+  activityToken(scheduledEventId: number, attempt: number): TaskToken;
+  /** The poll response's fields naming the owner (workflow execution, or the activity's run id). */
+  activityTaskOwner(): Msg;
+  /** The activity's outcome (ActivityTaskCompleted, Failed, TimedOut or Canceled attributes). */
+  recordEvent(event: RecordedEvent): void;
+  /** An outcome written at once (a cancellation before any attempt started). */
+  append(attrField: string, attrs: Msg): Msg;
+}
 
 type State = 'scheduled' | 'started' | 'backoff' | 'closed';
 
@@ -59,7 +80,7 @@ const TIMEOUT_NAMES = new Map<number, string>([
 ]);
 
 export class PendingActivity {
-  readonly exec: Execution;
+  readonly owner: ActivityOwner;
   readonly scheduledEventId: number;
   /** The ActivityTaskScheduled attributes, with Temporal's defaults applied and UpdateActivityOptions' changes. */
   attrs: Msg;
@@ -86,9 +107,11 @@ export class PendingActivity {
   private closeDeadline: Deadline | undefined;
   private attemptDeadlines: Deadline[] = [];
   private heartbeatDeadline: Deadline | undefined;
+  /** The task-queue key of the last dispatch (worker versioning splits a queue by version). */
+  private queuedKey: string | undefined;
 
-  constructor(exec: Execution, scheduledEventId: number, attrs: Msg, scheduledTime = exec.ns.server.clock.now()) {
-    this.exec = exec;
+  constructor(owner: ActivityOwner, scheduledEventId: number, attrs: Msg, scheduledTime = owner.ns.server.clock.now()) {
+    this.owner = owner;
     this.scheduledEventId = scheduledEventId;
     this.attrs = attrs;
     this.scheduledTime = scheduledTime;
@@ -105,15 +128,15 @@ export class PendingActivity {
     this.closeDeadline?.cancel();
     const at = this.expiresAt;
     this.closeDeadline =
-      at === undefined ? undefined : this.exec.ns.server.clock.schedule(at, () => this.timeOut(TimeoutType.SCHEDULE_TO_CLOSE));
+      at === undefined ? undefined : this.owner.ns.server.clock.schedule(at, () => this.timeOut(TimeoutType.SCHEDULE_TO_CLOSE));
   }
 
   /**
    * Takes back a persisted activity and re-arms its deadlines. An attempt that was running on a
    * worker is queued again as the same attempt: the server, not the activity, lost it.
    */
-  static restore(exec: Execution, s: ActivitySnapshot): PendingActivity {
-    const a = new PendingActivity(exec, s.scheduledEventId, s.attrs, s.scheduledTime);
+  static restore(owner: ActivityOwner, s: ActivitySnapshot): PendingActivity {
+    const a = new PendingActivity(owner, s.scheduledEventId, s.attrs, s.scheduledTime);
     a.attempt = s.attempt;
     a.startedTime = s.startedTime;
     a.startedIdentity = s.startedIdentity;
@@ -182,14 +205,16 @@ export class PendingActivity {
   }
 
   /** Queues the current attempt; `scheduledTime` is earlier only when a restart requeues it. */
-  dispatch(scheduledTime = this.exec.ns.server.clock.now()): void {
-    const clock = this.exec.ns.server.clock;
+  dispatch(scheduledTime = this.owner.ns.server.clock.now()): void {
+    const clock = this.owner.ns.server.clock;
     this.state = 'scheduled';
     this.retryAt = undefined;
     this.currentAttemptScheduledTime = scheduledTime;
-    this.exec.touch();
+    this.owner.touch();
     const stamp = ++this.stamp;
-    this.exec.ns.server.activityTasks.add(this.exec.ns.queueKey(this.attrs.taskQueue.name), {
+    const key = this.owner.activityQueueKey(this.attrs.taskQueue.name);
+    this.queuedKey = key;
+    this.owner.ns.server.activityTasks.add(key, {
       start: (identity, requestId) => (this.state === 'scheduled' && this.stamp === stamp ? this.start(identity, requestId) : undefined),
       priorityKey: priorityKey(this.priority),
     });
@@ -199,22 +224,28 @@ export class PendingActivity {
     }
   }
 
+  /** Worker versioning's routing changed: a queued attempt moves to the queue of the version it now targets. */
+  reroute(): void {
+    if (this.state !== 'scheduled' || this.pauseInfo) return;
+    if (this.owner.activityQueueKey(this.attrs.taskQueue.name) === this.queuedKey) return;
+    this.clearAttemptDeadlines();
+    this.dispatch(this.currentAttemptScheduledTime);
+  }
+
   /** Starts the current attempt on a worker: from its task queue, or eagerly on the worker that scheduled it. */
   start(identity: string, requestId: string): Msg {
-    const clock = this.exec.ns.server.clock;
+    const clock = this.owner.ns.server.clock;
     this.clearAttemptDeadlines();
     this.state = 'started';
     this.startedTime = clock.now();
     this.startedIdentity = identity;
     this.startedRequestId = requestId;
-    this.exec.touch();
+    this.owner.touch();
     this.armRunningDeadlines();
     const a = this.attrs;
     return {
-      taskToken: encodeToken(this.exec.token('at', this.scheduledEventId, this.attempt)),
-      workflowNamespace: this.exec.ns.name,
-      workflowType: this.exec.options.workflowType,
-      workflowExecution: this.exec.ref,
+      taskToken: encodeToken(this.owner.activityToken(this.scheduledEventId, this.attempt)),
+      ...this.owner.activityTaskOwner(),
       activityType: a.activityType,
       activityId: a.activityId,
       header: a.header,
@@ -237,7 +268,7 @@ export class PendingActivity {
     const startToClose = protoToMs(this.attrs.startToCloseTimeout);
     if (startToClose) {
       this.attemptDeadlines.push(
-        this.exec.ns.server.clock.schedule(this.startedTime! + startToClose, () => this.timeOut(TimeoutType.START_TO_CLOSE)),
+        this.owner.ns.server.clock.schedule(this.startedTime! + startToClose, () => this.timeOut(TimeoutType.START_TO_CLOSE)),
       );
     }
     this.armHeartbeatTimeout();
@@ -245,7 +276,7 @@ export class PendingActivity {
 
   /** The activity's own priority over its workflow's, as Temporal merges them for dispatch. */
   private get priority(): Msg | undefined {
-    return mergePriority(this.exec.options.priority, this.attrs.priority);
+    return mergePriority(this.owner.ownerPriority, this.attrs.priority);
   }
 
   private armHeartbeatTimeout(): void {
@@ -253,7 +284,8 @@ export class PendingActivity {
     const heartbeat = protoToMs(this.attrs.heartbeatTimeout);
     // Details (and their time) outlive an attempt; a new attempt's clock starts at its start.
     const from = Math.max(this.lastHeartbeatTime ?? 0, this.startedTime!);
-    if (heartbeat) this.heartbeatDeadline = this.exec.ns.server.clock.schedule(from + heartbeat, () => this.timeOut(TimeoutType.HEARTBEAT));
+    if (heartbeat)
+      this.heartbeatDeadline = this.owner.ns.server.clock.schedule(from + heartbeat, () => this.timeOut(TimeoutType.HEARTBEAT));
   }
 
   private clearAttemptDeadlines(): void {
@@ -277,16 +309,16 @@ export class PendingActivity {
     this.stamp++;
     this.clearAttemptDeadlines();
     this.state = 'started';
-    this.startedTime = this.exec.ns.server.clock.now();
+    this.startedTime = this.owner.ns.server.clock.now();
     this.startedIdentity = identity;
     this.startedRequestId = randomUUID();
-    this.exec.touch();
+    this.owner.touch();
   }
 
   heartbeat(details: Msg | undefined): Msg {
     if (details) this.heartbeatDetails = details;
-    this.lastHeartbeatTime = this.exec.ns.server.clock.now();
-    this.exec.touch();
+    this.lastHeartbeatTime = this.owner.ns.server.clock.now();
+    this.owner.touch();
     if (!this.pauseInfo) this.armHeartbeatTimeout();
     return { cancelRequested: this.cancelRequested, activityPaused: Boolean(this.pauseInfo), activityReset: this.reset };
   }
@@ -303,12 +335,12 @@ export class PendingActivity {
       this.lastFailure = failure;
       this.attempt++;
       this.state = 'scheduled';
-      this.exec.touch();
+      this.owner.touch();
       return;
     }
     const decision = this.cancelRequested
       ? ({ retry: false, retryState: RetryState.CANCEL_REQUESTED } as const)
-      : decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.exec.ns.server.clock.now(), this.expiresAt);
+      : decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.owner.ns.server.clock.now(), this.expiresAt);
     if (decision.retry) {
       this.lastFailure = failure;
       this.backoff(decision.delayMs);
@@ -335,7 +367,7 @@ export class PendingActivity {
     this.cancelRequestedEventId = cancelRequestedEventId;
     if (this.state === 'started') return false;
     this.close();
-    this.exec.append('activityTaskCanceledEventAttributes', {
+    this.owner.append('activityTaskCanceledEventAttributes', {
       scheduledEventId: this.scheduledEventId,
       startedEventId: 0,
       latestCancelRequestedEventId: cancelRequestedEventId,
@@ -351,7 +383,7 @@ export class PendingActivity {
       timeoutFailureInfo: { timeoutType: type, lastHeartbeatDetails: this.heartbeatDetails },
     };
     if (type === TimeoutType.START_TO_CLOSE || type === TimeoutType.HEARTBEAT) {
-      const decision = decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.exec.ns.server.clock.now(), this.expiresAt);
+      const decision = decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.owner.ns.server.clock.now(), this.expiresAt);
       if (decision.retry) {
         this.lastFailure = failure;
         this.backoff(decision.delayMs);
@@ -370,7 +402,7 @@ export class PendingActivity {
     this.clearAttemptDeadlines();
     this.attempt++;
     this.consumeReset();
-    this.backoffUntil(this.exec.ns.server.clock.now() + delayMs);
+    this.backoffUntil(this.owner.ns.server.clock.now() + delayMs);
   }
 
   /** A new attempt is scheduled: a pending reset is done (and drops the heartbeat details if asked to). */
@@ -395,7 +427,7 @@ export class PendingActivity {
     this.closeDeadline?.cancel();
     if (this.state === 'backoff') this.state = 'scheduled';
     this.retryAt = undefined;
-    this.exec.touch();
+    this.owner.touch();
   }
 
   /** UnpauseActivity (a no-op unless paused). An activity not running is dispatched now, or within `jitterMs`. */
@@ -421,7 +453,7 @@ export class PendingActivity {
     if (originalOptions) this.attrs = { ...this.attrs, ...originalOptions };
     const wasPaused = this.pauseInfo !== undefined;
     if (wasPaused && !keepPaused) this.pauseInfo = undefined;
-    this.exec.touch();
+    this.owner.touch();
     if (this.pauseInfo) return;
     if (this.state === 'started' && !wasPaused && !originalOptions) return;
     this.clearAttemptDeadlines();
@@ -431,7 +463,7 @@ export class PendingActivity {
   /** UpdateActivityOptions: new options apply to the running attempt's timeouts and to every later attempt. */
   updateOptions(options: Msg): void {
     this.attrs = { ...this.attrs, ...options };
-    this.exec.touch();
+    this.owner.touch();
     if (this.pauseInfo) return;
     this.clearAttemptDeadlines();
     this.armCloseDeadline();
@@ -445,27 +477,27 @@ export class PendingActivity {
     this.armCloseDeadline();
     if (this.state === 'started') {
       this.armRunningDeadlines();
-      this.exec.touch();
+      this.owner.touch();
       return;
     }
     this.consumeReset();
     const delayMs = jitterMs > 0 ? Math.floor(Math.random() * jitterMs) : 0;
-    if (delayMs > 0) this.backoffUntil(this.exec.ns.server.clock.now() + delayMs);
+    if (delayMs > 0) this.backoffUntil(this.owner.ns.server.clock.now() + delayMs);
     else this.dispatch();
   }
 
   private backoffUntil(at: number): void {
     this.state = 'backoff';
     this.retryAt = at;
-    this.exec.touch();
-    this.attemptDeadlines.push(this.exec.ns.server.clock.schedule(at, () => this.dispatch()));
+    this.owner.touch();
+    this.attemptDeadlines.push(this.owner.ns.server.clock.schedule(at, () => this.dispatch()));
   }
 
   /** Writes ActivityTaskStarted (if the last attempt started) and the outcome event. */
   private finish(attrField: string, attrs: Msg): void {
     const wasStarted = this.state === 'started';
     this.close();
-    this.exec.recordEvent({
+    this.owner.recordEvent({
       attrField,
       attrs: { ...attrs, scheduledEventId: this.scheduledEventId, startedEventId: 0 },
       activityStarted: wasStarted
@@ -484,8 +516,8 @@ export class PendingActivity {
     this.state = 'closed';
     this.clearAttemptDeadlines();
     this.closeDeadline?.cancel();
-    this.exec.activities.delete(this.scheduledEventId);
-    this.exec.touch();
+    this.owner.activities.delete(this.scheduledEventId);
+    this.owner.touch();
   }
 
   /** The workflow closed: drop all timers; later heartbeats and responses get NOT_FOUND. */

@@ -127,3 +127,31 @@ export const ScheduleOverlap = enumValues(E + 'ScheduleOverlapPolicy', 'SCHEDULE
   'TERMINATE_OTHER',
   'ALLOW_ALL',
 ] as const);
+export const VersioningBehavior = enumValues(E + 'VersioningBehavior', 'VERSIONING_BEHAVIOR_', ['PINNED', 'AUTO_UPGRADE'] as const);
+export const WorkerVersioningMode = enumValues(E + 'WorkerVersioningMode', 'WORKER_VERSIONING_MODE_', ['VERSIONED'] as const);
+export const VersionStatus = enumValues(E + 'WorkerDeploymentVersionStatus', 'WORKER_DEPLOYMENT_VERSION_STATUS_', [
+  'INACTIVE',
+  'CURRENT',
+  'RAMPING',
+  'DRAINING',
+  'DRAINED',
+] as const);
+export const DrainageStatus = enumValues(E + 'VersionDrainageStatus', 'VERSION_DRAINAGE_STATUS_', ['DRAINING', 'DRAINED'] as const);
+export const ActivityExecutionStatus = enumValues(E + 'ActivityExecutionStatus', 'ACTIVITY_EXECUTION_STATUS_', [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELED',
+  'TERMINATED',
+  'TIMED_OUT',
+  'PAUSED',
+] as const);
+export const ActivityIdReusePolicy = enumValues(E + 'ActivityIdReusePolicy', 'ACTIVITY_ID_REUSE_POLICY_', [
+  'ALLOW_DUPLICATE',
+  'ALLOW_DUPLICATE_FAILED_ONLY',
+  'REJECT_DUPLICATE',
+] as const);
+export const ActivityIdConflictPolicy = enumValues(E + 'ActivityIdConflictPolicy', 'ACTIVITY_ID_CONFLICT_POLICY_', [
+  'FAIL',
+  'USE_EXISTING',
+] as const);

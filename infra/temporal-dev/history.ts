@@ -4,6 +4,8 @@ import { msToProto } from './time.ts';
 
 let taskIdSeq = 1;
 
+const WORKER_MAY_IGNORE = new Set(['workflowExecutionOptionsUpdatedEventAttributes']);
+
 export class History {
   readonly events: Msg[] = [];
   private waiters = new Set<() => void>();
@@ -40,6 +42,8 @@ export class History {
       taskId: taskIdSeq++,
       [attrField]: attrs,
     };
+    // As Temporal's history builder: events a worker may not know of, so older SDKs skip them.
+    if (WORKER_MAY_IGNORE.has(attrField)) event.workerMayIgnore = true;
     if (command?.userMetadata) event.userMetadata = command.userMetadata;
     if (command?.eventGroupMarkers?.length) event.eventGroupMarkers = command.eventGroupMarkers;
     this.events.push(event);

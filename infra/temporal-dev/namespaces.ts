@@ -1,6 +1,7 @@
 // Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { VirtualClock } from './clock.ts';
+import { Deployments, type DeploymentsState } from './deployments.ts';
 import { DynamicConfig } from './dynamic-config.ts';
 import { NamespaceState } from './enums.ts';
 import { namespaceNotFound, workflowNotFound } from './errors.ts';
@@ -9,6 +10,7 @@ import { Logger } from './log.ts';
 import type { Msg } from './proto.ts';
 import { Schedules, type SchedulesState } from './schedules.ts';
 import { TEST_SERVER_ATTRIBUTES } from './search-attributes.ts';
+import { StandaloneActivities, type StandaloneActivitiesState } from './standalone-activities.ts';
 import { TaskQueues } from './task-queues.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -39,6 +41,10 @@ export interface NamespaceSnapshot {
   retentionMs: number;
   /** Absent in a new namespace. */
   schedules?: SchedulesState;
+  /** Worker deployments and their routing; absent in a new namespace (and in files written before versioning). */
+  deployments?: DeploymentsState;
+  /** Standalone activity executions; absent likewise. */
+  activityExecutions?: StandaloneActivitiesState;
 }
 
 export class ServerState {
@@ -103,6 +109,7 @@ export class ServerState {
   private hasRunnableWork(): boolean {
     for (const ns of this.namespaces.values()) {
       for (const exec of ns.open) if (exec.hasOutstandingWorkflowTask || exec.hasRunningActivity) return true;
+      if (ns.activityExecutions.hasRunnableWork) return true;
     }
     return false;
   }
@@ -121,6 +128,8 @@ export class Namespace {
   private readonly currentRun = new Map<string, Execution>();
   readonly starts: WorkflowStarts;
   readonly schedules: Schedules;
+  readonly deployments: Deployments;
+  readonly activityExecutions: StandaloneActivities;
 
   constructor(server: ServerState, name: string, snapshot: NamespaceSnapshot) {
     this.server = server;
@@ -130,6 +139,11 @@ export class Namespace {
     this.retentionMs = snapshot.retentionMs;
     this.starts = new WorkflowStarts(this);
     this.schedules = new Schedules(this);
+    this.deployments = new Deployments(this);
+    if (snapshot.deployments) this.deployments.importState(snapshot.deployments);
+    this.activityExecutions = new StandaloneActivities(this);
+    // Their attempts are queued again at once (they depend on no run).
+    if (snapshot.activityExecutions) this.activityExecutions.importState(snapshot.activityExecutions);
     // Re-armed by the state file's loader once the runs they watch are back.
     if (snapshot.schedules) this.schedules.importState(snapshot.schedules);
   }
@@ -140,7 +154,14 @@ export class Namespace {
   }
 
   snapshot(): NamespaceSnapshot {
-    return { id: this.id, description: this.description, retentionMs: this.retentionMs, schedules: this.schedules.exportState() };
+    return {
+      id: this.id,
+      description: this.description,
+      retentionMs: this.retentionMs,
+      schedules: this.schedules.exportState(),
+      deployments: this.deployments.exportState(),
+      activityExecutions: this.activityExecutions.exportState(),
+    };
   }
 
   /** Task queue names are namespace-scoped. */
@@ -159,6 +180,9 @@ export class Namespace {
           eagerWorkflowStart: true,
           syncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecution'),
           asyncUpdate: this.server.dynamicConfig.get('frontend.enableUpdateWorkflowExecutionAsyncAccepted'),
+          standaloneActivities: true,
+          standaloneActivityStartDelay: true,
+          standaloneActivityOperatorCommands: true,
         },
         // Workers read these and fail oversized completions themselves (PAYLOADS_TOO_LARGE).
         limits: { blobSizeLimitError: this.server.limits.blobSizeError, memoSizeLimitError: this.server.limits.memoSizeError },

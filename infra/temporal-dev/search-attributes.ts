@@ -19,6 +19,10 @@ const SYSTEM_ATTRIBUTES: Record<string, number> = {
   HistoryLength: IndexedValueType.INT,
   HistorySizeBytes: IndexedValueType.INT,
   StateTransitionCount: IndexedValueType.INT,
+  // Worker versioning: the run's deployment, version ("<deployment>:<build id>") and behavior.
+  TemporalWorkerDeployment: IndexedValueType.KEYWORD,
+  TemporalWorkerDeploymentVersion: IndexedValueType.KEYWORD,
+  TemporalWorkflowVersioningBehavior: IndexedValueType.KEYWORD,
 };
 
 /** Temporal's predefined attributes that starts and workflows may set (its white list). */

@@ -108,6 +108,11 @@ export class TaskQueues<R> {
     return [...seen].map(([identity, lastAccessMs]) => ({ identity, lastAccessMs })).sort((a, b) => b.lastAccessMs - a.lastAccessMs);
   }
 
+  /** A worker that shut down no longer counts as a poller of the queues `matches` accepts. */
+  forgetPoller(matches: (name: string) => boolean, identity: string): void {
+    for (const [name, q] of this.queues) if (matches(name)) q.seen.delete(identity);
+  }
+
   private wait(q: Queue<R>, signal: AbortSignal, timeoutMs: number): Promise<QueuedTask<R> | undefined> {
     if (timeoutMs <= 0) return Promise.resolve(undefined);
     return new Promise((resolve) => {

@@ -7,8 +7,8 @@ export interface TaskToken {
   namespace: string;
   workflowId: string;
   runId: string;
-  /** 'wt' workflow task, 'at' activity task, 'qt' legacy query task. */
-  kind: 'wt' | 'at' | 'qt';
+  /** 'wt' workflow task, 'at' activity task, 'qt' legacy query task, 'sa' standalone activity task (workflowId: its activity id). */
+  kind: 'wt' | 'at' | 'qt' | 'sa';
   /** Workflow task: its scheduled event id; activity: scheduled event id; query: query id. */
   id: number;
   /** Activity attempt or workflow task instance, to reject responses for superseded attempts. */

@@ -4,7 +4,7 @@
 // with Temporal's rules on the literals and operators each attribute type takes.
 // Rows are workflow runs plus each schedule's scheduler workflow (schedules.ts); like Temporal,
 // rows in a namespace division (TemporalNamespaceDivision set) only match queries that name it.
-import { IndexedValueType, PendingWorkflowTaskState, Status, TaskQueueKind } from './enums.ts';
+import { IndexedValueType, PendingWorkflowTaskState, Status, TaskQueueKind, VersioningBehavior } from './enums.ts';
 import { invalidArgument } from './errors.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
@@ -20,6 +20,11 @@ const STATUS_NAMES = new Map<number, string>([
   [Status.TERMINATED, 'Terminated'],
   [Status.CONTINUED_AS_NEW, 'ContinuedAsNew'],
   [Status.TIMED_OUT, 'TimedOut'],
+]);
+
+const BEHAVIOR_NAMES = new Map<number, string>([
+  [VersioningBehavior.PINNED, 'Pinned'],
+  [VersioningBehavior.AUTO_UPGRADE, 'AutoUpgrade'],
 ]);
 
 export type Value = string | number | boolean | null | Value[];
@@ -53,14 +58,27 @@ function executionInfo(exec: Execution): Msg {
     rootExecution: o.rootExecution ?? exec.ref,
     executionTime: msToProto(exec.executionTime),
     memo: { fields: exec.memo },
-    searchAttributes: { indexedFields: exec.searchAttributes },
+    searchAttributes: { indexedFields: { ...exec.searchAttributes, ...versioningAttributes(exec) } },
     taskQueue: o.taskQueue,
     firstRunId: o.firstRunId,
     priority: o.priority,
+    versioningInfo: exec.versioningInfo(),
   };
 }
 
-/** DescribeWorkflowExecution, with the fields Temporal's history service fills (no Nexus, callbacks or versioning). */
+/** Temporal sets these system attributes on versioned runs, and Describe and List show them (the Web UI reads them there). */
+const VERSIONING_ATTRIBUTES = ['TemporalWorkerDeployment', 'TemporalWorkerDeploymentVersion', 'TemporalWorkflowVersioningBehavior'];
+
+function versioningAttributes(exec: Execution): Record<string, Msg> {
+  const out: Record<string, Msg> = {};
+  for (const name of VERSIONING_ATTRIBUTES) {
+    const value = fieldValue(exec, name);
+    if (typeof value === 'string') out[name] = keywordPayload(value);
+  }
+  return out;
+}
+
+/** DescribeWorkflowExecution, with the fields Temporal's history service fills (no Nexus or callbacks). */
 export function describeExecution(exec: Execution): Msg {
   const o = exec.options;
   const wt = exec.pendingWorkflowTask;
@@ -143,8 +161,8 @@ export function countExecutions(server: ServerState, ns: Namespace, req: Msg): M
 }
 
 /** The rows matching a visibility query, in the given order. */
-export function queryRows<R extends VisibilityRow>(server: ServerState, rows: R[], query: string): R[] {
-  return rows.filter(parseQuery(server, query).predicate);
+export function queryRows<R extends VisibilityRow>(server: ServerState, rows: R[], query: string, extra?: Record<string, number>): R[] {
+  return rows.filter(parseQuery(server, query, extra).predicate);
 }
 
 /** Offset paging as List calls do it (the token is the offset of the next page). */
@@ -209,6 +227,14 @@ function fieldValue(exec: Execution, field: string): Value {
       return exec.history.sizeBytes;
     case 'StateTransitionCount':
       return exec.stateTransitionCount;
+    case 'TemporalWorkerDeployment':
+      return exec.versioning.version?.deploymentName ?? null;
+    case 'TemporalWorkerDeploymentVersion': {
+      const v = exec.versioning.version;
+      return v ? `${v.deploymentName}:${v.buildId}` : null;
+    }
+    case 'TemporalWorkflowVersioningBehavior':
+      return BEHAVIOR_NAMES.get(exec.behavior) ?? null;
     default:
       return payloadValue(exec.searchAttributes[field]);
   }
@@ -238,7 +264,8 @@ function tokenize(query: string): Token[] {
   return tokens;
 }
 
-function parseQuery(server: ServerState, query: string): { predicate: Predicate; groupBy?: string } {
+/** `extra`: attributes (name to IndexedValueType) the rows have besides the search attributes (standalone activities' ActivityId...). */
+function parseQuery(server: ServerState, query: string, extra?: Record<string, number>): { predicate: Predicate; groupBy?: string } {
   const tokens = tokenize(query);
   let i = 0;
   const peek = () => tokens[i];
@@ -251,7 +278,7 @@ function parseQuery(server: ServerState, query: string): { predicate: Predicate;
     if (peek()?.text !== p) throw invalidArgument(`invalid query: expected "${p}"`);
     i++;
   };
-  const known = searchAttributeKeys(server);
+  const known = { ...searchAttributeKeys(server), ...extra };
 
   const literal = (field: string): Value => {
     const t = tokens[i++];

@@ -2,16 +2,19 @@
 // workflow task is running are buffered and written after WorkflowTaskCompleted, like Temporal.
 
 import { randomUUID } from 'node:crypto';
-import { type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
+import { type ActivityOwner, type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
 import type { Deadline } from './clock.ts';
 import { applyCommands, validateCommands } from './commands.ts';
+import { overridePinnedVersion, sameVersion, type VersionRef, versionString, workerVersion } from './deployments.ts';
 import {
   ParentClosePolicy,
   RetryState,
   Status,
   SuggestContinueAsNewReason,
   TaskQueueKind,
+  TaskQueueType,
   TimeoutType,
+  VersioningBehavior,
   WorkflowTaskFailedCause,
 } from './enums.ts';
 import { invalidArgument, notFound } from './errors.ts';
@@ -62,12 +65,28 @@ export interface StartOptions {
   priority?: Msg;
   /** The start's summary and details (UserMetadata), kept on WorkflowExecutionStarted and shown by Describe. */
   userMetadata?: Msg;
+  /** The start's VersioningOverride (worker versioning), kept on WorkflowExecutionStarted. */
+  versioningOverride?: Msg;
+  /** A pinned parent's (or previous run's) version, which the run starts pinned to. */
+  inheritedPinnedVersion?: VersionRef;
+}
+
+/** What worker versioning knows of a run: the last completing worker's version and behavior, and the operator's override. */
+export interface RunVersioning {
+  /** VersioningBehavior the worker reported with its last workflow task completion (0: unversioned worker). */
+  behavior: number;
+  /** The version of the worker that completed the last workflow task; unset: an unversioned worker (or none yet). */
+  version?: VersionRef;
+  /** VersioningOverride from the start or UpdateWorkflowExecutionOptions. */
+  override?: Msg;
 }
 
 interface WorkflowTask extends SavedWorkflowTask {
   /** Distinguishes task instances so late responses to superseded ones are rejected. */
   instance: number;
   deadline?: Deadline;
+  /** The task-queue key it was last queued under (its version's), so a rerouted task is skipped on the old one. */
+  key?: string;
 }
 
 interface SavedWorkflowTask {
@@ -113,6 +132,7 @@ export interface ExecutionSnapshot {
   runTimeoutAt?: number;
   firstTaskAt?: number;
   stateTransitionCount?: number;
+  versioning?: RunVersioning;
 }
 
 export interface ChildRef {
@@ -134,7 +154,7 @@ const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
 /** The identity Temporal's history service gives the terminations it makes itself. */
 const HISTORY_SERVICE = 'history-service';
 
-export class Execution {
+export class Execution implements ActivityOwner {
   readonly ns: Namespace;
   readonly options: StartOptions;
   readonly history = new History();
@@ -156,6 +176,7 @@ export class Execution {
   /** Like Temporal's: one per change of the run's state (all the changes one request or deadline makes count once). */
   stateTransitionCount = 0;
   private transitionOpen = false;
+  versioning: RunVersioning;
 
   private wt: WorkflowTask | undefined;
   private buffered: RecordedEvent[] = [];
@@ -193,8 +214,12 @@ export class Execution {
       this.firstTaskAt = s.firstTaskAt;
       // Files written before the count was kept start it at 0.
       this.stateTransitionCount = s.stateTransitionCount ?? 0;
+      this.versioning = s.versioning ?? { behavior: 0, override: options.versioningOverride };
       return;
     }
+    this.versioning = options.inheritedPinnedVersion
+      ? { behavior: VersioningBehavior.PINNED, version: options.inheritedPinnedVersion, override: options.versioningOverride }
+      : { behavior: 0, override: options.versioningOverride };
     this.startTime = ns.server.clock.now();
     this.memo = { ...(options.memo?.fields ?? {}) };
     this.searchAttributes = { ...(options.searchAttributes?.indexedFields ?? {}) };
@@ -253,6 +278,7 @@ export class Execution {
       runTimeoutAt: this.runTimeoutAt,
       firstTaskAt: this.firstTaskAt,
       stateTransitionCount: this.stateTransitionCount,
+      versioning: this.versioning,
     };
   }
 
@@ -331,6 +357,8 @@ export class Execution {
       rootWorkflowExecution: o.rootExecution ?? this.ref,
       workflowId: o.workflowId,
       priority: o.priority,
+      versioningOverride: o.versioningOverride,
+      inheritedPinnedVersion: o.inheritedPinnedVersion,
     };
   }
 
@@ -411,7 +439,8 @@ export class Execution {
     const events = this.buffered;
     this.buffered = [];
     for (const event of events) this.write(event);
-    return events.length > 0;
+    // An options update is not something the workflow must see, so it alone needs no new task.
+    return events.some((e) => e.attrField !== 'workflowExecutionOptionsUpdatedEventAttributes');
   }
 
   // ---- timers ----
@@ -432,8 +461,9 @@ export class Execution {
   }
 
   private scheduleWorkflowTask(attempt: number, eager?: { identity: string; requestId: string }): Msg | undefined {
-    const sticky = this.stickyQueue !== undefined;
-    const queue = this.stickyQueue ?? this.options.taskQueue;
+    // A task bound for another version than the sticky worker's goes to that version's normal queue.
+    const sticky = this.stickyQueue !== undefined && sameVersion(this.targetVersion(), this.versioning.version);
+    const queue = sticky ? this.stickyQueue! : this.options.taskQueue;
     const event = this.append('workflowTaskScheduledEventAttributes', {
       taskQueue: sticky
         ? { name: queue, kind: TaskQueueKind.STICKY, normalName: this.options.taskQueue }
@@ -468,9 +498,14 @@ export class Execution {
 
   private dispatchWorkflowTask(wt: WorkflowTask): void {
     const queue = wt.queue;
-    this.ns.server.workflowTasks.add(this.ns.queueKey(queue), {
+    // Sticky queues belong to one worker; normal ones are split by the version the task targets.
+    const key = wt.sticky ? this.ns.queueKey(queue) : this.ns.deployments.queueKey(queue, this.targetVersion());
+    wt.key = key;
+    this.ns.server.workflowTasks.add(key, {
       start: (identity, requestId) =>
-        this.wt === wt && wt.queue === queue && wt.startedEventId === 0 ? this.startWorkflowTask(wt, identity, requestId) : undefined,
+        this.wt === wt && wt.queue === queue && wt.key === key && wt.startedEventId === 0
+          ? this.startWorkflowTask(wt, identity, requestId)
+          : undefined,
       priorityKey: priorityKey(this.options.priority),
     });
     if (wt.sticky) {
@@ -604,6 +639,7 @@ export class Execution {
       identity,
       sdkMetadata: request.sdkMetadata,
       meteringMetadata: request.meteringMetadata,
+      ...this.noteCompletingWorker(request),
     });
     this.previousStartedEventId = wt.startedEventId;
     this.wt = undefined;
@@ -679,6 +715,110 @@ export class Execution {
     return this.stickyQueue;
   }
 
+  // ---- worker versioning ----
+
+  /** The effective VersioningBehavior: the override's, else what the last completing worker reported. */
+  get behavior(): number {
+    const o = this.versioning.override;
+    if (!o) return this.versioning.behavior;
+    return o.autoUpgrade || o.behavior === VersioningBehavior.AUTO_UPGRADE ? VersioningBehavior.AUTO_UPGRADE : VersioningBehavior.PINNED;
+  }
+
+  /** The version the run is pinned to (by override, or by a PINNED worker), if any. */
+  get pinnedVersion(): VersionRef | undefined {
+    const o = this.versioning.override;
+    if (o) return overridePinnedVersion(o);
+    return this.versioning.behavior === VersioningBehavior.PINNED ? this.versioning.version : undefined;
+  }
+
+  /**
+   * The version the next workflow task goes to, as Temporal's history service decides it: a pinned
+   * run's version, else the task queue's routing (current version, or the ramping one for the
+   * share of workflow ids in the ramp), so AUTO_UPGRADE and unversioned runs move with it.
+   */
+  targetVersion(): VersionRef | undefined {
+    return this.pinnedVersion ?? this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId);
+  }
+
+  /**
+   * Where this run's activities on `taskQueue` are queued: with the run's own version when that
+   * version polls the queue, else by the queue's routing.
+   */
+  activityQueueKey(taskQueue: string): string {
+    const deployments = this.ns.deployments;
+    const own = this.pinnedVersion ?? this.versioning.version;
+    const version =
+      own && deployments.hasQueue(own, taskQueue, TaskQueueType.ACTIVITY)
+        ? own
+        : deployments.route(taskQueue, TaskQueueType.ACTIVITY, this.workflowId);
+    return deployments.queueKey(taskQueue, version);
+  }
+
+  /**
+   * The version a child or the next run on `taskQueue` in `ns` starts pinned to, as Temporal
+   * passes it on: this run's, when it is pinned and that version polls the task queue.
+   */
+  inheritedPin(ns: Namespace, taskQueue: string): VersionRef | undefined {
+    const pinned = this.behavior === VersioningBehavior.PINNED ? this.pinnedVersion : undefined;
+    return pinned && ns === this.ns && ns.deployments.hasQueue(pinned, taskQueue, TaskQueueType.WORKFLOW) ? pinned : undefined;
+  }
+
+  /** The routing changed (current or ramping version, override): tasks not yet taken move to where it now says. */
+  reroute(): void {
+    const wt = this.wt;
+    if (wt && wt.startedEventId === 0) {
+      if (wt.sticky && !sameVersion(this.targetVersion(), this.versioning.version)) this.resetSticky();
+      else if (!wt.sticky && wt.key !== this.ns.deployments.queueKey(wt.queue, this.targetVersion())) this.dispatchWorkflowTask(wt);
+    }
+    for (const a of this.activities.values()) a.reroute();
+  }
+
+  /** A completion's worker version and behavior become the run's (an unversioned worker clears them). */
+  private noteCompletingWorker(request: Msg): Msg {
+    const version = workerVersion(request.deploymentOptions);
+    this.versioning = { ...this.versioning, behavior: version ? (request.versioningBehavior ?? 0) : 0, version };
+    if (!version) return {};
+    return {
+      versioningBehavior: request.versioningBehavior ?? 0,
+      workerDeploymentName: version.deploymentName,
+      workerDeploymentVersion: versionString(version),
+      deploymentVersion: version,
+    };
+  }
+
+  /** DescribeWorkflowExecution's versioningInfo; unset for a run no versioned worker or override touched. */
+  versioningInfo(): Msg | undefined {
+    const v = this.versioning;
+    if (!v.version && !v.override) return undefined;
+    const target = this.wt && this.wt.startedEventId === 0 ? this.targetVersion() : undefined;
+    const transition =
+      target && !sameVersion(target, v.version) ? { version: versionString(target), deploymentVersion: target } : undefined;
+    return {
+      behavior: this.behavior,
+      version: v.version ? versionString(v.version) : undefined,
+      deploymentVersion: v.version,
+      versioningOverride: v.override,
+      versionTransition: transition,
+    };
+  }
+
+  /**
+   * UpdateWorkflowExecutionOptions: sets (or with undefined clears) the versioning override,
+   * writes WorkflowExecutionOptionsUpdated and reroutes the tasks not yet taken.
+   */
+  setVersioningOverride(override: Msg | undefined, identity: string): void {
+    this.versioning = { ...this.versioning, override };
+    const attrs = override ? { versioningOverride: override, identity } : { unsetVersioningOverride: true, identity };
+    // Not an event the workflow acts on: written without a new workflow task (buffered while one runs).
+    if (this.wt && this.wt.startedEventId > 0) {
+      this.buffered.push({ attrField: 'workflowExecutionOptionsUpdatedEventAttributes', attrs });
+      this.touch();
+    } else {
+      this.append('workflowExecutionOptionsUpdatedEventAttributes', attrs);
+    }
+    this.reroute();
+  }
+
   // ---- close ----
 
   /** Writes the close event and releases everything the run holds. */
@@ -732,6 +872,18 @@ export class Execution {
   }
 
   // ---- activities ----
+
+  get ownerPriority(): Msg | undefined {
+    return this.options.priority;
+  }
+
+  activityToken(scheduledEventId: number, attempt: number): TaskToken {
+    return this.token('at', scheduledEventId, attempt);
+  }
+
+  activityTaskOwner(): Msg {
+    return { workflowNamespace: this.ns.name, workflowType: this.options.workflowType, workflowExecution: this.ref };
+  }
 
   addActivity(activity: PendingActivity): void {
     this.activities.set(activity.scheduledEventId, activity);

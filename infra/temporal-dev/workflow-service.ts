@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { activityControlHandlers } from './activity-control.ts';
 import { ACTIVITY_TASK_NOT_FOUND } from './activity-tasks.ts';
-import { HistoryFilter, IdConflictPolicy, TaskQueueType } from './enums.ts';
+import { updateWorkflowExecutionOptions } from './deployments.ts';
+import { HistoryFilter, IdConflictPolicy, TaskQueueKind, TaskQueueType, WorkerVersioningMode } from './enums.ts';
 import { alreadyExists, invalidArgument, notFound, requireField, workflowNotFound } from './errors.ts';
 import type { CallContext, Handler } from './grpc-server.ts';
 import { withPayloadLimits } from './limits.ts';
@@ -45,6 +46,14 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     return { token, exec };
   };
   const activity = (bytes: Uint8Array | undefined) => {
+    const standalone = decodeToken(bytes);
+    if (standalone.kind === 'sa') {
+      if (standalone.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
+      const act = server.namespace(standalone.namespace).activityExecutions.activityForToken(standalone);
+      if (!act) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+      act.checkToken(standalone);
+      return act;
+    }
     const { token, exec } = fromToken(bytes, 'at', ACTIVITY_TASK_NOT_FOUND);
     if (!exec.isOpen) throw notFound('workflow execution already completed');
     const act = exec.activities.get(token.id);
@@ -55,17 +64,25 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
   // By workflow and activity id instead of task token. Only completion also takes an activity that
   // has not started (Temporal then writes its ActivityTaskStarted itself).
   const activityById = (req: Msg, completing = false) => {
-    requireField(req.workflowId, 'WorkflowId');
+    // No workflow id names a standalone activity (its run id in `runId`), when there is one.
+    const standalone = req.workflowId ? undefined : req.activityId && ns(req).activityExecutions.byId(req.activityId, req.runId);
+    if (!standalone) requireField(req.workflowId, 'WorkflowId');
     requireField(req.activityId, 'ActivityId');
+    const act = standalone ? standalone.activity : workflowActivity(req);
+    if (!act) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+    if (!act.isStarted) {
+      if (!completing) throw notFound(ACTIVITY_TASK_NOT_FOUND);
+      act.forceStart(req.identity ?? '');
+    }
+    return act;
+  };
+
+  const workflowActivity = (req: Msg) => {
     const exec = ns(req).get({ workflowId: req.workflowId, runId: req.runId });
     if (!exec.isOpen) throw notFound('workflow execution already completed');
     const act = [...exec.activities.values()].find((a) => a.activityId === req.activityId);
     if (!act) {
       throw notFound(`cannot find pending activity with ActivityID ${req.activityId}, check workflow execution history for more details`);
-    }
-    if (!act.isStarted) {
-      if (!completing) throw notFound(ACTIVITY_TASK_NOT_FOUND);
-      act.forceStart(req.identity ?? '');
     }
     return act;
   };
@@ -168,7 +185,12 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     PollWorkflowTaskQueue: async (req, ctx) => {
       const namespace = ns(req);
       const queue = requireField<string>(req.taskQueue?.name, 'TaskQueue');
-      return (await server.workflowTasks.poll(namespace.queueKey(queue), req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
+      // A worker's sticky queue is its own; a normal queue is split by worker version.
+      const key =
+        req.taskQueue.kind === TaskQueueKind.STICKY
+          ? namespace.queueKey(queue)
+          : namespace.deployments.pollKey(queue, TaskQueueType.WORKFLOW, req.deploymentOptions);
+      return (await server.workflowTasks.poll(key, req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
     },
     RespondWorkflowTaskCompleted: (req) => {
       const { token, exec } = fromToken(req.taskToken, 'wt', WORKFLOW_TASK_NOT_FOUND);
@@ -184,8 +206,17 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       return {};
     },
     ShutdownWorker: (req) => {
+      const namespace = ns(req);
       if (req.stickyTaskQueue) {
-        for (const exec of ns(req).open) if (exec.stickyTaskQueue === req.stickyTaskQueue) exec.resetSticky();
+        for (const exec of namespace.open) if (exec.stickyTaskQueue === req.stickyTaskQueue) exec.resetSticky();
+      }
+      // The worker stops polling: its version no longer has it as a poller (see DeleteWorkerDeploymentVersion).
+      if (req.identity) {
+        // Keys are `<namespace>\0<queue>`, and `\0<deployment>\0<build id>` for a version's share.
+        const base = namespace.queueKey(req.taskQueue ?? '');
+        const matches = (key: string) => (req.taskQueue ? key === base || key.startsWith(`${base}\u0000`) : key.startsWith(base));
+        server.workflowTasks.forgetPoller(matches, req.identity);
+        server.activityTasks.forgetPoller(matches, req.identity);
       }
       return {};
     },
@@ -193,18 +224,30 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     PollActivityTaskQueue: async (req, ctx) => {
       const namespace = ns(req);
       const queue = requireField<string>(req.taskQueue?.name, 'TaskQueue');
-      return (await server.activityTasks.poll(namespace.queueKey(queue), req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
+      const key = namespace.deployments.pollKey(queue, TaskQueueType.ACTIVITY, req.deploymentOptions);
+      return (await server.activityTasks.poll(key, req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
     },
-    // The pollers of one task queue type (workflow unless ACTIVITY), as the Web UI shows them.
+    // The pollers of one task queue type (workflow unless ACTIVITY), as the Web UI shows them;
+    // versioned workers with their deployment options.
     DescribeTaskQueue: (req) => {
-      const key = ns(req).queueKey(requireField<string>(req.taskQueue?.name, 'TaskQueue'));
-      const tasks = req.taskQueueType === TaskQueueType.ACTIVITY ? server.activityTasks : server.workflowTasks;
-      // ratePerSecond: the SDK workers' default maximum, which Temporal reports for them.
-      return {
-        pollers: tasks
-          .recentPollers(key)
-          .map((p) => ({ identity: p.identity, lastAccessTime: msToProto(p.lastAccessMs), ratePerSecond: 100_000 })),
-      };
+      const namespace = ns(req);
+      const queue = requireField<string>(req.taskQueue?.name, 'TaskQueue');
+      const type = req.taskQueueType === TaskQueueType.ACTIVITY ? TaskQueueType.ACTIVITY : TaskQueueType.WORKFLOW;
+      const tasks = type === TaskQueueType.ACTIVITY ? server.activityTasks : server.workflowTasks;
+      const deployments = namespace.deployments;
+      const versions = [undefined, ...deployments.versionsPolling(queue, type)];
+      const pollers = versions.flatMap((version) =>
+        tasks.recentPollers(deployments.queueKey(queue, version)).map((p) => ({
+          identity: p.identity,
+          lastAccessTime: msToProto(p.lastAccessMs),
+          // The SDK workers' default maximum, which Temporal reports for them.
+          ratePerSecond: 100_000,
+          deploymentOptions: version && { ...version, workerVersioningMode: WorkerVersioningMode.VERSIONED },
+          lastAccessMs: p.lastAccessMs,
+        })),
+      );
+      pollers.sort((a, b) => b.lastAccessMs - a.lastAccessMs);
+      return { pollers: pollers.map(({ lastAccessMs: _, ...p }) => p) };
     },
     RecordActivityTaskHeartbeat: (req) => activity(req.taskToken).heartbeat(req.details),
     RespondActivityTaskCompleted: (req) => {
@@ -237,6 +280,28 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     ListWorkflowExecutions: (req) => listExecutions(server, ns(req), req),
     CountWorkflowExecutions: (req) => countExecutions(server, ns(req), req),
     GetSearchAttributes: () => ({ keys: searchAttributeKeys(server) }),
+
+    StartActivityExecution: (req) => ns(req).activityExecutions.start(req),
+    DescribeActivityExecution: (req) => ns(req).activityExecutions.describe(req),
+    PollActivityExecution: (req, ctx) => ns(req).activityExecutions.poll(req, ctx.signal),
+    ListActivityExecutions: (req) => ns(req).activityExecutions.list(req),
+    CountActivityExecutions: (req) => ns(req).activityExecutions.count(req),
+    RequestCancelActivityExecution: (req) => ns(req).activityExecutions.requestCancel(req),
+    TerminateActivityExecution: (req) => ns(req).activityExecutions.terminate(req),
+    DeleteActivityExecution: (req) => ns(req).activityExecutions.delete(req),
+    PauseActivityExecution: (req) => ns(req).activityExecutions.pause(req),
+    UnpauseActivityExecution: (req) => ns(req).activityExecutions.unpause(req),
+    ResetActivityExecution: (req) => ns(req).activityExecutions.reset(req),
+    UpdateActivityExecutionOptions: (req) => ns(req).activityExecutions.updateOptions(req),
+
+    DescribeWorkerDeployment: (req) => ns(req).deployments.describeDeployment(req),
+    ListWorkerDeployments: (req) => ns(req).deployments.listDeployments(req),
+    DescribeWorkerDeploymentVersion: (req) => ns(req).deployments.describeVersion(req),
+    SetWorkerDeploymentCurrentVersion: (req) => ns(req).deployments.setCurrent(req),
+    SetWorkerDeploymentRampingVersion: (req) => ns(req).deployments.setRamping(req),
+    DeleteWorkerDeploymentVersion: (req) => ns(req).deployments.deleteVersion(req),
+    DeleteWorkerDeployment: (req) => ns(req).deployments.deleteDeployment(req),
+    UpdateWorkflowExecutionOptions: (req) => updateWorkflowExecutionOptions(ns(req), req),
 
     CreateSchedule: (req) => ns(req).schedules.create(req),
     DescribeSchedule: (req) => ns(req).schedules.describe(req),

@@ -2,6 +2,7 @@
 // workflow retries, child workflows and their parent notifications, external signals/cancels.
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
+import { sameVersion, validateVersioningOverride, workerVersion } from './deployments.ts';
 import {
   CancelExternalFailedCause,
   ContinueAsNewInitiator,
@@ -122,6 +123,9 @@ export class WorkflowStarts {
       continuedFailure: request.continuedFailure,
       priority: request.priority ?? undefined,
       userMetadata: request.userMetadata ?? undefined,
+      versioningOverride: request.versioningOverride ?? undefined,
+      // Set by startChild only (not a field of the start request).
+      inheritedPinnedVersion: request.inheritedPinnedVersion,
     };
     // As Temporal: a delayed first workflow task cannot be handed out now, so the start is not eager.
     const eager = request.requestEagerExecution && !startDelayMs ? { identity: request.identity ?? '', requestId } : undefined;
@@ -129,7 +133,9 @@ export class WorkflowStarts {
     this.ns.add(exec);
     exec.addRequestId(requestId);
     initialEvents?.(exec);
-    return { exec, started: true, eagerWorkflowTask: exec.begin(eager) };
+    // As Temporal: only a worker of the version the first task targets may take it eagerly.
+    const eagerFits = eager && sameVersion(exec.targetVersion(), workerVersion(request.eagerWorkerDeploymentOptions ?? undefined));
+    return { exec, started: true, eagerWorkflowTask: exec.begin(eagerFits ? eager : undefined) };
   }
 
   /** A child's root: its parent's root (the parent itself when that is a top-level run). */
@@ -145,6 +151,7 @@ export class WorkflowStarts {
     if (memoTooLarge(limits, request.memo)) throw invalidArgument(MEMO_SIZE_EXCEEDED);
     const invalidAttributes = searchAttributesError(this.ns.server, request.searchAttributes?.indexedFields);
     if (invalidAttributes) throw invalidArgument(invalidAttributes);
+    validateVersioningOverride(request.versioningOverride ?? undefined);
   }
 
   private launch(options: StartOptions): void {
@@ -182,6 +189,10 @@ export class WorkflowStarts {
       firstWorkflowTaskBackoffMs: protoToMs(attrs.backoffStartInterval),
       // As Temporal: the next run keeps the priority, not the start's summary and details.
       userMetadata: undefined,
+      // Unless the command asks the next run to start as AUTO_UPGRADE.
+      inheritedPinnedVersion: attrs.initialVersioningBehavior
+        ? undefined
+        : exec.inheritedPin(this.ns, attrs.taskQueue?.name || prev.taskQueue),
     };
     exec.close(Status.CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
       newExecutionRunId: runId,
@@ -232,6 +243,7 @@ export class WorkflowStarts {
       searchAttributes: { indexedFields: exec.searchAttributes },
       firstWorkflowTaskBackoffMs: decision.delayMs,
       userMetadata: undefined,
+      inheritedPinnedVersion: exec.inheritedPin(this.ns, o.taskQueue),
     });
   }
 
@@ -319,6 +331,7 @@ export class WorkflowStarts {
           identity: '',
           priority: mergePriority(parent.options.priority, attrs.priority),
           userMetadata,
+          inheritedPinnedVersion: parent.inheritedPin(target, attrs.taskQueue?.name || parent.options.taskQueue),
         },
         undefined,
         parentRef,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureRoutes } from '../support/fixture-routes.ts';
 import { injected, rawGet, release } from '../support/hosting.ts';
-import { bearer, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
+import { bearer, browser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -102,5 +102,138 @@ describe('usage and billing: developers of the company, the app’s own ticket f
       for (const headers of callers()) got.push((await svc.call(method, path, { headers, ...(body ? { body } : {}) })).status);
       expect(got, `${method} ${path}`).toEqual(statuses);
     }
+  });
+});
+
+// The role x route matrix of the access and sharing routes: each credential kind and role against
+// each route (writes as dry runs, so the matrix changes nothing). `other` is a developer of
+// another company; `operator` is platform staff.
+describe('role x route matrix: sharing, members, resources', () => {
+  type Caller = 'anonymous' | 'member' | 'developer' | 'other' | 'session' | 'operator';
+  const keys: Partial<Record<Caller, string>> = {};
+  const headersOf = (caller: Caller): Record<string, string> =>
+    caller === 'anonymous' ? {} : caller === 'session' ? browser(cookie, svc) : bearer(keys[caller]!);
+  const DRY = { 'x-svc-dry-run': 'true' };
+  const APP = 'namespace=cell-acme&slug=hello';
+  const APPS = 'ri.workshop.svc.applications.cell-acme';
+  const ROUTES: { method: string; path: string; body?: unknown; expect: Record<Caller, number> }[] = [
+    {
+      method: 'GET',
+      path: '/api/v1/developer/auth/me',
+      expect: { anonymous: 401, member: 200, developer: 200, other: 200, session: 200, operator: 200 },
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/developer/auth/me?${APP}`,
+      expect: { anonymous: 401, member: 200, developer: 200, other: 403, session: 200, operator: 403 },
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/developer/shares?${APP}`,
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 401, operator: 403 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/shares',
+      body: { namespace: 'cell-acme', slug: 'hello', audience: 'company' },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 401, operator: 403 },
+    },
+    {
+      method: 'DELETE',
+      path: `/api/v1/developer/shares/shr_000000000000000?${APP}`,
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 401, operator: 403 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/members',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 200, session: 401, operator: 200 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/members/import',
+      body: [{ email: 'matrix@example.com' }],
+      expect: { anonymous: 401, member: 403, developer: 202, other: 202, session: 401, operator: 202 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/filesystem/resources?scope=organization',
+      expect: { anonymous: 401, member: 200, developer: 200, other: 200, session: 200, operator: 200 },
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/filesystem/resources/${APPS}`,
+      expect: { anonymous: 401, member: 404, developer: 200, other: 404, session: 200, operator: 404 },
+    },
+    {
+      method: 'GET',
+      path: `/api/v1/filesystem/resources/${APPS}/roles`,
+      expect: { anonymous: 401, member: 404, developer: 200, other: 404, session: 200, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/roles/add`,
+      body: { principal: 'cell-globex', role: 'viewer' },
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/roles/remove`,
+      body: { principal: 'cell-globex' },
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/access`,
+      body: { tier: 'public' },
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: `/api/v1/filesystem/resources/${APPS}/links`,
+      body: {},
+      expect: { anonymous: 401, member: 404, developer: 202, other: 404, session: 202, operator: 404 },
+    },
+    {
+      method: 'DELETE',
+      path: `/api/v1/filesystem/resources/${APPS}/links/lnk_000000000000000`,
+      expect: { anonymous: 401, member: 404, developer: 404, other: 404, session: 404, operator: 404 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/filesystem/links/redeem',
+      body: { token: '000000000000000000000000000000000' },
+      expect: { anonymous: 401, member: 404, developer: 404, other: 404, session: 404, operator: 404 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/filesystem/principals?q=gus',
+      expect: { anonymous: 401, member: 200, developer: 200, other: 200, session: 200, operator: 200 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/members/acc_0000000000000000/invitation',
+      expect: { anonymous: 401, member: 403, developer: 404, other: 404, session: 401, operator: 404 },
+    },
+    {
+      method: 'PUT',
+      path: '/api/v1/admin/organizations/cell-acme/seats',
+      body: { limit: 10 },
+      expect: { anonymous: 401, member: 403, developer: 403, other: 403, session: 401, operator: 202 },
+    },
+  ];
+
+  beforeAll(async () => {
+    const op = await operatorKey(svc);
+    keys.member = memberKey;
+    keys.developer = devKey;
+    keys.other = await passwordKey(svc, 'gus');
+    keys.operator = op;
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'hello', version: '1.0.0' });
+  });
+
+  const cases = ROUTES.flatMap((route) => (Object.keys(route.expect) as Caller[]).map((caller) => ({ ...route, caller })));
+  it.each(cases)('$method $path as $caller', async ({ method, path, body, caller, expect: statuses }) => {
+    const res = await svc.call(method, path, { ...(body === undefined ? {} : { body }), headers: { ...headersOf(caller), ...DRY } });
+    expect(res.status, JSON.stringify(res.body)).toBe(statuses[caller]);
   });
 });

@@ -47,6 +47,8 @@ const outboxRows = async () => (await sql<{ n: number }>`SELECT count(*)::int AS
 interface WriteCase {
   /** Values of the path's {placeholders}. */
   params?: Record<string, string>;
+  /** A query string, `?…`. */
+  query?: string;
   body?: unknown;
   /** The credential (and the same-origin signals a browser sends). */
   headers: Record<string, string>;
@@ -87,6 +89,17 @@ async function initializedCompany() {
   return cellId;
 }
 const controlPlanePart = async () => ({ params: { cell: await initializedCompany() }, headers: bearer(op), status: 202, enqueues: 1 });
+
+async function released(slug: string) {
+  await upload(slug, '1.0.0');
+  for (const channel of ['test', 'production']) {
+    const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/${channel}`, { body: {}, headers: bearer(dev) });
+    expect(res.status).toBe(200);
+  }
+}
+
+const APPS_RID = 'ri.workshop.svc.applications.cell-acme';
+const clearGrants = async () => void (await svc.database.db.deleteFrom('resource_grants').execute());
 
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
@@ -184,16 +197,69 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   controlPlaneCloudInstance: controlPlanePart,
   controlPlaneFolders: controlPlanePart,
   controlPlaneAgentProfiles: controlPlanePart,
+  createShare: async () => {
+    const slug = unique('dry-share');
+    await upload(slug, '1.0.0');
+    return { body: { namespace: 'cell-acme', slug, audience: 'public' }, headers: bearer(dev), status: 201 };
+  },
+  revokeShare: async () => {
+    const slug = unique('dry-revoke');
+    await upload(slug, '1.0.0');
+    const res = await svc.call('POST', '/api/v1/developer/shares', {
+      body: { namespace: 'cell-acme', slug, audience: 'company' },
+      headers: bearer(dev),
+    });
+    expect(res.status).toBe(201);
+    return { params: { id: res.body.data.share.id }, query: `?namespace=cell-acme&slug=${slug}`, headers: bearer(dev), status: 200 };
+  },
+  importMembers: async () => ({ body: [{ email: `${unique('imported')}@example.com` }], headers: bearer(dev), status: 200 }),
+  reissueMemberInvitation: async () => {
+    const res = await svc.call('POST', '/api/v1/developer/members/import', {
+      body: [{ email: `${unique('reinvited')}@example.com` }],
+      headers: bearer(dev),
+    });
+    return { params: { accountId: res.body.data.results[0].accountId }, headers: bearer(dev), status: 201 };
+  },
+  adminSetSeatLimit: async () => ({ params: { rid: 'cell-globex' }, body: { limit: 50 + counter++ }, headers: bearer(op), status: 200 }),
+  webAcceptInvitation: async () => {
+    const res = await svc.call('POST', '/api/v1/developer/members/import', {
+      body: [{ email: `${unique('invited')}@example.com` }],
+      headers: bearer(dev),
+    });
+    const invitation = new URL(res.body.data.invitations[0].url).searchParams.get('invitation');
+    return { body: { invitation, password: 'a-long-password-1' }, headers: origin(), status: 200 };
+  },
+  addResourceRole: async () => ({
+    params: { rid: APPS_RID },
+    body: { principal: `cell-globex`, role: 'viewer' },
+    headers: bearer(dev),
+    status: 200,
+    beforeReal: () => clearGrants(),
+  }),
+  removeResourceRole: async () => {
+    await svc.call('POST', `/api/v1/filesystem/resources/${APPS_RID}/roles/add`, {
+      body: { principal: 'cell-globex', role: 'viewer' },
+      headers: bearer(dev),
+    });
+    return { params: { rid: APPS_RID }, body: { principal: 'cell-globex' }, headers: bearer(dev), status: 200 };
+  },
+  setResourceTier: async () => {
+    await clearGrants();
+    return { params: { rid: APPS_RID }, body: { tier: 'public' }, headers: bearer(dev), status: 200 };
+  },
+  createResourceLink: async () => ({ params: { rid: APPS_RID }, body: { days: 7 }, headers: bearer(dev), status: 201 }),
+  revokeResourceLink: async () => {
+    const res = await svc.call('POST', `/api/v1/filesystem/resources/${APPS_RID}/links`, { body: {}, headers: bearer(dev) });
+    return { params: { rid: APPS_RID, linkId: res.body.data.id }, headers: bearer(dev), status: 200 };
+  },
+  redeemResourceLink: async () => {
+    await clearGrants();
+    const res = await svc.call('POST', `/api/v1/filesystem/resources/${APPS_RID}/links`, { body: {}, headers: bearer(dev) });
+    return { body: { token: res.body.data.token }, headers: bearer(await passwordKey(svc, 'gus')), status: 200 };
+  },
   renewAppTicket: async () => {
     const slug = unique('dry-ticket');
-    await upload(slug, '1.0.0');
-    for (const channel of ['test', 'production']) {
-      const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/${channel}`, {
-        body: {},
-        headers: bearer(dev),
-      });
-      expect(res.status).toBe(200);
-    }
+    await released(slug);
     const page = await fetch(`${svc.addresses.productionBase}/cell-acme/apps/${slug}`, { headers: bearer(dev) });
     const ticket = /<meta name="svc-app-ticket" content="([^"]+)">/.exec(await page.text())![1]!;
     return { params: { namespace: 'cell-acme', slug }, headers: bearer(ticket), status: 201 };
@@ -259,7 +325,7 @@ describe('dry run of every write operation', () => {
       expect(parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'x-svc-dry-run' }));
 
       const c = await FIXTURES[operationId]!();
-      const url = fill(path, c.params);
+      const url = fill(path, c.params) + (c.query ?? '');
       const init = (extra: Record<string, string>) => ({
         ...(c.body === undefined ? {} : { body: c.body }),
         headers: { ...c.headers, ...extra },

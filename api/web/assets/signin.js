@@ -1,9 +1,33 @@
 import { api, safeNext, show } from './common.js';
 
-const next = safeNext(new URLSearchParams(location.search).get('next'));
+const params = new URLSearchParams(location.search);
+const next = safeNext(params.get('next'));
+const invitation = params.get('invitation');
 const form = document.getElementById('signin');
 const change = document.getElementById('change');
+const activate = document.getElementById('activate');
 const message = document.getElementById('message');
+
+// An invitation link (member import): the pending account chooses its first password here.
+if (invitation) {
+  form.hidden = true;
+  activate.hidden = false;
+  activate.activatePassword.focus();
+}
+
+activate.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const password = activate.activatePassword.value;
+  if (password !== activate.activateConfirm.value) return show(message, 'The two passwords differ.', 'error');
+  const res = await api('POST', '/api/v1/web/invitations/accept', { invitation, password });
+  if (!res.ok) {
+    const problem = res.error.details?.problems?.[0];
+    return show(message, problem ? `Password: ${problem.message}` : res.error.message, 'error');
+  }
+  const signedIn = await api('POST', '/api/v1/web/sessions', { login: res.data.email, password });
+  if (signedIn.ok) return location.assign(next);
+  show(message, signedIn.error.message, 'error');
+});
 
 form.addEventListener('submit', async (event) => {
   event.preventDefault();

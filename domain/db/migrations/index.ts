@@ -7,6 +7,7 @@ import * as securityEvents from './2026-11-22.5-security-events.ts';
 import * as blobStore from './2026-11-22.6-blob-store.ts';
 import * as hosting from './2026-11-22.7-hosting.ts';
 import * as appHostSessions from './2026-11-22.8-app-host-sessions.ts';
+import * as sharing from './2026-11-22.9-sharing.ts';
 import * as companyInitialization from './2026-11-22T2100-company-initialization.ts';
 import * as usage from './2026-11-22T2130-usage.ts';
 
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.6-blob-store': blobStore,
   '2026-11-22.7-hosting': hosting,
   '2026-11-22.8-app-host-sessions': appHostSessions,
+  '2026-11-22.9-sharing': sharing,
   '2026-11-22T2100-company-initialization': companyInitialization,
   '2026-11-22T2130-usage': usage,
 };

@@ -29,6 +29,8 @@ import {
   greeting,
   itemsQuery,
   parent,
+  pinnedSteps,
+  proceedSignal,
   runActivity,
   sleepCollecting,
   upserter,
@@ -523,6 +525,71 @@ describe('a restart on the same state file', () => {
     const { history } = await svc.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
     const types = eventTypes(history!.events);
     expect(types.indexOf('WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toBe(types.indexOf('WORKFLOW_TASK_COMPLETED') + 1);
+  }, 60_000);
+
+  it('keeps worker deployments with their routing, a pinned run on its version and standalone activities', async () => {
+    const file = dbFile();
+    const taskQueue = `persist-${randomUUID()}`;
+    const idleQueue = `persist-idle-${randomUUID()}`;
+    const version = { deploymentName: `deployment-${randomUUID()}`, buildId: 'b1' };
+    const first = await server(file);
+    await startWorker(
+      first.address,
+      taskQueue,
+      { whoAmI: async () => 'b1', double: async (n: number) => n * 2 },
+      { workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'AUTO_UPGRADE' } },
+    );
+    const client = new Client({ connection: await Connection.connect({ address: first.address }) });
+    closers.push(() => client.connection.close());
+    const svc = client.workflowService;
+    const describeDeployment = () => svc.describeWorkerDeployment({ namespace: 'default', deploymentName: version.deploymentName });
+    await eventually(async () =>
+      describeDeployment().then(
+        (d) => d.workerDeploymentInfo?.versionSummaries?.length === 1,
+        () => false,
+      ),
+    );
+    await eventually(async () =>
+      svc.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName: version.deploymentName, buildId: 'b1' }).then(
+        () => true,
+        () => false,
+      ),
+    );
+    const pinned = await client.workflow.start(pinnedSteps, { taskQueue, workflowId: `pinned-${randomUUID()}`, args: [1] });
+    const versioningInfo = async () => (await pinned.describe()).raw.workflowExecutionInfo?.versioningInfo;
+    await eventually(async () => (await versioningInfo())?.deploymentVersion?.buildId === 'b1');
+    const done = await client.activity.start('double', { id: `done-${randomUUID()}`, taskQueue, startToCloseTimeout: '10s', args: [4] });
+    expect(await done.result()).toBe(8);
+    // No worker polls this queue before the restart: the activity waits in it.
+    const waiting = await client.activity.start('double', {
+      id: `waiting-${randomUUID()}`,
+      taskQueue: idleQueue,
+      startToCloseTimeout: '10s',
+      args: [5],
+    });
+    const before = { deployment: await describeDeployment(), versioning: await versioningInfo(), done: await done.describe() };
+
+    await kill(first);
+    await server(file, first.port);
+    const deployment = await describeDeployment();
+    expect(deployment.workerDeploymentInfo?.routingConfig).toEqual(before.deployment.workerDeploymentInfo?.routingConfig);
+    expect(deployment.workerDeploymentInfo?.versionSummaries?.map((v) => [v.deploymentVersion?.buildId, v.status])).toEqual([
+      ['b1', temporal.api.enums.v1.WorkerDeploymentVersionStatus.WORKER_DEPLOYMENT_VERSION_STATUS_CURRENT],
+    ]);
+    expect(await versioningInfo()).toEqual(before.versioning);
+    const doneAfter = await done.describe();
+    expect([doneAfter.status, doneAfter.attempt, doneAfter.lastWorkerIdentity]).toEqual([
+      before.done.status,
+      1,
+      before.done.lastWorkerIdentity,
+    ]);
+    expect(await done.result()).toBe(8);
+
+    // The versioned worker reconnects by itself; the pinned run goes on on its version.
+    await pinned.signal(proceedSignal);
+    expect(await pinned.result()).toEqual(['b1', 'b1']);
+    await startWorker(first.address, idleQueue, { double: async (n: number) => n * 2 });
+    expect(await waiting.result()).toBe(10);
   }, 60_000);
 });
 

@@ -12,8 +12,8 @@ import { launchBrowser } from '../../../test/support/browser.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../index.ts';
 import { buildUi, uiBuildCommand, uiBuildIsCurrent } from '../ui-build.ts';
 import { createUiServer } from '../ui-server.ts';
-import { sharedBundle } from './helpers.ts';
-import { greeting, waitForever } from './workflows/index.ts';
+import { eventually, sharedBundle } from './helpers.ts';
+import { greeting, pinnedSteps, waitForever } from './workflows/index.ts';
 
 let server: TemporalDevServer;
 let worker: Worker;
@@ -24,6 +24,11 @@ const taskQueue = 'web-ui';
 const greetId = `greet-${randomUUID()}`;
 const waitingId = `waiting-${randomUUID()}`;
 const scheduleId = `hourly-${randomUUID()}`;
+const deploymentName = `web-ui-deployment-${randomUUID()}`;
+const versionedQueue = 'web-ui-versioned';
+const versionedId = `versioned-${randomUUID()}`;
+let versionedWorker: Worker;
+let versionedRunning: Promise<void>;
 
 beforeAll(async () => {
   if (!uiBuildIsCurrent()) await buildUi();
@@ -43,13 +48,32 @@ beforeAll(async () => {
     spec: { intervals: [{ every: '1h' }] },
     action: { type: 'startWorkflow', workflowType: greeting, taskQueue, args: ['Schedule'] },
   });
+  // A versioned worker of a deployment whose current version runs a workflow.
+  versionedWorker = await Worker.create({
+    connection: await NativeConnection.connect({ address: server.address }),
+    taskQueue: versionedQueue,
+    workflowBundle: await sharedBundle(),
+    activities: { whoAmI: async () => 'b1' },
+    workerDeploymentOptions: { version: { deploymentName, buildId: 'b1' }, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
+  });
+  versionedRunning = versionedWorker.run();
+  // The version exists once the worker has polled.
+  await eventually(() =>
+    client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: 'default', deploymentName, buildId: 'b1' }).then(
+      () => true,
+      () => false,
+    ),
+  );
+  await client.workflow.execute(pinnedSteps, { taskQueue: versionedQueue, workflowId: versionedId, args: [0] });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 }, 600_000);
 afterAll(async () => {
   await browser?.close();
   worker?.shutdown();
+  versionedWorker?.shutdown();
   await running;
+  await versionedRunning;
   await server?.stop();
 });
 
@@ -112,6 +136,22 @@ describe('Web UI', () => {
     await page.waitForURL(`**/schedules/${scheduleId}`);
     await page.getByRole('heading', { name: scheduleId }).waitFor();
     await page.getByText('greeting').first().waitFor(); // the workflow type it starts
+    expect(await errorPage().count()).toBe(0);
+  });
+
+  it('lists a worker deployment under Deployments and links a versioned run to it', async () => {
+    await open('/namespaces/default/worker-deployments');
+    await page.getByRole('link', { name: deploymentName }).click();
+    await page.waitForURL(`**/worker-deployments/${deploymentName}`);
+    await page.getByRole('heading', { name: deploymentName }).waitFor();
+    await page.getByText('b1').first().waitFor(); // its version
+    expect(await errorPage().count()).toBe(0);
+    // The versioned run's page names its deployment and links to the deployment's page.
+    await open(`/namespaces/default/workflows/${versionedId}`);
+    await page.waitForURL(`**/workflows/${versionedId}/*/history`);
+    await page.getByRole('link', { name: deploymentName }).first().click();
+    await page.waitForURL(`**/worker-deployments/${deploymentName}`);
+    await page.getByRole('heading', { name: deploymentName }).waitFor();
     expect(await errorPage().count()).toBe(0);
   });
 });

@@ -38,7 +38,7 @@ function expectRefused(res: TestResponse, retryAfter: number) {
 const startDeviceCode = (ip: Record<string, string>) => svc.call('POST', '/api/v1/developer/device-codes', { body: {}, headers: ip });
 
 describe('per-route budgets', () => {
-  it('are declared on exactly five routes: 10 device-code starts, 150 polls and 60 login requests per IP per minute', () => {
+  it('are declared on exactly six routes: 10 device-code starts, 150 polls, 60 login and 30 invitation requests per IP per minute', () => {
     const budgets = Object.fromEntries(routes.filter((r) => r.rateLimit).map((r) => [r.operationId, r.rateLimit]));
     expect(budgets).toEqual({
       createDeviceCode: { perMinute: 10 },
@@ -46,6 +46,7 @@ describe('per-route budgets', () => {
       createPasswordToken: { perMinute: 60 },
       webSignIn: { perMinute: 60 },
       webChangePassword: { perMinute: 60 },
+      webAcceptInvitation: { perMinute: 30 },
     });
   });
 
@@ -54,6 +55,7 @@ describe('per-route budgets', () => {
     ['createPasswordToken', 60, '/api/v1/developer/password-tokens'],
     ['webSignIn', 60, '/api/v1/web/sessions'],
     ['webChangePassword', 60, '/api/v1/web/password'],
+    ['webAcceptInvitation', 30, '/api/v1/web/invitations/accept'],
   ] as const)(
     '%s: %i requests per IP per minute, counted before the body is read; the next is refused',
     async (_operationId, budget, path) => {

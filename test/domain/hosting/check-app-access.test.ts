@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type AccessTarget, checkAppAccess, type Visitor } from '../../../domain/hosting/check-app-access.ts';
+import { type AccessTarget, checkAppAccess, NO_SHARES, type ShareGrants, type Visitor } from '../../../domain/hosting/check-app-access.ts';
 
-// The one rule of who may open an app, case by case (spec Authentication 9-11, Rules for B3).
+// The one rule of who may open an app and with which role, case by case (spec Authentication
+// 9-11, Rules for B3, C).
 
 const acme = { companyId: 'org_acme', cellId: 'cell-acme' };
 const visitor = (licenses: Visitor['licenses'], platformStaff = false): Visitor => ({ accountId: 'acc_1', platformStaff, licenses });
@@ -10,23 +11,34 @@ const developer = visitor([{ ...acme, role: 'developer' }]);
 const outsider = visitor([{ companyId: 'org_globex', cellId: 'cell-globex', role: 'developer' }]);
 const nobody = visitor([]);
 
-const companyApp = (channel: AccessTarget['channel'], access: AccessTarget['access'] = 'company'): AccessTarget => ({
+const companyApp = (
+  channel: AccessTarget['channel'],
+  access: AccessTarget['access'] = 'company',
+  publicLink: AccessTarget['publicLink'] = 'signin',
+): AccessTarget => ({
   namespace: 'cell-acme',
   companyId: 'org_acme',
   channel,
   access,
+  publicLink,
 });
 const officialApp = (channel: AccessTarget['channel']): AccessTarget => ({
   namespace: 'public',
   companyId: null,
   channel,
   access: 'company',
+  publicLink: 'signin',
 });
 
-const outcome = (v: Visitor, t: AccessTarget) => {
-  const access = checkAppAccess(v, t);
-  return access.allowed ? `allowed as ${access.role}` : `${access.reason}${access.productionInstead ? ' (production instead)' : ''}`;
+const outcome = (v: Visitor, t: AccessTarget, shares: ShareGrants = NO_SHARES) => {
+  const access = checkAppAccess(v, t, shares);
+  return access.allowed
+    ? `allowed as ${access.role}${access.viaShare ? ` via ${access.viaShare}` : ''}`
+    : `${access.reason}${access.productionInstead ? ' (production instead)' : ''}`;
 };
+const accountShare: ShareGrants = { ...NO_SHARES, account: { id: 'shr_a' } };
+const companyShare: ShareGrants = { ...NO_SHARES, company: { id: 'shr_c' } };
+const link: ShareGrants = { ...NO_SHARES, link: { id: 'shr_l' } };
 
 describe('checkAppAccess', () => {
   it('company apps: members on production, developers on both channels, nobody from elsewhere', () => {
@@ -37,9 +49,42 @@ describe('checkAppAccess', () => {
     expect(outcome(nobody, companyApp('production'))).toBe('not_member');
   });
 
-  it('restricted apps: only the company’s developers (shares come with the sharing issue)', () => {
+  it('restricted apps: the company’s developers, and members only through a share (keeping their member role)', () => {
     expect(outcome(member, companyApp('production', 'restricted'))).toBe('restricted');
     expect(outcome(developer, companyApp('production', 'restricted'))).toBe('allowed as developer');
+    expect(outcome(member, companyApp('production', 'restricted'), companyShare)).toBe('allowed as member via shr_c');
+    expect(outcome(member, companyApp('production', 'restricted'), accountShare)).toBe('allowed as member via shr_a');
+    expect(outcome(member, companyApp('production', 'restricted'), link)).toBe('allowed as member via shr_l');
+    expect(outcome(member, companyApp('test', 'restricted'), accountShare)).toBe('developers_only (production instead)');
+  });
+
+  it('people of other companies: editor through a named share, viewer through a link, never the test channel', () => {
+    expect(outcome(outsider, companyApp('production', 'restricted'), accountShare)).toBe('allowed as editor via shr_a');
+    expect(outcome(nobody, companyApp('production'), accountShare)).toBe('allowed as editor via shr_a');
+    expect(outcome(outsider, companyApp('production'), link)).toBe('allowed as viewer via shr_l');
+    expect(outcome(outsider, companyApp('production', 'restricted'), { ...link, account: { id: 'shr_a' } })).toBe(
+      'allowed as editor via shr_a',
+    );
+    expect(outcome(outsider, companyApp('production'), companyShare)).toBe('not_member');
+    expect(outcome(outsider, companyApp('test'), accountShare)).toBe('not_member');
+  });
+
+  it('generic resource grants on the app (or its applications resource) admit like shares, production only', () => {
+    const grant = (resource: ShareGrants['resource']): ShareGrants => ({ ...NO_SHARES, resource });
+    expect(outcome(outsider, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as viewer');
+    expect(outcome(outsider, companyApp('production'), grant('editor'))).toBe('allowed as editor');
+    expect(outcome(outsider, companyApp('production'), grant('owner'))).toBe('allowed as editor');
+    expect(outcome(outsider, companyApp('test'), grant('owner'))).toBe('not_member');
+    expect(outcome(member, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as member');
+    expect(outcome(outsider, companyApp('production', 'company', 'members'), { ...link, resource: 'viewer' })).toBe('allowed as viewer');
+  });
+
+  it('publicLink members: links admit company people and named shares only', () => {
+    expect(outcome(outsider, companyApp('production', 'company', 'members'), link)).toBe('members_only');
+    expect(outcome(member, companyApp('production', 'company', 'members'), link)).toBe('allowed as member');
+    expect(outcome(outsider, companyApp('production', 'company', 'members'), { ...link, account: { id: 'shr_a' } })).toBe(
+      'allowed as editor via shr_a',
+    );
   });
 
   it('official apps: any company’s members; the test channel for developers; no company, no entry', () => {

@@ -390,3 +390,51 @@ export async function sizedUpdates(): Promise<void> {
 export async function failsTaskWith(size: number): Promise<void> {
   throw new Error('e'.repeat(size));
 }
+
+export const proceedSignal = wf.defineSignal('proceed');
+
+/**
+ * Asks the activity `whoAmI` which worker runs it, then again after each of `steps` "proceed"
+ * signals: the answers show which worker version ran each workflow task (worker versioning).
+ */
+async function versionSteps(steps: number): Promise<string[]> {
+  const { whoAmI } = wf.proxyActivities<{ whoAmI(): Promise<string> }>({ startToCloseTimeout: '10s' });
+  let signals = 0;
+  wf.setHandler(proceedSignal, () => {
+    signals++;
+  });
+  const seen = [await whoAmI()];
+  for (let i = 1; i <= steps; i++) {
+    await wf.condition(() => signals >= i);
+    seen.push(await whoAmI());
+  }
+  return seen;
+}
+
+export async function pinnedSteps(steps: number): Promise<string[]> {
+  return versionSteps(steps);
+}
+wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, pinnedSteps);
+
+export async function upgradingSteps(steps: number): Promise<string[]> {
+  return versionSteps(steps);
+}
+wf.setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, upgradingSteps);
+
+/** Runs upgradingSteps(0) as a child and returns its answers (a pinned parent's child starts on its version). */
+export async function parentOfUpgrading(): Promise<string[]> {
+  return wf.executeChild(upgradingSteps, { args: [0] });
+}
+
+/** Waits for "proceed", then continues as new, `hops` times; the last run answers whoAmI. */
+export async function pinnedHop(hops: number): Promise<string> {
+  const { whoAmI } = wf.proxyActivities<{ whoAmI(): Promise<string> }>({ startToCloseTimeout: '10s' });
+  if (hops === 0) return whoAmI();
+  let proceed = false;
+  wf.setHandler(proceedSignal, () => {
+    proceed = true;
+  });
+  await wf.condition(() => proceed);
+  return wf.continueAsNew<typeof pinnedHop>(hops - 1);
+}
+wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, pinnedHop);

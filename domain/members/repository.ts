@@ -1,0 +1,50 @@
+import { sql } from 'kysely';
+import type { DbOrTrx } from '../db/database.ts';
+
+/** The company's seats: its limit (null: none) and the licenses it holds. Locks the company row for the import. */
+export async function lockSeats(db: DbOrTrx, companyId: string): Promise<{ limit: number | null; used: number }> {
+  const company = await db.selectFrom('companies').select('seat_limit').where('id', '=', companyId).forUpdate().executeTakeFirstOrThrow();
+  return { limit: company.seat_limit, used: await seatsUsed(db, companyId) };
+}
+
+export async function seatsUsed(db: DbOrTrx, companyId: string): Promise<number> {
+  const row = await db
+    .selectFrom('licenses')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('company_id', '=', companyId)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** Accounts by email (case-insensitive) or by id. */
+export async function accountsFor(db: DbOrTrx, emails: string[], ids: string[]) {
+  if (emails.length === 0 && ids.length === 0) return [];
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'email', 'username', 'status', 'platform_staff'])
+    .where((eb) =>
+      eb.or([
+        ...(emails.length > 0 ? [eb(sql`lower(email)`, 'in', emails)] : []),
+        ...(ids.length > 0 ? [eb('id', 'in', ids)] : []),
+        // A username equal to a new person's email would clash with the username the import gives them.
+        ...(emails.length > 0 ? [eb(sql`lower(username)`, 'in', emails)] : []),
+      ]),
+    )
+    .execute();
+}
+
+/** The company's licenses held by these accounts or carrying these external ids. */
+export async function licensesFor(db: DbOrTrx, companyId: string, accountIds: string[], externalIds: string[]) {
+  if (accountIds.length === 0 && externalIds.length === 0) return [];
+  return db
+    .selectFrom('licenses')
+    .select(['account_id', 'role', 'admin', 'external_id'])
+    .where('company_id', '=', companyId)
+    .where((eb) =>
+      eb.or([
+        ...(accountIds.length > 0 ? [eb('account_id', 'in', accountIds)] : []),
+        ...(externalIds.length > 0 ? [eb('external_id', 'in', externalIds)] : []),
+      ]),
+    )
+    .execute();
+}

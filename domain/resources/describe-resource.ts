@@ -1,0 +1,36 @@
+import type { DbOrTrx, ResourceRole } from '../db/database.ts';
+import type { Visitor } from '../hosting/check-app-access.ts';
+import { generalAccessOf, requireRole } from './access.ts';
+import type { ResourceRecord, Tier } from './kind.ts';
+import { findResource } from './registry.ts';
+import { grantsOf } from './repository.ts';
+
+export interface ResourceView {
+  rid: string;
+  kind: string;
+  title: string;
+  organization: string | null;
+  role: ResourceRole;
+  generalAccess: Tier;
+  floor: Tier;
+  parent: string | null;
+}
+
+export async function viewOf(db: DbOrTrx, resource: ResourceRecord, role: ResourceRole): Promise<ResourceView> {
+  return {
+    rid: resource.rid,
+    kind: resource.kind,
+    title: resource.title,
+    organization: resource.cellId,
+    role,
+    generalAccess: generalAccessOf(resource, await grantsOf(db, [resource.rid])),
+    floor: resource.floor,
+    parent: resource.parent,
+  };
+}
+
+/** GET resources/{rid}: the resource, the caller's role and its general access; 404 when the caller has no role. */
+export async function describeResource(db: DbOrTrx, visitor: Visitor, rid: string): Promise<ResourceView> {
+  const resource = await findResource(db, rid);
+  return viewOf(db, resource, await requireRole(db, visitor, resource, 'viewer'));
+}

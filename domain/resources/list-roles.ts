@@ -1,0 +1,24 @@
+import type { DbOrTrx } from '../db/database.ts';
+import type { Visitor } from '../hosting/check-app-access.ts';
+import { effectiveGrants, requireRole } from './access.ts';
+import { findResource } from './registry.ts';
+
+/** GET roles: the resource's grants, those it inherits, and the implicit rules that also give roles. */
+export async function listRoles(db: DbOrTrx, visitor: Visitor, rid: string) {
+  const resource = await findResource(db, rid);
+  await requireRole(db, visitor, resource, 'viewer');
+  const { own, inherited } = await effectiveGrants(db, resource);
+  return {
+    rid,
+    grants: [
+      ...own.map((g) => ({ principal: g.principal, role: g.role, inheritedFrom: null })),
+      ...inherited.map((g) => ({ principal: g.principal, role: g.role, inheritedFrom: g.rid })),
+    ],
+    implicit: [
+      ...(resource.cellId
+        ? [{ principal: `${resource.cellId}:developers`, role: 'owner' as const, rule: 'A company developer is always Owner.' }]
+        : []),
+      ...(resource.createdBy ? [{ principal: resource.createdBy, role: 'owner' as const, rule: 'The creator is an Owner.' }] : []),
+    ],
+  };
+}

@@ -1,0 +1,131 @@
+import type { CreateShareInput, ShareView } from '../../schemas/sharing.ts';
+import { findAccountByLogin } from '../accounts/repository.ts';
+import type { DbOrTrx, ShareRecordName } from '../db/database.ts';
+import type { Clock, PublicAddresses } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import type { HostedApp } from '../hosting/repository.ts';
+import type { Principal } from '../principal.ts';
+import { newId } from '../security/random.ts';
+import { newLinkToken } from './link-token.ts';
+import { findLiveShare, recordShare, shareRows } from './repository.ts';
+import { shareView } from './share-view.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface CreatedShare {
+  share: ShareView;
+  /** False when a company or users share for the same target was changed instead. */
+  created: boolean;
+  /** The public link, only in this answer: the store keeps its hash. */
+  url?: string;
+}
+
+/**
+ * Shares the app (spec C): repeating a company or users share changes its role and expiry; each
+ * public share is a new link. Writes the share/* record of the app log in the same transaction.
+ */
+export async function createShare(
+  db: DbOrTrx,
+  ctx: { clock: Clock; addresses: PublicAddresses },
+  principal: Principal,
+  app: HostedApp,
+  input: CreateShareInput,
+): Promise<CreatedShare> {
+  const now = ctx.clock.now();
+  if (input.audience === 'public') {
+    const { token, hash, prefix } = newLinkToken();
+    const id = await insertShare(db, {
+      app,
+      actor: principal.account.id,
+      audience: 'public',
+      role: 'viewer',
+      tokenHash: hash,
+      tokenPrefix: prefix,
+    });
+    await recordShare(db, {
+      appId: app.id,
+      name: 'share/create',
+      shareId: id,
+      audience: 'public',
+      object: prefix,
+      role: 'viewer',
+      expiresAt: null,
+      actorId: principal.account.id,
+    });
+    return { share: await loadShare(db, id), created: true, url: `${ctx.addresses.productionBase}/s/${token}` };
+  }
+
+  let accountId: string | null = null;
+  let object: string;
+  let expiresAt: Date | null = null;
+  if (input.audience === 'company') {
+    if (!app.companyId) throw new DomainError('conflict', 'Official apps belong to no company: share them with accounts or a link.');
+    object = app.namespace;
+  } else {
+    const account = input.account.startsWith('acc_')
+      ? await db.selectFrom('accounts').selectAll().where('id', '=', input.account).executeTakeFirst()
+      : await findAccountByLogin(db, input.account);
+    if (!account) throw new DomainError('user_not_found', `No account ${input.account}.`, { details: { account: input.account } });
+    accountId = account.id;
+    object = account.id;
+    expiresAt = input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
+  }
+  const existing = await findLiveShare(db, app.id, input.audience, accountId, now);
+  let id: string;
+  let name: ShareRecordName;
+  if (existing) {
+    id = existing.id;
+    name = 'share/update';
+    await db.updateTable('app_shares').set({ role: input.role, expires_at: expiresAt, updated_at: now }).where('id', '=', id).execute();
+  } else {
+    name = 'share/create';
+    id = await insertShare(db, { app, actor: principal.account.id, audience: input.audience, role: input.role, accountId, expiresAt });
+  }
+  await recordShare(db, {
+    appId: app.id,
+    name,
+    shareId: id,
+    audience: input.audience,
+    object,
+    role: input.role,
+    expiresAt,
+    actorId: principal.account.id,
+  });
+  return { share: await loadShare(db, id), created: !existing };
+}
+
+async function insertShare(
+  db: DbOrTrx,
+  s: {
+    app: HostedApp;
+    actor: string;
+    audience: 'company' | 'users' | 'public';
+    role: 'editor' | 'viewer';
+    accountId?: string | null;
+    expiresAt?: Date | null;
+    tokenHash?: Buffer;
+    tokenPrefix?: string;
+  },
+): Promise<string> {
+  const id = newId('shr');
+  await db
+    .insertInto('app_shares')
+    .values({
+      id,
+      app_id: s.app.id,
+      audience: s.audience,
+      account_id: s.accountId ?? null,
+      role: s.role,
+      token_hash: s.tokenHash ?? null,
+      token_prefix: s.tokenPrefix ?? null,
+      expires_at: s.expiresAt ?? null,
+      revoked_at: null,
+      created_by: s.actor,
+    })
+    .execute();
+  return id;
+}
+
+export async function loadShare(db: DbOrTrx, id: string): Promise<ShareView> {
+  return shareView(await shareRows(db).where('s.id', '=', id).executeTakeFirstOrThrow());
+}

@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { Manifest } from '../../schemas/manifest/index.ts';
+import type { AppRole, AuthMe } from '../../schemas/sharing.ts';
+import type { Channel } from '../db/database.ts';
+import type { DomainDeps } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { accessToApp } from '../hosting/open-app.ts';
+import { loadVersion } from '../hosting/repository.ts';
+import { visitorOf } from '../hosting/visitor.ts';
+import type { Principal } from '../principal.ts';
+
+type Semantic = Manifest['semantic'];
+
+/**
+ * What a role may do with the app's semantic types (spec Authentication 9): developers read and
+ * write every type the app lists and share; members and editors read its types, run its actions and
+ * write the types it lists for writing; viewers only read.
+ */
+export function permissionsOf(role: AppRole | null, semantic: Semantic | null) {
+  const s = semantic ?? { types: [], actions: [], write: [] };
+  switch (role) {
+    case 'developer':
+      return { read: s.types, actions: s.actions, write: [...new Set([...s.types, ...s.write])], share: true };
+    case 'member':
+    case 'editor':
+      return { read: s.types, actions: s.actions, write: s.write, share: false };
+    default:
+      return { read: role === 'viewer' ? s.types : [], actions: [], write: [], share: false };
+  }
+}
+
+/**
+ * GET auth/me: the caller, and with an app (the ticket's, or one named by a key or session) the
+ * role the one access check gives, its permissions, channel and version.
+ */
+export async function describeCaller(
+  deps: DomainDeps,
+  principal: Principal,
+  named: { namespace?: string | undefined; slug?: string | undefined; channel: Channel },
+): Promise<z.input<typeof AuthMe>> {
+  const identity = { accountId: principal.account.id, username: principal.account.username, email: principal.account.email };
+  const target =
+    principal.kind === 'ticket'
+      ? { namespace: principal.ticket.namespace, slug: principal.ticket.slug, channel: principal.ticket.channel }
+      : named.namespace && named.slug
+        ? { namespace: named.namespace, slug: named.slug, channel: named.channel }
+        : undefined;
+  if (!target) {
+    const { licenses } = await visitorOf(deps.db, principal);
+    const role = licenses.some((l) => l.role === 'developer') ? 'developer' : licenses.length > 0 ? 'member' : null;
+    return {
+      identity,
+      role,
+      permissions: permissionsOf(null, null),
+      signedIn: true,
+      member: licenses.length > 0,
+      app: null,
+      channel: null,
+      version: null,
+      viaShare: false,
+    };
+  }
+  const { app, version, access } = await accessToApp(deps, principal, target);
+  if (!access.allowed) throw new DomainError('forbidden', `${access.message} ${access.remedy}`, { details: { reason: access.reason } });
+  // A ticket belongs to the page that runs its version, even after the channel moved on.
+  const shown = principal.kind === 'ticket' ? (await loadVersion(deps.db, principal.ticket.versionId)).version : version.version;
+  return {
+    identity,
+    role: access.role,
+    permissions: permissionsOf(access.role, version.manifest.semantic),
+    signedIn: true,
+    member: access.member,
+    app: { namespace: app.namespace, slug: app.slug },
+    channel: target.channel,
+    version: shown,
+    viaShare: access.viaShare !== null,
+  };
+}

@@ -1,0 +1,110 @@
+import { sql } from 'kysely';
+import type { DbOrTrx, ShareAudience, ShareRecordName, ShareRole } from '../db/database.ts';
+import type { ShareGrants } from '../hosting/check-app-access.ts';
+import { newId } from '../security/random.ts';
+
+/** A share is live until revoked or, for named accounts, until it expires. */
+export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;
+
+/**
+ * The live shares of an app that concern one account: the company share, the account's own share
+ * and, on a visit through a public link, that link (when it is still live and of this app).
+ */
+export async function findShareGrants(
+  db: DbOrTrx,
+  input: { appId: string; accountId: string; linkShareId: string | null; now: Date },
+): Promise<Omit<ShareGrants, 'resource'>> {
+  const rows = await db
+    .selectFrom('app_shares as s')
+    .select(['s.id', 's.audience', 's.account_id'])
+    .where('s.app_id', '=', input.appId)
+    .where(liveShare(input.now))
+    .where((eb) =>
+      eb.or([
+        eb('s.audience', '=', 'company'),
+        eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', input.accountId)]),
+        ...(input.linkShareId ? [eb.and([eb('s.audience', '=', 'public'), eb('s.id', '=', input.linkShareId)])] : []),
+      ]),
+    )
+    .execute();
+  const pick = (audience: ShareAudience) => {
+    const row = rows.find((r) => r.audience === audience);
+    return row ? { id: row.id } : null;
+  };
+  return { company: pick('company'), account: pick('users'), link: pick('public') };
+}
+
+/** A live public link by its token's hash. */
+export async function findLiveLink(db: DbOrTrx, tokenHash: Buffer, now: Date) {
+  return db
+    .selectFrom('app_shares as s')
+    .innerJoin('apps as a', 'a.id', 's.app_id')
+    .select(['s.id', 's.token_hash', 'a.id as appId', 'a.namespace', 'a.slug'])
+    .where('s.token_hash', '=', tokenHash)
+    .where('s.audience', '=', 'public')
+    .where(liveShare(now))
+    .executeTakeFirst();
+}
+
+export async function findLiveShare(db: DbOrTrx, appId: string, audience: 'company' | 'users', accountId: string | null, now: Date) {
+  let q = db
+    .selectFrom('app_shares as s')
+    .selectAll('s')
+    .where('s.app_id', '=', appId)
+    .where('s.audience', '=', audience)
+    .where('s.revoked_at', 'is', null);
+  if (accountId) q = q.where('s.account_id', '=', accountId);
+  const row = await q.forUpdate().executeTakeFirst();
+  // An expired share is over: the repeat makes a new one (the old row is closed first).
+  if (row?.expires_at && row.expires_at <= now) {
+    await db.updateTable('app_shares').set({ revoked_at: row.expires_at }).where('id', '=', row.id).execute();
+    return undefined;
+  }
+  return row;
+}
+
+export const shareRows = (db: DbOrTrx) =>
+  db
+    .selectFrom('app_shares as s')
+    .leftJoin('accounts as a', 'a.id', 's.account_id')
+    .select([
+      's.id',
+      's.audience',
+      's.role',
+      's.token_prefix',
+      's.expires_at',
+      's.revoked_at',
+      's.created_at',
+      's.updated_at',
+      'a.id as account_id',
+      'a.username',
+    ]);
+
+export async function recordShare(
+  db: DbOrTrx,
+  input: {
+    appId: string;
+    name: ShareRecordName;
+    shareId: string;
+    audience: ShareAudience;
+    object: string;
+    role: ShareRole;
+    expiresAt: Date | null;
+    actorId: string;
+  },
+): Promise<void> {
+  await db
+    .insertInto('app_share_records')
+    .values({
+      id: newId('rec'),
+      app_id: input.appId,
+      name: input.name,
+      share_id: input.shareId,
+      audience: input.audience,
+      object: input.object,
+      role: input.role,
+      expires_at: input.expiresAt,
+      actor_account_id: input.actorId,
+    })
+    .execute();
+}

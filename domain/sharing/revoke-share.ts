@@ -1,0 +1,42 @@
+import type { ShareView } from '../../schemas/sharing.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import type { HostedApp } from '../hosting/repository.ts';
+import type { Principal } from '../principal.ts';
+import { loadShare } from './create-share.ts';
+import { recordShare } from './repository.ts';
+
+/**
+ * Ends a share at once: the next open is refused and tickets opened through it stop working
+ * (authenticateTicket checks the share). Idempotent; the first revoke writes the share/revoke record.
+ */
+export async function revokeShare(
+  db: DbOrTrx,
+  clock: Clock,
+  principal: Principal,
+  app: HostedApp,
+  shareId: string,
+): Promise<{ share: ShareView; alreadyRevoked: boolean }> {
+  const row = await db
+    .selectFrom('app_shares')
+    .selectAll()
+    .where('id', '=', shareId)
+    .where('app_id', '=', app.id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw new DomainError('not_found', `No share ${shareId} of ${app.namespace}/${app.slug}.`, { details: { shareId } });
+  if (row.revoked_at) return { share: await loadShare(db, shareId), alreadyRevoked: true };
+  await db.updateTable('app_shares').set({ revoked_at: clock.now() }).where('id', '=', shareId).execute();
+  await recordShare(db, {
+    appId: app.id,
+    name: 'share/revoke',
+    shareId,
+    audience: row.audience,
+    object: row.audience === 'users' ? row.account_id! : row.audience === 'public' ? row.token_prefix! : app.namespace,
+    role: row.role,
+    expiresAt: row.expires_at,
+    actorId: principal.account.id,
+  });
+  return { share: await loadShare(db, shareId), alreadyRevoked: false };
+}

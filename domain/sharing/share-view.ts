@@ -1,0 +1,27 @@
+import type { ShareView } from '../../schemas/sharing.ts';
+import type { ShareAudience, ShareRole } from '../db/database.ts';
+
+export interface ShareRow {
+  id: string;
+  audience: ShareAudience;
+  role: ShareRole;
+  token_prefix: string | null;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  account_id: string | null;
+  username: string | null;
+}
+
+export function shareView(row: ShareRow): ShareView {
+  return {
+    id: row.id,
+    audience: row.audience,
+    role: row.role,
+    account: row.account_id && row.username ? { id: row.account_id, username: row.username } : null,
+    linkPrefix: row.token_prefix,
+    expiresAt: row.expires_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,259 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sha256 } from '../../../domain/security/random.ts';
+import { snapshotDatabase } from '../../support/db-snapshot.ts';
+import { bearer, createOrganization, createUser, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+// Member import over HTTP (spec C, Member import): the situation table, externalId, seats in one
+// transaction, idempotence, CSV quoting, and the invitation links of pending accounts.
+
+let svc: TestService;
+let op: string;
+let dev: string;
+let accounts: Record<'dana' | 'mo' | 'multi' | 'gus', string>;
+const NEW_PASSWORD = 'a-brand-new-password';
+
+beforeAll(async () => {
+  svc = await startTestService();
+  ({ op, accounts } = await seedCompanies(svc));
+  dev = await passwordKey(svc, 'dana');
+}, 60_000);
+afterAll(() => svc.close());
+beforeEach(() => resetRateLimits(svc));
+
+const importJson = (body: unknown, key = dev, headers: Record<string, string> = {}) =>
+  svc.call('POST', '/api/v1/developer/members/import', { body, headers: { ...bearer(key), ...headers } });
+const importCsv = (csv: string | Buffer, query = '', key = dev) =>
+  svc.call('POST', `/api/v1/developer/members/import${query}`, {
+    rawBody: csv,
+    headers: { ...bearer(key), 'content-type': 'text/csv; charset=utf-8' },
+  });
+const snapshot = () =>
+  snapshotDatabase(svc.database.db, { ignoreTables: ['rate_limit_hits'], ignoreColumns: { developer_keys: ['last_used_at'] } });
+const count = async (table: 'accounts' | 'licenses') => (await svc.database.db.selectFrom(table).selectAll().execute()).length;
+const members = async (key = dev) => (await svc.call('GET', '/api/v1/developer/members', { headers: bearer(key) })).body.data;
+const setSeats = (cellId: string, limit: number | null) =>
+  svc.call('PUT', `/api/v1/admin/organizations/${cellId}/seats`, { body: { limit }, headers: bearer(op) });
+
+describe('the situation table', () => {
+  it('creates, grants, keeps, never downgrades and skips disabled accounts', async () => {
+    const disabled = await createUser(svc, op, 'dora', [{ cellId: 'cell-globex', role: 'member' }]);
+    expect(
+      (await svc.call('PATCH', `/api/v1/admin/users/${disabled.id}`, { body: { status: 'disabled' }, headers: bearer(op) })).status,
+    ).toBe(200);
+    const res = await importJson({
+      source: 'hr-system',
+      members: [
+        { email: 'new.person@example.com', name: 'New Person', externalId: 'hr-1' },
+        { email: 'gus@example.com' }, // a developer of another company: gets a member license here
+        { email: 'MO@example.com' }, // already a member
+        { email: 'dana@example.com' }, // a developer: never downgraded
+        { email: 'dora@example.com' }, // disabled
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.summary).toEqual({ create: 1, grant: 1, keep: 1, keep_developer: 1, skip_disabled: 1, conflict: 0 });
+    expect(res.body.data.source).toBe('hr-system');
+    expect(res.body.data.seats).toEqual({ limit: null, used: 3, after: 5 });
+    expect(res.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual([
+      'create',
+      'grant',
+      'keep',
+      'keep_developer',
+      'skip_disabled',
+    ]);
+    const list = await members();
+    const byEmail = (email: string) => list.members.find((m: { email: string }) => m.email === email);
+    expect(byEmail('new.person@example.com')).toMatchObject({
+      status: 'pending',
+      activated: false,
+      role: 'member',
+      name: 'New Person',
+      externalId: 'hr-1',
+    });
+    expect(byEmail('gus@example.com')).toMatchObject({ role: 'member', status: 'active' });
+    expect(byEmail('dana@example.com')).toMatchObject({ role: 'developer' });
+    expect(byEmail('dora@example.com')).toBeUndefined();
+    // gus stays a developer of his own company.
+    const globex = await svc.call('GET', '/api/v1/admin/organizations/cell-globex', { headers: bearer(op) });
+    expect(JSON.stringify(globex.body.data)).toContain(accounts.gus);
+    const gusLicenses = await svc.database.db.selectFrom('licenses').select('role').where('account_id', '=', accounts.gus).execute();
+    expect(gusLicenses.map((l) => l.role).sort()).toEqual(['developer', 'member']);
+  });
+
+  it('leaves platform staff unchanged', async () => {
+    const staff = await svc.database.db
+      .selectFrom('accounts')
+      .select(['id', 'email'])
+      .where('platform_staff', '=', true)
+      .executeTakeFirstOrThrow();
+    const res = await importJson([{ email: staff.email }]);
+    expect(res.body.data.summary.keep_developer).toBe(1);
+    const acme = await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-acme').executeTakeFirstOrThrow();
+    const licenses = await svc.database.db.selectFrom('licenses').select('company_id').where('account_id', '=', staff.id).execute();
+    expect(licenses.map((l) => l.company_id)).not.toContain(acme.id);
+  });
+
+  it('the same list twice changes nothing the second time', async () => {
+    const list = [{ email: 'twice.a@example.com', externalId: 'tw-a' }, { email: 'twice.b@example.com' }, { email: 'mo@example.com' }];
+    expect((await importJson(list)).body.data.summary.create).toBe(2);
+    const before = await snapshot();
+    const again = await importJson(list);
+    expect(again.body.data.summary).toEqual({ create: 0, grant: 0, keep: 3, keep_developer: 0, skip_disabled: 0, conflict: 0 });
+    expect(again.body.data.invitations).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('externalId finds the same person under a new email; a clash is a conflict', async () => {
+    await importJson([{ email: 'old.mail@example.com', externalId: 'hr-77' }]);
+    const accountsBefore = await count('accounts');
+    const moved = await importJson([{ email: 'new.mail@example.com', externalId: 'hr-77' }]);
+    expect(moved.body.data.summary.keep).toBe(1);
+    expect(await count('accounts')).toBe(accountsBefore);
+    const clash = await importJson([{ email: 'mo@example.com', externalId: 'hr-77' }]);
+    expect(clash.body.data.summary.conflict).toBe(1);
+    expect(clash.body.data.results[0].reason).toContain('another account');
+  });
+
+  it('duplicate emails in one list count once; disagreeing externalIds are a conflict', async () => {
+    const res = await importJson([
+      { email: 'dup@example.com', externalId: 'd-1' },
+      { email: 'DUP@example.com' },
+      { email: 'dup@example.com', externalId: 'd-2' },
+    ]);
+    expect(res.body.data.summary).toMatchObject({ create: 1, conflict: 1 });
+    expect(res.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['create', 'duplicate', 'conflict']);
+    const created = await svc.database.db.selectFrom('accounts').select('id').where('email', '=', 'dup@example.com').execute();
+    expect(created).toHaveLength(1);
+  });
+
+  it('a dry run (body or header) plans without changing anything', async () => {
+    const before = await snapshot();
+    const dry = await importJson({ members: [{ email: 'dry.one@example.com' }], dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body.data).toMatchObject({ dryRun: true, summary: { create: 1 }, invitations: [] });
+    const header = await importJson([{ email: 'dry.two@example.com' }], dev, { 'x-svc-dry-run': 'true' });
+    expect(header.status).toBe(202);
+    expect(header.body.data.plan.summary.create).toBe(1);
+    expect(header.body.data.plan.invitations).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe('CSV', () => {
+  it('reads a BOM, CRLF, quoted fields and any column order', async () => {
+    const csv = '\uFEFFName,externalId,EMAIL\r\n"Smith, Jane ""JJ""",csv-1,jane.smith@example.com\r\n"Lee\r\nKim",,lee.kim@example.com\r\n';
+    const res = await importCsv(Buffer.from(csv, 'utf8'), '?source=csv-export');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.summary.create).toBe(2);
+    expect(res.body.data.source).toBe('csv-export');
+    const list = (await members()).members;
+    expect(list.find((m: { email: string }) => m.email === 'jane.smith@example.com')).toMatchObject({
+      name: 'Smith, Jane "JJ"',
+      externalId: 'csv-1',
+    });
+    expect(list.find((m: { email: string }) => m.email === 'lee.kim@example.com')).toMatchObject({ name: 'Lee\r\nKim', externalId: null });
+  });
+
+  it('accepts CSV text as members in a JSON body too', async () => {
+    const res = await importJson({ members: 'email\ncsv.in.json@example.com\n', dryRun: true });
+    expect(res.body.data.summary.create).toBe(1);
+  });
+
+  it('refuses unknown columns, a header without email, broken quoting and bad emails with their paths', async () => {
+    const unknown = await importCsv('email,phone\na@example.com,1\n');
+    expect(unknown.body.error.details.problems).toContainEqual(expect.objectContaining({ path: 'members.header.phone' }));
+    const noEmail = await importCsv('name\nJo\n');
+    expect(noEmail.body.error.details.problems).toContainEqual(expect.objectContaining({ path: 'members.header', code: 'missing_column' }));
+    const broken = await importCsv('email,name\n"a@example.com,Jo\n');
+    expect([broken.status, broken.body.error.code]).toEqual([400, 'invalid_payload']);
+    const bad = await importCsv('email\nnot-an-email\n');
+    expect(bad.body.error.details.problems).toContainEqual(expect.objectContaining({ path: 'members.0.email' }));
+  });
+});
+
+describe('limits and seats', () => {
+  const rows = (n: number, prefix: string) => ['email', ...Array.from({ length: n }, (_, i) => `${prefix}${i}@example.com`)].join('\n');
+
+  it('refuses more than 1000 people as a whole', async () => {
+    const before = await count('accounts');
+    const res = await importCsv(rows(1001, 'too-many-'));
+    expect([res.status, res.body.error.code]).toEqual([400, 'invalid_payload']);
+    expect(res.body.error.details).toMatchObject({ count: 1001, limit: 1000 });
+    const json = await importJson(Array.from({ length: 1001 }, (_, i) => ({ email: `json-many-${i}@example.com` })));
+    expect(json.status).toBe(400);
+    expect(await count('accounts')).toBe(before);
+  });
+
+  it('one seat short changes nothing and says why; with the seat the 1000 arrive in one import', async () => {
+    await createOrganization(svc, op, 'cell-initech', 'Initech');
+    const boss = await createUser(svc, op, 'bill', [{ cellId: 'cell-initech', role: 'developer' }]);
+    const key = await passwordKey(svc, boss.username);
+    expect((await setSeats('cell-initech', 1000)).body.data).toEqual({ cellId: 'cell-initech', seats: { limit: 1000, used: 1 } });
+    const before = await snapshot();
+    const res = await importCsv(rows(1000, 'initech-'), '', key);
+    expect([res.status, res.body.error.code]).toEqual([409, 'conflict']);
+    expect(res.body.error.message).toContain('Not enough seats');
+    expect(res.body.error.details).toMatchObject({
+      reason: 'seats_insufficient',
+      seats: { limit: 1000, used: 1, after: 1001 },
+      missing: 1,
+    });
+    expect(await snapshot()).toEqual(before);
+
+    await setSeats('cell-initech', 1001);
+    const ok = await importCsv(rows(1000, 'initech-'), '', key);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.seats).toEqual({ limit: 1001, used: 1, after: 1001 });
+    expect(ok.body.data.invitations).toHaveLength(1000);
+    expect((await members(key)).members).toHaveLength(1001);
+  });
+});
+
+describe('pending accounts and invitations', () => {
+  it('cannot sign in until the invitation sets a password; the link works once and is stored as a hash', async () => {
+    const res = await importJson([{ email: 'invitee@example.com' }]);
+    const { url } = res.body.data.invitations[0];
+    const token = new URL(url).searchParams.get('invitation')!;
+    expect(url).toBe(`${svc.addresses.baseUrl}/signin?invitation=${token}`);
+    const stored = await svc.database.db.selectFrom('account_invitations').select('hash').execute();
+    expect(stored.map((s) => s.hash)).toContainEqual(sha256(token));
+    expect(JSON.stringify(stored)).not.toContain(token);
+
+    const login = { login: 'invitee@example.com', password: NEW_PASSWORD };
+    const early = await svc.call('POST', '/api/v1/developer/password-tokens', { body: login });
+    expect(early.body.error.code).toBe('invalid_credentials');
+    const accept = (invitation: string) =>
+      svc.call('POST', '/api/v1/web/invitations/accept', {
+        body: { invitation, password: NEW_PASSWORD },
+        headers: { origin: svc.addresses.baseUrl },
+      });
+    const accepted = await accept(token);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body.data).toEqual({ activated: true, username: 'invitee@example.com', email: 'invitee@example.com' });
+    expect((await svc.call('POST', '/api/v1/developer/password-tokens', { body: login })).status).toBe(201);
+    expect((await accept(token)).body.error.code).toBe('invalid_credentials');
+    const crossSite = await svc.call('POST', '/api/v1/web/invitations/accept', { body: { invitation: token, password: NEW_PASSWORD } });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it('a new link for a pending member replaces the old one; an active member needs none', async () => {
+    const res = await importJson([{ email: 'lost.link@example.com' }]);
+    const { accountId } = res.body.data.results[0];
+    const old = new URL(res.body.data.invitations[0].url).searchParams.get('invitation')!;
+    const reissued = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
+    expect(reissued.status, JSON.stringify(reissued.body)).toBe(201);
+    const fresh = new URL(reissued.body.data.url).searchParams.get('invitation')!;
+    const accept = (invitation: string) =>
+      svc.call('POST', '/api/v1/web/invitations/accept', {
+        body: { invitation, password: NEW_PASSWORD },
+        headers: { origin: svc.addresses.baseUrl },
+      });
+    expect((await accept(old)).status).toBe(401);
+    expect((await accept(fresh)).status).toBe(200);
+    const again = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
+    expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
+    const foreign = await svc.call('POST', `/api/v1/developer/members/acc_0000000000000000/invitation`, { headers: bearer(dev) });
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'user_not_found']);
+  });
+});

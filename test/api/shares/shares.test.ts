@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sha256 } from '../../../domain/security/random.ts';
+import { TestClock } from '../../support/clock.ts';
+import { injected, rawGet, release } from '../../support/hosting.ts';
+import { bearer, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+// App shares over HTTP (spec C): company and named-account shares, public links that need login,
+// revocation and expiry, the share/* records, and auth/me's roles.
+
+const clock = new TestClock('2026-11-22T10:00:00Z');
+let svc: TestService;
+let dev: string;
+let gusKey: string;
+let accounts: Record<'dana' | 'mo' | 'multi' | 'gus', string>;
+const SEMANTIC = { types: ['acme.Order', 'acme.Customer'], actions: ['acme.approve'], write: ['acme.Order'] };
+
+beforeAll(async () => {
+  svc = await startTestService({ clock });
+  ({ accounts } = await seedCompanies(svc));
+  dev = await passwordKey(svc, 'dana');
+  gusKey = await passwordKey(svc, 'gus');
+  const manifest = (auth: object) => ({ auth, sdk: ['semantic'], semantic: SEMANTIC });
+  await release(svc, dev, { namespace: 'cell-acme', slug: 'secret', version: '1.0.0', manifest: manifest({ access: 'restricted' }) });
+  await release(svc, dev, { namespace: 'cell-acme', slug: 'hello', version: '1.0.0', manifest: manifest({}) });
+  await release(svc, dev, { namespace: 'cell-acme', slug: 'insiders', version: '1.0.0', manifest: manifest({ publicLink: 'members' }) });
+}, 60_000);
+afterAll(() => svc.close());
+beforeEach(async () => {
+  clock.set('2026-11-22T10:00:00Z');
+  await resetRateLimits(svc);
+});
+
+const share = (body: object, key = dev, headers: Record<string, string> = {}) =>
+  svc.call('POST', '/api/v1/developer/shares', { body, headers: { ...bearer(key), ...headers } });
+const app = (slug: string) => ({ namespace: 'cell-acme', slug });
+const open = async (path: string, login: string) => rawGet(`${svc.addresses.productionBase}${path}`, { cookie: await signIn(svc, login) });
+const me = (ticket: string) => svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(ticket) });
+
+describe('named-account shares', () => {
+  it('open a restricted app to an account of another company, as editor', async () => {
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(403);
+    const res = await share({ ...app('secret'), audience: 'users', account: 'gus' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data).toMatchObject({ created: true, share: { audience: 'users', role: 'editor', account: { username: 'gus' } } });
+    const page = await open('/cell-acme/apps/secret', 'gus');
+    expect(page.status).toBe(200);
+    const who = await me(injected(page.text).ticket);
+    expect(who.body.data).toMatchObject({
+      identity: { username: 'gus' },
+      role: 'editor',
+      member: false,
+      signedIn: true,
+      app: app('secret'),
+      channel: 'production',
+      version: '1.0.0',
+      viaShare: true,
+      permissions: { read: SEMANTIC.types, actions: SEMANTIC.actions, write: SEMANTIC.write, share: false },
+    });
+    // The test channel stays the company developers'.
+    const test = await rawGet(`${svc.addresses.developerBase}/cell-acme/apps/secret`, { cookie: await signIn(svc, 'gus') });
+    expect(test.status).toBe(403);
+  });
+
+  it('a repeated share changes the expiry of the same share; an expired share stops by itself', async () => {
+    const first = await share({ ...app('hello'), audience: 'users', account: 'gus@example.com', expiresInDays: 1 });
+    expect(first.status).toBe(201);
+    const again = await share({ ...app('hello'), audience: 'users', account: accounts.gus, expiresInDays: 3 });
+    expect(again.status).toBe(200);
+    expect(again.body.data.created).toBe(false);
+    expect(again.body.data.share.id).toBe(first.body.data.share.id);
+    expect(again.body.data.share.expiresAt).toBe('2026-11-25T10:00:00.000Z');
+    const page = await open('/cell-acme/apps/hello', 'gus');
+    expect(page.status).toBe(200);
+    const ticket = injected(page.text).ticket;
+
+    clock.set('2026-11-25T10:00:00Z');
+    expect((await open('/cell-acme/apps/hello', 'gus')).status).toBe(403);
+    expect((await me(ticket)).status).toBe(401);
+    const listed = await svc.call('GET', '/api/v1/developer/shares?namespace=cell-acme&slug=hello', { headers: bearer(dev) });
+    expect(listed.body.data.shares.map((s: { id: string }) => s.id)).not.toContain(first.body.data.share.id);
+    // Sharing again after expiry makes a new share.
+    const renewed = await share({ ...app('hello'), audience: 'users', account: 'gus' });
+    expect([renewed.status, renewed.body.data.created]).toEqual([201, true]);
+    expect(renewed.body.data.share.id).not.toBe(first.body.data.share.id);
+    await svc.call('DELETE', `/api/v1/developer/shares/${renewed.body.data.share.id}?namespace=cell-acme&slug=hello`, {
+      headers: bearer(dev),
+    });
+  });
+
+  it('a revoke stops the grant and its tickets at once', async () => {
+    const res = await share({ ...app('secret'), audience: 'users', account: 'gus' });
+    const page = await open('/cell-acme/apps/secret', 'gus');
+    const ticket = injected(page.text).ticket;
+    const revoked = await svc.call('DELETE', `/api/v1/developer/shares/${res.body.data.share.id}?namespace=cell-acme&slug=secret`, {
+      headers: bearer(dev),
+    });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(revoked.body.data).toMatchObject({ revoked: true, alreadyRevoked: false });
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(403);
+    expect((await me(ticket)).status).toBe(401);
+    const renewal = await svc.call('POST', '/api/v1/developer/apps/cell-acme/secret/tickets', { headers: bearer(ticket) });
+    expect(renewal.status).toBe(401);
+    const twice = await svc.call('DELETE', `/api/v1/developer/shares/${res.body.data.share.id}?namespace=cell-acme&slug=secret`, {
+      headers: bearer(dev),
+    });
+    expect(twice.body.data.alreadyRevoked).toBe(true);
+  });
+});
+
+describe('company shares', () => {
+  it('open a restricted app to the company’s members, who keep their member role', async () => {
+    expect((await open('/cell-acme/apps/secret', 'mo')).status).toBe(403);
+    const res = await share({ ...app('secret'), audience: 'company' });
+    expect(res.status).toBe(201);
+    expect((await share({ ...app('secret'), audience: 'company' })).body.data.created).toBe(false);
+    const page = await open('/cell-acme/apps/secret', 'mo');
+    expect(page.status).toBe(200);
+    expect((await me(injected(page.text).ticket)).body.data).toMatchObject({ role: 'member', member: true });
+    // Other companies gain nothing from it.
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(403);
+    await svc.call('DELETE', `/api/v1/developer/shares/${res.body.data.share.id}?namespace=cell-acme&slug=secret`, {
+      headers: bearer(dev),
+    });
+    expect((await open('/cell-acme/apps/secret', 'mo')).status).toBe(403);
+  });
+});
+
+describe('public links', () => {
+  it('return the token once, store only its hash, and list a prefix', async () => {
+    const res = await share({ ...app('hello'), audience: 'public' });
+    expect(res.status).toBe(201);
+    const url: string = res.body.data.url;
+    expect(url).toMatch(new RegExp(`^${svc.addresses.productionBase}/s/[0-9A-Za-z]{33}$`));
+    const token = url.split('/s/')[1]!;
+    expect(res.body.data.share).toMatchObject({ audience: 'public', role: 'viewer', linkPrefix: token.slice(0, 8) });
+
+    const row = await svc.database.db
+      .selectFrom('app_shares')
+      .selectAll()
+      .where('id', '=', res.body.data.share.id)
+      .executeTakeFirstOrThrow();
+    expect(row.token_hash).toEqual(sha256(token));
+    expect(JSON.stringify(row)).not.toContain(token);
+    const listed = await svc.call('GET', '/api/v1/developer/shares?namespace=cell-acme&slug=hello', { headers: bearer(dev) });
+    expect(JSON.stringify(listed.body)).not.toContain(token);
+    expect(listed.body.data.shares.find((s: { id: string }) => s.id === res.body.data.share.id)).toMatchObject({
+      linkPrefix: token.slice(0, 8),
+    });
+    // Each public share is a new link.
+    const second = await share({ ...app('hello'), audience: 'public' });
+    expect(second.body.data.url).not.toBe(url);
+    expect(second.body.data.share.id).not.toBe(res.body.data.share.id);
+  });
+
+  it('need login, then open production read-only for outsiders and with the company role for members', async () => {
+    const res = await share({ ...app('secret'), audience: 'public' });
+    const path = new URL(res.body.data.url).pathname;
+    const anonymous = await rawGet(res.body.data.url);
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.location).toContain('/signin?next=');
+
+    const outsider = await open(path.replace('/p', ''), 'gus');
+    expect(outsider.status).toBe(200);
+    expect(outsider.headers['referrer-policy']).toBe('no-referrer');
+    const viewer = (await me(injected(outsider.text).ticket)).body.data;
+    expect(viewer).toMatchObject({ role: 'viewer', member: false, channel: 'production', viaShare: true });
+    expect(viewer.permissions).toEqual({ read: SEMANTIC.types, actions: [], write: [], share: false });
+    const insider = await open(path.replace('/p', ''), 'mo');
+    expect((await me(injected(insider.text).ticket)).body.data.role).toBe('member');
+    // The usage/open record says the open came through the share.
+    const opens = await svc.database.db
+      .selectFrom('app_opens')
+      .select('via_share')
+      .where('via_share', '=', res.body.data.share.id)
+      .execute();
+    expect(opens.length).toBe(2);
+  });
+
+  it('a revoke refuses the next open and ends the tickets opened through the link', async () => {
+    const res = await share({ ...app('hello'), audience: 'public' });
+    const path = new URL(res.body.data.url).pathname.replace('/p', '');
+    const page = await open(path, 'gus');
+    const ticket = injected(page.text).ticket;
+    await svc.call('DELETE', `/api/v1/developer/shares/${res.body.data.share.id}?namespace=cell-acme&slug=hello`, { headers: bearer(dev) });
+    expect((await open(path, 'gus')).status).toBe(404);
+    expect((await me(ticket)).status).toBe(401);
+    expect((await open('/s/000000000000000000000000000000000', 'gus')).status).toBe(404);
+  });
+
+  it('publicLink members: outsiders are refused, company people open', async () => {
+    const res = await share({ ...app('insiders'), audience: 'public' });
+    const path = new URL(res.body.data.url).pathname.replace('/p', '');
+    expect((await open(path, 'gus')).status).toBe(403);
+    expect((await open(path, 'mo')).status).toBe(200);
+  });
+
+  it('a dry run issues no link and stores nothing', async () => {
+    const before = await svc.database.db.selectFrom('app_shares').select('id').execute();
+    const res = await share({ ...app('hello'), audience: 'public' }, dev, { 'x-svc-dry-run': 'true' });
+    expect(res.status).toBe(202);
+    expect(res.body.data.plan.url).toBeUndefined();
+    expect(await svc.database.db.selectFrom('app_shares').select('id').execute()).toHaveLength(before.length);
+  });
+});
+
+describe('who may share', () => {
+  it('an app ticket acts for its own app: developers may, members may not', async () => {
+    const devPage = await open('/cell-acme/apps/hello', 'dana');
+    const devTicket = injected(devPage.text).ticket;
+    const listed = await svc.call('GET', '/api/v1/developer/shares', { headers: bearer(devTicket) });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    const other = await svc.call('GET', '/api/v1/developer/shares?namespace=cell-acme&slug=secret', { headers: bearer(devTicket) });
+    expect(other.status).toBe(403);
+    const memberTicket = injected((await open('/cell-acme/apps/hello', 'mo')).text).ticket;
+    const refused = await svc.call('POST', '/api/v1/developer/shares', { body: { audience: 'public' }, headers: bearer(memberTicket) });
+    expect(refused.status).toBe(403);
+  });
+
+  it('a key of another company cannot share, and a key must name the app', async () => {
+    expect((await share({ ...app('hello'), audience: 'public' }, gusKey)).status).toBe(403);
+    const unnamed = await share({ audience: 'public' });
+    expect([unnamed.status, unnamed.body.error.code]).toEqual([400, 'invalid_payload']);
+    expect((await share({ ...app('nope'), audience: 'public' })).status).toBe(404);
+    const unknown = await share({ ...app('hello'), audience: 'users', account: 'nobody-here' });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'user_not_found']);
+    const viewerRole = await share({ ...app('hello'), audience: 'users', account: 'gus', role: 'viewer' });
+    expect(viewerRole.status).toBe(400);
+  });
+
+  it('every share and revoke writes a share/* record with object and role', async () => {
+    const res = await share({ ...app('hello'), audience: 'users', account: 'multi' });
+    await svc.call('DELETE', `/api/v1/developer/shares/${res.body.data.share.id}?namespace=cell-acme&slug=hello`, { headers: bearer(dev) });
+    const records = await svc.database.db
+      .selectFrom('app_share_records')
+      .select(['name', 'audience', 'object', 'role', 'actor_account_id'])
+      .where('share_id', '=', res.body.data.share.id)
+      .orderBy('at')
+      .execute();
+    expect(records).toEqual([
+      { name: 'share/create', audience: 'users', object: accounts.multi, role: 'editor', actor_account_id: accounts.dana },
+      { name: 'share/revoke', audience: 'users', object: accounts.multi, role: 'editor', actor_account_id: accounts.dana },
+    ]);
+  });
+});
+
+describe('auth/me', () => {
+  it('with a key: the key’s company role, or the role for a named app', async () => {
+    const plain = await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(dev) });
+    expect(plain.body.data).toMatchObject({ role: 'developer', member: true, app: null, signedIn: true });
+    const named = await svc.call('GET', '/api/v1/developer/auth/me?namespace=cell-acme&slug=secret', { headers: bearer(dev) });
+    expect(named.body.data).toMatchObject({ role: 'developer', permissions: { share: true, write: SEMANTIC.types } });
+    const refused = await svc.call('GET', '/api/v1/developer/auth/me?namespace=cell-acme&slug=secret', { headers: bearer(gusKey) });
+    expect(refused.status).toBe(403);
+  });
+});
