@@ -15,7 +15,16 @@ module.exports = {
       severity: 'error',
       comment: 'schemas/ is shared with the CLI and the browser SDK: it imports only other contracts.',
       from: { path: '^schemas/' },
-      to: { path: '^(domain|api|worker|workflows|activities|infra|test|bench)/|^(main|service|config)[.]ts$' },
+      to: { path: '^(domain|api|worker|workflows|activities|infra|test|bench|cli)/|^(main|service|config)[.]ts$' },
+    },
+    {
+      name: 'cli-is-a-client',
+      severity: 'error',
+      comment: 'The CLI talks to the service over HTTP only; it shares the contracts in schemas/ and nothing else of the service.',
+      from: { path: '^cli/' },
+      to: {
+        path: '^(domain|api|worker|workflows|activities|infra|test|bench)/|^(main|service|config)[.]ts$|^node_modules/(koa|@koa|@temporalio|kysely|pg)/',
+      },
     },
     {
       name: 'domain-knows-no-adapter',

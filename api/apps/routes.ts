@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { describeApp } from '../../domain/apps/describe-app.ts';
+import { findStoredFiles } from '../../domain/apps/find-stored-files.ts';
 import { listApps, listRegistry } from '../../domain/apps/list-apps.ts';
 import { promoteVersion } from '../../domain/apps/promote-version.ts';
 import { checkUpload, uploadVersion } from '../../domain/apps/upload-version.ts';
 import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, RegistryRow, UploadedVersion } from '../../schemas/apps.ts';
-import { bundleFilesSchema, MAX_BUNDLE_FILES } from '../../schemas/bundle/index.ts';
-import { manifestJsonSchema } from '../../schemas/manifest/index.ts';
+import { bundleFilesSchema, MAX_BUNDLE_FILES, SHA256_HEX, storedFilesSchema, tooManyFilesInTotal } from '../../schemas/bundle/index.ts';
+import { MANIFEST_SCHEMA_PATH, manifestJsonSchema } from '../../schemas/manifest/index.ts';
 import { MAX_REPORTED_PROBLEMS } from '../../schemas/problems.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -22,24 +23,73 @@ export const uploadVersionRoute = defineRoute({
     '409 version_conflict when the version number already holds other content; 422 bundle_invalid listing the problems ' +
     `(\`details.problems\`, each with path, code and message: the first ${MAX_REPORTED_PROBLEMS}, \`details.omittedProblems\` counts the rest) ` +
     `and the warnings. More than ${MAX_BUNDLE_FILES} files: 400 invalid_payload with the problem too_many_files. The bundle is ` +
-    'analysed before the transaction, on a worker thread with a time limit; running past it is the problem analysis_timeout.',
+    'analysed before the transaction, on a worker thread with a time limit; running past it is the problem analysis_timeout. ' +
+    'Extension (optional; the body above works unchanged): `storedFiles` lists files by the SHA-256 of content this ' +
+    'namespace’s versions already hold (ask `GET …/stored-files` first), so a re-deploy sends only what changed. A hash the ' +
+    'namespace does not hold is the problem content_not_stored at `storedFiles[i].sha256` (send that file in `files`); ' +
+    `\`files\` and \`storedFiles\` together hold at most ${MAX_BUNDLE_FILES} files.`,
   tags: ['apps'],
   auth: DEVELOPER,
   write: true,
   bodyLimit: 'upload',
   params: AppParams,
-  body: z.strictObject({ manifest: z.unknown(), files: bundleFilesSchema, notes: Notes.optional() }),
+  body: z
+    .strictObject({
+      manifest: z.unknown(),
+      files: bundleFilesSchema,
+      storedFiles: storedFilesSchema.optional().meta({
+        description: 'Files given by the SHA-256 of content already stored for this namespace, instead of their content.',
+      }),
+      notes: Notes.optional(),
+    })
+    .superRefine((body, ctx) => {
+      const tooMany = tooManyFilesInTotal(body.files, body.storedFiles);
+      if (tooMany) ctx.addIssue({ code: 'custom', path: ['storedFiles'], message: tooMany.message, params: { code: tooMany.code } });
+    }),
   response: {
     status: 201,
     description: 'The version was created (200: it already existed with identical content).',
     schema: UploadedVersion,
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
-  prepare: ({ principal, params, body, deps, dryRun }) => checkUpload(principal, params, body, { blobs: deps.blobs, dryRun }),
+  prepare: ({ principal, params, body, deps, dryRun }) => checkUpload(principal, params, body, { db: deps.db, blobs: deps.blobs, dryRun }),
   async handler({ db, principal, params, body, prepared: bundle }) {
     const uploaded = await uploadVersion(db, principal, { ...params, notes: body.notes }, bundle);
     return { status: uploaded.created ? 201 : 200, data: uploaded };
   },
+});
+
+/** Hashes per question: 100 keep the address far below common request-line limits (8 KiB). */
+export const MAX_STORED_FILE_QUERY = 100;
+
+export const storedFilesRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/developer/apps/{namespace}/{slug}/stored-files',
+  operationId: 'findStoredFiles',
+  summary: 'Which of these file contents (SHA-256) the namespace’s versions already hold, to upload only the others',
+  description:
+    `\`sha256\`: up to ${MAX_STORED_FILE_QUERY} lowercase hex SHA-256 hashes, comma-separated. The answer lists those that files ` +
+    'of versions in the namespace hold (whatever the app): the upload may send them as `storedFiles`. Content stored only for ' +
+    'other companies is never confirmed.',
+  tags: ['apps'],
+  auth: DEVELOPER,
+  params: AppParams,
+  query: z.strictObject({
+    sha256: z
+      .string()
+      .transform((list) => list.split(','))
+      .pipe(z.array(z.string().regex(SHA256_HEX, 'must be a lowercase hex SHA-256')).max(MAX_STORED_FILE_QUERY))
+      .meta({ description: `Up to ${MAX_STORED_FILE_QUERY} lowercase hex SHA-256 hashes, comma-separated.` }),
+  }),
+  response: {
+    status: 200,
+    description: 'The hashes asked for that the namespace holds.',
+    schema: z.object({ stored: z.array(z.string()) }),
+  },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'invalid_payload'],
+  handler: async ({ db, principal, params, query }) => ({
+    data: { stored: await findStoredFiles(db, principal, params.namespace, query.sha256) },
+  }),
 });
 
 export const promoteRoute = defineRoute({
@@ -106,8 +156,6 @@ export const registryRoute = defineRoute({
   handler: async ({ db, principal }) => ({ data: { rows: await listRegistry(db, principal) } }),
 });
 
-export const MANIFEST_SCHEMA_PATH = '/schemas/manifest/v1.json';
-
 export const manifestSchemaRoute = defineRoute({
   method: 'get',
   path: MANIFEST_SCHEMA_PATH,
@@ -122,4 +170,12 @@ export const manifestSchemaRoute = defineRoute({
   },
 });
 
-export const appRoutes = [listAppsRoute, registryRoute, getAppRoute, uploadVersionRoute, promoteRoute, manifestSchemaRoute];
+export const appRoutes = [
+  listAppsRoute,
+  registryRoute,
+  getAppRoute,
+  storedFilesRoute,
+  uploadVersionRoute,
+  promoteRoute,
+  manifestSchemaRoute,
+];

@@ -34,3 +34,26 @@ export async function releaseFacts(db: DbOrTrx, appId: string): Promise<ReleaseF
     .execute();
   return rows.map(toReleaseFact);
 }
+
+/**
+ * Which of `hashes` files of versions in `namespace` hold: the only contents an upload there
+ * may refer to by hash. Blobs other companies uploaded are never confirmed (no cross-company
+ * oracle), nor are unreferenced ones (a failed upload's), which the namespace may not own.
+ */
+export async function namespaceContents(db: DbOrTrx, namespace: string, hashes: readonly string[]): Promise<Set<string>> {
+  if (hashes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('version_files as f')
+    .innerJoin('app_versions as v', 'v.id', 'f.version_id')
+    .innerJoin('apps as a', 'a.id', 'v.app_id')
+    .select('f.blob_sha256')
+    .distinct()
+    .where('a.namespace', '=', namespace)
+    .where(
+      'f.blob_sha256',
+      'in',
+      hashes.map((h) => Buffer.from(h, 'hex')),
+    )
+    .execute();
+  return new Set(rows.map((r) => r.blob_sha256.toString('hex')));
+}

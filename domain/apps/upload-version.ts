@@ -1,5 +1,5 @@
 import type { UploadedVersion } from '../../schemas/apps.ts';
-import type { BundleInput, ValidBundle, Warning } from '../../schemas/bundle/index.ts';
+import type { BundleFileInput, BundleInput, StoredFileInput, ValidBundle, Warning } from '../../schemas/bundle/index.ts';
 import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
@@ -8,7 +8,7 @@ import { newId } from '../security/random.ts';
 import type { BlobStore } from './blob-store.ts';
 import { validateBundleOffThread } from './bundle-validation.ts';
 import { assertCanWrite, PUBLIC_NAMESPACE } from './namespace-access.ts';
-import { getApp } from './repository.ts';
+import { getApp, namespaceContents } from './repository.ts';
 
 export type AppAddress = { namespace: string; slug: string };
 
@@ -30,6 +30,54 @@ function addressProblems(manifest: unknown, address: AppAddress): Problem[] {
   });
 }
 
+/** The upload body: the spec's bundle, plus files given by the hash of content already stored. */
+export type UploadInput = BundleInput & { storedFiles?: readonly StoredFileInput[] | undefined };
+
+/**
+ * `storedFiles` as ordinary files (their bytes from the blob store), appended after `files`, so
+ * the one validation checks them. Only contents the namespace's versions hold are taken.
+ */
+async function resolveStoredFiles(
+  store: { db: DbOrTrx; blobs: BlobStore },
+  namespace: string,
+  storedFiles: readonly StoredFileInput[],
+): Promise<{ files: BundleFileInput[]; problems: Problem[] }> {
+  const known = await namespaceContents(
+    store.db,
+    namespace,
+    storedFiles.map((f) => f.sha256),
+  );
+  const problems = storedFiles.flatMap((f, i) =>
+    known.has(f.sha256)
+      ? []
+      : [
+          problem(
+            `storedFiles[${i}].sha256`,
+            'content_not_stored',
+            `${quoted(f.path)}: this content is not stored for ${namespace}; send it in files`,
+          ),
+        ],
+  );
+  if (problems.length > 0) return { files: [], problems };
+  const files = await Promise.all(
+    storedFiles.map(async (f) => ({
+      path: f.path,
+      encoding: 'base64' as const,
+      content: (await store.blobs.get(f.sha256)).toString('base64'),
+    })),
+  );
+  return { files, problems };
+}
+
+// Validation numbers the appended stored files after `files`; answers name them as sent.
+function storedFilePaths(problems: readonly Problem[], sentFiles: number): Problem[] {
+  return problems.map((p) => {
+    const match = /^files\[(\d+)\]/.exec(p.path);
+    const index = match ? Number(match[1]) : -1;
+    return index >= sentFiles ? { ...p, path: `storedFiles[${index - sentFiles}]${p.path.slice(match![0].length)}` } : p;
+  });
+}
+
 /**
  * B3, before the transaction: may the principal upload here, and is the bundle valid? The
  * validation runs on a worker thread, so it holds neither the event loop nor a connection.
@@ -42,14 +90,23 @@ function addressProblems(manifest: unknown, address: AppAddress): Problem[] {
 export async function checkUpload(
   principal: Principal,
   address: AppAddress,
-  bundle: BundleInput,
-  store: { blobs: BlobStore; dryRun: boolean },
+  bundle: UploadInput,
+  store: { db: DbOrTrx; blobs: BlobStore; dryRun: boolean },
 ): Promise<ValidBundle> {
   assertCanWrite(principal, address.namespace);
-  const validation = await validateBundleOffThread({ manifest: bundle.manifest, files: bundle.files });
-  const problems = [...(validation.ok ? [] : validation.problems), ...addressProblems(bundle.manifest, address)];
+  const stored = bundle.storedFiles?.length
+    ? await resolveStoredFiles(store, address.namespace, bundle.storedFiles)
+    : { files: [], problems: [] };
+  if (stored.problems.length > 0) throw invalidBundle(stored.problems, []);
+  const validation = await validateBundleOffThread({ manifest: bundle.manifest, files: [...bundle.files, ...stored.files] });
+  const problems = [
+    ...(validation.ok ? [] : storedFilePaths(validation.problems, bundle.files.length)),
+    ...addressProblems(bundle.manifest, address),
+  ];
   if (!validation.ok || problems.length > 0) throw invalidBundle(problems, validation.warnings);
-  if (!store.dryRun) await store.blobs.put(validation.files);
+  // Contents that came from the store are there already.
+  const reused = new Set(bundle.storedFiles?.map((f) => f.sha256));
+  if (!store.dryRun) await store.blobs.put(validation.files.filter((f) => !reused.has(f.sha256)));
   return validation;
 }
 

@@ -28,6 +28,26 @@ export const bundleFilesSchema = z.preprocess((files, ctx) => {
   return files;
 }, z.array(bundleFileSchema).max(MAX_BUNDLE_FILES));
 
+/** Lowercase hex SHA-256, the address of a file's content. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * A file given by the hash of content the service already stores for the company (the CLI sends
+ * only what changed): the extension of the upload body's `storedFiles`.
+ */
+export const storedFileSchema = z.strictObject({
+  path: z.string(),
+  sha256: z.string().regex(SHA256_HEX, 'must be a lowercase hex SHA-256'),
+});
+
+export const storedFilesSchema = z.array(storedFileSchema).max(MAX_BUNDLE_FILES);
+
+/** The count rule over both lists of an upload: `files` and `storedFiles` together. */
+export function tooManyFilesInTotal(files: unknown, storedFiles: unknown): Problem | undefined {
+  const count = (Array.isArray(files) ? files.length : 0) + (Array.isArray(storedFiles) ? storedFiles.length : 0);
+  return Array.isArray(storedFiles) && count > MAX_BUNDLE_FILES ? tooManyFiles(count) : undefined;
+}
+
 export const bundleInputSchema = z.strictObject({
   manifest: z.unknown(),
   files: bundleFilesSchema,
@@ -35,3 +55,4 @@ export const bundleInputSchema = z.strictObject({
 
 export type BundleFileInput = z.output<typeof bundleFileSchema>;
 export type BundleInput = z.output<typeof bundleInputSchema>;
+export type StoredFileInput = z.output<typeof storedFileSchema>;

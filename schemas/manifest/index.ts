@@ -3,7 +3,7 @@ export { formatPath, issuesToProblems } from '../problems.ts';
 export { durationSeconds } from './duration.ts';
 export type { Evolve } from './evolve.ts';
 export type { QueryExport } from './exports.ts';
-export { manifestJsonSchema } from './json-schema.ts';
+export { MANIFEST_SCHEMA_PATH, manifestJsonSchema } from './json-schema.ts';
 export type { Limits } from './limits.ts';
 export { LIMIT_DEFAULTS, LIMIT_MAXIMUMS, limitsAboveDefault } from './limits.ts';
 export type { Manifest, ManifestInput } from './manifest.ts';

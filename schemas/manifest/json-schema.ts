@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { manifestSchema } from './manifest.ts';
 
+/** Where the service serves the schema under {base_url}: the `$schema` of manifests (`svc init` writes it). */
+export const MANIFEST_SCHEMA_PATH = '/schemas/manifest/v1.json';
+
 /**
  * JSON Schema (draft 2020-12) of the manifest as authors write it (input side: defaulted fields
  * are optional, legacy values accepted), for editors via `$schema`. `id` is the URL it is served

@@ -47,6 +47,14 @@ describe('declared authorization', () => {
     expect((await svc.call('GET', '/api/v1/developer/me', { headers: bearer(memberKey) })).status).toBe(200);
     expect((await svc.call('GET', '/api/v1/developer/keys', { headers: bearer(memberKey) })).status).toBe(200);
   });
+
+  it('the stored-files question (CLI upload): developer keys of the namespace only', async () => {
+    const path = `/api/v1/developer/apps/cell-acme/any/stored-files?sha256=${'0'.repeat(64)}`;
+    expect((await svc.call('GET', path, { headers: bearer(devKey) })).status).toBe(200);
+    expect((await svc.call('GET', path, { headers: bearer(memberKey) })).status).toBe(403);
+    expect((await svc.call('GET', path, { headers: { cookie } })).status).toBe(401);
+    expect((await svc.call('GET', path.replace('cell-acme', 'cell-globex'), { headers: bearer(devKey) })).status).toBe(403);
+  });
 });
 
 describe('control plane: operators only', () => {

@@ -9,6 +9,7 @@ import * as hosting from './2026-11-22.7-hosting.ts';
 import * as appHostSessions from './2026-11-22.8-app-host-sessions.ts';
 import * as sharing from './2026-11-22.9-sharing.ts';
 import * as companyInitialization from './2026-11-22T2100-company-initialization.ts';
+import * as versionFilesByBlob from './2026-11-22T2115-version-files-by-blob.ts';
 import * as usage from './2026-11-22T2130-usage.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22.8-app-host-sessions': appHostSessions,
   '2026-11-22.9-sharing': sharing,
   '2026-11-22T2100-company-initialization': companyInitialization,
+  '2026-11-22T2115-version-files-by-blob': versionFilesByBlob,
   '2026-11-22T2130-usage': usage,
 };

@@ -1,0 +1,62 @@
+import { CliError, EXIT, exitCodeOf } from './errors.ts';
+
+export type RequestOptions = {
+  body?: unknown;
+  query?: Record<string, string>;
+  dryRun?: boolean;
+  /** Raw request body (already JSON), e.g. a stream that reports upload progress. */
+  stream?: { body: ReadableStream<Uint8Array>; length: number };
+};
+
+/** The service's JSON API: unwraps the success envelope, turns the failure envelope into a CliError. */
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+
+  constructor(baseUrl: string, apiKey: string | undefined) {
+    this.baseUrl = baseUrl;
+    this.apiKey = apiKey;
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const url = new URL(`${this.baseUrl}${path}`);
+    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    if (opts.dryRun) headers['x-svc-dry-run'] = 'true';
+    let body: string | ReadableStream<Uint8Array> | undefined;
+    if (opts.stream) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(opts.stream.length);
+      body = opts.stream.body;
+    } else if (opts.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.body);
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, { method, headers, body, ...(opts.stream ? { duplex: 'half' } : {}) } as RequestInit);
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new CliError(`Cannot reach ${this.baseUrl} (${cause}). Is the service running? (--base-url, SVC_BASE_URL)`, EXIT.failure);
+    }
+    const text = await res.text();
+    let envelope: any;
+    try {
+      envelope = JSON.parse(text);
+    } catch {
+      throw new CliError(`${method} ${url.pathname}: HTTP ${res.status}, not a JSON answer`, EXIT.failure, { status: res.status });
+    }
+    const requestId = envelope?.requestId ?? res.headers.get('x-request-id') ?? undefined;
+    // A dry run's data is `{dryRun: true, plan}`.
+    if (envelope?.ok === true) return envelope.data as T;
+    const error = envelope?.error ?? {};
+    const code = String(error.code ?? `http_${res.status}`);
+    throw new CliError(String(error.message ?? `HTTP ${res.status}`), exitCodeOf(code), {
+      code,
+      requestId,
+      status: res.status,
+      details: error.details,
+    });
+  }
+}
