@@ -19,11 +19,11 @@ import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
 import { awsCloudProvider } from './infra/cloud/aws-ec2-provider.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
-import { ensureAppLogRetentionSchedule } from './worker/app-log-retention-schedule.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
 import { runWorker } from './worker/run-worker.ts';
+import { ensureProductSchedules } from './worker/schedules.ts';
 
 // The composition root: the one place that starts the database, Temporal, the worker with the
 // outbox relay, and the HTTP server, and wires the dependencies each layer declares.
@@ -123,7 +123,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
       const worker = await runWorker(connected, { db, logger, cloud });
       cleanups.push(() => worker.stop());
-      logger.info({ schedule: await ensureAppLogRetentionSchedule(connected.client) }, 'app log retention schedule');
+      logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);

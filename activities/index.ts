@@ -3,6 +3,7 @@ import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createProvisioningActivities } from './provisioning.ts';
+import { createUsageActivities } from './usage.ts';
 
 export interface ActivityDeps {
   db: Db;
@@ -12,7 +13,12 @@ export interface ActivityDeps {
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createDeviceLoginActivities(deps), ...createProvisioningActivities(deps), ...createAppLogActivities(deps) };
+  return {
+    ...createDeviceLoginActivities(deps),
+    ...createProvisioningActivities(deps),
+    ...createAppLogActivities(deps),
+    ...createUsageActivities(deps),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

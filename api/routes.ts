@@ -1,5 +1,6 @@
 import { adminRoutes } from './admin/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
 import { filesystemRoutes } from './filesystem/routes.ts';
@@ -11,6 +12,7 @@ import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
+import { usageRoutes } from './usage/routes.ts';
 
 /** Every mounted route. Each capability contributes its list here. */
 export const routes: readonly AnyRoute[] = [
@@ -27,4 +29,6 @@ export const routes: readonly AnyRoute[] = [
   ...memberRoutes,
   ...filesystemRoutes,
   ...logRoutes,
+  ...usageRoutes,
+  ...billingRoutes,
 ];

@@ -10,6 +10,7 @@ export const ERRORS = {
   invalid_session: { status: 401, meaning: 'The web session is missing or no longer valid.' },
   forbidden: { status: 403, meaning: 'The credential lacks the needed role or company.' },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after the Retry-After header.' },
+  quota_exhausted: { status: 429, meaning: 'An app limit or budget is used up until its period ends (Retry-After; details.resetsAt).' },
   malformed_json: { status: 400, meaning: 'The request body is not valid JSON.' },
   invalid_payload: {
     status: 400,

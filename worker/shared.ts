@@ -49,3 +49,7 @@ export const APP_LOG_RETENTION = {
   /** Batches per run; a backlog beyond that continues the next day. */
   maxBatches: 200,
 } as const;
+/** The one Temporal Schedule of the monthly quota reset (created at worker start, idempotently). */
+export const MONTHLY_USAGE_RESET_SCHEDULE_ID = 'usage-monthly-reset';
+/** The reset's runs: `usage-monthly-reset-<scheduled time>`, as Temporal suffixes a schedule's workflow id. */
+export const MONTHLY_USAGE_RESET_WORKFLOW_ID = 'usage-monthly-reset';

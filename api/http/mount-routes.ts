@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { DbOrTrx } from '../../domain/db/database.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { consume } from '../../domain/rate-limit/rate-limit.ts';
+import { consumeAppRequest } from '../../domain/usage/check-quota.ts';
 import { issuesToProblems, problem, reportedProblems } from '../../schemas/problems.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
@@ -41,6 +42,8 @@ function handle(route: AnyRoute, deps: ApiDeps) {
       await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip, deps.clock);
     }
     const principal = route.auth === 'none' ? null : await authenticate(ctx, deps, route.auth, route.write === true);
+    // The app's requestsPerMinute, per source IP, on every request made with its ticket.
+    if (principal?.kind === 'ticket') await consumeAppRequest(deps.db, deps.clock, principal.ticket.appId, ip);
     if (route.deprecatedBy) {
       // RFC 9745 Deprecation header and a Link to the successor.
       ctx.set('Deprecation', 'true');

@@ -432,6 +432,26 @@ export interface Database {
   app_log_error_counts: AppLogErrorCountsTable;
   app_log_daily: AppLogDailyTable;
   app_log_visitors: AppLogVisitorsTable;
+  usage_counters: UsageCountersTable;
+  usage_resets: UsageResetsTable;
+}
+
+/** Metering: one counter per app, meter and period (domain/usage/meters.ts). */
+export interface UsageCountersTable {
+  app_id: string;
+  meter: string;
+  /** `YYYY-MM` (monthly meters) or `YYYY-MM-DD` (daily meters), in UTC. */
+  period: string;
+  /** bigint, read as a number (domain/db/connect.ts). */
+  amount: ColumnType<number, number, number>;
+  updated_at: Generated<Date>;
+}
+
+export interface UsageResetsTable {
+  /** The UTC month the reset opened, `YYYY-MM`. */
+  period: string;
+  ran_at: Date;
+  reenabled_app_ids: ColumnType<string[], string, never>;
 }
 
 export type Db = Kysely<Database>;

@@ -1,6 +1,7 @@
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { newId } from '../security/random.ts';
+import { assertTicketsAllowed } from '../usage/check-quota.ts';
 import { newTicket, TICKET_TTL_MS } from './ticket-format.ts';
 
 export interface IssuedTicket {
@@ -22,6 +23,7 @@ export async function issueTicket(
     shareId: string | null;
   },
 ): Promise<IssuedTicket> {
+  await assertTicketsAllowed(db, clock, input.appId);
   const { plaintext, hash } = newTicket();
   const expiresAt = new Date(clock.now().getTime() + TICKET_TTL_MS);
   await db

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureRoutes } from '../support/fixture-routes.ts';
-import { release } from '../support/hosting.ts';
-import { bearer, browser, operatorKey, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
+import { injected, rawGet, release } from '../support/hosting.ts';
+import { bearer, browser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -78,6 +78,37 @@ describe('control plane: operators only', () => {
         const res = await svc.call(method, path, { headers: { ...headers }, ...(method === 'POST' ? { body: {} } : {}) });
         expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(status);
       }
+    }
+  });
+});
+
+describe('usage and billing: developers of the company, the app’s own ticket for its usage', () => {
+  let otherKey: string;
+  let ticket: string;
+  beforeAll(async () => {
+    otherKey = await passwordKey(svc, 'gus');
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'metered', version: '1.0.0' });
+    ticket = injected((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/metered`, { cookie })).text).ticket;
+  });
+  beforeEach(() => resetRateLimits(svc));
+
+  const B = '/api/v1/developer/billing';
+  // anonymous, web session, member key, developer key, developer key of another company, the app's ticket
+  const MATRIX = [
+    ['GET', '/api/v1/developer/apps/cell-acme/metered/usage', undefined, [401, 401, 403, 200, 403, 200]],
+    ['GET', `${B}/prices`, undefined, [200, 200, 200, 200, 200, 200]],
+    ['POST', `${B}/estimate`, { computeMinutes: 1 }, [401, 401, 200, 200, 200, 401]],
+    ['GET', `${B}/cell-acme/summary`, undefined, [401, 401, 403, 200, 403, 401]],
+    ['GET', `${B}/cell-acme/records`, undefined, [401, 401, 403, 200, 403, 401]],
+    ['GET', `${B}/cell-acme/check?slug=metered&model=vision&inputTokens=1&outputTokens=1`, undefined, [401, 401, 403, 200, 403, 401]],
+  ] as const;
+
+  it('answers each credential as the matrix says', async () => {
+    const callers = (): Record<string, string>[] => [{}, { cookie }, bearer(memberKey), bearer(devKey), bearer(otherKey), bearer(ticket)];
+    for (const [method, path, body, statuses] of MATRIX) {
+      const got = [];
+      for (const headers of callers()) got.push((await svc.call(method, path, { headers, ...(body ? { body } : {}) })).status);
+      expect(got, `${method} ${path}`).toEqual(statuses);
     }
   });
 });

@@ -292,12 +292,18 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   },
 };
 
-/** The write operations (every method but GET) the served document describes. */
-function writeOperations() {
+/** POSTs that only compute (nothing to write, so no dry-run header); each must change nothing. */
+const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
+  estimateBillingCost: async () => ({ body: { computeMinutes: 10 }, headers: bearer(dev), status: 200 }),
+};
+
+/** The write operations (every method but GET, except the computing ones) the served document describes. */
+function writeOperations(opts: { computeOnly?: boolean } = {}) {
   const ops = new Map<string, { method: string; path: string; parameters: { in: string; name: string }[] }>();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (method === 'get') continue;
+      if (operation.operationId in COMPUTE_ONLY !== (opts.computeOnly === true)) continue;
       ops.set(operation.operationId, { method: method.toUpperCase(), path, parameters: operation.parameters ?? [] });
     }
   }
@@ -317,6 +323,19 @@ describe('dry run of every write operation', () => {
     const documented = [...writeOperations().keys()].sort();
     expect(documented.length).toBeGreaterThan(0);
     expect(Object.keys(FIXTURES).sort()).toEqual(documented);
+  });
+
+  it('computing POSTs take no dry-run header and change nothing', async () => {
+    const computing = writeOperations({ computeOnly: true });
+    expect([...computing.keys()].sort()).toEqual(Object.keys(COMPUTE_ONLY).sort());
+    for (const [operationId, { method, path, parameters }] of computing) {
+      expect(parameters).not.toContainEqual(expect.objectContaining({ in: 'header', name: 'x-svc-dry-run' }));
+      const c = await COMPUTE_ONLY[operationId]!();
+      const before = await snapshot();
+      const res = await svc.call(method, fill(path, c.params), { body: c.body, headers: c.headers });
+      expect(res.status, JSON.stringify(res.body)).toBe(c.status);
+      expect(await snapshot()).toEqual(before);
+    }
   });
 
   it('covers the outbox in the database snapshot (a workflow start would show)', async () => {

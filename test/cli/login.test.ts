@@ -126,6 +126,7 @@ describe('svc login --password', () => {
     expect(await t.exitCode()).toBe(0);
     const stored = JSON.parse(await readFile(storedLoginFile(home.dir), 'utf8'));
     expect(stored).toMatchObject({ company: { cellId: 'cell-globex' }, role: 'developer' });
+    expect((await svc.call('GET', '/api/v1/developer/me', { headers: bearer(stored.key) })).status).toBe(200);
 
     // Logging in again replaces the stored login and revokes its key.
     const chosen = await terminal(['login', '--password', '--company', 'cell-acme'], home.env, home.dir);
@@ -140,6 +141,8 @@ describe('svc login --password', () => {
       company: { cellId: 'cell-acme' },
       role: 'member',
     });
+    const replaced = await svc.call('GET', '/api/v1/developer/me', { headers: bearer(stored.key) });
+    expect([replaced.status, replaced.body.error.code]).toEqual([401, 'unauthorized']);
   });
 });
 

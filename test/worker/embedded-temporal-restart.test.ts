@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
+import { PRODUCT_SCHEDULES } from '../../worker/schedules.ts';
 import { deviceLoginWorkflowId } from '../../worker/shared.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type StartedProcess, startProcess } from '../support/process.ts';
@@ -88,8 +89,10 @@ describe('the embedded Temporal server', () => {
       expect(ids).toContain(deviceLoginWorkflowId('dev_restart'));
       expect(ids.some((id: string) => id.startsWith('probe-'))).toBe(true);
       const schedules = await uiJson(second, 'schedules');
-      // With the service's own: the app log's retention, created at the first start and kept.
-      expect(schedules.schedules.map((s: { scheduleId: string }) => s.scheduleId).sort()).toEqual(['app-log-retention', 'probe']);
+      // With the product's own schedules, created at the first start and found again after the restart.
+      expect(schedules.schedules.map((s: { scheduleId: string }) => s.scheduleId).sort()).toEqual(
+        ['probe', ...PRODUCT_SCHEDULES.map((p) => p.scheduleId)].sort(),
+      );
       expect(await restarted.result()).toBe('expired');
       const fired = (await restarted.fetchHistory()).events!.find((e) => e.timerFiredEventAttributes)!.eventTime!;
       const firedAt = Number(fired.seconds) * 1000 + Math.floor(fired.nanos! / 1e6);

@@ -7,7 +7,8 @@ import { createActivities } from '../../activities/index.ts';
 import { writeLogRecords } from '../../domain/app-log/write-log-record.ts';
 import type { LogKind } from '../../domain/db/database.ts';
 import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
-import { ensureAppLogRetentionSchedule } from '../../worker/app-log-retention-schedule.ts';
+import { appLogRetentionSchedule } from '../../worker/app-log-retention-schedule.ts';
+import { ensureSchedule } from '../../worker/schedules.ts';
 import { APP_LOG_RETENTION, TASK_QUEUE } from '../../worker/shared.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -74,8 +75,8 @@ describe('app log retention', () => {
       .values({ app_id: 'app_retention', account_id: 'acc_retention', day: at(181).toISOString().slice(0, 10), class: 'E', seen: 12 })
       .execute();
 
-    expect(await ensureAppLogRetentionSchedule(env.client)).toBe('created');
-    expect(await ensureAppLogRetentionSchedule(env.client)).toBe('exists');
+    expect(await ensureSchedule(env.client, appLogRetentionSchedule)).toBe('created');
+    expect(await ensureSchedule(env.client, appLogRetentionSchedule)).toBe('existing');
     const described = await env.client.schedule.getHandle(APP_LOG_RETENTION.scheduleId).describe();
     expect(described.spec.calendars?.[0]).toMatchObject({
       hour: [{ start: 3, end: 3, step: 1 }],

@@ -41,6 +41,7 @@ async function login(ctx: Context, options: LoginOptions): Promise<void> {
     account: { id: issued.account.id, username: issued.account.username },
     company: { cellId: issued.company.cellId, name: issued.company.name },
   });
+  const replacedKeyRevoked = previous ? await revokeReplaced(ctx, previous) : null;
   ctx.out.result(
     {
       baseUrl: ctx.baseUrl,
@@ -50,6 +51,7 @@ async function login(ctx: Context, options: LoginOptions): Promise<void> {
       keyId: issued.keyId,
       prefix: issued.prefix,
       file,
+      replacedKeyRevoked,
     },
     () => [
       `${ctx.out.style('green', '✓')} Logged in to ${ctx.baseUrl} as ${issued.account.username} for ${issued.company.name} (${issued.company.cellId}), ${issued.role}.`,
@@ -162,4 +164,20 @@ async function deviceLogin(ctx: Context, api: ApiClient, options: LoginOptions):
     }
   }
   throw new CliError('The code expired before it was approved: run `svc login` again.', EXIT.failure, { code: 'device_code_expired' });
+}
+
+/**
+ * The login it replaces is over: its key is revoked (with itself, at the service that issued it)
+ * so no forgotten key stays valid. Failing to revoke it does not undo the new login; it is said.
+ */
+async function revokeReplaced(ctx: Context, previous: StoredLogin): Promise<boolean> {
+  try {
+    await revokeStoredKey(previous);
+    return true;
+  } catch {
+    ctx.out.note(
+      `The key ${previous.prefix}… of the replaced login could not be revoked; revoke it with svc keys revoke ${previous.keyId}.`,
+    );
+    return false;
+  }
 }

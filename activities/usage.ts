@@ -1,0 +1,9 @@
+import type { Db } from '../domain/db/database.ts';
+import { recordMonthlyReset } from '../domain/usage/record-monthly-reset.ts';
+
+export function createUsageActivities(deps: { db: Db }) {
+  return {
+    /** Idempotent per month: a retried or repeated run records nothing twice. */
+    recordMonthlyReset: (atIso: string) => recordMonthlyReset(deps.db, new Date(atIso)),
+  };
+}

@@ -1,0 +1,119 @@
+import type { Limits } from '../../schemas/manifest/limits.ts';
+import type { Db, DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { consume } from '../rate-limit/rate-limit.ts';
+import { COMPUTE_METERS, type Meter, nextDayStart, nextMonthStart } from './meters.ts';
+import { capsOfApp, readCounters } from './repository.ts';
+
+const MS_PER_MINUTE = 60_000;
+const WARNING_SHARE = 0.8;
+
+export interface ComputeUse {
+  liveMs: number;
+  workflowMs: number;
+  modelMs: number;
+  usedMs: number;
+  limitMinutes: number;
+  /** At least 80 percent of the month's minutes are used. */
+  warning: boolean;
+  exhausted: boolean;
+}
+
+export function computeUse(counters: Record<(typeof COMPUTE_METERS)[number], number>, caps: Limits): ComputeUse {
+  const usedMs = counters['compute.live'] + counters['compute.workflow'] + counters['compute.model'];
+  const limitMs = caps.computeMinutesPerMonth * MS_PER_MINUTE;
+  return {
+    liveMs: counters['compute.live'],
+    workflowMs: counters['compute.workflow'],
+    modelMs: counters['compute.model'],
+    usedMs,
+    limitMinutes: caps.computeMinutesPerMonth,
+    warning: usedMs >= limitMs * WARNING_SHARE,
+    exhausted: usedMs >= limitMs,
+  };
+}
+
+/** Whole micro-units as a decimal string (`3500000` → `"3.500000"`): exact, never a float. */
+export function microToDecimal(micro: number): string {
+  const sign = micro < 0 ? '-' : '';
+  const abs = Math.abs(micro);
+  return `${sign}${Math.floor(abs / 1_000_000)}.${String(abs % 1_000_000).padStart(6, '0')}`;
+}
+
+export const usdToMicro = (usd: number) => Math.round(usd * 1_000_000);
+
+const secondsUntil = (clock: Clock, until: Date) => Math.max(1, Math.ceil((until.getTime() - clock.now().getTime()) / 1000));
+
+async function computeExhaustion(db: DbOrTrx, clock: Clock, appId: string, what: string): Promise<void> {
+  const now = clock.now();
+  const [caps, counters] = await Promise.all([capsOfApp(db, appId), readCounters(db, appId, COMPUTE_METERS, now)]);
+  const use = computeUse(counters, caps);
+  if (!use.exhausted) return;
+  const resetsAt = nextMonthStart(now);
+  throw new DomainError(
+    'quota_exhausted',
+    `This app has used its ${caps.computeMinutesPerMonth} compute minutes of this month; ${what} again from ${resetsAt.toISOString()}.`,
+    {
+      details: { limit: 'computeMinutesPerMonth', usedMs: use.usedMs, limitMinutes: use.limitMinutes, resetsAt: resetsAt.toISOString() },
+      retryAfterSeconds: secondsUntil(clock, resetsAt),
+    },
+  );
+}
+
+/**
+ * Ticket requests (opening the app, renewing its ticket): refused with 429 quota_exhausted once
+ * the month's compute minutes are used up, until 00:00 UTC on the 1st of the next month. Read
+ * from the current month's counters, so it lifts by itself when the month turns.
+ */
+export function assertTicketsAllowed(db: DbOrTrx, clock: Clock, appId: string): Promise<void> {
+  return computeExhaustion(db, clock, appId, 'it opens');
+}
+
+/**
+ * Seam for app workflows (not built yet): a change or schedule trigger calls this before it
+ * starts a run, and does not start one while the month's compute minutes are used up.
+ */
+export function assertTriggerMayStart(db: DbOrTrx, clock: Clock, appId: string): Promise<void> {
+  return computeExhaustion(db, clock, appId, 'triggers start');
+}
+
+/**
+ * Seam for model and transcription calls (not built yet): refused with 429 quota_exhausted when
+ * today's tokens are used up (until tomorrow) or this month's priced cost reached
+ * monthlyBudgetUsd (`details.spentUsd`, until next month).
+ */
+export async function assertModelCallAllowed(db: DbOrTrx, clock: Clock, appId: string): Promise<void> {
+  const now = clock.now();
+  const meters: Meter[] = ['model.tokens', 'model.cost'];
+  const [caps, counters] = await Promise.all([capsOfApp(db, appId), readCounters(db, appId, meters, now)]);
+  if (counters['model.tokens'] >= caps.dailyTokens) {
+    const resetsAt = nextDayStart(now);
+    throw new DomainError('quota_exhausted', `This app has used its ${caps.dailyTokens} model tokens of today.`, {
+      details: { limit: 'dailyTokens', used: counters['model.tokens'], resetsAt: resetsAt.toISOString() },
+      retryAfterSeconds: secondsUntil(clock, resetsAt),
+    });
+  }
+  if (caps.monthlyBudgetUsd !== undefined && counters['model.cost'] >= usdToMicro(caps.monthlyBudgetUsd)) {
+    const resetsAt = nextMonthStart(now);
+    throw new DomainError('quota_exhausted', `This app has spent its model budget of ${caps.monthlyBudgetUsd} USD this month.`, {
+      details: {
+        limit: 'monthlyBudgetUsd',
+        spentUsd: microToDecimal(counters['model.cost']),
+        spentMicroUsd: counters['model.cost'],
+        resetsAt: resetsAt.toISOString(),
+      },
+      retryAfterSeconds: secondsUntil(clock, resetsAt),
+    });
+  }
+}
+
+/**
+ * requestsPerMinute: one request made with the app's ticket, counted per app and source IP in a
+ * fixed minute window; past the cap 429 rate_limited with Retry-After. Written on the pool, like
+ * every rate-limit counter, so refused and dry-run requests count too.
+ */
+export async function consumeAppRequest(db: Db, clock: Clock, appId: string, ip: string): Promise<void> {
+  const caps = await capsOfApp(db, appId);
+  await consume(db, { name: `app-requests:${appId}`, max: caps.requestsPerMinute, windowSeconds: 60 }, ip, clock);
+}

@@ -1,0 +1,56 @@
+import type { AppUsage } from '../../schemas/usage.ts';
+import { assertCanRead } from '../apps/namespace-access.ts';
+import { getApp } from '../apps/repository.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import type { Principal } from '../principal.ts';
+import { computeUse, usdToMicro } from './check-quota.ts';
+import { METER_NAMES, nextMonthStart, periodOf } from './meters.ts';
+import { capsOfApp, readCounters } from './repository.ts';
+
+const minutes = (ms: number) => Math.round(ms / 60) / 1000;
+
+/**
+ * The usage view of one app: for developer keys of its company and for the app's own ticket
+ * (authentication already checked that a ticket names this app).
+ */
+export async function getAppUsage(db: DbOrTrx, clock: Clock, principal: Principal, namespace: string, slug: string): Promise<AppUsage> {
+  if (principal.kind === 'key') assertCanRead(principal, namespace);
+  else if (principal.kind !== 'ticket') throw new DomainError('unauthorized');
+  const app = await getApp(db, namespace, slug);
+  const now = clock.now();
+  const [caps, c, lastReset] = await Promise.all([
+    capsOfApp(db, app.id),
+    readCounters(db, app.id, METER_NAMES, now),
+    db.selectFrom('usage_resets').select(['period', 'ran_at']).orderBy('period', 'desc').limit(1).executeTakeFirst(),
+  ]);
+  const compute = computeUse(c, caps);
+  const budget = caps.monthlyBudgetUsd === undefined ? null : usdToMicro(caps.monthlyBudgetUsd);
+  const daily = (used: number, limit: number) => ({ used, limit, exhausted: used >= limit });
+  return {
+    app: { namespace, slug },
+    month: periodOf('month', now),
+    day: periodOf('day', now),
+    computeMinutes: {
+      used: minutes(compute.usedMs),
+      live: minutes(compute.liveMs),
+      workflow: minutes(compute.workflowMs),
+      model: minutes(compute.modelMs),
+      limit: compute.limitMinutes,
+      warning: compute.warning,
+      exhausted: compute.exhausted,
+      resetsAt: nextMonthStart(now).toISOString(),
+    },
+    tokensToday: daily(c['model.tokens'], caps.dailyTokens),
+    realtimeSessionsToday: daily(c['realtime.sessions'], caps.realtimeSessionsPerDay),
+    worldCreditsToday: daily(c['world.credits'], caps.worldCreditsPerDay),
+    notificationsToday: { sent: c['notifications.sent'], blocked: c['notifications.blocked'], limit: caps.notificationsPerDay },
+    modelCostThisMonth: { spentMicroUsd: c['model.cost'], budgetMicroUsd: budget, exhausted: budget !== null && c['model.cost'] >= budget },
+    limits: Object.fromEntries(Object.entries(caps).filter(([, v]) => v !== undefined)),
+    // App workflows and the email channel do not exist yet: no schedule trigger, no mail.
+    nextScheduledRun: null,
+    emailConfigured: false,
+    lastReset: lastReset ? { month: lastReset.period, ranAt: lastReset.ran_at.toISOString() } : null,
+  };
+}
