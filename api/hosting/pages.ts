@@ -19,6 +19,7 @@ import { findLinkByToken } from '../../domain/sharing/find-link.ts';
 import { ERRORS } from '../../schemas/errors.ts';
 import { readCookie, readSessionCookie } from '../auth/session-cookie.ts';
 import type { ApiDeps } from '../deps.ts';
+import { setRetryAfter } from '../http/error-middleware.ts';
 import {
   appAddressBase,
   appHostCookie,
@@ -61,6 +62,7 @@ export function hostingPages(deps: ApiDeps): Middleware {
       await (handoff ? handoff() : serve(ctx, deps, req!));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
+      setRetryAfter(ctx, err);
       sendMessage(ctx, deps, ERRORS[err.code].status, ERRORS[err.code].status === 404 ? 'Not found' : 'Cannot open this page', [
         err.message,
       ]);

@@ -28,7 +28,7 @@ export const renewTicketRoute = defineRoute({
   params: AppParams,
   query: z.strictObject({ channel: Channel.optional() }),
   response: { status: 201, description: 'A new ticket.', schema: RenewedTicket },
-  errors: ['unauthorized', 'forbidden', 'invalid_path'],
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'quota_exhausted', 'rate_limited'],
   async handler({ db, deps, principal, query }) {
     // The route accepts tickets only, so the principal is one.
     const renewed = await renewTicket(db, deps.clock, principal as TicketPrincipal, query.channel);

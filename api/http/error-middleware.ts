@@ -40,8 +40,13 @@ export function errorMiddleware(logger: Logger): Middleware {
       requestId: ctx.state.requestId,
     };
     ctx.status = ERRORS[error.code].status;
-    if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
+    setRetryAfter(ctx, error);
     if (error.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer');
     ctx.body = body;
   };
+}
+
+/** Tells the caller when to try again, for errors that know it (rate limits, quotas); JSON and HTML answers alike. */
+export function setRetryAfter(ctx: Context, error: DomainError): void {
+  if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
 }

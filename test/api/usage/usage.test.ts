@@ -159,6 +159,7 @@ describe('quota exhaustion', () => {
     });
     const page = await openAs('mo', 'metered');
     expect(page.status).toBe(429);
+    expect(page.headers['retry-after']).toBe(String(3600));
     const usage = await svc.call('GET', usagePath('metered'), { headers: bearer(ticket) });
     expect(usage.body.data.computeMinutes).toMatchObject({ used: 10, exhausted: true, warning: true });
     // Another app of the company is not affected.
