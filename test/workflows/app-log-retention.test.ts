@@ -1,17 +1,13 @@
-import { createTemporalEnv } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
 import { writeLogRecords } from '../../domain/app-log/write-log-record.ts';
 import type { LogKind } from '../../domain/db/database.ts';
-import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { appLogRetentionSchedule } from '../../worker/app-log-retention-schedule.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
 import { APP_LOG_RETENTION, TASK_QUEUE } from '../../worker/shared.ts';
-import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestDatabase } from '../support/database.ts';
+import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The app log's retention schedule on the embedded server with time skipping: a day passes in no
 // time, the schedule starts the purge, usage and errors past 180 days go, the rest stays.
@@ -19,19 +15,11 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 const DAY = 86_400_000;
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let worker: Worker;
-let running: Promise<void>;
+let workflows: WorkflowTestEnv;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  env = await createTemporalEnv('time-skipping');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ db: database.db, cloud: localCloudProvider({ dir: '/nonexistent' }) }),
-  });
-  running = worker.run();
+  workflows = await startWorkflowTestEnv();
+  ({ env, database } = workflows);
   await sql`INSERT INTO accounts (id, username, email, status) VALUES ('acc_retention', 'ret', 'ret@example.com', 'active')`.execute(
     database.db,
   );
@@ -40,10 +28,7 @@ beforeAll(async () => {
   );
 }, 120_000);
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-  await database?.drop();
+  await workflows?.stop();
 });
 
 const remaining = async () => (await database.db.selectFrom('app_log_events').select('name').orderBy('name').execute()).map((r) => r.name);

@@ -1,11 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createTemporalEnv } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
 import type { CloudProvider } from '../../domain/provisioning/cloud-provider.ts';
 import { getProvisioningStatus } from '../../domain/provisioning/get-provisioning-status.ts';
 import { initializeCompany } from '../../domain/provisioning/initialize-company.ts';
@@ -13,10 +10,9 @@ import { requestProvisioning } from '../../domain/provisioning/request-provision
 import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { temporalRunObserver } from '../../worker/provisioning-observer.ts';
-import { TASK_QUEUE } from '../../worker/shared.ts';
-import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestDatabase } from '../support/database.ts';
 import { initializeBody, tempRoots } from '../support/provisioning.ts';
+import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The provisioning workflow on the embedded server with time skipping (retry back-off passes in
 // no time), started through the outbox relay as the service does, against a cloud whose faults
@@ -24,8 +20,7 @@ import { initializeBody, tempRoots } from '../support/provisioning.ts';
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let worker: Worker;
-let running: Promise<void>;
+let workflows: WorkflowTestEnv;
 let roots: string;
 
 /** The local cloud with faults and a gate the test controls. */
@@ -41,7 +36,6 @@ const faults = {
 let cloud: CloudProvider;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   roots = await tempRoots();
   const local = localCloudProvider({ dir: path.join(roots, 'local-cloud'), pollIntervalMs: 10 });
   cloud = {
@@ -63,20 +57,11 @@ beforeAll(async () => {
       return faults.address ? { ...found, address: faults.address } : found;
     },
   };
-  env = await createTemporalEnv('time-skipping');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ db: database.db, cloud }),
-  });
-  running = worker.run();
+  workflows = await startWorkflowTestEnv(cloud);
+  ({ env, database } = workflows);
 }, 120_000);
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-  await database?.drop();
+  await workflows?.stop();
   await fs.rm(roots, { recursive: true, force: true });
 });
 

@@ -1,37 +1,22 @@
-import { createTemporalEnv } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
-import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from '../../worker/shared.ts';
-import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestDatabase } from '../support/database.ts';
+import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The product workflow on the embedded server with time skipping: ten minutes pass in no time.
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let worker: Worker;
-let running: Promise<void>;
+let workflows: WorkflowTestEnv;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  env = await createTemporalEnv('time-skipping');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ db: database.db, cloud: localCloudProvider({ dir: '/nonexistent' }) }),
-  });
-  running = worker.run();
+  workflows = await startWorkflowTestEnv();
+  ({ env, database } = workflows);
 }, 120_000);
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-  await database?.drop();
+  await workflows?.stop();
 });
 
 async function insertLogin(id: string, status: 'pending' | 'approved' | 'denied') {

@@ -1,17 +1,13 @@
-import { createTemporalEnv } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
 import { nextMonthStart, periodOf } from '../../domain/usage/meters.ts';
 import { recordUsage } from '../../domain/usage/record-usage.ts';
-import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
 import { MONTHLY_USAGE_RESET_SCHEDULE_ID, TASK_QUEUE } from '../../worker/shared.ts';
 import { monthlyUsageResetSchedule } from '../../worker/usage-schedule.ts';
-import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import type { TestDatabase } from '../support/database.ts';
 import { insertApps } from '../support/usage.ts';
+import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The monthly reset on the embedded server with time skipping: the server's clock crosses a
 // month boundary in no time, the Schedule starts the reset at 00:00 UTC on the 1st, and the reset
@@ -19,25 +15,14 @@ import { insertApps } from '../support/usage.ts';
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let worker: Worker;
-let running: Promise<void>;
+let workflows: WorkflowTestEnv;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  env = await createTemporalEnv('time-skipping');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ db: database.db, cloud: localCloudProvider({ dir: '/nonexistent' }) }),
-  });
-  running = worker.run();
+  workflows = await startWorkflowTestEnv();
+  ({ env, database } = workflows);
 }, 120_000);
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-  await database?.drop();
+  await workflows?.stop();
 });
 
 async function resets() {
