@@ -8,7 +8,7 @@ import { listResources } from '../../domain/resources/list-resources.ts';
 import { listRoles } from '../../domain/resources/list-roles.ts';
 import { searchPrincipals } from '../../domain/resources/search-principals.ts';
 import { setTier } from '../../domain/resources/set-tier.ts';
-import { type AuthRequirement, defineRoute } from '../http/route.ts';
+import { type AuthRequirement, defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // Generic resource access (spec D): one access model over the registered resource kinds
 // (domain/resources/registry.ts). Keys and web sessions both reach it (spec Authentication 6).
@@ -163,8 +163,7 @@ export const createLinkRoute = defineRoute({
   errors: [...ERRORS, 'invalid_payload'],
   async handler({ db, deps, principal, params, body }) {
     const link = await createLink(db, deps.clock, await visitorOf(db, principal), params.rid, body?.days);
-    const { token: _notIssued, ...plan } = link;
-    return { data: link, plan };
+    return withoutIssuedSecret(link, 'token');
   },
 });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { TicketPrincipal } from '../../domain/hosting/authenticate-ticket.ts';
 import { renewTicket } from '../../domain/hosting/renew-ticket.ts';
 import { AppParams, Channel } from '../../schemas/apps.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 const RenewedTicket = z
   .object({
@@ -32,10 +32,7 @@ export const renewTicketRoute = defineRoute({
   async handler({ db, deps, principal, query }) {
     // The route accepts tickets only, so the principal is one.
     const renewed = await renewTicket(db, deps.clock, principal as TicketPrincipal, query.channel);
-    const data = { ...renewed, expiresAt: renewed.expiresAt.toISOString() };
-    // A dry run shows what would be issued, never a ticket that was rolled back.
-    const { ticket: _notIssued, ...plan } = data;
-    return { data, plan };
+    return withoutIssuedSecret({ ...renewed, expiresAt: renewed.expiresAt.toISOString() }, 'ticket');
   },
 });
 

@@ -139,3 +139,12 @@ export function bodyLimitOf(route: AnyRoute, uploadLimit: number): number {
 export function routerPath(openApiPath: string): string {
   return openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 }
+
+/**
+ * The answer of a write that issues a secret (a token, a link, a ticket): the dry-run plan is the
+ * same answer without it, so a secret that was rolled back is never shown.
+ */
+export function withoutIssuedSecret<T extends object, K extends keyof T>(data: T, secret: K): { data: T; plan: Omit<T, K> } {
+  const { [secret]: _notIssued, ...plan } = data;
+  return { data, plan: plan as Omit<T, K> };
+}

@@ -9,7 +9,7 @@ import { setSeatLimit } from '../../domain/members/set-seat-limit.ts';
 import { hashPassword } from '../../domain/security/password-hash.ts';
 import { AccountId, CellId, NewPassword, Role } from '../../schemas/identity.ts';
 import { assertSameOrigin } from '../auth/authenticate.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // Company members (spec C, Member import) and the invitation links that activate imported accounts.
 
@@ -127,8 +127,7 @@ export const reissueInvitationRoute = defineRoute({
       companyOf(principal),
       params.accountId,
     );
-    const { url: _notIssued, ...plan } = invitation;
-    return { data: invitation, plan };
+    return withoutIssuedSecret(invitation, 'url');
   },
 });
 

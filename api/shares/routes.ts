@@ -6,7 +6,7 @@ import { listShares } from '../../domain/sharing/list-shares.ts';
 import { revokeShare } from '../../domain/sharing/revoke-share.ts';
 import { Channel } from '../../schemas/apps.ts';
 import { AuthMe, CreateShareInput, CurrentAppRef, ShareId, ShareView } from '../../schemas/sharing.ts';
-import { type AuthRequirement, defineRoute } from '../http/route.ts';
+import { type AuthRequirement, defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // App roles and shares (spec C). "The current app" is the app of the caller's app ticket; with a
 // developer key it is named by namespace and slug (body of POST, query otherwise).
@@ -68,9 +68,7 @@ export const createShareRoute = defineRoute({
   async handler({ db, deps, principal, body }) {
     const app = await currentApp(db, principal, body);
     const created = await createShare(db, { clock: deps.clock, addresses: deps.addresses() }, principal, app, body);
-    // A dry run never shows a link that was rolled back.
-    const { url: _notIssued, ...plan } = created;
-    return { data: created, plan, status: created.created ? 201 : 200 };
+    return { ...withoutIssuedSecret(created, 'url'), status: created.created ? 201 : 200 };
   },
 });
 
