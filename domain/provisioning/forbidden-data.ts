@@ -23,7 +23,8 @@ const VALUE_PATTERNS: readonly { what: string; test: (s: string) => boolean }[] 
     what: 'a connection string',
     test: (s) =>
       /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|jdbc:[a-z]{1,20}):\/\//i.test(s) ||
-      /:\/\/[^\s/@]*:[^\s/@]*@/.test(s) ||
+      // User info `://user:pass@`: the user part stops at its first colon, so it matches one way only.
+      /:\/\/[^\s/@:]*:[^\s/@]*@/.test(s) ||
       /\b(?:password|pwd|AccountKey|SharedAccessKey|SharedAccessSignature)\s{0,5}=/i.test(s),
   },
 ];

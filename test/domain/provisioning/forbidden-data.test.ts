@@ -57,6 +57,8 @@ describe('findForbiddenData', () => {
   it('refuses strings too long to be metadata, in linear time', () => {
     expect(findForbiddenData('a'.repeat(5000), 'body')[0]?.message).toMatch(/longer than/);
     expect(findForbiddenData(`${'a:'.repeat(2000)}`, 'body')).toEqual([]);
+    expect(findForbiddenData(`://${':'.repeat(4000)}`, 'body')).toEqual([]);
+    expect(findForbiddenData('x://a:b:c@d', 'body')[0]?.message).toMatch(/connection string/);
   });
 
   it('withholds an error text that carries a secret', () => {
