@@ -1,0 +1,184 @@
+// Wire shapes of the data layer (issue 15), after Foundry's public Ontologies v2 API under our
+// /api/v1 paths and envelope. Pure zod: the SDK reuses them.
+import { z } from 'zod';
+import { dottedName, propertyName, rejectDuplicates } from './manifest/patterns.ts';
+
+/** An object type's apiName: the manifest's dotted semantic name, short enough to be a PostgreSQL identifier. */
+export const ObjectTypeApiName = dottedName
+  .max(63)
+  .meta({ description: 'The dotted semantic name, e.g. `sales.Order` (at most 63 characters).' });
+export const PropertyApiName = propertyName;
+/** A link's name as one side's objects use it, and a link type's own apiName. */
+export const LinkApiName = z
+  .string()
+  .max(63)
+  .regex(/^[a-z][A-Za-z0-9_-]*$/);
+
+export const ONTOLOGY_RID_PREFIX = 'ri.ontology.svc.ontology.';
+export const OBJECT_TYPE_RID_PREFIX = 'ri.ontology.svc.object-type.';
+export const LINK_TYPE_RID_PREFIX = 'ri.ontology.svc.link-type.';
+
+const SCALAR_TYPES = ['string', 'integer', 'long', 'double', 'boolean', 'date', 'timestamp'] as const;
+export type ScalarTypeName = (typeof SCALAR_TYPES)[number];
+/** The property types a primary key may have: they print exactly as text (link rows keep keys as text). */
+export const PRIMARY_KEY_TYPES = ['string', 'integer', 'long'] as const;
+
+export const ScalarType = z.strictObject({ type: z.enum(SCALAR_TYPES) });
+export const StructType = z.strictObject({
+  type: z.literal('struct'),
+  structFieldTypes: z
+    .array(z.strictObject({ apiName: PropertyApiName, dataType: ScalarType }))
+    .min(1)
+    .max(50)
+    .check(
+      z.superRefine((fields, ctx) =>
+        rejectDuplicates(
+          ctx,
+          fields,
+          (f) => [f.apiName],
+          (i) => [i, 'apiName'],
+          'struct field',
+        ),
+      ),
+    ),
+});
+export const ArrayType = z.strictObject({ type: z.literal('array'), subType: z.union([ScalarType, StructType]) });
+/** Property data types (Foundry ObjectPropertyType): scalars, arrays of scalars or structs, structs of scalars. */
+export const DataType = z.union([ScalarType, StructType, ArrayType]);
+export type DataType = z.infer<typeof DataType>;
+
+export const PropertyDefinition = z.strictObject({
+  dataType: DataType,
+  displayName: z.string().min(1).max(200).optional(),
+  description: z.string().max(2000).optional(),
+});
+export type PropertyDefinition = z.infer<typeof PropertyDefinition>;
+
+const MAX_PROPERTIES = 200;
+
+/** One object type in a definition batch. */
+export const ObjectTypeDefinition = z
+  .strictObject({
+    apiName: ObjectTypeApiName,
+    displayName: z.string().min(1).max(200).optional(),
+    pluralDisplayName: z.string().min(1).max(200).optional(),
+    description: z.string().max(2000).optional(),
+    primaryKey: PropertyApiName,
+    /** Defaults to the primary key. */
+    titleProperty: PropertyApiName.optional(),
+    properties: z.record(PropertyApiName, PropertyDefinition),
+  })
+  .check(
+    z.superRefine((t, ctx) => {
+      const names = Object.keys(t.properties);
+      if (names.length === 0 || names.length > MAX_PROPERTIES) {
+        ctx.addIssue({ code: 'custom', message: `must have 1 to ${MAX_PROPERTIES} properties`, path: ['properties'] });
+      }
+      const pk = t.properties[t.primaryKey];
+      if (!pk) ctx.addIssue({ code: 'custom', message: 'must name one of the properties', path: ['primaryKey'] });
+      else if (!(PRIMARY_KEY_TYPES as readonly string[]).includes(pk.dataType.type)) {
+        ctx.addIssue({ code: 'custom', message: `a primary key is ${PRIMARY_KEY_TYPES.join(', ')}`, path: ['primaryKey'] });
+      }
+      if (t.titleProperty !== undefined && !t.properties[t.titleProperty]) {
+        ctx.addIssue({ code: 'custom', message: 'must name one of the properties', path: ['titleProperty'] });
+      }
+    }),
+  );
+export type ObjectTypeDefinition = z.infer<typeof ObjectTypeDefinition>;
+
+export const Cardinality = z.enum(['ONE', 'MANY']);
+
+/** One side of a link type: the object type, the link's name as its objects use it, how many of the other side one object links to. */
+export const LinkSideDefinition = z.strictObject({ objectType: ObjectTypeApiName, linkApiName: LinkApiName, cardinality: Cardinality });
+
+export const LinkTypeDefinition = z.strictObject({ apiName: LinkApiName, source: LinkSideDefinition, target: LinkSideDefinition }).check(
+  z.superRefine((l, ctx) => {
+    if (l.source.objectType === l.target.objectType && l.source.linkApiName === l.target.linkApiName) {
+      ctx.addIssue({ code: 'custom', message: 'a link between objects of one type needs two names', path: ['target', 'linkApiName'] });
+    }
+  }),
+);
+export type LinkTypeDefinition = z.infer<typeof LinkTypeDefinition>;
+
+/** `POST /api/v1/developer/semantic/{namespace}/types`: objects types (new or changed) and link types, applied together or not at all. */
+export const DefineTypesRequest = z
+  .strictObject({
+    types: z.array(ObjectTypeDefinition).max(100).default([]),
+    linkTypes: z.array(LinkTypeDefinition).max(100).default([]),
+  })
+  .check(
+    z.superRefine((r, ctx) => {
+      rejectDuplicates(
+        ctx,
+        r.types,
+        (t) => [t.apiName],
+        (i) => ['types', i, 'apiName'],
+        'object type',
+      );
+      rejectDuplicates(
+        ctx,
+        r.linkTypes,
+        (l) => [l.apiName],
+        (i) => ['linkTypes', i, 'apiName'],
+        'link type',
+      );
+    }),
+  );
+export type DefineTypesRequest = z.input<typeof DefineTypesRequest>;
+
+/** Foundry ObjectTypeV2, plus our version. */
+export const ObjectType = z.object({
+  rid: z.string(),
+  apiName: z.string(),
+  displayName: z.string(),
+  pluralDisplayName: z.string(),
+  description: z.string().optional(),
+  status: z.literal('ACTIVE'),
+  primaryKey: z.string(),
+  titleProperty: z.string(),
+  properties: z.record(z.string(), PropertyDefinition),
+  version: z.number().int(),
+});
+export type ObjectType = z.infer<typeof ObjectType>;
+
+/** Foundry LinkTypeSideV2: a link as seen from one object type. */
+export const LinkTypeSide = z.object({
+  apiName: z.string(),
+  displayName: z.string(),
+  status: z.literal('ACTIVE'),
+  objectTypeApiName: z.string(),
+  cardinality: Cardinality,
+  linkTypeRid: z.string(),
+});
+export type LinkTypeSide = z.infer<typeof LinkTypeSide>;
+
+export const LinkType = z.object({
+  rid: z.string(),
+  apiName: z.string(),
+  source: z.object({ objectType: z.string(), linkApiName: z.string(), cardinality: Cardinality }),
+  target: z.object({ objectType: z.string(), linkApiName: z.string(), cardinality: Cardinality }),
+});
+export type LinkType = z.infer<typeof LinkType>;
+
+export const Ontology = z.object({ rid: z.string(), apiName: z.string(), displayName: z.string(), description: z.string() });
+export type Ontology = z.infer<typeof Ontology>;
+
+export const DefineTypesResult = z.object({
+  types: z.array(
+    z.object({ apiName: z.string(), rid: z.string(), version: z.number().int(), change: z.enum(['created', 'changed', 'unchanged']) }),
+  ),
+  linkTypes: z.array(z.object({ apiName: z.string(), rid: z.string(), change: z.enum(['created', 'changed', 'unchanged']) })),
+});
+
+/** An object as Foundry sends it: flat properties (nulls omitted) and system fields. `__rev` is ours: pass it back as `ifRev`. */
+export const OntologyObject = z
+  .object({ __apiName: z.string(), __primaryKey: z.union([z.string(), z.number()]), __rid: z.string(), __rev: z.number().int() })
+  .catchall(z.unknown());
+export type OntologyObject = z.infer<typeof OntologyObject>;
+
+/** Path parameters. `{ontology}` takes the API name (the company's namespace) or the RID. */
+export const OntologyParam = z.string().min(1).max(100);
+export const OntologyParams = z.strictObject({ ontology: OntologyParam });
+export const ObjectTypeParams = OntologyParams.extend({ objectType: ObjectTypeApiName });
+/** A primary key in a path: as text, converted by the key property's type. */
+export const PrimaryKeyParam = z.string().min(1).max(1000);
