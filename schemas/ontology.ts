@@ -182,3 +182,107 @@ export const OntologyParams = z.strictObject({ ontology: OntologyParam });
 export const ObjectTypeParams = OntologyParams.extend({ objectType: ObjectTypeApiName });
 /** A primary key in a path: as text, converted by the key property's type. */
 export const PrimaryKeyParam = z.string().min(1).max(1000);
+
+// ---- Queries: where clauses, order, paging, aggregation (Foundry SearchJsonQueryV2 and AggregateObjectsRequestV2)
+
+/** A value a where clause compares with; checked against the property's type by the query compiler. */
+export const QueryValue = z.union([z.string().max(10_000), z.number(), z.boolean()]);
+const field = PropertyApiName;
+const LEAVES = [
+  z.strictObject({ type: z.literal('eq'), field, value: QueryValue }),
+  z.strictObject({ type: z.literal('gt'), field, value: QueryValue }),
+  z.strictObject({ type: z.literal('gte'), field, value: QueryValue }),
+  z.strictObject({ type: z.literal('lt'), field, value: QueryValue }),
+  z.strictObject({ type: z.literal('lte'), field, value: QueryValue }),
+  z.strictObject({ type: z.literal('isNull'), field, value: z.boolean() }),
+  /** An array property holds the value. */
+  z.strictObject({ type: z.literal('contains'), field, value: QueryValue }),
+  /** The property equals one of the values; an empty list matches every object (Foundry). */
+  z.strictObject({ type: z.literal('in'), field, value: z.array(QueryValue).max(1000) }),
+  z.strictObject({ type: z.literal('startsWith'), field, value: z.string().max(10_000) }),
+] as const;
+/** Operands of one and/or. */
+export const MAX_WHERE_OPERANDS = 100;
+/** and/or/not nest at most this deep (issue 15); deeper is refused by the schema, without recursion. */
+export const MAX_WHERE_DEPTH = 3;
+
+function whereAt(depth: number): z.ZodType<WhereClause> {
+  if (depth === 0) return z.discriminatedUnion('type', [...LEAVES]) as z.ZodType<WhereClause>;
+  const inner = whereAt(depth - 1);
+  return z.discriminatedUnion('type', [
+    ...LEAVES,
+    z.strictObject({ type: z.literal('and'), value: z.array(inner).max(MAX_WHERE_OPERANDS) }),
+    z.strictObject({ type: z.literal('or'), value: z.array(inner).max(MAX_WHERE_OPERANDS) }),
+    z.strictObject({ type: z.literal('not'), value: inner }),
+  ]) as z.ZodType<WhereClause>;
+}
+
+export type WhereLeaf = z.infer<(typeof LEAVES)[number]>;
+export type WhereClause = WhereLeaf | { type: 'and' | 'or'; value: WhereClause[] } | { type: 'not'; value: WhereClause };
+export const Where = whereAt(MAX_WHERE_DEPTH).meta({
+  description:
+    'SearchJsonQueryV2: {type: eq|gt|gte|lt|lte|contains|startsWith, field, value}, {type: isNull, field, value: boolean}, ' +
+    `{type: in, field, value: []}, {type: and|or, value: []}, {type: not, value}; and/or/not nest at most ${MAX_WHERE_DEPTH} deep.`,
+});
+
+export const OrderByField = z.strictObject({ field, direction: z.enum(['asc', 'desc']).default('asc') });
+export const SearchOrderBy = z.strictObject({ fields: z.array(OrderByField).min(1).max(10) });
+export type OrderByField = z.infer<typeof OrderByField>;
+
+export const PageSize = z.coerce.number().int().min(1).max(1000);
+export const PageToken = z.string().min(1).max(2000);
+
+export const SearchObjectsRequest = z.strictObject({
+  where: Where.optional(),
+  orderBy: SearchOrderBy.optional(),
+  pageSize: PageSize.optional(),
+  pageToken: PageToken.optional(),
+  select: z.array(field).max(200).optional(),
+});
+export type SearchObjectsRequest = z.infer<typeof SearchObjectsRequest>;
+
+export const ObjectPage = z.object({ data: z.array(OntologyObject), nextPageToken: z.string().optional(), totalCount: z.number().int() });
+export type ObjectPage = z.infer<typeof ObjectPage>;
+
+const metricName = z.string().min(1).max(100);
+export const Aggregation = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('count'), name: metricName.optional() }),
+  z.strictObject({ type: z.enum(['min', 'max', 'sum', 'avg', 'exactDistinct']), field, name: metricName.optional() }),
+]);
+export type Aggregation = z.infer<typeof Aggregation>;
+
+/** Largest number of groups an aggregation answers (Foundry's exact maxGroupCount bound). */
+export const MAX_GROUP_COUNT = 10_000;
+const RangeBound = z.union([z.number(), z.string().max(100)]);
+export const GroupBy = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('exact'), field, maxGroupCount: z.number().int().min(1).max(MAX_GROUP_COUNT).optional() }),
+  z.strictObject({
+    type: z.literal('ranges'),
+    field,
+    ranges: z
+      .array(z.strictObject({ startValue: RangeBound.optional(), endValue: RangeBound.optional() }))
+      .min(1)
+      .max(100),
+  }),
+]);
+export type GroupBy = z.infer<typeof GroupBy>;
+
+export const AggregateObjectsRequest = z.strictObject({
+  aggregation: z.array(Aggregation).min(1).max(20),
+  where: Where.optional(),
+  groupBy: z.array(GroupBy).max(3).default([]),
+});
+export type AggregateObjectsRequest = z.input<typeof AggregateObjectsRequest>;
+
+export const AggregateObjectsResponse = z.object({
+  /** Objects left out of every group because a grouped property is null. */
+  excludedItems: z.number().int(),
+  accuracy: z.literal('ACCURATE'),
+  data: z.array(
+    z.object({
+      group: z.record(z.string(), z.unknown()),
+      metrics: z.array(z.object({ name: z.string(), value: z.union([z.number(), z.string(), z.null()]) })),
+    }),
+  ),
+});
+export type AggregateObjectsResponse = z.infer<typeof AggregateObjectsResponse>;

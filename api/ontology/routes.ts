@@ -1,19 +1,29 @@
 import { z } from 'zod';
+import { aggregateObjects } from '../../domain/ontology/aggregate-objects.ts';
 import { getObject } from '../../domain/ontology/get-object.ts';
 import { getObjectType } from '../../domain/ontology/get-object-type.ts';
 import { getOutgoingLinkType, listOutgoingLinkTypes } from '../../domain/ontology/list-link-types.ts';
 import { listObjectTypes } from '../../domain/ontology/list-object-types.ts';
+import { listObjects } from '../../domain/ontology/list-objects.ts';
 import { getOntology, listOntologies } from '../../domain/ontology/list-ontologies.ts';
+import { searchObjects } from '../../domain/ontology/search-objects.ts';
 import {
+  AggregateObjectsRequest,
+  AggregateObjectsResponse,
   LinkApiName,
   LinkTypeSide,
+  MAX_GROUP_COUNT,
+  ObjectPage,
   ObjectType,
   ObjectTypeParams,
   Ontology,
   OntologyObject,
   OntologyParams,
+  PageSize,
+  PageToken,
   PrimaryKeyParam,
   PropertyApiName,
+  SearchObjectsRequest,
 } from '../../schemas/ontology.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -133,6 +143,68 @@ export const getObjectRoute = defineRoute({
   handler: async ({ deps, principal, params, query }) => ({ data: await getObject(deps, principal, { ...params, select: query.select }) }),
 });
 
+export const listObjectsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}',
+  operationId: 'listObjects',
+  summary: 'A page of an object type’s objects',
+  description:
+    '`pageSize` up to 1000 (default 1000), `pageToken` from the previous page, `select` properties (repeat or comma-separate), ' +
+    '`orderBy` as `properties.x:asc` (comma-separated, then the primary key; nulls last).',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  query: z.strictObject({
+    pageSize: PageSize.optional(),
+    pageToken: PageToken.optional(),
+    select: SelectQuery.optional(),
+    orderBy: z.string().max(2000).optional(),
+  }),
+  response: {
+    status: 200,
+    description: 'The objects, the next page’s token when there is one, and how many there are.',
+    schema: ObjectPage,
+  },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, query }) => ({ data: await listObjects(deps, principal, { ...params, ...query }) }),
+});
+
+export const searchObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/search',
+  operationId: 'searchObjects',
+  summary: 'Objects matching a where clause, ordered and paged',
+  description:
+    'Foundry searchObjects: `where` (eq, gt, gte, lt, lte, isNull, contains, in, startsWith, and, or, not; nested at most 3 ' +
+    'deep), `orderBy.fields[{field, direction}]`, `pageSize`, `pageToken`, `select`. A property that does not exist, a value ' +
+    'of the wrong type or an operator the property’s type does not support is 400 query_invalid with details.errorName.',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  body: SearchObjectsRequest,
+  response: { status: 200, description: 'One page of matching objects.', schema: ObjectPage },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, body }) => ({ data: await searchObjects(deps, principal, { ...params, request: body }) }),
+});
+
+export const aggregateObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/aggregate',
+  operationId: 'aggregateObjects',
+  summary: 'Metrics over the objects matching a where clause, optionally grouped',
+  description:
+    'Foundry aggregateObjects: `aggregation[{type: count|min|max|sum|avg|exactDistinct, field, name}]`, `where`, `groupBy[{type: ' +
+    `exact, field, maxGroupCount ≤ ${MAX_GROUP_COUNT}} | {type: ranges, field, ranges[{startValue, endValue}]}]\` (start inclusive, ` +
+    'end exclusive). More groups than allowed is 400 query_invalid AggregationGroupCountExceededLimit.',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  body: AggregateObjectsRequest,
+  response: { status: 200, description: 'One entry per group (one without groupBy).', schema: AggregateObjectsResponse },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, body }) => ({ data: await aggregateObjects(deps, principal, { ...params, request: body }) }),
+});
+
 export const ontologyRoutes = [
   listOntologiesRoute,
   getOntologyRoute,
@@ -140,5 +212,8 @@ export const ontologyRoutes = [
   getObjectTypeRoute,
   listOutgoingLinkTypesRoute,
   getOutgoingLinkTypeRoute,
+  listObjectsRoute,
   getObjectRoute,
+  searchObjectsRoute,
+  aggregateObjectsRoute,
 ];

@@ -7,6 +7,7 @@ import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
+import { canonicalJson } from './canonical-json.ts';
 import { assertDeveloper, dataAccess } from './data-access.ts';
 import {
   addColumn,
@@ -36,18 +37,6 @@ import {
 
 type Result = z.input<typeof DefineTypesResult>;
 type Change = 'created' | 'changed' | 'unchanged';
-
-/** JSON with object keys sorted, so two definitions compare equal whatever the order they were written in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 const invalid = (errorName: string, path: string, message: string) =>
   new DomainError('definition_invalid', message, { details: { errorName, problems: [{ path, code: errorName, message }] } });
@@ -121,7 +110,8 @@ async function defineOne(db: DbOrTrx, ontology: OntologyRecord, def: ObjectTypeD
     await createObjectTable(db, ontology, record);
     return { record, change: 'created' as Change };
   }
-  if (canonical(definitionOf(existing)) === canonical(definitionOf(wanted))) return { record: existing, change: 'unchanged' as Change };
+  if (canonicalJson(definitionOf(existing)) === canonicalJson(definitionOf(wanted)))
+    return { record: existing, change: 'unchanged' as Change };
   if (existing.primaryKey !== wanted.primaryKey) {
     throw invalid(
       'PrimaryKeyCannotChange',
@@ -131,7 +121,7 @@ async function defineOne(db: DbOrTrx, ontology: OntologyRecord, def: ObjectTypeD
   }
   const removed = Object.keys(existing.properties).filter((p) => !wanted.properties[p]);
   const retyped = Object.keys(existing.properties).filter(
-    (p) => wanted.properties[p] && canonical(wanted.properties[p].dataType) !== canonical(existing.properties[p]?.dataType),
+    (p) => wanted.properties[p] && canonicalJson(wanted.properties[p].dataType) !== canonicalJson(existing.properties[p]?.dataType),
   );
   const added = Object.keys(wanted.properties).filter((p) => !existing.properties[p]);
   const counts = await countValues(db, ontology, existing, [...removed, ...retyped]);
@@ -213,5 +203,5 @@ async function defineLinkTypes(db: DbOrTrx, ontology: OntologyRecord, defs: read
 }
 
 const sameLink = (l: LinkTypeRecord, d: LinkTypeDefinition) =>
-  canonical({ source: { ...l.source, typeId: undefined }, target: { ...l.target, typeId: undefined } }) ===
-  canonical({ source: d.source, target: d.target });
+  canonicalJson({ source: { ...l.source, typeId: undefined }, target: { ...l.target, typeId: undefined } }) ===
+  canonicalJson({ source: d.source, target: d.target });

@@ -41,7 +41,14 @@ export async function createCompanySchema(db: DbOrTrx, schemaName: string): Prom
   await untyped(db).schema.createSchema(schemaName).ifNotExists().execute();
 }
 
-const columnDef = (name: string, p: PropertyDefinition) => sql`${sql.id(name)} ${sql.raw(columnTypeOf(p.dataType))}`;
+/**
+ * A column's type in DDL. Text columns collate "C" (code-point order): comparisons, ordering and
+ * their B-tree indexes then agree with each other whatever the database's locale.
+ */
+const columnDdlType = (p: PropertyDefinition) =>
+  sql.raw(`${columnTypeOf(p.dataType)}${p.dataType.type === 'string' ? ' COLLATE "C"' : ''}`);
+
+const columnDef = (name: string, p: PropertyDefinition) => sql`${sql.id(name)} ${columnDdlType(p)}`;
 
 /** CREATE TABLE for a new object type, in the defining transaction. */
 export async function createObjectTable(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord): Promise<void> {
@@ -69,9 +76,7 @@ export async function retypeEmptyColumn(
   name: string,
   p: PropertyDefinition,
 ) {
-  await sql`ALTER TABLE ${objectTable(ontology, type)} ALTER COLUMN ${sql.id(name)} TYPE ${sql.raw(columnTypeOf(p.dataType))} USING NULL`.execute(
-    db,
-  );
+  await sql`ALTER TABLE ${objectTable(ontology, type)} ALTER COLUMN ${sql.id(name)} TYPE ${columnDdlType(p)} USING NULL`.execute(db);
 }
 
 /** How many stored objects hold a value in each of these columns (what blocks removing or retyping them). */

@@ -297,8 +297,31 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
 };
 
 /** POSTs that only compute (nothing to write, so no dry-run header); each must change nothing. */
+/** Globex's developer key, once Globex has the sales types (the Acme definition is a write fixture of its own). */
+let globex: string | undefined;
+async function globexOntology() {
+  if (!globex) {
+    globex = await passwordKey(svc, 'gus');
+    const res = await svc.call('POST', '/api/v1/developer/semantic/cell-globex/types', { body: SALES, headers: bearer(globex) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  return { ontology: 'cell-globex', objectType: 'sales.Order' };
+}
+
 const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
   estimateBillingCost: async () => ({ body: { computeMinutes: 10 }, headers: bearer(dev), status: 200 }),
+  searchObjects: async () => ({
+    params: await globexOntology(),
+    body: { where: { type: 'gt', field: 'amount', value: 1 } },
+    headers: bearer(globex!),
+    status: 200,
+  }),
+  aggregateObjects: async () => ({
+    params: await globexOntology(),
+    body: { aggregation: [{ type: 'count' }] },
+    headers: bearer(globex!),
+    status: 200,
+  }),
 };
 
 /** The write operations (every method but GET, except the computing ones) the served document describes. */
