@@ -89,16 +89,16 @@ const items = fc.array(item, { maxLength: 40 }).map((list) => list.map((o, i): I
 
 const scalarField = fc.constantFrom('s', 'n', 'd', 'b', 'day') as fc.Arbitrary<'s' | 'n' | 'd' | 'b' | 'day'>;
 const orderedField = fc.constantFrom('s', 'n', 'd', 'day') as fc.Arbitrary<'s' | 'n' | 'd' | 'day'>;
-const valueOf = (f: 's' | 'n' | 'd' | 'b' | 'day') => VALUE[f] as fc.Arbitrary<string | number | boolean>;
+const valuesOf = (f: 's' | 'n' | 'd' | 'b' | 'day') => VALUE[f] as fc.Arbitrary<string | number | boolean>;
 
 const leaf: fc.Arbitrary<WhereLeaf> = fc.oneof(
-  scalarField.chain((field) => valueOf(field).map((value): WhereLeaf => ({ type: 'eq', field, value }))),
+  scalarField.chain((field) => valuesOf(field).map((value): WhereLeaf => ({ type: 'eq', field, value }))),
   fc
     .tuple(fc.constantFrom('gt', 'gte', 'lt', 'lte') as fc.Arbitrary<'gt' | 'gte' | 'lt' | 'lte'>, orderedField)
-    .chain(([op, field]) => valueOf(field).map((value): WhereLeaf => ({ type: op, field, value }))),
+    .chain(([op, field]) => valuesOf(field).map((value): WhereLeaf => ({ type: op, field, value }))),
   fc.tuple(fc.constantFrom(...FIELDS), fc.boolean()).map(([field, value]): WhereLeaf => ({ type: 'isNull', field, value })),
   fc.constantFrom(...TAGS).map((value): WhereLeaf => ({ type: 'contains', field: 'tags', value })),
-  scalarField.chain((field) => fc.array(valueOf(field), { maxLength: 3 }).map((value): WhereLeaf => ({ type: 'in', field, value }))),
+  scalarField.chain((field) => fc.array(valuesOf(field), { maxLength: 3 }).map((value): WhereLeaf => ({ type: 'in', field, value }))),
   fc.constantFrom('', 'a', 'ab', 'b', 'é').map((value): WhereLeaf => ({ type: 'startsWith', field: 's', value })),
 );
 const whereAt = (depth: number): fc.Arbitrary<WhereClause> =>
