@@ -286,3 +286,42 @@ export const AggregateObjectsResponse = z.object({
   ),
 });
 export type AggregateObjectsResponse = z.infer<typeof AggregateObjectsResponse>;
+
+// ---- Direct edits and imports by developers (ours: Foundry has no public shape for them)
+
+const KeyValue = z.union([z.string().min(1).max(1000), z.number()]);
+const Properties = z.record(PropertyApiName, z.unknown());
+export const ObjectEdit = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('create'), objectType: ObjectTypeApiName, properties: Properties }),
+  z.strictObject({
+    type: z.literal('modify'),
+    objectType: ObjectTypeApiName,
+    primaryKey: KeyValue,
+    properties: Properties,
+    ifRev: z.number().int().min(1).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('delete'),
+    objectType: ObjectTypeApiName,
+    primaryKey: KeyValue,
+    ifRev: z.number().int().min(1).optional(),
+  }),
+  z.strictObject({ type: z.literal('addLink'), linkType: LinkApiName, source: KeyValue, target: KeyValue }),
+  z.strictObject({ type: z.literal('removeLink'), linkType: LinkApiName, source: KeyValue, target: KeyValue }),
+]);
+export const MAX_DIRECT_EDITS = 1000;
+export const EditObjectsRequest = z.strictObject({ edits: z.array(ObjectEdit).min(1).max(MAX_DIRECT_EDITS) });
+
+export const ObjectChange = z.object({
+  objectType: z.string(),
+  primaryKey: z.union([z.string(), z.number()]),
+  before: OntologyObject.nullable(),
+  after: OntologyObject.nullable(),
+});
+export const EditObjectsResponse = z.object({ operationId: z.string(), objects: z.array(ObjectChange) });
+
+/** Objects per import request. */
+export const MAX_IMPORT_OBJECTS = 10_000;
+export const ImportObjectsRequest = z.array(Properties).min(1).max(MAX_IMPORT_OBJECTS);
+export const ImportMode = z.enum(['create', 'upsert']);
+export const ImportObjectsResponse = z.object({ operationId: z.string(), created: z.number().int(), modified: z.number().int() });

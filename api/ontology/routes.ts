@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { aggregateObjects } from '../../domain/ontology/aggregate-objects.ts';
+import { editObjects } from '../../domain/ontology/edit-objects.ts';
 import { getObject } from '../../domain/ontology/get-object.ts';
 import { getObjectType } from '../../domain/ontology/get-object-type.ts';
+import { importObjects } from '../../domain/ontology/import-objects.ts';
 import { getOutgoingLinkType, listOutgoingLinkTypes } from '../../domain/ontology/list-link-types.ts';
 import { listObjectTypes } from '../../domain/ontology/list-object-types.ts';
 import { listObjects } from '../../domain/ontology/list-objects.ts';
@@ -10,9 +12,16 @@ import { searchObjects } from '../../domain/ontology/search-objects.ts';
 import {
   AggregateObjectsRequest,
   AggregateObjectsResponse,
+  EditObjectsRequest,
+  EditObjectsResponse,
+  ImportMode,
+  ImportObjectsRequest,
+  ImportObjectsResponse,
   LinkApiName,
   LinkTypeSide,
+  MAX_DIRECT_EDITS,
   MAX_GROUP_COUNT,
+  MAX_IMPORT_OBJECTS,
   ObjectPage,
   ObjectType,
   ObjectTypeParams,
@@ -205,6 +214,63 @@ export const aggregateObjectsRoute = defineRoute({
   handler: async ({ deps, principal, params, body }) => ({ data: await aggregateObjects(deps, principal, { ...params, request: body }) }),
 });
 
+const DEVELOPER = { accepts: ['key', 'session'], role: 'developer' } as const;
+
+export const editObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/edits',
+  operationId: 'editObjects',
+  summary: 'Create, modify and delete objects and links directly (developers)',
+  description:
+    `Up to ${MAX_DIRECT_EDITS} edits, applied in order, all or none: \`{type: create, objectType, properties}\` (the primary key ` +
+    'among the properties), `{type: modify, objectType, primaryKey, properties, ifRev?}` (null clears a property), ' +
+    '`{type: delete, objectType, primaryKey, ifRev?}`, `{type: addLink|removeLink, linkType, source, target}`. `ifRev` refuses ' +
+    'the edit with 409 rev_mismatch unless the object is at that revision (`__rev`). Each edit is in the edits history; ' +
+    'subscribers and change triggers see each changed object once.',
+  tags: ['ontologies'],
+  auth: DEVELOPER,
+  write: true,
+  bodyLimit: 4 * 1024 * 1024,
+  params: OntologyParams,
+  body: EditObjectsRequest,
+  response: { status: 200, description: 'Each changed object before and after.', schema: EditObjectsResponse },
+  errors: [
+    ...READ_ERRORS,
+    'forbidden',
+    'invalid_payload',
+    'object_type_not_found',
+    'object_not_found',
+    'link_type_not_found',
+    'rev_mismatch',
+    'conflict',
+  ],
+  handler: async ({ db, deps, principal, params, body }) => ({
+    data: await editObjects({ db, clock: deps.clock }, principal, params.ontology, body),
+  }),
+});
+
+export const importObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/import',
+  operationId: 'importObjects',
+  summary: 'Load a JSON array of objects of one type (developers)',
+  description:
+    `Up to ${MAX_IMPORT_OBJECTS} objects (16 MiB), each with its primary key, in one transaction. \`mode=create\` (default) ` +
+    'refuses an object that exists (409 conflict); `mode=upsert` modifies it with the properties given.',
+  tags: ['ontologies'],
+  auth: DEVELOPER,
+  write: true,
+  bodyLimit: 16 * 1024 * 1024,
+  params: ObjectTypeParams,
+  query: z.strictObject({ mode: ImportMode.default('create') }),
+  body: ImportObjectsRequest,
+  response: { status: 200, description: 'How many objects were created and modified.', schema: ImportObjectsResponse },
+  errors: [...READ_ERRORS, 'forbidden', 'invalid_payload', 'payload_too_large', 'object_type_not_found', 'conflict'],
+  handler: async ({ db, deps, principal, params, query, body }) => ({
+    data: await importObjects({ db, clock: deps.clock }, principal, { ...params, mode: query.mode, objects: body }),
+  }),
+});
+
 export const ontologyRoutes = [
   listOntologiesRoute,
   getOntologyRoute,
@@ -216,4 +282,6 @@ export const ontologyRoutes = [
   getObjectRoute,
   searchObjectsRoute,
   aggregateObjectsRoute,
+  editObjectsRoute,
+  importObjectsRoute,
 ];

@@ -91,8 +91,8 @@ export async function countValues(db: DbOrTrx, ontology: OntologyRecord, type: O
  * A property's column as the API reads it: dates as `YYYY-MM-DD` text (pg would make a local
  * midnight Date of them); the rest as the driver reads them (timestamptz as Date, bigint as number).
  */
-export function readColumn(alias: string, name: string, p: PropertyDefinition): RawBuilder<unknown> {
-  const ref = sql.ref(`${alias}.${name}`);
+export function readColumn(alias: string | null, name: string, p: PropertyDefinition): RawBuilder<unknown> {
+  const ref = sql.ref(alias ? `${alias}.${name}` : name);
   return p.dataType.type === 'date' ? sql`${ref}::text` : sql`${ref}`;
 }
 

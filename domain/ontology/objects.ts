@@ -30,6 +30,12 @@ export function selectObjects(db: DbOrTrx, ontology: OntologyRecord, type: Objec
     .select([...columns, sql.ref(`o.${REV}`).as(REV)]);
 }
 
+/** A RETURNING list giving what `selectObjects` reads (every property and `__rev`), for writes. */
+export function returningObject(type: ObjectTypeRecord) {
+  const columns = Object.entries(type.properties).map(([n, p]) => sql`${readColumn(null, n, p)} AS ${sql.id(n)}`);
+  return sql.join([...columns, sql.id(REV)]);
+}
+
 export function toApiObject(type: ObjectTypeRecord, row: Record<string, unknown>): OntologyObject {
   const primaryKey = row[type.primaryKey] as string | number;
   const object: OntologyObject = {

@@ -4,7 +4,7 @@ import type { ChangeState, DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { enqueue } from '../outbox/repository.ts';
 import { objectTable, REV, UPDATED_AT, writeValue } from './object-tables.ts';
-import { selectObjects, toApiObject } from './objects.ts';
+import { returningObject, selectObjects, toApiObject } from './objects.ts';
 import { valueProblem } from './property-values.ts';
 import {
   findOntologyOfCompany,
@@ -83,12 +83,30 @@ function keyOf(type: ObjectTypeRecord, key: unknown, index: number, path: string
   return key as PrimaryKey;
 }
 
-async function lockObject(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, key: PrimaryKey) {
-  const row = await selectObjects(db, ontology, type)
-    .where(sql.ref(`o.${type.primaryKey}`), '=', key)
-    .forUpdate()
-    .executeTakeFirst();
-  return row ? toApiObject(type, row) : null;
+/** Rows per statement where a batch could pass PostgreSQL's 65,535 bound parameters. */
+const CHUNK = 1000;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/**
+ * Locks the objects of one type that exist among these keys (FOR UPDATE, in primary-key order, so
+ * two writers touching the same objects cannot deadlock) and returns their current state.
+ */
+async function lockObjects(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, keys: readonly PrimaryKey[]) {
+  const found = new Map<string, OntologyObject>();
+  for (const part of chunks(keys)) {
+    const rows = await selectObjects(db, ontology, type)
+      .where(sql.ref(`o.${type.primaryKey}`), 'in', part)
+      .orderBy(sql.ref(`o.${type.primaryKey}`))
+      .forUpdate()
+      .execute();
+    for (const row of rows) found.set(String(row[type.primaryKey]), toApiObject(type, row));
+  }
+  return found;
 }
 
 function checkRev(type: ObjectTypeRecord, key: PrimaryKey, current: OntologyObject, ifRev: number | undefined) {
@@ -112,14 +130,35 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
   const ontology = await findOntologyOfCompany(db, input.companyId);
   if (!ontology) throw new DomainError('ontology_not_found', 'This company has no ontology yet: define object types first.');
   const types = new Map((await listObjectTypeRecords(db, ontology.id)).map((t) => [t.apiName, t]));
-  const typeOf = (apiName: string, index: number) => {
-    const t = types.get(apiName);
-    if (!t) throw new DomainError('object_type_not_found', `No object type ${apiName}.`, { details: { objectType: apiName, edit: index } });
-    return t;
-  };
-  let linkTypes: Map<string, LinkTypeRecord> | undefined;
+  const linkTypes = input.edits.some((e) => e.type === 'addLink' || e.type === 'removeLink')
+    ? new Map((await listLinkTypeRecords(db, ontology.id)).map((l) => [l.apiName, l]))
+    : new Map<string, LinkTypeRecord>();
+  const resolved = input.edits.map((edit, index) => resolve(types, linkTypes, edit, index));
 
+  // Every object the edits touch, locked up front, type by type.
+  const touched = new Map<ObjectTypeRecord, Map<string, PrimaryKey>>();
+  const touch = (type: ObjectTypeRecord, key: PrimaryKey) => {
+    if (!touched.has(type)) touched.set(type, new Map());
+    touched.get(type)!.set(String(key), key);
+  };
+  for (const r of resolved) {
+    if (r.kind === 'object') touch(r.type, r.key);
+    else if (r.edit.type === 'addLink') {
+      touch(r.sourceType, r.source);
+      touch(r.targetType, r.target);
+    }
+  }
   const changes = new Map<string, ObjectChange & { type: ObjectTypeRecord }>();
+  const idOf = (type: ObjectTypeRecord, key: PrimaryKey) => `${type.apiName}\u0000${key}`;
+  for (const [type, keys] of [...touched].sort(([a], [b]) => (a.apiName < b.apiName ? -1 : 1))) {
+    const found = await lockObjects(db, ontology, type, [...keys.values()]);
+    for (const [text, key] of keys) {
+      const state = found.get(text) ?? null;
+      changes.set(idOf(type, key), { type, objectType: type.apiName, primaryKey: key, before: state, after: state });
+    }
+  }
+  const changeOf = (type: ObjectTypeRecord, key: PrimaryKey) => changes.get(idOf(type, key))!;
+
   const history: {
     object_type_id: string;
     primary_key: string;
@@ -128,17 +167,6 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     account_id: string | null;
     edit: string;
   }[] = [];
-  /** The object's current state, locking it the first time it is touched. */
-  const current = async (type: ObjectTypeRecord, key: PrimaryKey) => {
-    const id = `${type.apiName}\u0000${key}`;
-    let change = changes.get(id);
-    if (!change) {
-      const found = await lockObject(db, ontology, type, key);
-      change = { type, objectType: type.apiName, primaryKey: key, before: found, after: found };
-      changes.set(id, change);
-    }
-    return change;
-  };
   const record = (
     change: ObjectChange & { type: ObjectTypeRecord },
     kind: 'create' | 'modify' | 'delete',
@@ -154,69 +182,67 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     });
   };
 
-  for (const [index, edit] of input.edits.entries()) {
-    if (edit.type === 'addLink' || edit.type === 'removeLink') {
-      linkTypes ??= new Map((await listLinkTypeRecords(db, ontology.id)).map((l) => [l.apiName, l]));
-      await writeLink(db, types, linkTypes, edit, index, current);
+  for (const r of resolved) {
+    if (r.kind === 'link') {
+      await writeLink(db, r, (type, key) => changeOf(type, key).after !== null);
       continue;
     }
-    const type = typeOf(edit.objectType, index);
+    const { type, key, edit } = r;
+    const change = changeOf(type, key);
+    const before = change.after;
+    const table = objectTable(ontology, type);
     if (edit.type === 'create') {
-      checkProperties(type, edit.properties, index, true);
-      const key = keyOf(type, edit.properties[type.primaryKey], index, `.properties.${type.primaryKey}`);
-      const change = await current(type, key);
-      if (change.after) {
+      if (before) {
         throw new DomainError('conflict', `${type.apiName} ${key} exists already.`, {
           details: { errorName: 'ObjectAlreadyExists', objectType: type.apiName, primaryKey: key },
         });
       }
       const names = Object.keys(edit.properties);
-      const row = await sql<Record<string, unknown>>`INSERT INTO ${objectTable(ontology, type)} (${sql.join(names.map((n) => sql.id(n)))})
-        VALUES (${sql.join(names.map((n) => writeValue(type.properties[n]!, edit.properties[n])))}) RETURNING ${sql.id(type.primaryKey)}`.execute(
+      const row = await sql<Record<string, unknown>>`INSERT INTO ${table} (${sql.join(names.map((n) => sql.id(n)))})
+        VALUES (${sql.join(names.map((n) => writeValue(type.properties[n]!, edit.properties[n])))}) RETURNING ${returningObject(type)}`.execute(
         db,
       );
-      if (row.rows.length !== 1) throw new Error('insert returned no row');
-      change.after = await lockObject(db, ontology, type, key);
+      change.after = toApiObject(type, row.rows[0]!);
       record(change, 'create', null);
       continue;
     }
-    const key = keyOf(type, edit.primaryKey, index, '.primaryKey');
-    const change = await current(type, key);
-    const before = change.after;
     if (!before) throw notFound(type, key);
     checkRev(type, key, before, edit.ifRev);
     if (edit.type === 'modify') {
-      checkProperties(type, edit.properties, index, false);
       const sets = Object.entries(edit.properties).map(([n, v]) => sql`${sql.id(n)} = ${writeValue(type.properties[n]!, v)}`);
-      await sql`UPDATE ${objectTable(ontology, type)} SET ${sql.join([...sets, sql`${sql.id(REV)} = ${sql.id(REV)} + 1`, sql`${sql.id(UPDATED_AT)} = now()`])}
-        WHERE ${sql.id(type.primaryKey)} = ${key}`.execute(db);
-      change.after = await lockObject(db, ontology, type, key);
+      const row = await sql<Record<string, unknown>>`UPDATE ${table}
+        SET ${sql.join([...sets, sql`${sql.id(REV)} = ${sql.id(REV)} + 1`, sql`${sql.id(UPDATED_AT)} = now()`])}
+        WHERE ${sql.id(type.primaryKey)} = ${key} RETURNING ${returningObject(type)}`.execute(db);
+      change.after = toApiObject(type, row.rows[0]!);
       record(change, 'modify', before);
     } else {
-      await sql`DELETE FROM ${objectTable(ontology, type)} WHERE ${sql.id(type.primaryKey)} = ${key}`.execute(db);
+      await sql`DELETE FROM ${table} WHERE ${sql.id(type.primaryKey)} = ${key}`.execute(db);
       await deleteLinksOf(db, ontology, type, key);
       change.after = null;
       record(change, 'delete', before);
     }
   }
 
-  if (history.length > 0) await db.insertInto('ontology_edits').values(history).execute();
+  for (const part of chunks(history)) await db.insertInto('ontology_edits').values(part).execute();
   const changed = [...changes.values()].filter((c) => JSON.stringify(c.before) !== JSON.stringify(c.after));
   let seq: WriteEditsResult['seq'] = null;
   if (changed.length > 0) {
-    const rows = await db
-      .insertInto('ontology_changes')
-      .values(
-        changed.map((c) => ({
-          company_id: input.companyId,
-          object_type_id: c.type.id,
-          primary_key: String(c.primaryKey),
-          state: (c.after ? 'ADDED_OR_UPDATED' : 'REMOVED') as ChangeState,
-        })),
-      )
-      .returning('seq')
-      .execute();
-    const seqs = rows.map((r) => Number(r.seq));
+    const seqs: number[] = [];
+    for (const part of chunks(changed)) {
+      const rows = await db
+        .insertInto('ontology_changes')
+        .values(
+          part.map((c) => ({
+            company_id: input.companyId,
+            object_type_id: c.type.id,
+            primary_key: String(c.primaryKey),
+            state: (c.after ? 'ADDED_OR_UPDATED' : 'REMOVED') as ChangeState,
+          })),
+        )
+        .returning('seq')
+        .execute();
+      seqs.push(...rows.map((r) => Number(r.seq)));
+    }
     seq = { from: Math.min(...seqs), to: Math.max(...seqs) };
     await sql`SELECT pg_notify(${ONTOLOGY_CHANGES_CHANNEL}, ${input.companyId})`.execute(db);
     await enqueue(db, {
@@ -230,7 +256,55 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
       },
     });
   }
-  return { objects: [...changes.values()].map(({ type: _type, ...c }) => c), seq };
+  return { objects: changed.map(({ type: _type, ...c }) => c), seq };
+}
+
+type Resolved =
+  | { kind: 'object'; edit: Extract<Edit, { objectType: string }>; type: ObjectTypeRecord; key: PrimaryKey }
+  | {
+      kind: 'link';
+      edit: Extract<Edit, { type: 'addLink' | 'removeLink' }>;
+      link: LinkTypeRecord;
+      sourceType: ObjectTypeRecord;
+      targetType: ObjectTypeRecord;
+      source: PrimaryKey;
+      target: PrimaryKey;
+    };
+
+/** Checks an edit against the definitions (types, properties, values, keys) before anything is locked or written. */
+function resolve(
+  types: ReadonlyMap<string, ObjectTypeRecord>,
+  linkTypes: ReadonlyMap<string, LinkTypeRecord>,
+  edit: Edit,
+  index: number,
+): Resolved {
+  if (edit.type === 'addLink' || edit.type === 'removeLink') {
+    const link = linkTypes.get(edit.linkType);
+    if (!link)
+      throw new DomainError('link_type_not_found', `No link type ${edit.linkType}.`, { details: { linkType: edit.linkType, edit: index } });
+    const sourceType = types.get(link.source.objectType)!;
+    const targetType = types.get(link.target.objectType)!;
+    return {
+      kind: 'link',
+      edit,
+      link,
+      sourceType,
+      targetType,
+      source: keyOf(sourceType, edit.source, index, '.source'),
+      target: keyOf(targetType, edit.target, index, '.target'),
+    };
+  }
+  const type = types.get(edit.objectType);
+  if (!type)
+    throw new DomainError('object_type_not_found', `No object type ${edit.objectType}.`, {
+      details: { objectType: edit.objectType, edit: index },
+    });
+  if (edit.type === 'create') {
+    checkProperties(type, edit.properties, index, true);
+    return { kind: 'object', edit, type, key: keyOf(type, edit.properties[type.primaryKey], index, `.properties.${type.primaryKey}`) };
+  }
+  if (edit.type === 'modify') checkProperties(type, edit.properties, index, false);
+  return { kind: 'object', edit, type, key: keyOf(type, edit.primaryKey, index, '.primaryKey') };
 }
 
 async function deleteLinksOf(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, key: PrimaryKey) {
@@ -256,32 +330,24 @@ async function deleteLinksOf(db: DbOrTrx, ontology: OntologyRecord, type: Object
 
 async function writeLink(
   db: DbOrTrx,
-  types: ReadonlyMap<string, ObjectTypeRecord>,
-  linkTypes: ReadonlyMap<string, LinkTypeRecord>,
-  edit: Extract<Edit, { type: 'addLink' | 'removeLink' }>,
-  index: number,
-  current: (type: ObjectTypeRecord, key: PrimaryKey) => Promise<ObjectChange>,
+  r: Extract<Resolved, { kind: 'link' }>,
+  exists: (type: ObjectTypeRecord, key: PrimaryKey) => boolean,
 ): Promise<void> {
-  const link = linkTypes.get(edit.linkType);
-  if (!link)
-    throw new DomainError('link_type_not_found', `No link type ${edit.linkType}.`, { details: { linkType: edit.linkType, edit: index } });
-  const sourceType = types.get(link.source.objectType)!;
-  const targetType = types.get(link.target.objectType)!;
-  const source = String(keyOf(sourceType, edit.source, index, '.source'));
-  const target = String(keyOf(targetType, edit.target, index, '.target'));
-  const row = { link_type_id: link.id, source_key: source, target_key: target };
-  if (edit.type === 'removeLink') {
+  const { link } = r;
+  const row = { link_type_id: link.id, source_key: String(r.source), target_key: String(r.target) };
+  if (r.edit.type === 'removeLink') {
     await db
       .deleteFrom('object_links')
       .where('link_type_id', '=', link.id)
-      .where('source_key', '=', source)
-      .where('target_key', '=', target)
+      .where('source_key', '=', row.source_key)
+      .where('target_key', '=', row.target_key)
       .execute();
     return;
   }
-  if (!(await current(sourceType, edit.source)).after) throw notFound(sourceType, edit.source);
-  if (!(await current(targetType, edit.target)).after) throw notFound(targetType, edit.target);
-  // Cardinality ONE on a side: one object of that side links to at most one of the other.
+  if (!exists(r.sourceType, r.source)) throw notFound(r.sourceType, r.source);
+  if (!exists(r.targetType, r.target)) throw notFound(r.targetType, r.target);
+  // Cardinality ONE on a side: one object of that side links to at most one of the other (both
+  // objects are locked, so two writers cannot both pass this check).
   for (const [side, mine, other] of [
     ['source', 'source_key', 'target_key'],
     ['target', 'target_key', 'source_key'],

@@ -300,6 +300,25 @@ describe('role x route matrix: ontology and semantic definitions', () => {
     { method: 'GET', path: `${O}/objectTypes/sales.Order/outgoingLinkTypes/customer`, expect: unlisted },
     { method: 'GET', path: `${O}/objects/sales.Customer/c1`, expect: listed },
     { method: 'GET', path: `${O}/objects/sales.Order/1`, expect: unlisted },
+    { method: 'GET', path: `${O}/objects/sales.Customer`, expect: listed },
+    { method: 'GET', path: `${O}/objects/sales.Order`, expect: unlisted },
+    { method: 'POST', path: `${O}/objects/sales.Customer/search`, body: {}, expect: listed },
+    { method: 'POST', path: `${O}/objects/sales.Order/search`, body: {}, expect: unlisted },
+    { method: 'POST', path: `${O}/objects/sales.Customer/aggregate`, body: { aggregation: [{ type: 'count' }] }, expect: listed },
+    { method: 'POST', path: `${O}/objects/sales.Order/aggregate`, body: { aggregation: [{ type: 'count' }] }, expect: unlisted },
+    {
+      method: 'POST',
+      path: `${O}/edits`,
+      body: { edits: [{ type: 'delete', objectType: 'sales.Customer', primaryKey: 'c1' }] },
+      // The session is a developer's (dana).
+      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: `${O}/objects/sales.Customer/import`,
+      body: [{ id: 'c2' }],
+      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 401 },
+    },
     {
       method: 'GET',
       path: '/api/v1/developer/semantic/cell-acme/types',

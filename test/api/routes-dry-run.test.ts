@@ -294,6 +294,23 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     return { params: { namespace: 'cell-acme', id: res.body.data.ids[0] }, body: { status: 'planned' }, headers: bearer(dev), status: 200 };
   },
   defineSemanticTypes: async () => ({ params: { namespace: 'cell-acme' }, body: SALES, headers: bearer(dev), status: 200 }),
+  editObjects: async () => {
+    await globexOntology();
+    return {
+      params: { ontology: 'cell-globex' },
+      body: { edits: [{ type: 'create', objectType: 'sales.Customer', properties: { id: unique('customer') } }] },
+      headers: bearer(globex!),
+      status: 200,
+      enqueues: 1,
+    };
+  },
+  importObjects: async () => ({
+    params: await globexOntology(),
+    body: [{ number: ++counter, amount: 1 }],
+    headers: bearer(globex!),
+    status: 200,
+    enqueues: 1,
+  }),
 };
 
 /** POSTs that only compute (nothing to write, so no dry-run header); each must change nothing. */
