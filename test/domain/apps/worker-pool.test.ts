@@ -30,10 +30,11 @@ describe('WorkerPool', () => {
   });
 
   it('stops a job past the time limit by ending its thread, and serves the next job on a new one', async () => {
-    const threads = pool(1, 200);
-    const started = performance.now();
+    // A limit well above a thread's start-up on a loaded machine (start-up counts against a new
+    // thread's first job); the job would run 60 s, twice the test's own timeout, so a rejection
+    // within the test proves the thread was ended.
+    const threads = pool(1, 3000);
     await expect(threads.run({ busyMs: 60_000 })).rejects.toBeInstanceOf(WorkerTimeoutError);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(await threads.run({ value: 'next' })).toBe('next');
   });
 
