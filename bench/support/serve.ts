@@ -1,0 +1,28 @@
+// A server in a process of its own, so the load generator does not share its event loop:
+// `node bench/support/serve.ts bare` (Koa answering a small JSON body) or
+// `node bench/support/serve.ts service [api|all]` (the real service, as bench/support/service.ts
+// starts it). Prints one JSON line ({ url, developerKey, operatorKey }) when ready and stops
+// when its standard input closes.
+import Koa from 'koa';
+import type { Role } from '../../service.ts';
+import { startBenchService } from './service.ts';
+
+const [kind = 'bare', role = 'api'] = process.argv.slice(2);
+let stop: () => Promise<void>;
+if (kind === 'bare') {
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.body = { ok: true, data: { hello: 'world' } };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+  stop = () => new Promise((resolve) => server.close(() => resolve()));
+} else {
+  const bench = await startBenchService({ role: role as Role });
+  process.stdout.write(`${JSON.stringify({ url: bench.svc.url, developerKey: bench.developerKey, operatorKey: bench.operatorKey })}\n`);
+  stop = bench.stop;
+}
+process.stdin.resume();
+process.stdin.on('end', () => stop().then(() => process.exit(0)));
