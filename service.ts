@@ -13,6 +13,8 @@ import { cachedBlobStore, postgresBlobBackend } from './domain/apps/blob-store.t
 import { connectDatabase } from './domain/db/connect.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
+import { startKeyUseRecorder } from './domain/keys/key-use-recorder.ts';
+import { startPrincipalCache } from './domain/keys/principal-cache.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
 import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
@@ -91,6 +93,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     await ensureInstance(db);
     const passwordHashing = opts.passwordHashing ?? PRODUCTION_SCRYPT;
+    const principals = await startPrincipalCache({ databaseUrl, logger });
+    cleanups.push(() => principals.stop());
+    const keyUses = startKeyUseRecorder(db, logger);
+    cleanups.push(() => keyUses.stop());
 
     let addresses = publicAddresses(config, { host: config.host, port: config.port });
     const deps: ApiDeps = {
@@ -98,6 +104,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       logger,
       passwordHashing,
       clock: opts.clock ?? systemClock,
+      principals,
+      keyUses,
       addresses: () => addresses,
       blobs: cachedBlobStore(
         config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),

@@ -17,7 +17,9 @@ export interface Figure {
 const bench = path.basename(process.argv[1] ?? 'bench', '.ts');
 
 export function report(figure: Figure): void {
-  const ratio = figure.baseline ? ` (${(figure.value / figure.baseline).toFixed(2)}x baseline ${round(figure.baseline)} ${figure.unit})` : '';
+  const ratio = figure.baseline
+    ? ` (${(figure.value / figure.baseline).toFixed(2)}x baseline ${round(figure.baseline)} ${figure.unit})`
+    : '';
   const goal = figure.goal ? `  goal: ${figure.goal}` : '';
   console.log(`${figure.name.padEnd(64)} ${round(figure.value).padStart(10)} ${figure.unit}${ratio}${goal}`);
   if (process.env.SVC_BENCH_FIGURES) appendFileSync(process.env.SVC_BENCH_FIGURES, `${JSON.stringify({ bench, ...figure })}\n`);

@@ -1,0 +1,87 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { BoundedCache } from '../cache/bounded-cache.ts';
+import type { Principal } from '../principal.ts';
+
+/** Sent by triggers (migration 2026-11-22T2230-performance) when a key, account, license or company changes. */
+export const PRINCIPALS_CHANNEL = 'svc_principals';
+
+export interface CachedKey {
+  principal: Extract<Principal, { kind: 'key' }>;
+  /** When this process last wrote (or read) the key's last_used_at, in ms. */
+  lastUsedAt: number;
+}
+
+/**
+ * The principals behind keys, by key hash, in one process. Correct only while this process
+ * LISTENs: every committed change to keys, accounts, licenses or companies empties every
+ * process's cache, and while the listener is not connected nothing is cached (each request
+ * reads the database), since notifications may have been missed.
+ */
+export interface PrincipalCache {
+  get(hash: string): CachedKey | undefined;
+  /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
+  generation(): number;
+  set(hash: string, generation: number, entry: CachedKey): void;
+  stop(): Promise<void>;
+}
+
+const RECONNECT_MS = 1_000;
+
+export async function startPrincipalCache(opts: { databaseUrl: string; logger: Logger; maxEntries?: number }): Promise<PrincipalCache> {
+  const entries = new BoundedCache<string, CachedKey>(opts.maxEntries ?? 10_000);
+  let generation = 0;
+  let live = false;
+  let stopped = false;
+  let listener: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  // A fresh map: the old one may hold what a notification just invalidated.
+  const invalidate = () => {
+    generation++;
+    entries.clear();
+  };
+  const lost = (client: pg.Client, err?: unknown) => {
+    if (listener !== client) return;
+    live = false;
+    listener = undefined;
+    invalidate();
+    client.end().catch(() => undefined);
+    if (stopped) return;
+    opts.logger.warn({ err }, 'principal cache listener lost; reading every key from the database until it reconnects');
+    retry = setTimeout(connect, RECONNECT_MS);
+  };
+  async function connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: opts.databaseUrl });
+    listener = client;
+    client.on('notification', invalidate);
+    client.on('error', (err) => lost(client, err));
+    client.on('end', () => lost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${PRINCIPALS_CHANNEL}`);
+      if (listener !== client) return;
+      invalidate();
+      live = true;
+    } catch (err) {
+      lost(client, err);
+    }
+  }
+  await connect();
+
+  return {
+    get: (hash) => (live ? entries.get(hash) : undefined),
+    generation: () => generation,
+    set(hash, seen, entry) {
+      if (live && seen === generation) entries.set(hash, entry);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      const client = listener;
+      listener = undefined;
+      live = false;
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
