@@ -34,7 +34,7 @@ export async function authenticateKey(
   if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
   const hash = sha256(plaintext);
   const hashHex = hash.toString('hex');
-  const cached = deps.principals.get(hashHex) ?? (await lookUp(deps, hash, hashHex));
+  const cached = (await deps.principals.get(hashHex)) ?? (await lookUp(deps, hash, hashHex));
   const now = Date.now();
   if (now - cached.lastUsedAt > LAST_USED_RESOLUTION_MS) {
     cached.lastUsedAt = now;

@@ -13,13 +13,19 @@ export interface CachedKey {
 }
 
 /**
- * The principals behind keys, by key hash, in one process. Correct only while this process
- * LISTENs: every committed change to keys, accounts, licenses or companies empties every
- * process's cache, and while the listener is not connected nothing is cached (each request
- * reads the database), since notifications may have been missed.
+ * The principals behind keys, by key hash, in one process. Every committed change to keys,
+ * accounts, licenses or companies NOTIFYs every process, which empties its cache. While the
+ * listener is not connected nothing is cached (each request reads the database), since
+ * notifications may have been missed.
  */
 export interface PrincipalCache {
-  get(hash: string): CachedKey | undefined;
+  /**
+   * Answers only after a round trip on the listener connection sent after this call: PostgreSQL
+   * delivers a listener's pending notifications before it answers, so a change committed before
+   * the request arrived has emptied the cache first. One round trip serves every request that
+   * arrived while the previous one was out, so under load it costs a fraction of a query each.
+   */
+  get(hash: string): Promise<CachedKey | undefined>;
   /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
   generation(): number;
   set(hash: string, generation: number, entry: CachedKey): void;
@@ -35,6 +41,8 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   let stopped = false;
   let listener: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let inFlight: Promise<boolean> | undefined;
+  let queued: Promise<boolean> | undefined;
 
   // A fresh map: the old one may hold what a notification just invalidated.
   const invalidate = () => {
@@ -69,8 +77,34 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   }
   await connect();
 
+  const ping = (client: pg.Client): Promise<boolean> => {
+    const sent = client.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    inFlight = sent;
+    void sent.then(() => {
+      if (inFlight === sent) inFlight = undefined;
+    });
+    return sent;
+  };
+  /** True once a round trip sent after this call came back on the live listener. */
+  const caughtUp = (): Promise<boolean> => {
+    if (!live || !listener) return Promise.resolve(false);
+    if (!inFlight) return ping(listener);
+    // The round trip out now may have left before the request arrived: wait for the next one.
+    queued ??= inFlight.then(() => {
+      queued = undefined;
+      return live && listener ? ping(listener) : false;
+    });
+    return queued;
+  };
+
   return {
-    get: (hash) => (live ? entries.get(hash) : undefined),
+    async get(hash) {
+      if (!(await caughtUp())) return undefined;
+      return live ? entries.get(hash) : undefined;
+    },
     generation: () => generation,
     set(hash, seen, entry) {
       if (live && seen === generation) entries.set(hash, entry);
