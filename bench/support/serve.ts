@@ -4,6 +4,7 @@
 // starts it). Prints one JSON line ({ url, developerKey, operatorKey }) when ready and stops
 // when its standard input closes.
 import Koa from 'koa';
+import { pino } from 'pino';
 import type { Role } from '../../service.ts';
 import { startBenchService } from './service.ts';
 
@@ -20,7 +21,9 @@ if (kind === 'bare') {
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
   stop = () => new Promise((resolve) => server.close(() => resolve()));
 } else {
-  const bench = await startBenchService({ role: role as Role });
+  // Every request logged as `npm start` logs it (JSON, asynchronously), to /dev/null.
+  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  const bench = await startBenchService({ role: role as Role, logger });
   process.stdout.write(`${JSON.stringify({ url: bench.svc.url, developerKey: bench.developerKey, operatorKey: bench.operatorKey })}\n`);
   stop = bench.stop;
 }

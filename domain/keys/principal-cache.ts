@@ -78,7 +78,7 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   await connect();
 
   const ping = (client: pg.Client): Promise<boolean> => {
-    const sent = client.query('SELECT 1').then(
+    const sent = client.query('').then(
       () => true,
       () => false,
     );
