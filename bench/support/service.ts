@@ -26,7 +26,7 @@ export interface BenchService {
  * Role api by default; role all adds the worker, the relay and the embedded Temporal server (no
  * Web UI). Silent unless given a logger (the HTTP benches log every request, as production does).
  */
-export async function startBenchService(opts: { role?: Role; logger?: Logger } = {}): Promise<BenchService> {
+export async function startBenchService(opts: { role?: Role; logger?: Logger; env?: Record<string, string> } = {}): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
   await fs.chmod(dataDir, 0o755); // PostgreSQL runs as `postgres` when we are root
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg') });
@@ -38,6 +38,7 @@ export async function startBenchService(opts: { role?: Role; logger?: Logger } =
       SVC_TEMPORAL_UI_PORT: 'off',
       SVC_OPERATOR_LOGIN: 'ops',
       SVC_OPERATOR_PASSWORD: PASSWORD,
+      ...opts.env,
     }),
     { logger: opts.logger ?? pino({ level: 'silent' }), role: opts.role ?? 'api' },
   );
