@@ -6,7 +6,6 @@
 // any request that errors or times out (pool exhaustion shows as one of these).
 // Usage: npx node bench/soak.ts [seconds=60]
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { startServerProcess } from './support/processes.ts';
 import { report } from './support/report.ts';
 
@@ -20,8 +19,16 @@ const EXPECTED = new Set(['authorization_pending']);
 // The blob cache is bounded small here so that it is full by the end of warm-up: what still
 // grows after that is not a cache filling up.
 const BLOB_CACHE_BYTES = 8 * 1024 * 1024;
-const server = await startServerProcess(['service', 'all', JSON.stringify({ SVC_BLOB_CACHE_BYTES: String(BLOB_CACHE_BYTES) })]);
-const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]) / 1024;
+const server = await startServerProcess(
+  ['service', 'all', JSON.stringify({ SVC_BLOB_CACHE_BYTES: String(BLOB_CACHE_BYTES) })],
+  ['--expose-gc'],
+);
+const MB = 1024 * 1024;
+/** Resident memory, and the JavaScript heap and buffers still live after a full GC (a leak shows there). */
+const sample = async () => {
+  const m = await server.memory();
+  return { rss: m.rss / MB, live: (m.heapUsed + m.external) / MB };
+};
 
 interface Outcome {
   latencies: number[];
@@ -109,8 +116,8 @@ try {
   const { keys, deviceCodes } = await setUp();
   const end = Date.now() + seconds * 1000;
   const running = () => Date.now() < end;
-  const rss: number[] = [rssMb()];
-  const sampler = setInterval(() => rss.push(rssMb()), SAMPLE_MS);
+  const samples = [await sample()];
+  const sampler = setInterval(() => void sample().then((s) => samples.push(s)), SAMPLE_MS);
 
   const loops = keys.flatMap(({ cellId, key }, k) => {
     const slug = `soak-${k}`;
@@ -151,7 +158,7 @@ try {
   });
   await Promise.all([...loops, ...polls]);
   clearInterval(sampler);
-  rss.push(rssMb());
+  samples.push(await sample());
 
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
   console.log(`soak, ${seconds} s, ${keys.length} keys in 2 companies, ${deviceCodes.length} device logins`);
@@ -162,14 +169,17 @@ try {
       `${route.padEnd(20)} ${String(o.latencies.length).padStart(9)} ${pct(o.latencies, 0.5).toFixed(1).padStart(8)} ${pct(o.latencies, 0.99).toFixed(1).padStart(8)}  ${statuses}`,
     );
   }
-  console.log(`RSS every ${SAMPLE_MS / 1000} s (MB): ${rss.map((m) => m.toFixed(0)).join(' ')}`);
+  console.log(`RSS every ${SAMPLE_MS / 1000} s (MB): ${samples.map((m) => m.rss.toFixed(0)).join(' ')}`);
+  console.log(`live heap + buffers after GC (MB): ${samples.map((m) => m.live.toFixed(0)).join(' ')}`);
 
-  // Least-squares slope of the samples after warm-up, in MB per minute.
-  const after = rss.slice(Math.ceil((WARM_UP_S * 1000) / SAMPLE_MS));
-  const xs = after.map((_, i) => (i * SAMPLE_MS) / 60_000);
-  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const my = after.reduce((a, b) => a + b, 0) / after.length;
-  const slope = xs.reduce((a, x, i) => a + (x - mx) * (after[i]! - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+  /** Least-squares slope of the samples after warm-up, in MB per minute. */
+  const slopeOf = (ys: number[]) => {
+    const after = ys.slice(Math.ceil((WARM_UP_S * 1000) / SAMPLE_MS));
+    const xs = after.map((_, i) => (i * SAMPLE_MS) / 60_000);
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = after.reduce((a, b) => a + b, 0) / after.length;
+    return xs.reduce((a, x, i) => a + (x - mx) * (after[i]! - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+  };
 
   const all = [...outcomes].filter(([r]) => r !== 'set-up');
   const fiveXX = all.reduce((n, [, o]) => n + [...o.statuses].filter(([s]) => s >= 500).reduce((m, [, c]) => m + c, 0), 0);
@@ -177,8 +187,19 @@ try {
   report({ name: 'soak 5xx answers', value: fiveXX, unit: 'answers', goal: '0' });
   report({ name: 'soak unexpected failures (envelopes, errors, timeouts)', value: unexpected.length, unit: 'requests', goal: '0' });
   for (const [route, o] of all) report({ name: `soak p99 ${route}`, value: pct(o.latencies, 0.99), unit: 'ms' });
-  report({ name: `soak RSS slope after ${WARM_UP_S} s`, value: slope, unit: 'MB/min', goal: 'flat (about 0)' });
-  report({ name: 'soak RSS at the end', value: rss.at(-1)!, unit: 'MB' });
+  report({
+    name: `soak RSS slope after ${WARM_UP_S} s`,
+    value: slopeOf(samples.map((m) => m.rss)),
+    unit: 'MB/min',
+    goal: 'flat (about 0)',
+  });
+  report({
+    name: `soak live-memory slope after ${WARM_UP_S} s`,
+    value: slopeOf(samples.map((m) => m.live)),
+    unit: 'MB/min',
+    goal: 'flat (about 0)',
+  });
+  report({ name: 'soak RSS at the end', value: samples.at(-1)!.rss, unit: 'MB' });
   if (unexpected.length || failures) {
     console.log(`unexpected:\n  ${[...new Set(unexpected)].slice(0, 20).join('\n  ')}`);
     process.exitCode = 1;

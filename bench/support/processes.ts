@@ -8,6 +8,8 @@ export interface ServerProcess {
   developerKey?: string;
   operatorKey?: string;
   pid: number;
+  /** The server's memory use (after a full GC when started with --expose-gc). */
+  memory(): Promise<NodeJS.MemoryUsage>;
   stop(): Promise<void>;
 }
 
@@ -18,13 +20,19 @@ export async function startServerProcess(args: string[], nodeArgs: string[] = []
   const extra = process.env.SVC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...extra, ...nodeArgs, serveScript, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = createInterface({ input: child.stdout! });
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bench server ${args.join(' ')} exited with ${code}`)));
   });
   return {
     ...(JSON.parse(line) as { url: string; developerKey?: string; operatorKey?: string }),
     pid: child.pid!,
+    memory: () =>
+      new Promise((resolve) => {
+        lines.once('line', (answer) => resolve(JSON.parse(answer)));
+        child.stdin!.write('memory\n');
+      }),
     stop: async () => {
       child.stdin!.end();
       await exited;

@@ -16,12 +16,18 @@ export interface Figure {
 
 const bench = path.basename(process.argv[1] ?? 'bench', '.ts');
 
+/** Prints the figure and records it for the table. */
 export function report(figure: Figure): void {
   const ratio = figure.baseline
     ? ` (${(figure.value / figure.baseline).toFixed(2)}x baseline ${round(figure.baseline)} ${figure.unit})`
     : '';
   const goal = figure.goal ? `  goal: ${figure.goal}` : '';
   console.log(`${figure.name.padEnd(64)} ${round(figure.value).padStart(10)} ${figure.unit}${ratio}${goal}`);
+  record(figure);
+}
+
+/** Records the figure for the table only (for benches that print their own, richer lines). */
+export function record(figure: Figure): void {
   if (process.env.SVC_BENCH_FIGURES) appendFileSync(process.env.SVC_BENCH_FIGURES, `${JSON.stringify({ bench, ...figure })}\n`);
 }
 

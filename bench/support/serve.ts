@@ -3,6 +3,7 @@
 // `node bench/support/serve.ts service [api|all] [env as JSON]` (the real service, as
 // bench/support/service.ts starts it, with these settings added). Prints one JSON line ({ url, developerKey, operatorKey }) when ready and stops
 // when its standard input closes.
+import { createInterface } from 'node:readline';
 import Koa from 'koa';
 import { pino } from 'pino';
 import type { Role } from '../../service.ts';
@@ -27,5 +28,10 @@ if (kind === 'bare') {
   process.stdout.write(`${JSON.stringify({ url: bench.svc.url, developerKey: bench.developerKey, operatorKey: bench.operatorKey })}\n`);
   stop = bench.stop;
 }
-process.stdin.resume();
-process.stdin.on('end', () => stop().then(() => process.exit(0)));
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    if (line !== 'memory') return;
+    globalThis.gc?.();
+    process.stdout.write(`${JSON.stringify(process.memoryUsage())}\n`);
+  })
+  .on('close', () => stop().then(() => process.exit(0)));
