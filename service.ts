@@ -129,7 +129,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.cloud.kind === 'aws'
           ? awsCloudProvider(config.cloud)
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
-      const worker = await runWorker(connected, { db, logger, cloud });
+      const worker = await runWorker(connected, { db, logger, cloud, bundleCacheDir: path.join(config.dataDir, 'cache') });
       cleanups.push(() => worker.stop());
       logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
