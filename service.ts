@@ -17,8 +17,6 @@ import { startKeyUseRecorder } from './domain/keys/key-use-recorder.ts';
 import { startPrincipalCache } from './domain/keys/principal-cache.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
-import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
-import { awsCloudProvider } from './infra/cloud/aws-ec2-provider.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
@@ -108,7 +106,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keyUses,
       addresses: () => addresses,
       blobs: cachedBlobStore(
-        config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),
+        // The AWS SDK is loaded only when configured: it adds about half a second to every start.
+        config.blobStore.kind === 's3'
+          ? (await import('./infra/blobs/s3-blob-backend.ts')).s3BlobBackend(config.blobStore)
+          : postgresBlobBackend(db),
         config.blobCacheBytes,
       ),
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
@@ -127,7 +128,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       cleanups.push(() => connected.close());
       const cloud =
         config.cloud.kind === 'aws'
-          ? awsCloudProvider(config.cloud)
+          ? (await import('./infra/cloud/aws-ec2-provider.ts')).awsCloudProvider(config.cloud)
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
       const worker = await runWorker(connected, { db, logger, cloud, bundleCacheDir: path.join(config.dataDir, 'cache') });
       cleanups.push(() => worker.stop());
