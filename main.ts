@@ -10,18 +10,12 @@ import { ROLES, type Role, startService } from './service.ts';
 function createLogger(config: Config) {
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
   // Asynchronous: a request never waits on stdout, and lines written while one write is out go
-  // out together. What is still buffered is written when the process exits.
-  if (format === 'json') return pino({ level: config.logLevel }, asyncDestination(1));
+  // out together. pino writes what is still buffered when the process exits.
+  if (format === 'json') return pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false }));
   return pino(
     { level: config.logLevel },
     pretty({ colorize: process.stdout.isTTY === true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }),
   );
-}
-
-function asyncDestination(fd: number) {
-  const destination = pino.destination({ dest: fd, sync: false });
-  process.on('exit', () => destination.flushSync());
-  return destination;
 }
 
 const role = (process.argv[2] ?? 'all') as Role;
