@@ -44,7 +44,7 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   let inFlight: Promise<boolean> | undefined;
   let queued: Promise<boolean> | undefined;
 
-  // A fresh map: the old one may hold what a notification just invalidated.
+  // Everything goes: a notification does not say which principal changed.
   const invalidate = () => {
     generation++;
     entries.clear();
@@ -68,6 +68,7 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
     try {
       await client.connect();
       await client.query(`LISTEN ${PRINCIPALS_CHANNEL}`);
+      // Stopped or lost meanwhile (stop and lost end the connection).
       if (listener !== client) return;
       invalidate();
       live = true;
