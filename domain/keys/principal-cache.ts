@@ -33,6 +33,8 @@ export interface PrincipalCache {
 }
 
 const RECONNECT_MS = 1_000;
+/** The listener's application_name, as operators see it in pg_stat_activity. */
+export const LISTENER_NAME = 'svc-principal-cache';
 
 export async function startPrincipalCache(opts: { databaseUrl: string; logger: Logger; maxEntries?: number }): Promise<PrincipalCache> {
   const entries = new BoundedCache<string, CachedKey>(opts.maxEntries ?? 10_000);
@@ -60,7 +62,7 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
     retry = setTimeout(connect, RECONNECT_MS);
   };
   async function connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: opts.databaseUrl });
+    const client = new pg.Client({ connectionString: opts.databaseUrl, application_name: LISTENER_NAME });
     listener = client;
     client.on('notification', invalidate);
     client.on('error', (err) => lost(client, err));

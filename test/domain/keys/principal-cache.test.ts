@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CachedKey, LISTENER_NAME, startPrincipalCache } from '../../../domain/keys/principal-cache.ts';
 import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../../support/identity.ts';
 import { type StartedProcess, startProcess } from '../../support/process.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -102,5 +104,33 @@ describe('principal cache across processes', () => {
     expect((await a.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).status).toBe(200);
     await a.deps.keyUses.flush();
     expect(await lastUsed()).toEqual(first);
+  });
+});
+
+describe('principal cache without its listener', () => {
+  it('serves nothing while the listener is lost, and caches again once it has reconnected', async () => {
+    const cache = await startPrincipalCache({ databaseUrl: a.database.url, logger: pino({ level: 'silent' }) });
+    try {
+      const entry = { principal: {}, lastUsedAt: 0 } as CachedKey;
+      cache.set('h', cache.generation(), entry);
+      expect(await cache.get('h')).toBe(entry);
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = ${LISTENER_NAME} AND datname = current_database()`.execute(a.database.db);
+      // Notifications may have been missed while it was gone: the old entries never come back.
+      await expect.poll(() => cache.get('h')).toBeUndefined();
+      cache.set('h', cache.generation(), entry);
+      await expect
+        .poll(
+          async () => {
+            cache.set('h2', cache.generation(), entry);
+            return cache.get('h2');
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(entry);
+      expect(await cache.get('h')).toBeUndefined();
+    } finally {
+      await cache.stop();
+    }
   });
 });
