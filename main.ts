@@ -9,7 +9,9 @@ import { ROLES, type Role, startService } from './service.ts';
 
 function createLogger(config: Config) {
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
-  if (format === 'json') return pino({ level: config.logLevel });
+  // Asynchronous: a request never waits on stdout, and lines written while one write is out go
+  // out together. pino writes what is still buffered when the process exits.
+  if (format === 'json') return pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false }));
   return pino(
     { level: config.logLevel },
     pretty({ colorize: process.stdout.isTTY === true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }),

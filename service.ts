@@ -13,10 +13,10 @@ import { cachedBlobStore, postgresBlobBackend } from './domain/apps/blob-store.t
 import { connectDatabase } from './domain/db/connect.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
+import { startKeyUseRecorder } from './domain/keys/key-use-recorder.ts';
+import { startPrincipalCache } from './domain/keys/principal-cache.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
-import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
-import { awsCloudProvider } from './infra/cloud/aws-ec2-provider.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
@@ -91,6 +91,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
     await ensureInstance(db);
     const passwordHashing = opts.passwordHashing ?? PRODUCTION_SCRYPT;
+    const principals = await startPrincipalCache({ databaseUrl, logger });
+    cleanups.push(() => principals.stop());
+    const keyUses = startKeyUseRecorder(db, logger);
+    cleanups.push(() => keyUses.stop());
 
     let addresses = publicAddresses(config, { host: config.host, port: config.port });
     const deps: ApiDeps = {
@@ -98,9 +102,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       logger,
       passwordHashing,
       clock: opts.clock ?? systemClock,
+      principals,
+      keyUses,
       addresses: () => addresses,
       blobs: cachedBlobStore(
-        config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),
+        // The AWS SDK is loaded only when configured: it adds about half a second to every start.
+        config.blobStore.kind === 's3'
+          ? (await import('./infra/blobs/s3-blob-backend.ts')).s3BlobBackend(config.blobStore)
+          : postgresBlobBackend(db),
         config.blobCacheBytes,
       ),
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
@@ -119,9 +128,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       cleanups.push(() => connected.close());
       const cloud =
         config.cloud.kind === 'aws'
-          ? awsCloudProvider(config.cloud)
+          ? (await import('./infra/cloud/aws-ec2-provider.ts')).awsCloudProvider(config.cloud)
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
-      const worker = await runWorker(connected, { db, logger, cloud });
+      const worker = await runWorker(connected, { db, logger, cloud, bundleCacheDir: path.join(config.dataDir, 'cache') });
       cleanups.push(() => worker.stop());
       logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });

@@ -5,6 +5,7 @@
 // The summary's goal: under 100 ms at 10^6 events.
 // Usage: npx node bench/app-log.ts [rows=1000000] [rounds=5]
 import { sql } from 'kysely';
+import { record } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 
@@ -85,6 +86,7 @@ try {
     console.log(
       `${name.padEnd(34)} ${perSecond(ms)} events/s   baseline INSERT ${perSecond(base)} events/s   ${(ms / base).toFixed(1)}x baseline time`,
     );
+    record({ name, value: ms, unit: 'ms/event', baseline: base });
   }
 
   // 10^6 events of one app over 180 days: 80% usage, 10% actions, 5% errors, 5% feedback.
@@ -132,11 +134,13 @@ try {
     console.log(
       `summary, days=${String(days).padEnd(3)} over ${ROWS} events: ${s.toFixed(1).padStart(7)} ms   baseline count(*) ${b.toFixed(1).padStart(7)} ms   ${(s / b).toFixed(1)}x`,
     );
+    record({ name: `log summary, ${days} days over ${ROWS} events`, value: s, unit: 'ms', baseline: b });
   }
   const list: number[] = [];
   for (let r = 0; r < rounds; r++)
     list.push(await time(() => call('GET', `${LOG}/events?slug=logged&kind=error&limit=50`, undefined, key)));
   console.log(`events page (kind=error, 50) over ${ROWS} events: ${median(list).toFixed(1)} ms`);
+  record({ name: `log events page over ${ROWS} events`, value: median(list), unit: 'ms' });
 } finally {
   await stop();
 }

@@ -3,6 +3,7 @@
 // Usage: npx node bench/apps.ts [rounds=5]
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { record } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 
@@ -79,6 +80,8 @@ try {
   ] as const;
   console.log(`apps bench, ${rounds} rounds, medians`);
   for (const [name, ms] of rows) console.log(`${name.padEnd(58)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2)}x baseline`);
+  for (const [name, ms] of rows.slice(1)) record({ name, value: ms, unit: 'ms', baseline: base });
+  record({ name: 'identical re-upload / same-run baseline', value: median(reupload) / base, unit: 'x', goal: '<= 0.3' });
   console.log(`500-version promote / 1-version promote: ${(median(many) / median(one)).toFixed(2)}x`);
 } finally {
   await stop();

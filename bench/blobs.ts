@@ -13,6 +13,7 @@ import { connectDatabase } from '../domain/db/connect.ts';
 import { migrateToLatest } from '../domain/db/migrate.ts';
 import { s3BlobBackend } from '../infra/blobs/s3-blob-backend.ts';
 import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
+import { record } from './support/report.ts';
 import { median, time } from './support/timing.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
@@ -76,6 +77,7 @@ try {
   }
   console.log(`blob read bench, ${rounds} rounds, medians, all 200 reads concurrent`);
   for (const [name, ms] of rows) console.log(`${name.padEnd(72)} ${ms.toFixed(2).padStart(9)} ms  ${(ms / base).toFixed(2)}x baseline`);
+  for (const [name, ms] of rows.slice(1)) record({ name, value: ms, unit: 'ms', baseline: base });
 } finally {
   await s3.close();
   await db.destroy();

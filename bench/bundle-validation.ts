@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { validateBundleOffThread } from '../domain/apps/bundle-validation.ts';
 import { type BundleFileInput, type BundleInput, MAX_BUNDLE_BYTES, validateBundle } from '../schemas/bundle/index.ts';
+import { record } from './support/report.ts';
 import { median, time } from './support/timing.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
@@ -73,4 +74,5 @@ console.log(`${'baseline: sha256 of the same bytes'.padEnd(52)} ${base.toFixed(1
 for (const [name, samples] of results) {
   const ms = median(samples);
   console.log(`${name.padEnd(52)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2)}x baseline`);
+  record({ name, value: ms, unit: 'ms', baseline: base });
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { uploadFiles } from '../cli/commands/deploy/upload.ts';
 import { collectFiles, readManifest, validateLocally } from '../cli/util/app-folder.ts';
 import { ApiClient } from '../cli/util/client.ts';
+import { record } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 
@@ -68,6 +69,7 @@ try {
     ['svc deploy: only what changed', changed],
   ] as const) {
     const ms = median(runs.map((x) => x.ms));
+    if (runs === changed) record({ name: `CLI re-deploy, ${name}`, value: ms, unit: 'ms', baseline: base });
     console.log(
       `${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2)}x baseline  ` +
         `sent ${mb(median(runs.map((x) => x.sent))).padStart(11)}  files reused ${median(runs.map((x) => x.reused))}`,

@@ -11,6 +11,7 @@ import { ensureCloudInstance } from '../domain/provisioning/ensure-cloud-instanc
 import { initializeCompany } from '../domain/provisioning/initialize-company.ts';
 import { writeAgentProfiles } from '../domain/provisioning/write-agent-profiles.ts';
 import { localCloudProvider } from '../infra/cloud/local-provider.ts';
+import { record } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 
@@ -63,6 +64,13 @@ try {
     e2e.push(await initializeToCompletion(`cell-single${i}`));
   }
   const single = median(e2e);
+  record({
+    name: 'company initialization, one company end to end',
+    value: single,
+    unit: 'ms',
+    baseline: median(baseline),
+    goal: '< 2000 ms',
+  });
   console.log(
     `one company, end to end:   median ${single.toFixed(0)} ms over ${rounds} (goal < 2000 ms) ${single < 2000 ? 'ok' : 'OVER GOAL'}`,
   );
@@ -73,6 +81,7 @@ try {
   const concurrent = Array.from({ length: 20 }, (_, i) => `cell-many${i}`);
   const each: number[] = [];
   const wall = await time(() => Promise.all(concurrent.map(async (c) => each.push(await initializeToCompletion(c)))));
+  record({ name: 'company initialization, 20 at once (wall)', value: wall, unit: 'ms' });
   console.log(
     `20 companies at once:       all done in ${wall.toFixed(0)} ms; per company median ${median(each).toFixed(0)} ms, slowest ${Math.max(...each).toFixed(0)} ms`,
   );

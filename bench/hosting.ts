@@ -9,6 +9,7 @@ import path from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import sirv from 'sirv';
+import { record } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -78,6 +79,7 @@ try {
   console.log(`${'request'.padEnd(56)} ${'svc req/s'.padStart(10)} ${'sirv req/s'.padStart(11)}  ratio`);
   for (const [name, ours, theirs] of rows) {
     console.log(`${name.padEnd(56)} ${ours.toFixed(0).padStart(10)} ${theirs.toFixed(0).padStart(11)}  ${(ours / theirs).toFixed(2)}`);
+    record({ name, value: ours, unit: 'req/s', baseline: theirs });
   }
 } finally {
   baseline?.close();

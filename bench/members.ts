@@ -2,6 +2,7 @@
 // the same 1000 accounts and licenses written with two plain multi-row INSERTs in one transaction.
 // Usage: npx node bench/members.ts [rounds=3]
 import { sql } from 'kysely';
+import { record } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 
@@ -77,6 +78,7 @@ try {
   ] as const;
   console.log(`members bench, ${rounds} rounds, medians (${licenses.rows[0]!.n} licenses at the end)`);
   for (const [name, ms] of rows) console.log(`${name.padEnd(62)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2)}x baseline`);
+  for (const [name, ms] of rows.slice(1)) record({ name, value: ms, unit: 'ms', baseline: base });
 } finally {
   await stop();
 }

@@ -12,6 +12,7 @@ import { migrateToLatest } from '../domain/db/migrate.ts';
 import { recordUsage, type UsageIncrement } from '../domain/usage/record-usage.ts';
 import { createUsageMeter } from '../domain/usage/usage-meter.ts';
 import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
+import { record } from './support/report.ts';
 import { time } from './support/timing.ts';
 
 const calls = Number(process.argv[2] ?? 2000);
@@ -78,6 +79,7 @@ try {
   console.log(`${calls} metered calls (compute time and model cost of one app each)`);
   for (const [name, msPerCall, perCall] of rows) {
     console.log(`${name.padEnd(34)} ${msPerCall.toFixed(3).padStart(8)} ms/call  ${perCall.toFixed(3).padStart(6)} statements/call`);
+    record({ name, value: msPerCall, unit: 'ms/call' });
   }
 } finally {
   await pool.destroy();

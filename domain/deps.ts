@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
+import type { KeyUseRecorder } from './keys/key-use-recorder.ts';
+import type { PrincipalCache } from './keys/principal-cache.ts';
 import type { LiveRunObserver } from './provisioning/live-runs.ts';
 import type { ScryptParams } from './security/password-hash.ts';
 
@@ -33,6 +35,10 @@ export interface DomainDeps {
   clock: Clock;
   /** Version file bytes by content hash (PostgreSQL or S3, behind an in-process cache). */
   blobs: BlobStore;
+  /** The principals behind keys, emptied in every process when keys, accounts, licenses or companies change. */
+  principals: PrincipalCache;
+  /** Keys' last_used_at, written in batches off the request path. */
+  keyUses: KeyUseRecorder;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
 }

@@ -6,8 +6,12 @@ import { TASK_QUEUE } from './shared.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
 /** Runs the worker in this process until `stop`. */
-export async function runWorker(temporal: TemporalConnections, deps: ActivityDeps & { logger: Logger }) {
-  const { bundle, prebuilt } = await workflowBundle();
+/** `bundleCacheDir`: where the workflow bundle is kept between starts when none is prebuilt. */
+export async function runWorker(temporal: TemporalConnections, deps: ActivityDeps & { logger: Logger; bundleCacheDir?: string }) {
+  const { bundle, prebuilt } = await workflowBundle({
+    cacheDir: deps.bundleCacheDir,
+    onCacheError: (err) => deps.logger.warn({ err }, 'cannot keep the workflow bundle for the next start'),
+  });
   const worker = await Worker.create({
     connection: temporal.native,
     namespace: temporal.namespace,

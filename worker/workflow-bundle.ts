@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 
@@ -19,10 +21,30 @@ function newestSourceMs(): number {
   return Math.max(...sources.map((f) => statSync(f).mtimeMs));
 }
 
-/** The prebuilt bundle (`npm run build`) when it is current, else a fresh bundle of workflows/. */
-export async function workflowBundle(): Promise<{ bundle: WorkflowBundleOption; prebuilt: boolean }> {
-  if (existsSync(PREBUILT_BUNDLE) && statSync(PREBUILT_BUNDLE).mtimeMs >= newestSourceMs()) {
-    return { bundle: { codePath: PREBUILT_BUNDLE }, prebuilt: true };
+const isCurrent = (file: string) => existsSync(file) && statSync(file).mtimeMs >= newestSourceMs();
+
+/**
+ * The prebuilt bundle (`npm run build`) when it is current; else the one an earlier start left
+ * in `cacheDir` (per workflow SDK version) when current; else a fresh bundle of workflows/,
+ * written there so the next start skips bundling (about 2 s). Writing is best effort.
+ */
+export async function workflowBundle(
+  opts: { cacheDir?: string | undefined; onCacheError?: (err: unknown) => void; prebuiltPath?: string } = {},
+): Promise<{ bundle: WorkflowBundleOption; prebuilt: boolean | 'cached' }> {
+  const { cacheDir, onCacheError, prebuiltPath = PREBUILT_BUNDLE } = opts;
+  if (isCurrent(prebuiltPath)) return { bundle: { codePath: prebuiltPath }, prebuilt: true };
+  const sdk = (createRequire(import.meta.url)('@temporalio/workflow/package.json') as { version: string }).version;
+  const cached = cacheDir && path.join(cacheDir, `workflow-bundle-${sdk}.js`);
+  if (cached && isCurrent(cached)) return { bundle: { codePath: cached }, prebuilt: 'cached' };
+  const bundle = await bundleWorkflows();
+  if (cached) {
+    try {
+      mkdirSync(cacheDir, { recursive: true });
+      writeFileSync(`${cached}.tmp`, bundle.code);
+      renameSync(`${cached}.tmp`, cached);
+    } catch (err) {
+      onCacheError?.(err);
+    }
   }
-  return { bundle: await bundleWorkflows(), prebuilt: false };
+  return { bundle, prebuilt: false };
 }

@@ -36,7 +36,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<Aut
     }
   } else if (header && req.accepts.includes('key')) {
     if (!bearer) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
-    principal = await authenticateKey(deps.db, bearer);
+    principal = await authenticateKey(deps, bearer);
   } else if (req.accepts.includes('session')) {
     const baseUrl = deps.addresses().baseUrl;
     const token = readSessionCookie(ctx, baseUrl);

@@ -101,7 +101,7 @@ async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<Principal | u
   if (header) {
     const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (!key) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
-    return authenticateKey(deps.db, key);
+    return authenticateKey(deps, key);
   }
   const appHost = appHostOf(ctx, deps.addresses());
   if (appHost) {

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { loadConfig } from '../../config.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
 import { type Role, type RunningService, startService } from '../../service.ts';
@@ -22,8 +22,11 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-/** Role api by default; role all adds the worker, the relay and the embedded Temporal server (no Web UI). */
-export async function startBenchService(opts: { role?: Role } = {}): Promise<BenchService> {
+/**
+ * Role api by default; role all adds the worker, the relay and the embedded Temporal server (no
+ * Web UI). Silent unless given a logger (the HTTP benches log every request, as production does).
+ */
+export async function startBenchService(opts: { role?: Role; logger?: Logger; env?: Record<string, string> } = {}): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-'));
   await fs.chmod(dataDir, 0o755); // PostgreSQL runs as `postgres` when we are root
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg') });
@@ -35,8 +38,9 @@ export async function startBenchService(opts: { role?: Role } = {}): Promise<Ben
       SVC_TEMPORAL_UI_PORT: 'off',
       SVC_OPERATOR_LOGIN: 'ops',
       SVC_OPERATOR_PASSWORD: PASSWORD,
+      ...opts.env,
     }),
-    { logger: pino({ level: 'silent' }), role: opts.role ?? 'api' },
+    { logger: opts.logger ?? pino({ level: 'silent' }), role: opts.role ?? 'api' },
   );
   const call = async (method: string, p: string, body?: unknown, key?: string) => {
     const res = await fetch(svc.url + p, {

@@ -57,3 +57,20 @@ export async function namespaceContents(db: DbOrTrx, namespace: string, hashes: 
     .execute();
   return new Set(rows.map((r) => r.blob_sha256.toString('hex')));
 }
+
+/** The digest of a version of an app, if that version exists. */
+export async function versionDigest(
+  db: DbOrTrx,
+  address: { namespace: string; slug: string },
+  version: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('app_versions as v')
+    .innerJoin('apps as a', 'a.id', 'v.app_id')
+    .select('v.digest')
+    .where('a.namespace', '=', address.namespace)
+    .where('a.slug', '=', address.slug)
+    .where('v.version', '=', version)
+    .executeTakeFirst();
+  return row?.digest;
+}

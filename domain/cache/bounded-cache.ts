@@ -1,7 +1,8 @@
 /**
  * A least-recently-used map bounded by a total weight (entries count 1 unless weighed, e.g. by
  * their length in bytes), for facts that never change once true: blob bytes by hash, an app's id,
- * a version's file table, a compressed variant.
+ * a version's file table, a compressed variant; or facts whose owner empties the map when told
+ * they changed (`clear`, the principal cache).
  */
 export class BoundedCache<K, V> {
   readonly #entries = new Map<K, { value: V; weight: number }>();
@@ -41,5 +42,10 @@ export class BoundedCache<K, V> {
     if (!entry) return;
     this.#entries.delete(key);
     this.#weight -= entry.weight;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
   }
 }

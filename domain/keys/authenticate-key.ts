@@ -1,9 +1,11 @@
 import { keyRole, licenseRole } from '../companies/repository.ts';
-import type { Db, KeyRevocationReason } from '../db/database.ts';
+import type { KeyRevocationReason } from '../db/database.ts';
+import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
 import { isWellFormedKey } from './key-format.ts';
+import type { CachedKey } from './principal-cache.ts';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -19,12 +21,31 @@ const REVOKED: Record<KeyRevocationReason, string> = {
   license_removed: 'The key was revoked when the account’s license in its company was removed.',
 };
 
-/** The caller behind a key, with its role lowered live to the license the account holds today. */
-export async function authenticateKey(db: Db, plaintext: string): Promise<Extract<Principal, { kind: 'key' }>> {
+/**
+ * The caller behind a key, with its role lowered live to the license the account holds today.
+ * From the principal cache when it holds the key (emptied in every process by any change to
+ * keys, accounts, licenses or companies), else from one query; only valid keys are cached.
+ */
+export async function authenticateKey(
+  deps: Pick<DomainDeps, 'db' | 'principals' | 'keyUses'>,
+  plaintext: string,
+): Promise<Extract<Principal, { kind: 'key' }>> {
   // Checked before any lookup: a mistyped key costs no database work.
   if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
   const hash = sha256(plaintext);
-  const row = await db
+  const hashHex = hash.toString('hex');
+  const cached = (await deps.principals.get(hashHex)) ?? (await lookUp(deps, hash, hashHex));
+  const now = Date.now();
+  if (now - cached.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+    cached.lastUsedAt = now;
+    deps.keyUses.note(cached.principal.key.id, new Date(now));
+  }
+  return cached.principal;
+}
+
+async function lookUp(deps: Pick<DomainDeps, 'db' | 'principals'>, hash: Buffer, hashHex: string): Promise<CachedKey> {
+  const generation = deps.principals.generation();
+  const row = await deps.db
     .selectFrom('developer_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
     .innerJoin('companies as c', 'c.id', 'k.company_id')
@@ -55,14 +76,16 @@ export async function authenticateKey(db: Db, plaintext: string): Promise<Extrac
   if (row.status !== 'active') throw unauthorized('The account of this key is not active.');
   if (!row.license_role) throw unauthorized('The account of this key no longer belongs to its company.');
 
-  if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.updateTable('developer_keys').set({ last_used_at: new Date() }).where('id', '=', row.id).execute();
-  }
-  return {
-    kind: 'key',
-    account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
-    company: { id: row.company_id, cellId: row.cell_id, name: row.company_name },
-    role: keyRole(row.role, licenseRole({ role: row.license_role, admin: row.license_admin ?? false }, row.platform_staff)),
-    key: { id: row.id, displayPrefix: row.display_prefix },
+  const entry: CachedKey = {
+    principal: {
+      kind: 'key',
+      account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
+      company: { id: row.company_id, cellId: row.cell_id, name: row.company_name },
+      role: keyRole(row.role, licenseRole({ role: row.license_role, admin: row.license_admin ?? false }, row.platform_staff)),
+      key: { id: row.id, displayPrefix: row.display_prefix },
+    },
+    lastUsedAt: row.last_used_at?.getTime() ?? 0,
   };
+  deps.principals.set(hashHex, generation, entry);
+  return entry;
 }

@@ -58,10 +58,16 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       expect(app.body.data.channels).toEqual({ test: null, production: null });
     });
 
-    it('answers an identical re-upload with 200 and the existing version', async () => {
-      const again = await upload(dev, 'cell-acme', 'hello', bundle('hello', '1.0.0'));
-      expect(again.status).toBe(200);
-      expect(again.body.data).toMatchObject({ version: '1.0.0', build: 1, created: false });
+    it('answers an identical re-upload with 200 and the existing version, without sending its files to the store again', async () => {
+      const put = vi.spyOn(svc.deps.blobs, 'put');
+      try {
+        const again = await upload(dev, 'cell-acme', 'hello', bundle('hello', '1.0.0'));
+        expect(again.status).toBe(200);
+        expect(again.body.data).toMatchObject({ version: '1.0.0', build: 1, created: false });
+        expect(put).not.toHaveBeenCalled();
+      } finally {
+        put.mockRestore();
+      }
     });
 
     it('refuses changed content under a used version number with 409 version_conflict', async () => {

@@ -1,0 +1,73 @@
+// Servers in child processes (bench/support/serve.ts) and load against them with autocannon.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+export interface ServerProcess {
+  url: string;
+  developerKey?: string;
+  operatorKey?: string;
+  pid: number;
+  /** The server's memory use (after a full GC when started with --expose-gc). */
+  memory(): Promise<NodeJS.MemoryUsage>;
+  stop(): Promise<void>;
+}
+
+const serveScript = new URL('./serve.ts', import.meta.url).pathname;
+
+/** `nodeArgs` such as `--cpu-prof` go to the child's node (SVC_BENCH_NODE_ARGS adds more, for profiling). */
+export async function startServerProcess(args: string[], nodeArgs: string[] = []): Promise<ServerProcess> {
+  const extra = process.env.SVC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...nodeArgs, serveScript, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = createInterface({ input: child.stdout! });
+  const line = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server ${args.join(' ')} exited with ${code}`)));
+  });
+  return {
+    ...(JSON.parse(line) as { url: string; developerKey?: string; operatorKey?: string }),
+    pid: child.pid!,
+    memory: () =>
+      new Promise((resolve) => {
+        lines.once('line', (answer) => resolve(JSON.parse(answer)));
+        child.stdin!.write('memory\n');
+      }),
+    stop: async () => {
+      child.stdin!.end();
+      await exited;
+    },
+  };
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon against one URL: at saturation, or at `rate` requests per second in all. */
+export async function load(opts: {
+  url: string;
+  headers?: Record<string, string>;
+  seconds: number;
+  connections?: number;
+  rate?: number;
+}): Promise<LoadResult> {
+  const result = await autocannon({
+    url: opts.url,
+    headers: opts.headers,
+    connections: opts.connections ?? 20,
+    duration: opts.seconds,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

@@ -1,0 +1,124 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { BoundedCache } from '../cache/bounded-cache.ts';
+import type { Principal } from '../principal.ts';
+
+/** Sent by triggers (migration 2026-11-22T2230-performance) when a key, account, license or company changes. */
+export const PRINCIPALS_CHANNEL = 'svc_principals';
+
+export interface CachedKey {
+  principal: Extract<Principal, { kind: 'key' }>;
+  /** When this process last wrote (or read) the key's last_used_at, in ms. */
+  lastUsedAt: number;
+}
+
+/**
+ * The principals behind keys, by key hash, in one process. Every committed change to keys,
+ * accounts, licenses or companies NOTIFYs every process, which empties its cache. While the
+ * listener is not connected nothing is cached (each request reads the database), since
+ * notifications may have been missed.
+ */
+export interface PrincipalCache {
+  /**
+   * Answers only after a round trip on the listener connection sent after this call: PostgreSQL
+   * delivers a listener's pending notifications before it answers, so a change committed before
+   * the request arrived has emptied the cache first. One round trip serves every request that
+   * arrived while the previous one was out, so under load it costs a fraction of a query each.
+   */
+  get(hash: string): Promise<CachedKey | undefined>;
+  /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
+  generation(): number;
+  set(hash: string, generation: number, entry: CachedKey): void;
+  stop(): Promise<void>;
+}
+
+const RECONNECT_MS = 1_000;
+/** The listener's application_name, as operators see it in pg_stat_activity. */
+export const LISTENER_NAME = 'svc-principal-cache';
+
+export async function startPrincipalCache(opts: { databaseUrl: string; logger: Logger; maxEntries?: number }): Promise<PrincipalCache> {
+  const entries = new BoundedCache<string, CachedKey>(opts.maxEntries ?? 10_000);
+  let generation = 0;
+  let live = false;
+  let stopped = false;
+  let listener: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let inFlight: Promise<boolean> | undefined;
+  let queued: Promise<boolean> | undefined;
+
+  // Everything goes: a notification does not say which principal changed.
+  const invalidate = () => {
+    generation++;
+    entries.clear();
+  };
+  const lost = (client: pg.Client, err?: unknown) => {
+    if (listener !== client) return;
+    live = false;
+    listener = undefined;
+    invalidate();
+    client.end().catch(() => undefined);
+    if (stopped) return;
+    opts.logger.warn({ err }, 'principal cache listener lost; reading every key from the database until it reconnects');
+    retry = setTimeout(connect, RECONNECT_MS);
+  };
+  async function connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: opts.databaseUrl, application_name: LISTENER_NAME });
+    listener = client;
+    client.on('notification', invalidate);
+    client.on('error', (err) => lost(client, err));
+    client.on('end', () => lost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${PRINCIPALS_CHANNEL}`);
+      // Stopped or lost meanwhile (stop and lost end the connection).
+      if (listener !== client) return;
+      invalidate();
+      live = true;
+    } catch (err) {
+      lost(client, err);
+    }
+  }
+  await connect();
+
+  const ping = (client: pg.Client): Promise<boolean> => {
+    const sent = client.query('').then(
+      () => true,
+      () => false,
+    );
+    inFlight = sent;
+    void sent.then(() => {
+      if (inFlight === sent) inFlight = undefined;
+    });
+    return sent;
+  };
+  /** True once a round trip sent after this call came back on the live listener. */
+  const caughtUp = (): Promise<boolean> => {
+    if (!live || !listener) return Promise.resolve(false);
+    if (!inFlight) return ping(listener);
+    // The round trip out now may have left before the request arrived: wait for the next one.
+    queued ??= inFlight.then(() => {
+      queued = undefined;
+      return live && listener ? ping(listener) : false;
+    });
+    return queued;
+  };
+
+  return {
+    async get(hash) {
+      if (!(await caughtUp())) return undefined;
+      return live ? entries.get(hash) : undefined;
+    },
+    generation: () => generation,
+    set(hash, seen, entry) {
+      if (live && seen === generation) entries.set(hash, entry);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      const client = listener;
+      listener = undefined;
+      live = false;
+      await client?.end().catch(() => undefined);
+    },
+  };
+}

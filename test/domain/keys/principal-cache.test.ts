@@ -1,0 +1,136 @@
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CachedKey, LISTENER_NAME, startPrincipalCache } from '../../../domain/keys/principal-cache.ts';
+import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../../support/identity.ts';
+import { type StartedProcess, startProcess } from '../../support/process.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+// Two processes over one PostgreSQL, each caching the principals behind keys: a change made
+// through one (or straight in the database) takes effect in the other on the very next request,
+// although that process had the key's principal in its cache.
+
+let a: TestService;
+let b: StartedProcess;
+let op: string;
+
+beforeAll(async () => {
+  a = await startTestService();
+  b = await startProcess(['api'], { DATABASE_URL: a.database.url });
+  op = await operatorKey(a);
+  await createOrganization(a, op, 'cell-acme', 'Acme');
+}, 60_000);
+afterAll(async () => {
+  b?.child.kill('SIGTERM');
+  await b?.exited;
+  await a?.close();
+});
+
+/** GET /me on process B, twice, so its cache holds the key before the change. */
+async function meOnB(key: string) {
+  const res = await fetch(`${b.ready}/api/v1/developer/me`, { headers: bearer(key) });
+  return { status: res.status, body: (await res.json()) as any };
+}
+async function cachedOnB(key: string) {
+  await meOnB(key);
+  const res = await meOnB(key);
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+let n = 0;
+async function developer(role: 'developer' | 'member' = 'developer') {
+  const username = `cache-${++n}`;
+  const { id } = await createUser(a, op, username, [{ cellId: 'cell-acme', role }]);
+  return { id, key: await passwordKey(a, username) };
+}
+
+describe('principal cache across processes', () => {
+  it('a key revoked through process A is refused by process B at once', async () => {
+    const { key } = await developer();
+    await cachedOnB(key);
+    const keys = await a.call('GET', '/api/v1/developer/keys', { headers: bearer(key) });
+    const res = await a.call('DELETE', `/api/v1/developer/keys/${keys.body.data.keys[0].keyId}`, { headers: bearer(key) });
+    expect(res.status).toBe(200);
+    const after = await meOnB(key);
+    expect(after.status).toBe(401);
+    expect(after.body.error.message).toMatch(/revoked by its owner/);
+  });
+
+  it('removing the license refuses the key in process B at once', async () => {
+    const { id, key } = await developer();
+    await cachedOnB(key);
+    expect((await a.call('DELETE', `/api/v1/admin/users/${id}/organizations/cell-acme`, { headers: bearer(op) })).status).toBe(200);
+    expect((await meOnB(key)).status).toBe(401);
+  });
+
+  it('a role change shows in process B at once', async () => {
+    const { id, key } = await developer();
+    expect((await cachedOnB(key)).role).toBe('developer');
+    const res = await a.call('PUT', `/api/v1/admin/users/${id}/organizations/cell-acme`, { body: { role: 'member' }, headers: bearer(op) });
+    expect(res.status).toBe(200);
+    const after = await meOnB(key);
+    expect(after.status).toBe(200);
+    expect(after.body.data.role).toBe('member');
+    expect(after.body.data.writableNamespaces).toEqual([]);
+  });
+
+  it('disabling the account refuses its key in process B at once', async () => {
+    const { id, key } = await developer();
+    await cachedOnB(key);
+    expect((await a.call('PATCH', `/api/v1/admin/users/${id}`, { body: { status: 'disabled' }, headers: bearer(op) })).status).toBe(200);
+    expect((await meOnB(key)).status).toBe(401);
+  });
+
+  it('a change written straight in the database (no use case) reaches both processes', async () => {
+    const { key } = await developer();
+    await cachedOnB(key);
+    expect((await a.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).status).toBe(200);
+    await sql`UPDATE companies SET name = 'Acme Renamed' WHERE cell_id = 'cell-acme'`.execute(a.database.db);
+    expect((await meOnB(key)).body.data.company.name).toBe('Acme Renamed');
+    expect((await a.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).body.data.company.name).toBe('Acme Renamed');
+  });
+
+  it('records key use off the request path, at most once a minute per key', async () => {
+    const { id, key } = await developer();
+    const lastUsed = async () =>
+      (await a.database.db.selectFrom('developer_keys').select('last_used_at').where('account_id', '=', id).executeTakeFirstOrThrow())
+        .last_used_at;
+    expect(await lastUsed()).toBeNull();
+    expect((await a.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).status).toBe(200);
+    await a.deps.keyUses.flush();
+    const first = await lastUsed();
+    expect(first).toBeInstanceOf(Date);
+    expect((await a.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).status).toBe(200);
+    await a.deps.keyUses.flush();
+    expect(await lastUsed()).toEqual(first);
+  });
+});
+
+describe('principal cache without its listener', () => {
+  it('serves nothing while the listener is lost, and caches again once it has reconnected', async () => {
+    const cache = await startPrincipalCache({ databaseUrl: a.database.url, logger: pino({ level: 'silent' }) });
+    try {
+      const entry = { principal: {}, lastUsedAt: 0 } as CachedKey;
+      cache.set('h', cache.generation(), entry);
+      expect(await cache.get('h')).toBe(entry);
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = ${LISTENER_NAME} AND datname = current_database()`.execute(a.database.db);
+      // Notifications may have been missed while it was gone: the old entries never come back.
+      await expect.poll(() => cache.get('h')).toBeUndefined();
+      cache.set('h', cache.generation(), entry);
+      await expect
+        .poll(
+          async () => {
+            cache.set('h2', cache.generation(), entry);
+            return cache.get('h2');
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(entry);
+      expect(await cache.get('h')).toBeUndefined();
+    } finally {
+      await cache.stop();
+    }
+  });
+});
