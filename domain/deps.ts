@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
+import type { ChangeHub } from './ontology/subscriptions/change-hub.ts';
 import type { LiveRunObserver } from './provisioning/live-runs.ts';
 import type { ScryptParams } from './security/password-hash.ts';
 
@@ -35,4 +36,6 @@ export interface DomainDeps {
   blobs: BlobStore;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
+  /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */
+  ontologyChanges?: ChangeHub;
 }
