@@ -19,6 +19,9 @@ export const RECHECK_MS = 5_000;
 /** An id-only event: keeps the connection open through proxies and moves the client's resume point. */
 const HEARTBEAT_MS = 15_000;
 
+/** Events waiting for a client that does not read: past this the stream ends, and the client resumes with its last id. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
 const frame = (message: SubscriptionMessage, id: number) => `event: ${message.type}\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`;
 
 export interface StreamInput {
@@ -65,6 +68,7 @@ export function streamSubscriptions(input: StreamInput): PassThrough {
         // Only the batch's last event carries its end: a client cut off inside a batch resumes before it.
         for (const [i, m] of messages.entries()) stream.write(frame(m, i === messages.length - 1 ? batch.throughSeq : position));
         position = batch.throughSeq;
+        if (stream.writableLength > MAX_BUFFERED_BYTES) end();
       } catch (err) {
         deps.logger.warn({ err, ontology: ontology.cellId }, 'subscription delivery failed');
         close(new DomainError('internal_error', 'The subscription failed; subscribe again.'));

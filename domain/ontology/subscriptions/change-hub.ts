@@ -220,7 +220,13 @@ export async function startChangeHub(opts: { db: Db; databaseUrl: string; logger
     pumpQueued = true;
     void enqueue(async () => {
       pumpQueued = false;
-      if (!stopped) await pump();
+      if (stopped) return;
+      try {
+        await pump();
+      } catch (err) {
+        logger.warn({ err }, 'reading ontology changes failed; trying again');
+        schedule(IDLE_POLL_MS);
+      }
     });
   }
 
@@ -272,7 +278,7 @@ export async function startChangeHub(opts: { db: Db; databaseUrl: string; logger
     attach(l, afterSeq) {
       return enqueue(async () => {
         if (stopped) return;
-        const lost = afterSeq !== undefined && afterSeq < cursor && !(await resumable(db, afterSeq));
+        const lost = afterSeq !== undefined && afterSeq !== cursor && !(await resumable(db, afterSeq));
         const from = afterSeq === undefined || lost ? cursor : afterSeq;
         l.start(from, lost);
         positions.set(l, from);

@@ -210,6 +210,11 @@ describe('object-set subscriptions', () => {
     await write(setTier('bulk-0', 1));
     expect(await nextUpdates(again)).toEqual([['bulk-0', 'ADDED_OR_UPDATED', 1]]);
     again.close();
+    // A sequence number this service never issued (another database's) reloads too.
+    const foreign = await subscribe(bearer(devKey), { id: 'big', requests: [{ objectSet: customers }], afterSeq: 10 ** 12 });
+    await foreign.next();
+    expect((await foreign.next()).event).toBe('refreshObjectSet');
+    foreign.close();
   });
 
   it('ends every subscription with subscriptionClosed when the key is revoked', async () => {
