@@ -253,4 +253,14 @@ describe('object-set subscriptions', () => {
       'requests[0].referenceSet',
     ]);
   });
+  // Last: it stops the service.
+  it('ends the streams with subscriptionClosed when the service shuts down, so the shutdown does not wait for them', async () => {
+    const s = await subscribe(bearer(devKey), { id: 'bye', requests: [{ objectSet: customers }] });
+    await s.next();
+    const stopping = svc.stop();
+    const closed = await s.next();
+    expect([closed.event, closed.data.cause.code, closed.data.cause.status]).toEqual(['subscriptionClosed', 'service_unavailable', 503]);
+    await s.ended;
+    await stopping;
+  });
 });
