@@ -31,7 +31,6 @@ export const streamSubscriptionsRoute = defineRoute({
     'events keep the connection open and move the resume point.',
   tags: ['ontologies'],
   auth: READER,
-  rateLimit: { perMinute: 120 },
   envelope: false,
   params: z.strictObject({ ns: OntologyParam }),
   body: StreamSubscriptionsRequest,

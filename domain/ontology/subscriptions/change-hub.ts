@@ -15,7 +15,8 @@ import { ONTOLOGY_CHANGES_CHANNEL } from '../write-edits.ts';
 // after a higher one is visible. The feed therefore stops at a gap until the gap cannot fill any
 // more: only transactions in progress when the higher number was seen can fill it (the one writer
 // inserts edits-history rows first, so a transaction has its id before it numbers a change), and
-// once all of them have ended, a gap still open belongs to a rolled-back write.
+// once all of them have ended, a gap still open belongs to a rolled-back write. (The list of
+// transactions in progress is the server's, all databases: a busy neighbour can only delay.)
 
 export interface Change {
   seq: number;
@@ -196,7 +197,10 @@ export async function startChangeHub(opts: { db: Db; databaseUrl: string; logger
     const wanted = rows.filter((r) => listeners.has(r.company_id));
     const changes = await withStates(db, wanted);
     const byCompany = new Map<string, Change[]>();
-    for (const c of changes) byCompany.set(c.companyId, [...(byCompany.get(c.companyId) ?? []), c]);
+    for (const c of changes) {
+      if (!byCompany.has(c.companyId)) byCompany.set(c.companyId, []);
+      byCompany.get(c.companyId)!.push(c);
+    }
     const deliveries: Promise<void>[] = [];
     for (const [companyId, list] of byCompany) {
       const batch = batchOf(list, through);
