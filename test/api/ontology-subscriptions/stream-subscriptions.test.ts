@@ -253,6 +253,16 @@ describe('object-set subscriptions', () => {
       'requests[0].referenceSet',
     ]);
   });
+  // Changes what members may read: after the tests that need them.
+  it('ends a member’s subscriptions when its app no longer lists the type', async () => {
+    const s = await subscribe(bearer(memberKey), { id: 'unlisted', requests: [{ objectSet: customers }] });
+    await s.next();
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'crm', version: '1.0.1', manifest: { semantic: { types: [] } } });
+    const closed = await s.next();
+    expect([closed.event, closed.data.id, closed.data.cause.status]).toEqual(['subscriptionClosed', 'unlisted:0', 404]);
+    await s.ended;
+  });
+
   // Last: it stops the service.
   it('ends the streams with subscriptionClosed when the service shuts down, so the shutdown does not wait for them', async () => {
     const s = await subscribe(bearer(devKey), { id: 'bye', requests: [{ objectSet: customers }] });
