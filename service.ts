@@ -15,6 +15,7 @@ import { migrateToLatest } from './domain/db/migrate.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { startKeyUseRecorder } from './domain/keys/key-use-recorder.ts';
 import { startPrincipalCache } from './domain/keys/principal-cache.ts';
+import { startChangeHub } from './domain/ontology/subscriptions/change-hub.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
@@ -145,6 +146,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       dummyHash(deps).catch((err: unknown) => logger.error({ err }, 'cannot prepare the password check'));
       const operator = await bootstrapOperator(db, config.operator, passwordHashing);
       if (operator === 'created') logger.info({ login: config.operator?.login }, 'operator account created');
+      const changes = await startChangeHub({ db, databaseUrl, logger });
+      deps.ontologyChanges = changes;
+      cleanups.push(() => changes.stop());
       const server = http.createServer(createApp(deps, opts.routes ?? allRoutes).callback());
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -153,7 +157,11 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const { port } = server.address() as net.AddressInfo;
       addresses = publicAddresses(config, { host: config.host, port });
       url = `http://${config.host}:${port}`;
-      cleanups.push(() => closeServer(server, config.shutdownGraceMs));
+      // The hub stops first: it ends the subscription streams, which never end by themselves.
+      cleanups.push(async () => {
+        await changes.stop();
+        await closeServer(server, config.shutdownGraceMs);
+      });
     }
 
     let stopping: Promise<void> | undefined;

@@ -3,6 +3,7 @@ import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
 import type { KeyUseRecorder } from './keys/key-use-recorder.ts';
 import type { PrincipalCache } from './keys/principal-cache.ts';
+import type { ChangeHub } from './ontology/subscriptions/change-hub.ts';
 import type { LiveRunObserver } from './provisioning/live-runs.ts';
 import type { ScryptParams } from './security/password-hash.ts';
 
@@ -41,4 +42,6 @@ export interface DomainDeps {
   keyUses: KeyUseRecorder;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
+  /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */
+  ontologyChanges?: ChangeHub;
 }

@@ -53,3 +53,13 @@ export const APP_LOG_RETENTION = {
 export const MONTHLY_USAGE_RESET_SCHEDULE_ID = 'usage-monthly-reset';
 /** The reset's runs: `usage-monthly-reset-<scheduled time>`, as Temporal suffixes a schedule's workflow id. */
 export const MONTHLY_USAGE_RESET_WORKFLOW_ID = 'usage-monthly-reset';
+
+/** Retention of ontology changes (the subscriptions' resume window): an hourly schedule (fixed id, created idempotently at worker start). */
+export const ONTOLOGY_CHANGES_RETENTION = {
+  scheduleId: 'ontology-changes-retention',
+  workflowId: 'ontology-changes-retention',
+  /** Changes are kept this long; a subscription resuming from an older one reloads its set. */
+  keepHours: 24,
+  batchSize: 5000,
+  maxBatches: 200,
+} as const;

@@ -441,6 +441,7 @@ export interface Database {
   object_links: ObjectLinksTable;
   ontology_edits: OntologyEditsTable;
   ontology_changes: OntologyChangesTable;
+  ontology_changes_trimmed: OntologyChangesTrimmedTable;
   temporary_object_sets: TemporaryObjectSetsTable;
 }
 
@@ -512,6 +513,8 @@ export interface OntologyEditsTable {
   account_id: string | null;
   at: Generated<Date>;
   edit: ColumnType<{ type: 'create' | 'modify' | 'delete'; before: unknown; after: unknown }, string, never>;
+  /** The writing transaction (xid8 as text; filled by its default). */
+  xact: Generated<string>;
 }
 
 export type ChangeState = 'ADDED_OR_UPDATED' | 'REMOVED';
@@ -523,6 +526,15 @@ export interface OntologyChangesTable {
   primary_key: string;
   state: ChangeState;
   at: Generated<Date>;
+  /** The writing transaction (xid8 as text; filled by its default). */
+  xact: Generated<string>;
+}
+
+/** How far retention has trimmed ontology_changes (one row). */
+export interface OntologyChangesTrimmedTable {
+  id: Generated<boolean>;
+  /** bigint, read as a number. */
+  through_seq: number;
 }
 
 export interface TemporaryObjectSetsTable {

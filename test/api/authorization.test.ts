@@ -6,6 +6,7 @@ import { injected, rawGet, release } from '../support/hosting.ts';
 import { bearer, browser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { SALES } from '../support/ontology.ts';
 import { startTestService, type TestService } from '../support/service.ts';
+import { openSse } from '../support/sse.ts';
 
 let svc: TestService;
 let devKey: string;
@@ -290,7 +291,8 @@ describe('role x route matrix: ontology and semantic definitions', () => {
   // Readable by the company's developers; by members and the ticket only when listed (sales.Customer).
   const listed = { anonymous: 401, member: 200, developer: 200, other: 404, session: 200, operator: 404, ticket: 200 };
   const unlisted = { anonymous: 401, member: 404, developer: 200, other: 404, session: 200, operator: 404, ticket: 404 };
-  const ROUTES: { method: string; path: string; body?: unknown; expect: Record<Caller, number> }[] = [
+  const SUBSCRIBE = '/api/v1/ontologySubscriptions/ontologies/cell-acme/streamSubscriptions';
+  const ROUTES: { method: string; path: string; body?: unknown; stream?: true; expect: Record<Caller, number> }[] = [
     { method: 'GET', path: '/api/v1/ontologies', expect: all(200) },
     { method: 'GET', path: O, expect: listed },
     { method: 'GET', path: `${O}/objectTypes`, expect: listed },
@@ -318,6 +320,20 @@ describe('role x route matrix: ontology and semantic definitions', () => {
       path: `${O}/objects/sales.Customer/import`,
       body: [{ id: 'c2' }],
       expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: SUBSCRIBE,
+      body: { requests: [{ objectSet: { type: 'base', objectType: 'sales.Customer' } }] },
+      stream: true,
+      expect: listed,
+    },
+    {
+      method: 'POST',
+      path: SUBSCRIBE,
+      body: { requests: [{ objectSet: { type: 'base', objectType: 'sales.Order' } }] },
+      stream: true,
+      expect: unlisted,
     },
     {
       method: 'GET',
@@ -368,7 +384,14 @@ describe('role x route matrix: ontology and semantic definitions', () => {
   beforeEach(() => resetRateLimits(svc));
 
   const cases = ROUTES.flatMap((route) => (Object.keys(route.expect) as Caller[]).map((caller) => ({ ...route, caller })));
-  it.each(cases)('$method $path as $caller', async ({ method, path, body, caller, expect: statuses }) => {
+  it.each(cases)('$method $path as $caller', async ({ method, path, body, stream, caller, expect: statuses }) => {
+    if (stream) {
+      // An event stream never ends by itself: its status is all this matrix asks of it.
+      const s = await openSse(`${svc.url}${path}`, body, { ...creds[caller] });
+      s.close();
+      expect(s.status, JSON.stringify(s.body)).toBe(statuses[caller]);
+      return;
+    }
     const res = await svc.call(method, path, { ...(body === undefined ? {} : { body }), headers: { ...creds[caller], ...DRY } });
     expect(res.status, JSON.stringify(res.body)).toBe(statuses[caller]);
   });

@@ -339,6 +339,13 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
     headers: bearer(globex!),
     status: 200,
   }),
+  // An accepted stream never ends (its status is in the authorization matrix); a refused one shows it writes nothing.
+  streamOntologySubscriptions: async () => ({
+    params: { ns: (await globexOntology()).ontology },
+    body: { requests: [{ objectSet: { type: 'base', objectType: 'sales.Missing' } }] },
+    headers: bearer(globex!),
+    status: 404,
+  }),
 };
 
 /** The write operations (every method but GET, except the computing ones) the served document describes. */
