@@ -1,4 +1,5 @@
 import { adminRoutes } from './admin/routes.ts';
+import { agentKeyRoutes } from './agent-keys/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
@@ -10,6 +11,7 @@ import { keyRoutes } from './keys/routes.ts';
 import { logRoutes } from './log/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { ontologyRoutes } from './ontology/routes.ts';
+import { ontologyActionRoutes } from './ontology-actions/routes.ts';
 import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
@@ -21,6 +23,7 @@ export const routes: readonly AnyRoute[] = [
   healthRoute,
   openApiRoute(() => routes),
   ...keyRoutes,
+  ...agentKeyRoutes,
   ...deviceLoginRoutes,
   ...sessionRoutes,
   ...adminRoutes,
@@ -35,4 +38,5 @@ export const routes: readonly AnyRoute[] = [
   ...billingRoutes,
   ...semanticRoutes,
   ...ontologyRoutes,
+  ...ontologyActionRoutes,
 ];

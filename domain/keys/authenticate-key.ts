@@ -1,3 +1,4 @@
+import { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import { keyRole, licenseRole } from '../companies/repository.ts';
 import type { Db, KeyRevocationReason } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
@@ -37,6 +38,8 @@ export async function authenticateKey(db: Db, plaintext: string): Promise<Extrac
       'k.revoked_at',
       'k.revoked_reason',
       'k.last_used_at',
+      'k.agent_id',
+      'k.restrictions',
       'a.id as account_id',
       'a.username',
       'a.email',
@@ -64,5 +67,6 @@ export async function authenticateKey(db: Db, plaintext: string): Promise<Extrac
     company: { id: row.company_id, cellId: row.cell_id, name: row.company_name },
     role: keyRole(row.role, licenseRole({ role: row.license_role, admin: row.license_admin ?? false }, row.platform_staff)),
     key: { id: row.id, displayPrefix: row.display_prefix },
+    ...(row.agent_id === null ? {} : { agent: { id: row.agent_id, restrictions: AgentRestrictions.parse(row.restrictions) } }),
   };
 }
