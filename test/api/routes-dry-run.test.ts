@@ -4,6 +4,7 @@ import { bundle } from '../support/bundles.ts';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
 import { bearer, browser, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { SALES } from '../support/ontology.ts';
+import { ACTIONS, ADD_CUSTOMER } from '../support/ontology-actions.ts';
 import { initializeBody } from '../support/provisioning.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -294,11 +295,65 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     return { params: { namespace: 'cell-acme', id: res.body.data.ids[0] }, body: { status: 'planned' }, headers: bearer(dev), status: 200 };
   },
   defineSemanticTypes: async () => ({ params: { namespace: 'cell-acme' }, body: SALES, headers: bearer(dev), status: 200 }),
+  defineActionTypes: async () => {
+    await defineSalesActions();
+    // A new description: a new version.
+    return {
+      params: { namespace: 'cell-acme' },
+      body: { actionTypes: [{ ...ADD_CUSTOMER, description: unique('dry') }] },
+      headers: bearer(dev),
+      status: 200,
+    };
+  },
+  applyAction: async () => {
+    await defineSalesActions();
+    return {
+      params: { ontology: 'cell-acme', action: 'sales.addCustomer' },
+      body: { parameters: { id: unique('customer'), name: 'Dry' } },
+      headers: bearer(dev),
+      status: 200,
+      enqueues: 1,
+    };
+  },
+  applyActionBatch: async () => {
+    await defineSalesActions();
+    return {
+      params: { ontology: 'cell-acme', action: 'sales.addCustomer' },
+      body: {
+        requests: [{ parameters: { id: unique('customer'), name: 'One' } }, { parameters: { id: unique('customer'), name: 'Two' } }],
+      },
+      headers: bearer(dev),
+      status: 200,
+      enqueues: 1,
+    };
+  },
+  issueAgentKey: async () => ({ params: { namespace: 'cell-acme' }, body: { agentId: unique('bot') }, headers: bearer(dev), status: 201 }),
+  revokeAgentKey: async () => {
+    const issued = await svc.call('POST', '/api/v1/developer/agent-keys/cell-acme', {
+      body: { agentId: unique('bot') },
+      headers: bearer(dev),
+    });
+    expect(issued.status).toBe(201);
+    return { params: { namespace: 'cell-acme', keyId: issued.body.data.keyId }, headers: bearer(dev), status: 200 };
+  },
 };
+
+/** The SALES types and their action types (idempotent). */
+async function defineSalesActions() {
+  expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(dev) })).status).toBe(200);
+  const res = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/actionTypes', { body: ACTIONS, headers: bearer(dev) });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
 
 /** POSTs that only compute (nothing to write, so no dry-run header); each must change nothing. */
 const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
   estimateBillingCost: async () => ({ body: { computeMinutes: 10 }, headers: bearer(dev), status: 200 }),
+  listEditsHistory: async () => {
+    // In Globex: Acme's first definition belongs to the defineSemanticTypes fixture.
+    const gus = bearer(await passwordKey(svc, 'gus'));
+    expect((await svc.call('POST', '/api/v1/developer/semantic/cell-globex/types', { body: SALES, headers: gus })).status).toBe(200);
+    return { params: { ontology: 'cell-globex', objectType: 'sales.Customer' }, body: { pageSize: 5 }, headers: gus, status: 200 };
+  },
 };
 
 /** The write operations (every method but GET, except the computing ones) the served document describes. */
