@@ -57,7 +57,8 @@ export const ERRORS = {
   rev_mismatch: { status: 409, meaning: 'The object changed since it was read (ifRev); details.currentRev has its revision now.' },
   action_invalid: {
     status: 422,
-    meaning: 'The action run is not valid (an unknown parameter, or an invalid request of a batch: details.index and details.validation); nothing was applied.',
+    meaning:
+      'The action run is not valid (an unknown parameter, or an invalid request of a batch: details.index and details.validation); nothing was applied.',
   },
   branch_not_found: { status: 404, meaning: 'No such branch of the definitions, or it was deleted.' },
   proposal_not_found: { status: 404, meaning: 'No such proposal.' },
