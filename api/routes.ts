@@ -12,6 +12,7 @@ import { logRoutes } from './log/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { ontologyRoutes } from './ontology/routes.ts';
 import { ontologyActionRoutes } from './ontology-actions/routes.ts';
+import { ontologyBranchRoutes } from './ontology-branches/routes.ts';
 import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
@@ -39,4 +40,5 @@ export const routes: readonly AnyRoute[] = [
   ...semanticRoutes,
   ...ontologyRoutes,
   ...ontologyActionRoutes,
+  ...ontologyBranchRoutes,
 ];

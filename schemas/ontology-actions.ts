@@ -256,3 +256,46 @@ export const AgentKeySummary = z.object({
   lastUsedAt: z.string().nullable(),
 });
 export const IssuedAgentKey = AgentKeySummary.extend({ key: z.string().meta({ description: 'Shown only here.' }) });
+
+// Branches and proposals of a company's definitions (spec "Branches").
+export const BranchName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/)
+  .meta({ description: 'Lowercase letters, digits, `.`, `_` and `-`; at most 63 characters.' });
+export const ProposalId = z.string().regex(/^prp_[0-9A-Za-z]{10,40}$/, 'must be a proposal id (prp_…)');
+export const BranchQuery = z.strictObject({
+  branch: BranchName.optional().meta({ description: 'Write to this branch instead of the main definition (agent authors must).' }),
+});
+
+export const Branch = z.object({
+  name: z.string(),
+  status: z.enum(['ACTIVE', 'INACTIVE', 'MERGED']),
+  author: z.string(),
+  lastActivityAt: z.string(),
+  /** INACTIVE or MERGED: deleted 7 days after this. */
+  inactiveSince: z.string().nullable(),
+  createdAt: z.string(),
+  /** The definition batches waiting on the branch, in order. */
+  writes: z.array(
+    z.object({ seq: z.number().int(), kind: z.enum(['objectTypes', 'actionTypes']), request: z.unknown(), createdAt: z.string() }),
+  ),
+});
+
+export const BranchWriteResult = z.object({
+  branch: z.string(),
+  kind: z.enum(['objectTypes', 'actionTypes']),
+  seq: z.number().int(),
+  /** Checked against the main definition when a proposal of the branch is merged. */
+  pendingWrites: z.number().int(),
+});
+
+export const Proposal = z.object({
+  id: z.string(),
+  branch: z.string(),
+  title: z.string(),
+  status: z.enum(['OPEN', 'APPROVED', 'REJECTED', 'MERGED']),
+  createdBy: z.string().nullable(),
+  decidedBy: z.string().nullable(),
+  decidedAt: z.string().nullable(),
+  createdAt: z.string(),
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseAppHeader } from '../../domain/ontology/acting-app.ts';
 import { applyAction, applyActionBatch } from '../../domain/ontology/apply-action.ts';
+import { writeToBranch } from '../../domain/ontology/branches/write-to-branch.ts';
 import { defineActionTypes } from '../../domain/ontology/define-action-types.ts';
 import { getActionType, listActionTypes } from '../../domain/ontology/list-action-types.ts';
 import { listEditsHistory } from '../../domain/ontology/list-edits-history.ts';
@@ -13,6 +14,8 @@ import {
   ApplyActionBatchResponse,
   ApplyActionRequest,
   ApplyActionResponse,
+  BranchQuery,
+  BranchWriteResult,
   DefineActionTypesResult,
   EditsHistoryRequest,
   EditsHistoryResponse,
@@ -146,7 +149,8 @@ export const defineActionTypesRoute = defineRoute({
     '{type: objectReference, objectType}; submissionCriteria are {condition, failureMessage?} with conditions ' +
     '{parameter, property?, op, value} combined by {all}, {any}, {not}; edits are templates createObject, modifyObject, ' +
     'deleteObject, addLink, removeLink whose values come from {parameter} or {value}. Every name must exist and every value ' +
-    'fit its property, else 422 definition_invalid with each path. Agent authors get 409 branch_required.',
+    'fit its property, else 422 definition_invalid with each path. Agent authors get 409 branch_required on the main ' +
+    'definition and write to a branch with ?branch=.',
   tags: ['semantic'],
   auth: { accepts: ['key', 'session'], role: 'developer' },
   write: true,
@@ -154,7 +158,11 @@ export const defineActionTypesRoute = defineRoute({
   params: z.strictObject({ namespace: CellId }),
   // Checked by the use case, so a definition problem is 422 definition_invalid (spec) rather than 400.
   body: z.strictObject({ actionTypes: z.array(z.unknown()).max(100) }),
-  response: { status: 200, description: 'What each definition did.', schema: DefineActionTypesResult },
+  response: {
+    status: 200,
+    description: 'What each definition did; with ?branch=, the write waiting on the branch.',
+    schema: z.union([DefineActionTypesResult, BranchWriteResult]),
+  },
   errors: [
     'unauthorized',
     'forbidden',
@@ -164,9 +172,15 @@ export const defineActionTypesRoute = defineRoute({
     'ontology_not_found',
     'definition_invalid',
     'branch_required',
+    'branch_not_found',
+    'conflict',
   ],
-  handler: async ({ deps, db, principal, params, body }) => ({
-    data: await defineActionTypes({ db, clock: deps.clock }, principal, params.namespace, body),
+  query: BranchQuery,
+  handler: async ({ deps, db, principal, params, query, body }) => ({
+    data:
+      query.branch === undefined
+        ? await defineActionTypes({ db, clock: deps.clock }, principal, params.namespace, body)
+        : await writeToBranch({ db, clock: deps.clock }, principal, params.namespace, query.branch, 'actionTypes', body),
   }),
 });
 
