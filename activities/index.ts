@@ -2,6 +2,7 @@ import type { Db } from '../domain/db/database.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
+import { createOntologyActivities } from './ontology.ts';
 import { createProvisioningActivities } from './provisioning.ts';
 import { createUsageActivities } from './usage.ts';
 
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProvisioningActivities(deps),
     ...createAppLogActivities(deps),
     ...createUsageActivities(deps),
+    ...createOntologyActivities(deps),
   };
 }
 

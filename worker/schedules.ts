@@ -1,9 +1,10 @@
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
+import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { monthlyUsageResetSchedule } from './usage-schedule.ts';
 
 /** The product's own Temporal Schedules, each under a fixed id. */
-export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [appLogRetentionSchedule, monthlyUsageResetSchedule];
+export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [appLogRetentionSchedule, monthlyUsageResetSchedule, branchSweepSchedule];
 
 /**
  * Creates the schedule unless one with its id exists. Every worker calls this at start: the first

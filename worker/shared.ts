@@ -53,3 +53,5 @@ export const APP_LOG_RETENTION = {
 export const MONTHLY_USAGE_RESET_SCHEDULE_ID = 'usage-monthly-reset';
 /** The reset's runs: `usage-monthly-reset-<scheduled time>`, as Temporal suffixes a schedule's workflow id. */
 export const MONTHLY_USAGE_RESET_WORKFLOW_ID = 'usage-monthly-reset';
+/** The daily sweep of definition branches (INACTIVE after 35 idle days, deleted 7 days later): one schedule, fixed id. */
+export const BRANCH_SWEEP = { scheduleId: 'ontology-branch-sweep', workflowId: 'ontology-branch-sweep' } as const;
