@@ -354,6 +354,39 @@ describe('role x route matrix: ontology and semantic definitions', () => {
       body: { agentId: 'matrix-bot' },
       expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
     },
+    // Branches: the namespace's developers; proposals decided by a human web login only.
+    {
+      method: 'GET',
+      path: '/api/v1/developer/semantic/cell-acme/branches',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/semantic/cell-acme/branches',
+      body: { name: 'matrix' },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/semantic/cell-acme/branches/none',
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/semantic/cell-acme/branches/none/proposals',
+      body: { title: 'T' },
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/semantic/cell-acme/proposals',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+    },
+    ...(['approve', 'reject', 'merge'] as const).map((decision) => ({
+      method: 'POST',
+      path: `/api/v1/developer/semantic/cell-acme/proposals/prp_0000000000000000/${decision}`,
+      expect: { anonymous: 401, member: 403, developer: 403, other: 403, session: 404, operator: 403, ticket: 401 },
+    })),
     {
       method: 'DELETE',
       path: '/api/v1/developer/agent-keys/cell-acme/key_0000000000000000',

@@ -336,7 +336,50 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     expect(issued.status).toBe(201);
     return { params: { namespace: 'cell-acme', keyId: issued.body.data.keyId }, headers: bearer(dev), status: 200 };
   },
+  createBranch: async () => {
+    await defineSalesActions();
+    return { params: { namespace: 'cell-acme' }, body: { name: unique('branch') }, headers: bearer(dev), status: 201 };
+  },
+  createProposal: async () => ({
+    params: { namespace: 'cell-acme', branch: await branch() },
+    body: { title: 'Dry' },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  approveProposal: async () => ({ params: { namespace: 'cell-acme', proposalId: await proposal() }, headers: await web(), status: 200 }),
+  rejectProposal: async () => ({ params: { namespace: 'cell-acme', proposalId: await proposal() }, headers: await web(), status: 200 }),
+  mergeProposal: async () => {
+    const id = await proposal([
+      { apiName: `dry.Merged${++counter}`, primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } },
+    ]);
+    const headers = await web();
+    expect((await svc.call('POST', `/api/v1/developer/semantic/cell-acme/proposals/${id}/approve`, { headers })).status).toBe(200);
+    return { params: { namespace: 'cell-acme', proposalId: id }, headers, status: 200 };
+  },
 };
+
+const web = async () => browser(await signIn(svc, 'dana'), svc);
+
+/** A new branch of Acme's definitions. */
+async function branch(): Promise<string> {
+  await defineSalesActions();
+  const name = unique('branch');
+  expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/branches', { body: { name }, headers: bearer(dev) })).status).toBe(
+    201,
+  );
+  return name;
+}
+
+/** An OPEN proposal of a new branch holding these object types. */
+async function proposal(types: object[] = []): Promise<string> {
+  const name = await branch();
+  const S = '/api/v1/developer/semantic/cell-acme';
+  if (types.length > 0)
+    expect((await svc.call('POST', `${S}/types?branch=${name}`, { body: { types }, headers: bearer(dev) })).status).toBe(200);
+  const res = await svc.call('POST', `${S}/branches/${name}/proposals`, { body: { title: 'Dry' }, headers: bearer(dev) });
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
 
 /** The SALES types and their action types (idempotent). */
 async function defineSalesActions() {
