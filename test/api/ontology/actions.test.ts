@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOntology } from '../../../domain/ontology/repository.ts';
 import { writeEdits } from '../../../domain/ontology/write-edits.ts';
-import { release } from '../../support/hosting.ts';
+import { injected, rawGet, release } from '../../support/hosting.ts';
 import { bearer, browser, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { SALES } from '../../support/ontology.ts';
 import { ACTIONS, PAY_ORDER } from '../../support/ontology-actions.ts';
@@ -165,6 +165,28 @@ describe('apply', () => {
       objects: [{ objectType: 'sales.Order', primaryKey: 1, before: { paid: false }, after: { paid: true } }],
       summary: 'Pay order: modified sales.Order 1',
     });
+  });
+
+  it('an app runs it with its ticket: the record goes to that app, at the ticket’s version', async () => {
+    await createOrders(5);
+    const cookie = await signIn(svc, 'mo');
+    const { ticket } = injected((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/crm`, { cookie })).text);
+    const res = await svc.call('POST', apply('sales.payOrder'), { body: { parameters: { order: 5 } }, headers: bearer(ticket) });
+    expect(res.body.data.validation.result, JSON.stringify(res.body)).toBe('VALID');
+    const record = (await logRecords('sales.payOrder')).find(
+      (r) => (r.data as { operationId: string }).operationId === res.body.data.operationId,
+    );
+    const app = await svc.database.db
+      .selectFrom('apps')
+      .select(['id', 'production_version_id'])
+      .where('slug', '=', 'crm')
+      .executeTakeFirstOrThrow();
+    expect(record).toMatchObject({ app_id: app.id, version_id: app.production_version_id, channel: 'production' });
+    const elsewhere = await svc.call('POST', apply('sales.payOrder'), {
+      body: { parameters: { order: 5 } },
+      headers: { ...bearer(ticket), 'x-svc-app': 'cell-acme/other' },
+    });
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([403, 'forbidden']);
   });
 
   it('cannot run an action its apps do not list (404), nor name another company’s app', async () => {
