@@ -2,6 +2,7 @@ import type { Channel, DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { currentVersionId, findHostedApp } from '../hosting/repository.ts';
 import type { Principal } from '../principal.ts';
+import type { DataAccess } from './data-access.ts';
 
 // The app a caller acts through, whose app log gets the action/<Action> record: a ticket's own
 // app, or the app a key or session names with `x-svc-app: <namespace>/<slug>`; none otherwise.
@@ -27,11 +28,13 @@ export function parseAppHeader(value: string): { namespace: string; slug: string
   return { namespace: m[1]!, slug: m[2]! };
 }
 
+/** `access`: the caller's data access in the ontology's company, whose `openApps` say which apps it may name. */
 export async function findActingApp(
   db: DbOrTrx,
   principal: Principal,
   named: { namespace: string; slug: string } | null,
   cellId: string,
+  access: DataAccess,
 ): Promise<ActingApp | null> {
   if (principal.kind === 'ticket') {
     const t = principal.ticket;
@@ -50,5 +53,11 @@ export async function findActingApp(
   }
   const app = await findHostedApp(db, named.namespace, named.slug);
   if (!app) throw new DomainError('app_not_found', `No app ${named.namespace}/${named.slug}.`, { details: named });
+  // Only an app the caller may open has it as a visitor, and so its log.
+  if (access.openApps !== 'all' && !access.openApps?.has(named.slug)) {
+    throw new DomainError('forbidden', `You cannot open ${named.namespace}/${named.slug}, so you cannot act through it.`, {
+      details: named,
+    });
+  }
   return { appId: app.id, versionId: (await currentVersionId(db, app.id, 'production')) ?? null, channel: 'production' };
 }

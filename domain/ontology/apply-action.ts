@@ -275,7 +275,7 @@ function logRecord(
 export async function applyAction(deps: Deps, caller: ActionCaller, ontology: string, apiName: string, request: ApplyRequest) {
   assertMayWrite(caller.principal);
   const { open, action } = await runnableAction(deps, caller.principal, ontology, apiName);
-  const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId);
+  const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId, open.access);
   const executing = request.options.mode === 'VALIDATE_AND_EXECUTE';
   const run = await evaluate(deps.db, open, action, request, executing);
   if (!executing || run.validation.result === 'INVALID') return { validation: run.validation };
@@ -288,7 +288,7 @@ export async function applyAction(deps: Deps, caller: ActionCaller, ontology: st
 export async function applyActionBatch(deps: Deps, caller: ActionCaller, ontology: string, apiName: string, request: BatchRequest) {
   assertMayWrite(caller.principal);
   const { open, action } = await runnableAction(deps, caller.principal, ontology, apiName);
-  const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId);
+  const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId, open.access);
   const runs: Evaluated[] = [];
   for (const [index, run] of request.requests.entries()) {
     const evaluated = await evaluate(deps.db, open, action, run, true);

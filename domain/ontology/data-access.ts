@@ -32,10 +32,12 @@ export interface DataAccess {
   runActions: 'all' | ReadonlySet<string>;
   /** Agent authors cannot write the main definition (branch_required). */
   author: 'human' | 'agent';
+  /** The company's apps (slugs) the caller may open, and so act through (`x-svc-app`); absent: none. */
+  openApps?: 'all' | ReadonlySet<string>;
 }
 
 const NOTHING: DataAccess = { define: false, writeDirect: false, readTypes: new Set(), runActions: new Set(), author: 'human' };
-const EVERYTHING: DataAccess = { define: true, writeDirect: true, readTypes: 'all', runActions: 'all', author: 'human' };
+const EVERYTHING: DataAccess = { define: true, writeDirect: true, readTypes: 'all', runActions: 'all', author: 'human', openApps: 'all' };
 
 type Company = { id: string; cellId: string };
 type ObjectTypeRef = { id: string; apiName: string };
@@ -61,6 +63,7 @@ export async function dataAccess(
   if (license?.role === 'developer' || visitor.platformStaff) return { ...EVERYTHING, author: authorOf(principal) };
 
   const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
+  const openApps = new Set<string>();
   if (principal.kind === 'ticket') {
     if (principal.ticket.namespace === company.cellId)
       semantics.push((await loadVersion(deps.db, principal.ticket.versionId)).manifest.semantic);
@@ -80,6 +83,7 @@ export async function dataAccess(
           );
       }
       if (access.allowed) {
+        openApps.add(row.slug);
         const may = permissionsOf(access.role, manifest.semantic);
         semantics.push({ types: may.read, actions: may.actions });
       }
@@ -115,6 +119,7 @@ export async function dataAccess(
     readTypes: allTypes ? 'all' : readTypes,
     runActions: allActions ? 'all' : runActions,
     author: authorOf(principal),
+    openApps,
   };
 }
 

@@ -200,6 +200,18 @@ describe('apply', () => {
       headers: { ...bearer(devKey), 'x-svc-app': 'cell-globex/crm' },
     });
     expect([other.status, other.body.error.code]).toEqual([403, 'forbidden']);
+    // A restricted app the member cannot open is no app it acts through.
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'secret', version: '1.0.0', manifest: { auth: { access: 'restricted' } } });
+    const secret = await svc.call('POST', apply('sales.payOrder'), {
+      body: { parameters: { order: 1 } },
+      headers: { ...bearer(memberKey), 'x-svc-app': 'cell-acme/secret' },
+    });
+    expect([secret.status, secret.body.error.code]).toEqual([403, 'forbidden']);
+    const missing = await svc.call('POST', apply('sales.payOrder'), {
+      body: { parameters: { order: 1 } },
+      headers: { ...bearer(devKey), 'x-svc-app': 'cell-acme/nothing' },
+    });
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'app_not_found']);
   });
 
   it('answers an invalid run with 200 INVALID and writes nothing', async () => {
