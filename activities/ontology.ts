@@ -1,4 +1,5 @@
 import type { Db } from '../domain/db/database.ts';
+import { sweepBranches } from '../domain/ontology/branches/sweep-branches.ts';
 import { trimChanges } from '../domain/ontology/subscriptions/trim-changes.ts';
 
 export function createOntologyActivities(deps: { db: Db }) {
@@ -6,5 +7,7 @@ export function createOntologyActivities(deps: { db: Db }) {
     /** One batch of the ontology changes' retention; `now` comes from the workflow, so time skipping applies. */
     trimOntologyChanges: (input: { now: string; keepHours: number; batchSize: number }) =>
       trimChanges(deps.db, { ...input, now: new Date(input.now) }),
+    /** One sweep of definition branches; `now` comes from the workflow, so time skipping applies. */
+    sweepOntologyBranches: (input: { now: string }) => sweepBranches(deps.db, new Date(input.now)),
   };
 }

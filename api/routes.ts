@@ -1,4 +1,5 @@
 import { adminRoutes } from './admin/routes.ts';
+import { agentKeyRoutes } from './agent-keys/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
@@ -10,6 +11,8 @@ import { keyRoutes } from './keys/routes.ts';
 import { logRoutes } from './log/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { ontologyRoutes } from './ontology/routes.ts';
+import { ontologyActionRoutes } from './ontology-actions/routes.ts';
+import { ontologyBranchRoutes } from './ontology-branches/routes.ts';
 import { ontologySubscriptionRoutes } from './ontology-subscriptions/routes.ts';
 import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -22,6 +25,7 @@ export const routes: readonly AnyRoute[] = [
   healthRoute,
   openApiRoute(() => routes),
   ...keyRoutes,
+  ...agentKeyRoutes,
   ...deviceLoginRoutes,
   ...sessionRoutes,
   ...adminRoutes,
@@ -37,4 +41,6 @@ export const routes: readonly AnyRoute[] = [
   ...semanticRoutes,
   ...ontologyRoutes,
   ...ontologySubscriptionRoutes,
+  ...ontologyActionRoutes,
+  ...ontologyBranchRoutes,
 ];

@@ -1,3 +1,4 @@
+import type { AgentRestrictions } from '../schemas/ontology-actions.ts';
 import type { Channel, CompanyRole } from './db/database.ts';
 
 // The caller of a use case, as authentication found it.
@@ -23,6 +24,12 @@ export type Principal =
       /** The key's role, lowered to member if the account is no longer a developer there. */
       role: CompanyRole;
       key: { id: string; displayPrefix: string };
+      /**
+       * An agent acting through the key: a restricted agent key (with its restrictions, spec
+       * Authentication 7) or a developer key sent with `x-author: agent:<id>` (restrictions null).
+       * Agent authors cannot write the main definition (branch_required).
+       */
+      agent?: { id: string; restrictions: AgentRestrictions | null };
     }
   | { kind: 'session'; account: AccountRef; sessionHash: Buffer }
   | {

@@ -55,6 +55,13 @@ export const ERRORS = {
   },
   branch_required: { status: 409, meaning: 'Agent authors cannot write the main definition: use a branch.' },
   rev_mismatch: { status: 409, meaning: 'The object changed since it was read (ifRev); details.currentRev has its revision now.' },
+  action_invalid: {
+    status: 422,
+    meaning:
+      'The action run is not valid (an unknown parameter, or an invalid request of a batch: details.index and details.validation); nothing was applied.',
+  },
+  branch_not_found: { status: 404, meaning: 'No such branch of the definitions, or it was deleted.' },
+  proposal_not_found: { status: 404, meaning: 'No such proposal.' },
   // platform
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },

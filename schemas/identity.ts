@@ -145,7 +145,7 @@ export const KeyRevocationReason = z.enum([
 /** A key as operators see it: revoked keys stay listed with when and why. */
 export const AccountKeyView = KeySummary.omit({ current: true })
   .extend({
-    issuedBy: z.enum(['password', 'device']),
+    issuedBy: z.enum(['password', 'device', 'agent']),
     revokedAt: z.iso.datetime().nullable(),
     revokedReason: KeyRevocationReason.nullable(),
   })

@@ -1,5 +1,6 @@
 import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
 import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
+import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
 import { monthlyUsageResetSchedule } from './usage-schedule.ts';
 
@@ -8,6 +9,7 @@ export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
   appLogRetentionSchedule,
   monthlyUsageResetSchedule,
   ontologyChangesRetentionSchedule,
+  branchSweepSchedule,
 ];
 
 /**

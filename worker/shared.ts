@@ -63,3 +63,6 @@ export const ONTOLOGY_CHANGES_RETENTION = {
   batchSize: 5000,
   maxBatches: 200,
 } as const;
+
+/** The daily sweep of definition branches (INACTIVE after 35 idle days, deleted 7 days later): one schedule, fixed id. */
+export const BRANCH_SWEEP = { scheduleId: 'ontology-branch-sweep', workflowId: 'ontology-branch-sweep' } as const;

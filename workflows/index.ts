@@ -4,4 +4,5 @@ export { appLogRetention } from './app-log-retention.ts';
 export { companyInitialization } from './company-initialization.ts';
 export { deviceLoginExpiry } from './device-login-expiry.ts';
 export { monthlyUsageReset } from './monthly-usage-reset.ts';
+export { ontologyBranchSweep } from './ontology-branch-sweep.ts';
 export { ontologyChangesRetention } from './ontology-changes-retention.ts';

@@ -20,6 +20,23 @@ export function assertSameOrigin(ctx: Context, baseUrl: string): void {
   if (!ok) throw new DomainError('forbidden', 'Cross-site request refused: session writes must come from this site.');
 }
 
+const AGENT_AUTHOR = /^agent:([A-Za-z0-9][A-Za-z0-9._-]{0,62})$/;
+
+/**
+ * A key sent with `x-author: agent:<id>` acts for that agent (spec Authentication 7): an agent
+ * author, who cannot write the main definition. An agent key is its own agent whatever it sends.
+ */
+function withAuthor(principal: Extract<Principal, { kind: 'key' }>, author: string): Principal {
+  if (author === '' || principal.agent) return principal;
+  const id = AGENT_AUTHOR.exec(author)?.[1];
+  if (!id) {
+    throw new DomainError('invalid_payload', 'x-author must be agent:<id>.', {
+      details: { problems: [{ path: 'headers.x-author', code: 'invalid_string', message: 'must be agent:<id>' }] },
+    });
+  }
+  return { ...principal, agent: { id, restrictions: null } };
+}
+
 /** The caller of a route, from a Bearer key or the session cookie, checked against the route's requirement. */
 export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<AuthRequirement, 'none'>, write: boolean): Promise<Principal> {
   const header = ctx.get('authorization');
@@ -36,7 +53,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<Aut
     }
   } else if (header && req.accepts.includes('key')) {
     if (!bearer) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
-    principal = await authenticateKey(deps, bearer);
+    principal = withAuthor(await authenticateKey(deps, bearer), ctx.get('x-author'));
   } else if (req.accepts.includes('session')) {
     const baseUrl = deps.addresses().baseUrl;
     const token = readSessionCookie(ctx, baseUrl);

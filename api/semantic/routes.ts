@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { writeToBranch } from '../../domain/ontology/branches/write-to-branch.ts';
 import { defineObjectTypes } from '../../domain/ontology/define-object-types.ts';
 import { listDefinitions } from '../../domain/ontology/list-object-types.ts';
 import { CellId } from '../../schemas/identity.ts';
 import { DefineTypesResult, LinkType, ObjectType } from '../../schemas/ontology.ts';
+import { BranchQuery, BranchWriteResult } from '../../schemas/ontology-actions.ts';
 import { defineRoute } from '../http/route.ts';
 
 // Semantic definitions (spec G): a developer-only interface over the namespace's ontology. The
@@ -52,7 +54,11 @@ export const defineSemanticTypesRoute = defineRoute({
       'structFieldTypes: [{apiName, dataType}]}, displayName?, description?}}}]; linkTypes: [{apiName, source: {objectType, ' +
       'linkApiName, cardinality: ONE|MANY}, target: {…}}] (schemas/ontology.ts).',
   }),
-  response: { status: 200, description: 'What each definition did.', schema: DefineTypesResult },
+  response: {
+    status: 200,
+    description: 'What each definition did; with ?branch=, the write waiting on the branch.',
+    schema: z.union([DefineTypesResult, BranchWriteResult]),
+  },
   errors: [
     'unauthorized',
     'forbidden',
@@ -62,9 +68,15 @@ export const defineSemanticTypesRoute = defineRoute({
     'definition_invalid',
     'definition_breaking_change',
     'branch_required',
+    'branch_not_found',
+    'conflict',
   ],
-  handler: async ({ db, deps, principal, params, body }) => ({
-    data: await defineObjectTypes({ db, clock: deps.clock }, principal, params.namespace, body),
+  query: BranchQuery,
+  handler: async ({ db, deps, principal, params, query, body }) => ({
+    data:
+      query.branch === undefined
+        ? await defineObjectTypes({ db, clock: deps.clock }, principal, params.namespace, body)
+        : await writeToBranch({ db, clock: deps.clock }, principal, params.namespace, query.branch, 'objectTypes', body),
   }),
 });
 

@@ -61,7 +61,10 @@ export interface DeveloperKeysTable {
   company_id: string;
   role: CompanyRole;
   client_name: string;
-  issued_by: 'password' | 'device';
+  issued_by: 'password' | 'device' | 'agent';
+  /** Restricted agent keys only: the agent, and what the key may do (schemas/ontology-actions.ts AgentRestrictions). */
+  agent_id: ColumnType<string | null, string | null | undefined, never>;
+  restrictions: ColumnType<Record<string, unknown> | null, string | null | undefined, never>;
   created_at: Generated<Date>;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -443,6 +446,68 @@ export interface Database {
   ontology_changes: OntologyChangesTable;
   ontology_changes_trimmed: OntologyChangesTrimmedTable;
   temporary_object_sets: TemporaryObjectSetsTable;
+  action_types: ActionTypesTable;
+  action_type_versions: ActionTypeVersionsTable;
+  ontology_branches: OntologyBranchesTable;
+  ontology_branch_writes: OntologyBranchWritesTable;
+  ontology_proposals: OntologyProposalsTable;
+}
+
+export interface ActionTypesTable {
+  id: string;
+  ontology_id: string;
+  /** The manifest's dotted action name (`semantic.actions`). */
+  api_name: string;
+  /** schemas/ontology-actions.ts ActionTypeDefinition, as written. */
+  definition: ColumnType<Record<string, unknown>, string, string>;
+  version: number;
+  created_at: Generated<Date>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface ActionTypeVersionsTable {
+  action_type_id: string;
+  version: number;
+  definition: ColumnType<Record<string, unknown>, string, never>;
+  account_id: string | null;
+  created_at: Generated<Date>;
+}
+
+export type BranchStatus = 'ACTIVE' | 'INACTIVE' | 'MERGED';
+
+export interface OntologyBranchesTable {
+  id: string;
+  ontology_id: string;
+  name: string;
+  status: BranchStatus;
+  account_id: string | null;
+  /** `human` or `agent:<id>`. */
+  author: string;
+  last_activity_at: Date;
+  inactive_since: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface OntologyBranchWritesTable {
+  seq: Generated<number>;
+  branch_id: string;
+  kind: 'objectTypes' | 'actionTypes';
+  request: ColumnType<unknown, string, never>;
+  account_id: string | null;
+  created_at: Generated<Date>;
+}
+
+export type ProposalStatus = 'OPEN' | 'APPROVED' | 'REJECTED' | 'MERGED';
+
+export interface OntologyProposalsTable {
+  id: string;
+  branch_id: string;
+  title: string;
+  status: ProposalStatus;
+  account_id: string | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  created_at: Generated<Date>;
 }
 
 /** One per company, made at its first definition; its objects live in `schema_name`. */

@@ -1,3 +1,4 @@
+import { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import { keyRole, licenseRole } from '../companies/repository.ts';
 import type { KeyRevocationReason } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
@@ -58,6 +59,8 @@ async function lookUp(deps: Pick<DomainDeps, 'db' | 'principals'>, hash: Buffer,
       'k.revoked_at',
       'k.revoked_reason',
       'k.last_used_at',
+      'k.agent_id',
+      'k.restrictions',
       'a.id as account_id',
       'a.username',
       'a.email',
@@ -83,6 +86,7 @@ async function lookUp(deps: Pick<DomainDeps, 'db' | 'principals'>, hash: Buffer,
       company: { id: row.company_id, cellId: row.cell_id, name: row.company_name },
       role: keyRole(row.role, licenseRole({ role: row.license_role, admin: row.license_admin ?? false }, row.platform_staff)),
       key: { id: row.id, displayPrefix: row.display_prefix },
+      ...(row.agent_id === null ? {} : { agent: { id: row.agent_id, restrictions: AgentRestrictions.parse(row.restrictions) } }),
     },
     lastUsedAt: row.last_used_at?.getTime() ?? 0,
   };

@@ -1,4 +1,5 @@
 import { manifestSchema } from '../../schemas/manifest/index.ts';
+import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -31,10 +32,12 @@ export interface DataAccess {
   runActions: 'all' | ReadonlySet<string>;
   /** Agent authors cannot write the main definition (branch_required). */
   author: 'human' | 'agent';
+  /** The company's apps (slugs) the caller may open, and so act through (`x-svc-app`); absent: none. */
+  openApps?: 'all' | ReadonlySet<string>;
 }
 
 const NOTHING: DataAccess = { define: false, writeDirect: false, readTypes: new Set(), runActions: new Set(), author: 'human' };
-const EVERYTHING: DataAccess = { define: true, writeDirect: true, readTypes: 'all', runActions: 'all', author: 'human' };
+const EVERYTHING: DataAccess = { define: true, writeDirect: true, readTypes: 'all', runActions: 'all', author: 'human', openApps: 'all' };
 
 type Company = { id: string; cellId: string };
 type ObjectTypeRef = { id: string; apiName: string };
@@ -53,11 +56,14 @@ export async function dataAccess(
   types: readonly ObjectTypeRef[] = [],
 ): Promise<DataAccess> {
   if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
+  const restrictions = principal.kind === 'key' ? principal.agent?.restrictions : null;
+  if (restrictions) return restrictedAccess(restrictions);
   const visitor = await visitorOf(deps.db, principal);
   const license = visitor.licenses.find((l) => l.companyId === company.id);
-  if (license?.role === 'developer' || visitor.platformStaff) return EVERYTHING;
+  if (license?.role === 'developer' || visitor.platformStaff) return { ...EVERYTHING, author: authorOf(principal) };
 
   const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
+  const openApps = new Set<string>();
   if (principal.kind === 'ticket') {
     if (principal.ticket.namespace === company.cellId)
       semantics.push((await loadVersion(deps.db, principal.ticket.versionId)).manifest.semantic);
@@ -77,6 +83,7 @@ export async function dataAccess(
           );
       }
       if (access.allowed) {
+        openApps.add(row.slug);
         const may = permissionsOf(access.role, manifest.semantic);
         semantics.push({ types: may.read, actions: may.actions });
       }
@@ -111,11 +118,28 @@ export async function dataAccess(
     writeDirect: false,
     readTypes: allTypes ? 'all' : readTypes,
     runActions: allActions ? 'all' : runActions,
-    author: 'human',
+    author: authorOf(principal),
+    openApps,
+  };
+}
+
+/** An agent key or a developer key sent with `x-author: agent:<id>` writes as an agent. */
+export const authorOf = (principal: Principal): DataAccess['author'] => (principal.kind === 'key' && principal.agent ? 'agent' : 'human');
+
+/** A restricted agent key (spec Authentication 7): its listed types, and its listed actions only when it may write. */
+function restrictedAccess(r: AgentRestrictions): DataAccess {
+  const writes = r.operations.includes('api:use-ontologies-write');
+  return {
+    define: false,
+    writeDirect: false,
+    readTypes: new Set(r.objectTypes),
+    runActions: new Set(writes ? r.actionTypes : []),
+    author: 'agent',
   };
 }
 
 export const mayRead = (access: DataAccess, apiName: string) => access.readTypes === 'all' || access.readTypes.has(apiName);
+export const mayRun = (access: DataAccess, apiName: string) => access.runActions === 'all' || access.runActions.has(apiName);
 
 /** Defining types and editing objects directly are developer-only interfaces: 403 with an explanation (spec Authentication 2). */
 export function assertDeveloper(access: DataAccess, cellId: string, what: 'define' | 'writeDirect'): void {

@@ -5,6 +5,7 @@ import { fixtureRoutes } from '../support/fixture-routes.ts';
 import { injected, rawGet, release } from '../support/hosting.ts';
 import { bearer, browser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { SALES } from '../support/ontology.ts';
+import { ACTIONS } from '../support/ontology-actions.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { openSse } from '../support/sse.ts';
 
@@ -346,6 +347,86 @@ describe('role x route matrix: ontology and semantic definitions', () => {
       body: SALES,
       expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
     },
+    // Actions: the app lists sales.addCustomer (member and ticket run it), not sales.setNote.
+    { method: 'GET', path: `${O}/actionTypes`, expect: listed },
+    { method: 'GET', path: `${O}/actionTypes/sales.addCustomer`, expect: listed },
+    { method: 'GET', path: `${O}/actionTypes/sales.setNote`, expect: unlisted },
+    {
+      method: 'POST',
+      path: `${O}/actions/sales.addCustomer/apply`,
+      body: { parameters: { id: 'm1', name: 'M' } },
+      expect: { ...listed, member: 202, developer: 202, session: 202, ticket: 202 },
+    },
+    {
+      method: 'POST',
+      path: `${O}/actions/sales.setNote/apply`,
+      body: { parameters: { order: 1, note: 'n' } },
+      expect: { ...unlisted, developer: 202, session: 202 },
+    },
+    {
+      method: 'POST',
+      path: `${O}/actions/sales.addCustomer/applyBatch`,
+      body: { requests: [{ parameters: { id: 'm1', name: 'M' } }] },
+      expect: { ...listed, member: 202, developer: 202, session: 202, ticket: 202 },
+    },
+    { method: 'POST', path: `${O}/objectTypes/sales.Customer/editsHistory`, body: {}, expect: listed },
+    { method: 'POST', path: `${O}/objectTypes/sales.Order/editsHistory`, body: {}, expect: unlisted },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/semantic/cell-acme/actionTypes',
+      body: ACTIONS,
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+    },
+    // Agent keys: the company's developers (the key to revoke does not exist).
+    {
+      method: 'GET',
+      path: '/api/v1/developer/agent-keys/cell-acme',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/agent-keys/cell-acme',
+      body: { agentId: 'matrix-bot' },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+    },
+    // Branches: the namespace's developers; proposals decided by a human web login only.
+    {
+      method: 'GET',
+      path: '/api/v1/developer/semantic/cell-acme/branches',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/semantic/cell-acme/branches',
+      body: { name: 'matrix' },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/semantic/cell-acme/branches/none',
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/semantic/cell-acme/branches/none/proposals',
+      body: { title: 'T' },
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/semantic/cell-acme/proposals',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+    },
+    ...(['approve', 'reject', 'merge'] as const).map((decision) => ({
+      method: 'POST',
+      path: `/api/v1/developer/semantic/cell-acme/proposals/prp_0000000000000000/${decision}`,
+      expect: { anonymous: 401, member: 403, developer: 403, other: 403, session: 404, operator: 403, ticket: 401 },
+    })),
+    {
+      method: 'DELETE',
+      path: '/api/v1/developer/agent-keys/cell-acme/key_0000000000000000',
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+    },
   ];
 
   beforeAll(async () => {
@@ -357,6 +438,8 @@ describe('role x route matrix: ontology and semantic definitions', () => {
     creds.operator = bearer(await operatorKey(svc));
     const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(devKey) });
     expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+    const actions = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/actionTypes', { body: ACTIONS, headers: bearer(devKey) });
+    expect(actions.status, JSON.stringify(actions.body)).toBe(200);
     const ontology = (await findOntology(svc.database.db, 'cell-acme'))!;
     await svc.database.db.transaction().execute((trx) =>
       writeEdits(trx, {
@@ -374,7 +457,7 @@ describe('role x route matrix: ontology and semantic definitions', () => {
       namespace: 'cell-acme',
       slug: 'crm',
       version: '1.0.0',
-      manifest: { semantic: { types: ['sales.Customer'] } },
+      manifest: { semantic: { types: ['sales.Customer'], actions: ['sales.addCustomer'] } },
     });
     const memberCookie = await signIn(svc, 'mo');
     creds.ticket = bearer(

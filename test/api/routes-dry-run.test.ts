@@ -4,6 +4,7 @@ import { bundle } from '../support/bundles.ts';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
 import { bearer, browser, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { SALES } from '../support/ontology.ts';
+import { ACTIONS, ADD_CUSTOMER } from '../support/ontology-actions.ts';
 import { initializeBody } from '../support/provisioning.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -304,6 +305,26 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
       enqueues: 1,
     };
   },
+  defineActionTypes: async () => {
+    await defineSalesActions();
+    // A new description: a new version.
+    return {
+      params: { namespace: 'cell-acme' },
+      body: { actionTypes: [{ ...ADD_CUSTOMER, description: unique('dry') }] },
+      headers: bearer(dev),
+      status: 200,
+    };
+  },
+  applyAction: async () => {
+    await defineSalesActions();
+    return {
+      params: { ontology: 'cell-acme', action: 'sales.addCustomer' },
+      body: { parameters: { id: unique('customer'), name: 'Dry' } },
+      headers: bearer(dev),
+      status: 200,
+      enqueues: 1,
+    };
+  },
   importObjects: async () => ({
     params: await globexOntology(),
     body: [{ number: ++counter, amount: 1 }],
@@ -311,7 +332,78 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     status: 200,
     enqueues: 1,
   }),
+  applyActionBatch: async () => {
+    await defineSalesActions();
+    return {
+      params: { ontology: 'cell-acme', action: 'sales.addCustomer' },
+      body: {
+        requests: [{ parameters: { id: unique('customer'), name: 'One' } }, { parameters: { id: unique('customer'), name: 'Two' } }],
+      },
+      headers: bearer(dev),
+      status: 200,
+      enqueues: 1,
+    };
+  },
+  issueAgentKey: async () => ({ params: { namespace: 'cell-acme' }, body: { agentId: unique('bot') }, headers: bearer(dev), status: 201 }),
+  revokeAgentKey: async () => {
+    const issued = await svc.call('POST', '/api/v1/developer/agent-keys/cell-acme', {
+      body: { agentId: unique('bot') },
+      headers: bearer(dev),
+    });
+    expect(issued.status).toBe(201);
+    return { params: { namespace: 'cell-acme', keyId: issued.body.data.keyId }, headers: bearer(dev), status: 200 };
+  },
+  createBranch: async () => {
+    await defineSalesActions();
+    return { params: { namespace: 'cell-acme' }, body: { name: unique('branch') }, headers: bearer(dev), status: 201 };
+  },
+  createProposal: async () => ({
+    params: { namespace: 'cell-acme', branch: await branch() },
+    body: { title: 'Dry' },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  approveProposal: async () => ({ params: { namespace: 'cell-acme', proposalId: await proposal() }, headers: await web(), status: 200 }),
+  rejectProposal: async () => ({ params: { namespace: 'cell-acme', proposalId: await proposal() }, headers: await web(), status: 200 }),
+  mergeProposal: async () => {
+    const id = await proposal([
+      { apiName: `dry.Merged${++counter}`, primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } },
+    ]);
+    const headers = await web();
+    expect((await svc.call('POST', `/api/v1/developer/semantic/cell-acme/proposals/${id}/approve`, { headers })).status).toBe(200);
+    return { params: { namespace: 'cell-acme', proposalId: id }, headers, status: 200 };
+  },
 };
+
+const web = async () => browser(await signIn(svc, 'dana'), svc);
+
+/** A new branch of Acme's definitions. */
+async function branch(): Promise<string> {
+  await defineSalesActions();
+  const name = unique('branch');
+  expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/branches', { body: { name }, headers: bearer(dev) })).status).toBe(
+    201,
+  );
+  return name;
+}
+
+/** An OPEN proposal of a new branch holding these object types. */
+async function proposal(types: object[] = []): Promise<string> {
+  const name = await branch();
+  const S = '/api/v1/developer/semantic/cell-acme';
+  if (types.length > 0)
+    expect((await svc.call('POST', `${S}/types?branch=${name}`, { body: { types }, headers: bearer(dev) })).status).toBe(200);
+  const res = await svc.call('POST', `${S}/branches/${name}/proposals`, { body: { title: 'Dry' }, headers: bearer(dev) });
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+
+/** The SALES types and their action types (idempotent). */
+async function defineSalesActions() {
+  expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(dev) })).status).toBe(200);
+  const res = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/actionTypes', { body: ACTIONS, headers: bearer(dev) });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
 
 /** POSTs that only compute (nothing to write, so no dry-run header); each must change nothing. */
 /** Globex's developer key, once Globex has the sales types (the Acme definition is a write fixture of its own). */
@@ -346,6 +438,12 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
     headers: bearer(globex!),
     status: 404,
   }),
+  listEditsHistory: async () => {
+    // In Globex: Acme's first definition belongs to the defineSemanticTypes fixture.
+    const gus = bearer(await passwordKey(svc, 'gus'));
+    expect((await svc.call('POST', '/api/v1/developer/semantic/cell-globex/types', { body: SALES, headers: gus })).status).toBe(200);
+    return { params: { ontology: 'cell-globex', objectType: 'sales.Customer' }, body: { pageSize: 5 }, headers: gus, status: 200 };
+  },
 };
 
 /** The write operations (every method but GET, except the computing ones) the served document describes. */

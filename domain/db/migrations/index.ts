@@ -14,6 +14,7 @@ import * as appLog from './2026-11-22T2145-app-log.ts';
 import * as usage from './2026-11-22T2150-usage.ts';
 import * as ontology from './2026-11-22T2200-ontology.ts';
 import * as performance from './2026-11-22T2230-performance.ts';
+import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2200-ontology': ontology,
   '2026-11-22T2230-performance': performance,
   '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,
+  '2026-11-22T2240-ontology-actions': ontologyActions,
 };
