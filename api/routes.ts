@@ -1,4 +1,5 @@
 import { adminRoutes } from './admin/routes.ts';
+import { appSurfaceRoutes } from './app-surface/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
@@ -23,6 +24,7 @@ export const routes: readonly AnyRoute[] = [
   ...sessionRoutes,
   ...adminRoutes,
   ...appRoutes,
+  ...appSurfaceRoutes,
   ...hostingRoutes,
   ...controlPlaneRoutes,
   ...shareRoutes,

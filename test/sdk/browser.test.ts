@@ -42,9 +42,10 @@ beforeAll(async () => {
       {
         path: 'index.html',
         encoding: 'utf8',
-        content: '<!doctype html><html><head><title>loading</title></head><body><pre id="out"></pre><script src="app.js"></script></body></html>',
+        content:
+          '<!doctype html><html><head><title>loading</title></head><body><pre id="out"></pre><script src="app.js"></script></body></html>',
       },
-      { path: 'app.js', encoding: 'utf8', content: appScript(svc.url) },
+      { path: 'app.js', encoding: 'utf8', content: appScript(svc.url!) },
     ],
   });
   browser = await launchBrowser();
@@ -85,11 +86,13 @@ describe('the SDK in a sandboxed app page', () => {
 
       // The uncaught error reached the log through captureErrors. The page's own scripts are
       // cross-origin to its opaque origin, so the browser mutes their errors ("Script error.").
-      await expect.poll(async () => (await events('error')).map((e) => [e.name, (e.data as any).error.message])).toEqual([['Error', 'Script error.']]);
+      await expect
+        .poll(async () => (await events('error')).map((e) => [e.name, (e.data as any).error.message]))
+        .toEqual([['Error', 'Script error.']]);
       // Then 11 of one class: 10 sent.
       const dropped = await page.evaluate(async () => {
         const results = [];
-        for (let i = 0; i < 11; i++) results.push(await (self as any).svc.log.error(new RangeError(`r${i}`)));
+        for (let i = 0; i < 11; i++) results.push(await (globalThis as any).svc.log.error(new RangeError(`r${i}`)));
         return results.filter((r) => r.dropped).length;
       });
       expect(dropped).toBe(1);
@@ -98,12 +101,12 @@ describe('the SDK in a sandboxed app page', () => {
       // Nine hours on the ticket has expired: the next call is refused, renewed once and repeated.
       const ticketsBefore = await svc.database.db.selectFrom('app_tickets').select('id').where('renewed_from', 'is not', null).execute();
       clock.advance({ minutes: 9 * 60 });
-      const me = await page.evaluate(() => (self as any).svc.auth.me());
+      const me = await page.evaluate(() => (globalThis as any).svc.auth.me());
       expect(me.identity.username).toBe('mo');
       const renewed = await svc.database.db.selectFrom('app_tickets').select('id').where('renewed_from', 'is not', null).execute();
       expect(renewed.length).toBe(ticketsBefore.length + 1);
       // Later calls use the new ticket: no further renewal.
-      await page.evaluate(() => (self as any).svc.log.track('after-renewal'));
+      await page.evaluate(() => (globalThis as any).svc.log.track('after-renewal'));
       expect((await svc.database.db.selectFrom('app_tickets').select('id').where('renewed_from', 'is not', null).execute()).length).toBe(
         renewed.length,
       );
