@@ -84,33 +84,38 @@ export const RegistryRow = AppSummary.omit({ latest: true })
 /** MCP tool names cannot hold dots: `a.b` is the tool `a__b` (spec B, mcp). */
 export const mcpToolName = (apiName: string) => apiName.replaceAll('.', '__');
 
-const INPUT_TYPES: Record<QueryExport['input'][string]['type'], Record<string, unknown>> = {
-  text: { type: 'string' },
-  integer: { type: 'integer' },
-  real: { type: 'number' },
-  numeric: { type: 'number' },
-  boolean: { type: 'boolean' },
-  date: { type: 'string', format: 'date' },
-  timestamp: { type: 'string', format: 'date-time' },
-  json: {},
-  'text[]': { type: 'array', items: { type: 'string' } },
-  'number[]': { type: 'array', items: { type: 'number' } },
+const INPUT_TYPES: Record<QueryExport['input'][string]['type'], () => z.ZodType> = {
+  text: () => z.string(),
+  integer: () => z.int(),
+  real: () => z.number(),
+  numeric: () => z.number(),
+  boolean: () => z.boolean(),
+  date: () => z.iso.date(),
+  timestamp: () => z.iso.datetime({ offset: true }),
+  json: () => z.unknown(),
+  'text[]': () => z.array(z.string()),
+  'number[]': () => z.array(z.number()),
 };
 
-/** The JSON Schema of an export's input: one property per declared parameter, nothing else. */
-export function exportInputSchema(item: QueryExport): Record<string, unknown> {
-  const entries = Object.entries(item.input);
-  return {
-    type: 'object',
-    properties: Object.fromEntries(
-      entries.map(([name, p]) => [
-        name,
-        { ...INPUT_TYPES[p.type], ...(p.title ? { title: p.title } : {}), ...(p.description ? { description: p.description } : {}) },
-      ]),
+/** An export's input as a strict zod object: one property per declared parameter, nothing else. */
+export function exportInput(item: QueryExport) {
+  return z.strictObject(
+    Object.fromEntries(
+      Object.entries(item.input).map(([name, p]) => {
+        const typed = INPUT_TYPES[p.type]().meta({
+          ...(p.title ? { title: p.title } : {}),
+          ...(p.description ? { description: p.description } : {}),
+        });
+        return [name, p.required ? typed : typed.optional()];
+      }),
     ),
-    required: entries.filter(([, p]) => p.required).map(([name]) => name),
-    additionalProperties: false,
-  };
+  );
+}
+
+/** The JSON Schema of an export's input, generated from the zod object calls are checked with. */
+export function exportInputSchema(item: QueryExport): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(exportInput(item), { io: 'input' });
+  return schema;
 }
 
 /** A query answers objects of its type, with the selected properties (all when none are selected). */

@@ -36,6 +36,9 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 function handle(route: AnyRoute, deps: ApiDeps) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
+    // Read by the error middleware, which shapes every failure.
+    if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;
+    if (route.authChallenge) ctx.state.authChallenge = route.authChallenge(ctx, deps);
     if (acceptsTickets(route)) allowAnyOrigin(ctx);
     const ip = clientIp(ctx, deps.http.trustedProxies);
     if (route.rateLimit) {

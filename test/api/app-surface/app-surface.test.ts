@@ -73,7 +73,10 @@ describe('GET …/apis', () => {
         write: false,
         input: {
           type: 'object',
-          properties: { customer: { type: 'string', description: 'Customer id' }, since: { type: 'string', format: 'date' } },
+          properties: {
+            customer: { type: 'string', description: 'Customer id' },
+            since: { type: 'string', format: 'date', pattern: expect.any(String) },
+          },
           required: ['customer'],
           additionalProperties: false,
         },
