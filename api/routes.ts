@@ -9,7 +9,9 @@ import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { logRoutes } from './log/routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { memberRoutes } from './members/routes.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
@@ -25,6 +27,8 @@ export const routes: readonly AnyRoute[] = [
   ...adminRoutes,
   ...appRoutes,
   ...appSurfaceRoutes,
+  ...mcpRoutes,
+  ...oauthRoutes,
   ...hostingRoutes,
   ...controlPlaneRoutes,
   ...shareRoutes,

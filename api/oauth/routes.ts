@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkAuthorization, decideAuthorization } from '../../domain/oauth/decide-authorization.ts';
 import { mcpResource } from '../../domain/oauth/mcp-resource.ts';
-import { redeemCode } from '../../domain/oauth/redeem-code.ts';
+import { redeemCode, takeCode } from '../../domain/oauth/redeem-code.ts';
 import { refreshAppToken } from '../../domain/oauth/refresh-app-token.ts';
 import { registerClient } from '../../domain/oauth/register-client.ts';
 import { revokeAppToken } from '../../domain/oauth/revoke-app-token.ts';
@@ -113,9 +113,14 @@ export const tokenRoute = defineRoute({
   body: formOrJson(TokenRequest),
   response: { status: 200, description: 'New tokens.', schema: TokenAnswer },
   errors: ['invalid_payload', 'rate_limited'],
-  async handler({ db, deps, body }) {
+  // The code is taken before the transaction: gone after its first redeem, even a failed one.
+  prepare: async ({ deps, body, dryRun }) =>
+    body.grant_type === 'authorization_code' ? await takeCode(deps.db, body.code, { dryRun }) : undefined,
+  async handler({ db, deps, body, prepared: taken }) {
     const pair =
-      body.grant_type === 'authorization_code' ? await redeemCode(db, deps.clock, body) : await refreshAppToken(db, deps.clock, body);
+      body.grant_type === 'authorization_code'
+        ? await redeemCode(db, deps.clock, taken, body)
+        : await refreshAppToken(db, deps.clock, body);
     const data = { ...pair, token_type: 'Bearer' as const, scope: OAUTH_SCOPE };
     return { data, plan: { token_type: 'Bearer', scope: OAUTH_SCOPE } };
   },
