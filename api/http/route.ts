@@ -95,6 +95,11 @@ export interface RouteDef<
    * `error` from `details.oauthError`), for the OAuth endpoints hosts call.
    */
   errorFormat?: 'oauth';
+  /**
+   * Answers any origin (routes that take app tickets always do): for browser-based clients whose
+   * credential is never a cookie. `allowHeaders` and `exposeHeaders` add to the CORS defaults.
+   */
+  cors?: { allowHeaders?: readonly string[]; exposeHeaders?: readonly string[] };
   /** The `WWW-Authenticate` challenge of a 401 (default `Bearer`), e.g. pointing at OAuth metadata. */
   authChallenge?(ctx: Context, deps: ApiDeps): string;
   params?: P;

@@ -21,6 +21,10 @@ export const mcpRoute = defineRoute({
     'resource_metadata="…/.well-known/oauth-protected-resource/…/mcp"`, where hosts find the authorization server.',
   tags: ['apps', 'oauth'],
   auth: { accepts: ['key', 'ticket'] },
+  cors: {
+    allowHeaders: ['mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+    exposeHeaders: ['www-authenticate', 'mcp-session-id'],
+  },
   authChallenge(ctx, deps) {
     const app = AppParams.safeParse(ctx.params);
     if (!app.success) return 'Bearer';

@@ -23,18 +23,20 @@ import { defineRoute } from '../http/route.ts';
 // every app's MCP endpoint. Metadata, registration, token and revocation need no credential and
 // answer in the OAuth shapes (not the envelope); the authorization page is /oauth/authorize.
 
-const OAUTH = { auth: 'none', envelope: false, errorFormat: 'oauth', tags: ['oauth'] } as {
+// Browser-based hosts (an MCP inspector page) call these from their own origin; no cookie is involved.
+const OAUTH = { auth: 'none', envelope: false, errorFormat: 'oauth', tags: ['oauth'], cors: {} } as {
   auth: 'none';
   envelope: false;
   errorFormat: 'oauth';
   tags: string[];
+  cors: object;
 };
-export const AUTHORIZATION_PAGE = '/oauth/authorize';
+const AUTHORIZATION_PAGE = '/oauth/authorize';
 const TOKEN_PATH = '/api/v1/oauth/token';
 
 const AuthorizationServerMetadata = z.record(z.string(), z.unknown()).meta({ id: 'OAuthAuthorizationServer' });
 
-export function authorizationServerMetadata(deps: ApiDeps) {
+function authorizationServerMetadata(deps: ApiDeps) {
   const base = deps.addresses().baseUrl;
   return {
     issuer: base,

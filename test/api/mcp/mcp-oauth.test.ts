@@ -182,6 +182,24 @@ describe('an MCP host and OAuth', () => {
     });
   });
 
+  it('lets browser-based hosts call the MCP and OAuth endpoints from their own origin', async () => {
+    const mcp = await fetch(mcpUrl(), {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://inspector.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'mcp-protocol-version',
+      },
+    });
+    expect(mcp.status).toBe(204);
+    expect(mcp.headers.get('access-control-allow-origin')).toBe('*');
+    expect(mcp.headers.get('access-control-allow-headers')).toContain('mcp-protocol-version');
+    const unauthorized = await fetch(mcpUrl(), { method: 'POST', headers: { origin: 'https://inspector.example' } });
+    expect(unauthorized.headers.get('access-control-expose-headers')).toContain('www-authenticate');
+    const token = await fetch(`${svc.url}/api/v1/oauth/token`, { method: 'OPTIONS', headers: { origin: 'https://inspector.example' } });
+    expect([token.status, token.headers.get('access-control-allow-origin')]).toEqual([204, '*']);
+  });
+
   it('completes the flow, lists the app’s tools, prompts and UI resource, and calls a tool', async () => {
     const { client } = await authorizedHost();
     try {
@@ -219,7 +237,9 @@ describe('an MCP host and OAuth', () => {
     expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/orders/apis?channel=test', { headers: bearer(token) })).status).toBe(
       200,
     );
-    // Developer-only interfaces and ticket renewal are not for it.
+    // Sharing needs the developer role, which a token never has; developer-only interfaces and ticket renewal are not for it.
+    const share = await svc.call('POST', '/api/v1/developer/shares', { body: { audience: 'company' }, headers: bearer(token) });
+    expect([share.status, share.body.error?.code], JSON.stringify(share.body)).toEqual([403, 'forbidden']);
     expect((await svc.call('GET', '/api/v1/developer/log/cell-acme/events?slug=orders', { headers: bearer(token) })).status).toBe(401);
     expect((await svc.call('POST', '/api/v1/developer/apps/cell-acme/orders/tickets', { headers: bearer(token) })).status).toBe(401);
     // Stored as hashes only.
