@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RegistryRow } from '../../schemas/app-surface.ts';
-import { appRows } from '../apps/list-apps.ts';
+import { appRows, appSummaryOf } from '../apps/list-apps.ts';
 import { readableNamespaces } from '../apps/namespace-access.ts';
 import type { DomainDeps } from '../deps.ts';
 import type { Principal } from '../principal.ts';
@@ -16,12 +16,9 @@ export async function listRegistry(deps: DomainDeps, principal: Principal): Prom
     deps.clock.now(),
   );
   return rows.map((row) => {
-    const { latest, ...summary } = row.summary;
+    const { latest, ...summary } = appSummaryOf(row);
     return {
       ...summary,
-      title: row.manifest.title,
-      category: row.manifest.category,
-      department: row.manifest.owner?.department ?? null,
       latestBuild: latest.build,
       version: row.shownVersion,
       ...headline(row),

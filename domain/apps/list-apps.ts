@@ -57,13 +57,15 @@ export async function appRows(db: DbOrTrx, namespaces: readonly string[], slug?:
   }));
 }
 
+/** An app row as the list and the registry show it. */
+export const appSummaryOf = ({ manifest, summary }: Awaited<ReturnType<typeof appRows>>[number]): AppSummary => ({
+  ...summary,
+  title: manifest.title,
+  category: manifest.category,
+  department: manifest.owner?.department ?? null,
+});
+
 /** Apps the caller may read (its company's namespace, plus public for platform staff), by namespace and slug. */
 export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSummary[]> {
-  const rows = await appRows(db, readableNamespaces(principal));
-  return rows.map(({ manifest, summary }) => ({
-    ...summary,
-    title: manifest.title,
-    category: manifest.category,
-    department: manifest.owner?.department ?? null,
-  }));
+  return (await appRows(db, readableNamespaces(principal))).map(appSummaryOf);
 }
