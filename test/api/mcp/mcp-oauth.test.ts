@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../support/browser.ts';
 import { release } from '../../support/hosting.ts';
 import { bearer, PASSWORD, passwordKey, resetRateLimits, browser as sameSite, seedCompanies, signIn } from '../../support/identity.ts';
+import { authorizationRequest, codeGrant } from '../../support/oauth.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // An MCP client of @modelcontextprotocol/sdk against the running service: it meets the 401,
@@ -282,53 +282,38 @@ describe('an MCP host and OAuth', () => {
 
   it('redeems a code once, for its client, redirect address and PKCE verifier only', async () => {
     const cookie = await signIn(svc, 'mo');
-    const reg = await svc.call('POST', '/api/v1/oauth/register', { body: { client_name: 'Raw host', redirect_uris: [callbackUrl] } });
-    expect(reg.status).toBe(201);
-    const clientId = reg.body.client_id as string;
-    const verifier = 'v'.repeat(50);
-    const request = {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: callbackUrl,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      resource: mcpUrl(),
-      state: 's-1',
-    };
-    const decided = await svc.call('POST', '/api/v1/oauth/authorization', {
-      body: { ...request, decision: 'approve' },
-      headers: sameSite(cookie, svc),
-    });
+    const request = { ...(await authorizationRequest(svc, { namespace: 'cell-acme', slug: 'orders' })), state: 's-1' };
+    const approve = (body: object) => svc.call('POST', '/api/v1/oauth/authorization', { body, headers: sameSite(cookie, svc) });
+    const decided = await approve({ ...request, decision: 'approve' });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
     const back = new URL(decided.body.data.redirectTo);
-    expect(back.searchParams.get('state')).toBe('s-1');
-    const code = back.searchParams.get('code')!;
+    expect([back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual(['s-1', svc.url]);
+    // Sent as a form, as hosts do.
     const token = (fields: Record<string, string>) =>
       svc.call('POST', '/api/v1/oauth/token', {
-        rawBody: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          client_id: clientId,
-          redirect_uri: callbackUrl,
-          ...fields,
-        }).toString(),
+        rawBody: new URLSearchParams(fields).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-    const wrong = await token({ code_verifier: 'w'.repeat(50) });
+    const grant = codeGrant(request.client_id, back.searchParams.get('code')!);
+    const wrong = await token({ ...grant, code_verifier: 'w'.repeat(50) });
     expect([wrong.status, wrong.body.error]).toEqual([400, 'invalid_grant']);
     // The failed attempt used the code up.
-    expect((await token({ code_verifier: verifier })).body.error).toBe('invalid_grant');
+    expect((await token(grant)).body.error).toBe('invalid_grant');
+    // A code is its client's only.
+    const other = await authorizationRequest(svc, { namespace: 'cell-acme', slug: 'orders' });
+    const stolen = new URL((await approve({ ...request, decision: 'approve' })).body.data.redirectTo).searchParams.get('code')!;
+    expect((await token(codeGrant(other.client_id, stolen))).body.error).toBe('invalid_grant');
 
     // A redirect address the client did not register is refused on the page, never redirected to.
-    const foreign = await svc.call('POST', '/api/v1/oauth/authorization', {
-      body: { ...request, redirect_uri: 'https://evil.example/cb', decision: 'approve' },
-      headers: sameSite(cookie, svc),
-    });
+    const foreign = await approve({ ...request, redirect_uri: 'https://evil.example/cb', decision: 'approve' });
     expect([foreign.status, foreign.body.error.details.oauthError]).toEqual([400, 'invalid_redirect_uri']);
     const badUri = await svc.call('POST', '/api/v1/oauth/register', { body: { redirect_uris: ['http://evil.example/cb'] } });
     expect([badUri.status, badUri.body.error]).toEqual([400, 'invalid_redirect_uri']);
     const typo = await svc.call('POST', '/api/v1/oauth/register', { body: { redirect_uris: [callbackUrl], client_nam: 'x' } });
     expect([typo.status, typo.body.error]).toEqual([400, 'invalid_request']);
+    // Only the MCP address of an app this service hosts.
+    const elsewhere = await approve({ ...request, resource: 'https://other.example/mcp', decision: 'approve' });
+    expect(elsewhere.body.error.details.oauthError).toBe('invalid_target');
   });
 
   it('sends access_denied back when the person denies', async () => {
