@@ -12,6 +12,8 @@ import { logRoutes } from './log/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
+import { ontologyRoutes } from './ontology/routes.ts';
+import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
@@ -37,4 +39,6 @@ export const routes: readonly AnyRoute[] = [
   ...logRoutes,
   ...usageRoutes,
   ...billingRoutes,
+  ...semanticRoutes,
+  ...ontologyRoutes,
 ];

@@ -37,6 +37,8 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
     });
     await recordRunStart(db, key, handle.firstExecutionRunId);
   },
+  // No consumer yet: app-workflow change triggers (issue 18) will start their workflows here.
+  'ontology.changed': async () => {},
 };
 
 /** How long one delivery may wait for Temporal before it counts as failed and is retried later. */

@@ -9,6 +9,8 @@ export interface OutboxEvents {
   'device-login.closed': { reason: 'denied' | 'redeemed' };
   /** An operator asked for a provisioning run (key: the request id); started or joined by workflow id. */
   'company-init.requested': { cellId: string; part: 'all' | 'cloud-instance' | 'folders' | 'agent-profiles' };
+  /** Objects changed (key: the edit's operation id): changes `fromSeq`..`toSeq` of ontology_changes, of these object types (apiNames). */
+  'ontology.changed': { companyId: string; objectTypes: string[]; fromSeq: number; toSeq: number };
 }
 
 export type OutboxTopic = keyof OutboxEvents;
