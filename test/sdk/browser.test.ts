@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
 import { TestClock } from '../support/clock.ts';
 import { release } from '../support/hosting.ts';
-import { bearer, PASSWORD, passwordKey, seedCompanies } from '../support/identity.ts';
+import { bearer, PASSWORD, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
+import { SALES } from '../support/ontology.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // The SDK inside a sandboxed published app, in real Chromium: the page (opaque origin) loads the
 // SDK from the service, finds the injected ticket, reads who is signed in, logs usage and
-// feedback, captures errors (10 per class), and renews its ticket when it has expired.
+// feedback, reads objects of the data layer, captures errors (10 per class), and renews its
+// ticket when it has expired.
 
 const clock = new TestClock('2026-11-22T10:00:00Z');
 let svc: TestService;
@@ -24,7 +26,13 @@ import('${baseUrl}/developer/sdk/v1/semantic.js').then(async ({ createClient }) 
   const me = await svc.auth.me();
   const track = await svc.log.track('opened', { from: 'test' });
   const feedback = await svc.log.feedback({ topic: 'layout', rating: 5 });
-  document.getElementById('out').textContent = JSON.stringify({ origin: self.origin, me, track, feedback });
+  const orders = await svc.semantic.search('sales.Order', {
+    where: { type: 'gt', field: 'amount', value: 10 },
+    orderBy: { fields: [{ field: 'amount', direction: 'desc' }] },
+    select: ['number', 'amount'],
+  });
+  const hidden = await svc.semantic.search('sales.Customer').catch((e) => ({ code: e.code, marker: e.marker }));
+  document.getElementById('out').textContent = JSON.stringify({ origin: self.origin, me, track, feedback, orders, hidden });
   document.title = 'ran';
   setTimeout(() => { throw new SyntaxError('uncaught in the page'); });
 });`;
@@ -33,11 +41,24 @@ beforeAll(async () => {
   svc = await startTestService({ clock });
   await seedCompanies(svc);
   dev = await passwordKey(svc, 'dana');
+  // Data the app reads: the sales types in Acme's ontology and three orders.
+  const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(dev) });
+  expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+  const imported = await svc.call('POST', '/api/v1/ontologies/cell-acme/objects/sales.Order/import', {
+    body: [
+      { number: 1, amount: 5 },
+      { number: 2, amount: 40 },
+      { number: 3, amount: 12.5 },
+    ],
+    headers: bearer(dev),
+  });
+  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
   await release(svc, dev, {
     namespace: 'cell-acme',
     slug: 'sdk-app',
     version: '1.0.0',
-    manifest: { sdk: ['semantic'] },
+    // The app lists sales.Order only: sales.Customer does not exist for its visitors.
+    manifest: { sdk: ['semantic'], semantic: { types: ['sales.Order'], actions: [], write: [] } },
     files: [
       {
         path: 'index.html',
@@ -71,7 +92,7 @@ const events = async (kind: string) =>
     .events as { name: string; visitor: { username: string }; data: unknown }[];
 
 describe('the SDK in a sandboxed app page', () => {
-  it('reads who is signed in, logs events, captures errors and renews its expired ticket', async () => {
+  it('reads who is signed in and objects of its types, logs events, captures errors and renews its expired ticket', async () => {
     const page = await signedInPage('mo');
     try {
       await page.goto(`${svc.addresses.productionBase}/cell-acme/apps/sdk-app`);
@@ -81,6 +102,12 @@ describe('the SDK in a sandboxed app page', () => {
       expect(out.me).toMatchObject({ identity: { username: 'mo' }, role: 'member', app: { namespace: 'cell-acme', slug: 'sdk-app' } });
       expect(out.track).toMatchObject({ stored: 1 });
       expect(out.feedback).toMatchObject({ stored: 1 });
+      // A semantic read with the page's ticket, as a member: the types the app lists, nothing else.
+      expect(out.orders).toMatchObject({
+        data: [expect.objectContaining({ number: 2, amount: 40 }), expect.objectContaining({ number: 3, amount: 12.5 })],
+        totalCount: 2,
+      });
+      expect(out.hidden).toEqual({ code: 'object_type_not_found', marker: 'svc-sdk-error' });
       expect((await events('usage')).filter((e) => e.name === 'opened').map((e) => e.visitor.username)).toEqual(['mo']);
       expect((await events('feedback')).map((e) => e.name)).toEqual(['layout']);
 
@@ -89,7 +116,8 @@ describe('the SDK in a sandboxed app page', () => {
       await expect
         .poll(async () => (await events('error')).map((e) => [e.name, (e.data as any).error.message]))
         .toEqual([['Error', 'Script error.']]);
-      // Then 11 of one class: 10 sent.
+      // Then 11 of one class: 10 sent (in a fresh minute of the app's 30 requests per IP).
+      await resetRateLimits(svc);
       const dropped = await page.evaluate(async () => {
         const results = [];
         for (let i = 0; i < 11; i++) results.push(await (globalThis as any).svc.log.error(new RangeError(`r${i}`)));
