@@ -39,7 +39,7 @@ export const mcpRoute = defineRoute({
   async handler({ deps, principal, params, body, ctx }) {
     const reached = await reachApp(deps, principal, targetOf(principal, params));
     const headers = Object.fromEntries(MCP_HEADERS.flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
-    const answer = await answerMcp(deps, reached, { url: `${deps.addresses().baseUrl}${ctx.path}`, headers, body });
+    const answer = await answerMcp(deps, principal, reached, { url: `${deps.addresses().baseUrl}${ctx.path}`, headers, body });
     return { status: answer.status, data: answer.body };
   },
 });

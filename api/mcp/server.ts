@@ -16,6 +16,7 @@ import type { DomainDeps } from '../../domain/deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
 import type { HostedApp, HostedVersion } from '../../domain/hosting/repository.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { API_VERSION } from '../http/openapi.ts';
 
 // One app as an MCP server (spec B, mcp): tools are its APIs (dots in names become double
@@ -25,7 +26,7 @@ import { API_VERSION } from '../http/openapi.ts';
 /** The URI of the app's MCP UI resource. */
 const uiUri = (app: HostedApp, page: string) => `ui://${app.namespace}/${app.slug}/${page}`;
 
-function appServer(deps: DomainDeps, app: HostedApp, version: HostedVersion): Server {
+function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, version: HostedVersion): Server {
   const { manifest } = version;
   const ui = manifest.mcpUi ?? null;
   const server = new Server(
@@ -49,8 +50,8 @@ function appServer(deps: DomainDeps, app: HostedApp, version: HostedVersion): Se
     const api = apis.find((a) => a.mcpTool === request.params.name);
     if (!api) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}.`);
     try {
-      const result = await runApi(version, api.name, request.params.arguments);
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+      const result = await runApi(deps, principal, { app, version }, api.name, request.params.arguments);
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       // A failed call is the tool's answer (the host shows it to the model), not a protocol error.
       if (!(error instanceof DomainError)) throw error;
@@ -86,10 +87,11 @@ function appServer(deps: DomainDeps, app: HostedApp, version: HostedVersion): Se
 /** Answers one MCP POST for the app: the JSON-RPC reply (or 202 for notifications). */
 export async function answerMcp(
   deps: DomainDeps,
+  principal: Principal,
   reached: { app: HostedApp; version: HostedVersion },
   request: { url: string; headers: Record<string, string>; body: unknown },
 ): Promise<{ status: number; body: unknown }> {
-  const server = appServer(deps, reached.app, reached.version);
+  const server = appServer(deps, principal, reached.app, reached.version);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -1,8 +1,13 @@
 import { exportInput } from '../../schemas/app-surface.ts';
 import type { QueryExport } from '../../schemas/manifest/exports.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import type { HostedVersion } from '../hosting/repository.ts';
+import type { HostedApp, HostedVersion } from '../hosting/repository.ts';
+import { searchObjects } from '../ontology/search-objects.ts';
+import type { Principal } from '../principal.ts';
+import { exportQuery } from './export-query.ts';
 
 /** The export an API name calls in this version, or 404. */
 export function findApi(version: HostedVersion, name: string): QueryExport {
@@ -13,19 +18,24 @@ export function findApi(version: HostedVersion, name: string): QueryExport {
 
 /**
  * Runs one API of a version the caller reached (reachApp): the input is checked against the
- * export's declared parameters first (400 with each path). Query exports read objects of the
- * data layer (issue 15), which this build does not include yet: they answer 503 until it lands.
+ * export's declared parameters (400 with each path), then the query reads the company's ontology
+ * as the caller, with the caller's data access (types the caller may not read do not exist).
  */
-export async function runApi(version: HostedVersion, name: string, input: unknown): Promise<unknown> {
-  const item = findApi(version, name);
+export async function runApi(
+  deps: { db: DbOrTrx; clock: Clock },
+  principal: Principal,
+  reached: { app: HostedApp; version: HostedVersion },
+  name: string,
+  input: unknown,
+): Promise<{ data: Record<string, unknown>[] }> {
+  const item = findApi(reached.version, name);
   const parsed = exportInput(item).safeParse(input ?? {});
   if (!parsed.success)
     throw new DomainError('invalid_payload', undefined, { details: reportedProblems(issuesToProblems(parsed.error.issues, 'input')) });
-  throw new DomainError(
-    'service_unavailable',
-    `${name} reads ${item.type} objects from the data layer, which this service does not offer yet.`,
-    {
-      details: { api: name, type: item.type },
-    },
-  );
+  const page = await searchObjects(deps, principal, {
+    ontology: reached.app.namespace,
+    objectType: item.type,
+    request: exportQuery(item, parsed.data as Record<string, unknown>),
+  });
+  return { data: page.data };
 }

@@ -10,6 +10,7 @@ import { launchBrowser } from '../../support/browser.ts';
 import { release } from '../../support/hosting.ts';
 import { bearer, PASSWORD, passwordKey, resetRateLimits, browser as sameSite, seedCompanies, signIn } from '../../support/identity.ts';
 import { authorizationRequest, codeGrant } from '../../support/oauth.ts';
+import { SALES } from '../../support/ontology.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // An MCP client of @modelcontextprotocol/sdk against the running service: it meets the 401,
@@ -43,6 +44,16 @@ beforeAll(async () => {
   svc = await startTestService();
   await seedCompanies(svc);
   dev = await passwordKey(svc, 'dana');
+  // The data the tool reads: Acme's sales types and three orders.
+  expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(dev) })).status).toBe(200);
+  const orders = [
+    { number: 1, amount: 5 },
+    { number: 2, amount: 40 },
+    { number: 3, amount: 12.5 },
+  ];
+  expect(
+    (await svc.call('POST', '/api/v1/ontologies/cell-acme/objects/sales.Order/import', { body: orders, headers: bearer(dev) })).status,
+  ).toBe(200);
   await release(svc, dev, {
     namespace: 'cell-acme',
     slug: 'orders',
@@ -52,11 +63,14 @@ beforeAll(async () => {
       semantic: { types: ['sales.Order'], actions: [], write: [] },
       exports: [
         {
-          name: 'open_orders',
-          title: 'Open orders',
+          name: 'big_orders',
+          title: 'Big orders',
           kind: 'query',
           type: 'sales.Order',
-          input: { customer: { type: 'text', required: true } },
+          input: { min: { type: 'real', required: true } },
+          where: { amount: { gt: '=min' } },
+          select: ['number', 'amount'],
+          sort: ['-amount'],
         },
       ],
     },
@@ -204,15 +218,21 @@ describe('an MCP host and OAuth', () => {
     const { client } = await authorizedHost();
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint])).toEqual([['open_orders', true]]);
-      expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', properties: { customer: { type: 'string' } }, required: ['customer'] });
+      expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint])).toEqual([['big_orders', true]]);
+      expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', properties: { min: { type: 'number' } }, required: ['min'] });
 
-      const bad = await client.callTool({ name: 'open_orders', arguments: { customer: 7 } });
+      const bad = await client.callTool({ name: 'big_orders', arguments: { min: 'ten' } });
       expect(bad.isError).toBe(true);
-      expect(bad.structuredContent).toMatchObject({ code: 'invalid_payload', details: { problems: [{ path: 'input.customer' }] } });
-      // Valid input reaches the query, which needs the data layer (not in this build): a tool error saying so.
-      const call = await client.callTool({ name: 'open_orders', arguments: { customer: 'c-1' } });
-      expect(call.structuredContent).toMatchObject({ code: 'service_unavailable', details: { api: 'open_orders', type: 'sales.Order' } });
+      expect(bad.structuredContent).toMatchObject({ code: 'invalid_payload', details: { problems: [{ path: 'input.min' }] } });
+      // The query reads Acme's orders as the person: amount over min, largest first, the selected properties.
+      const call = await client.callTool({ name: 'big_orders', arguments: { min: 10 } });
+      expect(call.isError).toBeFalsy();
+      const found = (call.structuredContent as { data: Record<string, unknown>[] }).data;
+      expect(found.map((o) => [o.number, o.amount])).toEqual([
+        [2, 40],
+        [3, 12.5],
+      ]);
+      expect(found[0]).not.toHaveProperty('note');
 
       const { prompts } = await client.listPrompts();
       expect(prompts).toEqual([{ name: 'open-orders', description: 'Find open-orders' }]);
