@@ -7,6 +7,7 @@ import { requestId } from './http/request-id.ts';
 import { requestLog } from './http/request-log.ts';
 import type { AnyRoute } from './http/route.ts';
 import { securityHeaders } from './http/security-headers.ts';
+import { sdkRouter } from './sdk/files.ts';
 import { pagesRouter } from './web/pages.ts';
 
 export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
@@ -22,6 +23,8 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
   app.use(hostingPages(deps));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  const sdk = sdkRouter();
+  app.use(sdk.routes());
   const pages = pagesRouter();
   app.use(pages.routes());
   app.use(pages.allowedMethods());

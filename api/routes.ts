@@ -1,5 +1,6 @@
 import { adminRoutes } from './admin/routes.ts';
 import { agentKeyRoutes } from './agent-keys/routes.ts';
+import { appSurfaceRoutes } from './app-surface/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
@@ -9,7 +10,9 @@ import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { logRoutes } from './log/routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { memberRoutes } from './members/routes.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { ontologyRoutes } from './ontology/routes.ts';
 import { ontologyActionRoutes } from './ontology-actions/routes.ts';
 import { ontologyBranchRoutes } from './ontology-branches/routes.ts';
@@ -30,6 +33,9 @@ export const routes: readonly AnyRoute[] = [
   ...sessionRoutes,
   ...adminRoutes,
   ...appRoutes,
+  ...appSurfaceRoutes,
+  ...mcpRoutes,
+  ...oauthRoutes,
   ...hostingRoutes,
   ...controlPlaneRoutes,
   ...shareRoutes,

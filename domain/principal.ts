@@ -46,5 +46,10 @@ export type Principal =
         expiresAt: Date;
         /** The share the app was opened through; null for company access. */
         shareId: string | null;
+        /**
+         * Set when the credential is an app token (OAuth, an MCP host) rather than a page's
+         * ticket: it acts at member level at most, and is renewed at the token endpoint.
+         */
+        appToken?: { clientId: string };
       };
     };

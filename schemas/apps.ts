@@ -70,8 +70,6 @@ export const AppSummary = z
   .meta({ id: 'AppSummary' });
 export type AppSummary = z.input<typeof AppSummary>;
 
-export const RegistryRow = AppSummary.omit({ latest: true }).extend({ latestBuild: z.number().int() });
-
 export const UploadedVersion = z.object({
   app: z.object({ namespace: z.string(), slug: z.string() }),
   version: z.string(),

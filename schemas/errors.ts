@@ -7,6 +7,7 @@
 export const ERRORS = {
   // spec
   unauthorized: { status: 401, meaning: 'Missing or invalid credential.' },
+  not_logged_in: { status: 401, meaning: 'No credential was found; raised by the SDK and the CLI before any request is sent.' },
   invalid_session: { status: 401, meaning: 'The web session is missing or no longer valid.' },
   forbidden: { status: 403, meaning: 'The credential lacks the needed role or company.' },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after the Retry-After header.' },

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { listRegistry } from '../../domain/app-surface/list-registry.ts';
 import { describeApp } from '../../domain/apps/describe-app.ts';
 import { findStoredFiles } from '../../domain/apps/find-stored-files.ts';
-import { listApps, listRegistry } from '../../domain/apps/list-apps.ts';
+import { listApps } from '../../domain/apps/list-apps.ts';
 import { promoteVersion } from '../../domain/apps/promote-version.ts';
 import { checkUpload, uploadVersion } from '../../domain/apps/upload-version.ts';
-import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, RegistryRow, UploadedVersion } from '../../schemas/apps.ts';
+import { RegistryRow } from '../../schemas/app-surface.ts';
+import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, UploadedVersion } from '../../schemas/apps.ts';
 import { bundleFilesSchema, MAX_BUNDLE_FILES, SHA256_HEX, storedFilesSchema, tooManyFilesInTotal } from '../../schemas/bundle/index.ts';
 import { MANIFEST_SCHEMA_PATH, manifestJsonSchema } from '../../schemas/manifest/index.ts';
 import { MAX_REPORTED_PROBLEMS } from '../../schemas/problems.ts';
@@ -144,7 +146,7 @@ export const registryRoute = defineRoute({
   method: 'get',
   path: '/api/v1/developer/registry',
   operationId: 'getRegistry',
-  summary: 'One row per company app (and public app, for platform keys)',
+  summary: 'One row per company app (and public app, for platform keys) with the card’s headline fields',
   tags: ['apps'],
   auth: READER,
   response: {
@@ -153,7 +155,7 @@ export const registryRoute = defineRoute({
     schema: z.object({ rows: z.array(RegistryRow) }),
   },
   errors: ['unauthorized'],
-  handler: async ({ db, principal }) => ({ data: { rows: await listRegistry(db, principal) } }),
+  handler: async ({ deps, principal }) => ({ data: { rows: await listRegistry(deps, principal) } }),
 });
 
 export const manifestSchemaRoute = defineRoute({

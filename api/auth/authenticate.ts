@@ -3,6 +3,8 @@ import { DomainError } from '../../domain/errors.ts';
 import { authenticateTicket } from '../../domain/hosting/authenticate-ticket.ts';
 import { TICKET_PREFIX } from '../../domain/hosting/ticket-format.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
+import { authenticateAppToken } from '../../domain/oauth/authenticate-app-token.ts';
+import { ACCESS_PREFIX } from '../../domain/oauth/token-format.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -42,9 +44,14 @@ export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<Aut
   const header = ctx.get('authorization');
   const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
   let principal: Principal | undefined;
-  if (bearer?.startsWith(TICKET_PREFIX)) {
+  if (bearer?.startsWith(TICKET_PREFIX) || bearer?.startsWith(ACCESS_PREFIX)) {
     if (!req.accepts.includes('ticket')) throw new DomainError('unauthorized', 'App tickets are not accepted here; use a developer key.');
-    principal = await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: req.renewal === true });
+    if (bearer.startsWith(ACCESS_PREFIX) && req.renewal) {
+      throw new DomainError('unauthorized', 'App tokens are renewed at the token endpoint (grant_type=refresh_token).');
+    }
+    principal = bearer.startsWith(ACCESS_PREFIX)
+      ? await authenticateAppToken(deps.db, deps.clock, bearer)
+      : await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: req.renewal === true });
     // A ticket admits only the app it was issued for; ticket routes name the app in their path,
     // or act on the ticket's own app (`currentApp`).
     const { namespace, slug } = principal.ticket;

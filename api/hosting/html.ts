@@ -73,8 +73,16 @@ const DOCTYPE = /^\s*<!doctype[^>]*>/i;
  * The entry page with the version's `<base>` and the app ticket, as the first elements of the
  * head so that every relative address in the page resolves to the version's files.
  */
-export function injectIntoEntry(html: string, baseHref: string, ticket: string): string {
-  const injected = `<base href="${escapeHtml(baseHref)}"><meta name="svc-app-ticket" content="${escapeHtml(ticket)}">`;
+export function injectIntoEntry(
+  html: string,
+  baseHref: string,
+  ticket: { ticket: string; expiresAt: Date; app: { namespace: string; slug: string } },
+): string {
+  // The SDK reads the ticket, its app (for renewal) and its expiry (to renew in time).
+  const injected =
+    `<base href="${escapeHtml(baseHref)}"><meta name="svc-app-ticket" content="${escapeHtml(ticket.ticket)}">` +
+    `<meta name="svc-app" content="${escapeHtml(`${ticket.app.namespace}/${ticket.app.slug}`)}">` +
+    `<meta name="svc-app-ticket-expires" content="${ticket.expiresAt.toISOString()}">`;
   for (const pattern of [HEAD, HTML, DOCTYPE]) {
     const m = pattern.exec(html);
     if (m) return html.slice(0, m.index + m[0].length) + injected + html.slice(m.index + m[0].length);

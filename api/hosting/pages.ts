@@ -289,7 +289,8 @@ async function serveEntry(
     'Set-Cookie',
     `${TICKET_COOKIE}=${ticket.ticket}; Path=${cookiePath}; Max-Age=${TICKET_TTL_MS / 1000}; HttpOnly; Secure; SameSite=None`,
   );
-  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), ticket.ticket));
+  const app = { namespace: result.app.namespace, slug: result.app.slug };
+  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), { ...ticket, app }));
 }
 
 async function serveAbout(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, page: 'about' | 'about.md'): Promise<void> {

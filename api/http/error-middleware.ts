@@ -41,9 +41,21 @@ export function errorMiddleware(logger: Logger): Middleware {
     };
     ctx.status = ERRORS[error.code].status;
     setRetryAfter(ctx, error);
-    if (error.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer');
-    ctx.body = body;
+    if (error.code === 'unauthorized') ctx.set('WWW-Authenticate', ctx.state.authChallenge ?? 'Bearer');
+    ctx.body = ctx.state.errorFormat === 'oauth' ? oauthBody(error) : body;
   };
+}
+
+/** RFC 6749 5.2: the OAuth `error` the use case named, else the nearest one for the code. */
+function oauthBody(error: DomainError): { error: string; error_description: string } {
+  const named = error.details?.oauthError;
+  const fallback =
+    error.code === 'unauthorized'
+      ? 'invalid_client'
+      : ERRORS[error.code].status >= 500 || error.code === 'rate_limited'
+        ? 'temporarily_unavailable'
+        : 'invalid_request';
+  return { error: typeof named === 'string' ? named : fallback, error_description: error.message };
 }
 
 /** Tells the caller when to try again, for errors that know it (rate limits, quotas); JSON and HTML answers alike. */

@@ -36,7 +36,10 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 function handle(route: AnyRoute, deps: ApiDeps) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
-    if (acceptsTickets(route)) allowAnyOrigin(ctx);
+    // Read by the error middleware, which shapes every failure.
+    if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;
+    if (route.authChallenge) ctx.state.authChallenge = route.authChallenge(ctx, deps);
+    if (answersAnyOrigin(route)) allowAnyOrigin(ctx, route);
     const ip = clientIp(ctx, deps.http.trustedProxies);
     if (route.rateLimit) {
       await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip, deps.clock);
@@ -84,22 +87,26 @@ function handle(route: AnyRoute, deps: ApiDeps) {
   };
 }
 
-const acceptsTickets = (route: AnyRoute) => route.auth !== 'none' && route.auth.accepts.includes('ticket');
+const answersAnyOrigin = (route: AnyRoute) => route.cors !== undefined || (route.auth !== 'none' && route.auth.accepts.includes('ticket'));
 
 /**
  * App pages run with an opaque origin (CSP sandbox), so their calls are cross-origin. Routes that
  * take app tickets answer any origin: the credential is a header, never a cookie, so no other
- * site can call them as the visitor.
+ * site can call them as the visitor. So do routes declaring `cors` (OAuth and MCP for browser-based hosts).
  */
-function allowAnyOrigin(ctx: Context): void {
+function allowAnyOrigin(ctx: Context, route: AnyRoute): void {
   ctx.set('Access-Control-Allow-Origin', '*');
+  if (route.cors?.exposeHeaders) ctx.set('Access-Control-Expose-Headers', route.cors.exposeHeaders.join(', '));
 }
 
 function preflight(route: AnyRoute) {
   return (ctx: Context) => {
-    allowAnyOrigin(ctx);
+    allowAnyOrigin(ctx, route);
     ctx.set('Access-Control-Allow-Methods', route.method.toUpperCase());
-    ctx.set('Access-Control-Allow-Headers', `authorization, content-type, ${DRY_RUN_HEADER}`);
+    ctx.set(
+      'Access-Control-Allow-Headers',
+      ['authorization', 'content-type', DRY_RUN_HEADER, ...(route.cors?.allowHeaders ?? [])].join(', '),
+    );
     ctx.set('Access-Control-Max-Age', '600');
     ctx.status = 204;
   };
@@ -109,7 +116,7 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: ApiDeps): Router 
   const router = new Router();
   for (const route of routes) {
     router[route.method](routerPath(route.path), handle(route, deps));
-    if (acceptsTickets(route)) router.options(routerPath(route.path), preflight(route));
+    if (answersAnyOrigin(route)) router.options(routerPath(route.path), preflight(route));
   }
   return router;
 }

@@ -89,7 +89,19 @@ export interface RouteDef<
   /** Who may call; enforced after the rate limit and before validation. */
   auth: A;
   /** A body of this media type (besides JSON) is read as text and given to the schema as a string. */
-  textBody?: 'text/csv';
+  textBody?: 'text/csv' | 'application/x-www-form-urlencoded';
+  /**
+   * `oauth`: failures answer in the OAuth shape (RFC 6749 5.2: `{error, error_description}`, the
+   * `error` from `details.oauthError`), for the OAuth endpoints hosts call.
+   */
+  errorFormat?: 'oauth';
+  /**
+   * Answers any origin (routes that take app tickets always do): for browser-based clients whose
+   * credential is never a cookie. `allowHeaders` and `exposeHeaders` add to the CORS defaults.
+   */
+  cors?: { allowHeaders?: readonly string[]; exposeHeaders?: readonly string[] };
+  /** The `WWW-Authenticate` challenge of a 401 (default `Bearer`), e.g. pointing at OAuth metadata. */
+  authChallenge?(ctx: Context, deps: ApiDeps): string;
   params?: P;
   query?: Q;
   body?: B;

@@ -3,11 +3,11 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 
 // The browser pages: web sign-in, the device approval page at the
-// verification address, and the app log. Static HTML; the pages' scripts call the JSON API.
+// verification address, the OAuth authorization page and the app log. Static HTML; the pages' scripts call the JSON API.
 // They are pages, not API operations, so they are not in the OpenAPI document.
 
 const ASSETS = new Map(
-  ['web.css', 'common.js', 'signin.js', 'device.js', 'log.js'].map((name) => [
+  ['web.css', 'common.js', 'signin.js', 'device.js', 'log.js', 'authorize.js'].map((name) => [
     name,
     {
       body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
@@ -84,6 +84,20 @@ const DEVICE = page(
 <section id="done" hidden></section>`,
 );
 
+// OAuth authorization for MCP hosts (/oauth/authorize?…, api/oauth/routes.ts): sign-in, then approve.
+const AUTHORIZE = page(
+  'Allow an app host',
+  'authorize.js',
+  `<h1>Allow an app host</h1>
+<p class="who"><span id="who"></span> · <button id="signout" class="secondary" type="button">Sign out</button></p>
+<section id="confirm" hidden>
+  <p><strong id="client"></strong> asks to use <strong id="app"></strong> as you, with the rights of a <strong id="role"></strong>.
+  It will be sent back to <strong id="redirect"></strong>. Approve only if you started this from that host.</p>
+  <button id="approve" type="button">Approve</button>
+  <button id="deny" type="button" class="secondary">Deny</button>
+</section>`,
+);
+
 // The app log for the app's developers: /web/log?namespace=<ns>&slug=<slug> (spec E).
 const LOG = page(
   'App log',
@@ -125,6 +139,7 @@ export function pagesRouter(): Router {
   router.get('/signin', (ctx) => sendPage(ctx, SIGN_IN));
   router.get('/device', (ctx) => sendPage(ctx, DEVICE));
   router.get('/web/log', (ctx) => sendPage(ctx, LOG));
+  router.get('/oauth/authorize', (ctx) => sendPage(ctx, AUTHORIZE));
   router.get('/web/assets/:name', (ctx, next) => {
     const asset = ASSETS.get(ctx.params.name!);
     if (!asset) return next();

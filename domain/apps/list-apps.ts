@@ -1,13 +1,16 @@
 import type { AppSummary } from '../../schemas/apps.ts';
+import { type Manifest, manifestSchema } from '../../schemas/manifest/index.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Principal } from '../principal.ts';
 import { readableNamespaces } from './namespace-access.ts';
 
-/** Apps the caller may read (its company's namespace, plus public for platform staff), by namespace and slug. */
-export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSummary[]> {
-  const namespaces = readableNamespaces(principal);
+/**
+ * Apps of these namespaces (one app when `slug` is given), by namespace and slug, with the
+ * manifest and the SDKs found in use of the version they show: production, else the newest.
+ */
+export async function appRows(db: DbOrTrx, namespaces: readonly string[], slug?: string) {
   if (namespaces.length === 0) return [];
-  const rows = await db
+  let query = db
     .selectFrom('apps as a')
     .innerJoin('app_versions as latest', (j) =>
       j
@@ -19,6 +22,7 @@ export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSu
     .leftJoin('app_versions as t', 't.id', 'a.test_version_id')
     .leftJoin('app_versions as p', 'p.id', 'a.production_version_id')
     .select([
+      'a.id',
       'a.namespace',
       'a.slug',
       'latest.version as latest_version',
@@ -29,29 +33,39 @@ export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSu
       'p.version as prod_version',
       'p.build as prod_build',
       (eb) => eb.fn.coalesce('p.manifest', 'latest.manifest').as('manifest'),
+      (eb) => eb.fn.coalesce('p.sdk_used', 'latest.sdk_used').as('sdk_used'),
     ])
-    .where('a.namespace', 'in', namespaces)
-    .orderBy('a.namespace')
-    .orderBy('a.slug')
-    .execute();
-  return rows.map((r) => {
-    const m = r.manifest as { title: string; category: string; owner?: { department?: string } };
-    return {
+    .where('a.namespace', 'in', namespaces);
+  if (slug !== undefined) query = query.where('a.slug', '=', slug);
+  const rows = await query.orderBy('a.namespace').orderBy('a.slug').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    namespace: r.namespace,
+    slug: r.slug,
+    // Parsed again so that versions stored before a field existed read with its default.
+    manifest: manifestSchema.parse(r.manifest) as Manifest,
+    sdkUsed: r.sdk_used as string[],
+    shownVersion: r.prod_version ?? r.latest_version,
+    summary: {
       namespace: r.namespace,
       slug: r.slug,
-      title: m.title,
-      category: m.category,
-      department: m.owner?.department ?? null,
       test: r.test_version ? { version: r.test_version, build: r.test_build! } : null,
       production: r.prod_version ? { version: r.prod_version, build: r.prod_build! } : null,
       latest: { version: r.latest_version, build: r.latest_build },
       updatedAt: r.updated_at.toISOString(),
-    };
-  });
+    },
+  }));
 }
 
-/** The registry: one row per app, with its newest build number. */
-export async function listRegistry(db: DbOrTrx, principal: Principal) {
-  const apps = await listApps(db, principal);
-  return apps.map(({ latest, ...row }) => ({ ...row, latestBuild: latest.build }));
+/** An app row as the list and the registry show it. */
+export const appSummaryOf = ({ manifest, summary }: Awaited<ReturnType<typeof appRows>>[number]): AppSummary => ({
+  ...summary,
+  title: manifest.title,
+  category: manifest.category,
+  department: manifest.owner?.department ?? null,
+});
+
+/** Apps the caller may read (its company's namespace, plus public for platform staff), by namespace and slug. */
+export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSummary[]> {
+  return (await appRows(db, readableNamespaces(principal))).map(appSummaryOf);
 }

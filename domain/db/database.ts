@@ -437,6 +437,9 @@ export interface Database {
   app_log_visitors: AppLogVisitorsTable;
   usage_counters: UsageCountersTable;
   usage_resets: UsageResetsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   ontologies: OntologiesTable;
   object_types: ObjectTypesTable;
   object_type_versions: ObjectTypeVersionsTable;
@@ -632,3 +635,39 @@ export interface UsageResetsTable {
 export type Db = Kysely<Database>;
 /** Repository functions take either the pool or an open transaction. */
 export type DbOrTrx = Kysely<Database> | Transaction<Database>;
+
+/** OAuth 2.1 public clients (MCP hosts), registered dynamically. */
+export interface OAuthClientsTable {
+  id: string;
+  name: string;
+  redirect_uris: ColumnType<string[], string, string>;
+  /** The registration as sent (RFC 7591 fields), answered back to the client. */
+  metadata: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Generated<Date>;
+}
+
+/** One approval's authorization code, stored as a hash until its one redeem. */
+export interface OAuthCodesTable {
+  hash: Buffer;
+  client_id: string;
+  account_id: string;
+  app_id: string;
+  redirect_uri: string;
+  /** PKCE S256 challenge: base64url SHA-256 of the client's verifier. */
+  code_challenge: string;
+  expires_at: Date;
+}
+
+/** App tokens (`svc-ot-…` access, `svc-or-…` refresh): one person's member-level credential for one app. */
+export interface OAuthTokensTable {
+  id: string;
+  access_hash: Buffer;
+  refresh_hash: Buffer;
+  client_id: string;
+  account_id: string;
+  app_id: string;
+  access_expires_at: Date;
+  refresh_expires_at: Date;
+  revoked_at: Date | null;
+  created_at: Generated<Date>;
+}

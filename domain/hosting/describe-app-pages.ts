@@ -25,10 +25,15 @@ export async function describeAppPages(deps: DomainDeps, target: AppTarget) {
     hasInterface: manifest.entry !== null,
     pages,
     skills: version.skills.map((s) => ({ name: s.name, description: s.description, content: s.content })),
+    apis: manifest.exports.map((e) => ({ name: e.name, title: e.title, description: e.description })),
+    mcp: `${deps.addresses().baseUrl}/api/v1/developer/apps/${app.namespace}/${app.slug}/mcp`,
   };
 }
 
 export type AppPages = Awaited<ReturnType<typeof describeAppPages>>;
+
+/** The one line a person pastes into an agent. */
+export const copyLine = (p: AppPages) => `${p.title}: ${p.summary || p.title} ${p.pages.aboutMarkdown}`;
 
 /** The agent-readable description (`about.md`), ending with the one line to copy. */
 export function aboutMarkdown(p: AppPages): string {
@@ -41,6 +46,10 @@ export function aboutMarkdown(p: AppPages): string {
   if (p.skills.length) {
     lines.push('## Skills', '', ...p.skills.map((s, i) => `- [${s.name}](${p.pages.skills[i]}): ${s.description}`), '');
   }
-  lines.push('## To copy', '', '```', `${p.title}: ${p.summary || p.title} ${p.pages.aboutMarkdown}`, '```', '');
+  if (p.apis.length) {
+    lines.push('## APIs', '', ...p.apis.map((a) => `- \`${a.name}\`: ${a.title}${a.description ? `. ${a.description}` : ''}`), '');
+  }
+  lines.push(`MCP (streamable HTTP; sign-in through OAuth): ${p.mcp}`, '');
+  lines.push('## To copy', '', '```', copyLine(p), '```', '');
   return lines.join('\n');
 }

@@ -3,12 +3,16 @@ import type { DbOrTrx } from '../db/database.ts';
 import type { Principal } from '../principal.ts';
 import type { Visitor } from './check-app-access.ts';
 
-/** A key acts for its one company at its (live) role; a session or a ticket for every company of the account. */
+/** A key acts for its one company at its (live) role; a session or a ticket for every company of the account; an app token as member. */
 export async function visitorOf(db: DbOrTrx, principal: Principal): Promise<Visitor> {
   const base = { accountId: principal.account.id, platformStaff: principal.account.platformStaff };
   if (principal.kind === 'key') {
     return { ...base, licenses: [{ companyId: principal.company.id, cellId: principal.company.cellId, role: principal.role }] };
   }
   const licenses = await licensesOf(db, principal.account.id);
+  // An app token is the person's member-level credential: never developer, never staff.
+  if (principal.kind === 'ticket' && principal.ticket.appToken) {
+    return { ...base, platformStaff: false, licenses: licenses.map((l) => ({ companyId: l.companyId, cellId: l.cellId, role: 'member' })) };
+  }
   return { ...base, licenses: licenses.map((l) => ({ companyId: l.companyId, cellId: l.cellId, role: l.role })) };
 }

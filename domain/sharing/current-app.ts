@@ -1,9 +1,9 @@
 import { problem } from '../../schemas/problems.ts';
 import { assertCanWrite } from '../apps/namespace-access.ts';
-import { findLicense } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { findHostedApp, type HostedApp } from '../hosting/repository.ts';
+import { visitorOf } from '../hosting/visitor.ts';
 import type { Principal } from '../principal.ts';
 
 export interface AppRef {
@@ -23,8 +23,11 @@ export async function currentApp(db: DbOrTrx, principal: Principal, ref: AppRef)
     }
     const app = await findHostedApp(db, namespace, slug);
     if (!app || app.id !== appId) throw new DomainError('app_not_found');
-    const license = app.companyId ? await findLicense(db, principal.account.id, app.companyId) : undefined;
-    const developer = app.companyId ? license?.role === 'developer' : principal.account.platformStaff;
+    // Through visitorOf, which holds an app token (an MCP host) to member level.
+    const visitor = await visitorOf(db, principal);
+    const developer = app.companyId
+      ? visitor.licenses.some((l) => l.companyId === app.companyId && l.role === 'developer')
+      : visitor.platformStaff;
     if (!developer)
       throw new DomainError('forbidden', 'Only the app’s developers may manage its shares.', { details: { required: 'developer' } });
     return app;

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { Manifest } from '../../schemas/manifest/index.ts';
 import type { AppRole, AuthMe } from '../../schemas/sharing.ts';
+import { reachApp } from '../app-surface/reach-app.ts';
 import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
-import { DomainError } from '../errors.ts';
-import { accessToApp } from '../hosting/open-app.ts';
 import { loadVersion } from '../hosting/repository.ts';
 import { visitorOf } from '../hosting/visitor.ts';
 import type { Principal } from '../principal.ts';
@@ -60,8 +59,7 @@ export async function describeCaller(
       viaShare: false,
     };
   }
-  const { app, version, access } = await accessToApp(deps, principal, target);
-  if (!access.allowed) throw new DomainError('forbidden', `${access.message} ${access.remedy}`, { details: { reason: access.reason } });
+  const { app, version, access } = await reachApp(deps, principal, target);
   // A ticket belongs to the page that runs its version, even after the channel moved on.
   const shown = principal.kind === 'ticket' ? (await loadVersion(deps.db, principal.ticket.versionId)).version : version.version;
   return {

@@ -4,6 +4,7 @@ import { writeEdits } from '../../domain/ontology/write-edits.ts';
 import { fixtureRoutes } from '../support/fixture-routes.ts';
 import { injected, rawGet, release } from '../support/hosting.ts';
 import { bearer, browser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
+import { appToken } from '../support/oauth.ts';
 import { SALES } from '../support/ontology.ts';
 import { ACTIONS } from '../support/ontology-actions.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -113,6 +114,57 @@ describe('usage and billing: developers of the company, the app’s own ticket f
     for (const [method, path, body, statuses] of MATRIX) {
       const got = [];
       for (const headers of callers()) got.push((await svc.call(method, path, { headers, ...(body ? { body } : {}) })).status);
+      expect(got, `${method} ${path}`).toEqual(statuses);
+    }
+  });
+});
+
+describe('app surface and MCP: the company’s keys, the app’s ticket, an app token for that app', () => {
+  let otherKey: string;
+  let ticket: string;
+  let token: string;
+  let otherToken: string;
+  beforeAll(async () => {
+    otherKey = await passwordKey(svc, 'gus');
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'surface', version: '1.0.0' });
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'elsewhere', version: '1.0.0' });
+    ticket = injected((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/surface`, { cookie })).text).ticket;
+    token = await appToken(svc, 'mo', { namespace: 'cell-acme', slug: 'surface' });
+    otherToken = await appToken(svc, 'mo', { namespace: 'cell-acme', slug: 'elsewhere' });
+  });
+  beforeEach(() => resetRateLimits(svc));
+
+  const A = '/api/v1/developer/apps/cell-acme/surface';
+  const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
+  // anonymous, web session, member key, developer key, developer key of another company, the app's ticket, an app token
+  // for the app, an app token for another app
+  const MATRIX = [
+    ['GET', `${A}/apis`, undefined, [401, 401, 200, 200, 403, 200, 200, 403]],
+    ['GET', `${A}/about`, undefined, [401, 401, 200, 200, 403, 200, 200, 403]],
+    ['GET', `${A}/card`, undefined, [401, 401, 200, 200, 403, 200, 200, 403]],
+    ['GET', '/api/v1/developer/registry', undefined, [401, 401, 200, 200, 200, 401, 401, 401]],
+    ['POST', `${A}/mcp`, PING, [401, 401, 200, 200, 403, 200, 200, 403]],
+    ['GET', `/.well-known/oauth-protected-resource${A}/mcp`, undefined, [200, 200, 200, 200, 200, 200, 200, 200]],
+    ['GET', '/.well-known/oauth-authorization-server', undefined, [200, 200, 200, 200, 200, 200, 200, 200]],
+  ] as const;
+
+  it('answers each credential as the matrix says', async () => {
+    const mcp = { accept: 'application/json, text/event-stream' };
+    const callers = (): Record<string, string>[] => [
+      {},
+      { cookie },
+      bearer(memberKey),
+      bearer(devKey),
+      bearer(otherKey),
+      bearer(ticket),
+      bearer(token),
+      bearer(otherToken),
+    ];
+    for (const [method, path, body, statuses] of MATRIX) {
+      const got = [];
+      for (const headers of callers()) {
+        got.push((await svc.call(method, path, { headers: { ...headers, ...mcp }, ...(body ? { body } : {}) })).status);
+      }
       expect(got, `${method} ${path}`).toEqual(statuses);
     }
   });

@@ -13,6 +13,7 @@ import * as versionFilesByBlob from './2026-11-22T2115-version-files-by-blob.ts'
 import * as appLog from './2026-11-22T2145-app-log.ts';
 import * as usage from './2026-11-22T2150-usage.ts';
 import * as ontology from './2026-11-22T2200-ontology.ts';
+import * as mcpOAuth from './2026-11-22T2210-mcp-oauth.ts';
 import * as performance from './2026-11-22T2230-performance.ts';
 import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
@@ -35,7 +36,8 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2145-app-log': appLog,
   '2026-11-22T2150-usage': usage,
   '2026-11-22T2200-ontology': ontology,
+  '2026-11-22T2210-mcp-oauth': mcpOAuth,
   '2026-11-22T2230-performance': performance,
-  '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,
   '2026-11-22T2240-ontology-actions': ontologyActions,
+  '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,
 };

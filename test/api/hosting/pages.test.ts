@@ -102,7 +102,9 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       expect(csp).toMatch(/connect-src [^;]*https:\/\/assets\.world-model\.svc\.dev/);
       expect(res.headers['permissions-policy']).toContain('camera=(self), microphone=()');
       // An entry page without a head gets the base at the very start.
-      expect(res.text).toMatch(/^<base href="[^"]+"><meta name="svc-app-ticket" content="[^"]+"><p>secret<\/p>$/);
+      expect(res.text).toMatch(
+        /^<base href="[^"]+"><meta name="svc-app-ticket" content="[^"]+"><meta name="svc-app" content="cell-acme\/secret"><meta name="svc-app-ticket-expires" content="[^"]+"><p>secret<\/p>$/,
+      );
     });
 
     it('accepts a developer key as Bearer, and refuses a wrong one with 401', async () => {

@@ -38,7 +38,7 @@ function expectRefused(res: TestResponse, retryAfter: number) {
 const startDeviceCode = (ip: Record<string, string>) => svc.call('POST', '/api/v1/developer/device-codes', { body: {}, headers: ip });
 
 describe('per-route budgets', () => {
-  it('are declared on exactly six routes: 10 device-code starts, 150 polls, 60 login and 30 invitation requests per IP per minute', () => {
+  it('are declared on exactly nine routes: 10 device-code starts, 150 polls, 60 login, 30 invitation, 20 OAuth registration, 60 token and 60 revocation requests per IP per minute', () => {
     const budgets = Object.fromEntries(routes.filter((r) => r.rateLimit).map((r) => [r.operationId, r.rateLimit]));
     expect(budgets).toEqual({
       createDeviceCode: { perMinute: 10 },
@@ -47,7 +47,19 @@ describe('per-route budgets', () => {
       webSignIn: { perMinute: 60 },
       webChangePassword: { perMinute: 60 },
       webAcceptInvitation: { perMinute: 30 },
+      registerOAuthClient: { perMinute: 20 },
+      issueOAuthToken: { perMinute: 60 },
+      revokeOAuthToken: { perMinute: 60 },
     });
+  });
+
+  it('registerOAuthClient: 20 registrations per IP per minute, refused in the OAuth shape', async () => {
+    const ip = nextIp();
+    const send = () => svc.call('POST', '/api/v1/oauth/register', { body: {}, headers: ip });
+    for (let i = 0; i < 20; i++) expect((await send()).body.error).toBe('invalid_request');
+    const refused = await send();
+    expect([refused.status, refused.body.error]).toEqual([429, 'temporarily_unavailable']);
+    expect(refused.headers.get('retry-after')).toBe('15');
   });
 
   it.each([

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { reachApp, targetOf } from '../../domain/app-surface/reach-app.ts';
+import { mcpPath } from '../../domain/oauth/mcp-resource.ts';
+import { AppParams } from '../../schemas/apps.ts';
+import { OAUTH_SCOPE } from '../../schemas/oauth.ts';
+import { defineRoute } from '../http/route.ts';
+import { answerMcp } from './server.ts';
+
+/** Headers the MCP transport reads; nothing else of the request reaches it. */
+const MCP_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+
+export const mcpRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/developer/apps/{namespace}/{slug}/mcp',
+  operationId: 'callAppMcp',
+  summary: 'The app as an MCP server (streamable HTTP, stateless, JSON replies): tools are its APIs, prompts its skills',
+  description:
+    'Body: one JSON-RPC message (or a batch). Tool names are the API names with dots replaced by a double underscore; write ' +
+    'tools accept `preview`; `mcpUi` is the resource `ui://<namespace>/<slug>/<page>`. Credentials: an app token from the ' +
+    'OAuth flow (`svc-ot-…`), a key of the company, or the app’s ticket. Without one: 401 with `WWW-Authenticate: Bearer ' +
+    'resource_metadata="…/.well-known/oauth-protected-resource/…/mcp"`, where hosts find the authorization server.',
+  tags: ['apps', 'oauth'],
+  auth: { accepts: ['key', 'ticket'] },
+  cors: {
+    allowHeaders: ['mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
+    exposeHeaders: ['www-authenticate', 'mcp-session-id'],
+  },
+  authChallenge(ctx, deps) {
+    const app = AppParams.safeParse(ctx.params);
+    if (!app.success) return 'Bearer';
+    const metadata = `${deps.addresses().baseUrl}/.well-known/oauth-protected-resource${mcpPath(app.data)}`;
+    return `Bearer resource_metadata="${metadata}", scope="${OAUTH_SCOPE}"`;
+  },
+  envelope: false,
+  params: AppParams,
+  body: z.unknown().meta({ description: 'A JSON-RPC 2.0 message or batch (MCP).' }),
+  response: { status: 200, description: 'The JSON-RPC reply (202 without a body for notifications).', schema: z.unknown() },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found', 'rate_limited'],
+  async handler({ deps, principal, params, body, ctx }) {
+    const reached = await reachApp(deps, principal, targetOf(principal, params));
+    const headers = Object.fromEntries(MCP_HEADERS.flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
+    const answer = await answerMcp(deps, principal, reached, { url: `${deps.addresses().baseUrl}${ctx.path}`, headers, body });
+    return { status: answer.status, data: answer.body };
+  },
+});
+
+export const mcpRoutes = [mcpRoute];

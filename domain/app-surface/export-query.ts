@@ -1,0 +1,66 @@
+import type { QueryExport } from '../../schemas/manifest/exports.ts';
+import type { SearchObjectsRequest, WhereClause } from '../../schemas/ontology.ts';
+
+type Scalar = string | number | boolean | null;
+type Input = Record<string, unknown>;
+
+/** Not given: a condition on an input parameter the caller left out is dropped. */
+const ABSENT = Symbol('absent');
+
+/** A where value: `=name` is the input parameter `name`; anything else is itself. */
+function resolve(value: Scalar, input: Input): unknown {
+  if (typeof value !== 'string' || !value.startsWith('=')) return value;
+  const name = value.slice(1);
+  return input[name] === undefined ? ABSENT : input[name];
+}
+
+function condition(field: string, op: string, raw: Scalar | Scalar[], input: Input): WhereClause | undefined {
+  const value = Array.isArray(raw) ? raw.map((v) => resolve(v, input)) : resolve(raw, input);
+  if (value === ABSENT || (Array.isArray(value) && value.includes(ABSENT))) return undefined;
+  const v = value as never;
+  switch (op) {
+    case 'eq':
+      return value === null ? { type: 'isNull', field, value: true } : { type: 'eq', field, value: v };
+    case 'ne':
+      return value === null ? { type: 'isNull', field, value: false } : { type: 'not', value: { type: 'eq', field, value: v } };
+    case 'in':
+      return { type: 'in', field, value: ([] as unknown[]).concat(value) as never };
+    case 'nin':
+      return { type: 'not', value: { type: 'in', field, value: ([] as unknown[]).concat(value) as never } };
+    case 'null':
+      return { type: 'isNull', field, value: value === true };
+    default:
+      return { type: op as 'gt', field, value: v };
+  }
+}
+
+/**
+ * The data-layer search an export runs (spec manifest `exports`, kind query): its `where` (a
+ * property to a value, or to operators eq, ne, in, nin, gt, gte, lt, lte, contains, startsWith,
+ * null), where a value `=name` is the input parameter `name`; `select`; `sort` (`-` for
+ * descending); `limit` objects.
+ */
+export function exportQuery(item: QueryExport, input: Input): SearchObjectsRequest {
+  const conditions = Object.entries(item.where).flatMap(([field, rule]) => {
+    const ops: [string, Scalar | Scalar[]][] =
+      rule !== null && typeof rule === 'object' && !Array.isArray(rule)
+        ? Object.entries(rule as Record<string, Scalar | Scalar[]>)
+        : [['eq', rule as Scalar]];
+    return ops.flatMap(([op, value]) => condition(field, op, value, input) ?? []);
+  });
+  return {
+    ...(conditions.length === 0 ? {} : { where: conditions.length === 1 ? conditions[0] : { type: 'and', value: conditions } }),
+    ...(item.select.length > 0 ? { select: item.select } : {}),
+    ...(item.sort.length > 0
+      ? {
+          orderBy: {
+            fields: item.sort.map((key) => ({
+              field: key.replace(/^-/, ''),
+              direction: key.startsWith('-') ? ('desc' as const) : ('asc' as const),
+            })),
+          },
+        }
+      : {}),
+    pageSize: item.limit,
+  };
+}

@@ -1,0 +1,49 @@
+// The SDK's public API, served after the generated wire types as semantic.d.ts. AuthMe,
+// LogEvent and RecordEventsResult are the generated ones.
+import type { AuthMe, LogEvent, RecordEventsResult } from './wire.d.ts';
+
+export declare const SVC_ERROR_MARKER: 'svc-sdk-error';
+export declare const ERRORS_PER_CLASS: 10;
+
+/** Every failure: the service's error code (or `not_logged_in`, `network_error`), its HTTP status. */
+export declare class SvcError extends Error {
+  readonly marker: typeof SVC_ERROR_MARKER;
+  readonly code: string;
+  readonly status: number;
+  readonly details?: unknown;
+  readonly requestId?: string;
+}
+export declare function isSvcError(value: unknown): value is SvcError;
+
+export interface ClientOptions {
+  /** First in the discovery order; then SVC_API_KEY, the CLI's stored login (Node), the page's app ticket. */
+  apiKey?: string;
+  /** The service address; else SVC_BASE_URL, the stored login's, or where the SDK was loaded from. */
+  baseUrl?: string;
+  /** The app a key's calls are for (a ticket knows its own). */
+  app?: { namespace: string; slug: string };
+  /** false: do not read the CLI's stored login. */
+  storedLogin?: boolean;
+  fetch?: typeof fetch;
+}
+
+export type Feedback = Omit<Extract<LogEvent, { kind: 'feedback' }>, 'kind'>;
+
+export interface SvcClient {
+  auth: { me(app?: { namespace: string; slug: string }): Promise<AuthMe> };
+  log: {
+    track(name: string, data?: Record<string, unknown>): Promise<RecordEventsResult>;
+    feedback(feedback: Feedback): Promise<RecordEventsResult>;
+    error(error: unknown, context?: Record<string, unknown>): Promise<RecordEventsResult & { dropped?: true }>;
+    captureErrors(target?: EventTarget): () => void;
+  };
+  semantic: {
+    search(type: string, query?: Record<string, unknown>): Promise<{ data: Record<string, unknown>[]; nextPageToken?: string }>;
+    apply(action: string, parameters?: Record<string, unknown>, options?: { preview?: boolean }): Promise<unknown>;
+  };
+  renewTicket(): Promise<{ ticket: string; expiresAt: string; channel: 'test' | 'production'; version: string }>;
+  request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  close(): void;
+}
+
+export declare function createClient(options?: ClientOptions): SvcClient;

@@ -1,0 +1,250 @@
+// The svc SDK v1: one ES module for Node (scripts, tests) and for an app's sandboxed page. Served
+// at {base_url}/developer/sdk/v1/semantic.js; the legacy names (auth.js, log.js, data.js, …)
+// re-export it. It imports nothing, so the same file runs anywhere fetch does. Types:
+// semantic.d.ts beside it, generated from the service's zod schemas.
+
+/** The stable marker of every error this SDK throws (`error.marker === SVC_ERROR_MARKER`). */
+export const SVC_ERROR_MARKER = 'svc-sdk-error';
+/** Captured errors sent per error class and page (the service stores 10 per class, visitor and day). */
+export const ERRORS_PER_CLASS = 10;
+/** A ticket is renewed this long before it expires. */
+const RENEW_BEFORE_MS = 5 * 60_000;
+const SDK_PATH = '/developer/sdk/v1/';
+
+/** A failed call: `code` is the service's error code (or `not_logged_in`, `network_error`). */
+export class SvcError extends Error {
+  constructor(code, message, init = {}) {
+    super(message);
+    this.name = 'SvcError';
+    this.marker = SVC_ERROR_MARKER;
+    this.code = code;
+    this.status = init.status ?? 0;
+    this.details = init.details;
+    this.requestId = init.requestId;
+  }
+}
+
+export const isSvcError = (value) => typeof value === 'object' && value !== null && value.marker === SVC_ERROR_MARKER;
+
+const inNode = () => typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+const inPage = () => typeof document === 'object' && document !== null;
+
+function meta(name) {
+  return inPage() ? (document.querySelector(`meta[name="${name}"]`)?.getAttribute('content') ?? undefined) : undefined;
+}
+
+/** The login `svc login` stored (Node only): the file env-paths names for the CLI's config. */
+async function storedLogin() {
+  const [{ readFile }, { homedir }, { join }] = await Promise.all([import('node:fs/promises'), import('node:os'), import('node:path')]);
+  const env = process.env;
+  const dir =
+    process.platform === 'darwin'
+      ? join(homedir(), 'Library', 'Preferences', 'svc')
+      : process.platform === 'win32'
+        ? join(env.APPDATA || join(homedir(), 'AppData', 'Roaming'), 'svc', 'Config')
+        : join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'svc');
+  try {
+    const login = JSON.parse(await readFile(join(dir, 'login.json'), 'utf8'));
+    return typeof login?.key === 'string' ? { key: login.key, baseUrl: login.baseUrl } : undefined;
+  } catch (error) {
+    if (error?.code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Where the SDK itself was loaded from, when that was the service. */
+function ownBase() {
+  const at = import.meta.url.indexOf(SDK_PATH);
+  return at > 0 && /^https?:/.test(import.meta.url) ? import.meta.url.slice(0, at) : undefined;
+}
+
+/**
+ * The credential, in the spec's order: explicit apiKey, SVC_API_KEY (Node), the CLI's stored
+ * login (Node), the app ticket the platform injected into the page. Undefined: no credential.
+ */
+async function discover(options) {
+  const env = inNode() ? process.env : {};
+  const base = options.baseUrl ?? env.SVC_BASE_URL;
+  if (options.apiKey) return { kind: 'key', token: options.apiKey, baseUrl: base ?? ownBase() };
+  if (env.SVC_API_KEY) return { kind: 'key', token: env.SVC_API_KEY, baseUrl: base ?? ownBase() };
+  if (inNode() && options.storedLogin !== false) {
+    const login = await storedLogin();
+    if (login) return { kind: 'key', token: login.key, baseUrl: base ?? login.baseUrl ?? ownBase() };
+  }
+  const ticket = meta('svc-app-ticket');
+  if (ticket) {
+    const [namespace, slug] = (meta('svc-app') ?? '').split('/');
+    const expires = Date.parse(meta('svc-app-ticket-expires') ?? '');
+    return {
+      kind: 'ticket',
+      token: ticket,
+      baseUrl: base ?? ownBase(),
+      app: namespace && slug ? { namespace, slug } : undefined,
+      expiresAt: Number.isNaN(expires) ? undefined : expires,
+    };
+  }
+  return undefined;
+}
+
+const notLoggedIn = () =>
+  new SvcError('not_logged_in', 'No svc credential: pass apiKey, set SVC_API_KEY, run `svc login`, or open the app on the platform.', {
+    status: 401,
+  });
+
+/**
+ * A client. Every request carries the discovered credential; without one, every call fails with
+ * 401 not_logged_in before anything is sent (there are no anonymous requests).
+ */
+export function createClient(options = {}) {
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  let credential;
+  let renewing;
+  let renewTimer;
+  const discovered = discover(options).then((found) => {
+    credential = found;
+    if (found?.kind === 'ticket') scheduleRenewal();
+    return found;
+  });
+
+  async function current() {
+    const found = credential ?? (await discovered);
+    if (!found) throw notLoggedIn();
+    if (!found.baseUrl) throw new SvcError('invalid_payload', 'The service address is unknown: pass baseUrl or set SVC_BASE_URL.');
+    return found;
+  }
+
+  function scheduleRenewal() {
+    if (renewTimer) clearTimeout(renewTimer);
+    if (!credential?.expiresAt) return;
+    renewTimer = setTimeout(() => renew().catch(() => {}), Math.max(0, credential.expiresAt - Date.now() - RENEW_BEFORE_MS));
+    // A pending renewal never keeps a Node process alive.
+    renewTimer.unref?.();
+  }
+
+  /** A new ticket for the current one; concurrent callers share one renewal. */
+  function renew() {
+    renewing ??= (async () => {
+      const cred = await current();
+      const app = cred.app ?? (await me()).app;
+      const res = await send(cred, 'POST', `/api/v1/developer/apps/${app.namespace}/${app.slug}/tickets`);
+      credential = { ...cred, app, token: res.ticket, expiresAt: Date.parse(res.expiresAt) };
+      scheduleRenewal();
+      return res;
+    })().finally(() => {
+      renewing = undefined;
+    });
+    return renewing;
+  }
+
+  async function send(cred, method, path, body) {
+    let res;
+    try {
+      res = await fetchImpl(`${cred.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${cred.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (cause) {
+      throw new SvcError('network_error', `The service could not be reached: ${cause?.message ?? cause}`);
+    }
+    const json = await res.json().catch(() => undefined);
+    if (res.ok && json?.ok) return json.data;
+    const error = json?.error ?? { code: 'internal_error', message: `Unexpected answer (HTTP ${res.status}).` };
+    throw new SvcError(error.code, error.message, { status: res.status, details: error.details, requestId: json?.requestId });
+  }
+
+  /** One API call; with a ticket, an expired one is renewed once and the call repeated. */
+  async function request(method, path, body) {
+    const cred = await current();
+    try {
+      return await send(cred, method, path, body);
+    } catch (error) {
+      if (cred.kind !== 'ticket' || error.status !== 401 || path.endsWith('/tickets')) throw error;
+      await renew();
+      return send(credential, method, path, body);
+    }
+  }
+
+  async function me(app) {
+    const query = app ? `?namespace=${encodeURIComponent(app.namespace)}&slug=${encodeURIComponent(app.slug)}` : '';
+    return request('GET', `/api/v1/developer/auth/me${query}`);
+  }
+
+  /** The app calls are for: the ticket's, else `options.app` (a key may name any app of its company). */
+  async function app() {
+    const cred = await current();
+    const found = options.app ?? cred.app;
+    if (found) return found;
+    const who = await me();
+    if (who.app) return who.app;
+    throw new SvcError('invalid_payload', 'Name the app: createClient({ app: { namespace, slug } }).');
+  }
+
+  const sentPerClass = new Map();
+  async function sendEvents(events) {
+    const { namespace, slug } = await app();
+    const cred = await current();
+    return request('POST', `/api/v1/developer/log/${namespace}/events`, { ...(cred.kind === 'ticket' ? {} : { slug }), events });
+  }
+
+  const log = {
+    /** A usage event: `track('export', { rows: 10 })`. */
+    track: (name, data) => sendEvents([{ kind: 'usage', name, ...(data === undefined ? {} : { data }) }]),
+    /** Feedback: `{ topic, rating?, message?, object? }`. */
+    feedback: (feedback) => sendEvents([{ kind: 'feedback', ...feedback }]),
+    /**
+     * A captured error; at most ERRORS_PER_CLASS per error class from this client, the rest
+     * dropped here (answers `{ stored: 0, counted: 0, dropped: true }`).
+     */
+    error(error, context) {
+      const name = String(error?.name ?? 'Error').slice(0, 100) || 'Error';
+      const sent = sentPerClass.get(name) ?? 0;
+      if (sent >= ERRORS_PER_CLASS) return Promise.resolve({ stored: 0, counted: 0, ids: [], dropped: true });
+      sentPerClass.set(name, sent + 1);
+      const captured = {
+        name,
+        message: String(error?.message ?? error).slice(0, 1000),
+        ...(typeof error?.stack === 'string' ? { stack: error.stack.slice(0, 4000) } : {}),
+      };
+      return sendEvents([{ kind: 'error', error: captured, ...(context === undefined ? {} : { context }) }]);
+    },
+    /** Reports the page's uncaught errors and unhandled rejections; returns a function that stops it. */
+    captureErrors(target = globalThis) {
+      const onError = (event) => log.error(event.error ?? { name: 'Error', message: event.message }).catch(() => {});
+      const onRejection = (event) => log.error(event.reason ?? { name: 'Error', message: 'unhandled rejection' }).catch(() => {});
+      target.addEventListener?.('error', onError);
+      target.addEventListener?.('unhandledrejection', onRejection);
+      return () => {
+        target.removeEventListener?.('error', onError);
+        target.removeEventListener?.('unhandledrejection', onRejection);
+      };
+    },
+  };
+
+  /** The company's ontology: the app's namespace. */
+  const ontologyPath = async () => `/api/v1/ontologies/${encodeURIComponent((await app()).namespace)}`;
+  const semantic = {
+    /** Objects of one type (Foundry v2 search body: where, orderBy, pageSize, pageToken, select). */
+    search: async (type, query = {}) => request('POST', `${await ontologyPath()}/objects/${encodeURIComponent(type)}/search`, query),
+    /** Runs an action; `preview: true` validates and answers the edits without committing. */
+    apply: async (action, parameters = {}, { preview = false } = {}) =>
+      request('POST', `${await ontologyPath()}/actions/${encodeURIComponent(action)}/apply`, {
+        parameters,
+        ...(preview ? { options: { mode: 'VALIDATE_ONLY' } } : {}),
+      }),
+  };
+
+  return {
+    auth: { me },
+    log,
+    semantic,
+    /** Renews the app ticket now (normally automatic). */
+    renewTicket: renew,
+    /** Any other API call with the same credential and envelope handling. */
+    request,
+    /** Stops the renewal timer. */
+    close() {
+      if (renewTimer) clearTimeout(renewTimer);
+    },
+  };
+}

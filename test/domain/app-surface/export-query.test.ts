@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { exportQuery } from '../../../domain/app-surface/export-query.ts';
+import { manifestSchema } from '../../../schemas/manifest/index.ts';
+import { bundle } from '../../support/bundles.ts';
+
+// An export's where, select, sort and limit as the data layer's search request.
+
+const exportOf = (item: object) =>
+  manifestSchema.parse({
+    ...bundle('orders', '1.0.0').manifest,
+    exports: [{ name: 'q', title: 'Q', kind: 'query', type: 'sales.Order', ...item }],
+  }).exports[0]!;
+
+describe('exportQuery', () => {
+  it('maps each operator, takes =name from the input and drops conditions on parameters not given', () => {
+    const item = exportOf({
+      input: { min: { type: 'real' }, tag: { type: 'text' } },
+      where: {
+        status: 'open',
+        note: null,
+        amount: { gt: '=min', lte: 100 },
+        tags: { contains: '=tag' },
+        kind: { ne: 'test', nin: ['a', 'b'] },
+        region: { in: ['north', 'south'], null: false },
+        name: { startsWith: 'A' },
+      },
+      select: ['number'],
+      sort: ['-amount', 'number'],
+      limit: 20,
+    });
+    expect(exportQuery(item, { min: 10 })).toEqual({
+      where: {
+        type: 'and',
+        value: [
+          { type: 'eq', field: 'status', value: 'open' },
+          { type: 'isNull', field: 'note', value: true },
+          { type: 'gt', field: 'amount', value: 10 },
+          { type: 'lte', field: 'amount', value: 100 },
+          { type: 'not', value: { type: 'eq', field: 'kind', value: 'test' } },
+          { type: 'not', value: { type: 'in', field: 'kind', value: ['a', 'b'] } },
+          { type: 'in', field: 'region', value: ['north', 'south'] },
+          { type: 'isNull', field: 'region', value: false },
+          { type: 'startsWith', field: 'name', value: 'A' },
+        ],
+      },
+      select: ['number'],
+      orderBy: {
+        fields: [
+          { field: 'amount', direction: 'desc' },
+          { field: 'number', direction: 'asc' },
+        ],
+      },
+      pageSize: 20,
+    });
+  });
+
+  it('answers every object up to the limit when there is no condition', () => {
+    expect(exportQuery(exportOf({}), {})).toEqual({ pageSize: 200 });
+  });
+});

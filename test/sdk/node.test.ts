@@ -1,0 +1,159 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { release } from '../support/hosting.ts';
+import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// The SDK as served, in Node: it is fetched from the running service, written to a file and
+// imported, so the test runs the very bytes an app or a script gets. Credentials come in the
+// spec's order; without one nothing is sent.
+
+let svc: TestService;
+let dev: string;
+let member: string;
+let dir: string;
+let sdk: any;
+const saved = { key: process.env.SVC_API_KEY, base: process.env.SVC_BASE_URL, config: process.env.XDG_CONFIG_HOME };
+
+beforeAll(async () => {
+  svc = await startTestService();
+  await seedCompanies(svc);
+  dev = await passwordKey(svc, 'dana');
+  member = await passwordKey(svc, 'mo');
+  await release(svc, dev, { namespace: 'cell-acme', slug: 'hello', version: '1.0.0', manifest: { sdk: ['semantic'] } });
+  dir = await mkdtemp(join(tmpdir(), 'svc-sdk-'));
+  const res = await fetch(`${svc.url}/developer/sdk/v1/semantic.js`);
+  expect(res.status).toBe(200);
+  await writeFile(join(dir, 'semantic.mjs'), await res.text());
+  sdk = await import(pathToFileURL(join(dir, 'semantic.mjs')).href);
+}, 60_000);
+afterAll(async () => {
+  for (const [name, value] of [
+    ['SVC_API_KEY', saved.key],
+    ['SVC_BASE_URL', saved.base],
+    ['XDG_CONFIG_HOME', saved.config],
+  ] as const) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await rm(dir, { recursive: true, force: true });
+  await svc?.close();
+});
+beforeEach(async () => {
+  delete process.env.SVC_API_KEY;
+  process.env.SVC_BASE_URL = svc.url;
+  // An empty config folder: no stored login unless a test writes one.
+  process.env.XDG_CONFIG_HOME = await mkdtemp(join(dir, 'config-'));
+  await resetRateLimits(svc);
+});
+
+/** A fetch that counts what it is asked to send. */
+function countingFetch() {
+  const sent: string[] = [];
+  const fetchImpl = (url: string, init: RequestInit) => {
+    sent.push(`${init.method} ${new URL(url).pathname}`);
+    return fetch(url, init);
+  };
+  return { sent, fetchImpl };
+}
+
+describe('the SDK in Node', () => {
+  it('uses SVC_API_KEY: reads who is signed in and logs an event the developer then sees', async () => {
+    process.env.SVC_API_KEY = member;
+    const client = sdk.createClient({ app: { namespace: 'cell-acme', slug: 'hello' } });
+    const me = await client.auth.me({ namespace: 'cell-acme', slug: 'hello' });
+    expect(me).toMatchObject({ identity: { username: 'mo' }, role: 'member', app: { namespace: 'cell-acme', slug: 'hello' } });
+    expect(await client.log.track('script-ran', { rows: 3 })).toMatchObject({ stored: 1 });
+    const events = await svc.call('GET', '/api/v1/developer/log/cell-acme/events?slug=hello&kind=usage', { headers: bearer(dev) });
+    expect(events.body.data.events.map((e: { name: string }) => e.name)).toContain('script-ran');
+  });
+
+  it('prefers an explicit apiKey to SVC_API_KEY, and SVC_API_KEY to the stored login', async () => {
+    await mkdir(join(process.env.XDG_CONFIG_HOME!, 'svc'));
+    await writeFile(join(process.env.XDG_CONFIG_HOME!, 'svc', 'login.json'), JSON.stringify({ baseUrl: svc.url, key: dev }));
+    expect((await sdk.createClient().auth.me()).identity.username).toBe('dana');
+    process.env.SVC_API_KEY = member;
+    expect((await sdk.createClient().auth.me()).identity.username).toBe('mo');
+    expect((await sdk.createClient({ apiKey: dev }).auth.me()).identity.username).toBe('dana');
+  });
+
+  it('never sends an anonymous request: without a credential every call fails with 401 not_logged_in', async () => {
+    const { sent, fetchImpl } = countingFetch();
+    const client = sdk.createClient({ fetch: fetchImpl });
+    const error = await client.auth.me().catch((e: unknown) => e);
+    expect(sdk.isSvcError(error)).toBe(true);
+    expect(error).toMatchObject({ marker: 'svc-sdk-error', code: 'not_logged_in', status: 401 });
+    await expect(client.log.track('x')).rejects.toMatchObject({ code: 'not_logged_in' });
+    expect(sent).toEqual([]);
+  });
+
+  it('throws typed errors with the service’s code and status', async () => {
+    const client = sdk.createClient({ apiKey: member });
+    await expect(client.auth.me({ namespace: 'cell-acme', slug: 'nope' })).rejects.toMatchObject({
+      marker: 'svc-sdk-error',
+      code: 'app_not_found',
+      status: 404,
+    });
+    const bad = sdk.createClient({ apiKey: 'svc-dk-not-a-key' });
+    await expect(bad.auth.me()).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
+  });
+
+  it('sends at most 10 captured errors per class', async () => {
+    const client = sdk.createClient({ apiKey: member, app: { namespace: 'cell-acme', slug: 'hello' } });
+    const results = [];
+    for (let i = 0; i < 12; i++) results.push(await client.log.error(new RangeError(`out of range ${i}`)));
+    expect(results.filter((r: { dropped?: boolean }) => r.dropped).length).toBe(2);
+    expect((await client.log.error(new TypeError('other class'))).dropped).toBeUndefined();
+  });
+
+  it('serves the legacy names as the same module, ui.css, and declarations that compile', async () => {
+    const alias = await fetch(`${svc.url}/developer/sdk/v1/log.js`);
+    expect(await alias.text()).toBe("export * from './semantic.js';\n");
+    expect(alias.headers.get('access-control-allow-origin')).toBe('*');
+    const css = await fetch(`${svc.url}/developer/sdk/v1/ui.css`);
+    expect(css.headers.get('content-type')).toContain('text/css');
+    expect(css.headers.get('cache-control')).toBe('public, max-age=300');
+    const version = (await svc.call('GET', '/api/v1/health')).body.data.version;
+    const pinned = await fetch(`${svc.url}/developer/sdk/v1/${version}/semantic.js`);
+    expect(pinned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${svc.url}/developer/sdk/v1/0.0.1/semantic.js`)).status).toBe(404);
+    expect((await fetch(`${svc.url}/developer/sdk/v1/vision.js`)).status).toBe(404);
+
+    const types = await (await fetch(`${svc.url}/developer/sdk/v1/semantic.d.ts`)).text();
+    await writeFile(join(dir, 'semantic.d.ts'), types);
+    await writeFile(
+      join(dir, 'use.ts'),
+      "import { createClient, type AuthMe } from './semantic.js';\n" +
+        'const me: AuthMe = await createClient().auth.me();\n' +
+        'const role: "developer" | "member" | "editor" | "viewer" | null = me.role;\n' +
+        "await createClient().log.feedback({ topic: 'search', rating: 4 });\n" +
+        '// @ts-expect-error: feedback needs a topic\n' +
+        'await createClient().log.feedback({ rating: 4 });\n' +
+        'export { role };\n',
+    );
+    const tsc = join(process.cwd(), 'node_modules', '.bin', 'tsc');
+    const args = [
+      '--ignoreConfig',
+      '--noEmit',
+      '--strict',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
+      '--target',
+      'es2022',
+      '--skipLibCheck',
+      join(dir, 'use.ts'),
+    ];
+    const result = await promisify(execFile)(tsc, args).then(
+      () => '',
+      (e: { stdout: string }) => e.stdout,
+    );
+    expect(result).toBe('');
+  });
+});
