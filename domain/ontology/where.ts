@@ -38,9 +38,9 @@ const notFilterable = (field: string, op: string, dataType: DataType) =>
 
 const COMPARISONS = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-function leaf(type: ObjectTypeRecord, w: WhereLeaf): Expression<SqlBool> {
+function leaf(type: ObjectTypeRecord, w: WhereLeaf, alias: string): Expression<SqlBool> {
   const dataType = propertyOf(type, w.field);
-  const column = sql.ref(`o.${w.field}`);
+  const column = sql.ref(`${alias}.${w.field}`);
   switch (w.type) {
     case 'isNull':
       return w.value ? sql<SqlBool>`(${column} IS NULL)` : sql<SqlBool>`(${column} IS NOT NULL)`;
@@ -70,19 +70,20 @@ function leaf(type: ObjectTypeRecord, w: WhereLeaf): Expression<SqlBool> {
   }
 }
 
-export function compileWhere(type: ObjectTypeRecord, where: WhereClause | undefined): Expression<SqlBool> {
+/** `alias`: the object table's alias in the statement (`o` unless nested, as in object sets). */
+export function compileWhere(type: ObjectTypeRecord, where: WhereClause | undefined, alias = 'o'): Expression<SqlBool> {
   if (!where) return sql<SqlBool>`true`;
   switch (where.type) {
     case 'and':
     case 'or': {
       if (where.value.length === 0) return sql<SqlBool>`${sql.raw(where.type === 'and' ? 'true' : 'false')}`;
-      const parts = where.value.map((w) => compileWhere(type, w));
+      const parts = where.value.map((w) => compileWhere(type, w, alias));
       return sql<SqlBool>`(${sql.join(parts, sql.raw(where.type === 'and' ? ' AND ' : ' OR '))})`;
     }
     case 'not':
-      return sql<SqlBool>`(NOT ${compileWhere(type, where.value)})`;
+      return sql<SqlBool>`(NOT ${compileWhere(type, where.value, alias)})`;
     default:
-      return leaf(type, where);
+      return leaf(type, where, alias);
   }
 }
 

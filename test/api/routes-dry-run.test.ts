@@ -304,6 +304,15 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
       enqueues: 1,
     };
   },
+  createTemporaryObjectSet: async () => {
+    await globexOntology();
+    return {
+      params: { ontology: 'cell-globex' },
+      body: { objectSet: { type: 'base', objectType: 'sales.Order' } },
+      headers: bearer(globex!),
+      status: 200,
+    };
+  },
   importObjects: async () => ({
     params: await globexOntology(),
     body: [{ number: ++counter, amount: 1 }],
@@ -339,6 +348,24 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
     headers: bearer(globex!),
     status: 200,
   }),
+  loadObjectSet: async () => {
+    await globexOntology();
+    return {
+      params: { ontology: 'cell-globex' },
+      body: { objectSet: { type: 'base', objectType: 'sales.Order' } },
+      headers: bearer(globex!),
+      status: 200,
+    };
+  },
+  aggregateObjectSet: async () => {
+    await globexOntology();
+    return {
+      params: { ontology: 'cell-globex' },
+      body: { objectSet: { type: 'base', objectType: 'sales.Order' }, aggregation: [{ type: 'count' }] },
+      headers: bearer(globex!),
+      status: 200,
+    };
+  },
 };
 
 /** The write operations (every method but GET, except the computing ones) the served document describes. */
