@@ -52,7 +52,9 @@ export async function dataAccess(
   company: Company,
   types: readonly ObjectTypeRef[] = [],
 ): Promise<DataAccess> {
+  // A key acts for its one company; a ticket admits only its own app, so only that app's company.
   if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
+  if (principal.kind === 'ticket' && principal.ticket.namespace !== company.cellId) return NOTHING;
   const visitor = await visitorOf(deps.db, principal);
   const license = visitor.licenses.find((l) => l.companyId === company.id);
   if (license?.role === 'developer' || visitor.platformStaff) return EVERYTHING;
