@@ -128,7 +128,11 @@ try {
   for (const size of sizes) {
     await sql`TRUNCATE ${table}`.execute(db);
     await sql`TRUNCATE bench_jsonb`.execute(db);
-    await sql`DROP INDEX IF EXISTS bench_cat, bench_amount, bench_day, bench_j_cat, bench_j_amount, bench_j_day`.execute(db);
+    // The typed table's indexes live in the company's schema.
+    const own = (name: string) => sql.id(ontology.schemaName, name);
+    await sql`DROP INDEX IF EXISTS ${own('bench_cat')}, ${own('bench_amount')}, ${own('bench_day')}, bench_j_cat, bench_j_amount, bench_j_day`.execute(
+      db,
+    );
     await sql`INSERT INTO ${table} (id, category, amount, qty, day, flag) ${ROW(String(size))}`.execute(db);
     await sql`INSERT INTO bench_jsonb (type_id, pk, doc)
       SELECT 'item', r.i::text, jsonb_build_object('id', r.i, 'category', r.c, 'amount', r.a, 'qty', r.q, 'day', r.d, 'flag', r.f)
