@@ -6,12 +6,13 @@ import { editObjects } from '../../domain/ontology/edit-objects.ts';
 import { getObject } from '../../domain/ontology/get-object.ts';
 import { getObjectSet } from '../../domain/ontology/get-object-set.ts';
 import { getObjectType } from '../../domain/ontology/get-object-type.ts';
+import { getOntology } from '../../domain/ontology/get-ontology.ts';
 import { importObjects } from '../../domain/ontology/import-objects.ts';
 import { getOutgoingLinkType, listOutgoingLinkTypes } from '../../domain/ontology/list-link-types.ts';
 import { getLinkedObject, listLinkedObjects } from '../../domain/ontology/list-linked-objects.ts';
 import { listObjectTypes } from '../../domain/ontology/list-object-types.ts';
 import { listObjects } from '../../domain/ontology/list-objects.ts';
-import { getOntology, listOntologies } from '../../domain/ontology/list-ontologies.ts';
+import { listOntologies } from '../../domain/ontology/list-ontologies.ts';
 import { loadObjectSet } from '../../domain/ontology/load-object-set.ts';
 import { searchObjects } from '../../domain/ontology/search-objects.ts';
 import {

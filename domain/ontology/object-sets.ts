@@ -113,7 +113,7 @@ export async function compileObjectSet(
               )})`
             : rest.length === 0
               ? first!
-              : sql<SqlBool>`(${first} AND NOT (${sql.join(rest, sql` OR `)}))`;
+              : sql<SqlBool>`(${first} AND (${sql.join(rest, sql` OR `)}) IS NOT TRUE)`;
       return { type, predicate };
     }
     case 'searchAround': {
