@@ -173,6 +173,8 @@ describe('writeEdits', () => {
     const chain = results.map((r) => r.objects[0]!).sort((a, b) => a.after!.__rev - b.after!.__rev);
     expect(chain.map((c) => c.after!.__rev)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
     // Every writer's before is exactly the previous writer's after.
-    chain.forEach((c, i) => expect(c.before).toEqual(i === 0 ? expect.objectContaining({ __rev: 1 }) : chain[i - 1]!.after));
+    for (const [i, c] of chain.entries()) {
+      expect(c.before).toEqual(i === 0 ? expect.objectContaining({ __rev: 1 }) : chain[i - 1]!.after);
+    }
   });
 });
