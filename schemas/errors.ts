@@ -41,6 +41,7 @@ export const ERRORS = {
   object_type_not_found: { status: 404, meaning: 'No such object type, or not visible to the caller.' },
   object_not_found: { status: 404, meaning: 'No such object.' },
   link_type_not_found: { status: 404, meaning: 'No such link type.' },
+  object_set_not_found: { status: 404, meaning: 'No such object set (temporary object sets are kept 24 hours).' },
   action_type_not_found: { status: 404, meaning: 'No such action type, or not visible to the caller.' },
   definition_invalid: {
     status: 422,

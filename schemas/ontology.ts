@@ -206,15 +206,18 @@ export const MAX_WHERE_OPERANDS = 100;
 /** and/or/not nest at most this deep (issue 15); deeper is refused by the schema, without recursion. */
 export const MAX_WHERE_DEPTH = 3;
 
+// Each level is one named component of the OpenAPI document (referenced, not copied), so the
+// document grows with the depth, not exponentially.
 function whereAt(depth: number): z.ZodType<WhereClause> {
-  if (depth === 0) return z.discriminatedUnion('type', [...LEAVES]) as z.ZodType<WhereClause>;
+  if (depth === 0) return z.discriminatedUnion('type', [...LEAVES]).meta({ id: 'OntologyWhereLeaf' }) as z.ZodType<WhereClause>;
   const inner = whereAt(depth - 1);
-  return z.discriminatedUnion('type', [
+  const level = z.discriminatedUnion('type', [
     ...LEAVES,
     z.strictObject({ type: z.literal('and'), value: z.array(inner).max(MAX_WHERE_OPERANDS) }),
     z.strictObject({ type: z.literal('or'), value: z.array(inner).max(MAX_WHERE_OPERANDS) }),
     z.strictObject({ type: z.literal('not'), value: inner }),
-  ]) as z.ZodType<WhereClause>;
+  ]);
+  return (depth === MAX_WHERE_DEPTH ? level : level.meta({ id: `OntologyWhere${depth}` })) as z.ZodType<WhereClause>;
 }
 
 export type WhereLeaf = z.infer<(typeof LEAVES)[number]>;
@@ -325,3 +328,59 @@ export const MAX_IMPORT_OBJECTS = 10_000;
 export const ImportObjectsRequest = z.array(Properties).min(1).max(MAX_IMPORT_OBJECTS);
 export const ImportMode = z.enum(['create', 'upsert']);
 export const ImportObjectsResponse = z.object({ operationId: z.string(), created: z.number().int(), modified: z.number().int() });
+
+// ---- Object sets (Foundry ObjectSet): base, filter, union, intersect, subtract, searchAround, static, reference
+
+export const OBJECT_SET_RID_PREFIX = 'ri.object-set.svc.temporary.';
+/** Object sets nest at most this deep; deeper is refused by the schema, without recursion. */
+export const MAX_OBJECT_SET_DEPTH = 5;
+const ObjectRid = z.string().max(300);
+
+export type ObjectSet =
+  | { type: 'base'; objectType: string }
+  | { type: 'static'; objects: string[] }
+  | { type: 'reference'; reference: string }
+  | { type: 'filter'; objectSet: ObjectSet; where: WhereClause }
+  | { type: 'union' | 'intersect' | 'subtract'; objectSets: ObjectSet[] }
+  | { type: 'searchAround'; objectSet: ObjectSet; link: string };
+
+const OBJECT_SET_LEAVES = [
+  z.strictObject({ type: z.literal('base'), objectType: ObjectTypeApiName }),
+  z.strictObject({ type: z.literal('static'), objects: z.array(ObjectRid).max(1000) }),
+  z.strictObject({ type: z.literal('reference'), reference: z.string().max(200) }),
+] as const;
+
+function objectSetAt(depth: number): z.ZodType<ObjectSet> {
+  if (depth === 0) return z.discriminatedUnion('type', [...OBJECT_SET_LEAVES]).meta({ id: 'ObjectSetLeaf' }) as z.ZodType<ObjectSet>;
+  const inner = objectSetAt(depth - 1);
+  const level = z.discriminatedUnion('type', [
+    ...OBJECT_SET_LEAVES,
+    z.strictObject({ type: z.literal('filter'), objectSet: inner, where: Where }),
+    z.strictObject({ type: z.literal('union'), objectSets: z.array(inner).min(1).max(20) }),
+    z.strictObject({ type: z.literal('intersect'), objectSets: z.array(inner).min(1).max(20) }),
+    z.strictObject({ type: z.literal('subtract'), objectSets: z.array(inner).min(1).max(20) }),
+    z.strictObject({ type: z.literal('searchAround'), objectSet: inner, link: LinkApiName }),
+  ]);
+  return (depth === MAX_OBJECT_SET_DEPTH ? level : level.meta({ id: `ObjectSet${depth}` })) as z.ZodType<ObjectSet>;
+}
+export const ObjectSetSchema = objectSetAt(MAX_OBJECT_SET_DEPTH).meta({
+  description:
+    'ObjectSet: {type: base, objectType}, {type: static, objects: [object RIDs]}, {type: reference, reference: a temporary ' +
+    'object set RID}, {type: filter, objectSet, where}, {type: union|intersect|subtract, objectSets}, {type: searchAround, ' +
+    `objectSet, link}; nested at most ${MAX_OBJECT_SET_DEPTH} deep; every set in one expression resolves to one object type.`,
+});
+
+export const LoadObjectSetRequest = z.strictObject({
+  objectSet: ObjectSetSchema,
+  orderBy: SearchOrderBy.optional(),
+  pageSize: PageSize.optional(),
+  pageToken: PageToken.optional(),
+  select: z.array(field).max(200).optional(),
+});
+export const AggregateObjectSetRequest = z.strictObject({
+  objectSet: ObjectSetSchema,
+  aggregation: z.array(Aggregation).min(1).max(20),
+  groupBy: z.array(GroupBy).max(3).default([]),
+});
+export const CreateTemporaryObjectSetRequest = z.strictObject({ objectSet: ObjectSetSchema });
+export const TemporaryObjectSet = z.object({ objectSetRid: z.string() });

@@ -1,17 +1,25 @@
 import { z } from 'zod';
+import { aggregateObjectSet } from '../../domain/ontology/aggregate-object-set.ts';
 import { aggregateObjects } from '../../domain/ontology/aggregate-objects.ts';
+import { createTemporaryObjectSet } from '../../domain/ontology/create-temporary-object-set.ts';
 import { editObjects } from '../../domain/ontology/edit-objects.ts';
 import { getObject } from '../../domain/ontology/get-object.ts';
+import { getObjectSet } from '../../domain/ontology/get-object-set.ts';
 import { getObjectType } from '../../domain/ontology/get-object-type.ts';
+import { getOntology } from '../../domain/ontology/get-ontology.ts';
 import { importObjects } from '../../domain/ontology/import-objects.ts';
 import { getOutgoingLinkType, listOutgoingLinkTypes } from '../../domain/ontology/list-link-types.ts';
+import { getLinkedObject, listLinkedObjects } from '../../domain/ontology/list-linked-objects.ts';
 import { listObjectTypes } from '../../domain/ontology/list-object-types.ts';
 import { listObjects } from '../../domain/ontology/list-objects.ts';
-import { getOntology, listOntologies } from '../../domain/ontology/list-ontologies.ts';
+import { listOntologies } from '../../domain/ontology/list-ontologies.ts';
+import { loadObjectSet } from '../../domain/ontology/load-object-set.ts';
 import { searchObjects } from '../../domain/ontology/search-objects.ts';
 import {
+  AggregateObjectSetRequest,
   AggregateObjectsRequest,
   AggregateObjectsResponse,
+  CreateTemporaryObjectSetRequest,
   EditObjectsRequest,
   EditObjectsResponse,
   ImportMode,
@@ -19,10 +27,12 @@ import {
   ImportObjectsResponse,
   LinkApiName,
   LinkTypeSide,
+  LoadObjectSetRequest,
   MAX_DIRECT_EDITS,
   MAX_GROUP_COUNT,
   MAX_IMPORT_OBJECTS,
   ObjectPage,
+  ObjectSetSchema,
   ObjectType,
   ObjectTypeParams,
   Ontology,
@@ -33,6 +43,7 @@ import {
   PrimaryKeyParam,
   PropertyApiName,
   SearchObjectsRequest,
+  TemporaryObjectSet,
 } from '../../schemas/ontology.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -214,6 +225,117 @@ export const aggregateObjectsRoute = defineRoute({
   handler: async ({ deps, principal, params, body }) => ({ data: await aggregateObjects(deps, principal, { ...params, request: body }) }),
 });
 
+export const listLinkedObjectsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/{primaryKey}/links/{linkType}',
+  operationId: 'listLinkedObjects',
+  summary: 'A page of the objects linked to one object',
+  description: 'Paged, selected and ordered as the object list. The link is named as the object’s type sees it (outgoingLinkTypes).',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam, linkType: LinkApiName }),
+  query: z.strictObject({
+    pageSize: PageSize.optional(),
+    pageToken: PageToken.optional(),
+    select: SelectQuery.optional(),
+    orderBy: z.string().max(2000).optional(),
+  }),
+  response: { status: 200, description: 'The linked objects.', schema: ObjectPage },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'object_not_found', 'link_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, query }) => ({ data: await listLinkedObjects(deps, principal, { ...params, ...query }) }),
+});
+
+export const getLinkedObjectRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/{primaryKey}/links/{linkType}/{linkedPrimaryKey}',
+  operationId: 'getLinkedObject',
+  summary: 'One linked object, when the two objects are linked',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam, linkType: LinkApiName, linkedPrimaryKey: PrimaryKeyParam }),
+  query: z.strictObject({ select: SelectQuery.optional() }),
+  response: { status: 200, description: 'The linked object.', schema: OntologyObject },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'object_not_found', 'link_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, query }) => ({
+    data: await getLinkedObject(deps, principal, { ...params, select: query.select }),
+  }),
+});
+
+const OBJECT_SET_ERRORS = [
+  ...READ_ERRORS,
+  'invalid_payload',
+  'object_type_not_found',
+  'link_type_not_found',
+  'object_set_not_found',
+  'query_invalid',
+] as const;
+
+export const loadObjectSetRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objectSets/loadObjects',
+  operationId: 'loadObjectSet',
+  summary: 'A page of an object set’s objects',
+  description:
+    'Foundry loadObjectSetV2: `objectSet` (base, filter, union, intersect, subtract, searchAround, static, reference), then ' +
+    '`orderBy`, `pageSize`, `pageToken`, `select` as in search.',
+  tags: ['ontologies'],
+  auth: READER,
+  params: OntologyParams,
+  body: LoadObjectSetRequest,
+  response: { status: 200, description: 'One page of the set’s objects.', schema: ObjectPage },
+  errors: [...OBJECT_SET_ERRORS],
+  handler: async ({ deps, principal, params, body }) => ({ data: await loadObjectSet(deps, principal, params.ontology, body) }),
+});
+
+export const aggregateObjectSetRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objectSets/aggregate',
+  operationId: 'aggregateObjectSet',
+  summary: 'Metrics over an object set’s objects, optionally grouped',
+  tags: ['ontologies'],
+  auth: READER,
+  params: OntologyParams,
+  body: AggregateObjectSetRequest,
+  response: { status: 200, description: 'One entry per group (one without groupBy).', schema: AggregateObjectsResponse },
+  errors: [...OBJECT_SET_ERRORS],
+  handler: async ({ deps, principal, params, body }) => ({ data: await aggregateObjectSet(deps, principal, params.ontology, body) }),
+});
+
+export const createTemporaryObjectSetRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objectSets/createTemporary',
+  operationId: 'createTemporaryObjectSet',
+  summary: 'Keep an object set for 24 hours under a RID',
+  description: 'Referenced sets are stored as what they name, so the new set outlives them.',
+  tags: ['ontologies'],
+  auth: READER,
+  write: true,
+  params: OntologyParams,
+  body: CreateTemporaryObjectSetRequest,
+  response: { status: 200, description: 'The RID to pass as `{type: reference, reference}` or to GET.', schema: TemporaryObjectSet },
+  errors: [...OBJECT_SET_ERRORS],
+  handler: async ({ db, deps, principal, params, body }) => ({
+    data: await createTemporaryObjectSet({ db, clock: deps.clock }, principal, params.ontology, body.objectSet),
+  }),
+});
+
+export const getObjectSetRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objectSets/{objectSetRid}',
+  operationId: 'getObjectSet',
+  summary: 'A temporary object set’s definition',
+  tags: ['ontologies'],
+  auth: READER,
+  params: OntologyParams.extend({ objectSetRid: z.string().min(1).max(200) }),
+  response: {
+    status: 200,
+    description: 'The set, with the sets it referenced written out.',
+    schema: z.object({ objectSet: ObjectSetSchema }),
+  },
+  errors: [...OBJECT_SET_ERRORS],
+  handler: async ({ deps, principal, params }) => ({ data: await getObjectSet(deps, principal, params.ontology, params.objectSetRid) }),
+});
+
 const DEVELOPER = { accepts: ['key', 'session'], role: 'developer' } as const;
 
 export const editObjectsRoute = defineRoute({
@@ -284,4 +406,10 @@ export const ontologyRoutes = [
   aggregateObjectsRoute,
   editObjectsRoute,
   importObjectsRoute,
+  listLinkedObjectsRoute,
+  getLinkedObjectRoute,
+  loadObjectSetRoute,
+  aggregateObjectSetRoute,
+  createTemporaryObjectSetRoute,
+  getObjectSetRoute,
 ];

@@ -105,6 +105,7 @@ export async function aggregate(
   ontology: OntologyRecord,
   type: ObjectTypeRecord,
   request: { aggregation: Aggregation[]; where?: WhereClause | undefined; groupBy: GroupBy[] },
+  scope?: Expression<SqlBool>,
 ): Promise<AggregateObjectsResponse> {
   const metrics = request.aggregation.map((a) => metric(type, a));
   const names = new Set<string>();
@@ -117,7 +118,7 @@ export async function aggregate(
     MAX_GROUP_COUNT,
     ...request.groupBy.map((g) => (g.type === 'exact' ? (g.maxGroupCount ?? MAX_GROUP_COUNT) : MAX_GROUP_COUNT)),
   );
-  const where = compileWhere(type, request.where);
+  const where = scope ? sql<SqlBool>`${scope} AND ${compileWhere(type, request.where)}` : compileWhere(type, request.where);
   const table = objectTable(ontology, type);
   const selects = [
     ...groups.map((g) => sql`${g.select} AS ${sql.id(g.key)}`),

@@ -55,9 +55,11 @@ export async function dataAccess(
   company: Company,
   types: readonly ObjectTypeRef[] = [],
 ): Promise<DataAccess> {
+  // A key acts for its one company; a ticket admits only its own app, so only that app's company.
   if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
   const restrictions = principal.kind === 'key' ? principal.agent?.restrictions : null;
   if (restrictions) return restrictedAccess(restrictions);
+  if (principal.kind === 'ticket' && principal.ticket.namespace !== company.cellId) return NOTHING;
   const visitor = await visitorOf(deps.db, principal);
   const license = visitor.licenses.find((l) => l.companyId === company.id);
   if (license?.role === 'developer' || visitor.platformStaff) return { ...EVERYTHING, author: authorOf(principal) };

@@ -27,7 +27,3 @@ export async function listOntologies(deps: { db: DbOrTrx; clock: Clock }, princi
   }
   return out;
 }
-
-export async function getOntology(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, ontology: string): Promise<Ontology> {
-  return ontologyWire((await openOntology(deps, principal, ontology)).ontology);
-}

@@ -8,9 +8,11 @@ import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
 // Reading objects out of their type's table, as the API shows them: the one place rows become
 // Foundry-shaped objects (flat properties, nulls omitted, system fields).
 
-/** Stable and opaque: the type's id and the key's text. */
+export const OBJECT_RID_PREFIX = 'ri.ontology.svc.object.';
+
+/** Stable: the type's id and the key's text (static object sets name objects by it). */
 export const objectRid = (type: Pick<ObjectTypeRecord, 'id'>, primaryKey: unknown) =>
-  `ri.ontology.svc.object.${type.id}.${Buffer.from(String(primaryKey)).toString('base64url')}`;
+  `${OBJECT_RID_PREFIX}${type.id}.${Buffer.from(String(primaryKey)).toString('base64url')}`;
 
 /**
  * SELECT of a type's objects aliased `o`, with the listed properties (all by default) and `__rev`;

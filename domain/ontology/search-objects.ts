@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Expression, type SqlBool, sql } from 'kysely';
 import type { ObjectPage, SearchObjectsRequest } from '../../schemas/ontology.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
@@ -12,6 +12,12 @@ import { compileOrderBy, compileWhere } from './where.ts';
 
 export const DEFAULT_PAGE_SIZE = 1000;
 
+/** A restriction of the objects beyond the request's where clause (an object set, a link), over alias `o`; `key` names it in page tokens. */
+export interface Scope {
+  predicate: Expression<SqlBool>;
+  key: string;
+}
+
 /**
  * One page of a type's objects matching the request (list and search share it): ordered by the
  * fields asked for then the primary key, `pageSize` objects (1000 by default), a token for the
@@ -22,10 +28,12 @@ export async function objectPage(
   ontology: OntologyRecord,
   type: ObjectTypeRecord,
   request: SearchObjectsRequest,
+  scope?: Scope,
 ): Promise<ObjectPage> {
   const { pageToken, pageSize = DEFAULT_PAGE_SIZE, ...query } = request;
-  const offset = readPageToken(type, query, pageToken);
-  const where = compileWhere(type, query.where);
+  const digested = scope ? { ...query, scope: scope.key } : query;
+  const offset = readPageToken(type, digested, pageToken);
+  const where = scope ? sql<SqlBool>`${scope.predicate} AND ${compileWhere(type, query.where)}` : compileWhere(type, query.where);
   const order = compileOrderBy(type, query.orderBy?.fields);
   const rows = await selectObjects(db, ontology, type, query.select)
     .where(where)
@@ -41,7 +49,7 @@ export async function objectPage(
   const more = rows.length > pageSize;
   return {
     data: rows.slice(0, pageSize).map((r) => toApiObject(type, r)),
-    ...(more ? { nextPageToken: issuePageToken(type, query, offset + pageSize) } : {}),
+    ...(more ? { nextPageToken: issuePageToken(type, digested, offset + pageSize) } : {}),
     totalCount: Number(total.n),
   };
 }

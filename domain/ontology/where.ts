@@ -7,8 +7,9 @@ import type { ObjectTypeRecord } from './repository.ts';
 
 // The where-clause compiler: a parsed SearchJsonQueryV2 (the schema already bounds its depth and
 // size, so this is linear in the request) becomes one SQL boolean expression over the object
-// table aliased `o`, with identifiers through sql.ref and every value bound. A leaf is never
-// NULL (coalesce), so `not` is the exact complement of its operand.
+// table aliased `o`, with identifiers through sql.ref and every value bound. A comparison with a
+// null property is NULL, which and/or and WHERE treat as false; `not` is `IS NOT TRUE`, so it is
+// the exact complement of its operand. Leaves stay bare comparisons, so B-tree indexes apply.
 
 /** Property types compared by order (gt, gte, lt, lte, ranges, min, max). */
 const ORDERED = new Set(['string', 'integer', 'long', 'double', 'date', 'timestamp']);
@@ -38,9 +39,9 @@ const notFilterable = (field: string, op: string, dataType: DataType) =>
 
 const COMPARISONS = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-function leaf(type: ObjectTypeRecord, w: WhereLeaf): Expression<SqlBool> {
+function leaf(type: ObjectTypeRecord, w: WhereLeaf, alias: string): Expression<SqlBool> {
   const dataType = propertyOf(type, w.field);
-  const column = sql.ref(`o.${w.field}`);
+  const column = sql.ref(`${alias}.${w.field}`);
   switch (w.type) {
     case 'isNull':
       return w.value ? sql<SqlBool>`(${column} IS NULL)` : sql<SqlBool>`(${column} IS NOT NULL)`;
@@ -50,39 +51,40 @@ function leaf(type: ObjectTypeRecord, w: WhereLeaf): Expression<SqlBool> {
     case 'lt':
     case 'lte': {
       if (!(w.type === 'eq' ? EQUATABLE : ORDERED).has(dataType.type)) throw notFilterable(w.field, w.type, dataType);
-      return sql<SqlBool>`coalesce(${column} ${sql.raw(COMPARISONS[w.type])} ${boundValue(dataType, w.field, w.value)}, false)`;
+      return sql<SqlBool>`(${column} ${sql.raw(COMPARISONS[w.type])} ${boundValue(dataType, w.field, w.value)})`;
     }
     case 'in': {
       if (!EQUATABLE.has(dataType.type)) throw notFilterable(w.field, 'in', dataType);
       if (w.value.length === 0) return sql<SqlBool>`true`;
       const values = w.value.map((v) => boundValue(dataType, w.field, v));
-      return sql<SqlBool>`coalesce(${column} IN (${sql.join(values)}), false)`;
+      return sql<SqlBool>`(${column} IN (${sql.join(values)}))`;
     }
     case 'startsWith':
       if (dataType.type !== 'string') throw notFilterable(w.field, 'startsWith', dataType);
-      return sql<SqlBool>`coalesce(starts_with(${column}, ${w.value}), false)`;
+      return sql<SqlBool>`starts_with(${column}, ${w.value})`;
     case 'contains': {
       if (dataType.type !== 'array' || dataType.subType.type === 'struct') throw notFilterable(w.field, 'contains', dataType);
       const problem = valueProblem(dataType.subType, w.value);
       if (problem) throw queryInvalid('InvalidPropertyValue', `${w.field}: ${problem}.`, { property: w.field });
-      return sql<SqlBool>`coalesce(${column} @> ${JSON.stringify([w.value])}::jsonb, false)`;
+      return sql<SqlBool>`(${column} @> ${JSON.stringify([w.value])}::jsonb)`;
     }
   }
 }
 
-export function compileWhere(type: ObjectTypeRecord, where: WhereClause | undefined): Expression<SqlBool> {
+/** `alias`: the object table's alias in the statement (`o` unless nested, as in object sets). */
+export function compileWhere(type: ObjectTypeRecord, where: WhereClause | undefined, alias = 'o'): Expression<SqlBool> {
   if (!where) return sql<SqlBool>`true`;
   switch (where.type) {
     case 'and':
     case 'or': {
       if (where.value.length === 0) return sql<SqlBool>`${sql.raw(where.type === 'and' ? 'true' : 'false')}`;
-      const parts = where.value.map((w) => compileWhere(type, w));
+      const parts = where.value.map((w) => compileWhere(type, w, alias));
       return sql<SqlBool>`(${sql.join(parts, sql.raw(where.type === 'and' ? ' AND ' : ' OR '))})`;
     }
     case 'not':
-      return sql<SqlBool>`(NOT ${compileWhere(type, where.value)})`;
+      return sql<SqlBool>`((${compileWhere(type, where.value, alias)}) IS NOT TRUE)`;
     default:
-      return leaf(type, where);
+      return leaf(type, where, alias);
   }
 }
 

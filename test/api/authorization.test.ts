@@ -361,6 +361,38 @@ describe('role x route matrix: ontology and semantic definitions', () => {
     { method: 'POST', path: `${O}/objects/sales.Order/search`, body: {}, expect: unlisted },
     { method: 'POST', path: `${O}/objects/sales.Customer/aggregate`, body: { aggregation: [{ type: 'count' }] }, expect: listed },
     { method: 'POST', path: `${O}/objects/sales.Order/aggregate`, body: { aggregation: [{ type: 'count' }] }, expect: unlisted },
+    { method: 'GET', path: `${O}/objects/sales.Customer/c1/links/orders`, expect: unlisted },
+    { method: 'GET', path: `${O}/objects/sales.Order/1/links/customer`, expect: unlisted },
+    { method: 'GET', path: `${O}/objects/sales.Order/1/links/customer/c1`, expect: { ...unlisted, developer: 404, session: 404 } },
+    {
+      method: 'POST',
+      path: `${O}/objectSets/loadObjects`,
+      body: { objectSet: { type: 'base', objectType: 'sales.Customer' } },
+      expect: listed,
+    },
+    {
+      method: 'POST',
+      path: `${O}/objectSets/loadObjects`,
+      body: { objectSet: { type: 'base', objectType: 'sales.Order' } },
+      expect: unlisted,
+    },
+    {
+      method: 'POST',
+      path: `${O}/objectSets/aggregate`,
+      body: { objectSet: { type: 'base', objectType: 'sales.Customer' }, aggregation: [{ type: 'count' }] },
+      expect: listed,
+    },
+    {
+      method: 'POST',
+      path: `${O}/objectSets/createTemporary`,
+      body: { objectSet: { type: 'base', objectType: 'sales.Customer' } },
+      expect: { ...listed, member: 202, developer: 202, session: 202, ticket: 202 },
+    },
+    {
+      method: 'GET',
+      path: `${O}/objectSets/ri.object-set.svc.temporary.ost_000000000000000`,
+      expect: { ...listed, member: 404, developer: 404, session: 404, ticket: 404 },
+    },
     {
       method: 'POST',
       path: `${O}/edits`,

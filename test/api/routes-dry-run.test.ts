@@ -351,6 +351,15 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
       enqueues: 1,
     };
   },
+  createTemporaryObjectSet: async () => {
+    await globexOntology();
+    return {
+      params: { ontology: 'cell-globex' },
+      body: { objectSet: { type: 'base', objectType: 'sales.Order' } },
+      headers: bearer(globex!),
+      status: 200,
+    };
+  },
   importObjects: async () => ({
     params: await globexOntology(),
     body: [{ number: ++counter, amount: 1 }],
@@ -479,6 +488,24 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
     const gus = bearer(await passwordKey(svc, 'gus'));
     expect((await svc.call('POST', '/api/v1/developer/semantic/cell-globex/types', { body: SALES, headers: gus })).status).toBe(200);
     return { params: { ontology: 'cell-globex', objectType: 'sales.Customer' }, body: { pageSize: 5 }, headers: gus, status: 200 };
+  },
+  loadObjectSet: async () => {
+    await globexOntology();
+    return {
+      params: { ontology: 'cell-globex' },
+      body: { objectSet: { type: 'base', objectType: 'sales.Order' } },
+      headers: bearer(globex!),
+      status: 200,
+    };
+  },
+  aggregateObjectSet: async () => {
+    await globexOntology();
+    return {
+      params: { ontology: 'cell-globex' },
+      body: { objectSet: { type: 'base', objectType: 'sales.Order' }, aggregation: [{ type: 'count' }] },
+      headers: bearer(globex!),
+      status: 200,
+    };
   },
 };
 

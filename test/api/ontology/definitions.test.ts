@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOntology } from '../../../domain/ontology/repository.ts';
 import { writeEdits } from '../../../domain/ontology/write-edits.ts';
-import { release } from '../../support/hosting.ts';
+import { injected, rawGet, release } from '../../support/hosting.ts';
 import { bearer, browser, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { SALES } from '../../support/ontology.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -165,5 +165,22 @@ describe('ontology reads', () => {
     const other = await svc.call('GET', `${O}/objectTypes`, { headers: bearer(otherKey) });
     expect([other.status, other.body.error.code]).toEqual([404, 'ontology_not_found']);
     expect((await svc.call('GET', '/api/v1/ontologies', { headers: bearer(otherKey) })).body.data.data).toEqual([]);
+  });
+
+  it('an app ticket reads only its app’s company, even for an account that develops elsewhere', async () => {
+    // multi: a member of Acme and a developer of Globex.
+    const gus = await passwordKey(svc, 'gus');
+    expect((await svc.call('POST', '/api/v1/developer/semantic/cell-globex/types', { body: SALES, headers: bearer(gus) })).status).toBe(
+      200,
+    );
+    const cookie = await signIn(svc, 'multi');
+    const ticket = injected((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/crm`, { cookie })).text).ticket;
+    const own = await svc.call('GET', `${O}/objectTypes`, { headers: bearer(ticket) });
+    expect(own.body.data.data.map((t: { apiName: string }) => t.apiName)).toEqual(['sales.Customer']);
+    const elsewhere = await svc.call('GET', '/api/v1/ontologies/cell-globex/objectTypes', { headers: bearer(ticket) });
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([404, 'ontology_not_found']);
+    // The same account's session is a Globex developer there.
+    const session = await svc.call('GET', '/api/v1/ontologies/cell-globex/objectTypes', { headers: { cookie } });
+    expect(session.body.data.data).toHaveLength(2);
   });
 });

@@ -162,4 +162,19 @@ describe('writeEdits', () => {
       .executeTakeFirstOrThrow();
     expect(change.state).toBe('REMOVED');
   });
+
+  it('serializes concurrent writers of one object: each sees the state the previous one left', async () => {
+    await write([{ type: 'create', objectType: 'sales.Order', properties: { number: 50, amount: 0 } }]);
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        write([{ type: 'modify', objectType: 'sales.Order', primaryKey: 50, properties: { note: `w${i}` } }]),
+      ),
+    );
+    const chain = results.map((r) => r.objects[0]!).sort((a, b) => a.after!.__rev - b.after!.__rev);
+    expect(chain.map((c) => c.after!.__rev)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    // Every writer's before is exactly the previous writer's after.
+    for (const [i, c] of chain.entries()) {
+      expect(c.before).toEqual(i === 0 ? expect.objectContaining({ __rev: 1 }) : chain[i - 1]!.after);
+    }
+  });
 });
