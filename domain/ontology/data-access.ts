@@ -163,15 +163,21 @@ export interface OpenOntology {
 const ontologyNotFound = (ref: string) => new DomainError('ontology_not_found', `No ontology ${ref}.`, { details: { ontology: ref } });
 
 /**
- * The ontology named by API name or RID, for a caller who may read something in it (define, or
- * read at least one type); otherwise it does not exist for them (404 ontology_not_found).
+ * The ontology named by API name or RID, for a caller who may do something in it (define, read at
+ * least one type or run at least one action); otherwise it does not exist for them (404 ontology_not_found).
  */
 export async function openOntology(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, ref: string): Promise<OpenOntology> {
   const ontology = await findOntology(deps.db, ref);
   if (!ontology) throw ontologyNotFound(ref);
   const types = await listObjectTypeRecords(deps.db, ontology.id);
   const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, types);
-  const visible = access.define || access.readTypes === 'all' || types.some((t) => mayRead(access, t.apiName));
+  // Running a listed action is reason enough to reach the ontology, even with no readable type.
+  const visible =
+    access.define ||
+    access.readTypes === 'all' ||
+    access.runActions === 'all' ||
+    access.runActions.size > 0 ||
+    types.some((t) => mayRead(access, t.apiName));
   if (!visible) throw ontologyNotFound(ref);
   return { ontology, access, types };
 }

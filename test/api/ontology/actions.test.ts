@@ -189,6 +189,23 @@ describe('apply', () => {
     expect([elsewhere.status, elsewhere.body.error.code]).toEqual([403, 'forbidden']);
   });
 
+  it('an app that lists an action but no type may still run it with its ticket', async () => {
+    await createOrders(6);
+    await release(svc, devKey, {
+      namespace: 'cell-acme',
+      slug: 'till',
+      version: '1.0.0',
+      manifest: { semantic: { types: [], actions: ['sales.payOrder'] } },
+    });
+    const cookie = await signIn(svc, 'mo');
+    const { ticket } = injected((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/till`, { cookie })).text);
+    const res = await svc.call('POST', apply('sales.payOrder'), { body: { parameters: { order: 6 } }, headers: bearer(ticket) });
+    expect(res.body.data?.validation.result, JSON.stringify(res.body)).toBe('VALID');
+    // It reads nothing: the orders are not listed for it.
+    const read = await svc.call('GET', `${O}/objects/sales.Order/6`, { headers: bearer(ticket) });
+    expect([read.status, read.body.error.code]).toEqual([404, 'object_type_not_found']);
+  });
+
   it('cannot run an action its apps do not list (404), nor name another company’s app', async () => {
     const res = await svc.call('POST', apply('sales.setNote'), {
       body: { parameters: { order: 1, note: 'x' } },
