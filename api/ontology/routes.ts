@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APP_HEADER, parseAppHeader } from '../../domain/ontology/acting-app.ts';
 import { aggregateObjectSet } from '../../domain/ontology/aggregate-object-set.ts';
 import { aggregateObjects } from '../../domain/ontology/aggregate-objects.ts';
 import { createTemporaryObjectSet } from '../../domain/ontology/create-temporary-object-set.ts';
@@ -348,7 +349,8 @@ export const editObjectsRoute = defineRoute({
     'among the properties), `{type: modify, objectType, primaryKey, properties, ifRev?}` (null clears a property), ' +
     '`{type: delete, objectType, primaryKey, ifRev?}`, `{type: addLink|removeLink, linkType, source, target}`. `ifRev` refuses ' +
     'the edit with 409 rev_mismatch unless the object is at that revision (`__rev`). Each edit is in the edits history; ' +
-    'subscribers and change triggers see each changed object once.',
+    'subscribers and change triggers see each changed object once. With `x-svc-app: <namespace>/<slug>` (an app you may open) ' +
+    "the edit is recorded as action/data.edit in that app's log.",
   tags: ['ontologies'],
   auth: DEVELOPER,
   write: true,
@@ -366,8 +368,8 @@ export const editObjectsRoute = defineRoute({
     'rev_mismatch',
     'conflict',
   ],
-  handler: async ({ db, deps, principal, params, body }) => ({
-    data: await editObjects({ db, clock: deps.clock }, principal, params.ontology, body),
+  handler: async ({ ctx, db, deps, principal, params, body }) => ({
+    data: await editObjects({ db, clock: deps.clock }, principal, params.ontology, body, parseAppHeader(ctx.get(APP_HEADER))),
   }),
 });
 
@@ -378,7 +380,8 @@ export const importObjectsRoute = defineRoute({
   summary: 'Load a JSON array of objects of one type (developers)',
   description:
     `Up to ${MAX_IMPORT_OBJECTS} objects (16 MiB), each with its primary key, in one transaction. \`mode=create\` (default) ` +
-    'refuses an object that exists (409 conflict); `mode=upsert` modifies it with the properties given.',
+    'refuses an object that exists (409 conflict); `mode=upsert` modifies it with the properties given. With ' +
+    "`x-svc-app: <namespace>/<slug>` the import is recorded as action/data.import in that app's log.",
   tags: ['ontologies'],
   auth: DEVELOPER,
   write: true,
@@ -388,8 +391,13 @@ export const importObjectsRoute = defineRoute({
   body: ImportObjectsRequest,
   response: { status: 200, description: 'How many objects were created and modified.', schema: ImportObjectsResponse },
   errors: [...READ_ERRORS, 'forbidden', 'invalid_payload', 'payload_too_large', 'object_type_not_found', 'conflict'],
-  handler: async ({ db, deps, principal, params, query, body }) => ({
-    data: await importObjects({ db, clock: deps.clock }, principal, { ...params, mode: query.mode, objects: body }),
+  handler: async ({ ctx, db, deps, principal, params, query, body }) => ({
+    data: await importObjects({ db, clock: deps.clock }, principal, {
+      ...params,
+      mode: query.mode,
+      objects: body,
+      app: parseAppHeader(ctx.get(APP_HEADER)),
+    }),
   }),
 });
 

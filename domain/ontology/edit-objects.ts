@@ -5,6 +5,7 @@ import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { assertDeveloper, type OpenOntology, openOntology } from './data-access.ts';
+import { recordDataEdit } from './record-data-edit.ts';
 import { writeEdits } from './write-edits.ts';
 
 /** The ontology a developer edits directly: others who can read it get 403 (a developer-only interface), the rest 404. */
@@ -20,13 +21,16 @@ export async function openForDirectEdits(
 
 /**
  * `POST /api/v1/ontologies/{ontology}/edits`: a developer's direct edits (create, modify, delete,
- * addLink, removeLink), applied in order by the one writer, all or none.
+ * addLink, removeLink), applied in order by the one writer, all or none; recorded as action/data.edit
+ * in the log of the app the request names.
  */
 export async function editObjects(
   deps: { db: DbOrTrx; clock: Clock },
   principal: Principal,
   ontology: string,
   request: z.output<typeof EditObjectsRequest>,
+  /** The app whose log gets the action/data.edit record (`x-svc-app`), if any. */
+  app: { namespace: string; slug: string } | null = null,
 ): Promise<z.input<typeof EditObjectsResponse>> {
   const open = await openForDirectEdits(deps, principal, ontology);
   const operationId = newId('ope');
@@ -37,5 +41,7 @@ export async function editObjects(
     actionTypeRid: null,
     edits: request.edits,
   });
+  const linkEdits = request.edits.filter((e) => e.type === 'addLink' || e.type === 'removeLink').length;
+  await recordDataEdit(deps, principal, app, open, { name: 'data.edit', operationId, objects: result.objects, linkEdits });
   return { operationId, objects: result.objects };
 }

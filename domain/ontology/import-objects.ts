@@ -9,17 +9,26 @@ import { newId } from '../security/random.ts';
 import { readableType } from './data-access.ts';
 import { openForDirectEdits } from './edit-objects.ts';
 import { objectTable, untyped } from './object-tables.ts';
+import { recordDataEdit } from './record-data-edit.ts';
 import { type Edit, writeEdits } from './write-edits.ts';
 
 /**
  * `POST /api/v1/ontologies/{ontology}/objects/{objectType}/import`: a JSON array of objects (each
  * with its primary key) loaded in one transaction through the one writer. `create` refuses an
- * object that exists; `upsert` modifies it with the properties given (others stay).
+ * object that exists; `upsert` modifies it with the properties given (others stay). Recorded as
+ * action/data.import in the log of the app the request names.
  */
 export async function importObjects(
   deps: { db: DbOrTrx; clock: Clock },
   principal: Principal,
-  input: { ontology: string; objectType: string; mode: z.infer<typeof ImportMode>; objects: Record<string, unknown>[] },
+  input: {
+    ontology: string;
+    objectType: string;
+    mode: z.infer<typeof ImportMode>;
+    objects: Record<string, unknown>[];
+    /** The app whose log gets the action/data.import record (`x-svc-app`), if any. */
+    app?: { namespace: string; slug: string } | null;
+  },
 ): Promise<z.input<typeof ImportObjectsResponse>> {
   const open = await openForDirectEdits(deps, principal, input.ontology);
   const type = readableType(open, input.objectType);
@@ -59,6 +68,12 @@ export async function importObjects(
     operationId,
     actionTypeRid: null,
     edits,
+  });
+  await recordDataEdit(deps, principal, input.app ?? null, open, {
+    name: 'data.import',
+    operationId,
+    objects: result.objects,
+    linkEdits: 0,
   });
   const created = result.objects.filter((c) => c.before === null).length;
   return { operationId, created, modified: result.objects.length - created };

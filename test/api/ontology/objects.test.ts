@@ -235,6 +235,48 @@ describe('direct edits and imports', () => {
     expect([dup.status, dup.body.error.code, dup.body.error.details.problems[0].path]).toEqual([400, 'invalid_payload', '[1].id']);
   });
 
+  it('records action/data.edit and action/data.import in the log of the app a request names', async () => {
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'loader', version: '1.0.0' });
+    const headers = { ...dev(), 'x-svc-app': 'cell-acme/loader' };
+    const edit = await svc.call('POST', `${O}/edits`, {
+      body: { edits: [{ type: 'modify', objectType: 'sales.Customer', primaryKey: 'c0002', properties: { name: 'Cy' } }] },
+      headers,
+    });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+    const load = await svc.call('POST', `${O}/objects/sales.Customer/import`, {
+      body: Array.from({ length: 30 }, (_, i) => ({ id: `load-${i}` })),
+      headers,
+    });
+    expect(load.status, JSON.stringify(load.body)).toBe(200);
+    // Without a named app nothing is recorded.
+    await svc.call('POST', `${O}/objects/sales.Customer/import`, { body: [{ id: 'unnamed' }], headers: dev() });
+    const records = await svc.database.db
+      .selectFrom('app_log_events as e')
+      .innerJoin('apps as a', 'a.id', 'e.app_id')
+      .select(['a.slug', 'e.name', 'e.data'])
+      .where('e.kind', '=', 'action')
+      .where('e.name', 'like', 'data.%')
+      .orderBy('e.at')
+      .execute();
+    expect(records.map((r) => [r.slug, r.name])).toEqual([
+      ['loader', 'data.edit'],
+      ['loader', 'data.import'],
+    ]);
+    expect(records[0]!.data).toMatchObject({
+      operationId: edit.body.data.operationId,
+      modified: 1,
+      objects: [{ objectType: 'sales.Customer', primaryKey: 'c0002', before: { name: 'Customer 2' }, after: { name: 'Cy' } }],
+      summary: 'Direct edit of sales.Customer: modified 1',
+    });
+    // An import of more than 20 objects is counted, not listed.
+    expect(records[1]!.data).toMatchObject({
+      operationId: load.body.data.operationId,
+      created: 30,
+      summary: 'Import of sales.Customer: created 30',
+    });
+    expect(records[1]!.data).not.toHaveProperty('objects');
+  });
+
   it('members never edit directly: 403 where they can read, 404 where they cannot', async () => {
     const key = await svc.call('POST', `${O}/edits`, {
       body: { edits: [{ type: 'delete', objectType: 'sales.Customer', primaryKey: 'c0000' }] },
