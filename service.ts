@@ -9,6 +9,8 @@ import { routes as allRoutes } from './api/routes.ts';
 import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator } from './domain/accounts/bootstrap-operator.ts';
 import { dummyHash } from './domain/accounts/check-password.ts';
+import { type Mailer, unconfiguredMailer } from './domain/app-workflows/mailer.ts';
+import { localModelProvider } from './domain/app-workflows/model-provider.ts';
 import { cachedBlobStore, postgresBlobBackend } from './domain/apps/blob-store.ts';
 import { connectDatabase } from './domain/db/connect.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
@@ -18,7 +20,9 @@ import { ensureInstance } from './domain/system/instance.ts';
 import { s3BlobBackend } from './infra/blobs/s3-blob-backend.ts';
 import { awsCloudProvider } from './infra/cloud/aws-ec2-provider.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
+import { smtpMailer } from './infra/mail/smtp-mailer.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
+import { reconcileAllAppTriggers } from './worker/app-triggers.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
@@ -92,6 +96,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     await ensureInstance(db);
     const passwordHashing = opts.passwordHashing ?? PRODUCTION_SCRYPT;
 
+    let mailer: Mailer = unconfiguredMailer;
+    if (config.mail.smtpUrl) {
+      const smtp = smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
+      cleanups.push(async () => smtp.close());
+      mailer = smtp;
+    }
+
     let addresses = publicAddresses(config, { host: config.host, port: config.port });
     const deps: ApiDeps = {
       db,
@@ -103,6 +114,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),
         config.blobCacheBytes,
       ),
+      mailer,
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
     };
 
@@ -121,9 +133,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.cloud.kind === 'aws'
           ? awsCloudProvider(config.cloud)
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
-      const worker = await runWorker(connected, { db, logger, cloud });
+      const worker = await runWorker(connected, { db, logger, cloud, mailer, models: localModelProvider });
       cleanups.push(() => worker.stop());
       logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
+      logger.info({ apps: await reconcileAllAppTriggers(connected.client, db) }, 'app workflow triggers reconciled');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);

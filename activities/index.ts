@@ -1,6 +1,9 @@
+import type { Mailer } from '../domain/app-workflows/mailer.ts';
+import type { ModelProvider } from '../domain/app-workflows/model-provider.ts';
 import type { Db } from '../domain/db/database.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
 import { createAppLogActivities } from './app-log.ts';
+import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createProvisioningActivities } from './provisioning.ts';
 import { createUsageActivities } from './usage.ts';
@@ -9,6 +12,10 @@ export interface ActivityDeps {
   db: Db;
   /** Where company initialization creates or finds server instances (aws or local). */
   cloud: CloudProvider;
+  /** App workflows' notify emails. */
+  mailer: Mailer;
+  /** App workflows' model steps. */
+  models: ModelProvider;
 }
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
@@ -18,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createProvisioningActivities(deps),
     ...createAppLogActivities(deps),
     ...createUsageActivities(deps),
+    ...createAppWorkflowActivities(deps),
   };
 }
 

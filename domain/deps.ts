@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Mailer } from './app-workflows/mailer.ts';
 import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
 import type { LiveRunObserver } from './provisioning/live-runs.ts';
@@ -33,6 +34,8 @@ export interface DomainDeps {
   clock: Clock;
   /** Version file bytes by content hash (PostgreSQL or S3, behind an in-process cache). */
   blobs: BlobStore;
+  /** Email (workflow notify steps, the mail test): SMTP, or `configured: false` when none is set. */
+  mailer: Mailer;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
 }

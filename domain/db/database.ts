@@ -434,6 +434,9 @@ export interface Database {
   app_log_visitors: AppLogVisitorsTable;
   usage_counters: UsageCountersTable;
   usage_resets: UsageResetsTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_run_events: WorkflowRunEventsTable;
+  workflow_notifications: WorkflowNotificationsTable;
 }
 
 /** Metering: one counter per app, meter and period (domain/usage/meters.ts). */
@@ -452,6 +455,51 @@ export interface UsageResetsTable {
   period: string;
   ran_at: Date;
   reenabled_app_ids: ColumnType<string[], string, never>;
+}
+
+/** App workflows (domain/app-workflows/): one row per run, its steps as JSON. */
+export type WorkflowRunStatus = 'running' | 'succeeded' | 'failed';
+export type WorkflowTrigger = 'schedule' | 'change' | 'api';
+export interface WorkflowRunsTable {
+  id: string;
+  app_id: string;
+  version_id: string;
+  channel: Channel;
+  trigger: WorkflowTrigger;
+  workflow_id: string;
+  status: WorkflowRunStatus;
+  input: ColumnType<unknown, string, string>;
+  steps: ColumnType<unknown[], string | undefined, string>;
+  output: ColumnType<unknown, string | null | undefined, string | null>;
+  error: string | null;
+  idempotency_key: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  duration_ms: number | null;
+}
+
+export interface WorkflowRunEventsTable {
+  /** bigserial, read as a number (domain/db/connect.ts). */
+  seq: Generated<number>;
+  app_id: string;
+  run_id: string;
+  payload: ColumnType<unknown, string, never>;
+  created_at: Generated<Date>;
+}
+
+export type NotificationStatus = 'sending' | 'sent' | 'recorded' | 'blocked' | 'failed';
+export interface WorkflowNotificationsTable {
+  id: string;
+  app_id: string | null;
+  run_id: string | null;
+  step_id: string | null;
+  recipient: string;
+  dedupe_key: string;
+  subject: string;
+  body: string;
+  status: NotificationStatus;
+  error: string | null;
+  created_at: Date;
 }
 
 export type Db = Kysely<Database>;

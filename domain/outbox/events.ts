@@ -9,6 +9,15 @@ export interface OutboxEvents {
   'device-login.closed': { reason: 'denied' | 'redeemed' };
   /** An operator asked for a provisioning run (key: the request id); started or joined by workflow id. */
   'company-init.requested': { cellId: string; part: 'all' | 'cloud-instance' | 'folders' | 'agent-profiles' };
+  /** An app's production channel moved (key: the app id): its schedule and change trigger follow. */
+  'app-workflows.changed': { appId: string };
+  /** An execute asked for a workflow run (key: the run id, recorded before the start). */
+  'app-workflow.run': { appId: string; runId: string };
+  /**
+   * The data layer committed changes (key: its operation id): the change triggers of the
+   * company's apps watching any of these object types (dotted semantic names) are signalled.
+   */
+  'ontology.changed': { companyId: string; objectTypes: string[]; fromSeq: number; toSeq: number };
 }
 
 export type OutboxTopic = keyof OutboxEvents;
