@@ -1,4 +1,5 @@
 import { adminRoutes } from './admin/routes.ts';
+import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
@@ -31,4 +32,5 @@ export const routes: readonly AnyRoute[] = [
   ...logRoutes,
   ...usageRoutes,
   ...billingRoutes,
+  ...appWorkflowRoutes,
 ];

@@ -99,7 +99,7 @@ function preflight(route: AnyRoute) {
   return (ctx: Context) => {
     allowAnyOrigin(ctx);
     ctx.set('Access-Control-Allow-Methods', route.method.toUpperCase());
-    ctx.set('Access-Control-Allow-Headers', `authorization, content-type, ${DRY_RUN_HEADER}`);
+    ctx.set('Access-Control-Allow-Headers', `authorization, content-type, idempotency-key, last-event-id, ${DRY_RUN_HEADER}`);
     ctx.set('Access-Control-Max-Age', '600');
     ctx.status = 204;
   };

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { durationSeconds } from '../../schemas/manifest/index.ts';
-import type { Db, NotificationStatus } from '../db/database.ts';
+import type { Database, Db, NotificationStatus } from '../db/database.ts';
 import { newId } from '../security/random.ts';
 import { recordUsage } from '../usage/record-usage.ts';
 import { capsOfApp, readCounters } from '../usage/repository.ts';
@@ -128,20 +128,7 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
     ]);
   });
 
-  const pending = await db
-    .selectFrom('workflow_notifications')
-    .select(['id', 'recipient', 'subject', 'body'])
-    .where('run_id', '=', input.runId)
-    .where('step_id', '=', input.step.id)
-    .where('status', '=', 'sending')
-    .execute();
-  for (const message of pending) {
-    const status = await mailer.send({ to: message.recipient, subject: message.subject, text: message.body }).then(
-      () => ({ status: 'sent' as const, error: null }),
-      (err: unknown) => ({ status: 'failed' as const, error: err instanceof Error ? err.message : String(err) }),
-    );
-    await db.updateTable('workflow_notifications').set(status).where('id', '=', message.id).execute();
-  }
+  await deliverPending(db, mailer, (q) => q.where('run_id', '=', input.runId).where('step_id', '=', input.step.id));
   const outcome = await db
     .selectFrom('workflow_notifications')
     .select(['recipient', 'status'])
@@ -155,4 +142,21 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
       recordStep(trx, input.runId, notifyRecord(input.step, 'succeeded', { dedupeKey: input.dedupeKey, messages: outcome })),
     );
   return outcome;
+}
+
+type NotificationQuery = SelectQueryBuilder<Database, 'workflow_notifications', object>;
+
+/** Sends the `sending` messages the filter selects, each marked sent or failed (with the reason). */
+export async function deliverPending(db: Db, mailer: Mailer, filter: (q: NotificationQuery) => NotificationQuery): Promise<void> {
+  const pending = await filter(db.selectFrom('workflow_notifications'))
+    .select(['id', 'recipient', 'subject', 'body'])
+    .where('status', '=', 'sending')
+    .execute();
+  for (const message of pending) {
+    const status = await mailer.send({ to: message.recipient, subject: message.subject, text: message.body }).then(
+      () => ({ status: 'sent' as const, error: null }),
+      (err: unknown) => ({ status: 'failed' as const, error: err instanceof Error ? err.message : String(err) }),
+    );
+    await db.updateTable('workflow_notifications').set(status).where('id', '=', message.id).execute();
+  }
 }

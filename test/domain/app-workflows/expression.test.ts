@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ExpressionError, evaluateExpression, parseExpression } from '../../../domain/app-workflows/expression.ts';
 
 const scope = {
-  steps: { orders: [{ total: 5, region: 'north' }, { total: 7, region: 'south' }, { total: 3, region: 'north' }] },
+  steps: {
+    orders: [
+      { total: 5, region: 'north' },
+      { total: 7, region: 'south' },
+      { total: 3, region: 'north' },
+    ],
+  },
   input: { region: 'north', threshold: 4 },
   row: { total: 5 },
 };
