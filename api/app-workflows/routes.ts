@@ -150,7 +150,7 @@ export const notifyTestRoute = defineRoute({
   summary: 'Sends a test email to the caller’s own address (recorded, not sent, when no SMTP server is configured)',
   tags: ['workflows'],
   auth: { accepts: ['key', 'session'] },
-  rateLimit: { perMinute: 5 },
+  rateLimit: { perMinute: 10 },
   write: true,
   response: { status: 200, description: 'What became of the message.', schema: NotifyTestResult },
   errors: ['unauthorized', 'rate_limited'],

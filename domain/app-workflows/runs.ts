@@ -41,12 +41,17 @@ export type RunEvent =
   | { type: 'step'; runId: string; step: StepRecord };
 
 export async function appendRunEvent(db: DbOrTrx, appId: string, event: RunEvent): Promise<void> {
+  // Held to the commit: the app's events commit in the order of their numbers.
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`workflow-run-events:${appId}`}))`.execute(db);
   await db
     .insertInto('workflow_run_events')
-    .values({ app_id: appId, run_id: event.runId, payload: JSON.stringify(event) })
+    .values((eb) => ({
+      app_id: appId,
+      seq: eb.selectFrom('workflow_run_events').select(sql<number>`coalesce(max(seq), 0) + 1`.as('next')).where('app_id', '=', appId),
+      run_id: event.runId,
+      payload: JSON.stringify(event),
+    }))
     .execute();
-  // Wakes watch streams at commit; they read from the table, so a missed wake only delays.
-  await sql`SELECT pg_notify('svc_workflow_runs', ${appId})`.execute(db);
 }
 
 /** Inserts the run (status running) unless a run with its workflow id exists; returns its id. */

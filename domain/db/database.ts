@@ -479,8 +479,8 @@ export interface WorkflowRunsTable {
 }
 
 export interface WorkflowRunEventsTable {
-  /** bigserial, read as a number (domain/db/connect.ts). */
-  seq: Generated<number>;
+  /** Per app, in commit order; bigint read as a number (domain/db/connect.ts). */
+  seq: number;
   app_id: string;
   run_id: string;
   payload: ColumnType<unknown, string, never>;

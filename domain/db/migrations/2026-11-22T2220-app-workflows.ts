@@ -33,17 +33,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .where(sql.ref('idempotency_key'), 'is not', null)
     .execute();
 
-  // Run progress as the watch stream sends it: every run and step change, in `seq` order per app,
-  // so a client resumes after the last sequence number it saw.
+  // Run progress as the watch stream sends it: every run and step change, numbered per app in
+  // commit order (the writer holds a per-app lock to its commit, so a reader that has seen n never
+  // misses a later-committed n-1), so a client resumes after the last sequence number it saw.
   await db.schema
     .createTable('workflow_run_events')
-    .addColumn('seq', 'bigserial', (c) => c.primaryKey())
     .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+    .addColumn('seq', 'bigint', (c) => c.notNull())
     .addColumn('run_id', 'text', (c) => c.notNull().references('workflow_runs.id').onDelete('cascade'))
     .addColumn('payload', 'jsonb', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addPrimaryKeyConstraint('workflow_run_events_pk', ['app_id', 'seq'])
     .execute();
-  await db.schema.createIndex('workflow_run_events_app').on('workflow_run_events').columns(['app_id', 'seq']).execute();
 
   // Every notify email: sent, recorded (no SMTP configured) or blocked (over the daily cap). One
   // row per run, step and recipient, so a retried step never sends a message twice.
