@@ -1,4 +1,4 @@
-import { condition, continueAsNew, executeChild, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, executeChild, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { type AppChangeTriggerInput, appChangeRunWorkflowId, type DataChange, dataChanged } from '../worker/shared.ts';
 import { appWorkflowRun } from './app-workflow-run.ts';
@@ -38,9 +38,14 @@ export async function appChangeTrigger(input: AppChangeTriggerInput): Promise<vo
     const batch = pending as DataChange | null;
     pending = null;
     if (!batch) continue;
-    await executeChild(appWorkflowRun, {
-      workflowId: appChangeRunWorkflowId(input.appId, batch.toSeq),
-      args: [{ appId: input.appId, trigger: 'change', objectTypes: batch.objectTypes }],
-    });
+    try {
+      await executeChild(appWorkflowRun, {
+        workflowId: appChangeRunWorkflowId(input.appId, batch.toSeq),
+        args: [{ appId: input.appId, trigger: 'change', objectTypes: batch.objectTypes }],
+      });
+    } catch (err) {
+      // A failed run (recorded as such) or one that already ran under this id: the trigger lives on.
+      log.warn('change-triggered run did not succeed', { appId: input.appId, toSeq: batch.toSeq, error: String(err) });
+    }
   }
 }

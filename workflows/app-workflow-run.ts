@@ -88,13 +88,18 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
     else outputs[step.id] = outcome.output;
   };
 
-  for (const group of stepGroups(begun.steps)) {
-    await Promise.all(
-      group.map(async (lane) => {
-        for (const step of lane) await run(step);
-      }),
-    );
-    if (failure !== undefined) break;
+  try {
+    for (const group of stepGroups(begun.steps)) {
+      await Promise.all(
+        group.map(async (lane) => {
+          for (const step of lane) await run(step);
+        }),
+      );
+      if (failure !== undefined) break;
+    }
+  } catch (err) {
+    // A step whose retries ran out: the run is recorded as failed, never left running.
+    failure ??= err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
   }
   const status = failure === undefined ? ('succeeded' as const) : ('failed' as const);
   await finishRun({ runId, status, output: outputs, error: failure, at: new Date().toISOString() });

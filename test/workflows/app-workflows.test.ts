@@ -178,6 +178,30 @@ describe('change triggers and notify', () => {
     expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
   });
 
+  it('records a failing run as failed and keeps the change trigger running', async () => {
+    const appId = await publishWorkflow(db, 'fragile', '1.0.0', {
+      workflow: {
+        trigger: { change: { types: ['sales.Invoice'], cooldown: '1m' } },
+        steps: [{ id: 'broken', kind: 'compute', op: 'per-row', from: '=input.missing', fields: { x: '=1' } }],
+      },
+    });
+    await reconcileAppTriggers(env.client, db, appId);
+    for (const seq of [10, 11]) {
+      await enqueue(db, {
+        topic: 'ontology.changed',
+        key: `invoice-${seq}`,
+        payload: { companyId: FLOW_COMPANY.id, objectTypes: ['sales.Invoice'], fromSeq: seq, toSeq: seq },
+      });
+      await relayDue({ db, client: env.client, logger: silent });
+      await env.sleep(2 * 60_000);
+    }
+    const runs = await finished(appId, 2);
+    expect(runs.map((r) => [r.status, r.error])).toEqual([
+      ['failed', expect.stringMatching(/^broken: from .* is not a list of rows/)],
+      ['failed', expect.stringMatching(/^broken: /)],
+    ]);
+  });
+
   it('blocks and records the 21st email of a day (notificationsPerDay 20)', async () => {
     const subject = 'Capped';
     const appId = await publishWorkflow(db, 'chatty', '1.0.0', {
