@@ -231,6 +231,79 @@ describe('change triggers and notify', () => {
   });
 });
 
+describe('steps', () => {
+  it('run lanes side by side, skip steps whose `when` is false, join and summarize, and ask the model', async () => {
+    const appId = await publishWorkflow(db, 'lanes', '1.0.0', {
+      workflow: {
+        steps: [
+          peopleStep,
+          { id: 'clock', kind: 'use', capability: 'platform.clock', lane: 'a' },
+          {
+            id: 'count',
+            kind: 'compute',
+            op: 'summarize',
+            from: '=steps.people',
+            groupBy: ['role'],
+            measures: { n: { fn: 'count' } },
+            lane: 'b',
+          },
+          {
+            id: 'never',
+            kind: 'compute',
+            op: 'per-row',
+            from: '=steps.people',
+            fields: { x: '=1' },
+            lane: 'a',
+            when: '=len(steps.people) > 5',
+          },
+          { id: 'roles', kind: 'compute', op: 'join', left: '=steps.people', right: '=steps.count', on: { left: 'role', right: 'role' } },
+          {
+            id: 'judge',
+            kind: 'model',
+            prompt: 'Count them',
+            input: '=steps.roles',
+            fields: { people: { type: 'integer' }, fine: { type: 'boolean' } },
+          },
+        ],
+      },
+    });
+    const result = await env.client.workflow.execute('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'lanes-1',
+      args: [{ appId, trigger: 'schedule' }],
+    });
+    expect(result).toMatchObject({
+      status: 'succeeded',
+      output: {
+        count: [{ role: 'developer', n: 2 }],
+        roles: [
+          { username: 'ann', role: 'developer', n: 2 },
+          { username: 'bob', role: 'developer', n: 2 },
+        ],
+        judge: { people: 2, fine: expect.any(Boolean) },
+      },
+    });
+    expect(result.output).toHaveProperty('clock.date');
+    const [run] = await runsOf(appId);
+    const status = Object.fromEntries((run!.steps as { id: string; status: string }[]).map((s) => [s.id, s.status]));
+    expect(status).toEqual({
+      people: 'succeeded',
+      clock: 'succeeded',
+      count: 'succeeded',
+      never: 'skipped',
+      roles: 'succeeded',
+      judge: 'succeeded',
+    });
+    const tokens = await db
+      .selectFrom('usage_counters')
+      .select('amount')
+      .where('app_id', '=', appId)
+      .where('meter', '=', 'model.tokens')
+      .executeTakeFirst();
+    expect(tokens?.amount).toBeGreaterThan(0);
+  });
+});
+
 describe('durability and quota', () => {
   it('resumes a run after its worker is killed mid-step without repeating a completed step’s email', async () => {
     const subject = 'Before the crash';
