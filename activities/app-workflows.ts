@@ -30,7 +30,7 @@ async function once<T>(fn: () => Promise<T>): Promise<T> {
 export function createAppWorkflowActivities(deps: AppWorkflowActivityDeps) {
   const meter = createUsageMeter(deps.db);
   return {
-    beginRun: (input: Parameters<typeof beginRun>[1]) => beginRun(deps.db, input),
+    beginRun: (input: Parameters<typeof beginRun>[1]) => once(() => beginRun(deps.db, input)),
     runStep: (input: Parameters<typeof runStep>[1]) =>
       runStep({ db: deps.db, models: deps.models, meter, signal: Context.current().cancellationSignal }, input),
     renderNotification: (input: Parameters<typeof renderNotification>[1]) => once(() => renderNotification(deps.db, input)),

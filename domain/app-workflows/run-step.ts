@@ -1,3 +1,4 @@
+import { ZodError } from 'zod';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
@@ -32,9 +33,9 @@ export interface StepResult {
   error?: string | undefined;
 }
 
-/** Failures that no retry changes: the manifest's logic or a refused quota. */
+/** Failures that no retry changes: the manifest's logic (or a stored one the schema now refuses) or a refused quota. */
 export function isPermanent(err: unknown): boolean {
-  return err instanceof ExpressionError || err instanceof DomainError;
+  return err instanceof ExpressionError || err instanceof DomainError || err instanceof ZodError;
 }
 
 /**

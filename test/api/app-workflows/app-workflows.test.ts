@@ -253,6 +253,18 @@ describe('watch stream', () => {
     const ahead = await readEvents(`${path}?after=999999`, bearer(dev), (events) => events.length >= 1);
     expect(ahead[0]!.event).toBe('reset');
 
+    // A key revoked while it watches: the stream ends with 401 (not to be reconnected).
+    const watcher = await passwordKey(svc, 'dana');
+    const keys = await svc.call('GET', '/api/v1/developer/keys', { headers: bearer(watcher) });
+    const keyId = keys.body.data.keys.find((k: { prefix: string }) => watcher.startsWith(k.prefix)).keyId;
+    let revoked: Promise<unknown> | undefined;
+    const cut = await readEvents(path, bearer(watcher), (events) => {
+      revoked ??= svc.call('DELETE', `/api/v1/developer/keys/${keyId}`, { headers: bearer(dev) });
+      return events.some((e) => e.event === 'end');
+    });
+    expect((await revoked) as { status: number }).toMatchObject({ status: 200 });
+    expect(cut.at(-1)).toEqual({ event: 'end', data: expect.objectContaining({ code: 'unauthorized', status: 401 }) });
+
     const app = await getApp(svc.database.db, 'cell-acme', 'flow');
     await recordUsage(svc.database.db, [{ appId: app.id, meter: 'compute.live', amount: 2000 * 60_000, at: new Date() }]);
     try {
