@@ -10,6 +10,8 @@ import type { AnyRoute } from './http/route.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { logRoutes } from './log/routes.ts';
 import { memberRoutes } from './members/routes.ts';
+import { ontologyRoutes } from './ontology/routes.ts';
+import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
 import { healthRoute, openApiRoute } from './system/routes.ts';
@@ -32,5 +34,7 @@ export const routes: readonly AnyRoute[] = [
   ...logRoutes,
   ...usageRoutes,
   ...billingRoutes,
+  ...semanticRoutes,
+  ...ontologyRoutes,
   ...appWorkflowRoutes,
 ];

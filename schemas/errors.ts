@@ -36,6 +36,25 @@ export const ERRORS = {
   user_not_found: { status: 404, meaning: 'No such account.' },
   organization_not_found: { status: 404, meaning: 'No such company.' },
   principal_not_found: { status: 404, meaning: 'No such account, company or group to share with.' },
+  ontology_not_found: { status: 404, meaning: 'No such ontology, or not visible to the caller.' },
+  object_type_not_found: { status: 404, meaning: 'No such object type, or not visible to the caller.' },
+  object_not_found: { status: 404, meaning: 'No such object.' },
+  link_type_not_found: { status: 404, meaning: 'No such link type.' },
+  action_type_not_found: { status: 404, meaning: 'No such action type, or not visible to the caller.' },
+  definition_invalid: {
+    status: 422,
+    meaning: 'The definition is not valid; details.problems name each path with a Foundry-like errorName.',
+  },
+  definition_breaking_change: {
+    status: 409,
+    meaning: 'The change would break stored objects; details.properties lists each property and how many objects block it.',
+  },
+  query_invalid: {
+    status: 400,
+    meaning: 'The where clause, orderBy or aggregation is not valid; details.errorName says how (e.g. PropertiesNotFilterable).',
+  },
+  branch_required: { status: 409, meaning: 'Agent authors cannot write the main definition: use a branch.' },
+  rev_mismatch: { status: 409, meaning: 'The object changed since it was read (ifRev); details.currentRev has its revision now.' },
   // platform
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },

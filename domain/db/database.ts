@@ -434,9 +434,107 @@ export interface Database {
   app_log_visitors: AppLogVisitorsTable;
   usage_counters: UsageCountersTable;
   usage_resets: UsageResetsTable;
+  ontologies: OntologiesTable;
+  object_types: ObjectTypesTable;
+  object_type_versions: ObjectTypeVersionsTable;
+  link_types: LinkTypesTable;
+  object_links: ObjectLinksTable;
+  ontology_edits: OntologyEditsTable;
+  ontology_changes: OntologyChangesTable;
+  temporary_object_sets: TemporaryObjectSetsTable;
   workflow_runs: WorkflowRunsTable;
   workflow_run_events: WorkflowRunEventsTable;
   workflow_notifications: WorkflowNotificationsTable;
+}
+
+/** One per company, made at its first definition; its objects live in `schema_name`. */
+export interface OntologiesTable {
+  id: string;
+  company_id: string;
+  schema_name: string;
+  created_at: Generated<Date>;
+}
+
+export interface ObjectTypesTable {
+  id: string;
+  ontology_id: string;
+  /** The manifest's dotted semantic name (`sales.Order`); also the name of the object table. */
+  api_name: string;
+  display_name: string;
+  plural_display_name: string;
+  description: string | null;
+  primary_key: string;
+  title_property: string;
+  /** `{[apiName]: PropertyDefinition}` (schemas/ontology.ts). */
+  properties: ColumnType<Record<string, unknown>, string, string>;
+  /** +1 on every change of the definition. */
+  version: number;
+  created_at: Generated<Date>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface ObjectTypeVersionsTable {
+  object_type_id: string;
+  version: number;
+  definition: ColumnType<Record<string, unknown>, string, never>;
+  account_id: string | null;
+  created_at: Generated<Date>;
+}
+
+export type LinkCardinality = 'ONE' | 'MANY';
+
+export interface LinkTypesTable {
+  id: string;
+  ontology_id: string;
+  api_name: string;
+  source_type_id: string;
+  /** The name source objects use for the link. */
+  source_link_name: string;
+  /** How many target objects one source object may link to. */
+  source_cardinality: LinkCardinality;
+  target_type_id: string;
+  target_link_name: string;
+  target_cardinality: LinkCardinality;
+  created_at: Generated<Date>;
+}
+
+export interface ObjectLinksTable {
+  link_type_id: string;
+  source_key: string;
+  target_key: string;
+  created_at: Generated<Date>;
+}
+
+export interface OntologyEditsTable {
+  /** bigint, read as a number. */
+  seq: Generated<number>;
+  object_type_id: string;
+  primary_key: string;
+  operation_id: string;
+  action_type_rid: string | null;
+  account_id: string | null;
+  at: Generated<Date>;
+  edit: ColumnType<{ type: 'create' | 'modify' | 'delete'; before: unknown; after: unknown }, string, never>;
+}
+
+export type ChangeState = 'ADDED_OR_UPDATED' | 'REMOVED';
+
+export interface OntologyChangesTable {
+  seq: Generated<number>;
+  company_id: string;
+  object_type_id: string;
+  primary_key: string;
+  state: ChangeState;
+  at: Generated<Date>;
+}
+
+export interface TemporaryObjectSetsTable {
+  id: string;
+  ontology_id: string;
+  object_set: ColumnType<unknown, string, never>;
+  account_id: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
 }
 
 /** Metering: one counter per app, meter and period (domain/usage/meters.ts). */

@@ -13,10 +13,7 @@ export interface OutboxEvents {
   'app-workflows.changed': { appId: string };
   /** An execute asked for a workflow run (key: the run id, recorded before the start). */
   'app-workflow.run': { appId: string; runId: string };
-  /**
-   * The data layer committed changes (key: its operation id): the change triggers of the
-   * company's apps watching any of these object types (dotted semantic names) are signalled.
-   */
+  /** Objects changed (key: the edit's operation id): changes `fromSeq`..`toSeq` of ontology_changes, of these object types (apiNames). */
   'ontology.changed': { companyId: string; objectTypes: string[]; fromSeq: number; toSeq: number };
 }
 

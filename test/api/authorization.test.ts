@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { findOntology } from '../../domain/ontology/repository.ts';
+import { writeEdits } from '../../domain/ontology/write-edits.ts';
 import { fixtureRoutes } from '../support/fixture-routes.ts';
 import { injected, rawGet, release } from '../support/hosting.ts';
 import { bearer, browser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
+import { SALES } from '../support/ontology.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let svc: TestService;
@@ -301,6 +304,109 @@ describe('role x route matrix: sharing, members, resources, app log', () => {
   const cases = ROUTES.flatMap((route) => (Object.keys(route.expect) as Caller[]).map((caller) => ({ ...route, caller })));
   it.each(cases)('$method $path as $caller', async ({ method, path, body, caller, expect: statuses }) => {
     const res = await svc.call(method, path, { ...(body === undefined ? {} : { body }), headers: { ...headersOf(caller), ...DRY } });
+    expect(res.status, JSON.stringify(res.body)).toBe(statuses[caller]);
+  });
+});
+
+// The data layer's routes (issue 15). `ticket` is a member's ticket of an app whose manifest lists
+// sales.Customer only. Writes as dry runs.
+describe('role x route matrix: ontology and semantic definitions', () => {
+  type Caller = 'anonymous' | 'member' | 'developer' | 'other' | 'session' | 'operator' | 'ticket';
+  const creds: Partial<Record<Caller, Record<string, string>>> = {};
+  const DRY = { 'x-svc-dry-run': 'true' };
+  const O = '/api/v1/ontologies/cell-acme';
+  const all = (status: number): Record<Caller, number> => ({
+    anonymous: 401,
+    member: status,
+    developer: status,
+    other: status,
+    session: status,
+    operator: status,
+    ticket: status,
+  });
+  // Readable by the company's developers; by members and the ticket only when listed (sales.Customer).
+  const listed = { anonymous: 401, member: 200, developer: 200, other: 404, session: 200, operator: 404, ticket: 200 };
+  const unlisted = { anonymous: 401, member: 404, developer: 200, other: 404, session: 200, operator: 404, ticket: 404 };
+  const ROUTES: { method: string; path: string; body?: unknown; expect: Record<Caller, number> }[] = [
+    { method: 'GET', path: '/api/v1/ontologies', expect: all(200) },
+    { method: 'GET', path: O, expect: listed },
+    { method: 'GET', path: `${O}/objectTypes`, expect: listed },
+    { method: 'GET', path: `${O}/objectTypes/sales.Customer`, expect: listed },
+    { method: 'GET', path: `${O}/objectTypes/sales.Order`, expect: unlisted },
+    { method: 'GET', path: `${O}/objectTypes/sales.Order/outgoingLinkTypes`, expect: unlisted },
+    { method: 'GET', path: `${O}/objectTypes/sales.Order/outgoingLinkTypes/customer`, expect: unlisted },
+    { method: 'GET', path: `${O}/objects/sales.Customer/c1`, expect: listed },
+    { method: 'GET', path: `${O}/objects/sales.Order/1`, expect: unlisted },
+    { method: 'GET', path: `${O}/objects/sales.Customer`, expect: listed },
+    { method: 'GET', path: `${O}/objects/sales.Order`, expect: unlisted },
+    { method: 'POST', path: `${O}/objects/sales.Customer/search`, body: {}, expect: listed },
+    { method: 'POST', path: `${O}/objects/sales.Order/search`, body: {}, expect: unlisted },
+    { method: 'POST', path: `${O}/objects/sales.Customer/aggregate`, body: { aggregation: [{ type: 'count' }] }, expect: listed },
+    { method: 'POST', path: `${O}/objects/sales.Order/aggregate`, body: { aggregation: [{ type: 'count' }] }, expect: unlisted },
+    {
+      method: 'POST',
+      path: `${O}/edits`,
+      body: { edits: [{ type: 'delete', objectType: 'sales.Customer', primaryKey: 'c1' }] },
+      // The session is a developer's (dana).
+      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: `${O}/objects/sales.Customer/import`,
+      body: [{ id: 'c2' }],
+      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 401 },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/developer/semantic/cell-acme/types',
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/developer/semantic/cell-acme/types',
+      body: SALES,
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+    },
+  ];
+
+  beforeAll(async () => {
+    creds.anonymous = {};
+    creds.member = bearer(memberKey);
+    creds.developer = bearer(devKey);
+    creds.other = bearer(await passwordKey(svc, 'gus'));
+    creds.session = browser(cookie, svc);
+    creds.operator = bearer(await operatorKey(svc));
+    const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(devKey) });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+    const ontology = (await findOntology(svc.database.db, 'cell-acme'))!;
+    await svc.database.db.transaction().execute((trx) =>
+      writeEdits(trx, {
+        companyId: ontology.companyId,
+        accountId: null,
+        operationId: 'matrix-objects',
+        actionTypeRid: null,
+        edits: [
+          { type: 'create', objectType: 'sales.Customer', properties: { id: 'c1' } },
+          { type: 'create', objectType: 'sales.Order', properties: { number: 1 } },
+        ],
+      }),
+    );
+    await release(svc, devKey, {
+      namespace: 'cell-acme',
+      slug: 'crm',
+      version: '1.0.0',
+      manifest: { semantic: { types: ['sales.Customer'] } },
+    });
+    const memberCookie = await signIn(svc, 'mo');
+    creds.ticket = bearer(
+      injected((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/crm`, { cookie: memberCookie })).text).ticket,
+    );
+  });
+  beforeEach(() => resetRateLimits(svc));
+
+  const cases = ROUTES.flatMap((route) => (Object.keys(route.expect) as Caller[]).map((caller) => ({ ...route, caller })));
+  it.each(cases)('$method $path as $caller', async ({ method, path, body, caller, expect: statuses }) => {
+    const res = await svc.call(method, path, { ...(body === undefined ? {} : { body }), headers: { ...creds[caller], ...DRY } });
     expect(res.status, JSON.stringify(res.body)).toBe(statuses[caller]);
   });
 });

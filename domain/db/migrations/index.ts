@@ -12,6 +12,7 @@ import * as companyInitialization from './2026-11-22T2100-company-initialization
 import * as versionFilesByBlob from './2026-11-22T2115-version-files-by-blob.ts';
 import * as appLog from './2026-11-22T2145-app-log.ts';
 import * as usage from './2026-11-22T2150-usage.ts';
+import * as ontology from './2026-11-22T2200-ontology.ts';
 import * as appWorkflows from './2026-11-22T2220-app-workflows.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
@@ -31,5 +32,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2115-version-files-by-blob': versionFilesByBlob,
   '2026-11-22T2145-app-log': appLog,
   '2026-11-22T2150-usage': usage,
+  '2026-11-22T2200-ontology': ontology,
   '2026-11-22T2220-app-workflows': appWorkflows,
 };

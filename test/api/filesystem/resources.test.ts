@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESOURCE_KINDS } from '../../../domain/resources/registry.ts';
 import { injected, rawGet, release } from '../../support/hosting.ts';
 import { bearer, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
+import { SALES } from '../../support/ontology.ts';
 import { initializeBody, tempRoots } from '../../support/provisioning.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -38,6 +39,17 @@ const SAMPLES: Record<string, () => Promise<string>> = {
     await svc.temporal!.client.workflow.getHandle(res.body.data.workflowId, res.body.data.runId).result();
     const profile = await svc.database.db.selectFrom('agent_profiles').select('rid').orderBy('name').executeTakeFirstOrThrow();
     return profile.rid;
+  },
+  // The company's ontology and one of its object types, as a developer defines them.
+  ontology: async () => {
+    const res = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(dev) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return 'ri.ontology.svc.ontology.cell-acme';
+  },
+  'object-type': async () => {
+    const res = await svc.call('GET', '/api/v1/ontologies/cell-acme/objectTypes/sales.Order', { headers: bearer(dev) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data.rid;
   },
 };
 const rids: Record<string, string> = {};

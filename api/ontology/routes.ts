@@ -1,0 +1,287 @@
+import { z } from 'zod';
+import { aggregateObjects } from '../../domain/ontology/aggregate-objects.ts';
+import { editObjects } from '../../domain/ontology/edit-objects.ts';
+import { getObject } from '../../domain/ontology/get-object.ts';
+import { getObjectType } from '../../domain/ontology/get-object-type.ts';
+import { importObjects } from '../../domain/ontology/import-objects.ts';
+import { getOutgoingLinkType, listOutgoingLinkTypes } from '../../domain/ontology/list-link-types.ts';
+import { listObjectTypes } from '../../domain/ontology/list-object-types.ts';
+import { listObjects } from '../../domain/ontology/list-objects.ts';
+import { getOntology, listOntologies } from '../../domain/ontology/list-ontologies.ts';
+import { searchObjects } from '../../domain/ontology/search-objects.ts';
+import {
+  AggregateObjectsRequest,
+  AggregateObjectsResponse,
+  EditObjectsRequest,
+  EditObjectsResponse,
+  ImportMode,
+  ImportObjectsRequest,
+  ImportObjectsResponse,
+  LinkApiName,
+  LinkTypeSide,
+  MAX_DIRECT_EDITS,
+  MAX_GROUP_COUNT,
+  MAX_IMPORT_OBJECTS,
+  ObjectPage,
+  ObjectType,
+  ObjectTypeParams,
+  Ontology,
+  OntologyObject,
+  OntologyParams,
+  PageSize,
+  PageToken,
+  PrimaryKeyParam,
+  PropertyApiName,
+  SearchObjectsRequest,
+} from '../../schemas/ontology.ts';
+import { defineRoute } from '../http/route.ts';
+
+// The ontology read routes (Foundry Ontologies v2 shapes under /api/v1). Keys, web sessions and
+// app tickets (for their own app) are accepted; what a caller may read comes from
+// domain/ontology/data-access.ts, and anything else does not exist for it (404).
+
+const READER = { accepts: ['key', 'session', 'ticket'], currentApp: true } as const;
+const READ_ERRORS = ['unauthorized', 'invalid_session', 'invalid_path', 'ontology_not_found'] as const;
+
+/** `select=a&select=b` or `select=a,b`. */
+export const SelectQuery = z
+  .union([z.string(), z.array(z.string()).max(200)])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).filter((s) => s !== ''))
+  .pipe(z.array(PropertyApiName).max(200));
+
+export const listOntologiesRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies',
+  operationId: 'listOntologies',
+  summary: 'The ontologies of the caller’s companies that it may read',
+  tags: ['ontologies'],
+  auth: READER,
+  response: { status: 200, description: 'One per company at most.', schema: z.object({ data: z.array(Ontology) }) },
+  errors: ['unauthorized', 'invalid_session'],
+  handler: async ({ deps, principal }) => ({ data: { data: await listOntologies(deps, principal) } }),
+});
+
+export const getOntologyRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}',
+  operationId: 'getOntology',
+  summary: 'One ontology, by API name (the company’s namespace) or RID',
+  tags: ['ontologies'],
+  auth: READER,
+  params: OntologyParams,
+  response: { status: 200, description: 'The ontology.', schema: Ontology },
+  errors: [...READ_ERRORS],
+  handler: async ({ deps, principal, params }) => ({ data: await getOntology(deps, principal, params.ontology) }),
+});
+
+export const listObjectTypesRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objectTypes',
+  operationId: 'listObjectTypes',
+  summary: 'The object types the caller may read',
+  tags: ['ontologies'],
+  auth: READER,
+  params: OntologyParams,
+  response: {
+    status: 200,
+    description: 'By apiName (one page: at most the 100 types a batch defines, many times over).',
+    schema: z.object({ data: z.array(ObjectType) }),
+  },
+  errors: [...READ_ERRORS],
+  handler: async ({ deps, principal, params }) => ({ data: { data: await listObjectTypes(deps, principal, params.ontology) } }),
+});
+
+export const getObjectTypeRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objectTypes/{objectType}',
+  operationId: 'getObjectType',
+  summary: 'One object type',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  response: { status: 200, description: 'The object type (ObjectTypeV2 and its version).', schema: ObjectType },
+  errors: [...READ_ERRORS, 'object_type_not_found'],
+  handler: async ({ deps, principal, params }) => ({ data: await getObjectType(deps, principal, params.ontology, params.objectType) }),
+});
+
+export const listOutgoingLinkTypesRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objectTypes/{objectType}/outgoingLinkTypes',
+  operationId: 'listOutgoingLinkTypes',
+  summary: 'The link types of an object type, as seen from it',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  response: { status: 200, description: 'LinkTypeSideV2 by apiName.', schema: z.object({ data: z.array(LinkTypeSide) }) },
+  errors: [...READ_ERRORS, 'object_type_not_found'],
+  handler: async ({ deps, principal, params }) => ({
+    data: { data: await listOutgoingLinkTypes(deps, principal, params.ontology, params.objectType) },
+  }),
+});
+
+export const getOutgoingLinkTypeRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objectTypes/{objectType}/outgoingLinkTypes/{linkType}',
+  operationId: 'getOutgoingLinkType',
+  summary: 'One link type of an object type, as seen from it',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams.extend({ linkType: LinkApiName }),
+  response: { status: 200, description: 'LinkTypeSideV2.', schema: LinkTypeSide },
+  errors: [...READ_ERRORS, 'object_type_not_found', 'link_type_not_found'],
+  handler: async ({ deps, principal, params }) => ({
+    data: await getOutgoingLinkType(deps, principal, params.ontology, params.objectType, params.linkType),
+  }),
+});
+
+export const getObjectRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/{primaryKey}',
+  operationId: 'getObject',
+  summary: 'One object by its primary key',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam }),
+  query: z.strictObject({ select: SelectQuery.optional() }),
+  response: {
+    status: 200,
+    description: 'The object: its properties (nulls omitted), __apiName, __primaryKey, __rid, __rev.',
+    schema: OntologyObject,
+  },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'object_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, query }) => ({ data: await getObject(deps, principal, { ...params, select: query.select }) }),
+});
+
+export const listObjectsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}',
+  operationId: 'listObjects',
+  summary: 'A page of an object type’s objects',
+  description:
+    '`pageSize` up to 1000 (default 1000), `pageToken` from the previous page, `select` properties (repeat or comma-separate), ' +
+    '`orderBy` as `properties.x:asc` (comma-separated, then the primary key; nulls last).',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  query: z.strictObject({
+    pageSize: PageSize.optional(),
+    pageToken: PageToken.optional(),
+    select: SelectQuery.optional(),
+    orderBy: z.string().max(2000).optional(),
+  }),
+  response: {
+    status: 200,
+    description: 'The objects, the next page’s token when there is one, and how many there are.',
+    schema: ObjectPage,
+  },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, query }) => ({ data: await listObjects(deps, principal, { ...params, ...query }) }),
+});
+
+export const searchObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/search',
+  operationId: 'searchObjects',
+  summary: 'Objects matching a where clause, ordered and paged',
+  description:
+    'Foundry searchObjects: `where` (eq, gt, gte, lt, lte, isNull, contains, in, startsWith, and, or, not; nested at most 3 ' +
+    'deep), `orderBy.fields[{field, direction}]`, `pageSize`, `pageToken`, `select`. A property that does not exist, a value ' +
+    'of the wrong type or an operator the property’s type does not support is 400 query_invalid with details.errorName.',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  body: SearchObjectsRequest,
+  response: { status: 200, description: 'One page of matching objects.', schema: ObjectPage },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, body }) => ({ data: await searchObjects(deps, principal, { ...params, request: body }) }),
+});
+
+export const aggregateObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/aggregate',
+  operationId: 'aggregateObjects',
+  summary: 'Metrics over the objects matching a where clause, optionally grouped',
+  description:
+    'Foundry aggregateObjects: `aggregation[{type: count|min|max|sum|avg|exactDistinct, field, name}]`, `where`, `groupBy[{type: ' +
+    `exact, field, maxGroupCount ≤ ${MAX_GROUP_COUNT}} | {type: ranges, field, ranges[{startValue, endValue}]}]\` (start inclusive, ` +
+    'end exclusive). More groups than allowed is 400 query_invalid AggregationGroupCountExceededLimit.',
+  tags: ['ontologies'],
+  auth: READER,
+  params: ObjectTypeParams,
+  body: AggregateObjectsRequest,
+  response: { status: 200, description: 'One entry per group (one without groupBy).', schema: AggregateObjectsResponse },
+  errors: [...READ_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
+  handler: async ({ deps, principal, params, body }) => ({ data: await aggregateObjects(deps, principal, { ...params, request: body }) }),
+});
+
+const DEVELOPER = { accepts: ['key', 'session'], role: 'developer' } as const;
+
+export const editObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/edits',
+  operationId: 'editObjects',
+  summary: 'Create, modify and delete objects and links directly (developers)',
+  description:
+    `Up to ${MAX_DIRECT_EDITS} edits, applied in order, all or none: \`{type: create, objectType, properties}\` (the primary key ` +
+    'among the properties), `{type: modify, objectType, primaryKey, properties, ifRev?}` (null clears a property), ' +
+    '`{type: delete, objectType, primaryKey, ifRev?}`, `{type: addLink|removeLink, linkType, source, target}`. `ifRev` refuses ' +
+    'the edit with 409 rev_mismatch unless the object is at that revision (`__rev`). Each edit is in the edits history; ' +
+    'subscribers and change triggers see each changed object once.',
+  tags: ['ontologies'],
+  auth: DEVELOPER,
+  write: true,
+  bodyLimit: 4 * 1024 * 1024,
+  params: OntologyParams,
+  body: EditObjectsRequest,
+  response: { status: 200, description: 'Each changed object before and after.', schema: EditObjectsResponse },
+  errors: [
+    ...READ_ERRORS,
+    'forbidden',
+    'invalid_payload',
+    'object_type_not_found',
+    'object_not_found',
+    'link_type_not_found',
+    'rev_mismatch',
+    'conflict',
+  ],
+  handler: async ({ db, deps, principal, params, body }) => ({
+    data: await editObjects({ db, clock: deps.clock }, principal, params.ontology, body),
+  }),
+});
+
+export const importObjectsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objects/{objectType}/import',
+  operationId: 'importObjects',
+  summary: 'Load a JSON array of objects of one type (developers)',
+  description:
+    `Up to ${MAX_IMPORT_OBJECTS} objects (16 MiB), each with its primary key, in one transaction. \`mode=create\` (default) ` +
+    'refuses an object that exists (409 conflict); `mode=upsert` modifies it with the properties given.',
+  tags: ['ontologies'],
+  auth: DEVELOPER,
+  write: true,
+  bodyLimit: 16 * 1024 * 1024,
+  params: ObjectTypeParams,
+  query: z.strictObject({ mode: ImportMode.default('create') }),
+  body: ImportObjectsRequest,
+  response: { status: 200, description: 'How many objects were created and modified.', schema: ImportObjectsResponse },
+  errors: [...READ_ERRORS, 'forbidden', 'invalid_payload', 'payload_too_large', 'object_type_not_found', 'conflict'],
+  handler: async ({ db, deps, principal, params, query, body }) => ({
+    data: await importObjects({ db, clock: deps.clock }, principal, { ...params, mode: query.mode, objects: body }),
+  }),
+});
+
+export const ontologyRoutes = [
+  listOntologiesRoute,
+  getOntologyRoute,
+  listObjectTypesRoute,
+  getObjectTypeRoute,
+  listOutgoingLinkTypesRoute,
+  getOutgoingLinkTypeRoute,
+  listObjectsRoute,
+  getObjectRoute,
+  searchObjectsRoute,
+  aggregateObjectsRoute,
+  editObjectsRoute,
+  importObjectsRoute,
+];

@@ -1,0 +1,160 @@
+import { manifestSchema } from '../../schemas/manifest/index.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import { checkAppAccess } from '../hosting/check-app-access.ts';
+import { catalogRows, findHostedApp, loadVersion } from '../hosting/repository.ts';
+import { visitorOf } from '../hosting/visitor.ts';
+import type { Principal } from '../principal.ts';
+import { principalsOf } from '../resources/principals.ts';
+import { grantsOf } from '../resources/repository.ts';
+import { permissionsOf } from '../sharing/describe-caller.ts';
+import { findAppGrants } from '../sharing/find-app-grants.ts';
+import {
+  findOntology,
+  listObjectTypeRecords,
+  type ObjectTypeRecord,
+  type OntologyRecord,
+  objectTypeRid,
+  ontologyRid,
+} from './repository.ts';
+
+/** What one caller may do in one company's ontology (the data-layer design, "Who may do what"). */
+export interface DataAccess {
+  /** Define object and link types. */
+  define: boolean;
+  /** Create, modify and delete objects directly (developer edits and imports). */
+  writeDirect: boolean;
+  /** The object types (apiNames) the caller may read; anything else does not exist for it. */
+  readTypes: 'all' | ReadonlySet<string>;
+  /** The action types (apiNames) the caller may run. */
+  runActions: 'all' | ReadonlySet<string>;
+  /** Agent authors cannot write the main definition (branch_required). */
+  author: 'human' | 'agent';
+}
+
+const NOTHING: DataAccess = { define: false, writeDirect: false, readTypes: new Set(), runActions: new Set(), author: 'human' };
+const EVERYTHING: DataAccess = { define: true, writeDirect: true, readTypes: 'all', runActions: 'all', author: 'human' };
+
+type Company = { id: string; cellId: string };
+type ObjectTypeRef = { id: string; apiName: string };
+
+/**
+ * Developers of the company (a developer key, a session or ticket of an account with a developer
+ * license, platform staff) may do everything. Everyone else reads the types and runs the actions
+ * of the manifests of the company's apps they may open (a ticket: its own app's only), plus the
+ * object types granted to them as resources (a grant on the ontology covers all its types).
+ * `types`: the ontology's object types, for resolving grants.
+ */
+export async function dataAccess(
+  deps: { db: DbOrTrx; clock: Clock },
+  principal: Principal,
+  company: Company,
+  types: readonly ObjectTypeRef[] = [],
+): Promise<DataAccess> {
+  if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
+  const visitor = await visitorOf(deps.db, principal);
+  const license = visitor.licenses.find((l) => l.companyId === company.id);
+  if (license?.role === 'developer' || visitor.platformStaff) return EVERYTHING;
+
+  const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
+  if (principal.kind === 'ticket') {
+    if (principal.ticket.namespace === company.cellId)
+      semantics.push((await loadVersion(deps.db, principal.ticket.versionId)).manifest.semantic);
+  } else {
+    for (const row of await catalogRows(deps.db, company.cellId, 'production')) {
+      const manifest = manifestSchema.parse(row.manifest);
+      const target = { namespace: company.cellId, companyId: company.id, channel: 'production' as const, ...manifest.auth };
+      let access = checkAppAccess(visitor, target);
+      // Shares only matter where the company rule alone refuses (restricted apps, outsiders).
+      if (!access.allowed) {
+        const app = await findHostedApp(deps.db, company.cellId, row.slug);
+        if (app)
+          access = checkAppAccess(
+            visitor,
+            target,
+            await findAppGrants(deps.db, { app, visitor, linkShareId: null, now: deps.clock.now() }),
+          );
+      }
+      if (access.allowed) {
+        const may = permissionsOf(access.role, manifest.semantic);
+        semantics.push({ types: may.read, actions: may.actions });
+      }
+    }
+  }
+  const readTypes = new Set<string>();
+  const runActions = new Set<string>();
+  let allTypes = false;
+  let allActions = false;
+  for (const s of semantics) {
+    for (const t of s.types) {
+      if (t === '*') allTypes = true;
+      else readTypes.add(t);
+    }
+    for (const a of s.actions) {
+      if (a === '*') allActions = true;
+      else runActions.add(a);
+    }
+  }
+  if (!allTypes) {
+    const mine = new Set(principalsOf(visitor));
+    const byRid = new Map(types.map((t) => [objectTypeRid(t.id), t.apiName]));
+    const grants = await grantsOf(deps.db, [ontologyRid(company.cellId), ...byRid.keys()]);
+    for (const g of grants.filter((g) => mine.has(g.principal))) {
+      const apiName = byRid.get(g.rid);
+      if (apiName) readTypes.add(apiName);
+      else allTypes = true;
+    }
+  }
+  return {
+    define: false,
+    writeDirect: false,
+    readTypes: allTypes ? 'all' : readTypes,
+    runActions: allActions ? 'all' : runActions,
+    author: 'human',
+  };
+}
+
+export const mayRead = (access: DataAccess, apiName: string) => access.readTypes === 'all' || access.readTypes.has(apiName);
+
+/** Defining types and editing objects directly are developer-only interfaces: 403 with an explanation (spec Authentication 2). */
+export function assertDeveloper(access: DataAccess, cellId: string, what: 'define' | 'writeDirect'): void {
+  if (access[what]) return;
+  const doing = what === 'define' ? 'define semantic types' : 'edit objects directly';
+  throw new DomainError('forbidden', `Only developers of ${cellId} may ${doing}; members read types and run actions their apps list.`, {
+    details: { namespace: cellId, required: 'developer' },
+  });
+}
+
+/** An ontology as one caller sees it: its definitions and what the caller may do. */
+export interface OpenOntology {
+  ontology: OntologyRecord;
+  access: DataAccess;
+  /** Every object type of the ontology (readable or not: filter with `mayRead`). */
+  types: readonly ObjectTypeRecord[];
+}
+
+const ontologyNotFound = (ref: string) => new DomainError('ontology_not_found', `No ontology ${ref}.`, { details: { ontology: ref } });
+
+/**
+ * The ontology named by API name or RID, for a caller who may read something in it (define, or
+ * read at least one type); otherwise it does not exist for them (404 ontology_not_found).
+ */
+export async function openOntology(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, ref: string): Promise<OpenOntology> {
+  const ontology = await findOntology(deps.db, ref);
+  if (!ontology) throw ontologyNotFound(ref);
+  const types = await listObjectTypeRecords(deps.db, ontology.id);
+  const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, types);
+  const visible = access.define || access.readTypes === 'all' || types.some((t) => mayRead(access, t.apiName));
+  if (!visible) throw ontologyNotFound(ref);
+  return { ontology, access, types };
+}
+
+/** A readable object type; any other is object_type_not_found (never forbidden: it does not exist for the caller). */
+export function readableType(open: OpenOntology, apiName: string): ObjectTypeRecord {
+  const type = open.types.find((t) => t.apiName === apiName);
+  if (!type || !mayRead(open.access, apiName)) {
+    throw new DomainError('object_type_not_found', `No object type ${apiName}.`, { details: { objectType: apiName } });
+  }
+  return type;
+}

@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import type { EditObjectsRequest, EditObjectsResponse } from '../../schemas/ontology.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import type { Principal } from '../principal.ts';
+import { newId } from '../security/random.ts';
+import { assertDeveloper, type OpenOntology, openOntology } from './data-access.ts';
+import { writeEdits } from './write-edits.ts';
+
+/** The ontology a developer edits directly: others who can read it get 403 (a developer-only interface), the rest 404. */
+export async function openForDirectEdits(
+  deps: { db: DbOrTrx; clock: Clock },
+  principal: Principal,
+  ontology: string,
+): Promise<OpenOntology> {
+  const open = await openOntology(deps, principal, ontology);
+  assertDeveloper(open.access, open.ontology.cellId, 'writeDirect');
+  return open;
+}
+
+/**
+ * `POST /api/v1/ontologies/{ontology}/edits`: a developer's direct edits (create, modify, delete,
+ * addLink, removeLink), applied in order by the one writer, all or none.
+ */
+export async function editObjects(
+  deps: { db: DbOrTrx; clock: Clock },
+  principal: Principal,
+  ontology: string,
+  request: z.output<typeof EditObjectsRequest>,
+): Promise<z.input<typeof EditObjectsResponse>> {
+  const open = await openForDirectEdits(deps, principal, ontology);
+  const operationId = newId('ope');
+  const result = await writeEdits(deps.db, {
+    companyId: open.ontology.companyId,
+    accountId: principal.account.id,
+    operationId,
+    actionTypeRid: null,
+    edits: request.edits,
+  });
+  return { operationId, objects: result.objects };
+}

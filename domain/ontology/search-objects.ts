@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import type { ObjectPage, SearchObjectsRequest } from '../../schemas/ontology.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
+import type { Principal } from '../principal.ts';
+import { openOntology, readableType } from './data-access.ts';
+import { objectTable, untyped } from './object-tables.ts';
+import { selectObjects, toApiObject } from './objects.ts';
+import { issuePageToken, readPageToken } from './page-token.ts';
+import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
+import { compileOrderBy, compileWhere } from './where.ts';
+
+export const DEFAULT_PAGE_SIZE = 1000;
+
+/**
+ * One page of a type's objects matching the request (list and search share it): ordered by the
+ * fields asked for then the primary key, `pageSize` objects (1000 by default), a token for the
+ * next page when there is one, and how many objects match in all.
+ */
+export async function objectPage(
+  db: DbOrTrx,
+  ontology: OntologyRecord,
+  type: ObjectTypeRecord,
+  request: SearchObjectsRequest,
+): Promise<ObjectPage> {
+  const { pageToken, pageSize = DEFAULT_PAGE_SIZE, ...query } = request;
+  const offset = readPageToken(type, query, pageToken);
+  const where = compileWhere(type, query.where);
+  const order = compileOrderBy(type, query.orderBy?.fields);
+  const rows = await selectObjects(db, ontology, type, query.select)
+    .where(where)
+    .orderBy(order)
+    .limit(pageSize + 1)
+    .offset(offset)
+    .execute();
+  const total = await untyped(db)
+    .selectFrom(objectTable(ontology, type).as('o'))
+    .select(sql<number>`count(*)`.as('n'))
+    .where(where)
+    .executeTakeFirstOrThrow();
+  const more = rows.length > pageSize;
+  return {
+    data: rows.slice(0, pageSize).map((r) => toApiObject(type, r)),
+    ...(more ? { nextPageToken: issuePageToken(type, query, offset + pageSize) } : {}),
+    totalCount: Number(total.n),
+  };
+}
+
+/** `POST .../objects/{type}/search`. */
+export async function searchObjects(
+  deps: { db: DbOrTrx; clock: Clock },
+  principal: Principal,
+  input: { ontology: string; objectType: string; request: SearchObjectsRequest },
+): Promise<ObjectPage> {
+  const open = await openOntology(deps, principal, input.ontology);
+  return objectPage(deps.db, open.ontology, readableType(open, input.objectType), input.request);
+}

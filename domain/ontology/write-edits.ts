@@ -1,0 +1,374 @@
+import { sql } from 'kysely';
+import type { OntologyObject } from '../../schemas/ontology.ts';
+import type { ChangeState, DbOrTrx } from '../db/database.ts';
+import { DomainError } from '../errors.ts';
+import { enqueue } from '../outbox/repository.ts';
+import { objectTable, REV, UPDATED_AT, writeValue } from './object-tables.ts';
+import { returningObject, selectObjects, toApiObject } from './objects.ts';
+import { valueProblem } from './property-values.ts';
+import {
+  findOntologyOfCompany,
+  type LinkTypeRecord,
+  listLinkTypeRecords,
+  listObjectTypeRecords,
+  type ObjectTypeRecord,
+  type OntologyRecord,
+} from './repository.ts';
+
+// THE one writer of objects and links (the data-layer design): actions, direct developer edits and
+// imports all come here, so every committed change has its history row, its change row and its
+// outbox intent, in the caller's transaction.
+
+export type PrimaryKey = string | number;
+
+export type Edit =
+  /** `properties` holds the primary key too. */
+  | { type: 'create'; objectType: string; properties: Record<string, unknown> }
+  /** Only the properties given change; null clears one. `ifRev`: refused with rev_mismatch unless the object is at that revision. */
+  | { type: 'modify'; objectType: string; primaryKey: PrimaryKey; properties: Record<string, unknown>; ifRev?: number }
+  | { type: 'delete'; objectType: string; primaryKey: PrimaryKey; ifRev?: number }
+  | { type: 'addLink'; linkType: string; source: PrimaryKey; target: PrimaryKey }
+  | { type: 'removeLink'; linkType: string; source: PrimaryKey; target: PrimaryKey };
+
+export interface WriteEditsInput {
+  companyId: string;
+  /** The acting account (null for the service's own writes). */
+  accountId: string | null;
+  /** One id per request or action run: the edits-history rows and the outbox intent carry it. */
+  operationId: string;
+  actionTypeRid: string | null;
+  edits: readonly Edit[];
+}
+
+/** Each changed object's state before the first and after the last edit (null: absent). */
+export interface ObjectChange {
+  objectType: string;
+  primaryKey: PrimaryKey;
+  before: OntologyObject | null;
+  after: OntologyObject | null;
+}
+
+export interface WriteEditsResult {
+  objects: ObjectChange[];
+  /** The ontology_changes sequence numbers written (null when no object changed). */
+  seq: { from: number; to: number } | null;
+}
+
+/** pg_notify channel of committed changes; the payload is the company id. */
+export const ONTOLOGY_CHANGES_CHANNEL = 'svc_ontology_changes';
+
+const invalidEdit = (index: number, path: string, errorName: string, message: string) =>
+  new DomainError('invalid_payload', message, {
+    details: { errorName, problems: [{ path: `edits[${index}]${path}`, code: errorName, message }] },
+  });
+
+function checkProperties(type: ObjectTypeRecord, properties: Record<string, unknown>, index: number, creating: boolean): void {
+  for (const [name, value] of Object.entries(properties)) {
+    const p = type.properties[name];
+    if (!p) throw invalidEdit(index, `.properties.${name}`, 'PropertiesNotFound', `${type.apiName} has no property ${name}.`);
+    if (!creating && name === type.primaryKey) {
+      throw invalidEdit(index, `.properties.${name}`, 'PrimaryKeyCannotChange', 'The primary key of an object never changes.');
+    }
+    if (value === null && name === type.primaryKey)
+      throw invalidEdit(index, `.properties.${name}`, 'InvalidPropertyValue', 'The primary key is required.');
+    const problem = value === null ? null : valueProblem(p.dataType, value);
+    if (problem) throw invalidEdit(index, `.properties.${name}`, 'InvalidPropertyValue', `${name} ${problem}.`);
+  }
+}
+
+/** The key as the column's type accepts it, checked like a property value. */
+function keyOf(type: ObjectTypeRecord, key: unknown, index: number, path: string): PrimaryKey {
+  const problem = key === null || key === undefined ? 'is required' : valueProblem(type.properties[type.primaryKey]!.dataType, key);
+  if (problem) throw invalidEdit(index, path, 'InvalidPropertyValue', `The primary key ${problem}.`);
+  return key as PrimaryKey;
+}
+
+/** Rows per statement where a batch could pass PostgreSQL's 65,535 bound parameters. */
+const CHUNK = 1000;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/**
+ * Locks the objects of one type that exist among these keys (FOR UPDATE, in primary-key order, so
+ * two writers touching the same objects cannot deadlock) and returns their current state.
+ */
+async function lockObjects(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, keys: readonly PrimaryKey[]) {
+  const found = new Map<string, OntologyObject>();
+  for (const part of chunks(keys)) {
+    const rows = await selectObjects(db, ontology, type)
+      .where(sql.ref(`o.${type.primaryKey}`), 'in', part)
+      .orderBy(sql.ref(`o.${type.primaryKey}`))
+      .forUpdate()
+      .execute();
+    for (const row of rows) found.set(String(row[type.primaryKey]), toApiObject(type, row));
+  }
+  return found;
+}
+
+function checkRev(type: ObjectTypeRecord, key: PrimaryKey, current: OntologyObject, ifRev: number | undefined) {
+  if (ifRev !== undefined && current.__rev !== ifRev) {
+    throw new DomainError('rev_mismatch', `${type.apiName} ${key} is at revision ${current.__rev}, not ${ifRev}.`, {
+      details: { objectType: type.apiName, primaryKey: key, currentRev: current.__rev },
+    });
+  }
+}
+
+const notFound = (type: ObjectTypeRecord, key: PrimaryKey) =>
+  new DomainError('object_not_found', `No ${type.apiName} ${key}.`, { details: { objectType: type.apiName, primaryKey: key } });
+
+/**
+ * Applies the edits in order, in the caller's transaction: locks each object (FOR UPDATE), checks
+ * `ifRev`, writes, bumps `__rev`; appends an edits-history row per object edit and a change row per
+ * changed object; notifies subscribers at commit and enqueues one `ontology.changed` intent.
+ * Any failing edit fails them all (the caller's transaction rolls back).
+ */
+export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<WriteEditsResult> {
+  const ontology = await findOntologyOfCompany(db, input.companyId);
+  if (!ontology) throw new DomainError('ontology_not_found', 'This company has no ontology yet: define object types first.');
+  const types = new Map((await listObjectTypeRecords(db, ontology.id)).map((t) => [t.apiName, t]));
+  const linkTypes = input.edits.some((e) => e.type === 'addLink' || e.type === 'removeLink')
+    ? new Map((await listLinkTypeRecords(db, ontology.id)).map((l) => [l.apiName, l]))
+    : new Map<string, LinkTypeRecord>();
+  const resolved = input.edits.map((edit, index) => resolve(types, linkTypes, edit, index));
+
+  // Every object the edits touch, locked up front, type by type.
+  const touched = new Map<ObjectTypeRecord, Map<string, PrimaryKey>>();
+  const touch = (type: ObjectTypeRecord, key: PrimaryKey) => {
+    if (!touched.has(type)) touched.set(type, new Map());
+    touched.get(type)!.set(String(key), key);
+  };
+  for (const r of resolved) {
+    if (r.kind === 'object') touch(r.type, r.key);
+    else if (r.edit.type === 'addLink') {
+      touch(r.sourceType, r.source);
+      touch(r.targetType, r.target);
+    }
+  }
+  const changes = new Map<string, ObjectChange & { type: ObjectTypeRecord }>();
+  const idOf = (type: ObjectTypeRecord, key: PrimaryKey) => `${type.apiName}\u0000${key}`;
+  for (const [type, keys] of [...touched].sort(([a], [b]) => (a.apiName < b.apiName ? -1 : 1))) {
+    const found = await lockObjects(db, ontology, type, [...keys.values()]);
+    for (const [text, key] of keys) {
+      const state = found.get(text) ?? null;
+      changes.set(idOf(type, key), { type, objectType: type.apiName, primaryKey: key, before: state, after: state });
+    }
+  }
+  const changeOf = (type: ObjectTypeRecord, key: PrimaryKey) => changes.get(idOf(type, key))!;
+
+  const history: {
+    object_type_id: string;
+    primary_key: string;
+    operation_id: string;
+    action_type_rid: string | null;
+    account_id: string | null;
+    edit: string;
+  }[] = [];
+  const record = (
+    change: ObjectChange & { type: ObjectTypeRecord },
+    kind: 'create' | 'modify' | 'delete',
+    before: OntologyObject | null,
+  ) => {
+    history.push({
+      object_type_id: change.type.id,
+      primary_key: String(change.primaryKey),
+      operation_id: input.operationId,
+      action_type_rid: input.actionTypeRid,
+      account_id: input.accountId,
+      edit: JSON.stringify({ type: kind, before, after: change.after }),
+    });
+  };
+
+  for (const r of resolved) {
+    if (r.kind === 'link') {
+      await writeLink(db, r, (type, key) => changeOf(type, key).after !== null);
+      continue;
+    }
+    const { type, key, edit } = r;
+    const change = changeOf(type, key);
+    const before = change.after;
+    const table = objectTable(ontology, type);
+    if (edit.type === 'create') {
+      if (before) {
+        throw new DomainError('conflict', `${type.apiName} ${key} exists already.`, {
+          details: { errorName: 'ObjectAlreadyExists', objectType: type.apiName, primaryKey: key },
+        });
+      }
+      const names = Object.keys(edit.properties);
+      const row = await sql<Record<string, unknown>>`INSERT INTO ${table} (${sql.join(names.map((n) => sql.id(n)))})
+        VALUES (${sql.join(names.map((n) => writeValue(type.properties[n]!, edit.properties[n])))}) RETURNING ${returningObject(type)}`.execute(
+        db,
+      );
+      change.after = toApiObject(type, row.rows[0]!);
+      record(change, 'create', null);
+      continue;
+    }
+    if (!before) throw notFound(type, key);
+    checkRev(type, key, before, edit.ifRev);
+    if (edit.type === 'modify') {
+      const sets = Object.entries(edit.properties).map(([n, v]) => sql`${sql.id(n)} = ${writeValue(type.properties[n]!, v)}`);
+      const row = await sql<Record<string, unknown>>`UPDATE ${table}
+        SET ${sql.join([...sets, sql`${sql.id(REV)} = ${sql.id(REV)} + 1`, sql`${sql.id(UPDATED_AT)} = now()`])}
+        WHERE ${sql.id(type.primaryKey)} = ${key} RETURNING ${returningObject(type)}`.execute(db);
+      change.after = toApiObject(type, row.rows[0]!);
+      record(change, 'modify', before);
+    } else {
+      await sql`DELETE FROM ${table} WHERE ${sql.id(type.primaryKey)} = ${key}`.execute(db);
+      await deleteLinksOf(db, ontology, type, key);
+      change.after = null;
+      record(change, 'delete', before);
+    }
+  }
+
+  for (const part of chunks(history)) await db.insertInto('ontology_edits').values(part).execute();
+  const changed = [...changes.values()].filter((c) => JSON.stringify(c.before) !== JSON.stringify(c.after));
+  let seq: WriteEditsResult['seq'] = null;
+  if (changed.length > 0) {
+    const seqs: number[] = [];
+    for (const part of chunks(changed)) {
+      const rows = await db
+        .insertInto('ontology_changes')
+        .values(
+          part.map((c) => ({
+            company_id: input.companyId,
+            object_type_id: c.type.id,
+            primary_key: String(c.primaryKey),
+            state: (c.after ? 'ADDED_OR_UPDATED' : 'REMOVED') as ChangeState,
+          })),
+        )
+        .returning('seq')
+        .execute();
+      seqs.push(...rows.map((r) => Number(r.seq)));
+    }
+    seq = { from: Math.min(...seqs), to: Math.max(...seqs) };
+    await sql`SELECT pg_notify(${ONTOLOGY_CHANGES_CHANNEL}, ${input.companyId})`.execute(db);
+    await enqueue(db, {
+      topic: 'ontology.changed',
+      key: input.operationId,
+      payload: {
+        companyId: input.companyId,
+        objectTypes: [...new Set(changed.map((c) => c.objectType))].sort(),
+        fromSeq: seq.from,
+        toSeq: seq.to,
+      },
+    });
+  }
+  return { objects: changed.map(({ type: _type, ...c }) => c), seq };
+}
+
+type Resolved =
+  | { kind: 'object'; edit: Extract<Edit, { objectType: string }>; type: ObjectTypeRecord; key: PrimaryKey }
+  | {
+      kind: 'link';
+      edit: Extract<Edit, { type: 'addLink' | 'removeLink' }>;
+      link: LinkTypeRecord;
+      sourceType: ObjectTypeRecord;
+      targetType: ObjectTypeRecord;
+      source: PrimaryKey;
+      target: PrimaryKey;
+    };
+
+/** Checks an edit against the definitions (types, properties, values, keys) before anything is locked or written. */
+function resolve(
+  types: ReadonlyMap<string, ObjectTypeRecord>,
+  linkTypes: ReadonlyMap<string, LinkTypeRecord>,
+  edit: Edit,
+  index: number,
+): Resolved {
+  if (edit.type === 'addLink' || edit.type === 'removeLink') {
+    const link = linkTypes.get(edit.linkType);
+    if (!link)
+      throw new DomainError('link_type_not_found', `No link type ${edit.linkType}.`, { details: { linkType: edit.linkType, edit: index } });
+    const sourceType = types.get(link.source.objectType)!;
+    const targetType = types.get(link.target.objectType)!;
+    return {
+      kind: 'link',
+      edit,
+      link,
+      sourceType,
+      targetType,
+      source: keyOf(sourceType, edit.source, index, '.source'),
+      target: keyOf(targetType, edit.target, index, '.target'),
+    };
+  }
+  const type = types.get(edit.objectType);
+  if (!type)
+    throw new DomainError('object_type_not_found', `No object type ${edit.objectType}.`, {
+      details: { objectType: edit.objectType, edit: index },
+    });
+  if (edit.type === 'create') {
+    checkProperties(type, edit.properties, index, true);
+    return { kind: 'object', edit, type, key: keyOf(type, edit.properties[type.primaryKey], index, `.properties.${type.primaryKey}`) };
+  }
+  if (edit.type === 'modify') checkProperties(type, edit.properties, index, false);
+  return { kind: 'object', edit, type, key: keyOf(type, edit.primaryKey, index, '.primaryKey') };
+}
+
+async function deleteLinksOf(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, key: PrimaryKey) {
+  const links = await db
+    .selectFrom('link_types')
+    .select(['id', 'source_type_id', 'target_type_id'])
+    .where('ontology_id', '=', ontology.id)
+    .where((eb) => eb.or([eb('source_type_id', '=', type.id), eb('target_type_id', '=', type.id)]))
+    .execute();
+  for (const l of links) {
+    await db
+      .deleteFrom('object_links')
+      .where('link_type_id', '=', l.id)
+      .where((eb) =>
+        eb.or([
+          ...(l.source_type_id === type.id ? [eb('source_key', '=', String(key))] : []),
+          ...(l.target_type_id === type.id ? [eb('target_key', '=', String(key))] : []),
+        ]),
+      )
+      .execute();
+  }
+}
+
+async function writeLink(
+  db: DbOrTrx,
+  r: Extract<Resolved, { kind: 'link' }>,
+  exists: (type: ObjectTypeRecord, key: PrimaryKey) => boolean,
+): Promise<void> {
+  const { link } = r;
+  const row = { link_type_id: link.id, source_key: String(r.source), target_key: String(r.target) };
+  if (r.edit.type === 'removeLink') {
+    await db
+      .deleteFrom('object_links')
+      .where('link_type_id', '=', link.id)
+      .where('source_key', '=', row.source_key)
+      .where('target_key', '=', row.target_key)
+      .execute();
+    return;
+  }
+  if (!exists(r.sourceType, r.source)) throw notFound(r.sourceType, r.source);
+  if (!exists(r.targetType, r.target)) throw notFound(r.targetType, r.target);
+  // Cardinality ONE on a side: one object of that side links to at most one of the other (both
+  // objects are locked, so two writers cannot both pass this check).
+  for (const [side, mine, other] of [
+    ['source', 'source_key', 'target_key'],
+    ['target', 'target_key', 'source_key'],
+  ] as const) {
+    if (link[side].cardinality !== 'ONE') continue;
+    const taken = await db
+      .selectFrom('object_links')
+      .select('source_key')
+      .where('link_type_id', '=', link.id)
+      .where(mine, '=', row[mine])
+      .where(other, '<>', row[other])
+      .executeTakeFirst();
+    if (taken) {
+      throw new DomainError('conflict', `${link[side].objectType} ${row[mine]} already has its one ${link[side].linkApiName} link.`, {
+        details: { errorName: 'LinkCardinalityExceeded', linkType: link.apiName, side },
+      });
+    }
+  }
+  await db
+    .insertInto('object_links')
+    .values(row)
+    .onConflict((c) => c.doNothing())
+    .execute();
+}

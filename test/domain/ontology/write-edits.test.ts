@@ -1,0 +1,165 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DomainError } from '../../../domain/errors.ts';
+import { findOntologyOfCompany } from '../../../domain/ontology/repository.ts';
+import { type Edit, writeEdits } from '../../../domain/ontology/write-edits.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { define, insertCompanyWithDeveloper, type OntologyFixture, SALES } from '../../support/ontology.ts';
+
+// The one writer over a real PostgreSQL: rows in the per-type tables, revisions, edits history,
+// change rows and the outbox intent, all in the caller's transaction.
+
+let database: TestDatabase;
+let acme: OntologyFixture;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  acme = await insertCompanyWithDeveloper(database.db, 'cell-acme');
+  await define(database.db, acme, SALES);
+});
+afterAll(() => database.drop());
+
+const write = (edits: Edit[], operationId = `op-${Math.random()}`) =>
+  database.db
+    .transaction()
+    .execute((trx) =>
+      writeEdits(trx, { companyId: acme.companyId, accountId: acme.developer.account.id, operationId, actionTypeRid: null, edits }),
+    );
+
+async function failure(p: Promise<unknown>): Promise<DomainError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
+}
+
+const ORDER = {
+  number: 1,
+  amount: 12.5,
+  paid: false,
+  placed: '2026-11-22',
+  at: '2026-11-22T10:00:00.000Z',
+  tags: ['a', 'b'],
+  address: { city: 'Oslo' },
+};
+
+describe('writeEdits', () => {
+  it('creates an object with typed values and records history, change and one outbox intent', async () => {
+    const result = await write([{ type: 'create', objectType: 'sales.Order', properties: ORDER }], 'op-create-1');
+    expect(result.objects).toHaveLength(1);
+    expect(result.objects[0]!.before).toBeNull();
+    expect(result.objects[0]!.after).toMatchObject({ __apiName: 'sales.Order', __primaryKey: 1, __rev: 1, ...ORDER });
+    expect(result.objects[0]!.after).not.toHaveProperty('note');
+
+    const history = await database.db.selectFrom('ontology_edits').selectAll().where('operation_id', '=', 'op-create-1').execute();
+    expect(history.map((h) => [h.primary_key, h.edit.type, h.account_id])).toEqual([['1', 'create', acme.developer.account.id]]);
+    const changes = await database.db.selectFrom('ontology_changes').selectAll().where('seq', '>=', result.seq!.from).execute();
+    expect(changes.map((c) => [c.primary_key, c.state])).toEqual([['1', 'ADDED_OR_UPDATED']]);
+    const outbox = await database.db.selectFrom('outbox').selectAll().where('key', '=', 'op-create-1').execute();
+    expect(outbox.map((o) => [o.topic, o.payload])).toEqual([
+      ['ontology.changed', { companyId: acme.companyId, objectTypes: ['sales.Order'], fromSeq: result.seq!.from, toSeq: result.seq!.to }],
+    ]);
+  });
+
+  it('modifies with ifRev, bumping the revision, and refuses a stale ifRev with rev_mismatch', async () => {
+    await write([{ type: 'create', objectType: 'sales.Order', properties: { number: 2, amount: 1 } }]);
+    const stale = await failure(write([{ type: 'modify', objectType: 'sales.Order', primaryKey: 2, properties: { amount: 3 }, ifRev: 7 }]));
+    expect([stale.code, stale.details]).toEqual(['rev_mismatch', { objectType: 'sales.Order', primaryKey: 2, currentRev: 1 }]);
+    const ok = await write([{ type: 'modify', objectType: 'sales.Order', primaryKey: 2, properties: { amount: 3, note: 'x' }, ifRev: 1 }]);
+    expect(ok.objects[0]!.before).toMatchObject({ amount: 1, __rev: 1 });
+    expect(ok.objects[0]!.after).toMatchObject({ amount: 3, note: 'x', __rev: 2 });
+    const cleared = await write([{ type: 'modify', objectType: 'sales.Order', primaryKey: 2, properties: { note: null } }]);
+    expect(cleared.objects[0]!.after).not.toHaveProperty('note');
+  });
+
+  it('refuses values that do not fit their property, unknown properties, and a changed primary key', async () => {
+    const cases: [Edit, string, string][] = [
+      [
+        { type: 'create', objectType: 'sales.Order', properties: { number: 3, amount: 'much' } },
+        'InvalidPropertyValue',
+        'edits[0].properties.amount',
+      ],
+      [
+        { type: 'create', objectType: 'sales.Order', properties: { number: 3, placed: '2026-02-30' } },
+        'InvalidPropertyValue',
+        'edits[0].properties.placed',
+      ],
+      [
+        { type: 'create', objectType: 'sales.Order', properties: { number: 3, tags: [1] } },
+        'InvalidPropertyValue',
+        'edits[0].properties.tags',
+      ],
+      [
+        { type: 'create', objectType: 'sales.Order', properties: { number: 3, address: { zip: '1' } } },
+        'InvalidPropertyValue',
+        'edits[0].properties.address',
+      ],
+      [
+        { type: 'create', objectType: 'sales.Order', properties: { number: 3, color: 'red' } },
+        'PropertiesNotFound',
+        'edits[0].properties.color',
+      ],
+      [{ type: 'create', objectType: 'sales.Order', properties: { amount: 1 } }, 'InvalidPropertyValue', 'edits[0].properties.number'],
+      [
+        { type: 'modify', objectType: 'sales.Order', primaryKey: 1, properties: { number: 9 } },
+        'PrimaryKeyCannotChange',
+        'edits[0].properties.number',
+      ],
+    ];
+    for (const [edit, errorName, path] of cases) {
+      const err = await failure(write([edit]));
+      expect([err.code, err.details?.errorName, (err.details!.problems as { path: string }[])[0]!.path], JSON.stringify(edit)).toEqual([
+        'invalid_payload',
+        errorName,
+        path,
+      ]);
+    }
+    expect((await failure(write([{ type: 'create', objectType: 'sales.Order', properties: ORDER }]))).code).toBe('conflict');
+    expect((await failure(write([{ type: 'create', objectType: 'sales.Nope', properties: {} }]))).code).toBe('object_type_not_found');
+  });
+
+  it('rolls back every edit of a call when one fails', async () => {
+    const err = await failure(
+      write([
+        { type: 'create', objectType: 'sales.Customer', properties: { id: 'c-rollback' } },
+        { type: 'delete', objectType: 'sales.Order', primaryKey: 404 },
+      ]),
+    );
+    expect(err.code).toBe('object_not_found');
+    const ontology = (await findOntologyOfCompany(database.db, acme.companyId))!;
+    const rows = await sql`SELECT count(*)::int AS n FROM ${sql.id(ontology.schemaName, 'sales.Customer')} WHERE id = 'c-rollback'`.execute(
+      database.db,
+    );
+    expect(rows.rows).toEqual([{ n: 0 }]);
+  });
+
+  it('links objects within the cardinality and deletes an object with its links', async () => {
+    await write([
+      { type: 'create', objectType: 'sales.Customer', properties: { id: 'c1', name: 'Ada' } },
+      { type: 'create', objectType: 'sales.Customer', properties: { id: 'c2', name: 'Bob' } },
+      { type: 'create', objectType: 'sales.Order', properties: { number: 10 } },
+      { type: 'addLink', linkType: 'order-customer', source: 10, target: 'c1' },
+    ]);
+    // An order has ONE customer.
+    const second = await failure(write([{ type: 'addLink', linkType: 'order-customer', source: 10, target: 'c2' }]));
+    expect([second.code, second.details?.errorName]).toEqual(['conflict', 'LinkCardinalityExceeded']);
+    // Adding the same link again changes nothing; a missing object cannot be linked.
+    await write([{ type: 'addLink', linkType: 'order-customer', source: 10, target: 'c1' }]);
+    expect((await failure(write([{ type: 'addLink', linkType: 'order-customer', source: 11, target: 'c1' }]))).code).toBe(
+      'object_not_found',
+    );
+
+    const removed = await write([{ type: 'delete', objectType: 'sales.Customer', primaryKey: 'c1' }]);
+    expect(removed.objects[0]).toMatchObject({ before: { name: 'Ada' }, after: null });
+    const links = await database.db.selectFrom('object_links').selectAll().execute();
+    expect(links).toEqual([]);
+    const change = await database.db
+      .selectFrom('ontology_changes')
+      .select('state')
+      .where('seq', '=', removed.seq!.to)
+      .executeTakeFirstOrThrow();
+    expect(change.state).toBe('REMOVED');
+  });
+});
