@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { exportsSchema } from '../../schemas/manifest/exports.ts';
 import type { QueryExport } from '../../schemas/manifest/index.ts';
 import type { DbOrTrx } from '../db/database.ts';
 
@@ -25,10 +26,6 @@ export interface Capability {
   reason?: string;
 }
 
-/** A query export runs over the data layer's semantic types (`domain/ontology/`). */
-export const QUERY_EXPORTS_UNAVAILABLE =
-  'query exports run over the data layer (semantic types), which this service does not have yet; a workflow cannot use them until it lands';
-
 export const PLATFORM_CAPABILITIES: readonly Capability[] = [
   {
     name: 'platform.accounts',
@@ -50,33 +47,51 @@ export const PLATFORM_CAPABILITIES: readonly Capability[] = [
   },
 ];
 
-export async function capabilityCatalog(db: DbOrTrx, companyId: string | null): Promise<Capability[]> {
-  if (companyId === null) return [...PLATFORM_CAPABILITIES];
+/** The query exports of the company's apps in production, by capability name `<slug>.<export>`. */
+async function companyExports(db: DbOrTrx, companyId: string): Promise<{ app: string; name: string; query: QueryExport }[]> {
   const rows = await db
     .selectFrom('apps as a')
     .innerJoin('app_versions as v', 'v.id', 'a.production_version_id')
-    .select(['a.slug', sql<QueryExport[] | null>`v.manifest -> 'exports'`.as('exports')])
+    .select(['a.slug', sql<unknown>`v.manifest -> 'exports'`.as('exports')])
     .where('a.company_id', '=', companyId)
     .orderBy('a.slug')
     .execute();
-  const exported = rows.flatMap((row) =>
-    (row.exports ?? []).map(
-      (e): Capability => ({
-        name: `${row.slug}.${e.name}`,
-        source: 'export',
-        app: row.slug,
-        title: e.title,
-        description: e.description ?? '',
-        input: Object.fromEntries(
-          Object.entries(e.input ?? {}).map(([name, p]) => [
-            name,
-            { type: p.type, required: p.required ?? false, description: p.description },
-          ]),
-        ),
-        runnable: false,
-        reason: QUERY_EXPORTS_UNAVAILABLE,
-      }),
-    ),
+  // Stored manifests were validated at upload; parsing fills defaults added since.
+  return rows.flatMap((row) =>
+    exportsSchema.parse(row.exports ?? []).map((query) => ({ app: row.slug, name: `${row.slug}.${query.name}`, query })),
+  );
+}
+
+export async function findQueryExport(db: DbOrTrx, companyId: string, capability: string): Promise<QueryExport | undefined> {
+  return (await companyExports(db, companyId)).find((e) => e.name === capability)?.query;
+}
+
+export async function capabilityCatalog(db: DbOrTrx, companyId: string | null): Promise<Capability[]> {
+  if (companyId === null) return [...PLATFORM_CAPABILITIES];
+  const [exports, types] = await Promise.all([
+    companyExports(db, companyId),
+    db
+      .selectFrom('object_types as t')
+      .innerJoin('ontologies as o', 'o.id', 't.ontology_id')
+      .select('t.api_name')
+      .where('o.company_id', '=', companyId)
+      .execute(),
+  ]);
+  const defined = new Set(types.map((t) => t.api_name));
+  const exported = exports.map(
+    ({ app, name, query }): Capability => ({
+      name,
+      source: 'export',
+      app,
+      title: query.title,
+      description: query.description,
+      input: Object.fromEntries(
+        Object.entries(query.input).map(([param, p]) => [param, { type: p.type, required: p.required, description: p.description }]),
+      ),
+      // A query runs over its semantic type: one the company has not defined yet cannot run.
+      runnable: defined.has(query.type),
+      ...(defined.has(query.type) ? {} : { reason: `the object type ${query.type} is not defined in the company's ontology` }),
+    }),
   );
   return [...PLATFORM_CAPABILITIES, ...exported];
 }

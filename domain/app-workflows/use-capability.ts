@@ -1,12 +1,13 @@
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
-import { QUERY_EXPORTS_UNAVAILABLE } from './capabilities.ts';
+import { findQueryExport } from './capabilities.ts';
 import { resolveValue, type Scope } from './expression.ts';
+import { runQueryExport } from './run-query-export.ts';
 
 type UseStep = Extract<WorkflowStep, { kind: 'use' }>;
 
-/** A `use` step: calls one capability of the catalog with its input (`=` values evaluated). */
+/** A `use` step: calls one capability of the catalog (a built-in or a query export) with its input (`=` values evaluated). */
 export async function useCapability(db: Db, runId: string, step: UseStep, scope: Scope): Promise<unknown> {
   const input = Object.fromEntries(
     Object.entries(step.input).map(([name, value]) => [name, typeof value === 'string' ? resolveValue(value, scope) : value]),
@@ -33,9 +34,12 @@ export async function useCapability(db: Db, runId: string, step: UseStep, scope:
       const now = run.started_at;
       return { now: now.toISOString(), date: now.toISOString().slice(0, 10), hour: now.getUTCHours(), weekday: now.getUTCDay() };
     }
-    default:
-      // Deploy validation refuses every other name; a version stored before a capability was
-      // removed lands here.
-      throw new DomainError('conflict', `${step.capability} cannot run: ${QUERY_EXPORTS_UNAVAILABLE}`);
+    default: {
+      const query = run.company_id === null ? undefined : await findQueryExport(db, run.company_id, step.capability);
+      // Deploy validation refuses unknown names; an export removed since lands here.
+      if (!query || run.company_id === null)
+        throw new DomainError('conflict', `${step.capability} is no longer in the company's capability catalog.`);
+      return runQueryExport(db, run.company_id, query, input);
+    }
   }
 }
