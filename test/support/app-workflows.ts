@@ -29,7 +29,7 @@ export async function publishWorkflow(
   db: Db,
   slug: string,
   version: string,
-  manifest: { workflow?: unknown; limits?: unknown },
+  manifest: { workflow?: unknown; limits?: unknown; exports?: unknown },
 ): Promise<string> {
   const appId = `app_${slug.replaceAll('-', '_')}`;
   await db

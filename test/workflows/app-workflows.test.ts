@@ -5,7 +5,11 @@ import { nextScheduledRun, triggersOf } from '../../domain/app-workflows/definit
 import type { ModelProvider } from '../../domain/app-workflows/model-provider.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
 import type { Db } from '../../domain/db/database.ts';
+import { systemClock } from '../../domain/deps.ts';
+import { defineObjectTypes } from '../../domain/ontology/define-object-types.ts';
+import { editObjects } from '../../domain/ontology/edit-objects.ts';
 import { enqueue } from '../../domain/outbox/repository.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { recordUsage } from '../../domain/usage/record-usage.ts';
 import { smtpMailer } from '../../infra/mail/smtp-mailer.ts';
 import { workflowSchema } from '../../schemas/manifest/workflow.ts';
@@ -176,6 +180,46 @@ describe('change triggers and notify', () => {
     expect(mailTo(subject)).toHaveLength(4);
     const rows = await db.selectFrom('workflow_notifications').select(['status']).where('app_id', '=', appId).execute();
     expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
+  });
+
+  it('runs on a committed data edit: the data layer’s writer → ontology.changed → the watching app’s trigger → a query export', async () => {
+    const principal: Principal = {
+      kind: 'key',
+      account: { id: 'acc_ann', username: 'ann', email: RECIPIENTS[0]!, platformStaff: false },
+      company: { id: FLOW_COMPANY.id, cellId: FLOW_COMPANY.cellId, name: 'Flow' },
+      role: 'developer',
+      key: { id: 'key_flow', displayPrefix: 'svc-dk-flow' },
+    };
+    const deps = { db, clock: systemClock };
+    await defineObjectTypes(deps, principal, FLOW_COMPANY.cellId, {
+      types: [
+        {
+          apiName: 'crm.Lead',
+          primaryKey: 'id',
+          properties: { id: { dataType: { type: 'string' } }, score: { dataType: { type: 'integer' } } },
+        },
+      ],
+    });
+    await publishWorkflow(db, 'leads', '1.0.0', {
+      exports: [{ name: 'hot', title: 'Hot leads', kind: 'query', type: 'crm.Lead', where: { score: { gte: 50 } }, sort: ['-score'] }],
+    });
+    const appId = await publishWorkflow(db, 'lead-watch', '1.0.0', {
+      workflow: {
+        trigger: { change: { types: ['crm.Lead'], cooldown: '2m' } },
+        steps: [{ id: 'hot', kind: 'use', capability: 'leads.hot' }],
+      },
+    });
+    await reconcileAppTriggers(env.client, db, appId);
+    await editObjects(deps, principal, FLOW_COMPANY.cellId, {
+      edits: [
+        { type: 'create', objectType: 'crm.Lead', properties: { id: 'l1', score: 80 } },
+        { type: 'create', objectType: 'crm.Lead', properties: { id: 'l2', score: 10 } },
+      ],
+    });
+    await relayDue({ db, client: env.client, logger: silent });
+    await env.sleep(3 * 60_000);
+    const [run] = await finished(appId, 1);
+    expect(run).toMatchObject({ trigger: 'change', status: 'succeeded', output: { hot: [{ id: 'l1', score: 80 }] } });
   });
 
   it('records a failing run as failed and keeps the change trigger running', async () => {
