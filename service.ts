@@ -136,7 +136,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const worker = await runWorker(connected, { db, logger, cloud, mailer, models: localModelProvider });
       cleanups.push(() => worker.stop());
       logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
-      logger.info({ apps: await reconcileAllAppTriggers(connected.client, db) }, 'app workflow triggers reconciled');
+      const reconciled = await reconcileAllAppTriggers(connected.client, db);
+      if (Object.keys(reconciled.failed).length) logger.warn(reconciled, 'some app workflow triggers could not be reconciled');
+      else logger.info({ apps: reconciled.apps }, 'app workflow triggers reconciled');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);

@@ -99,11 +99,20 @@ async function reconcileChangeTrigger(client: Client, appId: string, plan: Trigg
   }
 }
 
-/** Worker start: every app with a production workflow (idempotent; a missed intent is caught up). */
-export async function reconcileAllAppTriggers(client: Client, db: Db): Promise<number> {
+/**
+ * Worker start: every app with a production workflow (idempotent; a missed intent is caught up).
+ * One app's failure is reported and does not keep the worker from starting; its next publish or
+ * the next start reconciles it again.
+ */
+export async function reconcileAllAppTriggers(client: Client, db: Db): Promise<{ apps: number; failed: Record<string, string> }> {
   const apps = await appsWithProductionWorkflows(db);
-  for (const appId of apps) await reconcileAppTriggers(client, db, appId);
-  return apps.length;
+  const failed: Record<string, string> = {};
+  for (const appId of apps) {
+    await reconcileAppTriggers(client, db, appId).catch((err: unknown) => {
+      failed[appId] = err instanceof Error ? err.message : String(err);
+    });
+  }
+  return { apps: apps.length, failed };
 }
 
 /** The data layer's committed changes: a signal to each watching app's change trigger (started if need be). */
