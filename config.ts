@@ -91,6 +91,8 @@ const EnvSchema = z
       .string()
       .regex(/^[a-z0-9-]+\.[a-z0-9]+$/, 'must be an instance type such as t3.small')
       .default('t3.small'),
+    SVC_SMTP_URL: unsetIfBlank(z.url({ protocol: /^smtps?$/ }).optional()),
+    SVC_MAIL_FROM: z.email().default('svc@localhost'),
     SVC_BLOB_CACHE_BYTES: z.coerce
       .number()
       .int()
@@ -141,6 +143,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
   /** How long a control-plane call waits for the relay to report the run it started or joined. */
   runStartWaitMs: e.SVC_RUN_START_WAIT_MS,
+  /** Workflow notify emails: SMTP (`smtp://user:pass@host:port`, `smtps://…`); unset, messages are recorded and not sent. */
+  mail: { smtpUrl: e.SVC_SMTP_URL, from: e.SVC_MAIL_FROM },
   /** Where company initialization makes server instances: simulated on this machine (local) or EC2. */
   cloud:
     e.SVC_CLOUD_PROVIDER === 'aws'

@@ -9,6 +9,8 @@ import { routes as allRoutes } from './api/routes.ts';
 import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator } from './domain/accounts/bootstrap-operator.ts';
 import { dummyHash } from './domain/accounts/check-password.ts';
+import { type Mailer, unconfiguredMailer } from './domain/app-workflows/mailer.ts';
+import { localModelProvider } from './domain/app-workflows/model-provider.ts';
 import { cachedBlobStore, postgresBlobBackend } from './domain/apps/blob-store.ts';
 import { connectDatabase } from './domain/db/connect.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
@@ -19,7 +21,9 @@ import { startChangeHub } from './domain/ontology/subscriptions/change-hub.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
+import { smtpMailer } from './infra/mail/smtp-mailer.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
+import { reconcileAllAppTriggers } from './worker/app-triggers.ts';
 import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
@@ -97,6 +101,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const keyUses = startKeyUseRecorder(db, logger);
     cleanups.push(() => keyUses.stop());
 
+    let mailer: Mailer = unconfiguredMailer;
+    if (config.mail.smtpUrl) {
+      const smtp = smtpMailer({ url: config.mail.smtpUrl, from: config.mail.from });
+      cleanups.push(async () => smtp.close());
+      mailer = smtp;
+    }
+
     let addresses = publicAddresses(config, { host: config.host, port: config.port });
     const deps: ApiDeps = {
       db,
@@ -113,6 +124,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           : postgresBlobBackend(db),
         config.blobCacheBytes,
       ),
+      mailer,
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
     };
 
@@ -131,9 +143,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.cloud.kind === 'aws'
           ? (await import('./infra/cloud/aws-ec2-provider.ts')).awsCloudProvider(config.cloud)
           : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
-      const worker = await runWorker(connected, { db, logger, cloud, bundleCacheDir: path.join(config.dataDir, 'cache') });
+      const worker = await runWorker(connected, {
+        db,
+        logger,
+        cloud,
+        bundleCacheDir: path.join(config.dataDir, 'cache'),
+        mailer,
+        models: localModelProvider,
+      });
       cleanups.push(() => worker.stop());
       logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
+      const reconciled = await reconcileAllAppTriggers(connected.client, db);
+      if (Object.keys(reconciled.failed).length) logger.warn(reconciled, 'some app workflow triggers could not be reconciled');
+      else logger.info({ apps: reconciled.apps }, 'app workflow triggers reconciled');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);

@@ -1,6 +1,9 @@
+import type { Mailer } from '../domain/app-workflows/mailer.ts';
+import type { ModelProvider } from '../domain/app-workflows/model-provider.ts';
 import type { Db } from '../domain/db/database.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
 import { createAppLogActivities } from './app-log.ts';
+import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createOntologyActivities } from './ontology.ts';
 import { createProvisioningActivities } from './provisioning.ts';
@@ -10,6 +13,10 @@ export interface ActivityDeps {
   db: Db;
   /** Where company initialization creates or finds server instances (aws or local). */
   cloud: CloudProvider;
+  /** App workflows' notify emails. */
+  mailer: Mailer;
+  /** App workflows' model steps. */
+  models: ModelProvider;
 }
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
@@ -20,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAppLogActivities(deps),
     ...createUsageActivities(deps),
     ...createOntologyActivities(deps),
+    ...createAppWorkflowActivities(deps),
   };
 }
 

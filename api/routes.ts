@@ -1,6 +1,7 @@
 import { adminRoutes } from './admin/routes.ts';
 import { agentKeyRoutes } from './agent-keys/routes.ts';
 import { appSurfaceRoutes } from './app-surface/routes.ts';
+import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { controlPlaneRoutes } from './control-plane/routes.ts';
@@ -49,4 +50,5 @@ export const routes: readonly AnyRoute[] = [
   ...ontologySubscriptionRoutes,
   ...ontologyActionRoutes,
   ...ontologyBranchRoutes,
+  ...appWorkflowRoutes,
 ];

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Mailer } from './app-workflows/mailer.ts';
 import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
 import type { KeyUseRecorder } from './keys/key-use-recorder.ts';
@@ -40,6 +41,8 @@ export interface DomainDeps {
   principals: PrincipalCache;
   /** Keys' last_used_at, written in batches off the request path. */
   keyUses: KeyUseRecorder;
+  /** Email (workflow notify steps, the mail test): SMTP, or `configured: false` when none is set. */
+  mailer: Mailer;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
   /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */

@@ -10,12 +10,15 @@ export const AppApi = z
     name: z.string(),
     title: z.string(),
     description: z.string(),
-    kind: z.enum(['query']),
+    kind: z.enum(['query', 'workflow']).meta({ description: 'query: an export (a read); workflow: the app workflow (`run`).' }),
     write: z.boolean().meta({ description: 'Whether the API changes data (write APIs accept `preview`).' }),
     input: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema (draft 2020-12) of the input object.' }),
     returns: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema of the result.' }),
     route: z.string().meta({ description: 'The HTTP call: POST to this path with `{input, preview?, channel?}`.' }),
-    mcpTool: z.string().meta({ description: 'The tool name in the app’s MCP endpoint (dots become double underscores).' }),
+    mcpTool: z.string().nullable().meta({
+      description:
+        'The tool name in the app’s MCP endpoint (dots become double underscores); null: not offered there (the workflow `run`: call its route).',
+    }),
   })
   .meta({ id: 'AppApi' });
 export type AppApi = z.input<typeof AppApi>;

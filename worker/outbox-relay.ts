@@ -5,8 +5,9 @@ import type { Db } from '../domain/db/database.ts';
 import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/events.ts';
 import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/repository.ts';
 import { recordRunStart } from '../domain/provisioning/record-run-start.ts';
-import type { companyInitialization, deviceLoginExpiry } from '../workflows/index.ts';
-import { deviceLoginClosed, deviceLoginWorkflowId, provisioningWorkflowId, TASK_QUEUE } from './shared.ts';
+import type { appWorkflowRun, companyInitialization, deviceLoginExpiry } from '../workflows/index.ts';
+import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
+import { appApiRunWorkflowId, deviceLoginClosed, deviceLoginWorkflowId, provisioningWorkflowId, TASK_QUEUE } from './shared.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
 // workflow start or signal here, with the workflow id derived from the business key. A start
@@ -37,8 +38,19 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
     });
     await recordRunStart(db, key, handle.firstExecutionRunId);
   },
-  // No consumer yet: app-workflow change triggers (issue 18) will start their workflows here.
-  'ontology.changed': async () => {},
+  'app-workflows.changed': async (client, _key, payload, db) => {
+    await reconcileAppTriggers(client, db, payload.appId);
+  },
+  'app-workflow.run': async (client, _key, payload) => {
+    await client.workflow.start<typeof appWorkflowRun>('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: appApiRunWorkflowId(payload.runId),
+      args: [{ appId: payload.appId, trigger: 'api', runId: payload.runId }],
+    });
+  },
+  'ontology.changed': async (client, _key, payload, db) => {
+    await signalChangeTriggers(client, db, payload);
+  },
 };
 
 /** How long one delivery may wait for Temporal before it counts as failed and is retried later. */

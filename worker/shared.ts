@@ -66,3 +66,33 @@ export const ONTOLOGY_CHANGES_RETENTION = {
 
 /** The daily sweep of definition branches (INACTIVE after 35 idle days, deleted 7 days later): one schedule, fixed id. */
 export const BRANCH_SWEEP = { scheduleId: 'ontology-branch-sweep', workflowId: 'ontology-branch-sweep' } as const;
+/** App workflows: ids derived from the app (and the run), so reconciling and relaying are idempotent. */
+export {
+  appApiRunWorkflowId,
+  appChangeRunWorkflowId,
+  appChangeTriggerWorkflowId,
+  appScheduledRunWorkflowId,
+  appScheduleId,
+  notifyCooldownWorkflowId,
+} from '../domain/app-workflows/workflow-ids.ts';
+
+export interface AppWorkflowRunInput {
+  appId: string;
+  trigger: 'schedule' | 'change' | 'api';
+  /** An API run's record (made by execute). */
+  runId?: string;
+  objectTypes?: string[];
+}
+
+export interface DataChange {
+  objectTypes: string[];
+  toSeq: number;
+}
+/** The data layer committed changes to object types the app's change trigger watches. */
+export const dataChanged = defineSignal<[DataChange]>('dataChanged');
+
+export interface AppChangeTriggerInput {
+  appId: string;
+  /** Changes received but not yet run when the trigger continued as new. */
+  pending?: DataChange | null;
+}

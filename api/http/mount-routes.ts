@@ -105,7 +105,7 @@ function preflight(route: AnyRoute) {
     ctx.set('Access-Control-Allow-Methods', route.method.toUpperCase());
     ctx.set(
       'Access-Control-Allow-Headers',
-      ['authorization', 'content-type', DRY_RUN_HEADER, ...(route.cors?.allowHeaders ?? [])].join(', '),
+      ['authorization', 'content-type', 'idempotency-key', 'last-event-id', DRY_RUN_HEADER, ...(route.cors?.allowHeaders ?? [])].join(', '),
     );
     ctx.set('Access-Control-Max-Age', '600');
     ctx.status = 204;

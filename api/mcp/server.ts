@@ -33,7 +33,7 @@ function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, versi
     { name: `${app.namespace}/${app.slug}`, title: manifest.title, version: API_VERSION },
     { capabilities: { tools: {}, prompts: {}, ...(ui ? { resources: {} } : {}) }, instructions: manifest.summary || manifest.title },
   );
-  const apis = appApisOf(manifest, app);
+  const apis = appApisOf(manifest, app).filter((api): api is typeof api & { mcpTool: string } => api.mcpTool !== null);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: apis.map((api) => ({

@@ -1,5 +1,6 @@
 import type { QueryExport } from '../../schemas/manifest/exports.ts';
 import type { SearchObjectsRequest, WhereClause } from '../../schemas/ontology.ts';
+import { resolveValue } from '../app-workflows/expression.ts';
 
 type Scalar = string | number | boolean | null;
 type Input = Record<string, unknown>;
@@ -7,11 +8,14 @@ type Input = Record<string, unknown>;
 /** Not given: a condition on an input parameter the caller left out is dropped. */
 const ABSENT = Symbol('absent');
 
-/** A where value: `=name` is the input parameter `name`; anything else is itself. */
+/**
+ * A where value: `=…` is an expression over `input` (the workflows' evaluator), absent when it
+ * yields nothing (an optional parameter not given); anything else, a literal null included, is itself.
+ */
 function resolve(value: Scalar, input: Input): unknown {
   if (typeof value !== 'string' || !value.startsWith('=')) return value;
-  const name = value.slice(1);
-  return input[name] === undefined ? ABSENT : input[name];
+  const resolved = resolveValue(value, { input });
+  return resolved === undefined || resolved === null ? ABSENT : resolved;
 }
 
 function condition(field: string, op: string, raw: Scalar | Scalar[], input: Input): WhereClause | undefined {
@@ -37,8 +41,9 @@ function condition(field: string, op: string, raw: Scalar | Scalar[], input: Inp
 /**
  * The data-layer search an export runs (spec manifest `exports`, kind query): its `where` (a
  * property to a value, or to operators eq, ne, in, nin, gt, gte, lt, lte, contains, startsWith,
- * null), where a value `=name` is the input parameter `name`; `select`; `sort` (`-` for
- * descending); `limit` objects.
+ * null), where a value `=…` is an expression over `input` (`=input.region`) and a condition whose
+ * value is not given is dropped; `select`; `sort` (`-` for descending); `limit` objects. Both the
+ * export's API (HTTP, MCP) and workflow `use` steps run it.
  */
 export function exportQuery(item: QueryExport, input: Input): SearchObjectsRequest {
   const conditions = Object.entries(item.where).flatMap(([field, rule]) => {

@@ -1,17 +1,15 @@
 import type { z } from 'zod';
 import { type AppApi, type AppApis, exportInputSchema, exportResultSchema, mcpToolName } from '../../schemas/app-surface.ts';
 import type { Manifest } from '../../schemas/manifest/index.ts';
+import { workflowApisOf } from '../app-workflows/list-workflow-apis.ts';
 import type { DomainDeps } from '../deps.ts';
 import type { AppTarget } from '../hosting/open-app.ts';
 import type { Principal } from '../principal.ts';
 import { reachApp } from './reach-app.ts';
 
-/**
- * The APIs a manifest declares: its exports (queries: reads). The workflow APIs of app workflows
- * (issue 18) join this list from their own module.
- */
+/** The APIs a manifest declares: its exports (queries: reads), then its workflow as `run`. */
 export function appApisOf(manifest: Manifest, app: { namespace: string; slug: string }): AppApi[] {
-  return manifest.exports.map((item) => ({
+  const exports = manifest.exports.map((item) => ({
     name: item.name,
     title: item.title,
     description: item.description,
@@ -22,6 +20,7 @@ export function appApisOf(manifest: Manifest, app: { namespace: string; slug: st
     route: `/api/v1/developer/apps/${app.namespace}/${app.slug}/apis/${item.name}/execute`,
     mcpTool: mcpToolName(item.name),
   }));
+  return [...exports, ...workflowApisOf(manifest, app)];
 }
 
 /** GET …/apis: the APIs, skills and sample phrases of the version the caller's channel shows. */

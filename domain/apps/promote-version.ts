@@ -2,6 +2,7 @@ import type { ChannelChange } from '../../schemas/apps.ts';
 import { problem } from '../../schemas/problems.ts';
 import type { Channel, DbOrTrx, ReleaseAction } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
+import { enqueue } from '../outbox/repository.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { assertCanWrite } from './namespace-access.ts';
@@ -67,6 +68,8 @@ export async function promoteVersion(db: DbOrTrx, principal: Principal, input: P
       seq: facts.length + 1,
     })
     .execute();
+  // The app's workflow triggers follow production (publish and rollback alike).
+  if (input.channel === 'production') await enqueue(db, { topic: 'app-workflows.changed', key: app.id, payload: { appId: app.id } });
   return { channel: input.channel, action, from: current?.version ?? null, to: target.version, changed: true };
 }
 

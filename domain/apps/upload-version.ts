@@ -1,6 +1,7 @@
 import type { UploadedVersion } from '../../schemas/apps.ts';
 import type { BundleFileInput, BundleInput, StoredFileInput, ValidBundle, Warning } from '../../schemas/bundle/index.ts';
 import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
+import { checkWorkflow } from '../app-workflows/check-workflow.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
@@ -102,6 +103,10 @@ export async function checkUpload(
   const problems = [
     ...(validation.ok ? [] : storedFilePaths(validation.problems, bundle.files.length)),
     ...addressProblems(bundle.manifest, address),
+    // The workflow against the company's capability catalog and accounts (needs the database).
+    ...(validation.ok && principal.kind === 'key'
+      ? await checkWorkflow(store.db, address.namespace === PUBLIC_NAMESPACE ? null : principal.company.id, validation.manifest)
+      : []),
   ];
   if (!validation.ok || problems.length > 0) throw invalidBundle(problems, validation.warnings);
   if (store.dryRun) return validation;

@@ -454,6 +454,9 @@ export interface Database {
   ontology_branches: OntologyBranchesTable;
   ontology_branch_writes: OntologyBranchWritesTable;
   ontology_proposals: OntologyProposalsTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_run_events: WorkflowRunEventsTable;
+  workflow_notifications: WorkflowNotificationsTable;
 }
 
 export interface ActionTypesTable {
@@ -630,6 +633,51 @@ export interface UsageResetsTable {
   period: string;
   ran_at: Date;
   reenabled_app_ids: ColumnType<string[], string, never>;
+}
+
+/** App workflows (domain/app-workflows/): one row per run, its steps as JSON. */
+export type WorkflowRunStatus = 'running' | 'succeeded' | 'failed';
+export type WorkflowTrigger = 'schedule' | 'change' | 'api';
+export interface WorkflowRunsTable {
+  id: string;
+  app_id: string;
+  version_id: string;
+  channel: Channel;
+  trigger: WorkflowTrigger;
+  workflow_id: string;
+  status: WorkflowRunStatus;
+  input: ColumnType<unknown, string, string>;
+  steps: ColumnType<unknown[], string | undefined, string>;
+  output: ColumnType<unknown, string | null | undefined, string | null>;
+  error: string | null;
+  idempotency_key: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  duration_ms: number | null;
+}
+
+export interface WorkflowRunEventsTable {
+  /** Per app, in commit order; bigint read as a number (domain/db/connect.ts). */
+  seq: number;
+  app_id: string;
+  run_id: string;
+  payload: ColumnType<unknown, string, never>;
+  created_at: Generated<Date>;
+}
+
+export type NotificationStatus = 'sending' | 'sent' | 'recorded' | 'blocked' | 'failed';
+export interface WorkflowNotificationsTable {
+  id: string;
+  app_id: string | null;
+  run_id: string | null;
+  step_id: string | null;
+  recipient: string;
+  dedupe_key: string;
+  subject: string;
+  body: string;
+  status: NotificationStatus;
+  error: string | null;
+  created_at: Date;
 }
 
 export type Db = Kysely<Database>;

@@ -9,6 +9,10 @@ export interface OutboxEvents {
   'device-login.closed': { reason: 'denied' | 'redeemed' };
   /** An operator asked for a provisioning run (key: the request id); started or joined by workflow id. */
   'company-init.requested': { cellId: string; part: 'all' | 'cloud-instance' | 'folders' | 'agent-profiles' };
+  /** An app's production channel moved (key: the app id): its schedule and change trigger follow. */
+  'app-workflows.changed': { appId: string };
+  /** An execute asked for a workflow run (key: the run id, recorded before the start). */
+  'app-workflow.run': { appId: string; runId: string };
   /** Objects changed (key: the edit's operation id): changes `fromSeq`..`toSeq` of ontology_changes, of these object types (apiNames). */
   'ontology.changed': { companyId: string; objectTypes: string[]; fromSeq: number; toSeq: number };
 }

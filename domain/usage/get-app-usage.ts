@@ -1,4 +1,5 @@
 import type { AppUsage } from '../../schemas/usage.ts';
+import { channelWorkflow, nextScheduledRun, triggersOf } from '../app-workflows/definition.ts';
 import { assertCanRead } from '../apps/namespace-access.ts';
 import { getApp } from '../apps/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
@@ -15,17 +16,26 @@ const minutes = (ms: number) => Math.round(ms / 60) / 1000;
  * The usage view of one app: for developer keys of its company and for the app's own ticket
  * (authentication already checked that a ticket names this app).
  */
-export async function getAppUsage(db: DbOrTrx, clock: Clock, principal: Principal, namespace: string, slug: string): Promise<AppUsage> {
+export async function getAppUsage(
+  db: DbOrTrx,
+  clock: Clock,
+  principal: Principal,
+  namespace: string,
+  slug: string,
+  emailConfigured: boolean,
+): Promise<AppUsage> {
   if (principal.kind === 'key') assertCanRead(principal, namespace);
   else if (principal.kind !== 'ticket') throw new DomainError('unauthorized');
   const app = await getApp(db, namespace, slug);
   const now = clock.now();
-  const [caps, c, lastReset] = await Promise.all([
+  const [caps, c, lastReset, production] = await Promise.all([
     capsOfApp(db, app.id),
     readCounters(db, app.id, METER_NAMES, now),
     db.selectFrom('usage_resets').select(['period', 'ran_at']).orderBy('period', 'desc').limit(1).executeTakeFirst(),
+    channelWorkflow(db, app.id, 'production'),
   ]);
   const compute = computeUse(c, caps);
+  const nextRun = compute.exhausted ? undefined : nextScheduledRun(triggersOf(production?.workflow).schedule, now);
   const budget = caps.monthlyBudgetUsd === undefined ? null : usdToMicro(caps.monthlyBudgetUsd);
   const daily = (used: number, limit: number) => ({ used, limit, exhausted: used >= limit });
   return {
@@ -48,9 +58,9 @@ export async function getAppUsage(db: DbOrTrx, clock: Clock, principal: Principa
     notificationsToday: { sent: c['notifications.sent'], blocked: c['notifications.blocked'], limit: caps.notificationsPerDay },
     modelCostThisMonth: { spentMicroUsd: c['model.cost'], budgetMicroUsd: budget, exhausted: budget !== null && c['model.cost'] >= budget },
     limits: Object.fromEntries(Object.entries(caps).filter(([, v]) => v !== undefined)),
-    // App workflows and the email channel do not exist yet: no schedule trigger, no mail.
-    nextScheduledRun: null,
-    emailConfigured: false,
+    // None while the month's compute minutes are used up: triggers do not start until the reset.
+    nextScheduledRun: nextRun?.toISOString() ?? null,
+    emailConfigured,
     lastReset: lastReset ? { month: lastReset.period, ranAt: lastReset.ran_at.toISOString() } : null,
   };
 }

@@ -6,7 +6,7 @@ import { boundedRecord, dottedName, identifier, propertyName, rejectDuplicates, 
 const VALUE_TYPES = ['text', 'integer', 'real', 'numeric', 'boolean', 'date', 'timestamp', 'json', 'text[]', 'number[]'] as const;
 export const valueType = z.enum(VALUE_TYPES);
 
-const inputParameter = z.strictObject({
+export const inputParameter = z.strictObject({
   type: valueType,
   title: z.string().max(40).optional(),
   description: z.string().max(300).optional(),

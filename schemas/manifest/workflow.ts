@@ -8,11 +8,11 @@
 //   - notify: de-duplication key, cooldown (default 6h), daily cap
 import { z } from 'zod';
 import { duration, durationSeconds } from './duration.ts';
-import { valueType } from './exports.ts';
+import { inputParameter, valueType } from './exports.ts';
 import { LIMIT_DEFAULTS, LIMIT_MAXIMUMS } from './limits.ts';
 import { boundedRecord, custom, dottedName, identifier, propertyName, rejectDuplicates, scalarOrList } from './patterns.ts';
 
-const EXPRESSION_PREFIX = '=';
+export const EXPRESSION_PREFIX = '=';
 const expression = z.string().min(2).max(2000).startsWith(EXPRESSION_PREFIX, 'must be an expression starting with =');
 /** Literal text, or an expression when it starts with `=`. */
 const textOrExpression = (max: number) => z.string().min(1).max(max);
@@ -146,6 +146,10 @@ function checkStepReferences(steps: readonly WorkflowStep[], ctx: z.core.$Refine
 
 export const workflowSchema = z
   .strictObject({
+    // The workflow is also the app's API `run` (GET .../apis, POST .../apis/run/execute): its
+    // description and input parameters (read by steps as `input.<name>`).
+    description: z.string().max(400).default(''),
+    input: boundedRecord(identifier, inputParameter, 0, 40).default({}),
     trigger: trigger.optional(),
     steps: z.array(step).min(1).max(40),
   })

@@ -170,6 +170,43 @@ describe('app surface and MCP: the company’s keys, the app’s ticket, an app 
   });
 });
 
+describe('app workflows: runs, APIs and execute, catalog, mail test', () => {
+  let otherKey: string;
+  let ticket: string;
+  beforeAll(async () => {
+    otherKey = await passwordKey(svc, 'gus');
+    const workflow = { steps: [{ id: 'people', kind: 'use', capability: 'platform.accounts' }] };
+    await release(svc, devKey, { namespace: 'cell-acme', slug: 'flowing', version: '1.0.0', manifest: { sdk: ['semantic'], workflow } });
+    ticket = injected((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/flowing`, { cookie })).text).ticket;
+  });
+  beforeEach(() => resetRateLimits(svc));
+
+  const A = '/api/v1/developer/apps/cell-acme/flowing';
+  const DRY = { 'x-svc-dry-run': 'true' };
+  // anonymous, web session, member key, developer key, developer key of another company, the app's ticket
+  const MATRIX = [
+    ['GET', `${A}/workflow-runs`, undefined, [401, 401, 403, 200, 403, 200]],
+    ['GET', `${A}/apis`, undefined, [401, 401, 200, 200, 403, 200]],
+    ['POST', `${A}/apis/run/execute`, { input: {} }, [401, 401, 202, 202, 403, 202]],
+    ['GET', '/api/v1/developer/capabilities/cell-acme', undefined, [401, 401, 403, 200, 403, 401]],
+    ['POST', '/api/v1/developer/notify/test', undefined, [401, 403, 202, 202, 202, 401]],
+    ['GET', '/schemas/manifest/workflow/v1.json', undefined, [200, 200, 200, 200, 200, 200]],
+  ] as const;
+
+  it('answers each credential as the matrix says (writes as dry runs)', async () => {
+    const callers = (): Record<string, string>[] => [{}, { cookie }, bearer(memberKey), bearer(devKey), bearer(otherKey), bearer(ticket)];
+    for (const [method, path, body, statuses] of MATRIX) {
+      const got = [];
+      for (const headers of callers()) {
+        got.push(
+          (await svc.call(method, path, { headers: { ...headers, ...(method === 'POST' ? DRY : {}) }, ...(body ? { body } : {}) })).status,
+        );
+      }
+      expect(got, `${method} ${path}`).toEqual(statuses);
+    }
+  });
+});
+
 // The role x route matrix of the access and sharing routes: each credential kind and role against
 // each route (writes as dry runs, so the matrix changes nothing). `other` is a developer of
 // another company; `operator` is platform staff.

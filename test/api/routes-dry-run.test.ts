@@ -204,6 +204,25 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     await upload(slug, '1.0.0');
     return { params: { namespace: 'cell-acme', slug, channel: 'test' }, body: {}, headers: bearer(dev), status: 200 };
   },
+  executeAppApi: async () => {
+    const slug = unique('dry-flow');
+    const workflow = { steps: [{ id: 'people', kind: 'use', capability: 'platform.accounts' }] };
+    const up = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/versions`, {
+      body: bundle(slug, '1.0.0', { manifest: { sdk: ['semantic'], workflow } }),
+      headers: bearer(dev),
+    });
+    expect(up.status).toBe(201);
+    for (const channel of ['test', 'production']) {
+      const res = await svc.call('POST', `/api/v1/developer/apps/cell-acme/${slug}/channels/${channel}`, {
+        body: {},
+        headers: bearer(dev),
+      });
+      expect(res.status).toBe(200);
+    }
+    // No worker here: the run waits in the outbox (202, running).
+    return { params: { namespace: 'cell-acme', slug, name: 'run' }, body: { input: {} }, headers: bearer(dev), status: 202, enqueues: 1 };
+  },
+  sendTestNotification: async () => ({ headers: bearer(dev), status: 200 }),
   controlPlaneInitializeCompany: async () => {
     const cellId = `cell-${unique('init')}`;
     return { body: initializeBody(cellId, `/srv/${cellId}`), headers: bearer(op), status: 202, enqueues: 1 };

@@ -2,6 +2,8 @@ import { createTemporalEnv } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { type ActivityDeps, createActivities } from '../../activities/index.ts';
+import { unconfiguredMailer } from '../../domain/app-workflows/mailer.ts';
+import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
 import type { CloudProvider } from '../../domain/provisioning/cloud-provider.ts';
 import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { TASK_QUEUE } from '../../worker/shared.ts';
@@ -11,31 +13,56 @@ import { createTestDatabase, type TestDatabase } from './database.ts';
 export interface WorkflowTestEnv {
   env: TestWorkflowEnvironment;
   database: TestDatabase;
+  /** Stops the running worker (as a crash would, after `graceMs`) and starts a new one with these dependencies. */
+  replaceWorker(overrides?: Partial<Omit<ActivityDeps, 'db'>>, graceMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
  * The product's workflows and activities, run by a real SDK worker on the embedded server with
  * time skipping, over a database of their own. Without a `cloud` the activities get a local
- * provider that no test of the caller reaches.
+ * provider that no test of the caller reaches; mail is recorded (no SMTP) unless `overrides`
+ * names a mailer, and model steps use the deterministic local provider.
  */
-export async function startWorkflowTestEnv(cloud?: CloudProvider): Promise<WorkflowTestEnv> {
+export async function startWorkflowTestEnv(
+  cloud?: CloudProvider,
+  overrides: Partial<Omit<ActivityDeps, 'db' | 'cloud'>> = {},
+): Promise<WorkflowTestEnv> {
   const database = await createTestDatabase();
   const env = await createTemporalEnv('time-skipping');
-  const deps: ActivityDeps = { db: database.db, cloud: cloud ?? localCloudProvider({ dir: '/nonexistent' }) };
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: await bundleWorkflows(),
-    activities: createActivities(deps),
-  });
-  const running = worker.run();
+  const workflowBundle = await bundleWorkflows();
+  let deps: ActivityDeps = {
+    db: database.db,
+    cloud: cloud ?? localCloudProvider({ dir: '/nonexistent' }),
+    mailer: unconfiguredMailer,
+    models: localModelProvider,
+    ...overrides,
+  };
+  const start = async (graceMs?: number) => {
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle,
+      activities: createActivities(deps),
+      ...(graceMs === undefined ? {} : { shutdownGraceTime: graceMs }),
+    });
+    return { worker, running: worker.run() };
+  };
+  let current = await start(0);
+  const stopWorker = async () => {
+    if (current.worker.getState() === 'RUNNING') current.worker.shutdown();
+    await current.running;
+  };
   return {
     env,
     database,
+    async replaceWorker(next = {}) {
+      await stopWorker();
+      deps = { ...deps, ...next };
+      current = await start(0);
+    },
     async stop() {
-      worker.shutdown();
-      await running;
+      await stopWorker();
       await env.teardown();
       await database.drop();
     },

@@ -7,6 +7,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
+import { unconfiguredMailer } from '../../domain/app-workflows/mailer.ts';
+import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
 import { getProvisioningStatus } from '../../domain/provisioning/get-provisioning-status.ts';
 import { initializeCompany } from '../../domain/provisioning/initialize-company.ts';
 import { awsCloudProvider } from '../../infra/cloud/aws-ec2-provider.ts';
@@ -84,6 +86,8 @@ describe('a worker killed after RunInstances', () => {
         activities: createActivities({
           db: database.db,
           cloud: awsCloudProvider({ imageId: 'ami-0123456789abcdef0', instanceType: 't3.small', pollIntervalMs: 10 }),
+          mailer: unconfiguredMailer,
+          models: localModelProvider,
         }),
       });
       await survivor.runUntil(client.workflow.getHandle(queued.workflowId, runId!).result());

@@ -14,6 +14,7 @@ import * as appLog from './2026-11-22T2145-app-log.ts';
 import * as usage from './2026-11-22T2150-usage.ts';
 import * as ontology from './2026-11-22T2200-ontology.ts';
 import * as mcpOAuth from './2026-11-22T2210-mcp-oauth.ts';
+import * as appWorkflows from './2026-11-22T2220-app-workflows.ts';
 import * as performance from './2026-11-22T2230-performance.ts';
 import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2150-usage': usage,
   '2026-11-22T2200-ontology': ontology,
   '2026-11-22T2210-mcp-oauth': mcpOAuth,
+  '2026-11-22T2220-app-workflows': appWorkflows,
   '2026-11-22T2230-performance': performance,
   '2026-11-22T2240-ontology-actions': ontologyActions,
   '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,

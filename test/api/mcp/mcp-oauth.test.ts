@@ -68,7 +68,7 @@ beforeAll(async () => {
           kind: 'query',
           type: 'sales.Order',
           input: { min: { type: 'real', required: true } },
-          where: { amount: { gt: '=min' } },
+          where: { amount: { gt: '=input.min' } },
           select: ['number', 'amount'],
           sort: ['-amount'],
         },

@@ -12,14 +12,14 @@ const exportOf = (item: object) =>
   }).exports[0]!;
 
 describe('exportQuery', () => {
-  it('maps each operator, takes =name from the input and drops conditions on parameters not given', () => {
+  it('maps each operator, evaluates =input.… expressions and drops conditions on parameters not given', () => {
     const item = exportOf({
       input: { min: { type: 'real' }, tag: { type: 'text' } },
       where: {
         status: 'open',
         note: null,
-        amount: { gt: '=min', lte: 100 },
-        tags: { contains: '=tag' },
+        amount: { gt: '=input.min', lte: 100 },
+        tags: { contains: '=input.tag' },
         kind: { ne: 'test', nin: ['a', 'b'] },
         region: { in: ['north', 'south'], null: false },
         name: { startsWith: 'A' },

@@ -1,0 +1,94 @@
+// App workflow runs on the embedded Temporal server (worker and relay in the process): runs per
+// second of a three-step flow (use, per-row compute, summarize) started 50 at a time, and the
+// latency from the start call to the first step's start. Baseline of the same run: the same
+// use cases called directly (no Temporal), so the ratio is what the orchestration costs.
+// Usage: npx node bench/app-workflows.ts [runs=200]
+import { beginRun } from '../domain/app-workflows/begin-run.ts';
+import { finishRun } from '../domain/app-workflows/finish-run.ts';
+import { localModelProvider } from '../domain/app-workflows/model-provider.ts';
+import { runStep } from '../domain/app-workflows/run-step.ts';
+import type { StepRecord } from '../domain/app-workflows/runs.ts';
+import { getApp } from '../domain/apps/repository.ts';
+import { createUsageMeter } from '../domain/usage/usage-meter.ts';
+import { workflowSchema } from '../schemas/manifest/workflow.ts';
+import { TASK_QUEUE } from '../worker/shared.ts';
+import { startBenchService } from './support/service.ts';
+import { median, time } from './support/timing.ts';
+
+const runs = Number(process.argv[2] ?? 200);
+const BATCH = 50;
+const { svc, developerKey, call, stop } = await startBenchService({ role: 'all' });
+
+const workflow = {
+  steps: [
+    { id: 'people', kind: 'use', capability: 'platform.accounts' },
+    { id: 'tagged', kind: 'compute', op: 'per-row', from: '=steps.people', fields: { tag: '=concat(row.role, ":", row.username)' } },
+    { id: 'by_role', kind: 'compute', op: 'summarize', from: '=steps.tagged', groupBy: ['role'], measures: { n: { fn: 'count' } } },
+  ],
+};
+
+try {
+  const base = '/api/v1/developer/apps/cell-bench/flow';
+  await call(
+    'POST',
+    `${base}/versions`,
+    {
+      manifest: { manifestVersion: 1, slug: 'flow', version: '1.0.0', title: 'Flow', sdk: ['semantic'], workflow },
+      files: [{ path: 'index.html', encoding: 'utf8', content: '<!doctype html><title>flow</title>' }],
+    },
+    developerKey,
+  );
+  for (const channel of ['test', 'production']) await call('POST', `${base}/channels/${channel}`, { version: '1.0.0' }, developerKey);
+  const db = svc.deps.db;
+  const appId = (await getApp(db, 'cell-bench', 'flow')).id;
+  const client = svc.temporal!.client;
+  let n = 0;
+  const startRun = () =>
+    client.workflow.start('appWorkflowRun', { taskQueue: TASK_QUEUE, workflowId: `bench-${n++}`, args: [{ appId, trigger: 'schedule' }] });
+
+  const meter = createUsageMeter(db);
+  const steps = workflowSchema.parse(workflow).steps;
+  const direct = async (i: number) => {
+    const begun = await beginRun(db, { appId, trigger: 'schedule', workflowId: `direct-${i}`, at: new Date().toISOString() });
+    if (begun.skipped) throw new Error(begun.reason);
+    const outputs: Record<string, unknown> = {};
+    for (const step of steps) {
+      const result = await runStep(
+        { db, models: localModelProvider, meter },
+        { runId: begun.runId, step, scope: { ...begun.scope, steps: outputs }, at: new Date().toISOString() },
+      );
+      outputs[step.id] = result.output;
+    }
+    await finishRun(db, { runId: begun.runId, status: 'succeeded', output: outputs, at: new Date().toISOString() });
+  };
+
+  // Warm up the worker and the connection pool.
+  await (await startRun()).result();
+  await direct(-1);
+
+  const throughput = async (one: () => Promise<unknown>) =>
+    time(async () => {
+      for (let done = 0; done < runs; done += BATCH) await Promise.all(Array.from({ length: Math.min(BATCH, runs - done) }, one));
+    });
+  let d = 0;
+  const directMs = await throughput(() => direct(d++));
+  const temporalMs = await throughput(async () => (await startRun()).result());
+  const rate = (ms: number) => (runs / ms) * 1000;
+  console.log(`three-step flow on Temporal: ${rate(temporalMs).toFixed(1)} runs/s (${runs} runs, ${BATCH} at a time)`);
+  console.log(
+    `same use cases called directly: ${rate(directMs).toFixed(1)} runs/s; orchestration ratio ${(temporalMs / directMs).toFixed(1)}x`,
+  );
+
+  const latencies: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const started = Date.now();
+    const handle = await startRun();
+    await handle.result();
+    const row = await db.selectFrom('workflow_runs').select('steps').where('workflow_id', '=', handle.workflowId).executeTakeFirstOrThrow();
+    const first = (row.steps as StepRecord[]).find((s) => s.id === 'people')!;
+    latencies.push(new Date(first.startedAt).getTime() - started);
+  }
+  console.log(`start to first step: median ${median(latencies)} ms, slowest ${Math.max(...latencies)} ms (20 single runs)`);
+} finally {
+  await stop();
+}

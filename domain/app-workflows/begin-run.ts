@@ -1,0 +1,78 @@
+import type { WorkflowStep } from '../../schemas/manifest/index.ts';
+import { workflowSchema } from '../../schemas/manifest/workflow.ts';
+import type { Db, WorkflowTrigger } from '../db/database.ts';
+import { DomainError } from '../errors.ts';
+import { newId } from '../security/random.ts';
+import { assertTriggerMayStart } from '../usage/check-quota.ts';
+import { channelWorkflow } from './definition.ts';
+import { findRun, insertRun } from './runs.ts';
+
+export interface BeginRunInput {
+  appId: string;
+  trigger: WorkflowTrigger;
+  /** The Temporal workflow id of this run. */
+  workflowId: string;
+  /** An API run's record, made by execute before the run started. */
+  runId?: string | undefined;
+  /** The workflow's time (ISO): the server's clock, which tests skip ahead. */
+  at: string;
+  /** For change triggers: the object types that changed. */
+  objectTypes?: string[] | undefined;
+}
+
+export type BegunRun =
+  | {
+      skipped: false;
+      runId: string;
+      steps: WorkflowStep[];
+      scope: { input: unknown; trigger: Record<string, unknown>; run: Record<string, unknown> };
+    }
+  | { skipped: true; reason: string };
+
+/**
+ * The first activity of every run. A schedule or change trigger starts nothing while the app's
+ * compute minutes are used up (until the monthly reset) or when production has no workflow any
+ * more; otherwise it records the run (once per workflow id, so a retried activity finds it).
+ */
+export async function beginRun(db: Db, input: BeginRunInput): Promise<BegunRun> {
+  const at = new Date(input.at);
+  const trigger = { kind: input.trigger, at: input.at, ...(input.objectTypes ? { objectTypes: input.objectTypes } : {}) };
+  if (input.runId !== undefined) {
+    const run = await findRun(db, input.runId);
+    if (!run) return { skipped: true, reason: 'run not found' };
+    const version = await db.selectFrom('app_versions').select('manifest').where('id', '=', run.version_id).executeTakeFirstOrThrow();
+    const workflow = workflowSchema.parse((version.manifest as { workflow: unknown }).workflow);
+    return {
+      skipped: false,
+      runId: run.id,
+      steps: workflow.steps,
+      scope: { input: run.input, trigger, run: { id: run.id, startedAt: run.started_at.toISOString() } },
+    };
+  }
+  try {
+    await assertTriggerMayStart(db, { now: () => at }, input.appId);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'quota_exhausted') return { skipped: true, reason: err.message };
+    throw err;
+  }
+  const current = await channelWorkflow(db, input.appId, 'production');
+  if (!current) return { skipped: true, reason: 'production has no workflow' };
+  const run = await db.transaction().execute((trx) =>
+    insertRun(trx, {
+      id: newId('wfr'),
+      appId: input.appId,
+      versionId: current.versionId,
+      channel: 'production',
+      trigger: input.trigger,
+      workflowId: input.workflowId,
+      input: {},
+      startedAt: at,
+    }),
+  );
+  return {
+    skipped: false,
+    runId: run.id,
+    steps: current.workflow.steps,
+    scope: { input: {}, trigger, run: { id: run.id, startedAt: input.at } },
+  };
+}

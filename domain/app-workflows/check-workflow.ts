@@ -1,0 +1,89 @@
+import type { Manifest } from '../../schemas/manifest/index.ts';
+import { type Problem, problem } from '../../schemas/problems.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import { capabilityCatalog } from './capabilities.ts';
+import { ExpressionError, parseExpression } from './expression.ts';
+
+const path = (index: number, rest: string) => `manifest.workflow.steps[${index}]${rest.startsWith('[') ? '' : '.'}${rest}`;
+
+/**
+ * Deploy-time checks of a manifest's workflow against the company (the parts a pure schema
+ * cannot see): `use` steps name a runnable capability of the catalog with its required input;
+ * notify recipients are accounts of the company; every `=` expression parses; a step in a lane
+ * reads no step of another lane running beside it.
+ */
+export async function checkWorkflow(db: DbOrTrx, companyId: string | null, manifest: Manifest): Promise<Problem[]> {
+  const workflow = manifest.workflow;
+  if (!workflow) return [];
+  const problems: Problem[] = [];
+  const catalog = new Map((await capabilityCatalog(db, companyId)).map((c) => [c.name, c]));
+  const recipients = workflow.steps.flatMap((s) => (s.kind === 'notify' ? s.to.map((e) => e.toLowerCase()) : []));
+  const known = new Set(
+    recipients.length === 0 || companyId === null
+      ? []
+      : (
+          await db
+            .selectFrom('accounts as a')
+            .innerJoin('licenses as l', 'l.account_id', 'a.id')
+            .select('a.email')
+            .where('l.company_id', '=', companyId)
+            .where('a.status', '=', 'active')
+            .execute()
+        ).map((r) => r.email.toLowerCase()),
+  );
+
+  // Lanes: consecutive laned steps run together; a step may not read another lane of its group.
+  let group = new Map<string, string>();
+  workflow.steps.forEach((step, i) => {
+    if (step.lane === undefined) group = new Map();
+    for (const [text, at] of expressionsOf(step)) {
+      try {
+        parseExpression(text);
+      } catch (err) {
+        if (err instanceof ExpressionError) problems.push(problem(path(i, at), 'expression_invalid', err.message));
+        else throw err;
+      }
+      for (const m of text.matchAll(/\bsteps\.([A-Za-z_][A-Za-z0-9_]*)/g)) {
+        const lane = group.get(m[1] ?? '');
+        if (step.lane !== undefined && lane !== undefined && lane !== step.lane)
+          problems.push(problem(path(i, at), 'lane_reference', `steps.${m[1]} runs in lane ${lane}, beside this step's lane ${step.lane}`));
+      }
+    }
+    if (step.lane !== undefined) group.set(step.id, step.lane);
+
+    if (step.kind === 'use') {
+      const capability = catalog.get(step.capability);
+      if (!capability)
+        problems.push(
+          problem(path(i, 'capability'), 'capability_unknown', `${step.capability} is not in the company's capability catalog`),
+        );
+      else if (!capability.runnable)
+        problems.push(problem(path(i, 'capability'), 'capability_unavailable', `${step.capability}: ${capability.reason}`));
+      else {
+        for (const [name, p] of Object.entries(capability.input)) {
+          if (p.required && !(name in step.input))
+            problems.push(problem(path(i, `input.${name}`), 'input_missing', `${step.capability} needs ${name}`));
+        }
+        for (const name of Object.keys(step.input)) {
+          if (!(name in capability.input))
+            problems.push(problem(path(i, `input.${name}`), 'input_unknown', `${step.capability} takes no ${name}`));
+        }
+      }
+    }
+    if (step.kind === 'notify') {
+      step.to.forEach((email, j) => {
+        if (!known.has(email.toLowerCase()))
+          problems.push(problem(path(i, `to[${j}]`), 'recipient_unknown', `${email} is not an active account of this company`));
+      });
+    }
+  });
+  return problems;
+}
+
+function expressionsOf(value: unknown, at = ''): [string, string][] {
+  if (typeof value === 'string') return value.startsWith('=') ? [[value, at]] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => expressionsOf(v, `${at}[${i}]`));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => expressionsOf(v, at ? `${at}.${k}` : k));
+  return [];
+}

@@ -1,0 +1,74 @@
+import type { RunView } from '../../schemas/app-workflows.ts';
+import type { DbOrTrx } from '../db/database.ts';
+import type { Principal } from '../principal.ts';
+import { appOfCaller } from './app-of-caller.ts';
+import type { StepRecord } from './runs.ts';
+
+type RunRow = {
+  id: string;
+  trigger: RunView['trigger'];
+  channel: RunView['channel'];
+  version: string;
+  status: RunView['status'];
+  workflow_id: string;
+  started_at: Date;
+  finished_at: Date | null;
+  duration_ms: number | null;
+  input: unknown;
+  output: unknown;
+  error: string | null;
+  steps: unknown[];
+};
+
+export function runView(row: RunRow): RunView {
+  return {
+    id: row.id,
+    trigger: row.trigger,
+    channel: row.channel,
+    version: row.version,
+    status: row.status,
+    workflowId: row.workflow_id,
+    startedAt: row.started_at.toISOString(),
+    finishedAt: row.finished_at?.toISOString() ?? null,
+    durationMs: row.duration_ms,
+    input: row.input,
+    output: row.output ?? null,
+    error: row.error,
+    steps: row.steps as StepRecord[],
+  };
+}
+
+export function selectRuns(db: DbOrTrx) {
+  return db
+    .selectFrom('workflow_runs as r')
+    .innerJoin('app_versions as v', 'v.id', 'r.version_id')
+    .select([
+      'r.id',
+      'r.trigger',
+      'r.channel',
+      'v.version',
+      'r.status',
+      'r.workflow_id',
+      'r.started_at',
+      'r.finished_at',
+      'r.duration_ms',
+      'r.input',
+      'r.output',
+      'r.error',
+      'r.steps',
+    ]);
+}
+
+/** An app's runs, newest first, each with its steps and its Temporal workflow id. */
+export async function listRuns(
+  db: DbOrTrx,
+  principal: Principal,
+  address: { namespace: string; slug: string },
+  page: { limit: number; before?: string | undefined },
+): Promise<RunView[]> {
+  const app = await appOfCaller(db, principal, address.namespace, address.slug);
+  let query = selectRuns(db).where('r.app_id', '=', app.id);
+  if (page.before) query = query.where('r.started_at', '<', new Date(page.before));
+  const rows = await query.orderBy('r.started_at', 'desc').orderBy('r.id', 'desc').limit(page.limit).execute();
+  return rows.map(runView);
+}

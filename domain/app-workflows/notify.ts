@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { WorkflowStep } from '../../schemas/manifest/index.ts';
+import { durationSeconds } from '../../schemas/manifest/index.ts';
+import type { Database, Db, NotificationStatus } from '../db/database.ts';
+import { newId } from '../security/random.ts';
+import { recordUsage } from '../usage/record-usage.ts';
+import { capsOfApp, readCounters } from '../usage/repository.ts';
+import { asText, evaluateExpression, isTruthy, resolveValue, type Scope } from './expression.ts';
+import type { Mailer } from './mailer.ts';
+import { findRun, recordStep } from './runs.ts';
+
+// The notify step in three moves: render (when, subject, body, de-duplication key), the
+// workflow's cooldown (a timer in a workflow per app and key, see workflows/app-workflow-run.ts),
+// then send: one message per recipient, within the app's notificationsPerDay.
+
+type NotifyStep = Extract<WorkflowStep, { kind: 'notify' }>;
+
+export type RenderedNotification =
+  | { send: false }
+  | { send: true; appId: string; subject: string; body: string; dedupeKey: string; dedupeHash: string; cooldownMs: number };
+
+export interface RenderInput {
+  runId: string;
+  step: NotifyStep;
+  scope: Scope;
+}
+
+export async function renderNotification(db: Db, { runId, step, scope }: RenderInput): Promise<RenderedNotification> {
+  const run = await findRun(db, runId);
+  if (!run) return { send: false };
+  if (step.when !== undefined && !isTruthy(evaluateExpression(step.when, scope))) {
+    await db.transaction().execute((trx) => recordStep(trx, runId, notifyRecord(step, 'skipped', null)));
+    return { send: false };
+  }
+  const text = (value: string, max: number) => asText(resolveValue(value, scope)).slice(0, max);
+  const dedupeKey = text(step.dedupeKey, 200);
+  return {
+    send: true,
+    appId: run.app_id,
+    subject: text(step.subject, 250),
+    body: text(step.body, 1000),
+    dedupeKey,
+    // Part of a workflow id: fixed length, any characters of the key.
+    dedupeHash: createHash('sha256').update(dedupeKey).digest('hex').slice(0, 32),
+    cooldownMs: (durationSeconds(step.cooldown) ?? 0) * 1000,
+  };
+}
+
+const notifyRecord = (step: NotifyStep, status: 'skipped' | 'suppressed' | 'succeeded', output: unknown) => ({
+  id: step.id,
+  kind: step.kind,
+  status,
+  startedAt: new Date().toISOString(),
+  durationMs: 0,
+  output,
+});
+
+/** The key's cooldown is running: nothing is sent, the step says why. */
+export async function recordSuppressed(
+  db: Db,
+  { runId, step, dedupeKey }: { runId: string; step: NotifyStep; dedupeKey: string },
+): Promise<void> {
+  await db.transaction().execute((trx) => recordStep(trx, runId, notifyRecord(step, 'suppressed', { dedupeKey, reason: 'cooldown' })));
+}
+
+export interface SendNotificationsInput {
+  runId: string;
+  step: NotifyStep;
+  subject: string;
+  body: string;
+  dedupeKey: string;
+  /** The workflow's time (ISO): the day the cap counts in. */
+  at: string;
+}
+
+/**
+ * One message per recipient. In one transaction (serialized per app, so two runs cannot both
+ * take the last message of the day) each recipient gets a row: `sending` within the cap (or
+ * `recorded` when no SMTP is configured), `blocked` past it, metered as notifications.sent or
+ * .blocked. After the commit the `sending` ones are sent. Rows are unique per run, step and
+ * recipient, so a retried step sends nothing twice; one left `sending` by a crash is sent again.
+ */
+export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotificationsInput) {
+  const at = new Date(input.at);
+  const run = await findRun(db, input.runId);
+  if (!run) return [];
+  await db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`notify:${run.app_id}`}))`.execute(trx);
+    const existing = new Set(
+      (
+        await trx
+          .selectFrom('workflow_notifications')
+          .select('recipient')
+          .where('run_id', '=', input.runId)
+          .where('step_id', '=', input.step.id)
+          .execute()
+      ).map((r) => r.recipient),
+    );
+    const caps = await capsOfApp(trx, run.app_id);
+    const cap = Math.min(caps.notificationsPerDay, input.step.dailyCap);
+    let used = (await readCounters(trx, run.app_id, ['notifications.sent'], at))['notifications.sent'];
+    const rows = input.step.to
+      .filter((to) => !existing.has(to))
+      .map((to) => {
+        const status: NotificationStatus = used < cap ? (mailer.configured ? 'sending' : 'recorded') : 'blocked';
+        if (status !== 'blocked') used++;
+        return {
+          id: newId('ntf'),
+          app_id: run.app_id,
+          run_id: input.runId,
+          step_id: input.step.id,
+          recipient: to,
+          dedupe_key: input.dedupeKey,
+          subject: input.subject,
+          body: input.body,
+          status,
+          error: null,
+          created_at: at,
+        };
+      });
+    if (rows.length === 0) return;
+    await trx.insertInto('workflow_notifications').values(rows).execute();
+    const count = (blocked: boolean) => rows.filter((r) => (r.status === 'blocked') === blocked).length;
+    await recordUsage(trx, [
+      { appId: run.app_id, meter: 'notifications.sent', amount: count(false), at },
+      { appId: run.app_id, meter: 'notifications.blocked', amount: count(true), at },
+    ]);
+  });
+
+  await deliverPending(db, mailer, (q) => q.where('run_id', '=', input.runId).where('step_id', '=', input.step.id));
+  const outcome = await db
+    .selectFrom('workflow_notifications')
+    .select(['recipient', 'status'])
+    .where('run_id', '=', input.runId)
+    .where('step_id', '=', input.step.id)
+    .orderBy('recipient')
+    .execute();
+  await db
+    .transaction()
+    .execute((trx) =>
+      recordStep(trx, input.runId, notifyRecord(input.step, 'succeeded', { dedupeKey: input.dedupeKey, messages: outcome })),
+    );
+  return outcome;
+}
+
+type NotificationQuery = SelectQueryBuilder<Database, 'workflow_notifications', object>;
+
+/** Sends the `sending` messages the filter selects, each marked sent or failed (with the reason). */
+export async function deliverPending(db: Db, mailer: Mailer, filter: (q: NotificationQuery) => NotificationQuery): Promise<void> {
+  const pending = await filter(db.selectFrom('workflow_notifications'))
+    .select(['id', 'recipient', 'subject', 'body'])
+    .where('status', '=', 'sending')
+    .execute();
+  for (const message of pending) {
+    const status = await mailer.send({ to: message.recipient, subject: message.subject, text: message.body }).then(
+      () => ({ status: 'sent' as const, error: null }),
+      (err: unknown) => ({ status: 'failed' as const, error: err instanceof Error ? err.message : String(err) }),
+    );
+    await db.updateTable('workflow_notifications').set(status).where('id', '=', message.id).execute();
+  }
+}

@@ -1,0 +1,413 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nextScheduledRun, triggersOf } from '../../domain/app-workflows/definition.ts';
+import type { ModelProvider } from '../../domain/app-workflows/model-provider.ts';
+import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
+import type { Db } from '../../domain/db/database.ts';
+import { systemClock } from '../../domain/deps.ts';
+import { defineObjectTypes } from '../../domain/ontology/define-object-types.ts';
+import { editObjects } from '../../domain/ontology/edit-objects.ts';
+import { enqueue } from '../../domain/outbox/repository.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { recordUsage } from '../../domain/usage/record-usage.ts';
+import { smtpMailer } from '../../infra/mail/smtp-mailer.ts';
+import { workflowSchema } from '../../schemas/manifest/workflow.ts';
+import { reconcileAppTriggers } from '../../worker/app-triggers.ts';
+import { relayDue } from '../../worker/outbox-relay.ts';
+import { appScheduleId, TASK_QUEUE } from '../../worker/shared.ts';
+import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, type ReceivedMail, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
+import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+
+// App workflows on the embedded server with time skipping: a week of a daily schedule in no
+// time, a publish moving the schedule and a rollback moving it back, change triggers debounced
+// by their cooldown, notify's cooldown and daily cap read off a real SMTP server on loopback,
+// a worker killed mid-run, and compute minutes gating triggers.
+
+const DAY = 86_400_000;
+let env: TestWorkflowEnvironment;
+let db: Db;
+let workflows: WorkflowTestEnv;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+const silent = pino({ level: 'silent' });
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  workflows = await startWorkflowTestEnv(undefined, { mailer: smtpMailer({ url: smtp.url, from: 'flows@svc.example' }) });
+  ({ env } = workflows);
+  db = workflows.database.db;
+  await seedFlowCompany(db);
+}, 120_000);
+afterAll(async () => {
+  await workflows?.stop();
+  await smtp?.stop();
+});
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; !done(value) && i < 400; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}
+
+const runsOf = (appId: string) => db.selectFrom('workflow_runs').selectAll().where('app_id', '=', appId).orderBy('started_at').execute();
+const finished = (appId: string, n: number) =>
+  until(
+    () => runsOf(appId),
+    (runs) => runs.filter((r) => r.status !== 'running').length >= n,
+  );
+const mailTo = (subject: string) => smtp.received.filter((m: ReceivedMail) => m.subject === subject);
+
+const notifyStep = (subject: string, extra: Record<string, unknown> = {}) => ({
+  id: 'tell',
+  kind: 'notify',
+  to: RECIPIENTS,
+  subject,
+  body: '=concat("orders: ", len(steps.rows))',
+  dedupeKey: 'daily-digest',
+  ...extra,
+});
+const rowsStep = {
+  id: 'rows',
+  kind: 'compute',
+  op: 'per-row',
+  from: '=steps.people',
+  fields: { shout: '=upper(row.username)' },
+};
+const peopleStep = { id: 'people', kind: 'use', capability: 'platform.accounts' };
+
+describe('schedules', () => {
+  it('fire on time over a simulated week; a publish moves the schedule and a rollback moves it back', async () => {
+    const daily = (at: string) => ({ trigger: { schedule: { every: '1d', at } }, steps: [peopleStep, rowsStep] });
+    const appId = await publishWorkflow(db, 'digest', '1.0.0', { workflow: daily('09:00') });
+    expect(await reconcileAppTriggers(env.client, db, appId)).toEqual({ schedule: 'created', changeTrigger: 'absent' });
+    const handle = env.client.schedule.getHandle(appScheduleId(appId));
+    const now = new Date(await env.currentTimeMs());
+    const plan = triggersOf(workflowSchema.parse(daily('09:00')));
+    const first = nextScheduledRun(plan.schedule, now)!;
+    expect((await handle.describe()).info.nextActionTimes[0]).toEqual(first);
+
+    await env.sleep(first.getTime() - now.getTime() + 7 * DAY - 60_000);
+    const runs = await finished(appId, 7);
+    expect(runs).toHaveLength(7);
+    runs.forEach((run, day) => {
+      expect(run).toMatchObject({ trigger: 'schedule', status: 'succeeded', channel: 'production' });
+      expect(run.started_at.getTime() - first.getTime() - day * DAY).toBeGreaterThanOrEqual(0);
+      expect(run.started_at.getTime() - first.getTime() - day * DAY).toBeLessThan(60_000);
+      expect(run.workflow_id).toMatch(new RegExp(`^app-run:${appId}:schedule`));
+    });
+    const steps = runs[0]!.steps as { id: string; status: string; output: unknown }[];
+    expect(steps.map((s) => [s.id, s.status])).toEqual([
+      ['people', 'succeeded'],
+      ['rows', 'succeeded'],
+    ]);
+    expect((steps[1]!.output as { shout: string }[]).map((r) => r.shout)).toEqual(['ANN', 'BOB']);
+
+    // Publish 2.0.0 (15:30), then roll back to 1.0.0 (09:00).
+    await publishWorkflow(db, 'digest', '2.0.0', { workflow: daily('15:30') });
+    expect((await reconcileAppTriggers(env.client, db, appId)).schedule).toBe('updated');
+    const later = new Date((await handle.describe()).info.nextActionTimes[0]!);
+    expect([later.getUTCHours(), later.getUTCMinutes()]).toEqual([15, 30]);
+    await publishWorkflow(db, 'digest', '1.0.0', { workflow: daily('09:00') });
+    expect((await reconcileAppTriggers(env.client, db, appId)).schedule).toBe('updated');
+    const back = new Date((await handle.describe()).info.nextActionTimes[0]!);
+    expect([back.getUTCHours(), back.getUTCMinutes()]).toEqual([9, 0]);
+
+    // A version without a workflow removes the schedule.
+    await publishWorkflow(db, 'digest', '3.0.0', {});
+    expect(await reconcileAppTriggers(env.client, db, appId)).toEqual({ schedule: 'deleted', changeTrigger: 'absent' });
+    await expect(handle.describe()).rejects.toThrow();
+  });
+});
+
+describe('change triggers and notify', () => {
+  it('debounce changes by the cooldown, email each account once per notify cooldown', async () => {
+    const subject = 'Orders changed';
+    const appId = await publishWorkflow(db, 'watcher', '1.0.0', {
+      workflow: {
+        trigger: { change: { types: ['sales.Order'], cooldown: '10m' } },
+        steps: [peopleStep, rowsStep, notifyStep(subject)],
+      },
+    });
+    expect((await reconcileAppTriggers(env.client, db, appId)).changeTrigger).toBe('started');
+    const change = async (seq: number, types = ['sales.Order']) => {
+      await enqueue(db, {
+        topic: 'ontology.changed',
+        key: `op-${seq}`,
+        payload: { companyId: FLOW_COMPANY.id, objectTypes: types, fromSeq: seq, toSeq: seq },
+      });
+      await relayDue({ db, client: env.client, logger: silent });
+    };
+
+    // Two changes within the cooldown make one run; a type the app does not watch makes none.
+    await change(1);
+    await change(2);
+    await change(3, ['hr.Person']);
+    await env.sleep(11 * 60_000);
+    let runs = await finished(appId, 1);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ trigger: 'change', status: 'succeeded', workflow_id: `app-run:${appId}:change:2` });
+    await until(
+      async () => mailTo(subject).length,
+      (n) => n >= 2,
+    );
+    expect(
+      mailTo(subject)
+        .flatMap((m) => m.to)
+        .sort(),
+    ).toEqual(RECIPIENTS);
+    expect(mailTo(subject)[0]!.text).toBe('orders: 2');
+
+    // Within the notify cooldown (6 h): the run goes, the email is suppressed.
+    await change(4);
+    await env.sleep(11 * 60_000);
+    runs = await finished(appId, 2);
+    const tell = (runs[1]!.steps as { id: string; status: string }[]).find((s) => s.id === 'tell');
+    expect(tell?.status).toBe('suppressed');
+    expect(mailTo(subject)).toHaveLength(2);
+
+    // After it: sent again.
+    await env.sleep(6 * 3_600_000);
+    await change(5);
+    await env.sleep(11 * 60_000);
+    await finished(appId, 3);
+    await until(
+      async () => mailTo(subject).length,
+      (n) => n >= 4,
+    );
+    expect(mailTo(subject)).toHaveLength(4);
+    const rows = await db.selectFrom('workflow_notifications').select(['status']).where('app_id', '=', appId).execute();
+    expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
+  });
+
+  it('runs on a committed data edit: the data layer’s writer → ontology.changed → the watching app’s trigger → a query export', async () => {
+    const principal: Principal = {
+      kind: 'key',
+      account: { id: 'acc_ann', username: 'ann', email: RECIPIENTS[0]!, platformStaff: false },
+      company: { id: FLOW_COMPANY.id, cellId: FLOW_COMPANY.cellId, name: 'Flow' },
+      role: 'developer',
+      key: { id: 'key_flow', displayPrefix: 'svc-dk-flow' },
+    };
+    const deps = { db, clock: systemClock };
+    await defineObjectTypes(deps, principal, FLOW_COMPANY.cellId, {
+      types: [
+        {
+          apiName: 'crm.Lead',
+          primaryKey: 'id',
+          properties: { id: { dataType: { type: 'string' } }, score: { dataType: { type: 'integer' } } },
+        },
+      ],
+    });
+    await publishWorkflow(db, 'leads', '1.0.0', {
+      exports: [{ name: 'hot', title: 'Hot leads', kind: 'query', type: 'crm.Lead', where: { score: { gte: 50 } }, sort: ['-score'] }],
+    });
+    const appId = await publishWorkflow(db, 'lead-watch', '1.0.0', {
+      workflow: {
+        trigger: { change: { types: ['crm.Lead'], cooldown: '2m' } },
+        steps: [{ id: 'hot', kind: 'use', capability: 'leads.hot' }],
+      },
+    });
+    await reconcileAppTriggers(env.client, db, appId);
+    await editObjects(deps, principal, FLOW_COMPANY.cellId, {
+      edits: [
+        { type: 'create', objectType: 'crm.Lead', properties: { id: 'l1', score: 80 } },
+        { type: 'create', objectType: 'crm.Lead', properties: { id: 'l2', score: 10 } },
+      ],
+    });
+    await relayDue({ db, client: env.client, logger: silent });
+    await env.sleep(3 * 60_000);
+    const [run] = await finished(appId, 1);
+    expect(run).toMatchObject({ trigger: 'change', status: 'succeeded', output: { hot: [{ id: 'l1', score: 80 }] } });
+  });
+
+  it('records a failing run as failed and keeps the change trigger running', async () => {
+    const appId = await publishWorkflow(db, 'fragile', '1.0.0', {
+      workflow: {
+        trigger: { change: { types: ['sales.Invoice'], cooldown: '1m' } },
+        steps: [{ id: 'broken', kind: 'compute', op: 'per-row', from: '=input.missing', fields: { x: '=1' } }],
+      },
+    });
+    await reconcileAppTriggers(env.client, db, appId);
+    for (const seq of [10, 11]) {
+      await enqueue(db, {
+        topic: 'ontology.changed',
+        key: `invoice-${seq}`,
+        payload: { companyId: FLOW_COMPANY.id, objectTypes: ['sales.Invoice'], fromSeq: seq, toSeq: seq },
+      });
+      await relayDue({ db, client: env.client, logger: silent });
+      await env.sleep(2 * 60_000);
+    }
+    const runs = await finished(appId, 2);
+    expect(runs.map((r) => [r.status, r.error])).toEqual([
+      ['failed', expect.stringMatching(/^broken: from .* is not a list of rows/)],
+      ['failed', expect.stringMatching(/^broken: /)],
+    ]);
+  });
+
+  it('blocks and records the 21st email of a day (notificationsPerDay 20)', async () => {
+    const subject = 'Capped';
+    const appId = await publishWorkflow(db, 'chatty', '1.0.0', {
+      workflow: { steps: [notifyStep(subject, { to: [RECIPIENTS[0]], body: 'hello', dedupeKey: '=run.id', cooldown: '1m' })] },
+    });
+    // Each run's cooldown timer lets the skipping clock jump a minute: start just after midnight.
+    const now = await env.currentTimeMs();
+    await env.sleep(DAY - (now % DAY) + 60_000);
+    for (let i = 0; i < 21; i++) {
+      await env.client.workflow.execute('appWorkflowRun', {
+        taskQueue: TASK_QUEUE,
+        workflowId: `chatty-${i}`,
+        args: [{ appId, trigger: 'schedule' }],
+      });
+    }
+    const rows = await db.selectFrom('workflow_notifications').select(['status']).where('app_id', '=', appId).execute();
+    expect(rows.filter((r) => r.status === 'sent')).toHaveLength(20);
+    expect(rows.filter((r) => r.status === 'blocked')).toHaveLength(1);
+    expect(mailTo(subject)).toHaveLength(20);
+    const days = await db.selectFrom('workflow_notifications').select('created_at').where('app_id', '=', appId).execute();
+    expect(new Set(days.map((d) => d.created_at.toISOString().slice(0, 10))).size).toBe(1);
+    const counters = await db.selectFrom('usage_counters').select(['meter', 'amount']).where('app_id', '=', appId).execute();
+    expect(Object.fromEntries(counters.map((c) => [c.meter, c.amount]))).toMatchObject({
+      'notifications.sent': 20,
+      'notifications.blocked': 1,
+    });
+  });
+});
+
+describe('steps', () => {
+  it('run lanes side by side, skip steps whose `when` is false, join and summarize, and ask the model', async () => {
+    const appId = await publishWorkflow(db, 'lanes', '1.0.0', {
+      workflow: {
+        steps: [
+          peopleStep,
+          { id: 'clock', kind: 'use', capability: 'platform.clock', lane: 'a' },
+          {
+            id: 'count',
+            kind: 'compute',
+            op: 'summarize',
+            from: '=steps.people',
+            groupBy: ['role'],
+            measures: { n: { fn: 'count' } },
+            lane: 'b',
+          },
+          {
+            id: 'never',
+            kind: 'compute',
+            op: 'per-row',
+            from: '=steps.people',
+            fields: { x: '=1' },
+            lane: 'a',
+            when: '=len(steps.people) > 5',
+          },
+          { id: 'roles', kind: 'compute', op: 'join', left: '=steps.people', right: '=steps.count', on: { left: 'role', right: 'role' } },
+          {
+            id: 'judge',
+            kind: 'model',
+            prompt: 'Count them',
+            input: '=steps.roles',
+            fields: { people: { type: 'integer' }, fine: { type: 'boolean' } },
+          },
+        ],
+      },
+    });
+    const result = await env.client.workflow.execute('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'lanes-1',
+      args: [{ appId, trigger: 'schedule' }],
+    });
+    expect(result).toMatchObject({
+      status: 'succeeded',
+      output: {
+        count: [{ role: 'developer', n: 2 }],
+        roles: [
+          { username: 'ann', role: 'developer', n: 2 },
+          { username: 'bob', role: 'developer', n: 2 },
+        ],
+        judge: { people: 2, fine: expect.any(Boolean) },
+      },
+    });
+    expect(result.output).toHaveProperty('clock.date');
+    const [run] = await runsOf(appId);
+    const status = Object.fromEntries((run!.steps as { id: string; status: string }[]).map((s) => [s.id, s.status]));
+    expect(status).toEqual({
+      people: 'succeeded',
+      clock: 'succeeded',
+      count: 'succeeded',
+      never: 'skipped',
+      roles: 'succeeded',
+      judge: 'succeeded',
+    });
+    const tokens = await db
+      .selectFrom('usage_counters')
+      .select('amount')
+      .where('app_id', '=', appId)
+      .where('meter', '=', 'model.tokens')
+      .executeTakeFirst();
+    expect(tokens?.amount).toBeGreaterThan(0);
+  });
+});
+
+describe('durability and quota', () => {
+  it('resumes a run after its worker is killed mid-step without repeating a completed step’s email', async () => {
+    const subject = 'Before the crash';
+    const appId = await publishWorkflow(db, 'sturdy', '1.0.0', {
+      workflow: {
+        steps: [
+          notifyStep(subject, { body: 'hello', dedupeKey: '=run.id' }),
+          { id: 'judge', kind: 'model', prompt: 'Rate the week', input: '=steps.tell', fields: { score: { type: 'integer' } } },
+        ],
+      },
+    });
+    let entered: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    // Hangs until the worker's shutdown cancels the step.
+    const hanging: ModelProvider = {
+      name: 'hanging',
+      analyze: (_request, signal) =>
+        new Promise((_resolve, reject) => {
+          entered();
+          signal?.addEventListener('abort', () => reject(new Error('cancelled by shutdown')));
+        }),
+    };
+    await workflows.replaceWorker({ models: hanging });
+    const run = await env.client.workflow.start('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'sturdy-1',
+      args: [{ appId, trigger: 'schedule' }],
+    });
+    await reached;
+    expect(mailTo(subject)).toHaveLength(2);
+    await workflows.replaceWorker({ models: localModelProvider });
+    expect(await run.result()).toMatchObject({ status: 'succeeded', output: { judge: { score: expect.any(Number) } } });
+    expect(mailTo(subject)).toHaveLength(2);
+    const [record] = await runsOf(appId);
+    expect((record!.steps as { id: string; status: string }[]).map((s) => [s.id, s.status])).toEqual([
+      ['tell', 'succeeded'],
+      ['judge', 'succeeded'],
+    ]);
+  });
+
+  it('starts no triggered run while compute minutes are used up, and meters each run', async () => {
+    const appId = await publishWorkflow(db, 'metered', '1.0.0', {
+      workflow: { steps: [peopleStep] },
+      limits: { computeMinutesPerMonth: 1 },
+    });
+    const at = new Date(await env.currentTimeMs());
+    const start = (id: string) =>
+      env.client.workflow.execute('appWorkflowRun', { taskQueue: TASK_QUEUE, workflowId: id, args: [{ appId, trigger: 'schedule' }] });
+    expect(await start('metered-1')).toMatchObject({ status: 'succeeded' });
+    const metered = await db
+      .selectFrom('usage_counters')
+      .select('amount')
+      .where('app_id', '=', appId)
+      .where('meter', '=', 'compute.workflow')
+      .executeTakeFirst();
+    expect(metered?.amount).toBeGreaterThan(0);
+    await recordUsage(db, [{ appId, meter: 'compute.workflow', amount: 60_000, at }]);
+    expect(await start('metered-2')).toMatchObject({ status: 'skipped' });
+    expect(await runsOf(appId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,131 @@
+import {
+  type Client,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  type ScheduleOptions,
+  ScheduleOverlapPolicy,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import {
+  appsWatching,
+  appsWithProductionWorkflows,
+  channelWorkflow,
+  type TriggerPlan,
+  triggersOf,
+} from '../domain/app-workflows/definition.ts';
+import type { Db } from '../domain/db/database.ts';
+import type { appChangeTrigger, appWorkflowRun } from '../workflows/index.ts';
+import {
+  appChangeTriggerWorkflowId,
+  appScheduledRunWorkflowId,
+  appScheduleId,
+  type DataChange,
+  dataChanged,
+  TASK_QUEUE,
+} from './shared.ts';
+
+// An app's production workflow as Temporal objects: `trigger.schedule` a Schedule, `trigger.change`
+// the long-running change trigger. Reconciled after every production change (publish, rollback:
+// the outbox intent `app-workflows.changed`) and at worker start; each step is idempotent.
+
+export function appScheduleOptions(appId: string, schedule: NonNullable<TriggerPlan['schedule']>): ScheduleOptions {
+  const offset = schedule.at ? `${schedule.at.hour * 60 + schedule.at.minute}m` : undefined;
+  return {
+    scheduleId: appScheduleId(appId),
+    // Intervals are counted from the Unix epoch: `every: 1d, at: 09:30` is 09:30 UTC each day.
+    spec: { intervals: [{ every: `${schedule.everySeconds}s`, ...(offset ? { offset } : {}) }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'appWorkflowRun',
+      args: [{ appId, trigger: 'schedule' }] satisfies Parameters<typeof appWorkflowRun>,
+      taskQueue: TASK_QUEUE,
+      workflowId: appScheduledRunWorkflowId(appId),
+    },
+    // A run still going when the next is due: the next is skipped, never stacked.
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+  };
+}
+
+export interface Reconciled {
+  schedule: 'created' | 'updated' | 'deleted' | 'absent';
+  changeTrigger: 'started' | 'running' | 'ended' | 'absent';
+}
+
+export async function reconcileAppTriggers(client: Client, db: Db, appId: string): Promise<Reconciled> {
+  const plan = triggersOf((await channelWorkflow(db, appId, 'production'))?.workflow);
+  return { schedule: await reconcileSchedule(client, appId, plan), changeTrigger: await reconcileChangeTrigger(client, appId, plan) };
+}
+
+async function reconcileSchedule(client: Client, appId: string, plan: TriggerPlan): Promise<Reconciled['schedule']> {
+  const handle = client.schedule.getHandle(appScheduleId(appId));
+  if (!plan.schedule) {
+    try {
+      await handle.delete();
+      return 'deleted';
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) return 'absent';
+      throw err;
+    }
+  }
+  const options = appScheduleOptions(appId, plan.schedule);
+  try {
+    await client.schedule.create(options);
+    return 'created';
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+  }
+  await handle.update((previous) => ({ ...previous, spec: options.spec, policies: { ...previous.policies, ...options.policies } }));
+  return 'updated';
+}
+
+async function reconcileChangeTrigger(client: Client, appId: string, plan: TriggerPlan): Promise<Reconciled['changeTrigger']> {
+  const workflowId = appChangeTriggerWorkflowId(appId);
+  if (!plan.change) {
+    try {
+      await client.workflow.getHandle(workflowId).terminate('production has no change trigger any more');
+      return 'ended';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'absent';
+      throw err;
+    }
+  }
+  try {
+    await client.workflow.start<typeof appChangeTrigger>('appChangeTrigger', { taskQueue: TASK_QUEUE, workflowId, args: [{ appId }] });
+    return 'started';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+    throw err;
+  }
+}
+
+/**
+ * Worker start: every app with a production workflow (idempotent; a missed intent is caught up).
+ * One app's failure is reported and does not keep the worker from starting; its next publish or
+ * the next start reconciles it again.
+ */
+export async function reconcileAllAppTriggers(client: Client, db: Db): Promise<{ apps: number; failed: Record<string, string> }> {
+  const apps = await appsWithProductionWorkflows(db);
+  const failed: Record<string, string> = {};
+  for (const appId of apps) {
+    await reconcileAppTriggers(client, db, appId).catch((err: unknown) => {
+      failed[appId] = err instanceof Error ? err.message : String(err);
+    });
+  }
+  return { apps: apps.length, failed };
+}
+
+/** The data layer's committed changes: a signal to each watching app's change trigger (started if need be). */
+export async function signalChangeTriggers(client: Client, db: Db, change: { companyId: string; objectTypes: string[]; toSeq: number }) {
+  const apps = await appsWatching(db, change.companyId, change.objectTypes);
+  for (const appId of apps) {
+    await client.workflow.signalWithStart<typeof appChangeTrigger, [DataChange]>('appChangeTrigger', {
+      taskQueue: TASK_QUEUE,
+      workflowId: appChangeTriggerWorkflowId(appId),
+      args: [{ appId }],
+      signal: dataChanged,
+      signalArgs: [{ objectTypes: change.objectTypes, toSeq: change.toSeq }],
+    });
+  }
+  return apps;
+}
