@@ -103,6 +103,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.blobStore.kind === 's3' ? s3BlobBackend(config.blobStore) : postgresBlobBackend(db),
         config.blobCacheBytes,
       ),
+      ontologySql: { databaseUrl, statementTimeoutMs: config.sqlStatementTimeoutMs },
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
     };
 

@@ -10,6 +10,7 @@ import { keyRoutes } from './keys/routes.ts';
 import { logRoutes } from './log/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { ontologyRoutes } from './ontology/routes.ts';
+import { ontologySqlRoutes } from './ontology-sql/routes.ts';
 import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
@@ -35,4 +36,5 @@ export const routes: readonly AnyRoute[] = [
   ...billingRoutes,
   ...semanticRoutes,
   ...ontologyRoutes,
+  ...ontologySqlRoutes,
 ];

@@ -21,6 +21,13 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** Where ontology SQL connects (as its own roles) and how long one statement may run. */
+export interface OntologySqlSettings {
+  /** The service's connection string; a query replaces its user and password with its SQL role's. */
+  databaseUrl: string;
+  statementTimeoutMs: number;
+}
+
 /** What use cases may reach beyond their `db | trx` argument; built once by the composition root. */
 export interface DomainDeps {
   db: Db;
@@ -35,4 +42,6 @@ export interface DomainDeps {
   blobs: BlobStore;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
+  /** Set where the process serves HTTP. */
+  ontologySql?: OntologySqlSettings;
 }

@@ -442,6 +442,7 @@ export interface Database {
   ontology_edits: OntologyEditsTable;
   ontology_changes: OntologyChangesTable;
   temporary_object_sets: TemporaryObjectSetsTable;
+  ontology_sql_roles: OntologySqlRolesTable;
 }
 
 /** One per company, made at its first definition; its objects live in `schema_name`. */
@@ -555,3 +556,13 @@ export interface UsageResetsTable {
 export type Db = Kysely<Database>;
 /** Repository functions take either the pool or an open transaction. */
 export type DbOrTrx = Kysely<Database> | Transaction<Database>;
+
+/** A login role ontology SQL runs as: one per company and set of readable object types (domain/ontology/sql/sql-roles.ts). */
+export interface OntologySqlRolesTable {
+  role_name: string;
+  company_id: string;
+  /** apiNames, sorted. */
+  object_types: string[];
+  password: string;
+  created_at: Generated<Date>;
+}

@@ -13,6 +13,7 @@ import * as versionFilesByBlob from './2026-11-22T2115-version-files-by-blob.ts'
 import * as appLog from './2026-11-22T2145-app-log.ts';
 import * as usage from './2026-11-22T2150-usage.ts';
 import * as ontology from './2026-11-22T2200-ontology.ts';
+import * as ontologySql from './2026-11-22T2250-ontology-sql.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2145-app-log': appLog,
   '2026-11-22T2150-usage': usage,
   '2026-11-22T2200-ontology': ontology,
+  '2026-11-22T2250-ontology-sql': ontologySql,
 };
