@@ -11,13 +11,9 @@ export const SQL_MAX_PARAMETERS = 100;
 const SqlParameter = z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]);
 
 export const ExecuteOntologySqlRequest = z.strictObject({
-  query: z
-    .string()
-    .min(1)
-    .max(SQL_MAX_QUERY_CHARS)
-    .meta({
-      description: 'One SELECT over the object types the caller can read, each a table named by its apiName (quote it: "sales.Order").',
-    }),
+  query: z.string().min(1).max(SQL_MAX_QUERY_CHARS).meta({
+    description: 'One SELECT over the object types the caller can read, each a table named by its apiName (quote it: "sales.Order").',
+  }),
   parameters: z
     .array(SqlParameter)
     .max(SQL_MAX_PARAMETERS)
