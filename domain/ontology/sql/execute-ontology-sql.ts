@@ -8,7 +8,7 @@ import { visitorOf } from '../../hosting/visitor.ts';
 import type { Principal } from '../../principal.ts';
 import { mayRead, openOntology } from '../data-access.ts';
 import { PortalQuery } from './portal-query.ts';
-import { ensureSqlRole } from './sql-roles.ts';
+import { ensureSqlRole, SQL_ROLE_CONNECTIONS } from './sql-roles.ts';
 
 // POST /api/v1/sqlQueries/executeOntology: one read-only statement over the object types the
 // caller can read. It runs on a connection of its own, logged in as the SQL role of that set of
@@ -38,7 +38,13 @@ export async function executeOntologySql(
   const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 10_000 });
   // A lost connection rejects the query in flight; the event itself must not crash the process.
   client.on('error', () => {});
-  await client.connect();
+  await client.connect().catch((err: unknown) => {
+    throw (err as { code?: unknown }).code === TOO_MANY_CONNECTIONS
+      ? new DomainError('rate_limited', `At most ${SQL_ROLE_CONNECTIONS} queries over these object types run at once; retry shortly.`, {
+          retryAfterSeconds: 1,
+        })
+      : err;
+  });
   try {
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await client.query(
@@ -116,6 +122,7 @@ function jsonValue(v: unknown): unknown {
 }
 
 const TIMEOUT = '57014';
+const TOO_MANY_CONNECTIONS = '53300'; // the SQL role's CONNECTION LIMIT
 const PROTOCOL_VIOLATION = '08P01'; // e.g. the parameters do not match the placeholders
 const PERMISSION_DENIED = '42501';
 

@@ -13,6 +13,9 @@ import { DomainError } from '../../errors.ts';
 // Roles are cluster-wide: the name hashes the database name too, so databases of one cluster never
 // share a role. Making them needs CREATEROLE (or a superuser, as the embedded PostgreSQL is).
 
+/** Queries of one set of types running at once (each holds a connection); more are refused (rate_limited). */
+export const SQL_ROLE_CONNECTIONS = 10;
+
 export interface SqlRole {
   name: string;
   password: string;
@@ -35,19 +38,19 @@ export async function ensureSqlRole(db: Db, input: { companyId: string; schemaNa
   const tables = [...input.tables].sort();
   const { rows } = await sql<{ database: string }>`SELECT current_database() AS database`.execute(db);
   const name = sqlRoleName(rows[0]!.database, input.schemaName, tables);
-  const known = await findUsableRole(db, name);
+  const known = await findUsableRole(db, name, input.schemaName);
   if (known) return known;
 
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
-    const again = await findUsableRole(trx as unknown as Db, name);
+    const again = await findUsableRole(trx, name, input.schemaName);
     if (again) return again;
     await assertMayCreateRoles(trx);
     // Our own random hex (never user input), as a literal: CREATE ROLE takes no bind parameters.
     const password = randomBytes(24).toString('hex');
-    const exists = await roleExists(trx as unknown as Db, name);
+    const exists = await roleExists(trx, name);
     // NOINHERIT and no memberships: the role has exactly the grants below (and PUBLIC's).
-    await sql`${sql.raw(exists ? 'ALTER' : 'CREATE')} ROLE ${sql.id(name)} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${sql.lit(password)}`.execute(
+    await sql`${sql.raw(exists ? 'ALTER' : 'CREATE')} ROLE ${sql.id(name)} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT ${sql.lit(SQL_ROLE_CONNECTIONS)} PASSWORD ${sql.lit(password)}`.execute(
       trx,
     );
     await sql`GRANT USAGE ON SCHEMA ${sql.id(input.schemaName)} TO ${sql.id(name)}`.execute(trx);
@@ -61,10 +64,21 @@ export async function ensureSqlRole(db: Db, input: { companyId: string; schemaNa
   });
 }
 
-async function findUsableRole(db: DbOrTrx, name: string): Promise<SqlRole | undefined> {
-  const row = await db.selectFrom('ontology_sql_roles').select(['role_name', 'password']).where('role_name', '=', name).executeTakeFirst();
-  // A row without its role (dropped by an operator) is made again.
-  return row && (await roleExists(db, name)) ? { name: row.role_name, password: row.password } : undefined;
+/**
+ * The recorded role when it exists with its grants on every table. A role dropped by an operator,
+ * or a table made again (its grants go with it), is set up again.
+ */
+async function findUsableRole(db: DbOrTrx, name: string, schemaName: string): Promise<SqlRole | undefined> {
+  const { rows } = await sql<{ password: string; usable: boolean | null }>`
+    SELECT r.password,
+           CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r.role_name)
+                THEN has_schema_privilege(r.role_name, ${schemaName}, 'USAGE')
+                     AND (SELECT coalesce(bool_and(has_table_privilege(r.role_name, format('%I.%I', ${schemaName}::text, t), 'SELECT')), true)
+                          FROM unnest(r.object_types) AS t)
+           END AS usable
+    FROM ontology_sql_roles r WHERE r.role_name = ${name}`.execute(db);
+  const row = rows[0];
+  return row?.usable ? { name, password: row.password } : undefined;
 }
 
 async function roleExists(db: DbOrTrx, name: string): Promise<boolean> {

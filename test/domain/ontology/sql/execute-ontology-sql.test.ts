@@ -6,7 +6,7 @@ import { systemClock } from '../../../../domain/deps.ts';
 import { DomainError } from '../../../../domain/errors.ts';
 import { findOntologyOfCompany } from '../../../../domain/ontology/repository.ts';
 import { executeOntologySql } from '../../../../domain/ontology/sql/execute-ontology-sql.ts';
-import { ensureSqlRole } from '../../../../domain/ontology/sql/sql-roles.ts';
+import { ensureSqlRole, SQL_ROLE_CONNECTIONS } from '../../../../domain/ontology/sql/sql-roles.ts';
 import { writeEdits } from '../../../../domain/ontology/write-edits.ts';
 import type { ExecuteOntologySqlRequest } from '../../../../schemas/ontology-sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../../support/database.ts';
@@ -230,6 +230,41 @@ describe('executeOntologySql', () => {
              (SELECT count(*)::int FROM pg_auth_members m WHERE m.member = r.oid) AS memberships
       FROM pg_roles r WHERE rolname = ${role}`.execute(database.db);
     expect(rows).toEqual([{ rolcanlogin: true, rolsuper: false, rolcreaterole: false, memberships: 0 }]);
+  });
+
+  it('runs at most SQL_ROLE_CONNECTIONS queries of one set of types at once', async () => {
+    const schema = (await findOntologyOfCompany(database.db, globex.companyId))!.schemaName;
+    const role = await ensureSqlRole(database.db, {
+      companyId: globex.companyId,
+      schemaName: schema,
+      tables: ['sales.Customer', 'sales.Order'],
+    });
+    const url = new URL(database.url);
+    url.username = role.name;
+    url.password = role.password;
+    const held = Array.from({ length: SQL_ROLE_CONNECTIONS }, () => new pg.Client({ connectionString: url.toString() }));
+    await Promise.all(held.map((c) => c.connect()));
+    try {
+      const err = await run({ query: 'SELECT 1' }, globex).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect([(err as DomainError).code, (err as DomainError).retryAfterSeconds]).toEqual(['rate_limited', 1]);
+    } finally {
+      await Promise.all(held.map((c) => c.end()));
+    }
+    expect((await run({ query: 'SELECT 1' }, globex)).rows).toEqual([[1]]);
+  });
+
+  it('sets a role up again when its grants went missing', async () => {
+    const schema = (await findOntologyOfCompany(database.db, acme.companyId))!.schemaName;
+    const role = await ensureSqlRole(database.db, {
+      companyId: acme.companyId,
+      schemaName: schema,
+      tables: ['sales.Customer', 'sales.Order'],
+    });
+    await sql`REVOKE SELECT ON ${sql.id(schema, 'sales.Order')} FROM ${sql.id(role.name)}`.execute(database.db);
+    expect((await run({ query: 'SELECT count(*) FROM "sales.Order"' })).rows).toEqual([[30]]);
   });
 
   it('a role reads exactly its tables', async () => {
