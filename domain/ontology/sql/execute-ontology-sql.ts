@@ -33,8 +33,8 @@ export async function executeOntologySql(
   const dryRun = request.dryRun ?? false;
 
   const url = new URL(settings.databaseUrl);
-  url.username = encodeURIComponent(role.name);
-  url.password = encodeURIComponent(role.password);
+  url.username = role.name;
+  url.password = role.password; // hex: nothing to escape
   const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 10_000 });
   // A lost connection rejects the query in flight; the event itself must not crash the process.
   client.on('error', () => {});
