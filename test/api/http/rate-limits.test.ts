@@ -38,7 +38,7 @@ function expectRefused(res: TestResponse, retryAfter: number) {
 const startDeviceCode = (ip: Record<string, string>) => svc.call('POST', '/api/v1/developer/device-codes', { body: {}, headers: ip });
 
 describe('per-route budgets', () => {
-  it('are declared on exactly six routes: 10 device-code starts, 150 polls, 60 login and 30 invitation requests per IP per minute', () => {
+  it('are declared on exactly seven routes: 10 device-code starts, 150 polls, 60 login, 30 invitation and 120 ontology SQL requests per IP per minute', () => {
     const budgets = Object.fromEntries(routes.filter((r) => r.rateLimit).map((r) => [r.operationId, r.rateLimit]));
     expect(budgets).toEqual({
       createDeviceCode: { perMinute: 10 },
@@ -47,6 +47,7 @@ describe('per-route budgets', () => {
       webSignIn: { perMinute: 60 },
       webChangePassword: { perMinute: 60 },
       webAcceptInvitation: { perMinute: 30 },
+      executeOntologySql: { perMinute: 120 },
     });
   });
 
