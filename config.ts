@@ -93,6 +93,7 @@ const EnvSchema = z
       .default('t3.small'),
     SVC_SMTP_URL: unsetIfBlank(z.url({ protocol: /^smtps?$/ }).optional()),
     SVC_MAIL_FROM: z.email().default('svc@localhost'),
+    SVC_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
     SVC_BLOB_CACHE_BYTES: z.coerce
       .number()
       .int()
@@ -141,6 +142,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   blobStore: e.SVC_BLOB_STORE.kind === 's3' ? { ...e.SVC_BLOB_STORE, endpoint: e.SVC_BLOB_STORE_ENDPOINT } : e.SVC_BLOB_STORE,
   /** Bound of the in-process cache of blob bytes (0: no cache). */
   blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
+  /** How long one ontology SQL statement may run (the spec: 20 seconds). */
+  sqlStatementTimeoutMs: e.SVC_SQL_STATEMENT_TIMEOUT_MS,
   /** How long a control-plane call waits for the relay to report the run it started or joined. */
   runStartWaitMs: e.SVC_RUN_START_WAIT_MS,
   /** Workflow notify emails: SMTP (`smtp://user:pass@host:port`, `smtps://…`); unset, messages are recorded and not sent. */

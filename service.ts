@@ -125,6 +125,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.blobCacheBytes,
       ),
       mailer,
+      ontologySql: { databaseUrl, statementTimeoutMs: config.sqlStatementTimeoutMs },
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
     };
 

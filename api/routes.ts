@@ -17,6 +17,7 @@ import { oauthRoutes } from './oauth/routes.ts';
 import { ontologyRoutes } from './ontology/routes.ts';
 import { ontologyActionRoutes } from './ontology-actions/routes.ts';
 import { ontologyBranchRoutes } from './ontology-branches/routes.ts';
+import { ontologySqlRoutes } from './ontology-sql/routes.ts';
 import { ontologySubscriptionRoutes } from './ontology-subscriptions/routes.ts';
 import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -51,4 +52,5 @@ export const routes: readonly AnyRoute[] = [
   ...ontologyActionRoutes,
   ...ontologyBranchRoutes,
   ...appWorkflowRoutes,
+  ...ontologySqlRoutes,
 ];

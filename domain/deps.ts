@@ -25,6 +25,13 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** Where ontology SQL connects (as its own roles) and how long one statement may run. */
+export interface OntologySqlSettings {
+  /** The service's connection string; a query replaces its user and password with its SQL role's. */
+  databaseUrl: string;
+  statementTimeoutMs: number;
+}
+
 /** What use cases may reach beyond their `db | trx` argument; built once by the composition root. */
 export interface DomainDeps {
   db: Db;
@@ -47,4 +54,6 @@ export interface DomainDeps {
   liveRuns?: LiveRunObserver;
   /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */
   ontologyChanges?: ChangeHub;
+  /** Set where the process serves HTTP. */
+  ontologySql?: OntologySqlSettings;
 }

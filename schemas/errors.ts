@@ -53,7 +53,11 @@ export const ERRORS = {
   },
   query_invalid: {
     status: 400,
-    meaning: 'The where clause, orderBy or aggregation is not valid; details.errorName says how (e.g. PropertiesNotFilterable).',
+    meaning: 'The where clause, orderBy, aggregation or SQL query is not valid; details.errorName says how (e.g. PropertiesNotFilterable).',
+  },
+  sql_query_failed: {
+    status: 422,
+    meaning: 'The SQL query was valid but failed while running (e.g. a write, division by zero); details.sqlState has PostgreSQL’s code.',
   },
   branch_required: { status: 409, meaning: 'Agent authors cannot write the main definition: use a branch.' },
   rev_mismatch: { status: 409, meaning: 'The object changed since it was read (ifRev); details.currentRev has its revision now.' },

@@ -457,6 +457,7 @@ export interface Database {
   workflow_runs: WorkflowRunsTable;
   workflow_run_events: WorkflowRunEventsTable;
   workflow_notifications: WorkflowNotificationsTable;
+  ontology_sql_roles: OntologySqlRolesTable;
 }
 
 export interface ActionTypesTable {
@@ -717,5 +718,15 @@ export interface OAuthTokensTable {
   access_expires_at: Date;
   refresh_expires_at: Date;
   revoked_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+/** A login role ontology SQL runs as: one per company and set of readable object types (domain/ontology/sql/sql-roles.ts). */
+export interface OntologySqlRolesTable {
+  role_name: string;
+  company_id: string;
+  /** apiNames, sorted. */
+  object_types: string[];
+  password: string;
   created_at: Generated<Date>;
 }

@@ -548,6 +548,20 @@ describe('role x route matrix: ontology and semantic definitions', () => {
       path: '/api/v1/developer/agent-keys/cell-acme/key_0000000000000000',
       expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
     },
+    // Ontology SQL: a key's or ticket's own company; other and operator have no readable ontology there.
+    { method: 'GET', path: `${O}/database`, expect: listed },
+    {
+      method: 'POST',
+      path: '/api/v1/sqlQueries/executeOntology',
+      body: { query: 'SELECT id FROM "sales.Customer"', ontology: 'cell-acme' },
+      expect: listed,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/sqlQueries/executeOntology',
+      body: { query: 'SELECT number FROM "sales.Order"', ontology: 'cell-acme' },
+      expect: { anonymous: 401, member: 400, developer: 200, other: 404, session: 200, operator: 404, ticket: 400 },
+    },
   ];
 
   beforeAll(async () => {

@@ -526,6 +526,14 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
       status: 200,
     };
   },
+  // A read over a type of its own (the write fixtures define SALES later); its SQL role is made here, before the snapshot.
+  executeOntologySql: async () => {
+    const probe = { types: [{ apiName: 'sql.Probe', primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } }] };
+    expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: probe, headers: bearer(dev) })).status).toBe(200);
+    const body = { query: 'SELECT count(*) FROM "sql.Probe"' };
+    expect((await svc.call('POST', '/api/v1/sqlQueries/executeOntology', { body, headers: bearer(dev) })).status).toBe(200);
+    return { body, headers: bearer(dev), status: 200 };
+  },
 };
 
 /** The write operations (every method but GET, except the computing ones) the served document describes. */

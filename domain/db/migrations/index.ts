@@ -17,6 +17,7 @@ import * as mcpOAuth from './2026-11-22T2210-mcp-oauth.ts';
 import * as appWorkflows from './2026-11-22T2220-app-workflows.ts';
 import * as performance from './2026-11-22T2230-performance.ts';
 import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
+import * as ontologySql from './2026-11-22T2250-ontology-sql.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
@@ -41,5 +42,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2220-app-workflows': appWorkflows,
   '2026-11-22T2230-performance': performance,
   '2026-11-22T2240-ontology-actions': ontologyActions,
+  '2026-11-22T2250-ontology-sql': ontologySql,
   '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,
 };

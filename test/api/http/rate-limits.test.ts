@@ -38,7 +38,7 @@ function expectRefused(res: TestResponse, retryAfter: number) {
 const startDeviceCode = (ip: Record<string, string>) => svc.call('POST', '/api/v1/developer/device-codes', { body: {}, headers: ip });
 
 describe('per-route budgets', () => {
-  it('are declared on exactly ten routes: 10 device-code starts, 150 polls, 60 login, 30 invitation, 20 OAuth registration, 60 token, 60 revocation and 10 mail-test requests per IP per minute', () => {
+  it('are declared on exactly eleven routes: 10 device-code starts, 150 polls, 60 login, 30 invitation, 20 OAuth registration, 60 token, 60 revocation, 10 mail-test and 120 ontology SQL requests per IP per minute', () => {
     const budgets = Object.fromEntries(routes.filter((r) => r.rateLimit).map((r) => [r.operationId, r.rateLimit]));
     expect(budgets).toEqual({
       createDeviceCode: { perMinute: 10 },
@@ -51,6 +51,7 @@ describe('per-route budgets', () => {
       issueOAuthToken: { perMinute: 60 },
       revokeOAuthToken: { perMinute: 60 },
       sendTestNotification: { perMinute: 10 },
+      executeOntologySql: { perMinute: 120 },
     });
   });
 

@@ -1,0 +1,100 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db, DbOrTrx } from '../../db/database.ts';
+import { DomainError } from '../../errors.ts';
+
+// The PostgreSQL roles ontology SQL runs as. One LOGIN role per company and set of readable object
+// types, made on first use and granted USAGE on the company's schema and SELECT on exactly those
+// tables. A query connects AS that role (never SET ROLE from the service's own login): a statement
+// such as `SELECT set_config('role', session_user, true), query_to_xml(…)` could otherwise switch
+// back to the service's role in the middle of a SELECT, because PostgreSQL checks a role switch
+// against the session user. Logged in as the SQL role, there is no other role to switch to.
+//
+// Roles are cluster-wide: the name hashes the database name too, so databases of one cluster never
+// share a role. Making them needs CREATEROLE (or a superuser, as the embedded PostgreSQL is).
+
+/** Queries of one set of types running at once (each holds a connection); more are refused (rate_limited). */
+export const SQL_ROLE_CONNECTIONS = 10;
+
+export interface SqlRole {
+  name: string;
+  password: string;
+}
+
+/** `svc_sql_<hash>`: short, identifier-safe, one per database, schema and set of tables. */
+export function sqlRoleName(database: string, schemaName: string, tables: readonly string[]): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([database, schemaName, [...tables].sort()]))
+    .digest('hex');
+  return `svc_sql_${hash.slice(0, 40)}`;
+}
+
+/**
+ * The role that may read exactly `tables` (apiNames) of the company's schema, made on first use.
+ * Runs in a transaction of its own (the query's transaction is read-only); concurrent first uses
+ * wait for each other on an advisory lock.
+ */
+export async function ensureSqlRole(db: Db, input: { companyId: string; schemaName: string; tables: readonly string[] }): Promise<SqlRole> {
+  const tables = [...input.tables].sort();
+  const { rows } = await sql<{ database: string }>`SELECT current_database() AS database`.execute(db);
+  const name = sqlRoleName(rows[0]!.database, input.schemaName, tables);
+  const known = await findUsableRole(db, name, input.schemaName);
+  if (known) return known;
+
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
+    const again = await findUsableRole(trx, name, input.schemaName);
+    if (again) return again;
+    await assertMayCreateRoles(trx);
+    // Our own random hex (never user input), as a literal: CREATE ROLE takes no bind parameters.
+    const password = randomBytes(24).toString('hex');
+    const exists = await roleExists(trx, name);
+    // NOINHERIT and no memberships: the role has exactly the grants below (and PUBLIC's).
+    await sql`${sql.raw(exists ? 'ALTER' : 'CREATE')} ROLE ${sql.id(name)} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT ${sql.lit(SQL_ROLE_CONNECTIONS)} PASSWORD ${sql.lit(password)}`.execute(
+      trx,
+    );
+    await sql`GRANT USAGE ON SCHEMA ${sql.id(input.schemaName)} TO ${sql.id(name)}`.execute(trx);
+    for (const table of tables) await sql`GRANT SELECT ON ${sql.id(input.schemaName, table)} TO ${sql.id(name)}`.execute(trx);
+    await trx
+      .insertInto('ontology_sql_roles')
+      .values({ role_name: name, company_id: input.companyId, object_types: tables, password })
+      .onConflict((c) => c.column('role_name').doUpdateSet({ password, object_types: tables }))
+      .execute();
+    return { name, password };
+  });
+}
+
+/**
+ * The recorded role when it exists with its grants on every table. A role dropped by an operator,
+ * or a table made again (its grants go with it), is set up again.
+ */
+async function findUsableRole(db: DbOrTrx, name: string, schemaName: string): Promise<SqlRole | undefined> {
+  const { rows } = await sql<{ password: string; usable: boolean | null }>`
+    SELECT r.password,
+           CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r.role_name)
+                THEN has_schema_privilege(r.role_name, ${schemaName}, 'USAGE')
+                     AND (SELECT coalesce(bool_and(has_table_privilege(r.role_name, format('%I.%I', ${schemaName}::text, t), 'SELECT')), true)
+                          FROM unnest(r.object_types) AS t)
+           END AS usable
+    FROM ontology_sql_roles r WHERE r.role_name = ${name}`.execute(db);
+  const row = rows[0];
+  return row?.usable ? { name, password: row.password } : undefined;
+}
+
+async function roleExists(db: DbOrTrx, name: string): Promise<boolean> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_roles WHERE rolname = ${name}`.execute(db);
+  return rows[0]!.n > 0;
+}
+
+/** The DATABASE_URL user needs CREATEROLE: say so rather than fail with PostgreSQL's "permission denied". */
+async function assertMayCreateRoles(db: DbOrTrx): Promise<void> {
+  const { rows } = await sql<{
+    may: boolean;
+  }>`SELECT (rolsuper OR rolcreaterole) AS may FROM pg_roles WHERE rolname = current_user`.execute(db);
+  if (rows[0]?.may) return;
+  throw new DomainError(
+    'service_unavailable',
+    'Ontology SQL is not available: the database user of DATABASE_URL needs the CREATEROLE attribute (ALTER ROLE <user> CREATEROLE).',
+    { details: { reason: 'database_user_lacks_createrole' } },
+  );
+}
