@@ -41,8 +41,16 @@ export interface SvcClient {
     search(type: string, query?: Record<string, unknown>): Promise<{ data: Record<string, unknown>[]; nextPageToken?: string }>;
     apply(action: string, parameters?: Record<string, unknown>, options?: { preview?: boolean }): Promise<unknown>;
   };
+  apis: {
+    list(): Promise<{ apis: { name: string; kind: 'query' | 'workflow'; input: Record<string, unknown> }[] }>;
+    execute(
+      name: string,
+      input?: Record<string, unknown>,
+      options?: { preview?: boolean; idempotencyKey?: string },
+    ): Promise<{ replayed: boolean; run: unknown; result?: { data: Record<string, unknown>[] }; plan?: unknown }>;
+  };
   renewTicket(): Promise<{ ticket: string; expiresAt: string; channel: 'test' | 'production'; version: string }>;
-  request<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  request<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   close(): void;
 }
 

@@ -136,12 +136,16 @@ export function createClient(options = {}) {
     return renewing;
   }
 
-  async function send(cred, method, path, body) {
+  async function send(cred, method, path, body, headers = {}) {
     let res;
     try {
       res = await fetchImpl(`${cred.baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${cred.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          ...headers,
+          authorization: `Bearer ${cred.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (cause) {
@@ -154,14 +158,14 @@ export function createClient(options = {}) {
   }
 
   /** One API call; with a ticket, an expired one is renewed once and the call repeated. */
-  async function request(method, path, body) {
+  async function request(method, path, body, headers = {}) {
     const cred = await current();
     try {
-      return await send(cred, method, path, body);
+      return await send(cred, method, path, body, headers);
     } catch (error) {
       if (cred.kind !== 'ticket' || error.status !== 401 || path.endsWith('/tickets')) throw error;
       await renew();
-      return send(credential, method, path, body);
+      return send(credential, method, path, body, headers);
     }
   }
 
@@ -234,10 +238,33 @@ export function createClient(options = {}) {
       }),
   };
 
+  /** The app's own APIs path. */
+  const appPath = async () => {
+    const { namespace, slug } = await app();
+    return `/api/v1/developer/apps/${encodeURIComponent(namespace)}/${encodeURIComponent(slug)}`;
+  };
+  const apis = {
+    /** The app's APIs (its exports and its workflow `run`) with their input JSON Schemas. */
+    list: async () => request('GET', `${await appPath()}/apis`),
+    /**
+     * Calls one API: an export answers `{ result: { data } }` at once; the workflow `run` answers
+     * its run (`preview: true`: the steps it would take). The same `idempotencyKey` answers the
+     * same run, never a second one.
+     */
+    execute: async (name, input = {}, { preview = false, idempotencyKey } = {}) =>
+      request(
+        'POST',
+        `${await appPath()}/apis/${encodeURIComponent(name)}/execute`,
+        { input, ...(preview ? { preview } : {}) },
+        idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
+      ),
+  };
+
   return {
     auth: { me },
     log,
     semantic,
+    apis,
     /** Renews the app ticket now (normally automatic). */
     renewTicket: renew,
     /** Any other API call with the same credential and envelope handling. */

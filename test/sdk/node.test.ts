@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { release } from '../support/hosting.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
+import { SALES } from '../support/ontology.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 // The SDK as served, in Node: it is fetched from the running service, written to a file and
@@ -101,6 +102,62 @@ describe('the SDK in Node', () => {
     });
     const bad = sdk.createClient({ apiKey: 'svc-dk-not-a-key' });
     await expect(bad.auth.me()).rejects.toMatchObject({ code: 'unauthorized', status: 401 });
+  });
+
+  it('lists and executes the app’s APIs: an export answers its rows, the workflow previews, the Idempotency-Key is sent', async () => {
+    expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(dev) })).status).toBe(200);
+    const customers = [
+      { id: 'c1', name: 'Ada', tier: 3 },
+      { id: 'c2', name: 'Bob', tier: 1 },
+      { id: 'c3', name: 'Cy', tier: 2 },
+    ];
+    const loaded = await svc.call('POST', '/api/v1/ontologies/cell-acme/objects/sales.Customer/import', {
+      body: customers,
+      headers: bearer(dev),
+    });
+    expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+    await release(svc, dev, {
+      namespace: 'cell-acme',
+      slug: 'accounts',
+      version: '1.0.0',
+      manifest: {
+        sdk: ['semantic'],
+        semantic: { types: ['sales.Customer'] },
+        exports: [
+          {
+            name: 'best',
+            title: 'Best customers',
+            kind: 'query',
+            type: 'sales.Customer',
+            input: { min: { type: 'integer', required: true } },
+            where: { tier: { gte: '=input.min' } },
+            select: ['id', 'name'],
+            sort: ['-tier'],
+          },
+        ],
+        workflow: { steps: [{ id: 'people', kind: 'use', capability: 'platform.accounts' }] },
+      },
+    });
+    const headersSent: Record<string, string>[] = [];
+    const fetchImpl = (url: string, init: RequestInit) => {
+      headersSent.push(init.headers as Record<string, string>);
+      return fetch(url, init);
+    };
+    const client = sdk.createClient({ apiKey: member, app: { namespace: 'cell-acme', slug: 'accounts' }, fetch: fetchImpl });
+    const listed = await client.apis.list();
+    expect(listed.apis.map((a: { name: string; kind: string }) => [a.name, a.kind])).toEqual([
+      ['best', 'query'],
+      ['run', 'workflow'],
+    ]);
+    const best = await client.apis.execute('best', { min: 2 });
+    expect(best.result.data.map((o: { id: string; name: string }) => [o.id, o.name])).toEqual([
+      ['c1', 'Ada'],
+      ['c3', 'Cy'],
+    ]);
+    const plan = await client.apis.execute('run', {}, { preview: true, idempotencyKey: 'sdk-once' });
+    expect(plan.plan.steps).toEqual([{ id: 'people', kind: 'use', lane: null }]);
+    expect(headersSent.at(-1)).toMatchObject({ 'idempotency-key': 'sdk-once' });
+    await expect(client.apis.execute('best', {})).rejects.toMatchObject({ code: 'invalid_payload', status: 400 });
   });
 
   it('sends at most 10 captured errors per class', async () => {
