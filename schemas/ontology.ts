@@ -265,7 +265,16 @@ export const GroupBy = z.discriminatedUnion('type', [
     ranges: z
       .array(z.strictObject({ startValue: RangeBound.optional(), endValue: RangeBound.optional() }))
       .min(1)
-      .max(100),
+      .max(100)
+      .superRefine((ranges, ctx) => {
+        // Groups are named by their range: the same range twice would answer two groups no one can tell apart.
+        const seen = new Set<string>();
+        ranges.forEach((r, i) => {
+          const key = JSON.stringify([r.startValue ?? null, r.endValue ?? null]);
+          if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i], message: 'the same range twice' });
+          seen.add(key);
+        });
+      }),
   }),
 ]);
 export type GroupBy = z.infer<typeof GroupBy>;

@@ -185,6 +185,11 @@ describe('search and aggregate', () => {
       headers: dev(),
     });
     expect([tooMany.status, tooMany.body.error.details.errorName]).toEqual([400, 'AggregationGroupCountExceededLimit']);
+    const twice = await svc.call('POST', `${O}/objects/sales.Customer/aggregate`, {
+      body: { aggregation: [{ type: 'count' }], groupBy: [{ type: 'ranges', field: 'tier', ranges: [{ endValue: 1 }, { endValue: 1 }] }] },
+      headers: dev(),
+    });
+    expect([twice.status, twice.body.error.details.problems[0].path]).toEqual([400, 'groupBy[0].ranges[1]']);
   });
 });
 

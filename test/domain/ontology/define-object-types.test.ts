@@ -37,6 +37,18 @@ const columns = async (table: string) => {
   return Object.fromEntries(rows.rows.map((r) => [r.column_name, r.data_type]));
 };
 
+/** The columns of a type's table that have an index of their own (besides the primary key). */
+const indexed = async (table: string) => {
+  const ontology = (await findOntologyOfCompany(database.db, acme.companyId))!;
+  const rows = await sql<{ column: string }>`
+    SELECT a.attname AS column FROM pg_index i
+    JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+    JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
+    WHERE n.nspname = ${ontology.schemaName} AND t.relname = ${table} AND NOT i.indisprimary
+    ORDER BY 1`.execute(database.db);
+  return rows.rows.map((r) => r.column);
+};
+
 const customer = (properties: ObjectTypeDefinition['properties']): ObjectTypeDefinition => ({
   apiName: 'sales.Customer',
   primaryKey: 'id',
@@ -63,6 +75,8 @@ describe('defineObjectTypes', () => {
       placed: 'date',
       tags: 'jsonb',
     });
+    // Every scalar property but the key is indexed for search; arrays and structs (jsonb) are not.
+    expect(await indexed('sales.Order')).toEqual(['amount', 'at', 'note', 'paid', 'placed']);
     const again = await define(database.db, acme, SALES);
     expect(again.types.map((t) => [t.version, t.change])).toEqual([
       [1, 'unchanged'],
@@ -76,6 +90,7 @@ describe('defineObjectTypes', () => {
     const result = await define(database.db, acme, { types: [customer(props)] });
     expect(result.types[0]).toMatchObject({ version: 2, change: 'changed' });
     expect(await columns('sales.Customer')).toHaveProperty('email', 'text');
+    expect(await indexed('sales.Customer')).toEqual(['email', 'name', 'tier']);
     const type = (await findObjectTypeRecord(
       database.db,
       (await findOntologyOfCompany(database.db, acme.companyId))!.id,
@@ -117,6 +132,8 @@ describe('defineObjectTypes', () => {
     });
     expect(ok.types[0]).toMatchObject({ version: 3, change: 'changed' });
     expect(await columns('sales.Customer')).toMatchObject({ email: 'bigint', tier: 'integer' });
+    // The retyped column keeps exactly one index.
+    expect(await indexed('sales.Customer')).toEqual(['email', 'name', 'tier']);
   });
 
   it('refuses invalid definitions with 422 problems and a Foundry-like errorName', async () => {
