@@ -15,10 +15,7 @@ export const AppApi = z
     input: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema (draft 2020-12) of the input object.' }),
     returns: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema of the result.' }),
     route: z.string().meta({ description: 'The HTTP call: POST to this path with `{input, preview?, channel?}`.' }),
-    mcpTool: z.string().nullable().meta({
-      description:
-        'The tool name in the app’s MCP endpoint (dots become double underscores); null: not offered there (the workflow `run`: call its route).',
-    }),
+    mcpTool: z.string().meta({ description: 'The tool name in the app’s MCP endpoint (dots become double underscores).' }),
   })
   .meta({ id: 'AppApi' });
 export type AppApi = z.input<typeof AppApi>;

@@ -39,7 +39,8 @@ export const mcpRoute = defineRoute({
   async handler({ deps, principal, params, body, ctx }) {
     const reached = await reachApp(deps, principal, targetOf(principal, params));
     const headers = Object.fromEntries(MCP_HEADERS.flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
-    const answer = await answerMcp(deps, principal, reached, { url: `${deps.addresses().baseUrl}${ctx.path}`, headers, body });
+    const request = { url: `${deps.addresses().baseUrl}${ctx.path}`, headers, body };
+    const answer = await answerMcp(deps, principal, reached, request, deps.http.runStartWaitMs);
     return { status: answer.status, data: answer.body };
   },
 });

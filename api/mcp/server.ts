@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { appApisOf } from '../../domain/app-surface/list-app-apis.ts';
 import { runApi } from '../../domain/app-surface/run-api.ts';
+import { executeWorkflowApiNow } from '../../domain/app-workflows/execute-workflow-api.ts';
 import type { DomainDeps } from '../../domain/deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
@@ -26,14 +27,32 @@ import { API_VERSION } from '../http/openapi.ts';
 /** The URI of the app's MCP UI resource. */
 const uiUri = (app: HostedApp, page: string) => `ui://${app.namespace}/${app.slug}/${page}`;
 
-function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, version: HostedVersion): Server {
+/** The workflow API as a tool: `preview` answers the steps; otherwise the run, awaited up to `runWaitMs`. */
+async function runWorkflowTool(
+  deps: DomainDeps,
+  principal: Principal,
+  app: HostedApp,
+  name: string,
+  args: Record<string, unknown>,
+  runWaitMs: number,
+): Promise<Record<string, unknown>> {
+  const { preview, ...input } = args;
+  return executeWorkflowApiNow(
+    deps,
+    principal,
+    { namespace: app.namespace, slug: app.slug, name, input, preview: preview === true },
+    runWaitMs,
+  );
+}
+
+function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, version: HostedVersion, runWaitMs: number): Server {
   const { manifest } = version;
   const ui = manifest.mcpUi ?? null;
   const server = new Server(
     { name: `${app.namespace}/${app.slug}`, title: manifest.title, version: API_VERSION },
     { capabilities: { tools: {}, prompts: {}, ...(ui ? { resources: {} } : {}) }, instructions: manifest.summary || manifest.title },
   );
-  const apis = appApisOf(manifest, app).filter((api): api is typeof api & { mcpTool: string } => api.mcpTool !== null);
+  const apis = appApisOf(manifest, app);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: apis.map((api) => ({
@@ -50,7 +69,11 @@ function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, versi
     const api = apis.find((a) => a.mcpTool === request.params.name);
     if (!api) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}.`);
     try {
-      const result = await runApi(deps, principal, { app, version }, api.name, request.params.arguments);
+      const args = request.params.arguments ?? {};
+      const result =
+        api.kind === 'workflow'
+          ? await runWorkflowTool(deps, principal, app, api.name, args, runWaitMs)
+          : await runApi(deps, principal, { app, version }, api.name, args);
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       // A failed call is the tool's answer (the host shows it to the model), not a protocol error.
@@ -90,8 +113,10 @@ export async function answerMcp(
   principal: Principal,
   reached: { app: HostedApp; version: HostedVersion },
   request: { url: string; headers: Record<string, string>; body: unknown },
+  /** How long a workflow tool call waits for its run (SVC_RUN_START_WAIT_MS). */
+  runWaitMs: number,
 ): Promise<{ status: number; body: unknown }> {
-  const server = appServer(deps, principal, reached.app, reached.version);
+  const server = appServer(deps, principal, reached.app, reached.version, runWaitMs);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

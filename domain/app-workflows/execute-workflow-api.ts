@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunView } from '../../schemas/app-workflows.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import type { Channel, Db, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { enqueue } from '../outbox/repository.ts';
@@ -86,6 +86,23 @@ export async function executeWorkflowApi(db: DbOrTrx, clock: Clock, principal: P
 }
 
 /** After the commit: waits (up to `deadlineMs`) for the run to finish and answers its state. */
+/**
+ * The workflow API called outside an HTTP write (an MCP tool call): the run recorded and its
+ * start enqueued in a transaction of its own, then its result awaited up to `waitMs` after the
+ * commit (a run still going answers as running). `preview` answers the steps only.
+ */
+export async function executeWorkflowApiNow(
+  deps: { db: Db; clock: Clock },
+  principal: Principal,
+  input: ExecuteInput,
+  waitMs: number,
+): Promise<{ run: RunView } | { plan: { steps: { id: string; kind: string; lane: string | null }[] } }> {
+  const outcome = await deps.db.transaction().execute((trx) => executeWorkflowApi(trx, deps.clock, principal, input));
+  if (outcome.kind === 'preview') return { plan: { steps: outcome.steps } };
+  if (outcome.kind === 'replayed') return { run: outcome.run };
+  return { run: await awaitRunResult(deps.db, outcome.runId, waitMs) };
+}
+
 export async function awaitRunResult(db: DbOrTrx, runId: string, deadlineMs: number): Promise<RunView> {
   const until = Date.now() + deadlineMs;
   for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {

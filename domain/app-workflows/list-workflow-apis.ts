@@ -25,8 +25,7 @@ export function workflowApisOf(manifest: Manifest, app: { namespace: string; slu
         description: 'The run: status, each step’s status, duration and output, and its Temporal workflow id.',
       },
       route: `/api/v1/developer/apps/${app.namespace}/${app.slug}/apis/${WORKFLOW_API_NAME}/execute`,
-      // A run outlives a stateless MCP reply: hosts call the route (or watch the run) instead.
-      mcpTool: null,
+      mcpTool: WORKFLOW_API_NAME,
     },
   ];
 }

@@ -227,7 +227,7 @@ describe('workflow APIs and execute', () => {
         kind: 'workflow',
         description: 'Tells the developers of a region.',
         route: '/api/v1/developer/apps/cell-acme/flow/apis/run/execute',
-        mcpTool: null,
+        mcpTool: 'run',
         input: expect.objectContaining({
           type: 'object',
           required: ['region'],
@@ -236,6 +236,28 @@ describe('workflow APIs and execute', () => {
         }),
       }),
     ]);
+  });
+
+  it('is a tool of the app’s MCP endpoint: preview answers the steps, a call answers the finished run', async () => {
+    const mcp = (params: object) =>
+      svc.call('POST', `${base('flow')}/mcp`, {
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params },
+        headers: { ...bearer(member), accept: 'application/json, text/event-stream' },
+      });
+    const tools = await svc.call('POST', `${base('flow')}/mcp`, {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { ...bearer(member), accept: 'application/json, text/event-stream' },
+    });
+    const run = tools.body.result.tools.find((t: { name: string }) => t.name === 'run');
+    expect(run.inputSchema.properties).toHaveProperty('preview');
+    expect(run.annotations.readOnlyHint).toBe(false);
+    const plan = await mcp({ name: 'run', arguments: { region: 'east', preview: true } });
+    expect(plan.body.result.structuredContent.plan.steps.map((s: { id: string }) => s.id)).toEqual(['people', 'names', 'tell']);
+    const called = await mcp({ name: 'run', arguments: { region: 'east' } });
+    expect(called.body.result.isError, JSON.stringify(called.body)).toBeUndefined();
+    expect(called.body.result.structuredContent.run).toMatchObject({ status: 'succeeded', trigger: 'api' });
+    const refused = await mcp({ name: 'run', arguments: { colour: 'red' } });
+    expect(refused.body.result).toMatchObject({ isError: true, structuredContent: { code: 'invalid_payload' } });
   });
 
   it('validates input (dry run validates only), previews, and replays a run by Idempotency-Key', async () => {
