@@ -113,10 +113,17 @@ export function createClient(options = {}) {
     return found;
   }
 
-  function scheduleRenewal() {
+  /**
+   * Renews RENEW_BEFORE_MS before expiry by this device's clock. A ticket fresh from a renewal
+   * that already looks due means the device's clock disagrees with the service's: no timer then
+   * (it would renew in a loop); the one renewal on a 401 keeps calls working.
+   */
+  function scheduleRenewal(afterRenewal = false) {
     if (renewTimer) clearTimeout(renewTimer);
     if (!credential?.expiresAt) return;
-    renewTimer = setTimeout(() => renew().catch(() => {}), Math.max(0, credential.expiresAt - Date.now() - RENEW_BEFORE_MS));
+    const delay = credential.expiresAt - Date.now() - RENEW_BEFORE_MS;
+    if (delay <= 0 && afterRenewal) return;
+    renewTimer = setTimeout(() => renew().catch(() => {}), Math.max(0, delay));
     // A pending renewal never keeps a Node process alive.
     renewTimer.unref?.();
   }
@@ -128,7 +135,7 @@ export function createClient(options = {}) {
       const app = cred.app ?? (await me()).app;
       const res = await send(cred, 'POST', `/api/v1/developer/apps/${app.namespace}/${app.slug}/tickets`);
       credential = { ...cred, app, token: res.ticket, expiresAt: Date.parse(res.expiresAt) };
-      scheduleRenewal();
+      scheduleRenewal(true);
       return res;
     })().finally(() => {
       renewing = undefined;

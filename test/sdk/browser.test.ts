@@ -128,6 +128,9 @@ describe('the SDK in a sandboxed app page', () => {
 
       // Nine hours on the ticket has expired: the next call is refused, renewed once and repeated.
       const ticketsBefore = await svc.database.db.selectFrom('app_tickets').select('id').where('renewed_from', 'is not', null).execute();
+      // The service's clock (a test clock, hours behind this machine's) makes every ticket look
+      // due to the browser: it renewed once on load, then stopped instead of renewing in a loop.
+      expect(ticketsBefore.length).toBeLessThanOrEqual(1);
       clock.advance({ minutes: 9 * 60 });
       const me = await page.evaluate(() => (globalThis as any).svc.auth.me());
       expect(me.identity.username).toBe('mo');
