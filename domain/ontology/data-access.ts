@@ -1,5 +1,6 @@
 import { manifestSchema } from '../../schemas/manifest/index.ts';
 import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
+import { findCompany } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -150,6 +151,18 @@ export function assertDeveloper(access: DataAccess, cellId: string, what: 'defin
   throw new DomainError('forbidden', `Only developers of ${cellId} may ${doing}; members read types and run actions their apps list.`, {
     details: { namespace: cellId, required: 'developer' },
   });
+}
+
+/**
+ * The company whose main definition the caller writes: developers only (403 otherwise), and never
+ * an agent author, who writes to a branch (409 branch_required).
+ */
+export async function companyToDefine(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, namespace: string) {
+  const company = await findCompany(deps.db, namespace);
+  const access = await dataAccess(deps, principal, { id: company.id, cellId: company.cell_id });
+  assertDeveloper(access, company.cell_id, 'define');
+  if (access.author === 'agent') throw new DomainError('branch_required', 'Agent authors write definitions to a branch (?branch=).');
+  return company;
 }
 
 /** An ontology as one caller sees it: its definitions and what the caller may do. */

@@ -10,14 +10,13 @@ import {
   type ValueSource,
 } from '../../schemas/ontology-actions.ts';
 import { issuesToProblems, type Problem, problem, reportedProblems } from '../../schemas/problems.ts';
-import { findCompany } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { type ActionTypeRecord, actionTypeRid, findActionTypeRecord, saveActionType } from './action-types.ts';
-import { assertDeveloper, dataAccess } from './data-access.ts';
+import { companyToDefine } from './data-access.ts';
 import { valueProblem } from './property-values.ts';
 import {
   findOntologyOfCompany,
@@ -54,10 +53,7 @@ export async function defineActionTypes(
   input: unknown,
 ): Promise<Result> {
   const { db } = deps;
-  const company = await findCompany(db, namespace);
-  const access = await dataAccess(deps, principal, { id: company.id, cellId: company.cell_id });
-  assertDeveloper(access, company.cell_id, 'define');
-  if (access.author === 'agent') throw new DomainError('branch_required', 'Agent authors write definitions to a branch (?branch=).');
+  const company = await companyToDefine(deps, principal, namespace);
   return writeActionTypes(db, company.id, parseActionTypes(input), principal.account.id);
 }
 

@@ -1,14 +1,13 @@
 import type { z } from 'zod';
 import { DefineTypesRequest, type DefineTypesResult, type LinkTypeDefinition, type ObjectTypeDefinition } from '../../schemas/ontology.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
-import { findCompany } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { canonicalJson } from './canonical-json.ts';
-import { assertDeveloper, dataAccess } from './data-access.ts';
+import { companyToDefine } from './data-access.ts';
 import {
   addColumn,
   countValues,
@@ -67,10 +66,7 @@ export async function defineObjectTypes(
   input: unknown,
 ): Promise<Result> {
   const { db } = deps;
-  const company = await findCompany(db, namespace);
-  const access = await dataAccess(deps, principal, { id: company.id, cellId: company.cell_id });
-  assertDeveloper(access, company.cell_id, 'define');
-  if (access.author === 'agent') throw new DomainError('branch_required');
+  const company = await companyToDefine(deps, principal, namespace);
   const parsed = DefineTypesRequest.safeParse(input);
   if (!parsed.success) {
     throw new DomainError('definition_invalid', undefined, {
