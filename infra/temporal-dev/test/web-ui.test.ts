@@ -131,7 +131,8 @@ describe('Web UI', () => {
 
   it('lists a schedule under Schedules and opens its page', async () => {
     await open('/namespaces/default/schedules');
-    await page.getByRole('heading', { name: /Schedules/ }).waitFor();
+    // "Schedules" while the list loads, then the count: "1 Schedule".
+    await page.getByRole('heading', { name: /^1 Schedule$/ }).waitFor();
     await page.getByRole('link', { name: scheduleId }).click();
     await page.waitForURL(`**/schedules/${scheduleId}`);
     await page.getByRole('heading', { name: scheduleId }).waitFor();
