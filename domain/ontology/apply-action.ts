@@ -18,6 +18,7 @@ import { type ActingApp, findActingApp } from './acting-app.ts';
 import { holds } from './action-criteria.ts';
 import { type ActionTypeRecord, findActionTypeRecord } from './action-types.ts';
 import { mayRun, type OpenOntology, openOntology } from './data-access.ts';
+import { changeVerb, countLinkEdits, linkEditsPart, summaryLine } from './log-summary.ts';
 import { selectObjects, toApiObject } from './objects.ts';
 import { valueProblem } from './property-values.ts';
 import type { ObjectTypeRecord } from './repository.ts';
@@ -211,11 +212,9 @@ function editsWire(edits: readonly Edit[], changes: readonly ObjectChange[]): Ac
 
 /** One line for the app log: what the action did to which objects. */
 function summaryOf(action: ActionTypeRecord, changes: readonly ObjectChange[], edits: readonly Edit[]): string {
-  const verbs = changes.map((c) => `${!c.before ? 'created' : !c.after ? 'deleted' : 'modified'} ${c.objectType} ${c.primaryKey}`);
-  const links = edits.filter((e) => e.type === 'addLink' || e.type === 'removeLink').length;
-  const parts = [...verbs, ...(links > 0 ? [`${links} link edit${links === 1 ? '' : 's'}`] : [])];
-  const line = `${action.definition.displayName ?? action.apiName}: ${parts.join('; ') || 'no change'}`;
-  return line.length > 240 ? `${line.slice(0, 239)}…` : line;
+  const verbs = changes.map((c) => `${changeVerb(c)} ${c.objectType} ${c.primaryKey}`);
+  const parts = [...verbs, ...linkEditsPart(countLinkEdits(edits))];
+  return summaryLine(`${action.definition.displayName ?? action.apiName}: ${parts.join('; ') || 'no change'}`);
 }
 
 /** Executes one valid run through the one writer and records it in the acting app's log. */

@@ -5,6 +5,7 @@ import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { assertDeveloper, type OpenOntology, openOntology } from './data-access.ts';
+import { countLinkEdits } from './log-summary.ts';
 import { recordDataEdit } from './record-data-edit.ts';
 import { writeEdits } from './write-edits.ts';
 
@@ -41,7 +42,11 @@ export async function editObjects(
     actionTypeRid: null,
     edits: request.edits,
   });
-  const linkEdits = request.edits.filter((e) => e.type === 'addLink' || e.type === 'removeLink').length;
-  await recordDataEdit(deps, principal, app, open, { name: 'data.edit', operationId, objects: result.objects, linkEdits });
+  await recordDataEdit(deps, principal, app, open, {
+    name: 'data.edit',
+    operationId,
+    objects: result.objects,
+    linkEdits: countLinkEdits(request.edits),
+  });
   return { operationId, objects: result.objects };
 }

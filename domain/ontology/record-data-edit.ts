@@ -4,6 +4,7 @@ import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { findActingApp } from './acting-app.ts';
 import type { OpenOntology } from './data-access.ts';
+import { changeVerb, linkEditsPart, summaryLine } from './log-summary.ts';
 import type { ObjectChange } from './write-edits.ts';
 
 /** Objects listed with their before and after in one record; a larger edit or import is counted only. */
@@ -24,13 +25,13 @@ export async function recordDataEdit(
   const app = await findActingApp(deps.db, principal, named, open.ontology.cellId, open.access);
   if (!app) return;
   const count = { created: 0, modified: 0, deleted: 0 };
-  for (const o of edit.objects) count[!o.before ? 'created' : !o.after ? 'deleted' : 'modified'] += 1;
+  for (const o of edit.objects) count[changeVerb(o)] += 1;
   const types = [...new Set(edit.objects.map((o) => o.objectType))];
   const parts = [
     ...Object.entries(count)
       .filter(([, n]) => n > 0)
       .map(([verb, n]) => `${verb} ${n}`),
-    ...(edit.linkEdits > 0 ? [`${edit.linkEdits} link edit${edit.linkEdits === 1 ? '' : 's'}`] : []),
+    ...linkEditsPart(edit.linkEdits),
   ];
   const summary = `${edit.name === 'data.import' ? 'Import' : 'Direct edit'} of ${types.join(', ') || 'links'}: ${parts.join(', ') || 'no change'}`;
   await writeLogRecords(deps.db, [
@@ -50,7 +51,7 @@ export async function recordDataEdit(
         ...(edit.objects.length <= LISTED_OBJECTS
           ? { objects: edit.objects.map((o) => ({ objectType: o.objectType, primaryKey: o.primaryKey, before: o.before, after: o.after })) }
           : {}),
-        summary: summary.length > 240 ? `${summary.slice(0, 239)}…` : summary,
+        summary: summaryLine(summary),
       },
     },
   ]);
