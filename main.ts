@@ -1,28 +1,21 @@
-import { pino } from 'pino';
-import pretty from 'pino-pretty';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './infra/log/create-logger.ts';
 import { EmbeddedPostgresError } from './infra/postgres/embedded-postgres.ts';
 import { ROLES, type Role, startService } from './service.ts';
 
 // `npm start` (all roles), `npm run api`, `npm run worker`: the process entry. Logs are
 // readable lines on a terminal and JSON lines elsewhere (SVC_LOG_FORMAT overrides).
 
-function createLogger(config: Config) {
+function loggerFor(config: Config) {
   const format = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
-  // Asynchronous: a request never waits on stdout, and lines written while one write is out go
-  // out together. pino writes what is still buffered when the process exits.
-  if (format === 'json') return pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false }));
-  return pino(
-    { level: config.logLevel },
-    pretty({ colorize: process.stdout.isTTY === true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', sync: true }),
-  );
+  return createLogger({ level: config.logLevel, format, colorize: process.stdout.isTTY === true });
 }
 
 const role = (process.argv[2] ?? 'all') as Role;
 try {
   if (!ROLES.includes(role)) throw new ConfigError(`unknown role ${JSON.stringify(role)}: use one of ${ROLES.join(', ')}`);
   const config = loadConfig();
-  const service = await startService(config, { role, logger: createLogger(config) });
+  const service = await startService(config, { role, logger: loggerFor(config) });
   const { addresses, temporal } = service;
   const lines = service.url ? [`svc listening on ${service.url} (role ${role})`] : [`svc ${role} started`];
   if (service.url) {

@@ -14,15 +14,13 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
   const app = new Koa();
   // Errors never reach Koa's default handler: errorMiddleware answers them all.
   app.silent = true;
-  const router = mountRoutes(routes, deps);
   app.use(requestId);
   app.use(requestLog(deps.logger));
   app.use(securityHeaders);
   app.use(errorMiddleware(deps.logger));
   // The app page trees ({production_base}, {developer_base}) answer before the API router.
   app.use(hostingPages(deps));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(mountRoutes(routes, deps));
   const sdk = sdkRouter();
   app.use(sdk.routes());
   const pages = pagesRouter();

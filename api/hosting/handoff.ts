@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { PublicAddresses } from '../../domain/deps.ts';
+import { pageBases } from './page-bases.ts';
 
 // Helpers of the sign-in hand-off to app hosts (page bases on a host other than {base_url}'s);
 // the pages themselves are served by hosting/pages.ts.
@@ -10,15 +11,9 @@ export const HANDOFF_REDEEM_PATH = '/_handoff';
 /** A hand-off state: 24 random bytes in base62. */
 export const STATE_PATTERN = /^[0-9A-Za-z]{33}$/;
 
-/** The configured bases served on a host of their own (none in the default same-host set-up). */
-export function appHostBases(addresses: PublicAddresses): URL[] {
-  const ownHost = new URL(addresses.baseUrl).host;
-  return [addresses.productionBase, addresses.developerBase].map((b) => new URL(b)).filter((u) => u.host !== ownHost);
-}
-
 /** The app host's base when the request is for one. */
 export function appHostOf(ctx: Context, addresses: PublicAddresses): URL | undefined {
-  return appHostBases(addresses).find((u) => u.host === ctx.host);
+  return pageBases(addresses).appHosts.find((u) => u.host === ctx.host);
 }
 
 /** The base whose tree holds `address` (an absolute URL), for a hand-off to it; never another site. */
@@ -30,7 +25,7 @@ export function appAddressBase(addresses: PublicAddresses, address: string): URL
     return undefined;
   }
   if (url.username || url.password || !isSafePath(url.pathname + url.search)) return undefined;
-  return appHostBases(addresses).find((b) => {
+  return pageBases(addresses).appHosts.find((b) => {
     const prefix = b.pathname.replace(/\/$/, '');
     return b.origin === url.origin && (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
   });

@@ -3,6 +3,7 @@ import { PUBLIC_NAMESPACE } from '../../domain/apps/namespace-access.ts';
 import type { Channel } from '../../domain/db/database.ts';
 import type { PublicAddresses } from '../../domain/deps.ts';
 import { CELL_ID_PATTERN, SLUG_PATTERN } from '../../schemas/manifest/index.ts';
+import { pageBases } from './page-bases.ts';
 
 /** Where a request falls in the page trees of {production_base} and {developer_base}. */
 export type TreePlace =
@@ -26,14 +27,9 @@ export interface TreeRequest {
  * a base on a host of its own (a separate domain for app content) only on requests for that host.
  */
 export function matchTree(ctx: Context, addresses: PublicAddresses): TreeRequest | undefined {
-  const ownHost = new URL(addresses.baseUrl).host;
-  for (const [channel, base] of [
-    ['production', addresses.productionBase],
-    ['test', addresses.developerBase],
-  ] as const) {
-    const url = new URL(base);
+  const { ownHost, trees } = pageBases(addresses);
+  for (const { channel, base, url, prefix } of trees) {
     if (url.host !== ownHost && url.host !== ctx.host) continue;
-    const prefix = url.pathname.replace(/\/$/, '');
     if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) continue;
     const segments = ctx.path.slice(prefix.length).split('/').slice(1).map(decodeSegment);
     return { channel, base, place: placeOf(base, segments, channel) };

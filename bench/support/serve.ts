@@ -5,7 +5,7 @@
 // when its standard input closes.
 import { createInterface } from 'node:readline';
 import Koa from 'koa';
-import { pino } from 'pino';
+import { createLogger } from '../../infra/log/create-logger.ts';
 import type { Role } from '../../service.ts';
 import { startBenchService } from './service.ts';
 
@@ -23,7 +23,7 @@ if (kind === 'bare') {
   stop = () => new Promise((resolve) => server.close(() => resolve()));
 } else {
   // Every request logged as `npm start` logs it (JSON, asynchronously), to /dev/null.
-  const logger = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+  const logger = createLogger({ level: 'info', format: 'json', dest: '/dev/null' });
   const bench = await startBenchService({ role: role as Role, logger, env: JSON.parse(env) });
   process.stdout.write(`${JSON.stringify({ url: bench.svc.url, developerKey: bench.developerKey, operatorKey: bench.operatorKey })}\n`);
   stop = bench.stop;

@@ -43,8 +43,6 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   let stopped = false;
   let listener: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
-  let inFlight: Promise<boolean> | undefined;
-  let queued: Promise<boolean> | undefined;
 
   // Everything goes: a notification does not say which principal changed.
   const invalidate = () => {
@@ -80,27 +78,29 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   }
   await connect();
 
-  const ping = (client: pg.Client): Promise<boolean> => {
-    const sent = client.query('').then(
-      () => true,
-      () => false,
-    );
-    inFlight = sent;
-    void sent.then(() => {
-      if (inFlight === sent) inFlight = undefined;
-    });
-    return sent;
-  };
+  /** The round trip out now, if any. */
+  let inFlight: Promise<boolean> | undefined;
+  /** The next round trip: every request that arrives before it leaves waits for it. */
+  let next: Promise<boolean> | undefined;
   /** True once a round trip sent after this call came back on the live listener. */
   const caughtUp = (): Promise<boolean> => {
     if (!live || !listener) return Promise.resolve(false);
-    if (!inFlight) return ping(listener);
-    // The round trip out now may have left before the request arrived: wait for the next one.
-    queued ??= inFlight.then(() => {
-      queued = undefined;
-      return live && listener ? ping(listener) : false;
-    });
-    return queued;
+    next ??= (async () => {
+      // One round trip out at a time; then the end of this turn of the event loop, so every
+      // request read in it shares the next one.
+      await inFlight;
+      await new Promise(setImmediate);
+      next = undefined;
+      const client = listener;
+      if (!live || !client) return false;
+      const sent = client.query('').then(
+        () => true,
+        () => false,
+      );
+      inFlight = sent;
+      return sent;
+    })();
+    return next;
   };
 
   return {

@@ -1,14 +1,16 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Big-endian bytes as base62, left-padded to `width` so equal-size inputs give equal-length text. */
 export function toBase62(bytes: Uint8Array, width: number): string {
-  let n = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
   let out = '';
-  while (n > 0n) {
-    out = BASE62[Number(n % 62n)]! + out;
-    n /= 62n;
+  // Up to 6 bytes fit a double exactly, and numbers are far cheaper than a BigInt (keys' checksums
+  // are checked on every request).
+  if (bytes.length <= 6) {
+    for (let n = bytes.reduce((acc, b) => acc * 256 + b, 0); n > 0; n = Math.floor(n / 62)) out = BASE62[n % 62]! + out;
+  } else {
+    for (let n = BigInt(`0x${Buffer.from(bytes).toString('hex')}`); n > 0n; n /= 62n) out = BASE62[Number(n % 62n)]! + out;
   }
   return out.padStart(width, '0');
 }
@@ -27,7 +29,7 @@ export function newId(prefix: string): string {
 }
 
 export function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
 }
 
 export function equalHashes(a: Uint8Array, b: Uint8Array): boolean {

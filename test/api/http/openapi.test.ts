@@ -29,10 +29,14 @@ function documentedOperations(doc: { paths?: Record<string, Record<string, unkno
  */
 function mountedOperations(routeList: typeof routes): string[] {
   const app = createApp(svc.deps, routeList);
-  const router = (app.middleware as { router?: { stack: { path: string; methods: string[] }[] } }[]).find((m) => m.router)!.router!;
-  return router.stack.flatMap((layer) =>
-    layer.methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').map((m) => `${m} ${layer.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+  // The API routes are split over several routers (one per group of paths); a route may sit in several.
+  const { routers } = (app.middleware as { routers?: { stack: { path: string; methods: string[] }[] }[] }[]).find((m) => m.routers)!;
+  const operations = routers!.flatMap((router) =>
+    router.stack.flatMap((layer) =>
+      layer.methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').map((m) => `${m} ${layer.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+    ),
   );
+  return [...new Set(operations)];
 }
 
 describe('GET /api/v1/openapi.json', () => {
