@@ -31,6 +31,8 @@ try {
     lines.push(`  temporal:   ${temporal.address}${embedded}`);
   }
   if (temporal?.uiUrl) lines.push(`  Temporal UI: ${temporal.uiUrl}`);
+  // The log lines of the start-up come first (logs are written in batches).
+  service.deps.logger.flush();
   process.stdout.write(`${lines.join('\n')}\n`);
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals) => {

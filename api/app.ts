@@ -3,10 +3,8 @@ import type { ApiDeps } from './deps.ts';
 import { hostingPages } from './hosting/pages.ts';
 import { errorMiddleware } from './http/error-middleware.ts';
 import { mountRoutes } from './http/mount-routes.ts';
-import { requestId } from './http/request-id.ts';
-import { requestLog } from './http/request-log.ts';
+import { requestFrame } from './http/request-frame.ts';
 import type { AnyRoute } from './http/route.ts';
-import { securityHeaders } from './http/security-headers.ts';
 import { sdkRouter } from './sdk/files.ts';
 import { pagesRouter } from './web/pages.ts';
 
@@ -14,9 +12,7 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
   const app = new Koa();
   // Errors never reach Koa's default handler: errorMiddleware answers them all.
   app.silent = true;
-  app.use(requestId);
-  app.use(requestLog(deps.logger));
-  app.use(securityHeaders);
+  app.use(requestFrame(deps.logger));
   app.use(errorMiddleware(deps.logger));
   // The app page trees ({production_base}, {developer_base}) answer before the API router.
   app.use(hostingPages(deps));

@@ -28,10 +28,11 @@ export interface TreeRequest {
  */
 export function matchTree(ctx: Context, addresses: PublicAddresses): TreeRequest | undefined {
   const { ownHost, trees } = pageBases(addresses);
+  const { path } = ctx;
   for (const { channel, base, url, prefix } of trees) {
     if (url.host !== ownHost && url.host !== ctx.host) continue;
-    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) continue;
-    const segments = ctx.path.slice(prefix.length).split('/').slice(1).map(decodeSegment);
+    if (!path.startsWith(prefix) || (path.length > prefix.length && path[prefix.length] !== '/')) continue;
+    const segments = path.slice(prefix.length).split('/').slice(1).map(decodeSegment);
     return { channel, base, place: placeOf(base, segments, channel) };
   }
   return undefined;

@@ -54,7 +54,7 @@ function handle(route: AnyRoute, deps: ApiDeps) {
       ctx.set('Link', `<${successor}>; rel="successor-version"`);
     }
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
-    const query = parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query');
+    const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query') : undefined;
     const body = route.body
       ? parseOrThrow(route.body, await readJsonBody(ctx, bodyLimitOf(route, deps.http.maxBodyBytes), route.textBody), 'invalid_payload')
       : undefined;
@@ -115,13 +115,12 @@ function preflight(route: AnyRoute) {
 /** Path segments a route's bucket is keyed by: enough to split the API into small groups. */
 const BUCKET_DEPTH = 4;
 
-/** A path's first BUCKET_DEPTH segments, lower-cased as the router matches them. */
-const bucketKey = (path: string) =>
-  path
-    .toLowerCase()
-    .split('/', BUCKET_DEPTH + 1)
-    .slice(1)
-    .join('/');
+/** A path's first BUCKET_DEPTH segments, lower-cased as the router matches them (found without splitting: every request). */
+function bucketKey(path: string): string {
+  let end = 0;
+  for (let n = 0; n < BUCKET_DEPTH && end !== -1; n++) end = path.indexOf('/', end + 1);
+  return path.slice(1, end === -1 ? path.length : end).toLowerCase();
+}
 
 /** The literal segments a route path starts with, up to its first parameter (at most BUCKET_DEPTH). */
 function literalPrefix(path: string): string[] {

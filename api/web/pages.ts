@@ -145,7 +145,7 @@ export function pagesRouter(): Router {
     if (!asset) return next();
     ctx.type = asset.type;
     // Revalidated, not stored blindly: assets change with each release. (nosniff and the
-    // no-store default for pages come from the security-headers middleware.)
+    // no-store default for pages come from the request-frame middleware.)
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = asset.body;
   });

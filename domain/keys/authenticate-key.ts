@@ -4,7 +4,7 @@ import type { KeyRevocationReason } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import { equalHashes, sha256Hex } from '../security/random.ts';
 import { isWellFormedKey } from './key-format.ts';
 import type { CachedKey } from './principal-cache.ts';
 
@@ -33,9 +33,8 @@ export async function authenticateKey(
 ): Promise<Extract<Principal, { kind: 'key' }>> {
   // Checked before any lookup: a mistyped key costs no database work.
   if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
-  const hash = sha256(plaintext);
-  const hashHex = hash.toString('hex');
-  const cached = (await deps.principals.get(hashHex)) ?? (await lookUp(deps, hash, hashHex));
+  const hashHex = sha256Hex(plaintext);
+  const cached = (await deps.principals.get(hashHex)) ?? (await lookUp(deps, Buffer.from(hashHex, 'hex'), hashHex));
   const now = Date.now();
   if (now - cached.lastUsedAt > LAST_USED_RESOLUTION_MS) {
     cached.lastUsedAt = now;

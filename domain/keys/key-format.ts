@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { base62Width, randomBase62, toBase62 } from '../security/random.ts';
+import { base62Width, fromBase62, randomBase62, toBase62 } from '../security/random.ts';
 
 // svc-dk-<33 base62 chars: 192 random bits><6 base62 chars: CRC-32 of the random part>.
 // The checksum lets a mistyped or truncated key be refused before any lookup.
@@ -25,8 +25,8 @@ export function generateKey(): { plaintext: string; displayPrefix: string } {
   return { plaintext, displayPrefix: plaintext.slice(0, DISPLAY_LENGTH) };
 }
 
-/** True when the text has the key's shape and a matching checksum. */
+/** True when the text has the key's shape and a matching checksum (read as a number: checked on every request). */
 export function isWellFormedKey(text: string): boolean {
   const m = SHAPE.exec(text);
-  return m !== null && checksum(m[1]!) === m[2];
+  return m !== null && fromBase62(m[2]!) === crc32(m[1]!);
 }

@@ -15,6 +15,13 @@ export function toBase62(bytes: Uint8Array, width: number): string {
   return out.padStart(width, '0');
 }
 
+/** The number a base62 text spells; exact up to 2^53 (8 characters). */
+export function fromBase62(text: string): number {
+  let n = 0;
+  for (const c of text) n = n * 62 + BASE62.indexOf(c);
+  return n;
+}
+
 /** Characters of base62 needed for `bytes` random bytes. */
 export const base62Width = (bytes: number) => Math.ceil((bytes * 8) / Math.log2(62));
 
@@ -30,6 +37,11 @@ export function newId(prefix: string): string {
 
 export function sha256(value: string): Buffer {
   return hash('sha256', value, 'buffer');
+}
+
+/** The same digest as hex text: several times cheaper than a Buffer when a text key is wanted anyway. */
+export function sha256Hex(value: string): string {
+  return hash('sha256', value, 'hex');
 }
 
 export function equalHashes(a: Uint8Array, b: Uint8Array): boolean {

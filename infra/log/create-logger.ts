@@ -3,15 +3,26 @@ import pretty from 'pino-pretty';
 
 export type LogFormat = 'json' | 'pretty';
 
+const gathered = new Set<ReturnType<typeof pino.destination>>();
+
 /**
- * JSON lines go out asynchronously in writes of at least 4 KiB or every 100 ms, whichever comes
- * first: a request never waits on the output, and under load one write carries dozens of lines
- * instead of one each. pino writes what is still buffered when the process exits. Pretty lines
- * (a terminal) are written at once.
+ * JSON lines are gathered and written in batches of at least 4 KiB, or every 100 ms, whichever
+ * comes first; what is still gathered is written when the process exits. The batch is written
+ * synchronously, as Node writes to pipes and files on Linux: measured on the keyed API path, one
+ * synchronous write per batch cost about a tenth of the throughput less than asynchronous writes,
+ * which go through the thread pool. Pretty lines (a terminal) are written at once.
  */
 export function createLogger(opts: { level: string; format: LogFormat; dest?: number | string; colorize?: boolean }): Logger {
   if (opts.format === 'json') {
-    return pino({ level: opts.level }, pino.destination({ dest: opts.dest ?? 1, sync: false, minLength: 4096, periodicFlush: 100 }));
+    const destination = pino.destination({ dest: opts.dest ?? 1, sync: true, minLength: 4096, periodicFlush: 100 });
+    // pino flushes only asynchronous destinations at exit by itself.
+    if (gathered.size === 0) {
+      process.once('exit', () => {
+        for (const d of gathered) d.flushSync();
+      });
+    }
+    gathered.add(destination);
+    return pino({ level: opts.level }, destination);
   }
   return pino(
     { level: opts.level },

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateKey, isWellFormedKey } from '../../../domain/keys/key-format.ts';
-import { toBase62 } from '../../../domain/security/random.ts';
+import { fromBase62, toBase62 } from '../../../domain/security/random.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const decode = (text: string) => [...text].reduce((n, c) => n * 62n + BigInt(BASE62.indexOf(c)), 0n);
@@ -15,6 +15,14 @@ describe('toBase62', () => {
         const text = toBase62(bytes, 40);
         expect(text).toHaveLength(40);
         expect(decode(text)).toBe(bigEndianValue(bytes));
+      }),
+    );
+  });
+
+  it('is read back by fromBase62 for values up to 6 bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 6 }), (bytes) => {
+        expect(BigInt(fromBase62(toBase62(bytes, 6)))).toBe(bigEndianValue(bytes));
       }),
     );
   });
