@@ -79,12 +79,19 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (dryRun) {
       ctx.status = 202;
-      ctx.body = { ok: true, data: { dryRun: true, plan: result.plan ?? result.data }, requestId: ctx.state.requestId };
+      sendJson(ctx, { ok: true, data: { dryRun: true, plan: result.plan ?? result.data }, requestId: ctx.state.requestId });
       return;
     }
     ctx.status = result.status ?? route.response.status;
-    ctx.body = route.envelope === false ? result.data : { ok: true, data: result.data, requestId: ctx.state.requestId };
+    if (route.envelope === false) ctx.body = result.data;
+    else sendJson(ctx, { ok: true, data: result.data, requestId: ctx.state.requestId });
   };
+}
+
+/** An envelope as JSON text with its content type given whole: Koa would look the type up by name on every answer. */
+function sendJson(ctx: Context, envelope: object): void {
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.body = JSON.stringify(envelope);
 }
 
 const answersAnyOrigin = (route: AnyRoute) => route.cors !== undefined || (route.auth !== 'none' && route.auth.accepts.includes('ticket'));
