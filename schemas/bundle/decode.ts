@@ -26,7 +26,7 @@ export function decodedSize(encoding: 'utf8' | 'base64', content: string): numbe
 
 // Canonical base64: standard alphabet, no whitespace, padding only where required, and zero bits
 // in the unused part of the last character (non-zero ones decode the same, so the stored bytes
-// would not be what was sent). One pass over the characters, no regular expression.
+// would not be what was sent). Why a text is not canonical, in one pass over the characters.
 function base64Problem(content: string): string | undefined {
   if (content.length % 4 !== 0) return 'content is not valid base64 (its length is not a multiple of 4)';
   const padding = base64Padding(content);
@@ -46,10 +46,12 @@ export function decodeContent(encoding: 'utf8' | 'base64', content: string): Dec
       ? { ok: true, bytes: Buffer.from(content, 'utf8') }
       : { ok: false, code: 'content_invalid_utf8', message: 'utf8 content contains an unpaired surrogate' };
   }
-  const problem = base64Problem(content);
-  return problem === undefined
-    ? { ok: true, bytes: Buffer.from(content, 'base64') }
-    : { ok: false, code: 'content_invalid_base64', message: problem };
+  // Canonical exactly when encoding the decoded bytes gives the text back (Node's encoder writes
+  // only canonical base64); both run natively, far faster than a check in JavaScript. The
+  // character-by-character check then only explains a refusal.
+  const bytes = Buffer.from(content, 'base64');
+  if (bytes.toString('base64') === content) return { ok: true, bytes };
+  return { ok: false, code: 'content_invalid_base64', message: base64Problem(content) ?? 'content is not valid base64' };
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
