@@ -84,6 +84,42 @@ describe('npm start', () => {
     }
   }, 60_000);
 
+  // Without a SIGTERM listener the process would die at once and leave its PostgreSQL running,
+  // which the next start then refuses ("another PostgreSQL is using ...").
+  it('stops cleanly on a SIGTERM sent the moment it says it listens, and on one sent while it starts', async () => {
+    const own = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-signal-'));
+    await fs.chmod(own, 0o755);
+    const lockFile = path.join(own, 'postgres', 'postmaster.pid');
+    try {
+      const listening = await start({ SVC_DATA_DIR: own, SVC_TEMPORAL_UI_PORT: 'off' });
+      listening.child.kill('SIGTERM');
+      expect(await listening.exited).toBe(0);
+      await expect(fs.access(lockFile)).rejects.toThrow();
+
+      const child = spawn(process.execPath, [ENTRY], {
+        env: { PATH: process.env.PATH ?? '', PORT: '0', SVC_DATA_DIR: own, SVC_TEMPORAL_UI_PORT: 'off' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      const exited = exitCode(child);
+      // PostgreSQL is up (its lock file exists): the service is still starting.
+      while (
+        !(await fs.access(lockFile).then(
+          () => true,
+          () => false,
+        ))
+      )
+        await new Promise((r) => setTimeout(r, 10));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(out).toContain('"msg":"shutting down"');
+      await expect(fs.access(lockFile)).rejects.toThrow();
+    } finally {
+      await fs.rm(own, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('fails fast with a readable message on bad configuration', async () => {
     const child = spawn(process.execPath, [ENTRY], {
       env: { PATH: process.env.PATH ?? '', PORT: 'nope' },
