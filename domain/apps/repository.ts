@@ -59,6 +59,18 @@ export async function namespaceContents(db: DbOrTrx, namespace: string, hashes: 
 }
 
 /** The digest of a version of an app, if that version exists. */
+/** What a version stored under this number holds, for answering an identical re-upload. */
+export async function storedVersion(db: DbOrTrx, address: { namespace: string; slug: string }, version: string) {
+  return db
+    .selectFrom('app_versions as v')
+    .innerJoin('apps as a', 'a.id', 'v.app_id')
+    .select(['v.digest', 'v.manifest', 'v.skills', 'v.sdk_used', 'v.warnings'])
+    .where('a.namespace', '=', address.namespace)
+    .where('a.slug', '=', address.slug)
+    .where('v.version', '=', version)
+    .executeTakeFirst();
+}
+
 export async function versionDigest(
   db: DbOrTrx,
   address: { namespace: string; slug: string },

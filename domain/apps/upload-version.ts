@@ -1,5 +1,18 @@
 import type { UploadedVersion } from '../../schemas/apps.ts';
-import type { BundleFileInput, BundleInput, StoredFileInput, ValidBundle, Warning } from '../../schemas/bundle/index.ts';
+import {
+  type BundleFileInput,
+  type BundleInput,
+  bundleDigest,
+  bundleFiles,
+  decodeContent,
+  decodedSize,
+  MAX_BUNDLE_BYTES,
+  type Skill,
+  type StoredFileInput,
+  type ValidBundle,
+  type Warning,
+} from '../../schemas/bundle/index.ts';
+import { manifestSchema, type SdkName } from '../../schemas/manifest/index.ts';
 import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
 import { checkWorkflow } from '../app-workflows/check-workflow.ts';
 import type { DbOrTrx } from '../db/database.ts';
@@ -9,7 +22,7 @@ import { newId } from '../security/random.ts';
 import type { BlobStore } from './blob-store.ts';
 import { validateBundleOffThread } from './bundle-validation.ts';
 import { assertCanWrite, PUBLIC_NAMESPACE } from './namespace-access.ts';
-import { getApp, namespaceContents, versionDigest } from './repository.ts';
+import { getApp, namespaceContents, storedVersion, versionDigest } from './repository.ts';
 
 export type AppAddress = { namespace: string; slug: string };
 
@@ -80,6 +93,46 @@ function storedFilePaths(problems: readonly Problem[], sentFiles: number): Probl
 }
 
 /**
+ * An identical re-upload (a retry, a second deploy of the same bundle), recognised before any
+ * validation: the files decode strictly and, with the manifest, give the digest of the version
+ * stored under this number. The same digest means the same manifest and contents, validated when
+ * that version was first uploaded, so the bundle is rebuilt from the stored version and the bytes
+ * sent instead of going to the validation thread again. Anything else is left to validation.
+ */
+async function storedIdentical(db: DbOrTrx, address: AppAddress, bundle: UploadInput): Promise<ValidBundle | undefined> {
+  if (bundle.storedFiles?.length || addressProblems(bundle.manifest, address).length > 0) return undefined;
+  const version =
+    bundle.manifest !== null && typeof bundle.manifest === 'object' ? (bundle.manifest as { version?: unknown }).version : undefined;
+  if (typeof version !== 'string') return undefined;
+  const size = bundle.files.reduce((total, f) => total + decodedSize(f.encoding, f.content), 0);
+  if (size > MAX_BUNDLE_BYTES) return undefined;
+  const stored = await storedVersion(db, address, version);
+  if (!stored) return undefined;
+  const decoded: { path: string; bytes: Buffer }[] = [];
+  for (const file of bundle.files) {
+    const content = decodeContent(file.encoding, file.content);
+    if (!content.ok) return undefined;
+    decoded.push({ path: file.path, bytes: content.bytes });
+  }
+  const files = bundleFiles(decoded);
+  if (bundleDigest(files, bundle.manifest) !== stored.digest) return undefined;
+  // Stored by an older release whose manifest no longer reads: validation decides.
+  const manifest = manifestSchema.safeParse(stored.manifest);
+  if (!manifest.success) return undefined;
+  // The stored columns hold what validation produced for these very contents.
+  return {
+    ok: true,
+    manifest: manifest.data,
+    files,
+    skills: stored.skills as Skill[],
+    sdkUsed: stored.sdk_used as SdkName[],
+    warnings: stored.warnings as Warning[],
+    digest: stored.digest,
+    size: files.reduce((total, file) => total + file.bytes.length, 0),
+  };
+}
+
+/**
  * B3, before the transaction: may the principal upload here, and is the bundle valid? The
  * validation runs on a worker thread, so it holds neither the event loop nor a connection.
  * Then the files go to the blob store, unless this is a dry run (which writes nothing): before
@@ -95,6 +148,9 @@ export async function checkUpload(
   store: { db: DbOrTrx; blobs: BlobStore; dryRun: boolean },
 ): Promise<ValidBundle> {
   assertCanWrite(principal, address.namespace);
+  // Its files are stored already, so they are not sent to the store again either.
+  const identical = await storedIdentical(store.db, address, bundle);
+  if (identical) return identical;
   const stored = bundle.storedFiles?.length
     ? await resolveStoredFiles(store, address.namespace, bundle.storedFiles)
     : { files: [], problems: [] };

@@ -34,6 +34,18 @@ export type ValidBundle = {
   /** Decoded bytes of all files. */
   size: number;
 };
+/** Decoded files as a version stores them: hashed, typed by their path, sorted by path. */
+export function bundleFiles(decoded: readonly { path: string; bytes: Buffer }[]): BundleFile[] {
+  return decoded
+    .map((file) => ({
+      path: file.path,
+      bytes: file.bytes,
+      sha256: sha256Hex(file.bytes),
+      contentType: fileTypeOf(file.path)?.contentType ?? 'application/octet-stream',
+    }))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+}
+
 export type InvalidBundle = { ok: false; problems: Problem[]; warnings: Warning[] };
 
 type ReadFiles = { decoded: DecodedFile[]; paths: Set<string>; problems: Problem[]; tooLarge: boolean };
@@ -124,14 +136,7 @@ export function validateBundle(input: BundleInput): ValidBundle | InvalidBundle 
   const warnings = [...limitWarnings(manifest.limits), ...scheduleWarnings(manifest.workflow), ...pollingWarnings(analyses)];
   if (!parsed.ok || problems.length > 0) return { ok: false, problems, warnings };
 
-  const stored = files.decoded
-    .map((file) => ({
-      path: file.path,
-      bytes: file.bytes,
-      sha256: sha256Hex(file.bytes),
-      contentType: fileTypeOf(file.path)?.contentType ?? 'application/octet-stream',
-    }))
-    .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  const stored = bundleFiles(files.decoded);
   return {
     ok: true,
     manifest: parsed.manifest,

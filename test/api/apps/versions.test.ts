@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CorruptBlobError } from '../../../domain/apps/blob-store.ts';
+import { WorkerPool } from '../../../domain/apps/worker-pool.ts';
 import { bundle } from '../../support/bundles.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
@@ -68,6 +69,47 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       } finally {
         put.mockRestore();
       }
+    });
+
+    // An identical re-upload is recognised by its digest before validation; anything short of
+    // the very same manifest and bytes, strictly decoded, is validated as usual.
+    describe('an identical re-upload, recognised before validation', () => {
+      const page = { path: 'index.html', encoding: 'utf8' as const, content: '<!doctype html><title>b64</title>' };
+      // "Zg==" is the canonical base64 of "f"; "Zh==" decodes to the same byte with non-zero padding bits.
+      const withAsset = (content: string) => bundle('b64', '1.0.0', { files: [page, { path: 'a.png', encoding: 'base64', content }] });
+
+      it('is answered from the stored version (same digest, warnings and skills) without the validation thread', async () => {
+        const first = await upload(dev, 'cell-acme', 'b64', withAsset('Zg=='));
+        expect(first.status).toBe(201);
+        const run = vi.spyOn(WorkerPool.prototype, 'run');
+        try {
+          const again = await upload(dev, 'cell-acme', 'b64', withAsset('Zg=='));
+          expect(again.status).toBe(200);
+          expect(again.body.data).toEqual({ ...first.body.data, created: false });
+          expect(run).not.toHaveBeenCalled();
+        } finally {
+          run.mockRestore();
+        }
+      });
+
+      it('still refuses non-canonical base64 that decodes to the stored bytes', async () => {
+        const res = await upload(dev, 'cell-acme', 'b64', withAsset('Zh=='));
+        expect([res.status, res.body.error.code]).toEqual([422, 'bundle_invalid']);
+        expect(res.body.error.details.problems).toEqual([
+          expect.objectContaining({ path: 'files[1].content', code: 'content_invalid_base64' }),
+        ]);
+      });
+
+      it('still refuses a manifest naming another namespace (the digest leaves the namespace out)', async () => {
+        const res = await upload(dev, 'cell-acme', 'b64', {
+          ...withAsset('Zg=='),
+          manifest: { ...withAsset('Zg==').manifest, namespace: 'cell-other' },
+        });
+        expect([res.status, res.body.error.code]).toEqual([422, 'bundle_invalid']);
+        expect(res.body.error.details.problems).toEqual([
+          expect.objectContaining({ path: 'manifest.namespace', code: 'namespace_mismatch' }),
+        ]);
+      });
     });
 
     it('refuses changed content under a used version number with 409 version_conflict', async () => {
