@@ -29,16 +29,22 @@ export interface ClaimedEvent {
  * another relay skips them meanwhile, and if this one dies they become due again.
  */
 export async function claimDue(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
-  const rows = await sql<{ id: string; topic: string; key: string; payload: unknown; attempts: number; created_at: Date }>`
-    UPDATE outbox SET attempts = attempts + 1, next_attempt_at = clock_timestamp() + make_interval(secs => ${leaseSeconds})
-    WHERE id IN (
-      SELECT id FROM outbox WHERE next_attempt_at <= clock_timestamp()
-      ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-    RETURNING id, topic, key, payload, attempts, created_at`.execute(db);
-  // RETURNING has no order: deliver in the order the intents were written.
-  return rows.rows
-    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id))
-    .map((r) => ({ id: r.id, attempts: r.attempts, event: { topic: r.topic, key: r.key, payload: r.payload } as OutboxEvent }));
+  // RETURNING has no order, and sorting in JavaScript would compare milliseconds where
+  // created_at holds microseconds: two intents of one transaction (a start, then its signal)
+  // written in the same millisecond could swap. So the claimed rows are ordered in SQL.
+  const rows = await sql<{ id: string; topic: string; key: string; payload: unknown; attempts: number }>`
+    WITH claimed AS (
+      UPDATE outbox SET attempts = attempts + 1, next_attempt_at = clock_timestamp() + make_interval(secs => ${leaseSeconds})
+      WHERE id IN (
+        SELECT id FROM outbox WHERE next_attempt_at <= clock_timestamp()
+        ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING id, topic, key, payload, attempts, created_at)
+    SELECT id, topic, key, payload, attempts FROM claimed ORDER BY created_at, id`.execute(db);
+  return rows.rows.map((r) => ({
+    id: r.id,
+    attempts: r.attempts,
+    event: { topic: r.topic, key: r.key, payload: r.payload } as OutboxEvent,
+  }));
 }
 
 export async function markDelivered(db: Db, id: string): Promise<void> {
