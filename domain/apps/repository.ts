@@ -58,8 +58,7 @@ export async function namespaceContents(db: DbOrTrx, namespace: string, hashes: 
   return new Set(rows.map((r) => r.blob_sha256.toString('hex')));
 }
 
-/** The digest of a version of an app, if that version exists. */
-/** What a version stored under this number holds, for answering an identical re-upload. */
+/** The version stored under this number, if any: its digest and what validation made of its bundle. */
 export async function storedVersion(db: DbOrTrx, address: { namespace: string; slug: string }, version: string) {
   return db
     .selectFrom('app_versions as v')
@@ -69,20 +68,4 @@ export async function storedVersion(db: DbOrTrx, address: { namespace: string; s
     .where('a.slug', '=', address.slug)
     .where('v.version', '=', version)
     .executeTakeFirst();
-}
-
-export async function versionDigest(
-  db: DbOrTrx,
-  address: { namespace: string; slug: string },
-  version: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('app_versions as v')
-    .innerJoin('apps as a', 'a.id', 'v.app_id')
-    .select('v.digest')
-    .where('a.namespace', '=', address.namespace)
-    .where('a.slug', '=', address.slug)
-    .where('v.version', '=', version)
-    .executeTakeFirst();
-  return row?.digest;
 }

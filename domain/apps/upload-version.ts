@@ -22,7 +22,7 @@ import { newId } from '../security/random.ts';
 import type { BlobStore } from './blob-store.ts';
 import { validateBundleOffThread } from './bundle-validation.ts';
 import { assertCanWrite, PUBLIC_NAMESPACE } from './namespace-access.ts';
-import { getApp, namespaceContents, storedVersion, versionDigest } from './repository.ts';
+import { getApp, namespaceContents, storedVersion } from './repository.ts';
 
 export type AppAddress = { namespace: string; slug: string };
 
@@ -168,7 +168,7 @@ export async function checkUpload(
   if (store.dryRun) return validation;
   // An identical re-upload (a retry, a second deploy of the same bundle): that version's files
   // are stored already, so it is answered without sending the bytes to the store again.
-  if ((await versionDigest(store.db, address, validation.manifest.version)) === validation.digest) return validation;
+  if ((await storedVersion(store.db, address, validation.manifest.version))?.digest === validation.digest) return validation;
   // Contents that came from the store are there already.
   const reused = new Set(bundle.storedFiles?.map((f) => f.sha256));
   await store.blobs.put(validation.files.filter((f) => !reused.has(f.sha256)));
