@@ -1,6 +1,7 @@
 import { createTemporalEnv } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll } from 'vitest';
 import { type ActivityDeps, createActivities } from '../../activities/index.ts';
 import { unconfiguredMailer } from '../../domain/app-workflows/mailer.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
@@ -67,4 +68,19 @@ export async function startWorkflowTestEnv(
       await database.drop();
     },
   };
+}
+
+/**
+ * A test file's workflow environment: started before its tests (then `ready` runs, to take what it
+ * needs and seed), stopped after them.
+ */
+export function useWorkflowTestEnv(ready: (started: WorkflowTestEnv) => void | Promise<void>): void {
+  let started: WorkflowTestEnv | undefined;
+  beforeAll(async () => {
+    started = await startWorkflowTestEnv();
+    await ready(started);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
 }

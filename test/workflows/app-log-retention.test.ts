@@ -1,13 +1,13 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeLogRecords } from '../../domain/app-log/write-log-record.ts';
 import type { LogKind } from '../../domain/db/database.ts';
 import { appLogRetentionSchedule } from '../../worker/app-log-retention-schedule.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
 import { APP_LOG_RETENTION, TASK_QUEUE } from '../../worker/shared.ts';
 import type { TestDatabase } from '../support/database.ts';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+import { useWorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The app log's retention schedule on the embedded server with time skipping: a day passes in no
 // time, the schedule starts the purge, usage and errors past 180 days go, the rest stays.
@@ -15,20 +15,14 @@ import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-
 const DAY = 86_400_000;
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let workflows: WorkflowTestEnv;
-
-beforeAll(async () => {
-  workflows = await startWorkflowTestEnv();
-  ({ env, database } = workflows);
+useWorkflowTestEnv(async (started) => {
+  ({ env, database } = started);
   await sql`INSERT INTO accounts (id, username, email, status) VALUES ('acc_retention', 'ret', 'ret@example.com', 'active')`.execute(
     database.db,
   );
   await sql`INSERT INTO apps (id, namespace, slug, created_by) VALUES ('app_retention', 'public', 'ret', 'acc_retention')`.execute(
     database.db,
   );
-}, 120_000);
-afterAll(async () => {
-  await workflows?.stop();
 });
 
 const remaining = async () => (await database.db.selectFrom('app_log_events').select('name').orderBy('name').execute()).map((r) => r.name);

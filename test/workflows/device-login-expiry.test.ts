@@ -1,22 +1,16 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from '../../worker/shared.ts';
 import type { TestDatabase } from '../support/database.ts';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+import { useWorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The product workflow on the embedded server with time skipping: ten minutes pass in no time.
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let workflows: WorkflowTestEnv;
-
-beforeAll(async () => {
-  workflows = await startWorkflowTestEnv();
-  ({ env, database } = workflows);
-}, 120_000);
-afterAll(async () => {
-  await workflows?.stop();
+useWorkflowTestEnv((started) => {
+  ({ env, database } = started);
 });
 
 async function insertLogin(id: string, status: 'pending' | 'approved' | 'denied') {

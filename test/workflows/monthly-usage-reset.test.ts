@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextMonthStart, periodOf } from '../../domain/usage/meters.ts';
 import { recordUsage } from '../../domain/usage/record-usage.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
@@ -7,7 +7,7 @@ import { MONTHLY_USAGE_RESET_SCHEDULE_ID, TASK_QUEUE } from '../../worker/shared
 import { monthlyUsageResetSchedule } from '../../worker/usage-schedule.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { insertApps } from '../support/usage.ts';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+import { useWorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The monthly reset on the embedded server with time skipping: the server's clock crosses a
 // month boundary in no time, the Schedule starts the reset at 00:00 UTC on the 1st, and the reset
@@ -15,14 +15,8 @@ import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let workflows: WorkflowTestEnv;
-
-beforeAll(async () => {
-  workflows = await startWorkflowTestEnv();
-  ({ env, database } = workflows);
-}, 120_000);
-afterAll(async () => {
-  await workflows?.stop();
+useWorkflowTestEnv((started) => {
+  ({ env, database } = started);
 });
 
 async function resets() {

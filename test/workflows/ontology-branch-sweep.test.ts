@@ -1,12 +1,12 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBranch } from '../../domain/ontology/branches/create-branch.ts';
 import { branchSweepSchedule } from '../../worker/branch-sweep-schedule.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
 import { BRANCH_SWEEP } from '../../worker/shared.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { define, insertCompanyWithDeveloper, SALES } from '../support/ontology.ts';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+import { useWorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The branch sweep's schedule on the embedded server with time skipping: a day passes in no time,
 // the schedule starts the sweep, and a branch idle past 35 days becomes INACTIVE.
@@ -14,14 +14,8 @@ import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-
 const DAY = 86_400_000;
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let workflows: WorkflowTestEnv;
-
-beforeAll(async () => {
-  workflows = await startWorkflowTestEnv();
-  ({ env, database } = workflows);
-}, 120_000);
-afterAll(async () => {
-  await workflows?.stop();
+useWorkflowTestEnv((started) => {
+  ({ env, database } = started);
 });
 
 describe('ontology branch sweep', () => {

@@ -1,12 +1,12 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeEdits } from '../../domain/ontology/write-edits.ts';
 import { ontologyChangesRetentionSchedule } from '../../worker/ontology-changes-retention-schedule.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
 import { ONTOLOGY_CHANGES_RETENTION } from '../../worker/shared.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { define, insertCompanyWithDeveloper, SALES } from '../support/ontology.ts';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+import { useWorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The retention of ontology changes on the embedded server with time skipping: the hourly schedule
 // trims changes older than the kept hours and moves the trim mark (resume points below it reload).
@@ -14,14 +14,8 @@ import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-
 const HOUR = 3_600_000;
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
-let workflows: WorkflowTestEnv;
-
-beforeAll(async () => {
-  workflows = await startWorkflowTestEnv();
-  ({ env, database } = workflows);
-}, 120_000);
-afterAll(async () => {
-  await workflows?.stop();
+useWorkflowTestEnv((started) => {
+  ({ env, database } = started);
 });
 
 const kept = async () =>
