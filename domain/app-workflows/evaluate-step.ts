@@ -33,7 +33,13 @@ export function evaluateStep(step: WorkflowStep, scope: Scope, budget: Evaluatio
       return { run: true, kind: 'model', input: evaluateExpression(step.input, scope, budget) };
     case 'notify': {
       const text = (value: string, max: number) => textOf(resolveValue(value, scope, budget), budget).slice(0, max);
-      return { run: true, kind: 'notify', subject: text(step.subject, 250), body: text(step.body, 1000), dedupeKey: text(step.dedupeKey, 200) };
+      return {
+        run: true,
+        kind: 'notify',
+        subject: text(step.subject, 250),
+        body: text(step.body, 1000),
+        dedupeKey: text(step.dedupeKey, 200),
+      };
     }
   }
 }

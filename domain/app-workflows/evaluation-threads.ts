@@ -1,8 +1,9 @@
 // Expressions are evaluated on worker threads, never on the event loop that answers requests
 // (in `npm start` the Temporal worker's activities share it too): each job has the evaluation
 // budget (expression.ts) and, behind it, the pool's time limit.
-import type { WorkflowStep } from '../../schemas/manifest/index.ts';
+
 import type { ErrorCode } from '../../schemas/errors.ts';
+import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { DomainError } from '../errors.ts';
 import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/worker-pool.ts';
 import { evaluateStep, expressionsOf, type StepEvaluation } from './evaluate-step.ts';

@@ -71,7 +71,11 @@ export async function runStep(deps: StepDeps, input: RunStepInput): Promise<Step
 }
 
 /** The step's I/O, with the values its expressions gave (evaluated off the event loop). */
-async function execute(deps: StepDeps, { runId, step, at }: RunStepInput, evaluation: Extract<StepEvaluation, { run: true }>): Promise<unknown> {
+async function execute(
+  deps: StepDeps,
+  { runId, step, at }: RunStepInput,
+  evaluation: Extract<StepEvaluation, { run: true }>,
+): Promise<unknown> {
   switch (evaluation.kind) {
     case 'use':
       return useCapability(deps.db, runId, (step as { capability: string }).capability, evaluation.input);

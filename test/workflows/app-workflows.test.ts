@@ -438,12 +438,16 @@ describe('the evaluation budget', () => {
     ((await runsOf(appId))[0]!.steps as { id: string; status: string }[]).map((s) => [s.id, s.status]);
 
   it('five nested maps over platform.accounts (35 members) fail their step at the budget, and the run with it', async () => {
-    const deep = '=sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, 1))))))))))';
+    const deep =
+      '=sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, 1))))))))))';
     const appId = await publishWorkflow(db, 'deep-maps', '1.0.0', {
       workflow: { steps: [membersStep, { id: 'boom', kind: 'compute', op: 'per-row', from: '=steps.members', fields: { n: deep } }] },
     });
     const result = await execute(appId, 'deep-maps-1');
-    expect(result).toMatchObject({ status: 'failed', error: expect.stringMatching(/^boom: evaluation budget exceeded: more than 1000000 steps/) });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^boom: evaluation budget exceeded: more than 1000000 steps/),
+    });
     expect(await stepStatuses(appId)).toEqual([
       ['members', 'succeeded'],
       ['boom', 'failed'],

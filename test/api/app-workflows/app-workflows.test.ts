@@ -440,7 +440,13 @@ describe('expressions: a budget, and off the event loop', () => {
       input: { l: { type: 'number[]', required: true } },
       steps: [
         people,
-        { id: 'cube', kind: 'compute', op: 'per-row', from: '=steps.people', fields: { n: '=sum(map(input.l, sum(map(input.l, sum(map(input.l, item))))))' } },
+        {
+          id: 'cube',
+          kind: 'compute',
+          op: 'per-row',
+          from: '=steps.people',
+          fields: { n: '=sum(map(input.l, sum(map(input.l, sum(map(input.l, item))))))' },
+        },
       ],
     };
     await release(svc, dev, { namespace: 'cell-acme', slug: 'cube', version: '1.0.0', manifest: { sdk: ['semantic'], workflow } });
@@ -449,7 +455,10 @@ describe('expressions: a budget, and off the event loop', () => {
       headers: bearer(dev),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data.run).toMatchObject({ status: 'failed', error: expect.stringMatching(/^cube: evaluation budget exceeded: more than 1000000 steps/) });
+    expect(res.body.data.run).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^cube: evaluation budget exceeded: more than 1000000 steps/),
+    });
     expect(res.body.data.run.steps.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
       ['people', 'succeeded'],
       ['cube', 'failed'],
@@ -478,12 +487,10 @@ describe('expressions: a budget, and off the event loop', () => {
     const order: string[] = [];
     // Several, queued on the expression threads, so the last is still being evaluated when the health check goes.
     const hostile = Array.from({ length: 4 }, () =>
-      svc
-        .call('POST', `${base('hostile')}/apis/boom/execute`, { body: { input: { tags } }, headers: bearer(dev) })
-        .then((res) => {
-          order.push('hostile');
-          return res;
-        }),
+      svc.call('POST', `${base('hostile')}/apis/boom/execute`, { body: { input: { tags } }, headers: bearer(dev) }).then((res) => {
+        order.push('hostile');
+        return res;
+      }),
     );
     const settled = Promise.all(hostile);
     let done = false;

@@ -25,7 +25,15 @@ afterEach(() => vi.restoreAllMocks());
 describe('evaluateStepOffThread', () => {
   it('evaluates a compute step on a thread and answers its rows and what it counted', async () => {
     const { evaluation, used } = await evaluateStepOffThread(perRow('=row.n * 2'), { steps: { l: list.slice(0, 3) } });
-    expect(evaluation).toEqual({ run: true, kind: 'compute', output: [{ n: 0, v: 0 }, { n: 1, v: 2 }, { n: 2, v: 4 }] });
+    expect(evaluation).toEqual({
+      run: true,
+      kind: 'compute',
+      output: [
+        { n: 0, v: 0 },
+        { n: 1, v: 2 },
+        { n: 2, v: 4 },
+      ],
+    });
     expect(used.steps).toBeGreaterThan(0);
     expect(used.outputBytes).toBeGreaterThan(0);
   });
@@ -42,13 +50,21 @@ describe('evaluateStepOffThread', () => {
 
   it('keeps the class of the thread’s failures: ExpressionError, DomainError', async () => {
     await expect(evaluateStepOffThread(perRow('=row.n * "a"'), { steps: { l: list } })).rejects.toThrow(ExpressionError);
-    const notRows: WorkflowStep = { id: 'x', kind: 'compute', op: 'summarize', from: '=1', measures: { c: { fn: 'count' } } };
+    const notRows: WorkflowStep = { id: 'x', kind: 'compute', op: 'summarize', from: '=1', groupBy: [], measures: { c: { fn: 'count' } } };
     await expect(evaluateStepOffThread(notRows, {})).rejects.toMatchObject({ constructor: DomainError, code: 'invalid_payload' });
   });
 
   it('bounds a join whose matches multiply its sides by the output budget', async () => {
     const side = Array.from({ length: 2000 }, (_, i) => ({ k: 1, i }));
-    const join: WorkflowStep = { id: 'j', kind: 'compute', op: 'join', left: '=steps.a', right: '=steps.b', on: { left: 'k', right: 'k' }, type: 'inner' };
+    const join: WorkflowStep = {
+      id: 'j',
+      kind: 'compute',
+      op: 'join',
+      left: '=steps.a',
+      right: '=steps.b',
+      on: { left: 'k', right: 'k' },
+      type: 'inner',
+    };
     await expect(evaluateStepOffThread(join, { steps: { a: side, b: side } })).rejects.toThrow(/output larger than/);
   });
 

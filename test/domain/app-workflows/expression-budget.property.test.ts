@@ -45,7 +45,10 @@ const { list } = fc.letrec<{ list: string; value: string }>((tie) => ({
     fc.tuple(tie('list'), tie('value')).map(([l, v]) => `contains(${l}, ${v})`),
   ),
 }));
-const expression = fc.oneof(list, list.map((l) => `len(${l})`));
+const expression = fc.oneof(
+  list,
+  list.map((l) => `len(${l})`),
+);
 
 /** Evaluates under `limits`: the value, or the error if it is one the language defines. */
 function attempt(text: string, limits: EvaluationLimits) {
