@@ -27,6 +27,7 @@ export class WorkerPool<I, O> {
   readonly #idle: Worker[] = [];
   readonly #queue: Job[] = [];
   #threads = 0;
+  #running = 0;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
@@ -38,7 +39,7 @@ export class WorkerPool<I, O> {
 
   /** Jobs a thread is working on now. */
   get running(): number {
-    return this.#threads - this.#idle.length;
+    return this.#running;
   }
 
   run(input: I): Promise<O> {
@@ -72,7 +73,9 @@ export class WorkerPool<I, O> {
   #start(worker: Worker, job: Job): void {
     // Only a busy thread keeps the process alive.
     worker.ref();
+    this.#running += 1;
     const settle = (outcome: () => void) => {
+      this.#running -= 1;
       clearTimeout(timer);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       outcome();

@@ -45,6 +45,17 @@ describe('WorkerPool', () => {
     expect(results).toEqual([1, 2, 3, 4]);
   });
 
+  it('counts the jobs its threads are working on (a waiting job is not one)', async () => {
+    const threads = pool(1);
+    expect(threads.running).toBe(0);
+    const jobs = [threads.run({ busyMs: 100, value: 1 }), threads.run({ value: 2 })];
+    expect(threads.running).toBe(1);
+    expect(await Promise.all(jobs)).toEqual([1, 2]);
+    expect(threads.running).toBe(0);
+    await expect(threads.run({ fail: true })).rejects.toThrow();
+    expect(threads.running).toBe(0);
+  });
+
   it('rejects the job whose thread fails, and serves the next job', async () => {
     const threads = pool(1);
     await expect(threads.run({ fail: true })).rejects.toThrow('the job failed');
