@@ -233,10 +233,10 @@ export interface EvaluationLimits {
 }
 
 /**
- * The budget of one evaluation, or of all of a step's expressions together. A run's steps are
- * at most 40 (the manifest schema), each with a budget of its own. Outputs above 1 MiB could not
- * pass through a run anyway (Temporal refuses payloads of 2 MB), and 1 million steps is about
- * 0.1 to 0.5 s of a worker thread.
+ * The budget of one evaluation, or of all of a step's expressions together (a run's steps also
+ * share RUN_EVALUATION_LIMITS, evaluation-threads.ts). Outputs above 1 MiB could hardly pass
+ * through a run anyway (Temporal refuses payloads of 2 MB), and 1 million steps is about 0.02 to
+ * 0.5 s of a worker thread.
  */
 export const EVALUATION_LIMITS: EvaluationLimits = { steps: 1_000_000, outputBytes: 1024 * 1024 };
 
