@@ -19,6 +19,7 @@ interface StepOutcome {
   status: string;
   output: unknown;
   error?: string | undefined;
+  evaluated?: { steps: number; outputBytes: number } | undefined;
 }
 
 /** Steps in groups: a group is one unlaned step, or consecutive laned steps split by lane. */
@@ -52,9 +53,16 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
   const { runId } = begun;
   const outputs: Record<string, unknown> = {};
   let failure: string | undefined;
+  // What the steps' expressions counted so far: the run's evaluation budget is shared by its steps.
+  const evaluated = { steps: 0, outputBytes: 0 };
+  const count = (used: StepOutcome['evaluated']) => {
+    evaluated.steps += used?.steps ?? 0;
+    evaluated.outputBytes += used?.outputBytes ?? 0;
+  };
 
   const notify = async (step: Extract<WorkflowStep, { kind: 'notify' }>, scope: Record<string, unknown>): Promise<StepOutcome> => {
-    const rendered = await renderNotification({ runId, step, scope });
+    const rendered = await renderNotification({ runId, step, scope, evaluated: { ...evaluated } });
+    count(rendered.evaluated);
     if (!rendered.send) return { status: 'skipped', output: null };
     try {
       // The cooldown is this child's timer; it outlives the run.
@@ -83,7 +91,10 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
     if (failure !== undefined) return;
     const scope = { ...begun.scope, steps: { ...outputs } };
     const outcome: StepOutcome =
-      step.kind === 'notify' ? await notify(step, scope) : await runStep({ runId, step, scope, at: new Date().toISOString() });
+      step.kind === 'notify'
+        ? await notify(step, scope)
+        : await runStep({ runId, step, scope, at: new Date().toISOString(), evaluated: { ...evaluated } });
+    count(outcome.evaluated);
     if (outcome.status === 'failed') failure ??= `${step.id}: ${outcome.error ?? 'failed'}`;
     else outputs[step.id] = outcome.output;
   };

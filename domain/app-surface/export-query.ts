@@ -1,6 +1,9 @@
 import type { QueryExport } from '../../schemas/manifest/exports.ts';
 import type { SearchObjectsRequest, WhereClause } from '../../schemas/ontology.ts';
-import { resolveValue } from '../app-workflows/expression.ts';
+import { expressionsOf } from '../app-workflows/evaluate-step.ts';
+import { resolveValuesOffThread } from '../app-workflows/evaluation-threads.ts';
+import { BudgetExceededError, ExpressionError } from '../app-workflows/expression.ts';
+import { DomainError } from '../errors.ts';
 
 type Scalar = string | number | boolean | null;
 type Input = Record<string, unknown>;
@@ -8,18 +11,38 @@ type Input = Record<string, unknown>;
 /** Not given: a condition on an input parameter the caller left out is dropped. */
 const ABSENT = Symbol('absent');
 
+/** The value of each `=…` of the where clause. */
+type Resolved = ReadonlyMap<string, unknown>;
+
 /**
  * A where value: `=…` is an expression over `input` (the workflows' evaluator), absent when it
  * yields nothing (an optional parameter not given); anything else, a literal null included, is itself.
  */
-function resolve(value: Scalar, input: Input): unknown {
-  if (typeof value !== 'string' || !value.startsWith('=')) return value;
-  const resolved = resolveValue(value, { input });
-  return resolved === undefined || resolved === null ? ABSENT : resolved;
+function resolve(value: Scalar, resolved: Resolved): unknown {
+  if (typeof value !== 'string' || !resolved.has(value)) return value;
+  const v = resolved.get(value);
+  return v === undefined || v === null ? ABSENT : v;
 }
 
-function condition(field: string, op: string, raw: Scalar | Scalar[], input: Input): WhereClause | undefined {
-  const value = Array.isArray(raw) ? raw.map((v) => resolve(v, input)) : resolve(raw, input);
+/**
+ * The where clause's expressions, evaluated together on a worker thread under one budget. An
+ * expression that fails or runs out of budget with this input is the query's fault: query_invalid.
+ */
+async function resolveWhere(item: QueryExport, input: Input): Promise<Resolved> {
+  const sources = [...new Set(expressionsOf(item.where).map(([text]) => text))];
+  try {
+    const values = await resolveValuesOffThread(sources, { input });
+    return new Map(sources.map((source, i) => [source, values[i]]));
+  } catch (err) {
+    if (!(err instanceof ExpressionError)) throw err;
+    throw new DomainError('query_invalid', `The API ${item.name}: ${err.message}`, {
+      details: { errorName: err instanceof BudgetExceededError ? 'ExpressionBudgetExceeded' : 'ExpressionFailed', api: item.name },
+    });
+  }
+}
+
+function condition(field: string, op: string, raw: Scalar | Scalar[], resolved: Resolved): WhereClause | undefined {
+  const value = Array.isArray(raw) ? raw.map((v) => resolve(v, resolved)) : resolve(raw, resolved);
   if (value === ABSENT || (Array.isArray(value) && value.includes(ABSENT))) return undefined;
   const v = value as never;
   switch (op) {
@@ -45,13 +68,14 @@ function condition(field: string, op: string, raw: Scalar | Scalar[], input: Inp
  * value is not given is dropped; `select`; `sort` (`-` for descending); `limit` objects. Both the
  * export's API (HTTP, MCP) and workflow `use` steps run it.
  */
-export function exportQuery(item: QueryExport, input: Input): SearchObjectsRequest {
+export async function exportQuery(item: QueryExport, input: Input): Promise<SearchObjectsRequest> {
+  const resolved = await resolveWhere(item, input);
   const conditions = Object.entries(item.where).flatMap(([field, rule]) => {
     const ops: [string, Scalar | Scalar[]][] =
       rule !== null && typeof rule === 'object' && !Array.isArray(rule)
         ? Object.entries(rule as Record<string, Scalar | Scalar[]>)
         : [['eq', rule as Scalar]];
-    return ops.flatMap(([op, value]) => condition(field, op, value, input) ?? []);
+    return ops.flatMap(([op, value]) => condition(field, op, value, resolved) ?? []);
   });
   return {
     ...(conditions.length === 0 ? {} : { where: conditions.length === 1 ? conditions[0] : { type: 'and', value: conditions } }),

@@ -35,7 +35,7 @@ export async function runApi(
   const page = await searchObjects(deps, principal, {
     ontology: reached.app.namespace,
     objectType: item.type,
-    request: exportQuery(item, parsed.data as Record<string, unknown>),
+    request: await exportQuery(item, parsed.data as Record<string, unknown>),
   });
   return { data: page.data };
 }

@@ -2,14 +2,17 @@ import type { Manifest } from '../../schemas/manifest/index.ts';
 import { type Problem, problem } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { capabilityCatalog } from './capabilities.ts';
-import { ExpressionError, parseExpression } from './expression.ts';
+import { expressionsOf } from './evaluate-step.ts';
+import { ExpressionError, MAX_PER_ITEM_NESTING, parseExpression, perItemNesting } from './expression.ts';
 
 const path = (index: number, rest: string) => `manifest.workflow.steps[${index}]${rest.startsWith('[') ? '' : '.'}${rest}`;
 
 /**
  * Deploy-time checks of a manifest's workflow against the company (the parts a pure schema
  * cannot see): `use` steps name a runnable capability of the catalog with its required input;
- * notify recipients are accounts of the company; every `=` expression parses; a step in a lane
+ * notify recipients are accounts of the company; every `=` expression parses and nests `map` and
+ * `filter` at most MAX_PER_ITEM_NESTING deep (the runtime budget stops any expression; this refuses
+ * the obviously explosive ones at deploy, where the author sees them); a step in a lane
  * reads no step of another lane running beside it.
  */
 export async function checkWorkflow(db: DbOrTrx, companyId: string | null, manifest: Manifest): Promise<Problem[]> {
@@ -38,7 +41,14 @@ export async function checkWorkflow(db: DbOrTrx, companyId: string | null, manif
     if (step.lane === undefined) group = new Map();
     for (const [text, at] of expressionsOf(step)) {
       try {
-        parseExpression(text);
+        if (perItemNesting(parseExpression(text)) > MAX_PER_ITEM_NESTING)
+          problems.push(
+            problem(
+              path(i, at),
+              'expression_too_costly',
+              `map and filter nest more than ${MAX_PER_ITEM_NESTING} deep: each level multiplies the work by a list's length`,
+            ),
+          );
       } catch (err) {
         if (err instanceof ExpressionError) problems.push(problem(path(i, at), 'expression_invalid', err.message));
         else throw err;
@@ -78,12 +88,4 @@ export async function checkWorkflow(db: DbOrTrx, companyId: string | null, manif
     }
   });
   return problems;
-}
-
-function expressionsOf(value: unknown, at = ''): [string, string][] {
-  if (typeof value === 'string') return value.startsWith('=') ? [[value, at]] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => expressionsOf(v, `${at}[${i}]`));
-  if (value !== null && typeof value === 'object')
-    return Object.entries(value).flatMap(([k, v]) => expressionsOf(v, at ? `${at}.${k}` : k));
-  return [];
 }

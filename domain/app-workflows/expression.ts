@@ -1,7 +1,14 @@
 // The `=` expressions of workflow manifests: a small language read by a parser and evaluated by
-// walking its tree. Never eval or Function: manifest text is untrusted. Tokenizing is one pass,
-// parsing is recursive descent that consumes a token per step (depth bounded), and evaluation
-// visits each node once, so time is linear in the text (bounded at 2000 characters by the schema).
+// walking its tree. Never eval or Function: manifest text is untrusted. Tokenizing is one pass and
+// parsing is recursive descent that consumes a token per step (depth bounded), so reading is linear
+// in the text (at most 2000 characters by the schema). Evaluation is NOT linear: `map` and `filter`
+// evaluate their item expression once per item, so nesting multiplies (five nested maps over 35
+// items is 35^5 ≈ 52 million evaluations). What bounds it is the evaluation budget: every node
+// evaluated, every item an iterating function visits and every character a string function builds
+// counts as a step, every value built into a new list or string counts its JSON size as output,
+// and both are checked before the work is done, so any expression over any input stops with
+// BudgetExceededError after at most EVALUATION_LIMITS of work (plus one pass over its input to size
+// it). Runs and APIs evaluate on worker threads (evaluation-threads.ts), never on the event loop.
 //
 //   literals   12  1.5  'text'  "text"  true  false  null
 //   names      steps.load.rows  input.region  row.amount  items[0]  trigger.kind
@@ -11,9 +18,12 @@
 
 export class ExpressionError extends Error {
   override name = 'ExpressionError';
-  readonly position: number;
-  constructor(message: string, position: number) {
-    super(`${message} (at character ${position + 1})`);
+  /** The message without the position. */
+  readonly reason: string;
+  readonly position: number | undefined;
+  constructor(reason: string, position?: number) {
+    super(position === undefined ? reason : `${reason} (at character ${position + 1})`);
+    this.reason = reason;
     this.position = position;
   }
 }
@@ -75,13 +85,13 @@ function tokenize(text: string): Token[] {
 }
 
 export type Node =
-  | { type: 'literal'; value: unknown }
+  | { type: 'literal'; value: unknown; pos: number }
   | { type: 'name'; name: string; pos: number }
   | { type: 'member'; object: Node; property: Node; pos: number }
   | { type: 'call'; fn: string; args: Node[]; pos: number }
-  | { type: 'unary'; op: string; arg: Node }
+  | { type: 'unary'; op: string; arg: Node; pos: number }
   | { type: 'binary'; op: string; left: Node; right: Node; pos: number }
-  | { type: 'conditional'; test: Node; then: Node; otherwise: Node };
+  | { type: 'conditional'; test: Node; then: Node; otherwise: Node; pos: number };
 
 const BINARY_LEVELS: readonly (readonly string[])[] = [['||'], ['&&'], ['==', '!='], ['<', '<=', '>', '>='], ['+', '-'], ['*', '/', '%']];
 
@@ -127,10 +137,10 @@ class Parser {
     return this.nested(() => {
       const test = this.binary(0);
       if (!this.isOp('?')) return test;
-      this.take();
+      const pos = this.take().pos;
       const then = this.conditional();
       this.expect(':');
-      return { type: 'conditional', test, then, otherwise: this.conditional() };
+      return { type: 'conditional', test, then, otherwise: this.conditional(), pos };
     });
   }
 
@@ -147,8 +157,8 @@ class Parser {
 
   private unary(): Node {
     if (this.isOp('!') || this.isOp('-')) {
-      const op = (this.take() as { value: string }).value;
-      return this.nested(() => ({ type: 'unary', op, arg: this.unary() }));
+      const { value: op, pos } = this.take() as { value: string; pos: number };
+      return this.nested(() => ({ type: 'unary', op, arg: this.unary(), pos }));
     }
     return this.postfix(this.primary());
   }
@@ -160,7 +170,7 @@ class Parser {
         this.take();
         const name = this.take();
         if (name.kind !== 'name') throw new ExpressionError('expected a name after "."', name.pos);
-        node = { type: 'member', object: node, property: { type: 'literal', value: name.value }, pos: t.pos };
+        node = { type: 'member', object: node, property: { type: 'literal', value: name.value, pos: name.pos }, pos: t.pos };
       } else if (this.isOp('[')) {
         this.take();
         const property = this.conditional();
@@ -175,10 +185,10 @@ class Parser {
     switch (t.kind) {
       case 'number':
       case 'string':
-        return { type: 'literal', value: t.value };
+        return { type: 'literal', value: t.value, pos: t.pos };
       case 'name': {
-        if (t.value === 'true' || t.value === 'false') return { type: 'literal', value: t.value === 'true' };
-        if (t.value === 'null') return { type: 'literal', value: null };
+        if (t.value === 'true' || t.value === 'false') return { type: 'literal', value: t.value === 'true', pos: t.pos };
+        if (t.value === 'null') return { type: 'literal', value: null, pos: t.pos };
         if (!this.isOp('(')) return { type: 'name', name: t.value, pos: t.pos };
         if (!Object.hasOwn(FUNCTIONS, t.value)) throw new ExpressionError(`unknown function "${t.value}"`, t.pos);
         this.take();
@@ -213,19 +223,163 @@ const field = (v: unknown, key: unknown): unknown => {
   return null;
 };
 
-// `map` and `filter` take a per-item expression; it sees the item as `item`.
-type Fn = (args: unknown[]) => unknown;
+export interface EvaluationLimits {
+  /** Nodes evaluated, items visited by iterating functions, characters built by string functions. */
+  readonly steps: number;
+  /** JSON size of the lists and strings built. */
+  readonly outputBytes: number;
+  /** Whose budget this is, for the message when it runs out (default: this evaluation's). */
+  readonly of?: string | undefined;
+}
+
+/**
+ * The budget of one evaluation, or of all of a step's expressions together (a run's steps also
+ * share RUN_EVALUATION_LIMITS, evaluation-threads.ts). Outputs above 1 MiB could hardly pass
+ * through a run anyway (Temporal refuses payloads of 2 MB), and 1 million steps is about 0.02 to
+ * 0.5 s of a worker thread.
+ */
+export const EVALUATION_LIMITS: EvaluationLimits = { steps: 1_000_000, outputBytes: 1024 * 1024 };
+
+/** The budget ran out: the expression (or the step's expressions) needs more work than allowed. */
+export class BudgetExceededError extends ExpressionError {
+  override name = 'BudgetExceededError';
+}
+
+const primitiveSize = (v: unknown): number =>
+  typeof v === 'string' ? v.length + 2 : typeof v === 'number' && Number.isFinite(v) ? String(v).length : v === true ? 4 : 5;
+
+/**
+ * Counts work before it is done and refuses the step that would pass a limit, so the counters
+ * never exceed the limits. Sizes of values are their JSON length, memoised per object, so a list
+ * of the input is measured once however often an expression reaches it.
+ */
+export class EvaluationBudget {
+  readonly limits: EvaluationLimits;
+  steps = 0;
+  outputBytes = 0;
+  readonly #sizes = new WeakMap<object, number>();
+
+  constructor(limits: EvaluationLimits = EVALUATION_LIMITS) {
+    this.limits = limits;
+  }
+
+  spend(steps: number, pos?: number): void {
+    if (this.steps + steps > this.limits.steps)
+      throw new BudgetExceededError(`evaluation budget exceeded: more than ${this.limits.steps} steps${this.#whose()}`, pos);
+    this.steps += steps;
+  }
+
+  produce(bytes: number, pos?: number): void {
+    if (this.outputBytes + bytes > this.limits.outputBytes)
+      throw new BudgetExceededError(`evaluation budget exceeded: output larger than ${this.limits.outputBytes} bytes${this.#whose()}`, pos);
+    this.outputBytes += bytes;
+  }
+
+  #whose(): string {
+    return this.limits.of === undefined ? '' : `, ${this.limits.of}`;
+  }
+
+  /** A string of `chars` characters about to be built: each character is a step and a byte of output. */
+  build(chars: number, pos?: number): void {
+    this.spend(chars, pos);
+    this.produce(chars, pos);
+  }
+
+  /** A list the evaluator built, with the size already counted for it. */
+  remember(built: object, size: number): void {
+    this.#sizes.set(built, size);
+  }
+
+  /** The JSON length of a value (about: escapes not counted), each object walked once, without recursion. */
+  sizeOf(value: unknown): number {
+    if (value === null || typeof value !== 'object') return primitiveSize(value);
+    const known = this.#sizes.get(value);
+    if (known !== undefined) return known;
+    const pending: [object, boolean][] = [[value, false]];
+    while (pending.length > 0) {
+      const [obj, childrenSized] = pending.pop() as [object, boolean];
+      if (this.#sizes.has(obj)) continue;
+      const entries: [string | null, unknown][] = Array.isArray(obj) ? obj.map((v) => [null, v]) : Object.entries(obj);
+      if (!childrenSized) {
+        pending.push([obj, true]);
+        for (const [, v] of entries) if (v !== null && typeof v === 'object' && !this.#sizes.has(v)) pending.push([v, false]);
+        continue;
+      }
+      let size = 2;
+      for (const [key, v] of entries) {
+        size += 1 + (key === null ? 0 : key.length + 3);
+        size += v !== null && typeof v === 'object' ? (this.#sizes.get(v) ?? 0) : primitiveSize(v);
+      }
+      this.#sizes.set(obj, size);
+    }
+    return this.#sizes.get(value) ?? 0;
+  }
+}
+
+/** Text of a value for string functions: an object's JSON is counted as built before it is. */
+export function textOf(v: unknown, budget: EvaluationBudget, pos?: number): string {
+  if (v === null || typeof v !== 'object') return text(v);
+  budget.build(budget.sizeOf(v), pos);
+  return JSON.stringify(v);
+}
+
+/** Builds a string from parts, counting its characters first. */
+function joined(parts: readonly string[], separator: string, budget: EvaluationBudget, pos: number): string {
+  let chars = Math.max(0, parts.length - 1) * separator.length;
+  for (const part of parts) chars += part.length;
+  budget.build(chars, pos);
+  return parts.join(separator);
+}
+
+/** A list the evaluator built: each value counted as output at its size. */
+function built(list: unknown[], budget: EvaluationBudget, pos: number): unknown[] {
+  let size = 2;
+  for (const v of list) {
+    const bytes = budget.sizeOf(v) + 1;
+    budget.produce(bytes, pos);
+    size += bytes;
+  }
+  budget.remember(list, size);
+  return list;
+}
+
+/** A string function's result whose length may differ from its input's (case mapping, trimming). */
+function mapped(s: string, fn: (s: string) => string, budget: EvaluationBudget, pos: number): string {
+  budget.build(s.length, pos);
+  const out = fn(s);
+  if (out.length > s.length) budget.build(out.length - s.length, pos);
+  return out;
+}
+
+const listOf = (args: unknown[]): unknown[] => (args.length === 1 && Array.isArray(args[0]) ? args[0] : args);
+
+// `map` and `filter` take a per-item expression; it sees the item as `item`. Every function
+// counts the items it visits and the characters it builds before doing so.
+type Fn = (args: unknown[], budget: EvaluationBudget, pos: number) => unknown;
 const FUNCTIONS: Record<string, Fn> = {
-  len: ([v]) => (Array.isArray(v) || typeof v === 'string' ? v.length : isRecord(v) ? Object.keys(v).length : 0),
-  count: ([v]) => (Array.isArray(v) ? v.length : 0),
-  sum: ([v]) => numbers(v).reduce((a, b) => a + b, 0),
-  min: (args) => {
-    const list = args.length === 1 && Array.isArray(args[0]) ? numbers(args[0]) : numbers(args);
-    return list.length ? list.reduce((a, b) => Math.min(b, a)) : null;
+  len: ([v], budget, pos) => {
+    if (Array.isArray(v) || typeof v === 'string') return v.length;
+    if (!isRecord(v)) return 0;
+    const keys = Object.keys(v);
+    budget.spend(keys.length, pos);
+    return keys.length;
   },
-  max: (args) => {
-    const list = args.length === 1 && Array.isArray(args[0]) ? numbers(args[0]) : numbers(args);
-    return list.length ? list.reduce((a, b) => Math.max(b, a)) : null;
+  count: ([v]) => (Array.isArray(v) ? v.length : 0),
+  sum: ([v], budget, pos) => {
+    if (Array.isArray(v)) budget.spend(v.length, pos);
+    return numbers(v).reduce((a, b) => a + b, 0);
+  },
+  min: (args, budget, pos) => {
+    const list = listOf(args);
+    budget.spend(list.length, pos);
+    const values = numbers(list);
+    return values.length ? values.reduce((a, b) => Math.min(b, a)) : null;
+  },
+  max: (args, budget, pos) => {
+    const list = listOf(args);
+    budget.spend(list.length, pos);
+    const values = numbers(list);
+    return values.length ? values.reduce((a, b) => Math.max(b, a)) : null;
   },
   round: ([v, digits]) => {
     const f = 10 ** (typeof digits === 'number' ? Math.min(Math.max(Math.trunc(digits), 0), 12) : 0);
@@ -234,20 +388,65 @@ const FUNCTIONS: Record<string, Fn> = {
   floor: ([v]) => (typeof v === 'number' ? Math.floor(v) : null),
   ceil: ([v]) => (typeof v === 'number' ? Math.ceil(v) : null),
   abs: ([v]) => (typeof v === 'number' ? Math.abs(v) : null),
-  lower: ([v]) => text(v).toLowerCase(),
-  upper: ([v]) => text(v).toUpperCase(),
-  trim: ([v]) => text(v).trim(),
-  concat: (args) => args.map(text).join(''),
-  join: ([v, sep]) => (Array.isArray(v) ? v.map(text).join(typeof sep === 'string' ? sep : ', ') : text(v)),
-  contains: ([haystack, needle]) =>
-    Array.isArray(haystack) ? haystack.some((x) => x === needle) : typeof haystack === 'string' && haystack.includes(text(needle)),
-  startsWith: ([v, prefix]) => typeof v === 'string' && v.startsWith(text(prefix)),
+  lower: ([v], budget, pos) => mapped(textOf(v, budget, pos), (s) => s.toLowerCase(), budget, pos),
+  upper: ([v], budget, pos) => mapped(textOf(v, budget, pos), (s) => s.toUpperCase(), budget, pos),
+  trim: ([v], budget, pos) => mapped(textOf(v, budget, pos), (s) => s.trim(), budget, pos),
+  concat: (args, budget, pos) => {
+    budget.spend(args.length, pos);
+    return joined(
+      args.map((v) => textOf(v, budget, pos)),
+      '',
+      budget,
+      pos,
+    );
+  },
+  join: ([v, sep], budget, pos) => {
+    if (!Array.isArray(v)) return textOf(v, budget, pos);
+    budget.spend(v.length, pos);
+    return joined(
+      v.map((item) => textOf(item, budget, pos)),
+      typeof sep === 'string' ? sep : ', ',
+      budget,
+      pos,
+    );
+  },
+  contains: ([haystack, needle], budget, pos) => {
+    if (Array.isArray(haystack)) {
+      for (const x of haystack) {
+        budget.spend(1 + sameLengthStrings(x, needle), pos);
+        if (x === needle) return true;
+      }
+      return false;
+    }
+    if (typeof haystack !== 'string') return false;
+    const wanted = textOf(needle, budget, pos);
+    budget.spend(haystack.length + wanted.length, pos);
+    return haystack.includes(wanted);
+  },
+  startsWith: ([v, prefix], budget, pos) => {
+    if (typeof v !== 'string') return false;
+    const wanted = textOf(prefix, budget, pos);
+    budget.spend(wanted.length, pos);
+    return v.startsWith(wanted);
+  },
   coalesce: (args) => args.find((v) => v !== null && v !== undefined) ?? null,
-  pluck: ([v, key]) => (Array.isArray(v) ? v.map((item) => field(item, key)) : []),
+  pluck: ([v, key], budget, pos) => {
+    if (!Array.isArray(v)) return [];
+    budget.spend(v.length, pos);
+    return built(
+      v.map((item) => field(item, key)),
+      budget,
+      pos,
+    );
+  },
 };
 /** Functions whose second argument is evaluated once per item of the first. */
 const PER_ITEM = new Set(['map', 'filter']);
 for (const name of PER_ITEM) FUNCTIONS[name] = () => null;
+
+/** Comparing two strings of equal length may read all their characters. */
+const sameLengthStrings = (a: unknown, b: unknown): number =>
+  typeof a === 'string' && typeof b === 'string' && a.length === b.length ? a.length : 0;
 
 export type Scope = Readonly<Record<string, unknown>>;
 
@@ -261,8 +460,9 @@ function equal(a: unknown, b: unknown): boolean {
   return false;
 }
 
-function arithmetic(op: string, a: unknown, b: unknown, pos: number): unknown {
-  if (op === '+' && (typeof a === 'string' || typeof b === 'string')) return text(a) + text(b);
+function arithmetic(op: string, a: unknown, b: unknown, budget: EvaluationBudget, pos: number): unknown {
+  if (op === '+' && (typeof a === 'string' || typeof b === 'string'))
+    return joined([textOf(a, budget, pos), textOf(b, budget, pos)], '', budget, pos);
   if (typeof a !== 'number' || typeof b !== 'number') {
     if (a === null || b === null || a === undefined || b === undefined) return null;
     throw new ExpressionError(`"${op}" needs numbers`, pos);
@@ -289,47 +489,62 @@ function compare(op: string, a: unknown, b: unknown): boolean {
   return a >= b;
 }
 
-function evaluate(node: Node, scope: Scope): unknown {
+function evaluate(node: Node, scope: Scope, budget: EvaluationBudget): unknown {
+  budget.spend(1, node.pos);
   switch (node.type) {
     case 'literal':
       return node.value;
     case 'name':
       return Object.hasOwn(scope, node.name) ? scope[node.name] : null;
     case 'member':
-      return field(evaluate(node.object, scope), evaluate(node.property, scope));
+      return field(evaluate(node.object, scope, budget), evaluate(node.property, scope, budget));
     case 'unary': {
-      const v = evaluate(node.arg, scope);
+      const v = evaluate(node.arg, scope, budget);
       if (node.op === '!') return !truthy(v);
       return typeof v === 'number' ? -v : null;
     }
     case 'conditional':
-      return truthy(evaluate(node.test, scope)) ? evaluate(node.then, scope) : evaluate(node.otherwise, scope);
+      return truthy(evaluate(node.test, scope, budget)) ? evaluate(node.then, scope, budget) : evaluate(node.otherwise, scope, budget);
     case 'binary': {
       if (node.op === '&&') {
-        const left = evaluate(node.left, scope);
-        return truthy(left) ? evaluate(node.right, scope) : left;
+        const left = evaluate(node.left, scope, budget);
+        return truthy(left) ? evaluate(node.right, scope, budget) : left;
       }
       if (node.op === '||') {
-        const left = evaluate(node.left, scope);
-        return truthy(left) ? left : evaluate(node.right, scope);
+        const left = evaluate(node.left, scope, budget);
+        return truthy(left) ? left : evaluate(node.right, scope, budget);
       }
-      const a = evaluate(node.left, scope);
-      const b = evaluate(node.right, scope);
-      if (node.op === '==') return equal(a, b);
-      if (node.op === '!=') return !equal(a, b);
-      if (['<', '<=', '>', '>='].includes(node.op)) return compare(node.op, a, b);
-      return arithmetic(node.op, a, b, node.pos);
+      const a = evaluate(node.left, scope, budget);
+      const b = evaluate(node.right, scope, budget);
+      if (['==', '!=', '<', '<=', '>', '>='].includes(node.op)) {
+        // Strings compare character by character.
+        budget.spend(typeof a === 'string' && typeof b === 'string' ? Math.min(a.length, b.length) : 0, node.pos);
+        if (node.op === '==') return equal(a, b);
+        if (node.op === '!=') return !equal(a, b);
+        return compare(node.op, a, b);
+      }
+      return arithmetic(node.op, a, b, budget, node.pos);
     }
     case 'call': {
       if (PER_ITEM.has(node.fn)) {
         const [listNode, itemNode] = node.args;
         if (!listNode || !itemNode) throw new ExpressionError(`${node.fn} needs a list and an expression`, node.pos);
-        const list = evaluate(listNode, scope);
+        const list = evaluate(listNode, scope, budget);
         if (!Array.isArray(list)) return [];
-        if (node.fn === 'map') return list.map((item) => evaluate(itemNode, { ...scope, item }));
-        return list.filter((item) => truthy(evaluate(itemNode, { ...scope, item })));
+        const out: unknown[] = [];
+        for (const item of list) {
+          budget.spend(1, node.pos);
+          const value = evaluate(itemNode, { ...scope, item }, budget);
+          if (node.fn === 'map') out.push(value);
+          else if (truthy(value)) out.push(item);
+        }
+        return built(out, budget, node.pos);
       }
-      return FUNCTIONS[node.fn]!(node.args.map((arg) => evaluate(arg, scope)));
+      return FUNCTIONS[node.fn]!(
+        node.args.map((arg) => evaluate(arg, scope, budget)),
+        budget,
+        node.pos,
+      );
     }
   }
 }
@@ -340,14 +555,40 @@ export function parseExpression(source: string): Node {
   return new Parser(tokenize(body)).parse();
 }
 
-export function evaluateExpression(source: string | Node, scope: Scope): unknown {
-  return evaluate(typeof source === 'string' ? parseExpression(source) : source, scope);
+/**
+ * Evaluates within `budget` (a fresh EVALUATION_LIMITS one unless given: pass one to share it
+ * between expressions). Throws ExpressionError, BudgetExceededError when the budget runs out.
+ */
+export function evaluateExpression(source: string | Node, scope: Scope, budget = new EvaluationBudget()): unknown {
+  return evaluate(typeof source === 'string' ? parseExpression(source) : source, scope, budget);
 }
 
 /** Literal text stays as it is; `=…` is evaluated. */
-export function resolveValue(value: string, scope: Scope): unknown {
-  return value.startsWith('=') ? evaluateExpression(value, scope) : value;
+export function resolveValue(value: string, scope: Scope, budget = new EvaluationBudget()): unknown {
+  return value.startsWith('=') ? evaluateExpression(value, scope, budget) : value;
 }
 
+/**
+ * How deep `map`/`filter` item expressions nest: each level multiplies the work by a list's
+ * length. Deploy refuses deeper than MAX_PER_ITEM_NESTING; the budget bounds every depth anyway.
+ */
+export function perItemNesting(node: Node): number {
+  switch (node.type) {
+    case 'literal':
+    case 'name':
+      return 0;
+    case 'member':
+      return Math.max(perItemNesting(node.object), perItemNesting(node.property));
+    case 'unary':
+      return perItemNesting(node.arg);
+    case 'binary':
+      return Math.max(perItemNesting(node.left), perItemNesting(node.right));
+    case 'conditional':
+      return Math.max(perItemNesting(node.test), perItemNesting(node.then), perItemNesting(node.otherwise));
+    case 'call':
+      return Math.max(0, ...node.args.map((arg, i) => perItemNesting(arg) + (PER_ITEM.has(node.fn) && i === 1 ? 1 : 0)));
+  }
+}
+export const MAX_PER_ITEM_NESTING = 3;
+
 export const isTruthy = truthy;
-export const asText = text;

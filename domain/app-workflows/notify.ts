@@ -6,7 +6,8 @@ import type { Database, Db, NotificationStatus } from '../db/database.ts';
 import { newId } from '../security/random.ts';
 import { recordUsage } from '../usage/record-usage.ts';
 import { capsOfApp, readCounters } from '../usage/repository.ts';
-import { asText, evaluateExpression, isTruthy, resolveValue, type Scope } from './expression.ts';
+import { type EvaluationUsage, evaluateStepOffThread, stepLimits } from './evaluation-threads.ts';
+import type { Scope } from './expression.ts';
 import type { Mailer } from './mailer.ts';
 import { findRun, recordStep } from './runs.ts';
 
@@ -17,30 +18,44 @@ import { findRun, recordStep } from './runs.ts';
 type NotifyStep = Extract<WorkflowStep, { kind: 'notify' }>;
 
 export type RenderedNotification =
-  | { send: false }
-  | { send: true; appId: string; subject: string; body: string; dedupeKey: string; dedupeHash: string; cooldownMs: number };
+  | { send: false; evaluated?: EvaluationUsage | undefined }
+  | {
+      send: true;
+      appId: string;
+      subject: string;
+      body: string;
+      dedupeKey: string;
+      dedupeHash: string;
+      cooldownMs: number;
+      /** What the step's expressions counted, for the run's budget. */
+      evaluated: EvaluationUsage;
+    };
 
 export interface RenderInput {
   runId: string;
   step: NotifyStep;
   scope: Scope;
+  /** What the run's earlier steps counted against its evaluation budget. */
+  evaluated?: EvaluationUsage | undefined;
 }
 
-export async function renderNotification(db: Db, { runId, step, scope }: RenderInput): Promise<RenderedNotification> {
+/** when, subject, body and de-duplication key, evaluated off the event loop (a budget overrun fails the step). */
+export async function renderNotification(db: Db, { runId, step, scope, evaluated }: RenderInput): Promise<RenderedNotification> {
   const run = await findRun(db, runId);
   if (!run) return { send: false };
-  if (step.when !== undefined && !isTruthy(evaluateExpression(step.when, scope))) {
+  const { evaluation, used } = await evaluateStepOffThread(step, scope, stepLimits(evaluated));
+  if (!evaluation.run || evaluation.kind !== 'notify') {
     await db.transaction().execute((trx) => recordStep(trx, runId, notifyRecord(step, 'skipped', null)));
-    return { send: false };
+    return { send: false, evaluated: used };
   }
-  const text = (value: string, max: number) => asText(resolveValue(value, scope)).slice(0, max);
-  const dedupeKey = text(step.dedupeKey, 200);
+  const { dedupeKey } = evaluation;
   return {
     send: true,
     appId: run.app_id,
-    subject: text(step.subject, 250),
-    body: text(step.body, 1000),
+    subject: evaluation.subject,
+    body: evaluation.body,
     dedupeKey,
+    evaluated: used,
     // Part of a workflow id: fixed length, any characters of the key.
     dedupeHash: createHash('sha256').update(dedupeKey).digest('hex').slice(0, 32),
     cooldownMs: (durationSeconds(step.cooldown) ?? 0) * 1000,

@@ -18,6 +18,6 @@ export async function runQueryExport(db: DbOrTrx, companyId: string, query: Quer
   const ontology = await findOntologyOfCompany(db, companyId);
   const type = ontology && (await findObjectTypeRecord(db, ontology.id, query.type));
   if (!ontology || !type) throw new DomainError('object_type_not_found', `The company's ontology has no object type ${query.type}.`);
-  const page = await objectPage(db, ontology, type, exportQuery(query, input));
+  const page = await objectPage(db, ontology, type, await exportQuery(query, input));
   return page.data.map(({ __apiName, __rid, __rev, __primaryKey, ...properties }) => properties);
 }

@@ -4,8 +4,9 @@ import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { assertModelCallAllowed } from '../usage/check-quota.ts';
 import type { UsageMeter } from '../usage/usage-meter.ts';
-import { runCompute } from './compute.ts';
-import { ExpressionError, evaluateExpression, isTruthy, type Scope } from './expression.ts';
+import type { StepEvaluation } from './evaluate-step.ts';
+import { type EvaluationUsage, evaluateStepOffThread, stepLimits } from './evaluation-threads.ts';
+import { ExpressionError, type Scope } from './expression.ts';
 import type { ModelProvider } from './model-provider.ts';
 import { findRun, recordStep, type StepRecord } from './runs.ts';
 import { useCapability } from './use-capability.ts';
@@ -25,12 +26,16 @@ export interface RunStepInput {
   scope: Scope;
   /** The workflow's time (ISO), for metering periods and quota checks. */
   at: string;
+  /** What the run's earlier steps counted against its evaluation budget (absent: nothing yet). */
+  evaluated?: EvaluationUsage | undefined;
 }
 
 export interface StepResult {
   status: StepRecord['status'];
   output: unknown;
   error?: string | undefined;
+  /** What this step's expressions counted, for the run's budget. */
+  evaluated?: EvaluationUsage | undefined;
 }
 
 /** Failures that no retry changes: the manifest's logic (or a stored one the schema now refuses) or a refused quota. */
@@ -55,23 +60,29 @@ export async function runStep(deps: StepDeps, input: RunStepInput): Promise<Step
     return result;
   };
   try {
-    if (step.when !== undefined && !isTruthy(evaluateExpression(step.when, scope)))
-      return await record({ status: 'skipped', output: null });
-    const output = await execute(deps, input);
-    return await record({ status: 'succeeded', output });
+    const { evaluation, used } = await evaluateStepOffThread(step, scope, stepLimits(input.evaluated));
+    if (!evaluation.run) return { ...(await record({ status: 'skipped', output: null })), evaluated: used };
+    const output = await execute(deps, input, evaluation);
+    return { ...(await record({ status: 'succeeded', output })), evaluated: used };
   } catch (err) {
     if (!isPermanent(err)) throw err;
     return record({ status: 'failed', output: null, error: (err as Error).message });
   }
 }
 
-async function execute(deps: StepDeps, { runId, step, scope, at }: RunStepInput): Promise<unknown> {
-  switch (step.kind) {
+/** The step's I/O, with the values its expressions gave (evaluated off the event loop). */
+async function execute(
+  deps: StepDeps,
+  { runId, step, at }: RunStepInput,
+  evaluation: Extract<StepEvaluation, { run: true }>,
+): Promise<unknown> {
+  switch (evaluation.kind) {
     case 'use':
-      return useCapability(deps.db, runId, step, scope);
+      return useCapability(deps.db, runId, (step as { capability: string }).capability, evaluation.input);
     case 'compute':
-      return runCompute(step, scope);
+      return evaluation.output;
     case 'model': {
+      if (step.kind !== 'model') throw new DomainError('conflict', `step ${step.id} is not a model step`);
       const run = await findRun(deps.db, runId);
       if (!run) throw new DomainError('conflict', `run ${runId} is gone`);
       const when = new Date(at);
@@ -81,7 +92,7 @@ async function execute(deps: StepDeps, { runId, step, scope, at }: RunStepInput)
         {
           model: step.model,
           prompt: step.prompt,
-          input: evaluateExpression(step.input, scope),
+          input: evaluation.input,
           fields: step.fields,
         },
         deps.signal,
@@ -93,7 +104,7 @@ async function execute(deps: StepDeps, { runId, step, scope, at }: RunStepInput)
       ]);
       return answer.fields;
     }
-    case 'notify':
+    default:
       throw new DomainError('conflict', 'notify steps run through the notification activities');
   }
 }

@@ -1,24 +1,17 @@
-import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import type { Db } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { findQueryExport } from './capabilities.ts';
-import { resolveValue, type Scope } from './expression.ts';
 import { runQueryExport } from './run-query-export.ts';
 
-type UseStep = Extract<WorkflowStep, { kind: 'use' }>;
-
-/** A `use` step: calls one capability of the catalog (a built-in or a query export) with its input (`=` values evaluated). */
-export async function useCapability(db: Db, runId: string, step: UseStep, scope: Scope): Promise<unknown> {
-  const input = Object.fromEntries(
-    Object.entries(step.input).map(([name, value]) => [name, typeof value === 'string' ? resolveValue(value, scope) : value]),
-  );
+/** A `use` step: calls one capability of the catalog (a built-in or a query export) with its input (`=` values evaluated already). */
+export async function useCapability(db: Db, runId: string, capability: string, input: Record<string, unknown>): Promise<unknown> {
   const run = await db
     .selectFrom('workflow_runs as r')
     .innerJoin('apps as a', 'a.id', 'r.app_id')
     .select(['a.company_id', 'r.started_at'])
     .where('r.id', '=', runId)
     .executeTakeFirstOrThrow();
-  switch (step.capability) {
+  switch (capability) {
     case 'platform.accounts': {
       if (run.company_id === null) return [];
       let query = db
@@ -35,10 +28,10 @@ export async function useCapability(db: Db, runId: string, step: UseStep, scope:
       return { now: now.toISOString(), date: now.toISOString().slice(0, 10), hour: now.getUTCHours(), weekday: now.getUTCDay() };
     }
     default: {
-      const query = run.company_id === null ? undefined : await findQueryExport(db, run.company_id, step.capability);
+      const query = run.company_id === null ? undefined : await findQueryExport(db, run.company_id, capability);
       // Deploy validation refuses unknown names; an export removed since lands here.
       if (!query || run.company_id === null)
-        throw new DomainError('conflict', `${step.capability} is no longer in the company's capability catalog.`);
+        throw new DomainError('conflict', `${capability} is no longer in the company's capability catalog.`);
       return runQueryExport(db, run.company_id, query, input);
     }
   }

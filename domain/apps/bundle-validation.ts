@@ -1,19 +1,17 @@
 // Bundle validation (schemas/bundle) runs on worker threads: analysing uploaded code must never
 // hold the event loop, whatever the input, and is stopped when it runs past a time limit.
-import { availableParallelism } from 'node:os';
 import type { BundleInput, InvalidBundle, ValidBundle } from '../../schemas/bundle/index.ts';
 import { problem } from '../../schemas/problems.ts';
-import { WorkerPool, WorkerTimeoutError } from './worker-pool.ts';
+import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/worker-pool.ts';
 
 type Validation = ValidBundle | InvalidBundle;
 
 /** Far above the slowest bundle measured (3 MiB of adversarial script: about 0.6 s), so only analysis gone wrong reaches it. */
 const ANALYSIS_TIME_LIMIT_MS = 10_000;
 
-// A thread per spare core (at most 4), leaving one core to the event loop.
 const threads = new WorkerPool<BundleInput, Validation>({
   script: new URL('./validate-bundle-worker.ts', import.meta.url),
-  size: Math.max(1, Math.min(4, availableParallelism() - 1)),
+  size: SPARE_CORES,
   timeLimitMs: ANALYSIS_TIME_LIMIT_MS,
 });
 

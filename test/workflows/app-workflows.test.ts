@@ -2,6 +2,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextScheduledRun, triggersOf } from '../../domain/app-workflows/definition.ts';
+import { RUN_EVALUATION_LIMITS } from '../../domain/app-workflows/evaluation-threads.ts';
+import { EvaluationBudget, evaluateExpression } from '../../domain/app-workflows/expression.ts';
 import type { ModelProvider } from '../../domain/app-workflows/model-provider.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
 import type { Db } from '../../domain/db/database.ts';
@@ -409,5 +411,65 @@ describe('durability and quota', () => {
     await recordUsage(db, [{ appId, meter: 'compute.workflow', amount: 60_000, at }]);
     expect(await start('metered-2')).toMatchObject({ status: 'skipped' });
     expect(await runsOf(appId)).toHaveLength(1);
+  });
+});
+
+describe('the evaluation budget', () => {
+  // platform.accounts supplies the list: no input at all. 35 members, added for these tests only.
+  const members = Array.from({ length: 35 }, (_, i) => `acc_m${i}`);
+  const membersStep = { id: 'members', kind: 'use', capability: 'platform.accounts', input: { role: 'member' } };
+  beforeAll(async () => {
+    await db
+      .insertInto('accounts')
+      .values(members.map((id) => ({ id, username: id, email: `${id}@flow.example`, status: 'active' as const, password_hash: null })))
+      .execute();
+    await db
+      .insertInto('licenses')
+      .values(members.map((id) => ({ account_id: id, company_id: FLOW_COMPANY.id, role: 'member' as const })))
+      .execute();
+  });
+  afterAll(async () => {
+    await db.deleteFrom('licenses').where('account_id', 'in', members).execute();
+    await db.deleteFrom('accounts').where('id', 'in', members).execute();
+  });
+  const execute = (appId: string, workflowId: string) =>
+    env.client.workflow.execute('appWorkflowRun', { taskQueue: TASK_QUEUE, workflowId, args: [{ appId, trigger: 'schedule' }] });
+  const stepStatuses = async (appId: string) =>
+    ((await runsOf(appId))[0]!.steps as { id: string; status: string }[]).map((s) => [s.id, s.status]);
+
+  it('five nested maps over platform.accounts (35 members) fail their step at the budget, and the run with it', async () => {
+    const deep =
+      '=sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, 1))))))))))';
+    const appId = await publishWorkflow(db, 'deep-maps', '1.0.0', {
+      workflow: { steps: [membersStep, { id: 'boom', kind: 'compute', op: 'per-row', from: '=steps.members', fields: { n: deep } }] },
+    });
+    const result = await execute(appId, 'deep-maps-1');
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^boom: evaluation budget exceeded: more than 1000000 steps/),
+    });
+    expect(await stepStatuses(appId)).toEqual([
+      ['members', 'succeeded'],
+      ['boom', 'failed'],
+    ]);
+  });
+
+  it('counts all of a run’s steps against the run’s budget: the step that would pass it fails, naming the run’s budget', async () => {
+    const when = '=sum(map(steps.members, sum(map(steps.members, sum(map(steps.members, 1 + 1 + 1 + 1)))))) > 0';
+    // What one step counts (steps depend on the list's length only), measured with the evaluator itself.
+    const budget = new EvaluationBudget();
+    evaluateExpression(when, { steps: { members: members.map(() => ({})) } }, budget);
+    const fit = Math.floor(RUN_EVALUATION_LIMITS.steps / budget.steps);
+    expect(fit).toBeLessThan(38);
+    const checks = Array.from({ length: fit + 1 }, (_, i) => ({ id: `c${i}`, kind: 'use', capability: 'platform.clock', when }));
+    const appId = await publishWorkflow(db, 'many-steps', '1.0.0', { workflow: { steps: [membersStep, ...checks] } });
+    const result = await execute(appId, 'many-steps-1');
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(new RegExp(`^c${fit}: evaluation budget exceeded: more than \\d+ steps, what is left of the run's`)),
+    });
+    const statuses = await stepStatuses(appId);
+    expect(statuses.filter(([, status]) => status === 'succeeded')).toHaveLength(fit + 1);
+    expect(statuses.at(-1)).toEqual([`c${fit}`, 'failed']);
   });
 });

@@ -1,5 +1,7 @@
 import http from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { expressionThreads } from '../../../domain/app-workflows/evaluation-threads.ts';
+import { EvaluationBudget } from '../../../domain/app-workflows/expression.ts';
 import { getApp } from '../../../domain/apps/repository.ts';
 import { recordUsage } from '../../../domain/usage/record-usage.ts';
 import { appScheduleId } from '../../../worker/shared.ts';
@@ -412,5 +414,105 @@ describe('mail test and triggers', () => {
     expect(usage.body.data.emailConfigured).toBe(true);
     expect(new Date(usage.body.data.nextScheduledRun).getTime() % 3_600_000).toBe(0);
     await handle.delete();
+  });
+});
+
+describe('expressions: a budget, and off the event loop', () => {
+  const fiveDeep = (list: string) => `=len(map(${list}, map(${list}, map(${list}, map(${list}, map(${list}, item))))))`;
+  const tags = Array.from({ length: 35 }, (_, i) => `t${i}`);
+
+  it('refuses map nested five deep at deploy (expression_too_costly), with its path', async () => {
+    const workflow = {
+      steps: [people, { id: 'deep', kind: 'compute', op: 'per-row', from: '=steps.people', fields: { n: fiveDeep('steps.people') } }],
+    };
+    const res = await svc.call('POST', `${base('deep')}/versions`, {
+      body: bundle('deep', '1.0.0', { manifest: { sdk: ['semantic'], workflow } }),
+      headers: bearer(dev),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    expect(res.body.error.details.problems).toEqual([
+      expect.objectContaining({ path: 'manifest.workflow.steps[1].fields.n', code: 'expression_too_costly' }),
+    ]);
+  });
+
+  it('a run whose step runs out of budget fails that step with the budget error (the run is failed, not retried)', async () => {
+    const workflow = {
+      input: { l: { type: 'number[]', required: true } },
+      steps: [
+        people,
+        {
+          id: 'cube',
+          kind: 'compute',
+          op: 'per-row',
+          from: '=steps.people',
+          fields: { n: '=sum(map(input.l, sum(map(input.l, sum(map(input.l, item))))))' },
+        },
+      ],
+    };
+    await release(svc, dev, { namespace: 'cell-acme', slug: 'cube', version: '1.0.0', manifest: { sdk: ['semantic'], workflow } });
+    const res = await svc.call('POST', `${base('cube')}/apis/run/execute`, {
+      body: { input: { l: Array.from({ length: 200 }, (_, i) => i) } },
+      headers: bearer(dev),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data.run).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^cube: evaluation budget exceeded: (more than 1000000 steps|output larger than 1048576 bytes)/),
+    });
+    expect(res.body.data.run.steps.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
+      ['people', 'succeeded'],
+      ['cube', 'failed'],
+    ]);
+  });
+
+  it('five nested maps over a 35-item list in an API: GET /api/v1/health is answered while they are evaluated, and they answer query_invalid', async () => {
+    await release(svc, dev, {
+      namespace: 'cell-acme',
+      slug: 'hostile',
+      version: '1.0.0',
+      manifest: {
+        exports: [
+          {
+            name: 'boom',
+            title: 'Boom',
+            kind: 'query',
+            type: 'sales.Order',
+            input: { tags: { type: 'text[]', required: true } },
+            where: { region: fiveDeep('input.tags') },
+          },
+        ],
+      },
+    });
+    const spend = vi.spyOn(EvaluationBudget.prototype, 'spend');
+    const order: string[] = [];
+    // Several, queued on the expression threads, so the last is still being evaluated when the health check goes.
+    const hostile = Array.from({ length: 4 }, () =>
+      svc.call('POST', `${base('hostile')}/apis/boom/execute`, { body: { input: { tags } }, headers: bearer(dev) }).then((res) => {
+        order.push('hostile');
+        return res;
+      }),
+    );
+    const settled = Promise.all(hostile);
+    let done = false;
+    void settled.then(() => (done = true));
+    // Wait (by turns of the event loop, not time) until a thread is evaluating one of them.
+    while (expressionThreads.running === 0 && !done) await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false);
+    const health = await svc.call('GET', '/api/v1/health');
+    order.push('health');
+    expect(health.status).toBe(200);
+    const answers = await settled;
+    expect(order).not.toEqual(['hostile', 'hostile', 'hostile', 'hostile', 'health']);
+    for (const res of answers) {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: 'query_invalid',
+        message: expect.stringContaining('evaluation budget exceeded'),
+        details: { errorName: 'ExpressionBudgetExceeded', api: 'boom' },
+      });
+    }
+    // The threads counted every step; the event loop counted none.
+    expect(spend).not.toHaveBeenCalled();
+    spend.mockRestore();
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CorruptBlobError } from '../../../domain/apps/blob-store.ts';
-import { WorkerPool } from '../../../domain/apps/worker-pool.ts';
+import { WorkerPool } from '../../../domain/threads/worker-pool.ts';
 import { bundle } from '../../support/bundles.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';

@@ -12,7 +12,7 @@ const exportOf = (item: object) =>
   }).exports[0]!;
 
 describe('exportQuery', () => {
-  it('maps each operator, evaluates =input.… expressions and drops conditions on parameters not given', () => {
+  it('maps each operator, evaluates =input.… expressions and drops conditions on parameters not given', async () => {
     const item = exportOf({
       input: { min: { type: 'real' }, tag: { type: 'text' } },
       where: {
@@ -28,7 +28,7 @@ describe('exportQuery', () => {
       sort: ['-amount', 'number'],
       limit: 20,
     });
-    expect(exportQuery(item, { min: 10 })).toEqual({
+    expect(await exportQuery(item, { min: 10 })).toEqual({
       where: {
         type: 'and',
         value: [
@@ -54,7 +54,26 @@ describe('exportQuery', () => {
     });
   });
 
-  it('answers every object up to the limit when there is no condition', () => {
-    expect(exportQuery(exportOf({}), {})).toEqual({ pageSize: 200 });
+  it('answers every object up to the limit when there is no condition', async () => {
+    expect(await exportQuery(exportOf({}), {})).toEqual({ pageSize: 200 });
+  });
+
+  it('five nested maps over a 35-item input list in a where value: query_invalid ExpressionBudgetExceeded, not 52 million evaluations', async () => {
+    const nested = '=len(map(input.tags, map(input.tags, map(input.tags, map(input.tags, map(input.tags, item))))))';
+    const item = exportOf({ input: { tags: { type: 'text[]' } }, where: { status: nested } });
+    const tags = Array.from({ length: 35 }, (_, i) => `t${i}`);
+    await expect(exportQuery(item, { tags })).rejects.toMatchObject({
+      code: 'query_invalid',
+      message: expect.stringContaining('evaluation budget exceeded'),
+      details: { errorName: 'ExpressionBudgetExceeded', api: 'q' },
+    });
+  });
+
+  it('an expression that fails with this input is query_invalid ExpressionFailed, never a 500', async () => {
+    const item = exportOf({ input: { n: { type: 'text' } }, where: { amount: { gt: '=input.n * 2' } } });
+    await expect(exportQuery(item, { n: 'x' })).rejects.toMatchObject({
+      code: 'query_invalid',
+      details: { errorName: 'ExpressionFailed' },
+    });
   });
 });

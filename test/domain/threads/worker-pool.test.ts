@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateBundleOffThread } from '../../../domain/apps/bundle-validation.ts';
-import { WorkerPool, WorkerTimeoutError } from '../../../domain/apps/worker-pool.ts';
-import type { BundleInput, InvalidBundle, ValidBundle } from '../../../schemas/bundle/index.ts';
+import { WorkerPool, WorkerTimeoutError } from '../../../domain/threads/worker-pool.ts';
 
 type Job = { busyMs?: number; fail?: boolean; value?: unknown };
 const ECHO = new URL('./fixtures/echo-worker.ts', import.meta.url);
@@ -47,31 +45,20 @@ describe('WorkerPool', () => {
     expect(results).toEqual([1, 2, 3, 4]);
   });
 
+  it('counts the jobs its threads are working on (a waiting job is not one)', async () => {
+    const threads = pool(1);
+    expect(threads.running).toBe(0);
+    const jobs = [threads.run({ busyMs: 100, value: 1 }), threads.run({ value: 2 })];
+    expect(threads.running).toBe(1);
+    expect(await Promise.all(jobs)).toEqual([1, 2]);
+    expect(threads.running).toBe(0);
+    await expect(threads.run({ fail: true })).rejects.toThrow();
+    expect(threads.running).toBe(0);
+  });
+
   it('rejects the job whose thread fails, and serves the next job', async () => {
     const threads = pool(1);
     await expect(threads.run({ fail: true })).rejects.toThrow('the job failed');
     expect(await threads.run({ value: 'next' })).toBe('next');
-  });
-});
-
-describe('validateBundleOffThread', () => {
-  it('validates on a thread and gives the files back as Buffers', async () => {
-    const result = await validateBundleOffThread({
-      manifest: { manifestVersion: 1, slug: 'abc', version: '1.0.0', title: 'A' },
-      files: [{ path: 'index.html', encoding: 'utf8', content: '<p>hi</p>' }],
-    });
-    expect(result.ok).toBe(true);
-    expect(result.ok && Buffer.isBuffer(result.files[0]?.bytes) && result.files[0].bytes.toString()).toBe('<p>hi</p>');
-  });
-
-  it('makes an analysis past the time limit the problem analysis_timeout', async () => {
-    // A thread that never answers stands for an analysis that never ends.
-    const stuck = new WorkerPool<BundleInput, ValidBundle | InvalidBundle>({ script: ECHO, size: 1, timeLimitMs: 200 });
-    const input = { manifest: {}, files: [], busyMs: 60_000 } as BundleInput;
-    expect(await validateBundleOffThread(input, stuck)).toEqual({
-      ok: false,
-      problems: [{ path: 'files', code: 'analysis_timeout', message: expect.stringContaining('200 ms') }],
-      warnings: [],
-    });
   });
 });

@@ -1,8 +1,12 @@
-// A few worker threads for CPU-heavy work on untrusted input (bundle validation), so that it
+// A few worker threads for CPU-heavy work on untrusted input (bundle validation, expressions), so that it
 // never blocks the event loop. Each thread runs one job at a time; jobs wait in order for a free
 // thread. A job that runs past the time limit is stopped by terminating its thread, which
 // nothing inside the job can prevent; a new thread replaces it when needed.
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+
+/** A pool's default size: a thread per spare core (at most 4), leaving one core to the event loop. */
+export const SPARE_CORES = Math.max(1, Math.min(4, availableParallelism() - 1));
 
 export class WorkerTimeoutError extends Error {
   override name = 'WorkerTimeoutError';
@@ -23,6 +27,7 @@ export class WorkerPool<I, O> {
   readonly #idle: Worker[] = [];
   readonly #queue: Job[] = [];
   #threads = 0;
+  #running = 0;
 
   constructor(options: WorkerPoolOptions) {
     this.#options = options;
@@ -30,6 +35,11 @@ export class WorkerPool<I, O> {
 
   get timeLimitMs(): number {
     return this.#options.timeLimitMs;
+  }
+
+  /** Jobs a thread is working on now. */
+  get running(): number {
+    return this.#running;
   }
 
   run(input: I): Promise<O> {
@@ -63,7 +73,9 @@ export class WorkerPool<I, O> {
   #start(worker: Worker, job: Job): void {
     // Only a busy thread keeps the process alive.
     worker.ref();
+    this.#running += 1;
     const settle = (outcome: () => void) => {
+      this.#running -= 1;
       clearTimeout(timer);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       outcome();
