@@ -5,13 +5,13 @@ import { admitTicketCookie } from '../../domain/hosting/admit-ticket-cookie.ts';
 import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
 import { type ContentEncoding, compressedVariant } from '../../domain/hosting/compressed-variants.ts';
 import { aboutMarkdown, describeAppPages } from '../../domain/hosting/describe-app-pages.ts';
+import type { OpeningPrincipal } from '../../domain/hosting/issue-ticket.ts';
 import { listCatalog } from '../../domain/hosting/list-catalog.ts';
 import { accessToApp, openApp } from '../../domain/hosting/open-app.ts';
 import { findHostedApp, findServedVersion } from '../../domain/hosting/repository.ts';
 import { TICKET_TTL_MS } from '../../domain/hosting/ticket-format.ts';
 import { visitorOf } from '../../domain/hosting/visitor.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
-import type { Principal } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/security/random.ts';
 import { issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/app-host-handoff.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
@@ -96,7 +96,7 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
  * Bearer key or web session (on an app host, its own handed-off one); undefined when the request
  * carries neither. A bad key is a 401.
  */
-async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<Principal | undefined> {
+async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPrincipal | undefined> {
   const header = ctx.get('authorization');
   if (header) {
     const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
