@@ -109,7 +109,8 @@ describe('a published app in the browser', () => {
     await withSignedIn('mo', async (page) => {
       await page.goto(appAddress());
       expect((await shown(page)).out.ticket).toBe(true);
-      const script = await page.evaluate(() => (document.querySelector('script[src$="app.js"]') as HTMLScriptElement).src);
+      const base = (await page.locator('base').getAttribute('href'))!;
+      const script = new URL((await page.locator('script[src$="app.js"]').getAttribute('src'))!, base).href;
       expect(script).toContain('/_v/');
       // Another site (another host) includes the app's script with the visitor's browser: the ticket cookie goes along
       // (a query of its own, so the request reaches the service rather than the browser's cache).
