@@ -50,7 +50,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<Aut
       throw new DomainError('unauthorized', 'App tokens are renewed at the token endpoint (grant_type=refresh_token).');
     }
     principal = bearer.startsWith(ACCESS_PREFIX)
-      ? await authenticateAppToken(deps.db, deps.clock, bearer)
+      ? await authenticateAppToken(deps.db, deps.clock, bearer, ctx.path)
       : await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: req.renewal === true });
     // A ticket admits only the app it was issued for; ticket routes name the app in their path,
     // or act on the ticket's own app (`currentApp`).

@@ -1,17 +1,18 @@
 import type { Context, Middleware } from 'koa';
+import { PUBLIC_NAMESPACE } from '../../domain/apps/namespace-access.ts';
 import { pageAddresses } from '../../domain/apps/page-addresses.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { admitTicketCookie } from '../../domain/hosting/admit-ticket-cookie.ts';
 import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
 import { type ContentEncoding, compressedVariant } from '../../domain/hosting/compressed-variants.ts';
 import { aboutMarkdown, describeAppPages } from '../../domain/hosting/describe-app-pages.ts';
+import type { OpeningPrincipal } from '../../domain/hosting/issue-ticket.ts';
 import { listCatalog } from '../../domain/hosting/list-catalog.ts';
 import { accessToApp, openApp } from '../../domain/hosting/open-app.ts';
 import { findHostedApp, findServedVersion } from '../../domain/hosting/repository.ts';
 import { TICKET_TTL_MS } from '../../domain/hosting/ticket-format.ts';
 import { visitorOf } from '../../domain/hosting/visitor.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
-import type { Principal } from '../../domain/principal.ts';
 import { randomBase62 } from '../../domain/security/random.ts';
 import { issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/app-host-handoff.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
@@ -38,9 +39,18 @@ import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
 // entry pages, the versions' files and the generated pages. HTML, not API operations: failures
 // are pages, and they are not in the OpenAPI document.
 
-/** Carries the app ticket to the version's files: the page has an opaque origin, so only a SameSite=None cookie reaches them. */
+/**
+ * Carries the app ticket to the version's files. The page has an opaque origin (CSP sandbox), so
+ * every request it makes is cross-site: a Lax or Strict (or Partitioned) cookie never reaches the
+ * files, and a same-site or same-origin resource policy blocks them (checked in Chromium, issue
+ * 27). Hence SameSite=None and CORP cross-origin on files; see `fromForeignPage` for what limits
+ * other sites' use of the cookie.
+ */
 const TICKET_COOKIE = 'svc_app_ticket';
+/** Official apps' files: the same for every visitor. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Company apps' files are access-controlled: browsers may keep them, shared caches never. */
+const PRIVATE_IMMUTABLE = 'private, max-age=31536000, immutable';
 const DIGEST16 = /^[0-9a-f]{16}$/;
 /** Long enough to sign in on {base_url} between leaving the app host and coming back. */
 const HANDOFF_STATE_TTL_SECONDS = 15 * 60;
@@ -96,7 +106,7 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
  * Bearer key or web session (on an app host, its own handed-off one); undefined when the request
  * carries neither. A bad key is a 401.
  */
-async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<Principal | undefined> {
+async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPrincipal | undefined> {
   const header = ctx.get('authorization');
   if (header) {
     const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
@@ -293,29 +303,71 @@ async function serveEntry(
   sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), { ...ticket, app }));
 }
 
+/**
+ * The generated pages of the production channel are public (spec); those of the test channel show
+ * unreleased content, so they are for the people who may open the test channel (the company's
+ * developers; for official apps, any developer or staff). Answers whether the page may be sent;
+ * otherwise the answer (sign-in, or 403) is already made.
+ */
+async function mayReadGeneratedPage(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace): Promise<boolean> {
+  if (req.channel === 'production') return true;
+  const principal = await pagePrincipal(ctx, deps);
+  if (!principal) {
+    redirectToSignIn(ctx, deps);
+    return false;
+  }
+  const { access } = await accessToApp(deps, principal, { namespace: place.namespace, slug: place.slug, channel: req.channel });
+  if (access.allowed) return true;
+  sendMessage(ctx, deps, 403, 'You cannot read this page', [access.message, access.remedy]);
+  return false;
+}
+
+/** Test-channel pages depend on who asks: never in a shared cache. */
+const generatedPageCaching = (req: TreeRequest) => (req.channel === 'test' ? 'private, no-cache' : 'no-cache');
+
 async function serveAbout(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, page: 'about' | 'about.md'): Promise<void> {
+  if (!(await mayReadGeneratedPage(ctx, deps, req, place))) return;
   const pages = await describeAppPages(deps, { namespace: place.namespace, slug: place.slug, channel: req.channel });
   setPlatformPageHeaders(ctx, deps.addresses());
-  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Cache-Control', generatedPageCaching(req));
   if (page === 'about') return sendHtml(ctx, 200, aboutPage(deps.addresses().baseUrl, pages));
   ctx.body = aboutMarkdown(pages);
   ctx.set('Content-Type', 'text/markdown; charset=utf-8');
 }
 
 async function serveSkill(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, name: string): Promise<void> {
+  if (!(await mayReadGeneratedPage(ctx, deps, req, place))) return;
   const pages = await describeAppPages(deps, { namespace: place.namespace, slug: place.slug, channel: req.channel });
   const skill = pages.skills.find((s) => s.name === name);
   if (!skill) return notFound(ctx, deps);
   setPlatformPageHeaders(ctx, deps.addresses());
-  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Cache-Control', generatedPageCaching(req));
   ctx.body = skill.content;
   ctx.set('Content-Type', 'text/markdown; charset=utf-8');
+}
+
+/**
+ * A request for a version's file that names a page of another site as its referrer: another site
+ * including the app's files. The app's own pages send no Referer (opaque origin, and
+ * `Referrer-Policy: no-referrer` on everything the trees serve), so such a request is never theirs.
+ * A site that suppresses its Referer is not told apart this way: the cookie's remaining exposure
+ * (README, App pages).
+ */
+function fromForeignPage(ctx: Context, place: AppPlace): boolean {
+  const referer = ctx.get('referer');
+  if (!referer) return false;
+  try {
+    return new URL(referer).origin !== new URL(place.address).origin;
+  } catch {
+    return true;
+  }
 }
 
 /** Whether the request may read the app's files: the ticket cookie, else a key or a session with access today. */
 async function assetAccess(ctx: Context, deps: ApiDeps, appId: string, req: TreeRequest, place: AppPlace) {
   const ticket = ctx.cookies.get(TICKET_COOKIE);
-  if (ticket && !ctx.get('authorization') && (await admitTicketCookie(deps, ticket, appId, req.channel))) return 'admitted';
+  const cookieApplies = ticket && !ctx.get('authorization') && !fromForeignPage(ctx, place);
+  if (cookieApplies && (await admitTicketCookie(deps, ticket, appId, req.channel))) return 'admitted';
   const principal = await pagePrincipal(ctx, deps);
   if (!principal) return 'sign_in';
   const { access } = await accessToApp(deps, principal, { namespace: place.namespace, slug: place.slug, channel: req.channel });
@@ -336,7 +388,7 @@ async function serveAsset(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
     permissions: permissionsPolicy(version.manifest),
     asset: true,
   });
-  ctx.set('Cache-Control', IMMUTABLE);
+  ctx.set('Cache-Control', app.namespace === PUBLIC_NAMESPACE ? IMMUTABLE : PRIVATE_IMMUTABLE);
   ctx.set('Vary', 'Accept-Encoding');
   const encoding = negotiateEncoding(ctx.get('accept-encoding'));
   const packed = encoding && (await compressedVariant(deps, file, encoding));

@@ -41,7 +41,12 @@ export function errorMiddleware(logger: Logger): Middleware {
     };
     ctx.status = ERRORS[error.code].status;
     setRetryAfter(ctx, error);
-    if (error.code === 'unauthorized') ctx.set('WWW-Authenticate', ctx.state.authChallenge ?? 'Bearer');
+    if (error.code === 'unauthorized') {
+      const challenge = ctx.state.authChallenge ?? 'Bearer';
+      // RFC 6750 3.1: a presented app token that is refused says so, so the host refreshes or authorizes again.
+      const invalidToken = error.details?.oauthError === 'invalid_token';
+      ctx.set('WWW-Authenticate', invalidToken ? `${challenge}${challenge === 'Bearer' ? ' ' : ', '}error="invalid_token"` : challenge);
+    }
     ctx.body = ctx.state.errorFormat === 'oauth' ? oauthBody(error) : body;
   };
 }

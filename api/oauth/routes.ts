@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkAuthorization, decideAuthorization } from '../../domain/oauth/decide-authorization.ts';
 import { mcpResource } from '../../domain/oauth/mcp-resource.ts';
 import { redeemCode, takeCode } from '../../domain/oauth/redeem-code.ts';
-import { refreshAppToken } from '../../domain/oauth/refresh-app-token.ts';
+import { refreshAppToken, revokeReplayedGrant } from '../../domain/oauth/refresh-app-token.ts';
 import { registerClient } from '../../domain/oauth/register-client.ts';
 import { revokeAppToken } from '../../domain/oauth/revoke-app-token.ts';
 import { AppParams } from '../../schemas/apps.ts';
@@ -107,22 +107,28 @@ export const tokenRoute = defineRoute({
   operationId: 'issueOAuthToken',
   summary: 'Token endpoint: authorization_code (with PKCE) and refresh_token grants',
   description:
-    'The access token `svc-ot-…` (1 hour) is the person’s member-level credential for the one app they approved; the refresh ' +
-    'token `svc-or-…` (30 days) is rotated on every use. Both are stored as hashes only.',
+    'The access token `svc-ot-…` (1 hour) is the person’s member-level credential for the MCP endpoint of the one app they ' +
+    'approved (its audience; no other route accepts it); the refresh token `svc-or-…` is rotated on every use and lives 30 days ' +
+    'from the authorization, not extended by refreshes. Replaying a rotated refresh token revokes the grant (`invalid_grant`). ' +
+    'A refresh checks the person’s access to the app again. `resource`, when sent, must be that app’s MCP address ' +
+    '(`invalid_target`). Both tokens are stored as hashes only.',
   rateLimit: { perMinute: 60 },
   write: true,
   textBody: 'application/x-www-form-urlencoded',
   body: formOrJson(TokenRequest),
   response: { status: 200, description: 'New tokens.', schema: TokenAnswer },
   errors: ['invalid_payload', 'rate_limited'],
-  // The code is taken before the transaction: gone after its first redeem, even a failed one.
+  // Before the transaction, so they stick even when the request fails: the code is taken (gone
+  // after its first redeem), and a replayed refresh token revokes its grant.
   prepare: async ({ deps, body, dryRun }) =>
-    body.grant_type === 'authorization_code' ? await takeCode(deps.db, body.code, { dryRun }) : undefined,
-  async handler({ db, deps, body, prepared: taken }) {
+    body.grant_type === 'authorization_code'
+      ? { taken: await takeCode(deps.db, body.code, { dryRun }) }
+      : { replayed: await revokeReplayedGrant(deps, body.refresh_token, { dryRun }) },
+  async handler({ db, deps, body, prepared }) {
     const pair =
       body.grant_type === 'authorization_code'
-        ? await redeemCode(db, deps.clock, taken, body)
-        : await refreshAppToken(db, deps.clock, body);
+        ? await redeemCode(deps, db, 'taken' in prepared ? prepared.taken : undefined, body)
+        : await refreshAppToken(deps, db, body, 'replayed' in prepared && prepared.replayed === true);
     const data = { ...pair, token_type: 'Bearer' as const, scope: OAUTH_SCOPE };
     return { data, plan: { token_type: 'Bearer', scope: OAUTH_SCOPE } };
   },
@@ -168,8 +174,8 @@ export const describeAuthorizationRoute = defineRoute({
   },
   errors: ['invalid_session', 'invalid_payload', 'forbidden', 'app_not_found'],
   async handler({ deps, principal, query }) {
-    const { app, ...rest } = await checkAuthorization(deps, principal, query);
-    return { data: { ...rest, app: { namespace: app.namespace, slug: app.slug, title: app.title } } };
+    const { app, client, role, account } = await checkAuthorization(deps, principal, query);
+    return { data: { client, role, account, app: { namespace: app.namespace, slug: app.slug, title: app.title } } };
   },
 });
 

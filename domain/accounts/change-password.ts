@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db/database.ts';
+import { revokeTicketsOf } from '../hosting/revoke-tickets.ts';
 import { revokeKeysOf } from '../keys/repository.ts';
 import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 import { endSessionsOf } from './repository.ts';
@@ -13,8 +14,11 @@ export interface PasswordChange {
 }
 
 /**
- * A person changes their own (checked) password: every web session ends, and their keys
- * end only when they ask, since keys often run unattended in CI.
+ * A person changes their own (checked) password: every web session ends, and so does every app
+ * ticket and app token (OAuth) of the account, whatever it was opened with: the person may be
+ * shutting out someone who signed in as them, and tickets and tokens come back by opening the app
+ * or authorizing the host again. Their keys end only when they ask, since keys often run
+ * unattended in CI.
  */
 export async function changePassword(db: DbOrTrx, change: PasswordChange) {
   await db
@@ -23,6 +27,7 @@ export async function changePassword(db: DbOrTrx, change: PasswordChange) {
     .where('id', '=', change.accountId)
     .execute();
   await endSessionsOf(db, change.accountId);
+  await revokeTicketsOf(db, change.accountId);
   await recordSecurityEvent(db, { kind: 'password_changed', accountId: change.accountId, ip: change.ip });
   const revoked = change.revokeKeys
     ? await revokeKeysOf(db, { accountId: change.accountId, reason: 'password_change', ip: change.ip })

@@ -226,6 +226,12 @@ export interface AppTicketsTable {
   created_at: Generated<Date>;
   /** The share the ticket's app open came through; the ticket ends with it. */
   share_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The key the app was opened with; the ticket ends with it. */
+  key_id: ColumnType<string | null, string | null | undefined, never>;
+  /** The web session the app was opened with; the ticket ends when it is ended (deleted). */
+  session_hash: ColumnType<Buffer | null, Buffer | null | undefined, never>;
+  /** When a renewal replaced the ticket: it admits a short overlap more, and never renews again. */
+  renewed_at: ColumnType<Date | null, never, Date | null>;
 }
 
 /** Server metadata as last synced (spec F: metadata only). */
@@ -440,6 +446,7 @@ export interface Database {
   oauth_clients: OAuthClientsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+  oauth_used_refresh_tokens: OAuthUsedRefreshTokensTable;
   ontologies: OntologiesTable;
   object_types: ObjectTypesTable;
   object_type_versions: ObjectTypeVersionsTable;
@@ -705,6 +712,8 @@ export interface OAuthCodesTable {
   /** PKCE S256 challenge: base64url SHA-256 of the client's verifier. */
   code_challenge: string;
   expires_at: Date;
+  /** The share the person's access came through, if any: the tokens end with it. */
+  share_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** App tokens (`svc-ot-…` access, `svc-or-…` refresh): one person's member-level credential for one app. */
@@ -716,9 +725,20 @@ export interface OAuthTokensTable {
   account_id: string;
   app_id: string;
   access_expires_at: Date;
+  /** Absolute: 30 days from the authorization, not moved by refreshes. */
   refresh_expires_at: Date;
   revoked_at: Date | null;
+  /** The authorization; refreshes keep it. */
   created_at: Generated<Date>;
+  /** The share that admits the person (set at the authorization and at each refresh); the tokens end with it. */
+  share_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Refresh tokens already rotated away: a replay revokes the grant (RFC 9700 4.14). */
+export interface OAuthUsedRefreshTokensTable {
+  hash: Buffer;
+  token_id: string;
+  used_at: Generated<Date>;
 }
 
 /** A login role ontology SQL runs as: one per company and set of readable object types (domain/ontology/sql/sql-roles.ts). */

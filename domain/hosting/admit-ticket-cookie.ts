@@ -1,30 +1,33 @@
-import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
-import { authenticateTicket } from './authenticate-ticket.ts';
-
-/** How long a ticket found valid admits asset requests without being looked up again. */
-const RECHECK_MS = 30_000;
-const checked = new BoundedCache<string, { appId: string; channel: Channel; until: number }>(50_000);
+import { sha256Hex } from '../security/random.ts';
+import { findLiveTicket } from './authenticate-ticket.ts';
+import { isTicket } from './ticket-format.ts';
 
 /**
  * Whether the ticket the entry page set as a cookie admits the app's versioned files. The page's
- * files are many small requests: a ticket found valid is believed for 30 seconds, so a revoked
- * ticket or account stops loading files within that time (the entry page checks every time).
+ * files are many small requests, so a ticket found valid is kept in the principal cache, which
+ * every process empties when any ticket, share, web session, key or account changes (the same
+ * NOTIFY as for keys): a revoke stops the files at once, and an entry lives only until the ticket
+ * stops admitting by itself (expiry, renewal overlap, share expiry).
  */
-export async function admitTicketCookie(deps: DomainDeps, ticket: string, appId: string, channel: Channel): Promise<boolean> {
+export async function admitTicketCookie(
+  deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>,
+  ticket: string,
+  appId: string,
+  channel: Channel,
+): Promise<boolean> {
+  if (!isTicket(ticket)) return false;
+  const cacheKey = `ticket:${sha256Hex(ticket)}`;
   const now = deps.clock.now().getTime();
-  let entry = checked.get(ticket);
-  if (!entry || entry.until <= now) {
-    checked.delete(ticket);
-    const principal = await authenticateTicket(deps.db, deps.clock, ticket, { forRenewal: false }).catch(() => undefined);
-    if (!principal) return false;
-    entry = {
-      appId: principal.ticket.appId,
-      channel: principal.ticket.channel,
-      until: Math.min(now + RECHECK_MS, principal.ticket.expiresAt.getTime()),
-    };
-    checked.set(ticket, entry);
+  const hit = await deps.principals.get(cacheKey);
+  let admitted = hit && 'ticketCookie' in hit && hit.ticketCookie.until > now ? hit.ticketCookie : undefined;
+  if (!admitted) {
+    const generation = deps.principals.generation();
+    const found = await findLiveTicket(deps.db, deps.clock, ticket, { forRenewal: false }).catch(() => undefined);
+    if (!found) return false;
+    admitted = { appId: found.principal.ticket.appId, channel: found.principal.ticket.channel, until: found.validUntil };
+    deps.principals.set(cacheKey, generation, { ticketCookie: admitted });
   }
-  return entry.appId === appId && entry.channel === channel;
+  return admitted.appId === appId && admitted.channel === channel;
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
-import { isTicket, TICKET_RENEWAL_GRACE_MS } from './ticket-format.ts';
+import { isTicket, TICKET_RENEWAL_GRACE_MS, TICKET_RENEWAL_OVERLAP_MS } from './ticket-format.ts';
 
 export type TicketPrincipal = Extract<Principal, { kind: 'ticket' }>;
 
@@ -11,7 +11,11 @@ const unauthorized = (message: string) => new DomainError('unauthorized', messag
 
 /**
  * The account behind an app ticket. An expired ticket is accepted only for renewal, and only
- * within 24 hours of its expiry; a revoked one never, nor one of an inactive account.
+ * within 24 hours of its expiry; a revoked one never, nor one of an inactive account. A ticket
+ * ends with what it derives from, checked here on every use: the share it was opened through
+ * (revoked or expired), the key it was opened with (revoked), the web session it was opened with
+ * (ended: signed out, password changed, account disabled). A renewed ticket admits one overlap
+ * more (requests already in flight), and never renews again.
  */
 export async function authenticateTicket(
   db: DbOrTrx,
@@ -19,6 +23,16 @@ export async function authenticateTicket(
   plaintext: string,
   opts: { forRenewal: boolean },
 ): Promise<TicketPrincipal> {
+  return (await findLiveTicket(db, clock, plaintext, opts)).principal;
+}
+
+/** authenticateTicket, plus when the ticket stops admitting by itself (expiry, renewal overlap, share expiry), in ms. */
+export async function findLiveTicket(
+  db: DbOrTrx,
+  clock: Clock,
+  plaintext: string,
+  opts: { forRenewal: boolean },
+): Promise<{ principal: TicketPrincipal; validUntil: number }> {
   if (!isTicket(plaintext)) throw unauthorized('The app ticket is malformed.');
   const hash = sha256(plaintext);
   const row = await db
@@ -26,6 +40,8 @@ export async function authenticateTicket(
     .innerJoin('accounts as a', 'a.id', 't.account_id')
     .innerJoin('apps as p', 'p.id', 't.app_id')
     .leftJoin('app_shares as s', 's.id', 't.share_id')
+    .leftJoin('developer_keys as k', 'k.id', 't.key_id')
+    .leftJoin('web_sessions as w', 'w.hash', 't.session_hash')
     .select([
       't.id',
       't.hash',
@@ -33,6 +49,7 @@ export async function authenticateTicket(
       't.version_id',
       't.expires_at',
       't.revoked_at',
+      't.renewed_at',
       'p.id as app_id',
       'p.namespace',
       'p.slug',
@@ -44,6 +61,10 @@ export async function authenticateTicket(
       't.share_id',
       's.revoked_at as share_revoked_at',
       's.expires_at as share_expires_at',
+      't.key_id',
+      'k.revoked_at as key_revoked_at',
+      't.session_hash',
+      'w.hash as session_found',
     ])
     .where('t.hash', '=', hash)
     .executeTakeFirst();
@@ -55,21 +76,35 @@ export async function authenticateTicket(
   if (row.share_revoked_at || (row.share_expires_at && row.share_expires_at.getTime() <= now)) {
     throw unauthorized('The share this app was opened through has ended.');
   }
+  if (row.key_id && row.key_revoked_at) throw unauthorized('The key this app was opened with was revoked; open the app again.');
+  if (row.session_hash && !row.session_found) throw unauthorized('The web session this app was opened with has ended; sign in again.');
   const expires = row.expires_at.getTime();
+  if (row.renewed_at) {
+    if (opts.forRenewal) throw unauthorized('The app ticket was renewed already; use the new one, or open the app again.');
+    if (now >= row.renewed_at.getTime() + TICKET_RENEWAL_OVERLAP_MS) throw unauthorized('The app ticket was renewed; use the new one.');
+  }
   if (now >= expires && !opts.forRenewal) throw unauthorized('The app ticket has expired; renew it or open the app again.');
   if (now >= expires + TICKET_RENEWAL_GRACE_MS) throw unauthorized('The app ticket expired more than 24 hours ago; open the app again.');
+  const validUntil = Math.min(
+    expires,
+    row.renewed_at ? row.renewed_at.getTime() + TICKET_RENEWAL_OVERLAP_MS : Number.POSITIVE_INFINITY,
+    row.share_expires_at?.getTime() ?? Number.POSITIVE_INFINITY,
+  );
   return {
-    kind: 'ticket',
-    account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
-    ticket: {
-      id: row.id,
-      appId: row.app_id,
-      namespace: row.namespace,
-      slug: row.slug,
-      channel: row.channel,
-      versionId: row.version_id,
-      expiresAt: row.expires_at,
-      shareId: row.share_id,
+    principal: {
+      kind: 'ticket',
+      account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
+      ticket: {
+        id: row.id,
+        appId: row.app_id,
+        namespace: row.namespace,
+        slug: row.slug,
+        channel: row.channel,
+        versionId: row.version_id,
+        expiresAt: row.expires_at,
+        shareId: row.share_id,
+      },
     },
+    validUntil,
   };
 }

@@ -1,5 +1,6 @@
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
+import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { assertTicketsAllowed } from '../usage/check-quota.ts';
 import { newTicket, TICKET_TTL_MS } from './ticket-format.ts';
@@ -8,6 +9,18 @@ export interface IssuedTicket {
   ticket: string;
   expiresAt: Date;
 }
+
+export interface TicketSource {
+  keyId: string | null;
+  sessionHash: Buffer | null;
+}
+
+/** Who opens an app page: a key or a web session (a ticket is only renewed, from its own row). */
+export type OpeningPrincipal = Exclude<Principal, { kind: 'ticket' }>;
+
+/** The credential a ticket derives from: the key or web session the app was opened with. */
+export const ticketSourceOf = (principal: OpeningPrincipal): TicketSource =>
+  principal.kind === 'key' ? { keyId: principal.key.id, sessionHash: null } : { keyId: null, sessionHash: principal.sessionHash };
 
 /** A ticket for one account, app, channel and version; only its hash is stored. */
 export async function issueTicket(
@@ -21,6 +34,8 @@ export async function issueTicket(
     renewedFrom?: string;
     /** The share that admitted the visitor: the ticket ends with it. */
     shareId: string | null;
+    /** What the visitor opened the app with (a key or a web session): the ticket ends with it. */
+    source: TicketSource;
   },
 ): Promise<IssuedTicket> {
   await assertTicketsAllowed(db, clock, input.appId);
@@ -38,6 +53,8 @@ export async function issueTicket(
       expires_at: expiresAt,
       renewed_from: input.renewedFrom ?? null,
       share_id: input.shareId,
+      key_id: input.source.keyId,
+      session_hash: input.source.sessionHash,
     })
     .execute();
   return { ticket: plaintext, expiresAt };

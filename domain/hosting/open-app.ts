@@ -3,10 +3,11 @@ import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
+import { consume, type Limit } from '../rate-limit/rate-limit.ts';
 import { findAppGrants } from '../sharing/find-app-grants.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type AppAccess, checkAppAccess } from './check-app-access.ts';
-import { type IssuedTicket, issueTicket } from './issue-ticket.ts';
+import { type IssuedTicket, issueTicket, type OpeningPrincipal, ticketSourceOf } from './issue-ticket.ts';
 import { findChannelVersion, type HostedApp, type HostedVersion } from './repository.ts';
 import { visitorOf } from './visitor.ts';
 
@@ -56,17 +57,26 @@ export async function accessToApp(deps: DomainDeps, principal: Principal, target
 }
 
 /**
- * An app open: the access check, the entry page's bytes, a fresh ticket for the visitor and the
- * usage/open record (both in one transaction).
+ * Each open issues an 8-hour ticket and writes a usage/open record, so opens are limited per
+ * account and app (429 rate_limited past it). A ticket cannot be handed out again instead: only
+ * its hash is kept.
+ */
+const OPEN_LIMIT: Limit = { name: 'app-open', max: 30, windowSeconds: 60 };
+
+/**
+ * An app open: the access check, the open limit, the entry page's bytes, a fresh ticket for the
+ * visitor and the usage/open record (both in one transaction).
  */
 export async function openApp(
   deps: DomainDeps,
-  principal: Principal,
+  principal: OpeningPrincipal,
   target: AppTarget,
   linkShareId: string | null = null,
 ): Promise<OpenedApp> {
   const { app, version, access } = await accessToApp(deps, principal, target, linkShareId);
   if (!access.allowed) return { opened: false, app, version, access };
+  // Counted on the pool, so refused opens count too.
+  await consume(deps.db, OPEN_LIMIT, `${principal.account.id}:${app.id}`, deps.clock);
   const entryPath = version.manifest.entry;
   const entryFile = entryPath === null ? undefined : version.files.get(entryPath);
   if (!entryFile) throw new DomainError('not_found', 'This app has no interface (skills and APIs only); see its about page.');
@@ -78,6 +88,7 @@ export async function openApp(
       channel: target.channel,
       versionId: version.id,
       shareId: access.viaShare,
+      source: ticketSourceOf(principal),
     });
     await writeLogRecords(trx, [
       {

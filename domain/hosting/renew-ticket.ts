@@ -11,7 +11,8 @@ import { visitorOf } from './visitor.ts';
 /**
  * Renews an app ticket with itself (up to 24 hours after it expired; authenticateTicket checks
  * that), re-checking the account and its access today. The new ticket keeps the version of the
- * old one: it belongs to the page that runs that version.
+ * old one (it belongs to the page that runs that version) and its source (key or session); the
+ * old one is retired: it admits TICKET_RENEWAL_OVERLAP_MS more, for requests in flight.
  */
 export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPrincipal, channel: Channel | undefined) {
   const { ticket } = principal;
@@ -41,6 +42,16 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
   );
   if (!access.allowed) throw new DomainError('forbidden', `${access.message} ${access.remedy}`, { details: { reason: access.reason } });
   const version = await loadVersion(db, ticket.versionId);
+  // The old ticket is retired (it admits the overlap more, never renews again); the first of two
+  // concurrent renewals wins. The new one derives from what the old one did.
+  const retired = await db
+    .updateTable('app_tickets')
+    .set({ renewed_at: clock.now() })
+    .where('id', '=', ticket.id)
+    .where('renewed_at', 'is', null)
+    .returning(['key_id', 'session_hash'])
+    .executeTakeFirst();
+  if (!retired) throw new DomainError('unauthorized', 'The app ticket was renewed already; use the new one, or open the app again.');
   const issued = await issueTicket(db, clock, {
     accountId: principal.account.id,
     appId: ticket.appId,
@@ -48,6 +59,7 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
     versionId: ticket.versionId,
     renewedFrom: ticket.id,
     shareId: access.viaShare,
+    source: { keyId: retired.key_id, sessionHash: retired.session_hash },
   });
   return { ...issued, channel: ticket.channel, version: version.version };
 }

@@ -14,3 +14,8 @@ export function newTicket(): { plaintext: string; hash: Buffer } {
 }
 
 export const isTicket = (value: string) => TICKET_PATTERN.test(value);
+/**
+ * A renewed ticket keeps working this much longer, for the page's requests already sent with it
+ * (the SDK swaps tickets when the renewal answers); then only the new one does.
+ */
+export const TICKET_RENEWAL_OVERLAP_MS = 60_000;

@@ -34,7 +34,8 @@ export async function authenticateKey(
   // Checked before any lookup: a mistyped key costs no database work.
   if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
   const hashHex = sha256Hex(plaintext);
-  const cached = (await deps.principals.get(hashHex)) ?? (await lookUp(deps, Buffer.from(hashHex, 'hex'), hashHex));
+  const hit = await deps.principals.get(hashHex);
+  const cached = hit && 'principal' in hit ? hit : await lookUp(deps, Buffer.from(hashHex, 'hex'), hashHex);
   const now = Date.now();
   if (now - cached.lastUsedAt > LAST_USED_RESOLUTION_MS) {
     cached.lastUsedAt = now;

@@ -1,9 +1,13 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { BoundedCache } from '../cache/bounded-cache.ts';
+import type { Channel } from '../db/database.ts';
 import type { Principal } from '../principal.ts';
 
-/** Sent by triggers (migration 2026-11-22T2230-performance) when a key, account, license or company changes. */
+/**
+ * Sent by triggers when a key, account, license or company changes (migration
+ * 2026-11-22T2230-performance), or a ticket, share or web session (2026-11-25T0060-credential-sources).
+ */
 export const PRINCIPALS_CHANNEL = 'svc_principals';
 
 export interface CachedKey {
@@ -12,9 +16,21 @@ export interface CachedKey {
   lastUsedAt: number;
 }
 
+/** An app ticket cookie found valid for the app's version files (domain/hosting/admit-ticket-cookie.ts). */
+export interface CachedTicketCookie {
+  ticketCookie: {
+    appId: string;
+    channel: Channel /** It stops admitting by itself then (ms): expiry, renewal, share expiry. */;
+    until: number;
+  };
+}
+
+export type CachedEntry = CachedKey | CachedTicketCookie;
+
 /**
- * The principals behind keys, by key hash, in one process. Every committed change to keys,
- * accounts, licenses or companies NOTIFYs every process, which empties its cache. While the
+ * The principals behind keys by key hash, and the ticket cookies admitted to version files by
+ * `ticket:` and ticket hash, in one process. Every committed change to keys, accounts, licenses,
+ * companies, tickets, shares or web sessions NOTIFYs every process, which empties its cache. While the
  * listener is not connected nothing is cached (each request reads the database), since
  * notifications may have been missed.
  */
@@ -25,10 +41,10 @@ export interface PrincipalCache {
    * the request arrived has emptied the cache first. One round trip serves every request that
    * arrived while the previous one was out, so under load it costs a fraction of a query each.
    */
-  get(hash: string): Promise<CachedKey | undefined>;
+  get(hash: string): Promise<CachedEntry | undefined>;
   /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
   generation(): number;
-  set(hash: string, generation: number, entry: CachedKey): void;
+  set(hash: string, generation: number, entry: CachedEntry): void;
   stop(): Promise<void>;
 }
 
@@ -37,7 +53,7 @@ const RECONNECT_MS = 1_000;
 export const LISTENER_NAME = 'svc-principal-cache';
 
 export async function startPrincipalCache(opts: { databaseUrl: string; logger: Logger; maxEntries?: number }): Promise<PrincipalCache> {
-  const entries = new BoundedCache<string, CachedKey>(opts.maxEntries ?? 10_000);
+  const entries = new BoundedCache<string, CachedEntry>(opts.maxEntries ?? 10_000);
   let generation = 0;
   let live = false;
   let stopped = false;

@@ -27,6 +27,8 @@ export async function checkAuthorization(deps: DomainDeps, principal: Principal,
     // A token acts at member level at most, whatever the person's role.
     role: access.role === 'developer' ? 'member' : access.role,
     account: { username: principal.account.username },
+    /** The share that admits the person (null for company access): the tokens will end with it. */
+    shareId: access.allowed ? access.viaShare : null,
   };
 }
 
@@ -60,6 +62,7 @@ export async function decideAuthorization(
       app_id: checked.app.id,
       redirect_uri: req.redirect_uri,
       code_challenge: req.code_challenge,
+      share_id: checked.shareId,
       expires_at: new Date(deps.clock.now().getTime() + CODE_TTL_MS),
     })
     .execute();

@@ -7,7 +7,11 @@ import { equalHashes, sha256 } from '../security/random.ts';
  * `appHost` names the app host a handed-off session must be for; without it only {base_url}
  * sessions count, so an app host's cookie never works as the service's.
  */
-export async function findSession(db: DbOrTrx, token: string, appHost?: string): Promise<Principal | undefined> {
+export async function findSession(
+  db: DbOrTrx,
+  token: string,
+  appHost?: string,
+): Promise<Extract<Principal, { kind: 'session' }> | undefined> {
   const hash = sha256(token);
   const row = await db
     .selectFrom('web_sessions as s')

@@ -137,13 +137,13 @@ describe('app surface and MCP: the company’s keys, the app’s ticket, an app 
   const A = '/api/v1/developer/apps/cell-acme/surface';
   const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
   // anonymous, web session, member key, developer key, developer key of another company, the app's ticket, an app token
-  // for the app, an app token for another app
+  // for the app, an app token for another app. An app token's audience is its app's MCP endpoint: 401 everywhere else.
   const MATRIX = [
-    ['GET', `${A}/apis`, undefined, [401, 401, 200, 200, 403, 200, 200, 403]],
-    ['GET', `${A}/about`, undefined, [401, 401, 200, 200, 403, 200, 200, 403]],
-    ['GET', `${A}/card`, undefined, [401, 401, 200, 200, 403, 200, 200, 403]],
+    ['GET', `${A}/apis`, undefined, [401, 401, 200, 200, 403, 200, 401, 401]],
+    ['GET', `${A}/about`, undefined, [401, 401, 200, 200, 403, 200, 401, 401]],
+    ['GET', `${A}/card`, undefined, [401, 401, 200, 200, 403, 200, 401, 401]],
     ['GET', '/api/v1/developer/registry', undefined, [401, 401, 200, 200, 200, 401, 401, 401]],
-    ['POST', `${A}/mcp`, PING, [401, 401, 200, 200, 403, 200, 200, 403]],
+    ['POST', `${A}/mcp`, PING, [401, 401, 200, 200, 403, 200, 200, 401]],
     ['GET', `/.well-known/oauth-protected-resource${A}/mcp`, undefined, [200, 200, 200, 200, 200, 200, 200, 200]],
     ['GET', '/.well-known/oauth-authorization-server', undefined, [200, 200, 200, 200, 200, 200, 200, 200]],
   ] as const;

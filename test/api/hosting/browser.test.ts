@@ -41,6 +41,16 @@ function files(version: string) {
 
 beforeAll(async () => {
   outsider = http.createServer((req, res) => {
+    // Another website, which includes a file of the app (`?src=`) in a page of its own.
+    const src = new URL(req.url!, 'http://outsider').searchParams.get('src');
+    if (src) {
+      res.setHeader('content-type', 'text/html');
+      res.end(
+        `<!doctype html><title>outsider</title><script src="${src}"></script>` +
+          "<script>setTimeout(() => { document.title = 'included: ' + (document.title.startsWith('ran ') ? 'yes' : 'no'); }, 500)</script>",
+      );
+      return;
+    }
     outsiderHits.push(req.url!);
     res.setHeader('content-type', 'text/javascript');
     res.end('self.evil = true;');
@@ -92,6 +102,24 @@ describe('a published app in the browser', () => {
       expect(await shown(page)).toEqual({ title: 'ran 1.0.0', out: { origin: 'null', ticket: true, evil: false } });
       expect(outsiderHits).toEqual([]);
       expect(violations.some((v) => v.includes(`${outsiderUrl}/evil.js`))).toBe(true);
+    });
+  });
+
+  it('another website including a signed-in visitor’s private app file (SameSite=None cookie, CORP cross-origin) gets nothing; the app page still loads it', async () => {
+    await withSignedIn('mo', async (page) => {
+      await page.goto(appAddress());
+      expect((await shown(page)).out.ticket).toBe(true);
+      const base = (await page.locator('base').getAttribute('href'))!;
+      const script = new URL((await page.locator('script[src$="app.js"]').getAttribute('src'))!, base).href;
+      expect(script).toContain('/_v/');
+      // Another site (another host) includes the app's script with the visitor's browser: the ticket cookie goes along
+      // (a query of its own, so the request reaches the service rather than the browser's cache).
+      const outsiderPage = `${outsiderUrl.replace('127.0.0.1', 'localhost')}/?src=${encodeURIComponent(`${script}?from=outsider`)}`;
+      await page.goto(outsiderPage);
+      await page.waitForFunction("document.title.startsWith('included: ')");
+      expect(await page.title()).toBe('included: no');
+      await page.goto(appAddress());
+      expect((await shown(page)).title).toBe('ran 1.0.0');
     });
   });
 

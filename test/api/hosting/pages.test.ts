@@ -195,13 +195,31 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       return { ...injected(res.text), cookie: ticketCookie(res) };
     }
 
+    it('of a company app were sent public, max-age=31536000, immutable: now private (no shared cache); an official app’s stay public', async () => {
+      const { base, cookie } = await entry();
+      expect((await rawGet(`${base}app.js`, { cookie })).headers['cache-control']).toBe('private, max-age=31536000, immutable');
+      const official = await open(`${P}/apps/official`, 'mo');
+      expect(official.status).toBe(200);
+      const file = await rawGet(`${injected(official.text).base}index.html`, { cookie: ticketCookie(official) });
+      expect([file.status, file.headers['cache-control']]).toEqual([200, 'public, max-age=31536000, immutable']);
+    });
+
+    it('another site including a file with the visitor’s ticket cookie (its Referer names that site) is not admitted by the cookie', async () => {
+      const { base, cookie } = await entry();
+      const foreign = await rawGet(`${base}app.js`, { cookie, referer: 'https://evil.example/page' });
+      expect(foreign.status).toBe(302);
+      // The app's own page sends no Referer; a page of the same origin is not foreign.
+      expect((await rawGet(`${base}app.js`, { cookie })).status).toBe(200);
+      expect((await rawGet(`${base}app.js`, { cookie, referer: `${P}/cell-acme/apps/hello` })).status).toBe(200);
+    });
+
     it('are immutable, with a strong ETag, the exact type, and 304 on If-None-Match', async () => {
       const { base, cookie } = await entry();
       const res = await rawGet(`${base}app.js`, { cookie });
       expect(res.status).toBe(200);
       expect(res.text).toBe(SCRIPT);
       expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
-      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(res.headers['cache-control']).toBe('private, max-age=31536000, immutable');
       expect(res.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
       expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
       expect(res.headers['content-security-policy']).toContain('sandbox allow-scripts');
@@ -282,6 +300,22 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
   });
 
   describe('generated pages', () => {
+    it('test-channel about, about.md and SKILL.md of company apps (restricted too) were readable anonymously: now only by those who may open the test channel', async () => {
+      for (const slug of ['hello', 'secret']) {
+        for (const page of ['about', 'about.md', 'skills/none/SKILL.md']) {
+          const url = `${D}/cell-acme/apps/${slug}/${page}`;
+          const anonymous = await open(url);
+          expect([url, anonymous.status, anonymous.headers.location]).toEqual([url, 302, expect.stringContaining('/signin')]);
+          expect([url, (await open(url, 'mo')).status]).toEqual([url, 403]);
+          expect([url, (await open(url, 'gus')).status]).toEqual([url, 403]);
+        }
+        const dana = await open(`${D}/cell-acme/apps/${slug}/about.md`, 'dana');
+        expect([dana.status, dana.headers['cache-control']]).toEqual([200, 'private, no-cache']);
+      }
+      // Production pages stay public (spec).
+      expect((await open(`${P}/cell-acme/apps/secret/about`)).status).toBe(200);
+    });
+
     it('about, about.md and SKILL.md are readable without login', async () => {
       const about = await rawGet(`${P}/cell-acme/apps/hello/about`);
       expect(about.status).toBe(200);

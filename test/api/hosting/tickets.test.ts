@@ -59,10 +59,11 @@ describe('renewal', () => {
 
   it('works up to 24 hours after expiry, not later', async () => {
     const ticket = await ticketOf('mo');
+    const other = await ticketOf('mo');
     clock.advance({ minutes: 8 * HOUR + 24 * HOUR - 1 });
     expect((await renew(ticket)).status).toBe(201);
     clock.advance({ minutes: 1 });
-    const late = await renew(ticket);
+    const late = await renew(other);
     expect(late.status).toBe(401);
     expect(late.body.error.message).toContain('more than 24 hours ago');
   });
@@ -125,17 +126,58 @@ describe('what a ticket admits', () => {
     expect((await renew(other)).status).toBe(401);
   });
 
-  it('as the page’s cookie, admits the version’s files until revoked (believed for at most 30 seconds)', async () => {
+  it('as the page’s cookie, admits the version’s files until revoked: the revoke stops them at once, not 30 seconds later', async () => {
     const visitor = await newMember();
     const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie: await signIn(svc, visitor.username) });
     const cookie = ticketCookie(page);
     const file = `${injected(page.text).base}index.html`;
     expect((await rawGet(file, { cookie })).status).toBe(200);
     await svc.call('DELETE', `/api/v1/admin/users/${visitor.id}/keys`, { headers: bearer(op) });
-    clock.advance({ seconds: 31 });
+    // The clock stands still: no recheck interval hides the revoke.
     expect((await rawGet(file, { cookie })).status).toBe(302);
   });
 
+  it('a ticket opened with a key ends when its owner revokes that one key', async () => {
+    const visitor = await newMember();
+    const key = await passwordKey(svc, visitor.username);
+    const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, bearer(key));
+    const { ticket } = injected(page.text);
+    const cookie = ticketCookie(page);
+    const file = `${injected(page.text).base}index.html`;
+    expect((await renew(ticket)).status).toBe(201);
+    const [row] = await svc.database.db.selectFrom('developer_keys').select('id').where('account_id', '=', visitor.id).execute();
+    expect((await svc.call('DELETE', `/api/v1/developer/keys/${row!.id}`, { headers: bearer(key) })).status).toBe(200);
+    const me = await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(ticket) });
+    expect([me.status, me.body.error.message]).toEqual([401, expect.stringContaining('key this app was opened with')]);
+    expect((await rawGet(file, { cookie })).status).toBe(302);
+  });
+
+  it('a ticket opened with a web session ends when the person signs out', async () => {
+    const visitor = await newMember();
+    const session = await signIn(svc, visitor.username);
+    const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie: session });
+    const { ticket } = injected(page.text);
+    const renewed = await renew(ticket);
+    expect(renewed.status).toBe(201);
+    const out = await svc.call('DELETE', '/api/v1/web/sessions/current', { headers: { cookie: session, origin: svc.addresses.baseUrl } });
+    expect(out.status, JSON.stringify(out.body)).toBeLessThan(300);
+    // The renewed ticket derives from the same session.
+    const me = await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(renewed.body.data.ticket) });
+    expect([me.status, me.body.error.message]).toEqual([401, expect.stringContaining('web session this app was opened with has ended')]);
+  });
+
+  it('renewing retires the old ticket: it serves requests in flight for 60 seconds, then 401, and never renews again', async () => {
+    const ticket = await ticketOf('mo');
+    const renewed = await renew(ticket);
+    expect(renewed.status).toBe(201);
+    const me = (t: string) => svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(t) });
+    expect((await me(ticket)).status).toBe(200);
+    const again = await renew(ticket);
+    expect([again.status, again.body.error.message]).toEqual([401, expect.stringContaining('renewed already')]);
+    clock.advance({ seconds: 61 });
+    expect((await me(ticket)).status).toBe(401);
+    expect((await me(renewed.body.data.ticket)).status).toBe(200);
+  });
   it('re-checks access: an account that lost its license since is refused', async () => {
     const moved = await newMember();
     const ticket = await ticketOf(moved.username);
@@ -144,6 +186,33 @@ describe('what a ticket admits', () => {
     const res = await renew(ticket);
     expect(res.status).toBe(403);
     expect(res.body.error.details).toEqual({ reason: 'not_member' });
+  });
+});
+
+describe('opening the entry page', () => {
+  it('40 opens in 3 s give 30 tickets and 30 usage/open records, then 429 rate_limited with Retry-After', async () => {
+    const visitor = await newMember();
+    const cookie = await signIn(svc, visitor.username);
+    const statuses: number[] = [];
+    let refused: Awaited<ReturnType<typeof rawGet>> | undefined;
+    for (let i = 0; i < 40; i++) {
+      const res = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie });
+      statuses.push(res.status);
+      if (res.status === 429) refused ??= res;
+    }
+    expect(statuses.filter((s) => s === 200).length).toBe(30);
+    expect(statuses.slice(30)).toEqual(Array(10).fill(429));
+    expect(Number(refused!.headers['retry-after'])).toBeGreaterThan(0);
+    const tickets = await svc.database.db.selectFrom('app_tickets').select('id').where('account_id', '=', visitor.id).execute();
+    const opens = await svc.database.db
+      .selectFrom('app_log_events')
+      .select('id')
+      .where('name', '=', 'open')
+      .where('account_id', '=', visitor.id)
+      .execute();
+    expect([tickets.length, opens.length]).toEqual([30, 30]);
+    // Another app of the same person has a limit of its own.
+    expect((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/other`, { cookie })).status).toBe(200);
   });
 });
 

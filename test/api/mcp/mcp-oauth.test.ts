@@ -91,6 +91,12 @@ afterAll(async () => {
 beforeEach(() => resetRateLimits(svc));
 
 const mcpUrl = () => `${svc.url}/api/v1/developer/apps/cell-acme/orders/mcp`;
+/** A JSON-RPC ping of an MCP endpoint with the token: where an app token is good. */
+const ping = (token: string, path = '/api/v1/developer/apps/cell-acme/orders/mcp') =>
+  svc.call('POST', path, {
+    body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    headers: { ...bearer(token), accept: 'application/json, text/event-stream' },
+  });
 
 /** What an MCP host keeps: its registration, the PKCE verifier and the tokens. */
 class HostProvider {
@@ -247,21 +253,22 @@ describe('an MCP host and OAuth', () => {
     }
   });
 
-  it('makes a developer’s token member-level and good for its one app only', async () => {
+  it('makes a developer’s token member-level and good for its one app’s MCP endpoint only', async () => {
+    // The authorization page showed the role member (approveInBrowser), whatever dana's license.
     const { client, provider } = await authorizedHost('dana');
     await client.close();
     const token = provider.saved!.access_token;
-    const me = await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(token) });
-    expect(me.body.data).toMatchObject({ identity: { username: 'dana' }, role: 'member', app: { slug: 'orders' } });
-    expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/other/apis', { headers: bearer(token) })).status).toBe(403);
-    expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/orders/apis?channel=test', { headers: bearer(token) })).status).toBe(
-      200,
-    );
-    // Sharing needs the developer role, which a token never has; developer-only interfaces and ticket renewal are not for it.
-    const share = await svc.call('POST', '/api/v1/developer/shares', { body: { audience: 'company' }, headers: bearer(token) });
-    expect([share.status, share.body.error?.code], JSON.stringify(share.body)).toEqual([403, 'forbidden']);
-    expect((await svc.call('GET', '/api/v1/developer/log/cell-acme/events?slug=orders', { headers: bearer(token) })).status).toBe(401);
-    expect((await svc.call('POST', '/api/v1/developer/apps/cell-acme/orders/tickets', { headers: bearer(token) })).status).toBe(401);
+    expect((await ping(token)).status).toBe(200);
+    // Its audience is the orders MCP address: another app's endpoint and every other route refuse it.
+    expect((await ping(token, '/api/v1/developer/apps/cell-acme/other/mcp')).status).toBe(401);
+    const elsewhere = [
+      svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(token) }),
+      svc.call('GET', '/api/v1/developer/apps/cell-acme/orders/apis?channel=test', { headers: bearer(token) }),
+      svc.call('POST', '/api/v1/developer/shares', { body: { audience: 'company' }, headers: bearer(token) }),
+      svc.call('GET', '/api/v1/developer/log/cell-acme/events?slug=orders', { headers: bearer(token) }),
+      svc.call('POST', '/api/v1/developer/apps/cell-acme/orders/tickets', { headers: bearer(token) }),
+    ];
+    expect((await Promise.all(elsewhere)).map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
     // Stored as hashes only.
     const rows = await svc.database.db.selectFrom('oauth_tokens').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(token);
@@ -285,17 +292,25 @@ describe('an MCP host and OAuth', () => {
     const pair = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect(pair).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'app' });
     // The old pair stopped working; the old refresh token is refused in the OAuth shape.
-    expect((await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(old.access_token) })).status).toBe(401);
+    expect((await ping(old.access_token)).status).toBe(401);
     const again = await fetch(
       `${svc.url}/api/v1/oauth/token`,
       form({ grant_type: 'refresh_token', refresh_token: old.refresh_token!, client_id: clientId }),
     );
     expect([again.status, ((await again.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
 
-    expect((await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(pair.access_token) })).status).toBe(200);
-    const revoked = await fetch(`${svc.url}/api/v1/oauth/revoke`, form({ token: pair.refresh_token, client_id: clientId }));
+    // Replaying the old refresh token (above) revoked the grant (RFC 9700 4.14): authorize again.
+    expect((await ping(pair.access_token)).status).toBe(401);
+    const second = await authorizedHost();
+    await second.client.close();
+    const current = second.provider.saved!;
+    expect((await ping(current.access_token)).status).toBe(200);
+    const revoked = await fetch(
+      `${svc.url}/api/v1/oauth/revoke`,
+      form({ token: current.refresh_token!, client_id: second.provider.client!.client_id }),
+    );
     expect(revoked.status).toBe(200);
-    expect((await svc.call('GET', '/api/v1/developer/auth/me', { headers: bearer(pair.access_token) })).status).toBe(401);
+    expect((await ping(current.access_token)).status).toBe(401);
     // Unknown tokens are no error (RFC 7009).
     expect((await fetch(`${svc.url}/api/v1/oauth/revoke`, form({ token: 'nonsense' }))).status).toBe(200);
   });
