@@ -1,8 +1,9 @@
+import type { MailMessage } from '../app-workflows/mailer.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../security/random.ts';
-import { newInvitation } from './invitations.ts';
+import { type InvitationStatus, type Invitee, invitationMails } from './invitations.ts';
 import type { ImportPerson } from './read-member-list.ts';
 import { accountsFor, licensesFor, lockSeats } from './repository.ts';
 
@@ -16,8 +17,11 @@ export interface ImportResult {
   summary: Record<ImportOutcome, number>;
   seats: { limit: number | null; used: number; after: number };
   results: { row: number; email: string; outcome: ImportOutcome | 'duplicate'; accountId: string | null; reason?: string }[];
-  /** One link per created (pending) account, to set a first password; only in a real run's answer. */
-  invitations: { email: string; url: string; expiresAt: string }[];
+  /**
+   * One invitation email per new license, filled in after the commit; never its link (that reaches
+   * only the person). Empty in a dry run.
+   */
+  invitations: { email: string; status: InvitationStatus }[];
 }
 
 type Decision = ImportResult['results'][number] & { person: ImportPerson; setExternalId?: boolean };
@@ -33,7 +37,7 @@ export async function importMembers(
   db: DbOrTrx,
   ctx: { clock: Clock; baseUrl: string },
   input: { companyId: string; source: string | null; dryRun: boolean; people: ImportPerson[] },
-): Promise<ImportResult> {
+): Promise<{ result: ImportResult; messages: MailMessage[] }> {
   const seats = await lockSeats(db, input.companyId);
   const emails = [...new Set(input.people.map((p) => p.email))];
   const externalIds = [...new Set(input.people.flatMap((p) => (p.externalId ? [p.externalId] : [])))];
@@ -97,25 +101,23 @@ export async function importMembers(
     );
   }
 
-  const invitations: ImportResult['invitations'] = [];
-  if (!input.dryRun) await write(db, ctx, input.companyId, decisions, invitations);
+  const invitees = input.dryRun ? [] : await write(db, input.companyId, decisions);
+  const messages = await invitationMails(db, ctx, seats.company, invitees);
   return {
-    source: input.source,
-    dryRun: input.dryRun,
-    summary,
-    seats: seatView,
-    results: decisions.map(({ person: _p, setExternalId: _s, ...r }) => r),
-    invitations,
+    result: {
+      source: input.source,
+      dryRun: input.dryRun,
+      summary,
+      seats: seatView,
+      results: decisions.map(({ person: _p, setExternalId: _s, ...r }) => r),
+      invitations: [],
+    },
+    messages,
   };
 }
 
-async function write(
-  db: DbOrTrx,
-  ctx: { clock: Clock; baseUrl: string },
-  companyId: string,
-  decisions: Decision[],
-  invitations: ImportResult['invitations'],
-): Promise<void> {
+/** Writes the decisions; answers who is to be invited. */
+async function write(db: DbOrTrx, companyId: string, decisions: Decision[]): Promise<Invitee[]> {
   const created = decisions.filter((d) => d.outcome === 'create');
   for (const d of created) d.accountId = newId('acc');
   if (created.length > 0) {
@@ -133,12 +135,6 @@ async function write(
         })),
       )
       .execute();
-    const issued = created.map((d) => ({ d, ...newInvitation(ctx.clock, ctx.baseUrl) }));
-    await db
-      .insertInto('account_invitations')
-      .values(issued.map((i) => ({ hash: i.hash, account_id: i.d.accountId!, expires_at: i.expiresAt })))
-      .execute();
-    for (const i of issued) invitations.push({ email: i.d.email, url: i.url, expiresAt: i.expiresAt.toISOString() });
   }
   const granted = decisions.filter((d) => d.outcome === 'create' || d.outcome === 'grant');
   if (granted.length > 0) {
@@ -162,4 +158,5 @@ async function write(
       .where('account_id', '=', d.accountId!)
       .execute();
   }
+  return created.map((d) => ({ accountId: d.accountId!, email: d.email, pending: true }));
 }

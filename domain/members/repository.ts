@@ -2,9 +2,14 @@ import { sql } from 'kysely';
 import type { DbOrTrx } from '../db/database.ts';
 
 /** The company's seats: its limit (null: none) and the licenses it holds. Locks the company row for the import. */
-export async function lockSeats(db: DbOrTrx, companyId: string): Promise<{ limit: number | null; used: number }> {
-  const company = await db.selectFrom('companies').select('seat_limit').where('id', '=', companyId).forUpdate().executeTakeFirstOrThrow();
-  return { limit: company.seat_limit, used: await seatsUsed(db, companyId) };
+export async function lockSeats(db: DbOrTrx, companyId: string) {
+  const company = await db
+    .selectFrom('companies')
+    .select(['name', 'cell_id', 'seat_limit'])
+    .where('id', '=', companyId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return { limit: company.seat_limit, used: await seatsUsed(db, companyId), company: { name: company.name, cellId: company.cell_id } };
 }
 
 export async function seatsUsed(db: DbOrTrx, companyId: string): Promise<number> {
