@@ -50,7 +50,7 @@ const setSeats = (cellId: string, limit: number | null) =>
   svc.call('PUT', `/api/v1/admin/organizations/${cellId}/seats`, { body: { limit }, headers: bearer(op) });
 
 describe('the situation table', () => {
-  it('creates, grants, keeps, never downgrades and skips disabled accounts', async () => {
+  it('creates, keeps and never downgrades; an account of another company, active or disabled, is a create', async () => {
     const disabled = await createUser(svc, op, 'dora', [{ cellId: 'cell-globex', role: 'member' }]);
     expect(
       (await svc.call('PATCH', `/api/v1/admin/users/${disabled.id}`, { body: { status: 'disabled' }, headers: bearer(op) })).status,
@@ -59,22 +59,22 @@ describe('the situation table', () => {
       source: 'hr-system',
       members: [
         { email: 'new.person@example.com', name: 'New Person', externalId: 'hr-1' },
-        { email: 'gus@example.com' }, // a developer of another company: gets a member license here
+        { email: 'gus@example.com', name: 'Gus (acme)' }, // a developer of another company: gets a member license here
         { email: 'MO@example.com' }, // already a member
         { email: 'dana@example.com' }, // a developer: never downgraded
-        { email: 'dora@example.com' }, // disabled
+        { email: 'dora@example.com' }, // disabled, in another company: acme cannot tell
       ],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.summary).toEqual({ create: 1, grant: 1, keep: 1, keep_developer: 1, skip_disabled: 1, conflict: 0 });
+    expect(res.body.data.summary).toEqual({ create: 3, grant: 0, keep: 1, keep_developer: 1, skip_disabled: 0, conflict: 0 });
     expect(res.body.data.source).toBe('hr-system');
-    expect(res.body.data.seats).toEqual({ limit: null, used: 3, after: 5 });
+    expect(res.body.data.seats).toEqual({ limit: null, used: 3, after: 6 });
     expect(res.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual([
       'create',
-      'grant',
+      'create',
       'keep',
       'keep_developer',
-      'skip_disabled',
+      'create',
     ]);
     const list = await members();
     const byEmail = (email: string) => list.members.find((m: { email: string }) => m.email === email);
@@ -85,14 +85,25 @@ describe('the situation table', () => {
       name: 'New Person',
       externalId: 'hr-1',
     });
-    expect(byEmail('gus@example.com')).toMatchObject({ role: 'member', status: 'active' });
+    // Shown as acme gave them until they sign in: not their username, name or state.
+    expect(byEmail('gus@example.com')).toMatchObject({
+      role: 'member',
+      status: 'pending',
+      username: 'gus@example.com',
+      name: 'Gus (acme)',
+    });
+    expect(byEmail('dora@example.com')).toMatchObject({ role: 'member', status: 'pending', username: 'dora@example.com' });
     expect(byEmail('dana@example.com')).toMatchObject({ role: 'developer' });
-    expect(byEmail('dora@example.com')).toBeUndefined();
-    // gus stays a developer of his own company.
+    // gus stays a developer of his own company, and once he signs in acme sees his account.
     const globex = await svc.call('GET', '/api/v1/admin/organizations/cell-globex', { headers: bearer(op) });
     expect(JSON.stringify(globex.body.data)).toContain(accounts.gus);
     const gusLicenses = await svc.database.db.selectFrom('licenses').select('role').where('account_id', '=', accounts.gus).execute();
     expect(gusLicenses.map((l) => l.role).sort()).toEqual(['developer', 'member']);
+    await passwordKey(svc, 'gus', 'cell-globex');
+    expect((await members()).members.find((m: { email: string }) => m.email === 'gus@example.com')).toMatchObject({
+      status: 'active',
+      username: 'gus',
+    });
   });
 
   it('leaves platform staff unchanged', async () => {
@@ -293,7 +304,7 @@ describe('pending accounts and invitations', () => {
 describe('an import never gives the importing company a way into the account (issue 27 finding 6)', () => {
   it('account pre-takeover: A imports boss@globex.test, gets no link or token, cannot sign in as boss; after Globex imports boss, A still has no access and the emailed link verifies the email', async () => {
     const boss = 'boss@globex.test';
-    const globexDev = await passwordKey(svc, 'gus');
+    const globexDev = await passwordKey(svc, 'gus', 'cell-globex');
     const mailsBefore = smtp.received.length;
 
     // Company A (acme) imports someone of Globex: the answer says an email was sent, nothing more.
@@ -344,5 +355,71 @@ describe('an import never gives the importing company a way into the account (is
       body: { login: boss, password: NEW_PASSWORD, cellId: 'cell-globex' },
     });
     expect(again.body.error.code).toBe('invalid_credentials');
+  });
+});
+
+describe('an import tells a company nothing about accounts it does not know (issue 28 finding 8)', () => {
+  it('a dry run answers the same for no account and for an active, pending or disabled account in another company (grant vs create leaked it)', async () => {
+    const globexDev = await passwordKey(svc, 'gus', 'cell-globex');
+    await createUser(svc, op, 'ava', [{ cellId: 'cell-globex', role: 'member' }]);
+    const gone = await createUser(svc, op, 'gordon', [{ cellId: 'cell-globex', role: 'member' }]);
+    await svc.call('PATCH', `/api/v1/admin/users/${gone.id}`, { body: { status: 'disabled' }, headers: bearer(op) });
+    expect((await importJson([{ email: 'pat.pending@globex.test' }], globexDev)).body.data.summary.create).toBe(1);
+
+    const people = ['nobody.here@example.com', 'ava@example.com', 'pat.pending@globex.test', 'gordon@example.com'];
+    const dry = await importJson({ members: people.map((email) => ({ email })), dryRun: true });
+    expect(dry.body.data.summary).toEqual({ create: 4, grant: 0, keep: 0, keep_developer: 0, skip_disabled: 0, conflict: 0 });
+    expect(dry.body.data.results).toEqual(people.map((email, row) => ({ row, email, outcome: 'create', accountId: null })));
+    expect(dry.body.data.seats.after - dry.body.data.seats.used).toBe(4);
+
+    // The real import: each is licensed and invited alike; the member list shows each as acme gave it.
+    const real = await importJson(people.map((email) => ({ email, name: `Name of ${email}` })));
+    expect(real.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['create', 'create', 'create', 'create']);
+    expect(real.body.data.invitations).toEqual(people.map((email) => ({ email, status: 'sent' })));
+    const shown = (await members()).members.filter((m: { email: string }) => people.includes(m.email));
+    expect(shown.map(({ accountId: _id, ...m }: { accountId: string }) => m)).toEqual(
+      [...people].sort().map((email) => ({
+        username: email,
+        email,
+        name: `Name of ${email}`,
+        role: 'member',
+        admin: false,
+        status: 'pending',
+        activated: false,
+        externalId: null,
+      })),
+    );
+    // Re-sending answers alike too (an active account gets a sign-in note, a pending one a new link).
+    for (const m of shown) {
+      const resent = await svc.call('POST', `/api/v1/developer/members/${m.accountId}/invitation`, { headers: bearer(dev) });
+      expect([resent.status, resent.body.data]).toEqual([201, { email: m.email, status: 'sent' }]);
+    }
+    expect(smtp.received.findLast((m) => m.to.includes('ava@example.com'))?.text).not.toContain('invitation=');
+    expect(mailedLink('pat.pending@globex.test').searchParams.get('invitation')).toMatch(/^[0-9A-Za-z]{33}$/);
+  });
+
+  it('grant and skip_disabled only for people the company knew: a former member, or a member whose account it saw disabled', async () => {
+    const former = await createUser(svc, op, 'fern', [{ cellId: 'cell-acme', role: 'member' }]);
+    const formerOff = await createUser(svc, op, 'fritz', [{ cellId: 'cell-acme', role: 'member' }]);
+    const off = await createUser(svc, op, 'otto', [{ cellId: 'cell-acme', role: 'member' }]);
+    for (const id of [former.id, formerOff.id]) {
+      expect((await svc.call('DELETE', `/api/v1/admin/users/${id}/organizations/cell-acme`, { headers: bearer(op) })).status).toBe(200);
+    }
+    for (const id of [formerOff.id, off.id]) {
+      await svc.call('PATCH', `/api/v1/admin/users/${id}`, { body: { status: 'disabled' }, headers: bearer(op) });
+    }
+    const res = await importJson([{ email: 'fern@example.com' }, { email: 'fritz@example.com' }, { email: 'otto@example.com' }], dev, {
+      'x-svc-dry-run': 'true',
+    });
+    expect(res.body.data.plan.results.map((r: { outcome: string }) => r.outcome)).toEqual(['grant', 'skip_disabled', 'skip_disabled']);
+    // The same people seen from Globex, which never knew them: plain creates.
+    const globex = await importJson(
+      [{ email: 'fern@example.com' }, { email: 'fritz@example.com' }, { email: 'otto@example.com' }],
+      await passwordKey(svc, 'gus', 'cell-globex'),
+      {
+        'x-svc-dry-run': 'true',
+      },
+    );
+    expect(globex.body.data.plan.summary).toMatchObject({ create: 3, grant: 0, skip_disabled: 0 });
   });
 });
