@@ -676,7 +676,8 @@ export interface WorkflowRunEventsTable {
   created_at: Generated<Date>;
 }
 
-export type NotificationStatus = 'sending' | 'sent' | 'recorded' | 'blocked' | 'failed';
+/** `skipped`: the recipient was no longer an active account of the app's company at send time (error says so). */
+export type NotificationStatus = 'sending' | 'sent' | 'recorded' | 'blocked' | 'failed' | 'skipped';
 export interface WorkflowNotificationsTable {
   id: string;
   app_id: string | null;
