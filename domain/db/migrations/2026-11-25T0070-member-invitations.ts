@@ -18,6 +18,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       fk.onDelete('cascade'),
     )
     .execute();
+  // Links issued before this migration were returned to the importing company's developer, who
+  // could set the password of the account (issue 27 finding 6): none may work any more. Their
+  // people get a new one by email when a developer re-sends (POST …/members/{accountId}/invitation).
+  await sql`DELETE FROM account_invitations`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
