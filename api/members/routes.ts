@@ -1,23 +1,39 @@
 import { z } from 'zod';
+import type { MailMessage } from '../../domain/app-workflows/mailer.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { activateAccount } from '../../domain/members/activate-account.ts';
 import { importMembers, OUTCOMES } from '../../domain/members/import-members.ts';
+import { type InvitationStatus, sendInvitations } from '../../domain/members/invitations.ts';
 import { listMembers } from '../../domain/members/list-members.ts';
 import { readMemberList } from '../../domain/members/read-member-list.ts';
-import { reissueInvitation } from '../../domain/members/reissue-invitation.ts';
+import { resendInvitation } from '../../domain/members/resend-invitation.ts';
 import { setSeatLimit } from '../../domain/members/set-seat-limit.ts';
 import { hashPassword } from '../../domain/security/password-hash.ts';
 import { AccountId, CellId, NewPassword, Role } from '../../schemas/identity.ts';
 import { assertSameOrigin } from '../auth/authenticate.ts';
-import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
+import type { ApiDeps } from '../deps.ts';
+import { defineRoute } from '../http/route.ts';
 
-// Company members (spec C, Member import) and the invitation links that activate imported accounts.
+// Company members (spec C, Member import) and the invitation emails that activate imported
+// accounts. An invitation's link reaches only the person, by email: no answer carries it.
 
 const DEVELOPER_KEY = { accepts: ['key'], role: 'developer' } as const;
 const Source = z.string().trim().min(1).max(120);
 const MemberList = z.union([z.array(z.unknown()), z.string().max(1024 * 1024)]);
-const Invitation = z.object({ email: z.string(), url: z.string(), expiresAt: z.iso.datetime() });
+const Invitation = z.object({
+  email: z.string(),
+  status: z.enum(['sent', 'failed', 'recorded']).meta({
+    description: 'sent: handed to the SMTP server; failed: refused by it; recorded: no SMTP server is configured, nothing was sent.',
+  }),
+});
 const Seats = z.object({ limit: z.number().int().nullable(), used: z.number().int() });
+
+/** Sends invitation emails (after the commit); refusals go to the operators' log, with their reason. */
+async function deliver(deps: ApiDeps, messages: readonly MailMessage[]): Promise<{ email: string; status: InvitationStatus }[]> {
+  const outcomes = await sendInvitations(deps.mailer, messages);
+  for (const o of outcomes) if (o.error) deps.logger.warn({ to: o.email, err: o.error }, 'invitation email refused by the SMTP server');
+  return outcomes.map(({ email, status }) => ({ email, status }));
+}
 
 /** A key acts for its one company; only keys reach these routes. */
 const companyOf = (principal: { kind: string; company?: { id: string } }) => {
@@ -65,7 +81,8 @@ export const importMembersRoute = defineRoute({
     'The body is a JSON array of `{email, name?, externalId?}`, an object `{source?, members, dryRun?}` whose `members` is such an ' +
     'array or CSV text, or CSV itself (`Content-Type: text/csv`, header with email and optionally name and externalId; `source` ' +
     'and `dryRun` then in the query). At most 1000 people, one transaction: when the seats do not suffice nothing changes (409, ' +
-    '`details.reason` seats_insufficient). New people get a pending account and an invitation link (returned once) to set a password.',
+    '`details.reason` seats_insufficient). New people get a pending account and an invitation email (through SMTP, to the ' +
+    'person only) with a link to set a password; the answer says whether each email was sent, never its link.',
   tags: ['members'],
   auth: DEVELOPER_KEY,
   write: true,
@@ -94,18 +111,19 @@ export const importMembersRoute = defineRoute({
     }),
   },
   errors: ['unauthorized', 'forbidden', 'invalid_payload', 'malformed_json', 'payload_too_large', 'conflict'],
-  async handler({ db, deps, principal, body, query }) {
+  async handler({ db, deps, principal, body, query, afterCommit }) {
     const list = typeof body === 'string' || Array.isArray(body) ? { members: body } : body;
     const source = (!Array.isArray(body) && typeof body === 'object' ? body.source : undefined) ?? query.source ?? null;
     const dryRun = (!Array.isArray(body) && typeof body === 'object' && body.dryRun) || query.dryRun === 'true';
     const people = readMemberList(list.members);
-    const result = await importMembers(
+    const { result, messages } = await importMembers(
       db,
       { clock: deps.clock, baseUrl: deps.addresses().baseUrl },
       { companyId: companyOf(principal), source, dryRun, people },
     );
-    // A header dry run shows no invitation that was rolled back.
-    return { data: result, plan: { ...result, invitations: [] } };
+    // Sent only once the accounts and links are committed; a header dry run sends none.
+    afterCommit(async () => void result.invitations.push(...(await deliver(deps, messages))));
+    return { data: result };
   },
 });
 
@@ -113,21 +131,27 @@ export const reissueInvitationRoute = defineRoute({
   method: 'post',
   path: '/api/v1/developer/members/{accountId}/invitation',
   operationId: 'reissueMemberInvitation',
-  summary: 'A new invitation link for a pending member (developers); earlier links stop working',
+  summary: 'Email a pending member a new invitation link (developers); earlier links stop working',
+  description: 'The email goes to the account’s own address; the answer says whether it was sent, never its link.',
   tags: ['members'],
   auth: DEVELOPER_KEY,
   write: true,
   params: z.object({ accountId: AccountId }),
-  response: { status: 201, description: 'The link, shown only here.', schema: Invitation },
+  response: { status: 201, description: 'What became of the email.', schema: Invitation },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'user_not_found', 'conflict'],
-  async handler({ db, deps, principal, params }) {
-    const invitation = await reissueInvitation(
+  async handler({ db, deps, principal, params, afterCommit }) {
+    const message = await resendInvitation(
       db,
       { clock: deps.clock, baseUrl: deps.addresses().baseUrl },
       companyOf(principal),
       params.accountId,
     );
-    return withoutIssuedSecret(invitation, 'url');
+    // `recorded` until the commit sends it (and in a dry run, which sends nothing).
+    const data = { email: message.to, status: 'recorded' as InvitationStatus };
+    afterCommit(async () => {
+      data.status = (await deliver(deps, [message]))[0]?.status ?? data.status;
+    });
+    return { data };
   },
 });
 

@@ -4,7 +4,7 @@ import { DomainError } from '../errors.ts';
 import { consume, type Limit } from '../rate-limit/rate-limit.ts';
 import { hashPassword, verifyPassword } from '../security/password-hash.ts';
 import { recordSecurityEvent } from '../security-events/record-security-event.ts';
-import { findAccountByLogin } from './repository.ts';
+import { endMemberInvitations, findAccountByLogin } from './repository.ts';
 
 type Deps = Pick<DomainDeps, 'db' | 'passwordHashing' | 'clock'>;
 
@@ -79,6 +79,8 @@ export async function checkPassword(deps: Deps, input: { login: string; password
   if (account.must_change_password && !opts.allowPasswordChange) {
     throw new DomainError('password_change_required', 'Your password is temporary: change it on the web sign-in page first.');
   }
+  // Signed in: the companies whose import invited the person now see the account as it is.
+  await endMemberInvitations(deps.db, account.id);
   return account;
 }
 

@@ -23,3 +23,11 @@ export async function findAccountClash(db: DbOrTrx, username: string, email: str
 export async function endSessionsOf(db: DbOrTrx, accountId: string): Promise<void> {
   await db.deleteFrom('web_sessions').where('account_id', '=', accountId).execute();
 }
+
+/**
+ * The person has used the account (signed in, or accepted an invitation): the companies whose
+ * import invited them stop seeing them as pending (domain/members/list-members.ts).
+ */
+export async function endMemberInvitations(db: DbOrTrx, accountId: string): Promise<void> {
+  await db.deleteFrom('member_invitations').where('account_id', '=', accountId).execute();
+}

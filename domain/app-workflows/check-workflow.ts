@@ -4,6 +4,7 @@ import type { DbOrTrx } from '../db/database.ts';
 import { capabilityCatalog } from './capabilities.ts';
 import { expressionsOf } from './evaluate-step.ts';
 import { ExpressionError, MAX_PER_ITEM_NESTING, parseExpression, perItemNesting } from './expression.ts';
+import { companyRecipients } from './recipients.ts';
 
 const path = (index: number, rest: string) => `manifest.workflow.steps[${index}]${rest.startsWith('[') ? '' : '.'}${rest}`;
 
@@ -20,19 +21,10 @@ export async function checkWorkflow(db: DbOrTrx, companyId: string | null, manif
   if (!workflow) return [];
   const problems: Problem[] = [];
   const catalog = new Map((await capabilityCatalog(db, companyId)).map((c) => [c.name, c]));
-  const recipients = workflow.steps.flatMap((s) => (s.kind === 'notify' ? s.to.map((e) => e.toLowerCase()) : []));
-  const known = new Set(
-    recipients.length === 0 || companyId === null
-      ? []
-      : (
-          await db
-            .selectFrom('accounts as a')
-            .innerJoin('licenses as l', 'l.account_id', 'a.id')
-            .select('a.email')
-            .where('l.company_id', '=', companyId)
-            .where('a.status', '=', 'active')
-            .execute()
-        ).map((r) => r.email.toLowerCase()),
+  const known = await companyRecipients(
+    db,
+    companyId,
+    workflow.steps.flatMap((s) => (s.kind === 'notify' ? s.to : [])),
   );
 
   // Lanes: consecutive laned steps run together; a step may not read another lane of its group.

@@ -9,6 +9,7 @@ import { capsOfApp, readCounters } from '../usage/repository.ts';
 import { type EvaluationUsage, evaluateStepOffThread, stepLimits } from './evaluation-threads.ts';
 import type { Scope } from './expression.ts';
 import type { Mailer } from './mailer.ts';
+import { companyRecipients } from './recipients.ts';
 import { findRun, recordStep } from './runs.ts';
 
 // The notify step in three moves: render (when, subject, body, de-duplication key), the
@@ -89,12 +90,17 @@ export interface SendNotificationsInput {
   at: string;
 }
 
+/** Why a recipient checked at upload gets nothing now. */
+export const RECIPIENT_GONE = 'no longer an active account of the company (license removed or account disabled since upload)';
+
 /**
  * One message per recipient. In one transaction (serialized per app, so two runs cannot both
- * take the last message of the day) each recipient gets a row: `sending` within the cap (or
- * `recorded` when no SMTP is configured), `blocked` past it, metered as notifications.sent or
- * .blocked. After the commit the `sending` ones are sent. Rows are unique per run, step and
- * recipient, so a retried step sends nothing twice; one left `sending` by a crash is sent again.
+ * take the last message of the day) each recipient gets a row: `skipped` (with the reason) when it
+ * is no longer an active account of the app's company (the upload's rule, checked again now),
+ * else `sending` within the cap (or `recorded` when no SMTP is configured), `blocked` past it,
+ * metered as notifications.sent or .blocked. After the commit the `sending` ones are sent. Rows
+ * are unique per run, step and recipient, so a retried step sends nothing twice; one left
+ * `sending` by a crash is checked again and sent.
  */
 export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotificationsInput) {
   const at = new Date(input.at);
@@ -112,14 +118,25 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
           .execute()
       ).map((r) => r.recipient),
     );
+    const app = await trx.selectFrom('apps').select('company_id').where('id', '=', run.app_id).executeTakeFirstOrThrow();
+    const allowed = await companyRecipients(trx, app.company_id, input.step.to);
+    await trx
+      .updateTable('workflow_notifications')
+      .set({ status: 'skipped', error: RECIPIENT_GONE })
+      .where('run_id', '=', input.runId)
+      .where('step_id', '=', input.step.id)
+      .where('status', '=', 'sending')
+      .where(sql<string>`lower(recipient)`, 'not in', [...allowed, ''])
+      .execute();
     const caps = await capsOfApp(trx, run.app_id);
     const cap = Math.min(caps.notificationsPerDay, input.step.dailyCap);
     let used = (await readCounters(trx, run.app_id, ['notifications.sent'], at))['notifications.sent'];
     const rows = input.step.to
       .filter((to) => !existing.has(to))
       .map((to) => {
-        const status: NotificationStatus = used < cap ? (mailer.configured ? 'sending' : 'recorded') : 'blocked';
-        if (status !== 'blocked') used++;
+        const gone = !allowed.has(to.toLowerCase());
+        const status: NotificationStatus = gone ? 'skipped' : used < cap ? (mailer.configured ? 'sending' : 'recorded') : 'blocked';
+        if (status === 'sending' || status === 'recorded') used++;
         return {
           id: newId('ntf'),
           app_id: run.app_id,
@@ -130,27 +147,29 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
           subject: input.subject,
           body: input.body,
           status,
-          error: null,
+          error: gone ? RECIPIENT_GONE : null,
           created_at: at,
         };
       });
     if (rows.length === 0) return;
     await trx.insertInto('workflow_notifications').values(rows).execute();
-    const count = (blocked: boolean) => rows.filter((r) => (r.status === 'blocked') === blocked).length;
+    const count = (...statuses: NotificationStatus[]) => rows.filter((r) => statuses.includes(r.status)).length;
     await recordUsage(trx, [
-      { appId: run.app_id, meter: 'notifications.sent', amount: count(false), at },
-      { appId: run.app_id, meter: 'notifications.blocked', amount: count(true), at },
+      { appId: run.app_id, meter: 'notifications.sent', amount: count('sending', 'recorded'), at },
+      { appId: run.app_id, meter: 'notifications.blocked', amount: count('blocked'), at },
     ]);
   });
 
   await deliverPending(db, mailer, (q) => q.where('run_id', '=', input.runId).where('step_id', '=', input.step.id));
-  const outcome = await db
-    .selectFrom('workflow_notifications')
-    .select(['recipient', 'status'])
-    .where('run_id', '=', input.runId)
-    .where('step_id', '=', input.step.id)
-    .orderBy('recipient')
-    .execute();
+  const outcome = (
+    await db
+      .selectFrom('workflow_notifications')
+      .select(['recipient', 'status', 'error'])
+      .where('run_id', '=', input.runId)
+      .where('step_id', '=', input.step.id)
+      .orderBy('recipient')
+      .execute()
+  ).map(({ error, ...m }) => (m.status === 'skipped' ? { ...m, reason: error } : m));
   await db
     .transaction()
     .execute((trx) =>

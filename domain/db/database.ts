@@ -340,6 +340,15 @@ export interface AppSharesTable {
 export type ShareRecordName = 'share/create' | 'share/update' | 'share/revoke';
 
 /** The app log's share/* records. */
+/** A license a member import added, shown to that company as pending until the person next signs in. */
+export interface MemberInvitationsTable {
+  account_id: string;
+  company_id: string;
+  /** The name the import gave; the company sees it instead of the account's own. */
+  name: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface AccountInvitationsTable {
   hash: Buffer;
   account_id: string;
@@ -435,6 +444,7 @@ export interface Database {
   agent_profiles: AgentProfilesTable;
   app_shares: AppSharesTable;
   account_invitations: AccountInvitationsTable;
+  member_invitations: MemberInvitationsTable;
   resource_grants: ResourceGrantsTable;
   resource_links: ResourceLinksTable;
   app_log_events: AppLogEventsTable;
@@ -673,7 +683,8 @@ export interface WorkflowRunEventsTable {
   created_at: Generated<Date>;
 }
 
-export type NotificationStatus = 'sending' | 'sent' | 'recorded' | 'blocked' | 'failed';
+/** `skipped`: the recipient was no longer an active account of the app's company at send time (error says so). */
+export type NotificationStatus = 'sending' | 'sent' | 'recorded' | 'blocked' | 'failed' | 'skipped';
 export interface WorkflowNotificationsTable {
   id: string;
   app_id: string | null;

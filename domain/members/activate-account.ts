@@ -1,3 +1,4 @@
+import { endMemberInvitations } from '../accounts/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -26,5 +27,6 @@ export async function activateAccount(db: DbOrTrx, clock: Clock, token: string, 
     .where('id', '=', row.id)
     .execute();
   await db.deleteFrom('account_invitations').where('account_id', '=', row.id).execute();
+  await endMemberInvitations(db, row.id);
   return { accountId: row.id, username: row.username, email: row.email };
 }

@@ -1,12 +1,19 @@
+import type { MailMessage } from '../app-workflows/mailer.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../security/random.ts';
-import { newInvitation } from './invitations.ts';
+import { type InvitationStatus, type Invitee, invitationMails } from './invitations.ts';
 import type { ImportPerson } from './read-member-list.ts';
-import { accountsFor, licensesFor, lockSeats } from './repository.ts';
+import { accountsFor, formerMembers, licensesFor, lockSeats } from './repository.ts';
 
-/** The spec's situations; `duplicate` marks a repeat of an earlier row of the same list (counted once). */
+/**
+ * The spec's situations, as the importing company may know them: `create` is a new license for a
+ * person the company does not know (whether or not they have an account elsewhere on the platform,
+ * and whatever its state), `grant` a new license for a former member of this company (one whose
+ * license here was removed), `skip_disabled` a disabled account the company knows. `duplicate`
+ * marks a repeat of an earlier row of the same list (counted once).
+ */
 export type ImportOutcome = 'create' | 'grant' | 'keep' | 'keep_developer' | 'skip_disabled' | 'conflict';
 export const OUTCOMES: readonly ImportOutcome[] = ['create', 'grant', 'keep', 'keep_developer', 'skip_disabled', 'conflict'];
 
@@ -16,11 +23,20 @@ export interface ImportResult {
   summary: Record<ImportOutcome, number>;
   seats: { limit: number | null; used: number; after: number };
   results: { row: number; email: string; outcome: ImportOutcome | 'duplicate'; accountId: string | null; reason?: string }[];
-  /** One link per created (pending) account, to set a first password; only in a real run's answer. */
-  invitations: { email: string; url: string; expiresAt: string }[];
+  /**
+   * One invitation email per new license, filled in after the commit; never its link (that reaches
+   * only the person). Empty in a dry run.
+   */
+  invitations: { email: string; status: InvitationStatus }[];
 }
 
-type Decision = ImportResult['results'][number] & { person: ImportPerson; setExternalId?: boolean };
+type Account = Awaited<ReturnType<typeof accountsFor>>[number];
+type Decision = ImportResult['results'][number] & {
+  person: ImportPerson;
+  setExternalId?: boolean;
+  /** The account a new license goes to, if it exists (for `create`: not shown, even by id, before the write). */
+  account?: Account;
+};
 
 /**
  * Imports a member list into a company in one transaction (spec Member import): a pending account
@@ -28,12 +44,17 @@ type Decision = ImportResult['results'][number] & { person: ImportPerson; setExt
  * nothing for members, developers or staff (never downgraded) and disabled accounts. externalId
  * finds the same person again under another email, so no duplicate account is made. Each new
  * license takes a seat; when the seats do not suffice nothing changes. Running it again changes nothing.
+ *
+ * The answer tells the company nothing it does not know already (issue 28): an account elsewhere
+ * on the platform, active, pending or disabled, is answered, licensed and invited exactly as a
+ * new email is (`create`), and the member list shows it as pending (`member_invitations`) until
+ * the person signs in. Only platform staff stay `keep_developer`.
  */
 export async function importMembers(
   db: DbOrTrx,
   ctx: { clock: Clock; baseUrl: string },
   input: { companyId: string; source: string | null; dryRun: boolean; people: ImportPerson[] },
-): Promise<ImportResult> {
+): Promise<{ result: ImportResult; messages: MailMessage[] }> {
   const seats = await lockSeats(db, input.companyId);
   const emails = [...new Set(input.people.map((p) => p.email))];
   const externalIds = [...new Set(input.people.flatMap((p) => (p.externalId ? [p.externalId] : [])))];
@@ -43,6 +64,12 @@ export async function importMembers(
   const accountByEmail = new Map(accounts.map((a) => [a.email.toLowerCase(), a]));
   const usernames = new Set(accounts.map((a) => a.username.toLowerCase()));
   const licenses = new Map((await licensesFor(db, input.companyId, [...accountById.keys()], [])).map((l) => [l.account_id, l]));
+  const former = await formerMembers(
+    db,
+    seats.company.cellId,
+    [...accountById.keys()].filter((id) => !licenses.has(id)),
+  );
+  const known = (a: Account) => licenses.has(a.id) || former.has(a.id) || a.platform_staff;
 
   const seenEmail = new Map<string, number>();
   const seenExternal = new Map<string, string>();
@@ -64,24 +91,26 @@ export async function importMembers(
       seenExternal.set(person.externalId, person.email);
     }
     const viaExternal = person.externalId ? byExternal.get(person.externalId) : undefined;
-    const viaEmail = accountByEmail.get(person.email);
+    const byEmail = accountByEmail.get(person.email);
+    // An account the company does not know is never named, nor a reason to refuse.
+    const viaEmail = byEmail && known(byEmail) ? byEmail : undefined;
     if (viaExternal && viaEmail && viaExternal !== viaEmail.id) {
       return conflict(`externalId ${person.externalId} belongs to another account`, viaEmail.id);
     }
     const account = viaExternal ? accountById.get(viaExternal) : viaEmail;
-    if (!account) {
-      if (usernames.has(person.email)) return conflict('another account uses this email as its username');
-      return { ...base, outcome: 'create' };
-    }
+    if (!account) return { ...base, outcome: 'create', ...(byEmail ? { account: byEmail } : {}) };
     const found = { ...base, accountId: account.id };
-    if (account.status === 'disabled') return { ...found, outcome: 'skip_disabled' };
     const license = licenses.get(account.id);
     if (license && person.externalId && license.external_id && license.external_id !== person.externalId) {
       return conflict(`this member has externalId ${license.external_id}`, account.id);
     }
     if (account.platform_staff || license?.role === 'developer' || license?.admin) return { ...found, outcome: 'keep_developer' };
-    if (license) return { ...found, outcome: 'keep', setExternalId: Boolean(person.externalId && !license.external_id) };
-    return { ...found, outcome: 'grant' };
+    // A member the company sees as pending (invited, not signed in since) stays that, whatever its account's state.
+    if (license && (license.invited || account.status !== 'disabled')) {
+      return { ...found, outcome: 'keep', setExternalId: Boolean(person.externalId && !license.external_id) };
+    }
+    if (account.status === 'disabled') return { ...found, outcome: 'skip_disabled' };
+    return { ...found, outcome: 'grant', account };
   });
 
   const summary = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<ImportOutcome, number>;
@@ -97,35 +126,35 @@ export async function importMembers(
     );
   }
 
-  const invitations: ImportResult['invitations'] = [];
-  if (!input.dryRun) await write(db, ctx, input.companyId, decisions, invitations);
+  const invitees = input.dryRun ? [] : await write(db, input.companyId, decisions, usernames);
+  const messages = await invitationMails(db, ctx, seats.company, invitees);
   return {
-    source: input.source,
-    dryRun: input.dryRun,
-    summary,
-    seats: seatView,
-    results: decisions.map(({ person: _p, setExternalId: _s, ...r }) => r),
-    invitations,
+    result: {
+      source: input.source,
+      dryRun: input.dryRun,
+      summary,
+      seats: seatView,
+      results: decisions.map(({ person: _p, setExternalId: _s, account: _a, ...r }) => r),
+      invitations: [],
+    },
+    messages,
   };
 }
 
-async function write(
-  db: DbOrTrx,
-  ctx: { clock: Clock; baseUrl: string },
-  companyId: string,
-  decisions: Decision[],
-  invitations: ImportResult['invitations'],
-): Promise<void> {
-  const created = decisions.filter((d) => d.outcome === 'create');
-  for (const d of created) d.accountId = newId('acc');
-  if (created.length > 0) {
-    // Pending: no password, email unverified, cannot sign in until the invitation is used.
+/** Writes the decisions; answers who is to be invited: every person given a new license. */
+async function write(db: DbOrTrx, companyId: string, decisions: Decision[], usernames: Set<string>): Promise<Invitee[]> {
+  const fresh = decisions.filter((d) => d.outcome === 'create' && !d.account);
+  for (const d of decisions) if (d.outcome === 'create') d.accountId = d.account?.id ?? newId('acc');
+  if (fresh.length > 0) {
+    // Pending: no password, email unverified, cannot sign in until the invitation is used. The
+    // username is the email unless an account already uses that as its username (no conflict: that
+    // would tell the company about an account it does not know), then the account id.
     await db
       .insertInto('accounts')
       .values(
-        created.map((d) => ({
+        fresh.map((d) => ({
           id: d.accountId!,
-          username: d.email,
+          username: usernames.has(d.email) ? d.accountId! : d.email,
           email: d.email,
           password_hash: null,
           status: 'pending' as const,
@@ -133,12 +162,6 @@ async function write(
         })),
       )
       .execute();
-    const issued = created.map((d) => ({ d, ...newInvitation(ctx.clock, ctx.baseUrl) }));
-    await db
-      .insertInto('account_invitations')
-      .values(issued.map((i) => ({ hash: i.hash, account_id: i.d.accountId!, expires_at: i.expiresAt })))
-      .execute();
-    for (const i of issued) invitations.push({ email: i.d.email, url: i.url, expiresAt: i.expiresAt.toISOString() });
   }
   const granted = decisions.filter((d) => d.outcome === 'create' || d.outcome === 'grant');
   if (granted.length > 0) {
@@ -153,6 +176,11 @@ async function write(
         })),
       )
       .execute();
+    // The company sees each as pending, under the email and name it gave, until the person signs in.
+    await db
+      .insertInto('member_invitations')
+      .values(granted.map((d) => ({ account_id: d.accountId!, company_id: companyId, name: d.person.name ?? null })))
+      .execute();
   }
   for (const d of decisions.filter((x) => x.setExternalId)) {
     await db
@@ -162,4 +190,9 @@ async function write(
       .where('account_id', '=', d.accountId!)
       .execute();
   }
+  return granted.map((d) => ({
+    accountId: d.accountId!,
+    email: d.account?.email ?? d.email,
+    pending: (d.account?.status ?? 'pending') === 'pending',
+  }));
 }

@@ -67,6 +67,14 @@ export interface ReceivedMail {
   text: string;
 }
 
+/** A single-part body as nodemailer encodes it (long lines make it quoted-printable). */
+function decodeBody(body: string, encoding: string | undefined): string {
+  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8');
+  if (encoding !== 'quoted-printable') return body;
+  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+
 /** An SMTP server on 127.0.0.1 (any port) keeping every message it accepts. */
 export async function startSmtpSink(): Promise<{ url: string; received: ReceivedMail[]; stop(): Promise<void> }> {
   const received: ReceivedMail[] = [];
@@ -80,7 +88,9 @@ export async function startSmtpSink(): Promise<{ url: string; received: Received
         const raw = Buffer.concat(chunks).toString('utf8');
         const [head = '', ...body] = raw.split(/\r?\n\r?\n/);
         const subject = /^Subject: (.*)$/m.exec(head)?.[1] ?? '';
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), subject, text: body.join('\n\n').trim() });
+        const encoding = /^Content-Transfer-Encoding: (.*)$/im.exec(head)?.[1]?.trim().toLowerCase();
+        const text = decodeBody(body.join('\n\n'), encoding).replaceAll('\r\n', '\n').trim();
+        received.push({ to: session.envelope.rcptTo.map((r) => r.address), subject, text });
         done();
       });
     },

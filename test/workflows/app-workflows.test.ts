@@ -248,6 +248,46 @@ describe('change triggers and notify', () => {
     ]);
   });
 
+  it('recipients whose license was removed or account disabled after upload are not mailed: skipped with the reason in the step output (issue 27 finding 8)', async () => {
+    const subject = 'Gone since upload';
+    // Two more people of the company, valid recipients when the version was uploaded.
+    for (const name of ['cleo', 'dave']) {
+      await db
+        .insertInto('accounts')
+        .values({ id: `acc_${name}`, username: name, email: `${name}@flow.example`, status: 'active', password_hash: null })
+        .execute();
+      await db
+        .insertInto('licenses')
+        .values({ account_id: `acc_${name}`, company_id: FLOW_COMPANY.id, role: 'member' })
+        .execute();
+    }
+    const to = [RECIPIENTS[0]!, 'Cleo@flow.example', 'dave@flow.example'];
+    const appId = await publishWorkflow(db, 'leavers', '1.0.0', {
+      workflow: { steps: [notifyStep(subject, { to, body: 'hello', dedupeKey: '=run.id' })] },
+    });
+    // Then Cleo's account is disabled and Dave's license removed.
+    await db.updateTable('accounts').set({ status: 'disabled' }).where('id', '=', 'acc_cleo').execute();
+    await db.deleteFrom('licenses').where('account_id', '=', 'acc_dave').execute();
+
+    await env.client.workflow.execute('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'leavers-1',
+      args: [{ appId, trigger: 'schedule' }],
+    });
+    expect(mailTo(subject).map((m) => m.to)).toEqual([[RECIPIENTS[0]]]);
+    const [run] = await runsOf(appId);
+    const step = (run!.steps as { id: string; status: string; output: { messages: unknown[] } }[])[0]!;
+    expect(step.status).toBe('succeeded');
+    const reason = expect.stringContaining('no longer an active account of the company');
+    expect(step.output.messages).toEqual([
+      { recipient: 'Cleo@flow.example', status: 'skipped', reason },
+      { recipient: RECIPIENTS[0], status: 'sent' },
+      { recipient: 'dave@flow.example', status: 'skipped', reason },
+    ]);
+    const counters = await db.selectFrom('usage_counters').select(['meter', 'amount']).where('app_id', '=', appId).execute();
+    expect(Object.fromEntries(counters.map((c) => [c.meter, c.amount]))).toMatchObject({ 'notifications.sent': 1 });
+  });
+
   it('blocks and records the 21st email of a day (notificationsPerDay 20)', async () => {
     const subject = 'Capped';
     const appId = await publishWorkflow(db, 'chatty', '1.0.0', {

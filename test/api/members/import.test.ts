@@ -1,24 +1,31 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../../../domain/security/random.ts';
+import { startSmtpSink } from '../../support/app-workflows.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, createOrganization, createUser, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // Member import over HTTP (spec C, Member import): the situation table, externalId, seats in one
-// transaction, idempotence, CSV quoting, and the invitation links of pending accounts.
+// transaction, idempotence, CSV quoting, and the invitation emails of pending accounts, read from
+// a real SMTP server.
 
 let svc: TestService;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 let op: string;
 let dev: string;
 let accounts: Record<'dana' | 'mo' | 'multi' | 'gus', string>;
 const NEW_PASSWORD = 'a-brand-new-password';
 
 beforeAll(async () => {
-  svc = await startTestService();
+  smtp = await startSmtpSink();
+  svc = await startTestService({ env: { SVC_SMTP_URL: smtp.url } });
   ({ op, accounts } = await seedCompanies(svc));
   dev = await passwordKey(svc, 'dana');
 }, 60_000);
-afterAll(() => svc.close());
+afterAll(async () => {
+  await svc?.close();
+  await smtp?.stop();
+});
 beforeEach(() => resetRateLimits(svc));
 
 const importJson = (body: unknown, key = dev, headers: Record<string, string> = {}) =>
@@ -32,11 +39,18 @@ const snapshot = () =>
   snapshotDatabase(svc.database.db, { ignoreTables: ['rate_limit_hits'], ignoreColumns: { developer_keys: ['last_used_at'] } });
 const count = async (table: 'accounts' | 'licenses') => (await svc.database.db.selectFrom(table).selectAll().execute()).length;
 const members = async (key = dev) => (await svc.call('GET', '/api/v1/developer/members', { headers: bearer(key) })).body.data;
+/** The invitation link in the latest email to this address. */
+const mailedLink = (email: string) => {
+  const mail = smtp.received.findLast((m) => m.to.includes(email));
+  const url = /(\S+\/signin\?invitation=\S+)/.exec(mail?.text ?? '')?.[1];
+  if (!url) throw new Error(`no invitation link mailed to ${email}`);
+  return new URL(url);
+};
 const setSeats = (cellId: string, limit: number | null) =>
   svc.call('PUT', `/api/v1/admin/organizations/${cellId}/seats`, { body: { limit }, headers: bearer(op) });
 
 describe('the situation table', () => {
-  it('creates, grants, keeps, never downgrades and skips disabled accounts', async () => {
+  it('creates, keeps and never downgrades; an account of another company, active or disabled, is a create', async () => {
     const disabled = await createUser(svc, op, 'dora', [{ cellId: 'cell-globex', role: 'member' }]);
     expect(
       (await svc.call('PATCH', `/api/v1/admin/users/${disabled.id}`, { body: { status: 'disabled' }, headers: bearer(op) })).status,
@@ -45,22 +59,22 @@ describe('the situation table', () => {
       source: 'hr-system',
       members: [
         { email: 'new.person@example.com', name: 'New Person', externalId: 'hr-1' },
-        { email: 'gus@example.com' }, // a developer of another company: gets a member license here
+        { email: 'gus@example.com', name: 'Gus (acme)' }, // a developer of another company: gets a member license here
         { email: 'MO@example.com' }, // already a member
         { email: 'dana@example.com' }, // a developer: never downgraded
-        { email: 'dora@example.com' }, // disabled
+        { email: 'dora@example.com' }, // disabled, in another company: acme cannot tell
       ],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.summary).toEqual({ create: 1, grant: 1, keep: 1, keep_developer: 1, skip_disabled: 1, conflict: 0 });
+    expect(res.body.data.summary).toEqual({ create: 3, grant: 0, keep: 1, keep_developer: 1, skip_disabled: 0, conflict: 0 });
     expect(res.body.data.source).toBe('hr-system');
-    expect(res.body.data.seats).toEqual({ limit: null, used: 3, after: 5 });
+    expect(res.body.data.seats).toEqual({ limit: null, used: 3, after: 6 });
     expect(res.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual([
       'create',
-      'grant',
+      'create',
       'keep',
       'keep_developer',
-      'skip_disabled',
+      'create',
     ]);
     const list = await members();
     const byEmail = (email: string) => list.members.find((m: { email: string }) => m.email === email);
@@ -71,14 +85,25 @@ describe('the situation table', () => {
       name: 'New Person',
       externalId: 'hr-1',
     });
-    expect(byEmail('gus@example.com')).toMatchObject({ role: 'member', status: 'active' });
+    // Shown as acme gave them until they sign in: not their username, name or state.
+    expect(byEmail('gus@example.com')).toMatchObject({
+      role: 'member',
+      status: 'pending',
+      username: 'gus@example.com',
+      name: 'Gus (acme)',
+    });
+    expect(byEmail('dora@example.com')).toMatchObject({ role: 'member', status: 'pending', username: 'dora@example.com' });
     expect(byEmail('dana@example.com')).toMatchObject({ role: 'developer' });
-    expect(byEmail('dora@example.com')).toBeUndefined();
-    // gus stays a developer of his own company.
+    // gus stays a developer of his own company, and once he signs in acme sees his account.
     const globex = await svc.call('GET', '/api/v1/admin/organizations/cell-globex', { headers: bearer(op) });
     expect(JSON.stringify(globex.body.data)).toContain(accounts.gus);
     const gusLicenses = await svc.database.db.selectFrom('licenses').select('role').where('account_id', '=', accounts.gus).execute();
     expect(gusLicenses.map((l) => l.role).sort()).toEqual(['developer', 'member']);
+    await passwordKey(svc, 'gus', 'cell-globex');
+    expect((await members()).members.find((m: { email: string }) => m.email === 'gus@example.com')).toMatchObject({
+      status: 'active',
+      username: 'gus',
+    });
   });
 
   it('leaves platform staff unchanged', async () => {
@@ -206,54 +231,195 @@ describe('limits and seats', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.data.seats).toEqual({ limit: 1001, used: 1, after: 1001 });
     expect(ok.body.data.invitations).toHaveLength(1000);
+    expect(new Set(ok.body.data.invitations.map((i: { status: string }) => i.status))).toEqual(new Set(['sent']));
     expect((await members(key)).members).toHaveLength(1001);
-  });
+  }, 120_000); // 1000 invitation emails through a real SMTP server, on a shared machine
 });
 
 describe('pending accounts and invitations', () => {
-  it('cannot sign in until the invitation sets a password; the link works once and is stored as a hash', async () => {
+  const accept = (invitation: string) =>
+    svc.call('POST', '/api/v1/web/invitations/accept', {
+      body: { invitation, password: NEW_PASSWORD },
+      headers: { origin: svc.addresses.baseUrl },
+    });
+
+  it('cannot sign in until the emailed invitation sets a password; the link works once and is stored as a hash', async () => {
     const res = await importJson([{ email: 'invitee@example.com' }]);
-    const { url } = res.body.data.invitations[0];
-    const token = new URL(url).searchParams.get('invitation')!;
-    expect(url).toBe(`${svc.addresses.baseUrl}/signin?invitation=${token}`);
-    const stored = await svc.database.db.selectFrom('account_invitations').select('hash').execute();
+    expect(res.body.data.invitations).toEqual([{ email: 'invitee@example.com', status: 'sent' }]);
+    const url = mailedLink('invitee@example.com');
+    const token = url.searchParams.get('invitation')!;
+    expect(`${url.origin}${url.pathname}`).toBe(`${svc.addresses.baseUrl}/signin`);
+    expect(JSON.stringify(res.body)).not.toContain(token);
+    const stored = await svc.database.db.selectFrom('account_invitations').select(['hash', 'expires_at']).execute();
     expect(stored.map((s) => s.hash)).toContainEqual(sha256(token));
     expect(JSON.stringify(stored)).not.toContain(token);
 
     const login = { login: 'invitee@example.com', password: NEW_PASSWORD };
     const early = await svc.call('POST', '/api/v1/developer/password-tokens', { body: login });
     expect(early.body.error.code).toBe('invalid_credentials');
-    const accept = (invitation: string) =>
-      svc.call('POST', '/api/v1/web/invitations/accept', {
-        body: { invitation, password: NEW_PASSWORD },
-        headers: { origin: svc.addresses.baseUrl },
-      });
     const accepted = await accept(token);
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     expect(accepted.body.data).toEqual({ activated: true, username: 'invitee@example.com', email: 'invitee@example.com' });
+    const account = await svc.database.db
+      .selectFrom('accounts')
+      .select(['status', 'email_verified'])
+      .where('email', '=', 'invitee@example.com')
+      .executeTakeFirstOrThrow();
+    expect(account).toEqual({ status: 'active', email_verified: true });
     expect((await svc.call('POST', '/api/v1/developer/password-tokens', { body: login })).status).toBe(201);
     expect((await accept(token)).body.error.code).toBe('invalid_credentials');
     const crossSite = await svc.call('POST', '/api/v1/web/invitations/accept', { body: { invitation: token, password: NEW_PASSWORD } });
     expect(crossSite.status).toBe(403);
   });
 
-  it('a new link for a pending member replaces the old one; an active member needs none', async () => {
+  it('an expired link is refused (7 days)', async () => {
+    await importJson([{ email: 'slow.reader@example.com' }]);
+    const token = mailedLink('slow.reader@example.com').searchParams.get('invitation')!;
+    await svc.database.db
+      .updateTable('account_invitations')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('hash', '=', sha256(token))
+      .execute();
+    expect((await accept(token)).body.error.code).toBe('invalid_credentials');
+  });
+
+  it('a re-sent invitation is emailed to the account, not answered; the old link stops; an active member needs none', async () => {
     const res = await importJson([{ email: 'lost.link@example.com' }]);
     const { accountId } = res.body.data.results[0];
-    const old = new URL(res.body.data.invitations[0].url).searchParams.get('invitation')!;
+    const old = mailedLink('lost.link@example.com').searchParams.get('invitation')!;
     const reissued = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
     expect(reissued.status, JSON.stringify(reissued.body)).toBe(201);
-    const fresh = new URL(reissued.body.data.url).searchParams.get('invitation')!;
-    const accept = (invitation: string) =>
-      svc.call('POST', '/api/v1/web/invitations/accept', {
-        body: { invitation, password: NEW_PASSWORD },
-        headers: { origin: svc.addresses.baseUrl },
-      });
+    expect(reissued.body.data).toEqual({ email: 'lost.link@example.com', status: 'sent' });
+    const fresh = mailedLink('lost.link@example.com').searchParams.get('invitation')!;
+    expect(fresh).not.toBe(old);
     expect((await accept(old)).status).toBe(401);
     expect((await accept(fresh)).status).toBe(200);
     const again = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
     expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
     const foreign = await svc.call('POST', `/api/v1/developer/members/acc_0000000000000000/invitation`, { headers: bearer(dev) });
     expect([foreign.status, foreign.body.error.code]).toEqual([404, 'user_not_found']);
+  });
+});
+
+describe('an import never gives the importing company a way into the account (issue 27 finding 6)', () => {
+  it('account pre-takeover: A imports boss@globex.test, gets no link or token, cannot sign in as boss; after Globex imports boss, A still has no access and the emailed link verifies the email', async () => {
+    const boss = 'boss@globex.test';
+    const globexDev = await passwordKey(svc, 'gus', 'cell-globex');
+    const mailsBefore = smtp.received.length;
+
+    // Company A (acme) imports someone of Globex: the answer says an email was sent, nothing more.
+    const imported = await importJson([{ email: boss }]);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body.data.invitations).toEqual([{ email: boss, status: 'sent' }]);
+    const { accountId } = imported.body.data.results[0];
+    // Re-sending goes to the account's own address; A gets no link either way.
+    const resent = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
+    expect(resent.body.data).toEqual({ email: boss, status: 'sent' });
+    const mails = smtp.received.slice(mailsBefore);
+    expect(mails.map((m) => m.to)).toEqual([[boss], [boss]]);
+    const tokens = mails.map((m) => /invitation=([0-9A-Za-z]+)/.exec(m.text)?.[1]);
+    for (const answer of [imported.body, resent.body, (await members()).members.find((m: { email: string }) => m.email === boss)]) {
+      const text = JSON.stringify(answer);
+      expect(text).not.toMatch(/invitation=|\/signin/);
+      for (const token of tokens) expect(text).not.toContain(token);
+    }
+    // What A can try: no password of its choosing signs in as boss, and A's key sees no email verification state.
+    const asBoss = await svc.call('POST', '/api/v1/developer/password-tokens', { body: { login: boss, password: NEW_PASSWORD } });
+    expect(asBoss.body.error.code).toBe('invalid_credentials');
+    expect(Object.keys((await members()).members[0])).not.toContain('emailVerified');
+
+    // Globex imports the same person later; boss (and only boss) has the latest link.
+    const globexImport = await importJson([{ email: boss }], globexDev);
+    expect(globexImport.status, JSON.stringify(globexImport.body)).toBe(200);
+    const link = mailedLink(boss);
+    const accepted = await svc.call('POST', '/api/v1/web/invitations/accept', {
+      body: { invitation: link.searchParams.get('invitation'), password: 'boss-own-password' },
+      headers: { origin: svc.addresses.baseUrl },
+    });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const account = await svc.database.db
+      .selectFrom('accounts')
+      .select(['status', 'email_verified'])
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    expect(account).toEqual({ status: 'active', email_verified: true });
+    // Boss signs in to Globex with their own password; A's guess still does not work.
+    expect(
+      (
+        await svc.call('POST', '/api/v1/developer/password-tokens', {
+          body: { login: boss, password: 'boss-own-password', cellId: 'cell-globex' },
+        })
+      ).status,
+    ).toBe(201);
+    const again = await svc.call('POST', '/api/v1/developer/password-tokens', {
+      body: { login: boss, password: NEW_PASSWORD, cellId: 'cell-globex' },
+    });
+    expect(again.body.error.code).toBe('invalid_credentials');
+  });
+});
+
+describe('an import tells a company nothing about accounts it does not know (issue 28 finding 8)', () => {
+  it('a dry run answers the same for no account and for an active, pending or disabled account in another company (grant vs create leaked it)', async () => {
+    const globexDev = await passwordKey(svc, 'gus', 'cell-globex');
+    await createUser(svc, op, 'ava', [{ cellId: 'cell-globex', role: 'member' }]);
+    const gone = await createUser(svc, op, 'gordon', [{ cellId: 'cell-globex', role: 'member' }]);
+    await svc.call('PATCH', `/api/v1/admin/users/${gone.id}`, { body: { status: 'disabled' }, headers: bearer(op) });
+    expect((await importJson([{ email: 'pat.pending@globex.test' }], globexDev)).body.data.summary.create).toBe(1);
+
+    const people = ['nobody.here@example.com', 'ava@example.com', 'pat.pending@globex.test', 'gordon@example.com'];
+    const dry = await importJson({ members: people.map((email) => ({ email })), dryRun: true });
+    expect(dry.body.data.summary).toEqual({ create: 4, grant: 0, keep: 0, keep_developer: 0, skip_disabled: 0, conflict: 0 });
+    expect(dry.body.data.results).toEqual(people.map((email, row) => ({ row, email, outcome: 'create', accountId: null })));
+    expect(dry.body.data.seats.after - dry.body.data.seats.used).toBe(4);
+
+    // The real import: each is licensed and invited alike; the member list shows each as acme gave it.
+    const real = await importJson(people.map((email) => ({ email, name: `Name of ${email}` })));
+    expect(real.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['create', 'create', 'create', 'create']);
+    expect(real.body.data.invitations).toEqual(people.map((email) => ({ email, status: 'sent' })));
+    const shown = (await members()).members.filter((m: { email: string }) => people.includes(m.email));
+    expect(shown.map(({ accountId: _id, ...m }: { accountId: string }) => m)).toEqual(
+      [...people].sort().map((email) => ({
+        username: email,
+        email,
+        name: `Name of ${email}`,
+        role: 'member',
+        admin: false,
+        status: 'pending',
+        activated: false,
+        externalId: null,
+      })),
+    );
+    // Re-sending answers alike too (an active account gets a sign-in note, a pending one a new link).
+    for (const m of shown) {
+      const resent = await svc.call('POST', `/api/v1/developer/members/${m.accountId}/invitation`, { headers: bearer(dev) });
+      expect([resent.status, resent.body.data]).toEqual([201, { email: m.email, status: 'sent' }]);
+    }
+    expect(smtp.received.findLast((m) => m.to.includes('ava@example.com'))?.text).not.toContain('invitation=');
+    expect(mailedLink('pat.pending@globex.test').searchParams.get('invitation')).toMatch(/^[0-9A-Za-z]{33}$/);
+  });
+
+  it('grant and skip_disabled only for people the company knew: a former member, or a member whose account it saw disabled', async () => {
+    const former = await createUser(svc, op, 'fern', [{ cellId: 'cell-acme', role: 'member' }]);
+    const formerOff = await createUser(svc, op, 'fritz', [{ cellId: 'cell-acme', role: 'member' }]);
+    const off = await createUser(svc, op, 'otto', [{ cellId: 'cell-acme', role: 'member' }]);
+    for (const id of [former.id, formerOff.id]) {
+      expect((await svc.call('DELETE', `/api/v1/admin/users/${id}/organizations/cell-acme`, { headers: bearer(op) })).status).toBe(200);
+    }
+    for (const id of [formerOff.id, off.id]) {
+      await svc.call('PATCH', `/api/v1/admin/users/${id}`, { body: { status: 'disabled' }, headers: bearer(op) });
+    }
+    const res = await importJson([{ email: 'fern@example.com' }, { email: 'fritz@example.com' }, { email: 'otto@example.com' }], dev, {
+      'x-svc-dry-run': 'true',
+    });
+    expect(res.body.data.plan.results.map((r: { outcome: string }) => r.outcome)).toEqual(['grant', 'skip_disabled', 'skip_disabled']);
+    // The same people seen from Globex, which never knew them: plain creates.
+    const globex = await importJson(
+      [{ email: 'fern@example.com' }, { email: 'fritz@example.com' }, { email: 'otto@example.com' }],
+      await passwordKey(svc, 'gus', 'cell-globex'),
+      {
+        'x-svc-dry-run': 'true',
+      },
+    );
+    expect(globex.body.data.plan.summary).toMatchObject({ create: 3, grant: 0, skip_disabled: 0 });
   });
 });

@@ -1,20 +1,23 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSmtpSink } from '../../support/app-workflows.ts';
 import { launchBrowser } from '../../support/browser.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { withPage } from './page.ts';
 
-// The invitation link of an imported (pending) account, in a real browser: the sign-in page lets
-// the person choose a password, signs them in and sends them on.
+// The invitation link of an imported (pending) account, as emailed through a real SMTP server,
+// in a real browser: the sign-in page lets the person choose a password, signs them in and sends them on.
 
 let svc: TestService;
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 let browser: Browser;
 let origin: string;
 let dev: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  smtp = await startSmtpSink();
+  svc = await startTestService({ env: { SVC_SMTP_URL: smtp.url } });
   origin = svc.url!;
   await seedCompanies(svc);
   dev = await passwordKey(svc, 'dana');
@@ -23,6 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await svc?.close();
+  await smtp?.stop();
 });
 beforeEach(() => resetRateLimits(svc));
 
@@ -31,7 +35,9 @@ const onPage = <T>(fn: (page: Page) => Promise<T>) => withPage(browser, origin, 
 async function invite(email: string): Promise<string> {
   const res = await svc.call('POST', '/api/v1/developer/members/import', { body: [{ email }], headers: bearer(dev) });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data.invitations[0].url;
+  const url = /(\S+\/signin\?invitation=\S+)/.exec(smtp.received.findLast((m) => m.to.includes(email))?.text ?? '')?.[1];
+  if (!url) throw new Error(`no invitation mailed to ${email}`);
+  return url;
 }
 
 describe('an invitation link', () => {
