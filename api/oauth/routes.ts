@@ -9,7 +9,6 @@ import { AppParams } from '../../schemas/apps.ts';
 import {
   AuthorizationRequest,
   ClientRegistration,
-  formOrJson,
   OAUTH_SCOPE,
   RegisteredClient,
   RevocationRequest,
@@ -112,7 +111,7 @@ export const tokenRoute = defineRoute({
   rateLimit: { perMinute: 60 },
   write: true,
   textBody: 'application/x-www-form-urlencoded',
-  body: formOrJson(TokenRequest),
+  body: TokenRequest,
   response: { status: 200, description: 'New tokens.', schema: TokenAnswer },
   errors: ['invalid_payload', 'rate_limited'],
   // The code is taken before the transaction: gone after its first redeem, even a failed one.
@@ -137,7 +136,7 @@ export const revokeTokenRoute = defineRoute({
   rateLimit: { perMinute: 60 },
   write: true,
   textBody: 'application/x-www-form-urlencoded',
-  body: formOrJson(RevocationRequest),
+  body: RevocationRequest,
   response: { status: 200, description: 'Revoked (also for unknown tokens).', schema: z.object({}) },
   errors: ['invalid_payload', 'rate_limited'],
   async handler({ db, deps, body }) {
