@@ -12,6 +12,7 @@ import { writeLogRecords } from '../app-log/write-log-record.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { ownValue } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { type ActingApp, findActingApp } from './acting-app.ts';
@@ -90,11 +91,11 @@ async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecor
   const typeOf = (apiName: string) => open.types.find((t) => t.apiName === apiName)!;
   const objects = new Map<string, OntologyObject | null>();
   const reasons = new Map<string, string>();
-  const values: Record<string, unknown> = {};
+  const values: Record<string, unknown> = Object.create(null);
   // Parameter names in order, so two runs lock the same objects in the same order.
   for (const name of Object.keys(params).sort()) {
     const def = params[name]!;
-    const value = run.parameters[name] ?? null;
+    const value = ownValue(run.parameters, name) ?? null;
     if (value === null) {
       if (def.required ?? true) reasons.set(name, 'is required');
       continue;
