@@ -38,20 +38,16 @@ export function matchTree(ctx: Context, addresses: PublicAddresses): TreeRequest
   return undefined;
 }
 
-/** A segment as text, or undefined when it is not valid percent-encoded UTF-8. */
-function decodeSegment(segment: string): string | undefined {
+function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return undefined;
+    // Not a path any bundle or page has: it falls through to a 404.
+    return '\0';
   }
 }
 
-/** No bundle path, page, token or name holds U+0000 or undecodable bytes: a 404, never a lookup PostgreSQL would refuse. */
-const isReadable = (segment: string | undefined): segment is string => segment !== undefined && !segment.includes('\0');
-
-function placeOf(base: string, segments: (string | undefined)[], channel: Channel): TreePlace {
-  if (!segments.every(isReadable)) return { kind: 'unknown' };
+function placeOf(base: string, segments: string[], channel: Channel): TreePlace {
   // `/apps` and `/apps/` are one page, as are an app address with and without the slash.
   const s = segments.at(-1) === '' ? segments.slice(0, -1) : segments;
   if (s.length === 0) return { kind: 'root' };

@@ -5,6 +5,7 @@ import { formatPath, MAX_REPORTED_PROBLEMS, type Problem, problem } from '../../
 // depth and their keys, CSV and form bodies): no U+0000 and no unpaired surrogate. PostgreSQL
 // cannot store either in text or jsonb, and no name, id or value of the product needs them, so
 // they are refused where input enters, with their path, instead of failing deep in a use case.
+// Also no object key `__proto__`.
 
 /** Where and why a string breaks the rule, or undefined when it keeps it. Linear in its length (native scans first). */
 function flaw(text: string): string | undefined {
@@ -23,11 +24,19 @@ function flaw(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * No schema has a `__proto__` field: zod drops the key without a word, and copied by assignment
+ * it would set an object's prototype. So it is refused like a broken string.
+ */
+const PROTO_KEY = 'is __proto__, which no object of a request may have';
+
 /** A value still to look at, with the way back to its root (the path is built only for a problem). */
 interface Pending {
   value: unknown;
   parent: Pending | undefined;
   segment: string | number | undefined;
+  /** Why the key this value is under breaks the rule, reported when the walk reaches it (document order). */
+  keyFlaw?: string | undefined;
 }
 
 function segmentsOf(node: Pending): (string | number)[] {
@@ -44,41 +53,36 @@ function segmentsOf(node: Pending): (string | number)[] {
 export function stringProblems(value: unknown, root: string): { problems: Problem[]; omittedProblems: number } {
   const problems: Problem[] = [];
   let omittedProblems = 0;
-  const report = (node: Pending, key: string | number | undefined, why: string, what: string) => {
-    if (problems.length === MAX_REPORTED_PROBLEMS) {
-      omittedProblems++;
-      return;
-    }
-    const segments = segmentsOf(node);
-    if (key !== undefined) segments.push(key);
-    problems.push(problem(formatPath(root, segments), 'invalid_string', `${what} ${why}`));
+  const report = (node: Pending, code: 'invalid_string' | 'invalid_key', message: string) => {
+    if (problems.length === MAX_REPORTED_PROBLEMS) omittedProblems++;
+    else problems.push(problem(formatPath(root, segmentsOf(node)), code, message));
   };
   const stack: Pending[] = [{ value, parent: undefined, segment: undefined }];
   for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.keyFlaw) report(node, 'invalid_key', `The key ${node.keyFlaw}`);
     const current = node.value;
     if (typeof current === 'string') {
       const why = flaw(current);
-      if (why) report(node, undefined, why, 'The value');
+      if (why) report(node, 'invalid_string', `The value ${why}`);
     } else if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], parent: node, segment: i });
     } else if (typeof current === 'object' && current !== null) {
       const keys = Object.keys(current);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
-        const why = flaw(key);
-        if (why) report(node, key, why, 'The key');
-        stack.push({ value: (current as Record<string, unknown>)[key], parent: node, segment: key });
+        const keyFlaw = key === '__proto__' ? PROTO_KEY : flaw(key);
+        stack.push({ value: (current as Record<string, unknown>)[key], parent: node, segment: key, keyFlaw });
       }
     }
   }
   return { problems, omittedProblems };
 }
 
-/** Throws `invalid_payload` naming every string of `value` that breaks the rule. */
+/** Throws `invalid_payload` naming every string and key of `value` that breaks the rule. */
 export function assertCleanStrings(value: unknown, root: string): void {
   const { problems, omittedProblems } = stringProblems(value, root);
   if (problems.length === 0) return;
-  throw new DomainError('invalid_payload', 'Strings may not contain U+0000 or unpaired surrogates.', {
+  throw new DomainError('invalid_payload', 'Strings may not contain U+0000 or unpaired surrogates, and no key may be __proto__.', {
     details: { problems, ...(omittedProblems > 0 ? { omittedProblems } : {}) },
   });
 }

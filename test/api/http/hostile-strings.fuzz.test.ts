@@ -172,7 +172,7 @@ async function send(operation: Operation, params: Record<string, string>, query:
     status: res.status,
     refused: oauth
       ? json.error === 'invalid_request' && /U\+0000/.test(json.error_description)
-      : json?.error?.code === 'invalid_payload' && json.error.details?.problems?.some((p: Schema) => p.code === 'invalid_string'),
+      : json?.error?.code === 'invalid_payload' && json.error.details?.problems?.some((p: Schema) => p.code === 'invalid_string' || p.code === 'invalid_key'),
     ticketOfAnotherApp: json?.error?.code === 'forbidden' && /ticket admits only/.test(json.error.message),
     text,
   };
