@@ -25,7 +25,7 @@ beforeAll(async () => {
     properties: { id: { dataType: { type: 'string' } }, constructor: { dataType: { type: 'integer' } } },
   };
   const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', {
-    body: { ...SALES, types: [...SALES.types, thing] },
+    body: { ...SALES, types: [...SALES.types!, thing] },
     headers: bearer(devKey),
   });
   expect(defined.status, JSON.stringify(defined.body)).toBe(200);
@@ -48,7 +48,7 @@ function expectRefused(res: { status: number; body: any }, what: string) {
 }
 
 describe.each(INHERITED)('the inherited name %s', (name) => {
-  it('in a search where, orderBy and select, and in GET ?select= (were 500)', async () => {
+  it('in a search where, orderBy and select, and in GET ?select= (500 before, for every name a property may have)', async () => {
     expectRefused(await call('POST', `${O}/objects/sales.Customer/search`, { where: { type: 'eq', field: name, value: 1 } }), 'where eq');
     expectRefused(await call('POST', `${O}/objects/sales.Customer/search`, { where: { type: 'isNull', field: name, value: true } }), 'where isNull');
     expectRefused(await call('POST', `${O}/objects/sales.Customer/search`, { orderBy: { fields: [{ field: name }] } }), 'orderBy');
@@ -58,7 +58,7 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
     expectRefused(await call('GET', `${O}/objects/sales.Customer/c1?select=${name}`), 'GET object select');
   });
 
-  it('as an aggregate metric field and a groupBy field (were 500)', async () => {
+  it('as an aggregate metric field and a groupBy field (500 before, for every name a property may have)', async () => {
     expectRefused(await call('POST', `${O}/objects/sales.Customer/aggregate`, { aggregation: [{ type: 'max', field: name }] }), 'metric');
     expectRefused(
       await call('POST', `${O}/objects/sales.Customer/aggregate`, { aggregation: [{ type: 'count' }], groupBy: [{ type: 'exact', field: name }] }),
@@ -66,7 +66,7 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
     );
   });
 
-  it('in a subscription where and propertySet (were 500)', async () => {
+  it('in a subscription where and propertySet (500 before, for every name a property may have)', async () => {
     const url = `${svc.url}/api/v1/ontologySubscriptions/ontologies/cell-acme/streamSubscriptions`;
     for (const request of [
       { objectSet: { type: 'filter', objectSet: { type: 'base', objectType: 'sales.Customer' }, where: { type: 'eq', field: name, value: 1 } } },
@@ -78,7 +78,7 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
     }
   });
 
-  it('as an imported column and an edited property (were 500)', async () => {
+  it('as an imported column and an edited property (500 before, for every name a property may have)', async () => {
     // Set as an own key, as JSON.parse makes it (an object literal would set the prototype for __proto__).
     const row = JSON.parse(`{"id":"c9","name":"x",${JSON.stringify(name)}:1}`);
     expectRefused(await call('POST', `${O}/objects/sales.Customer/import`, [row]), 'import');
@@ -88,7 +88,7 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
     expect((await call('GET', `${O}/objects/sales.Customer/c9`)).status).toBe(404);
   });
 
-  it('as an action parameter, in apply and applyBatch (were 500)', async () => {
+  it('as an action parameter, in apply and applyBatch (500 before, for every name a property may have)', async () => {
     const parameters = JSON.parse(`{"id":"c8","name":"x",${JSON.stringify(name)}:1}`);
     const apply = await call('POST', `${O}/actions/sales.addCustomer/apply`, { parameters });
     expectRefused(apply, 'apply');
