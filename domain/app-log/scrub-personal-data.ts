@@ -170,6 +170,7 @@ export function scrubPersonalData(value: unknown): unknown {
   if (typeof value === 'number') return scrubNumber(value);
   if (Array.isArray(value)) return value.map(scrubPersonalData);
   // Object.fromEntries defines own keys: a key `__proto__` cannot set the copy's prototype.
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrubText(k), scrubPersonalData(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrubText(k), scrubPersonalData(v)]));
   return value;
 }

@@ -122,7 +122,8 @@ function placed(base: unknown, slot: Slot, value: string): unknown {
 }
 
 /** The kinds of hostile value, each an arbitrary so that every run tries other surroundings. */
-const around = (mark: fc.Arbitrary<string>) => fc.tuple(fc.string({ maxLength: 6 }), mark, fc.string({ maxLength: 6 })).map((p) => p.join(''));
+const around = (mark: fc.Arbitrary<string>) =>
+  fc.tuple(fc.string({ maxLength: 6 }), mark, fc.string({ maxLength: 6 })).map((p) => p.join(''));
 const KINDS = {
   nul: around(fc.constant('\0')),
   surrogate: around(fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit))),
@@ -159,7 +160,9 @@ async function send(operation: Operation, params: Record<string, string>, query:
     redirect: 'manual',
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  const text = (res.headers.get('content-type') ?? '').includes('text/event-stream') ? (await res.body?.cancel(), '') : await res.text();
+  const stream = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+  if (stream) await res.body?.cancel();
+  const text = stream ? '' : await res.text();
   let json: any;
   try {
     json = JSON.parse(text);
@@ -172,7 +175,8 @@ async function send(operation: Operation, params: Record<string, string>, query:
     status: res.status,
     refused: oauth
       ? json.error === 'invalid_request' && /U\+0000/.test(json.error_description)
-      : json?.error?.code === 'invalid_payload' && json.error.details?.problems?.some((p: Schema) => p.code === 'invalid_string' || p.code === 'invalid_key'),
+      : json?.error?.code === 'invalid_payload' &&
+        json.error.details?.problems?.some((p: Schema) => p.code === 'invalid_string' || p.code === 'invalid_key'),
     ticketOfAnotherApp: json?.error?.code === 'forbidden' && /ticket admits only/.test(json.error.message),
     text,
   };

@@ -41,7 +41,10 @@ describe('U+0000 and unpaired surrogates are invalid_payload with their path', (
   });
 
   it('an unpaired surrogate in a JSON body (escaped, as JSON allows) is refused like U+0000', async () => {
-    const res = await svc.call('POST', '/api/v1/developer/password-tokens', { rawBody: '{"login":"mike\\ud800","password":"x"}', headers: { 'content-type': 'application/json' } });
+    const res = await svc.call('POST', '/api/v1/developer/password-tokens', {
+      rawBody: '{"login":"mike\\ud800","password":"x"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(refusal(res)).toEqual({ status: 400, code: 'invalid_payload', problems: ['login invalid_string'] });
     expect(res.body.error.details.problems[0].message).toMatch(/unpaired surrogate at character 4/);
     // A pair is a character like any other.
@@ -98,7 +101,10 @@ describe('U+0000 and unpaired surrogates are invalid_payload with their path', (
 
   it('member import as CSV text holding U+0000 (was 500)', async () => {
     const csv = 'email,name\nann@example.com,An\u0000n\n';
-    const res = await svc.call('POST', '/api/v1/developer/members/import', { rawBody: csv, headers: { ...bearer(devKey), 'content-type': 'text/csv' } });
+    const res = await svc.call('POST', '/api/v1/developer/members/import', {
+      rawBody: csv,
+      headers: { ...bearer(devKey), 'content-type': 'text/csv' },
+    });
     // The body itself is the string: its path is the root.
     expect(refusal(res)).toEqual({ status: 400, code: 'invalid_payload', problems: [' invalid_string'] });
     expect(res.body.error.details.problems[0].message).toContain(`at character ${csv.indexOf('\0')}`);
@@ -117,7 +123,10 @@ describe('U+0000 and unpaired surrogates are invalid_payload with their path', (
     const depth = 20_000;
     const rawBody = `{"login":"x","password":"x","n":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`;
     // The rule runs before the schema, so the depth never reaches zod.
-    const big = await svc.call('POST', `${O}/objects/sales.Customer/search`, { rawBody, headers: { ...bearer(devKey), 'content-type': 'application/json' } });
+    const big = await svc.call('POST', `${O}/objects/sales.Customer/search`, {
+      rawBody,
+      headers: { ...bearer(devKey), 'content-type': 'application/json' },
+    });
     expect(big.status).toBe(400);
     expect(big.body.error.code).toBe('invalid_payload');
     expect(big.body.error.details.problems).toEqual([
@@ -155,7 +164,14 @@ describe('app pages with %00 in their path', () => {
       const page = await rawGet(app, bearer(devKey));
       expect(page.status).toBe(200);
       const { base } = injected(page.text);
-      for (const url of [`${base}in%00dex.html`, `${base}%00`, `${app}/skills/%00/SKILL.md`, `${tree}/s/%00`, `${base}%ff`, `${tree}/cell-acme/apps/n%00`]) {
+      for (const url of [
+        `${base}in%00dex.html`,
+        `${base}%00`,
+        `${app}/skills/%00/SKILL.md`,
+        `${tree}/s/%00`,
+        `${base}%ff`,
+        `${tree}/cell-acme/apps/n%00`,
+      ]) {
         const res = await rawGet(url, bearer(devKey));
         expect(res.status, url).toBe(404);
       }

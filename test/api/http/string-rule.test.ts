@@ -37,7 +37,10 @@ describe('stringProblems', () => {
   });
 
   it('names 100 problems and counts the others', () => {
-    const { problems, omittedProblems } = stringProblems(Array.from({ length: 250 }, () => '\u0000'), 'list');
+    const { problems, omittedProblems } = stringProblems(
+      Array.from({ length: 250 }, () => '\u0000'),
+      'list',
+    );
     expect(problems).toHaveLength(100);
     expect(problems.at(-1)!.path).toBe('list[99]');
     expect(omittedProblems).toBe(150);
@@ -55,6 +58,9 @@ describe('assertCleanStrings', () => {
       }
     })() as DomainError;
     expect(err).toBeInstanceOf(DomainError);
-    expect([err.code, err.details]).toEqual(['invalid_payload', { problems: [expect.objectContaining({ path: 'login', code: 'invalid_string' })] }]);
+    expect([err.code, err.details]).toEqual([
+      'invalid_payload',
+      { problems: [expect.objectContaining({ path: 'login', code: 'invalid_string' })] },
+    ]);
   });
 });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openSse } from '../../support/sse.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { SALES } from '../../support/ontology.ts';
 import { ACTIONS } from '../../support/ontology-actions.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { openSse } from '../../support/sse.ts';
 
 // Issue 28 finding 6: names of inherited object properties used as property, column or parameter
 // names answered 500 (where, orderBy, select, aggregate metric and groupBy, subscription where,
@@ -31,7 +31,10 @@ beforeAll(async () => {
   expect(defined.status, JSON.stringify(defined.body)).toBe(200);
   const actions = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/actionTypes', { body: ACTIONS, headers: bearer(devKey) });
   expect(actions.status, JSON.stringify(actions.body)).toBe(200);
-  const imported = await svc.call('POST', `${O}/objects/sales.Customer/import`, { body: [{ id: 'c1', name: 'Ada', tier: 1 }], headers: bearer(devKey) });
+  const imported = await svc.call('POST', `${O}/objects/sales.Customer/import`, {
+    body: [{ id: 'c1', name: 'Ada', tier: 1 }],
+    headers: bearer(devKey),
+  });
   expect(imported.status, JSON.stringify(imported.body)).toBe(200);
 });
 afterAll(() => svc.close());
@@ -50,7 +53,10 @@ function expectRefused(res: { status: number; body: any }, what: string) {
 describe.each(INHERITED)('the inherited name %s', (name) => {
   it('in a search where, orderBy and select, and in GET ?select= (500 before, for every name a property may have)', async () => {
     expectRefused(await call('POST', `${O}/objects/sales.Customer/search`, { where: { type: 'eq', field: name, value: 1 } }), 'where eq');
-    expectRefused(await call('POST', `${O}/objects/sales.Customer/search`, { where: { type: 'isNull', field: name, value: true } }), 'where isNull');
+    expectRefused(
+      await call('POST', `${O}/objects/sales.Customer/search`, { where: { type: 'isNull', field: name, value: true } }),
+      'where isNull',
+    );
     expectRefused(await call('POST', `${O}/objects/sales.Customer/search`, { orderBy: { fields: [{ field: name }] } }), 'orderBy');
     expectRefused(await call('POST', `${O}/objects/sales.Customer/search`, { select: [name] }), 'select');
     expectRefused(await call('GET', `${O}/objects/sales.Customer?select=${name}`), 'GET select');
@@ -61,7 +67,10 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
   it('as an aggregate metric field and a groupBy field (500 before, for every name a property may have)', async () => {
     expectRefused(await call('POST', `${O}/objects/sales.Customer/aggregate`, { aggregation: [{ type: 'max', field: name }] }), 'metric');
     expectRefused(
-      await call('POST', `${O}/objects/sales.Customer/aggregate`, { aggregation: [{ type: 'count' }], groupBy: [{ type: 'exact', field: name }] }),
+      await call('POST', `${O}/objects/sales.Customer/aggregate`, {
+        aggregation: [{ type: 'count' }],
+        groupBy: [{ type: 'exact', field: name }],
+      }),
       'groupBy',
     );
   });
@@ -69,7 +78,13 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
   it('in a subscription where and propertySet (500 before, for every name a property may have)', async () => {
     const url = `${svc.url}/api/v1/ontologySubscriptions/ontologies/cell-acme/streamSubscriptions`;
     for (const request of [
-      { objectSet: { type: 'filter', objectSet: { type: 'base', objectType: 'sales.Customer' }, where: { type: 'eq', field: name, value: 1 } } },
+      {
+        objectSet: {
+          type: 'filter',
+          objectSet: { type: 'base', objectType: 'sales.Customer' },
+          where: { type: 'eq', field: name, value: 1 },
+        },
+      },
       { objectSet: { type: 'base', objectType: 'sales.Customer' }, propertySet: [name] },
     ]) {
       const stream = await openSse(url, { requests: [request] }, bearer(devKey));
@@ -82,9 +97,17 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
     // Set as an own key, as JSON.parse makes it (an object literal would set the prototype for __proto__).
     const row = JSON.parse(`{"id":"c9","name":"x",${JSON.stringify(name)}:1}`);
     expectRefused(await call('POST', `${O}/objects/sales.Customer/import`, [row]), 'import');
-    expectRefused(await call('POST', `${O}/edits`, { edits: [{ type: 'create', objectType: 'sales.Customer', properties: row }] }), 'create');
+    expectRefused(
+      await call('POST', `${O}/edits`, { edits: [{ type: 'create', objectType: 'sales.Customer', properties: row }] }),
+      'create',
+    );
     const { id: _id, ...changes } = row;
-    expectRefused(await call('POST', `${O}/edits`, { edits: [{ type: 'modify', objectType: 'sales.Customer', primaryKey: 'c1', properties: changes }] }), 'modify');
+    expectRefused(
+      await call('POST', `${O}/edits`, {
+        edits: [{ type: 'modify', objectType: 'sales.Customer', primaryKey: 'c1', properties: changes }],
+      }),
+      'modify',
+    );
     expect((await call('GET', `${O}/objects/sales.Customer/c9`)).status).toBe(404);
   });
 

@@ -84,15 +84,17 @@ describe('scrubPersonalData', () => {
 
   it('scrubs card and phone numbers given as JSON numbers (issue 28 finding 8: they were kept)', () => {
     expect(
-      scrubPersonalData({ card: 4111111111111111, phone: 4930123456789, list: [5555555555554444, 302345678901], small: 1234567, luhnFails: 4111111111111112 }),
+      scrubPersonalData({
+        card: 4111111111111111,
+        phone: 4930123456789,
+        list: [5555555555554444, 302345678901],
+        small: 1234567,
+        luhnFails: 4111111111111112,
+      }),
     ).toEqual({ card: '[card]', phone: '[phone]', list: ['[card]', '[phone]'], small: 1234567, luhnFails: 4111111111111112 });
     // Past 2^53 the digits are rounded, so a card-length integer is taken for a card; longer ones are no card.
-    expect(scrubPersonalData([41111111111111111, 4.1111111111111111e19, 4111111111111111.5, -4111111111111111])).toEqual([
-      '[card]',
-      4.1111111111111111e19,
-      4111111111111111.5,
-      -4111111111111111,
-    ]);
+    const sent = JSON.parse('[41111111111111111, 41111111111111111111, 4111111111111111.5, -4111111111111111]') as number[];
+    expect(scrubPersonalData(sent)).toEqual(['[card]', sent[1], sent[2], sent[3]]);
   });
 
   it('copies a __proto__ key as an own key, never as the prototype', () => {
