@@ -1,6 +1,5 @@
 import { ACTION_TYPE_RID_PREFIX, type ActionType, type ActionTypeDefinition } from '../../schemas/ontology-actions.ts';
 import type { DbOrTrx } from '../db/database.ts';
-import { ownRecord } from '../own-keys.ts';
 
 // Action types as stored: the definition as the developer wrote it (validated against the object
 // and link types when defined), versioned like object types.
@@ -16,16 +15,13 @@ export interface ActionTypeRecord {
 
 export const actionTypeRid = (id: string) => `${ACTION_TYPE_RID_PREFIX}${id}`;
 
-/** Parameters are looked up by the names a run sends: own keys only. */
-const withOwnParameters = (d: ActionTypeDefinition): ActionTypeDefinition => ({ ...d, parameters: ownRecord(d.parameters) });
-
 const COLUMNS = ['id', 'ontology_id', 'api_name', 'definition', 'version'] as const;
 const toRecord = (r: { id: string; ontology_id: string; api_name: string; definition: Record<string, unknown>; version: number }) => ({
   id: r.id,
   rid: actionTypeRid(r.id),
   ontologyId: r.ontology_id,
   apiName: r.api_name,
-  definition: withOwnParameters(r.definition as ActionTypeDefinition),
+  definition: r.definition as ActionTypeDefinition,
   version: r.version,
 });
 

@@ -82,7 +82,7 @@ async function loadObject(db: DbOrTrx, open: OpenOntology, type: ObjectTypeRecor
  */
 async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecord, run: Run, lock: boolean): Promise<Evaluated> {
   const params = action.definition.parameters;
-  const unknown = Object.keys(run.parameters).filter((n) => !params[n]);
+  const unknown = Object.keys(run.parameters).filter((n) => !ownValue(params, n));
   if (unknown.length > 0) {
     throw new DomainError('action_invalid', `${action.apiName} has no parameter ${unknown.join(', ')}.`, {
       details: { errorName: 'UnknownParameter', parameters: unknown },
@@ -117,7 +117,7 @@ async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecor
     values[name] = value;
   }
   for (const [name, rev] of Object.entries(run.ifRev ?? {})) {
-    if (params[name]?.dataType.type !== 'objectReference') {
+    if (ownValue(params, name)?.dataType.type !== 'objectReference') {
       throw new DomainError('action_invalid', `ifRev names ${name}, which is no objectReference parameter.`, {
         details: { errorName: 'InvalidIfRev', parameter: name },
       });

@@ -119,6 +119,30 @@ describe.each(INHERITED)('the inherited name %s', (name) => {
     if (name !== '__proto__') expect(apply.body.error.details).toMatchObject({ errorName: 'UnknownParameter', parameters: [name] });
     expectRefused(await call('POST', `${O}/actions/sales.addCustomer/applyBatch`, { requests: [{ parameters }] }), 'applyBatch');
   });
+
+  it('in an action type definition: a criterion and a template naming it as a parameter, and a template assigning it as a property', async () => {
+    const base = { apiName: 'sales.probe', parameters: { id: { dataType: { type: 'string' } } } };
+    for (const actionType of [
+      { ...base, submissionCriteria: [{ condition: { parameter: name, op: 'isNull', value: true } }], edits: [] },
+      { ...base, edits: [{ type: 'deleteObject', object: name }] },
+      { ...base, edits: [{ type: 'createObject', objectType: 'sales.Customer', properties: { id: { parameter: name } } }] },
+      {
+        ...base,
+        edits: [
+          {
+            type: 'createObject',
+            objectType: 'sales.Customer',
+            properties: JSON.parse(`{"id":{"parameter":"id"},${JSON.stringify(name)}:{"value":1}}`),
+          },
+        ],
+      },
+    ]) {
+      const res = await call('POST', '/api/v1/developer/semantic/cell-acme/actionTypes', { actionTypes: [actionType] });
+      expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
+      expect(['definition_invalid', 'invalid_payload']).toContain(res.body.error.code);
+    }
+  });
 });
 
 it('a property really named constructor is found, filtered, ordered, selected and aggregated like any other', async () => {
