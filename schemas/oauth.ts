@@ -88,10 +88,3 @@ export const RevocationRequest = z.strictObject({
   token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
   client_id: z.string().min(1).max(100).optional(),
 });
-
-/**
- * A body as OAuth clients send it: application/x-www-form-urlencoded (read as text, each name
- * once; a repeated name keeps the last), or JSON.
- */
-export const formOrJson = <S extends z.ZodType>(schema: S) =>
-  z.preprocess((body) => (typeof body === 'string' ? Object.fromEntries(new URLSearchParams(body)) : body), schema);

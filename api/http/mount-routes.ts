@@ -11,6 +11,7 @@ import { clientIp } from '../auth/client-ip.ts';
 import type { ApiDeps } from '../deps.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { type AnyRoute, bodyLimitOf, routerPath } from './route.ts';
+import { assertCleanStrings } from './string-rule.ts';
 import { runWrite } from './transaction.ts';
 
 export const DRY_RUN_HEADER = 'x-svc-dry-run';
@@ -53,11 +54,14 @@ function handle(route: AnyRoute, deps: ApiDeps) {
       const successor = route.deprecatedBy.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(ctx.params[name] ?? ''));
       ctx.set('Link', `<${successor}>; rel="successor-version"`);
     }
+    // The string rule first, on the raw input of every route, whatever its schemas accept.
+    assertCleanStrings(ctx.params, 'path');
+    assertCleanStrings(ctx.query, 'query');
+    const rawBody = route.body ? await readJsonBody(ctx, bodyLimitOf(route, deps.http.maxBodyBytes), route.textBody) : undefined;
+    assertCleanStrings(rawBody, '');
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
     const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query') : undefined;
-    const body = route.body
-      ? parseOrThrow(route.body, await readJsonBody(ctx, bodyLimitOf(route, deps.http.maxBodyBytes), route.textBody), 'invalid_payload')
-      : undefined;
+    const body = route.body ? parseOrThrow(route.body, rawBody, 'invalid_payload') : undefined;
     const dryRun = route.write ? readDryRun(ctx) : false;
     const input = { principal, ip, params, query, body, dryRun, deps, ctx };
     const prepared = route.prepare ? await route.prepare(input) : undefined;

@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors.ts';
 
 /**
  * Reads the whole body up to `limit` bytes and parses it as JSON (or, when the route takes a text
- * type and the request has it, returns the text). An empty body reads as `undefined`, so the
+ * type and the request has it, returns the text, or a form's fields). An empty body reads as `undefined`, so the
  * schema decides whether one is required.
  */
 export async function readJsonBody(ctx: Context, limit: number, textType?: string): Promise<unknown> {
@@ -43,7 +43,9 @@ export async function readJsonBody(ctx: Context, limit: number, textType?: strin
   } catch {
     throw new DomainError('malformed_json', 'The request body is not valid UTF-8.');
   }
-  if (text) return decoded;
+  // A form is given to the schema as its fields (each name once, a repeated name keeps the
+  // last), so the string rule sees the decoded values and not their percent-encoding.
+  if (text) return type === 'application/x-www-form-urlencoded' ? Object.fromEntries(new URLSearchParams(decoded)) : decoded;
   try {
     return JSON.parse(decoded);
   } catch (err) {

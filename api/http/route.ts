@@ -88,7 +88,10 @@ export interface RouteDef<
   bodyLimit?: number | 'upload';
   /** Who may call; enforced after the rate limit and before validation. */
   auth: A;
-  /** A body of this media type (besides JSON) is read as text and given to the schema as a string. */
+  /**
+   * A body of this media type (besides JSON) is read as text and given to the schema as a string
+   * (CSV), or as an object of its fields (a form).
+   */
   textBody?: 'text/csv' | 'application/x-www-form-urlencoded';
   /**
    * `oauth`: failures answer in the OAuth shape (RFC 6749 5.2: `{error, error_description}`, the

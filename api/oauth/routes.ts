@@ -9,7 +9,6 @@ import { AppParams } from '../../schemas/apps.ts';
 import {
   AuthorizationRequest,
   ClientRegistration,
-  formOrJson,
   OAUTH_SCOPE,
   RegisteredClient,
   RevocationRequest,
@@ -115,7 +114,7 @@ export const tokenRoute = defineRoute({
   rateLimit: { perMinute: 60 },
   write: true,
   textBody: 'application/x-www-form-urlencoded',
-  body: formOrJson(TokenRequest),
+  body: TokenRequest,
   response: { status: 200, description: 'New tokens.', schema: TokenAnswer },
   errors: ['invalid_payload', 'rate_limited'],
   // Before the transaction, so they stick even when the request fails: the code is taken (gone
@@ -143,7 +142,7 @@ export const revokeTokenRoute = defineRoute({
   rateLimit: { perMinute: 60 },
   write: true,
   textBody: 'application/x-www-form-urlencoded',
-  body: formOrJson(RevocationRequest),
+  body: RevocationRequest,
   response: { status: 200, description: 'Revoked (also for unknown tokens).', schema: z.object({}) },
   errors: ['invalid_payload', 'rate_limited'],
   async handler({ db, deps, body }) {

@@ -60,12 +60,18 @@ export async function collectFiles(dir: string): Promise<FolderFile[]> {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The upload's form of a file: text as utf8 when it is valid UTF-8 (smaller on the wire), else base64. */
+/**
+ * The upload's form of a file: text as utf8 when it is valid UTF-8 without U+0000 (smaller on the
+ * wire; the service refuses U+0000 in any string, and binaries such as .wasm can be valid UTF-8),
+ * else base64.
+ */
 export function toBundleFile(file: FolderFile): BundleFileInput {
+  const base64 = { path: file.path, encoding: 'base64', content: file.bytes.toString('base64') } as const;
+  if (file.bytes.includes(0)) return base64;
   try {
     return { path: file.path, encoding: 'utf8', content: UTF8.decode(file.bytes) };
   } catch {
-    return { path: file.path, encoding: 'base64', content: file.bytes.toString('base64') };
+    return base64;
   }
 }
 

@@ -1,19 +1,37 @@
-// Deny-list scrub of obviously personal sensitive data in app-sent text (spec: extra data must not
+// Deny-list scrub of obviously personal sensitive data in app-sent data (spec: extra data must not
 // hold personal sensitive data). Replaced in every string value, keys kept:
-//   email address      local@domain.tld                       → [email]
-//   card number        13-19 digits (spaces or hyphens) passing the Luhn check → [card]
-//   phone number       10-15 digits, or `+` and 7-15 digits (spaces, hyphens, parentheses) → [phone]
+//   email address      local@domain.tld, letters of any script (jörg@exämple.de)   → [email]
+//   card number        13-19 digits (spaces or hyphens between, or dots between groups of
+//                      four) passing the Luhn check                                   → [card]
+//   phone number       10-15 digits, or `+` and 7-15 digits (spaces, hyphens, parentheses
+//                      between, or dots between three or more groups of 2-4 digits, the last of 4) → [phone]
+// Digits may be ASCII or full-width (４１１１, U+FF10-FF19), with full-width separators. A JSON number
+// is one run of digits: an integer that is a card or phone number becomes the label.
 // One left-to-right pass per string; every character is looked at a bounded number of times (no
-// backtracking regex), so hostile input costs linear time.
+// backtracking regex), so hostile input costs linear time. `meter` counts those looks, for the
+// test that proves it.
 
-const isDigit = (c: number) => c >= 48 && c <= 57;
-const isAlnum = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-/** Characters of an email's local part (before @). */
-const isLocal = (c: number) => isAlnum(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45; // . _ % + -
+/** Looks at characters, counted when a meter is given. */
+export interface ScrubMeter {
+  steps: number;
+}
+
+/** A letter, mark or digit of any script, for characters beyond ASCII (one character: linear). */
+const NON_ASCII_WORD = /^[\p{L}\p{M}\p{N}]$/u;
+
+const digitOf = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 0xff10 && c <= 0xff19 ? c - 0xff10 : -1);
+const isDigit = (c: number) => digitOf(c) >= 0;
+const isWord = (c: number) =>
+  isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 0x80 && NON_ASCII_WORD.test(String.fromCharCode(c)));
+const isDot = (c: number) => c === 46 || c === 0xff0e;
+const isPlus = (c: number) => c === 43 || c === 0xff0b;
+/** Characters of an email's local part (before @): word characters and . _ % + - */
+const isLocal = (c: number) => isWord(c) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45;
 /** Characters of an email's domain (after @). */
-const isDomain = (c: number) => isAlnum(c) || c === 46 || c === 45;
-/** Separators allowed inside a phone or card number. */
-const isNumberSep = (c: number) => c === 32 || c === 45 || c === 40 || c === 41; // space - ( )
+const isDomain = (c: number) => isWord(c) || c === 46 || c === 45;
+/** Separators allowed inside a phone or card number: space, hyphen, parentheses, and their full-width forms. */
+const isNumberSep = (c: number) =>
+  c === 32 || c === 45 || c === 40 || c === 41 || c === 0x3000 || c === 0xff0d || c === 0xff08 || c === 0xff09;
 
 function luhn(digits: string): boolean {
   let sum = 0;
@@ -28,29 +46,49 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+/**
+ * The label of a run of digits (ASCII), or null. `groups`: the sizes of its dot-separated groups
+ * when dots separate it, which only the usual dotted forms may have (so that decimals, versions
+ * and IP addresses stay).
+ */
+function numberLabel(digits: string, plus: boolean, groups?: readonly number[]): '[card]' | '[phone]' | null {
+  const n = digits.length;
+  const last = groups?.at(-1) ?? 0;
+  const cardShape = !groups || (groups.slice(0, -1).every((g) => g === 4) && last >= 1 && last <= 4);
+  if (cardShape && n >= 13 && n <= 19 && luhn(digits)) return '[card]';
+  const phoneShape = !groups || (groups.length >= 3 && groups.every((g) => g >= 2 && g <= 4) && last === 4);
+  if (phoneShape && ((n >= 10 && n <= 15) || (plus && n >= 7 && n <= 15))) return '[phone]';
+  return null;
+}
+
 /** The end of the email whose `@` is at `at` and whose local part starts at `start`, or -1. */
-function emailEnd(s: string, start: number, at: number): number {
+function emailEnd(s: string, start: number, at: number, meter: ScrubMeter): number {
   if (start === at) return -1;
   let end = at + 1;
   let lastDot = -1;
   while (end < s.length && isDomain(s.charCodeAt(end))) {
+    meter.steps++;
     // Only a dot followed by a letter or digit separates labels; trailing dots end a sentence.
-    if (s.charCodeAt(end) === 46 && end + 1 < s.length && isAlnum(s.charCodeAt(end + 1))) lastDot = end;
+    if (s.charCodeAt(end) === 46 && end + 1 < s.length && isWord(s.charCodeAt(end + 1))) lastDot = end;
     end++;
   }
-  while (end > at + 1 && s.charCodeAt(end - 1) === 46) end--;
+  while (end > at + 1 && s.charCodeAt(end - 1) === 46) {
+    meter.steps++;
+    end--;
+  }
   return lastDot > at + 1 && end - lastDot > 2 ? end : -1;
 }
 
-export function scrubText(s: string): string {
+export function scrubText(s: string, meter: ScrubMeter = { steps: 0 }): string {
   let out = '';
   let copied = 0; // s[copied..] not yet appended to out
   let localStart = 0; // where the run of local-part characters before i began
   let i = 0;
   while (i < s.length) {
+    meter.steps++;
     const c = s.charCodeAt(i);
     if (c === 64) {
-      const end = emailEnd(s, localStart, i);
+      const end = emailEnd(s, localStart, i, meter);
       if (end > 0 && localStart >= copied) {
         out += `${s.slice(copied, localStart)}[email]`;
         copied = end;
@@ -65,25 +103,37 @@ export function scrubText(s: string): string {
     if (!isLocal(c)) localStart = i + 1;
     // A number starts at a digit or `+` that does not continue a word or a decimal.
     const prev = i > 0 ? s.charCodeAt(i - 1) : 32;
-    if ((isDigit(c) || c === 43) && !isAlnum(prev) && prev !== 46 && i >= copied) {
-      let j = i + (c === 43 ? 1 : 0);
+    if ((isDigit(c) || isPlus(c)) && !isWord(prev) && !isDot(prev) && i >= copied) {
+      let j = i + (isPlus(c) ? 1 : 0);
       let digits = '';
       let lastDigitEnd = j;
-      while (j < s.length && (isDigit(s.charCodeAt(j)) || isNumberSep(s.charCodeAt(j)))) {
-        if (isDigit(s.charCodeAt(j))) {
-          digits += s[j];
+      // A run is separated by dots or by the other separators, never both.
+      let style: 'none' | 'dots' | 'spaced' = 'none';
+      const groups: number[] = [];
+      let group = 0;
+      while (j < s.length) {
+        meter.steps++;
+        const d = s.charCodeAt(j);
+        if (isDigit(d)) {
+          digits += String.fromCharCode(48 + digitOf(d));
+          group++;
           lastDigitEnd = j + 1;
-        }
+        } else if (isDot(d) && style !== 'spaced' && group > 0 && j + 1 < s.length && isDigit(s.charCodeAt(j + 1))) {
+          style = 'dots';
+          groups.push(group);
+          group = 0;
+        } else if (isNumberSep(d) && style !== 'dots') style = 'spaced';
+        else break;
         j++;
       }
       // A separator inside the run also ends a would-be email's local part.
-      for (let k = i; k < lastDigitEnd; k++) if (!isLocal(s.charCodeAt(k))) localStart = k + 1;
+      for (let k = i; k < lastDigitEnd; k++) {
+        meter.steps++;
+        if (!isLocal(s.charCodeAt(k))) localStart = k + 1;
+      }
       const next = lastDigitEnd < s.length ? s.charCodeAt(lastDigitEnd) : 32;
-      const bounded = !isAlnum(next) && !(next === 46 && isDigit(lastDigitEnd + 1 < s.length ? s.charCodeAt(lastDigitEnd + 1) : 32));
-      const n = digits.length;
-      let label: string | null = null;
-      if (bounded && n >= 13 && n <= 19 && luhn(digits)) label = '[card]';
-      else if (bounded && ((n >= 10 && n <= 15) || (c === 43 && n >= 7 && n <= 15))) label = '[phone]';
+      const bounded = !isWord(next) && !(isDot(next) && isDigit(lastDigitEnd + 1 < s.length ? s.charCodeAt(lastDigitEnd + 1) : 32));
+      const label = bounded ? numberLabel(digits, isPlus(c), style === 'dots' ? [...groups, group] : undefined) : null;
       if (label) {
         out += `${s.slice(copied, i)}${label}`;
         copied = lastDigitEnd;
@@ -100,14 +150,27 @@ export function scrubText(s: string): string {
   return copied === 0 ? s : out + s.slice(copied);
 }
 
-/** A copy of a JSON value with every string scrubbed (object keys too). */
-export function scrubPersonalData<T>(value: T): T {
-  if (typeof value === 'string') return scrubText(value) as T;
-  if (Array.isArray(value)) return value.map(scrubPersonalData) as T;
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[scrubText(k)] = scrubPersonalData(v);
-    return out as T;
-  }
+/**
+ * A JSON number as the run of digits it is: a positive integer (up to 10^21, past which it is
+ * printed with an exponent). Beyond 2^53 its digits are rounded and no checksum means anything,
+ * so a card-length one counts as a card.
+ */
+function scrubNumber(value: number): number | string {
+  if (!Number.isInteger(value) || value <= 0 || value >= 1e21) return value;
+  const digits = value.toFixed(0);
+  if (!Number.isSafeInteger(value) && digits.length <= 19) return '[card]';
+  return numberLabel(digits, false) ?? value;
+}
+
+/** A copy of a JSON value with every string and number scrubbed (object keys too); an object stays an object. */
+export function scrubPersonalData(value: Record<string, unknown>): Record<string, unknown>;
+export function scrubPersonalData(value: unknown): unknown;
+export function scrubPersonalData(value: unknown): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (typeof value === 'number') return scrubNumber(value);
+  if (Array.isArray(value)) return value.map(scrubPersonalData);
+  // Object.fromEntries defines own keys: a key `__proto__` cannot set the copy's prototype.
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrubText(k), scrubPersonalData(v)]));
   return value;
 }

@@ -13,13 +13,13 @@ export const ImportPerson = z.strictObject({
 });
 export type ImportPerson = z.output<typeof ImportPerson>;
 
-/** CSV header names, matched case-insensitively. */
-const CSV_COLUMNS: Record<string, keyof ImportPerson> = {
-  email: 'email',
-  name: 'name',
-  externalid: 'externalId',
-  external_id: 'externalId',
-};
+/** CSV header names, matched case-insensitively (a Map: a header `constructor` names no column). */
+const CSV_COLUMNS = new Map<string, keyof ImportPerson>([
+  ['email', 'email'],
+  ['name', 'name'],
+  ['externalid', 'externalId'],
+  ['external_id', 'externalId'],
+]);
 
 /**
  * The people of an import: a JSON array of `{email, name?, externalId?}` or CSV text with a header
@@ -63,14 +63,14 @@ function readCsv(text: string): Record<string, string>[] {
   const [header, ...body] = records;
   if (!header)
     throw new DomainError('invalid_payload', 'The CSV is empty.', { details: { problems: [problem('members', 'invalid_csv', 'empty')] } });
-  const fields = header.map((h) => CSV_COLUMNS[h.toLowerCase()]);
+  const fields = header.map((h) => CSV_COLUMNS.get(h.toLowerCase()));
   const problems = header.flatMap((h, i) =>
     fields[i] === undefined ? [problem(`members.header.${h}`, 'unrecognized_keys', `Unknown column "${h}" (email, name, externalId)`)] : [],
   );
   if (!fields.includes('email')) problems.push(problem('members.header', 'missing_column', 'the header must name an email column'));
   if (problems.length > 0) throw new DomainError('invalid_payload', undefined, { details: reportedProblems(problems) });
   return body.map((cells) => {
-    const row: Record<string, string> = {};
+    const row: Partial<Record<keyof ImportPerson, string>> = {};
     fields.forEach((field, i) => {
       const value = cells[i];
       // An empty optional cell is an absent value.

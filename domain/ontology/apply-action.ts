@@ -12,6 +12,7 @@ import { writeLogRecords } from '../app-log/write-log-record.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { ownValue } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { type ActingApp, findActingApp } from './acting-app.ts';
@@ -81,7 +82,7 @@ async function loadObject(db: DbOrTrx, open: OpenOntology, type: ObjectTypeRecor
  */
 async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecord, run: Run, lock: boolean): Promise<Evaluated> {
   const params = action.definition.parameters;
-  const unknown = Object.keys(run.parameters).filter((n) => !params[n]);
+  const unknown = Object.keys(run.parameters).filter((n) => !ownValue(params, n));
   if (unknown.length > 0) {
     throw new DomainError('action_invalid', `${action.apiName} has no parameter ${unknown.join(', ')}.`, {
       details: { errorName: 'UnknownParameter', parameters: unknown },
@@ -90,11 +91,11 @@ async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecor
   const typeOf = (apiName: string) => open.types.find((t) => t.apiName === apiName)!;
   const objects = new Map<string, OntologyObject | null>();
   const reasons = new Map<string, string>();
-  const values: Record<string, unknown> = {};
+  const values: Record<string, unknown> = Object.create(null);
   // Parameter names in order, so two runs lock the same objects in the same order.
   for (const name of Object.keys(params).sort()) {
     const def = params[name]!;
-    const value = run.parameters[name] ?? null;
+    const value = ownValue(run.parameters, name) ?? null;
     if (value === null) {
       if (def.required ?? true) reasons.set(name, 'is required');
       continue;
@@ -116,7 +117,7 @@ async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecor
     values[name] = value;
   }
   for (const [name, rev] of Object.entries(run.ifRev ?? {})) {
-    if (params[name]?.dataType.type !== 'objectReference') {
+    if (ownValue(params, name)?.dataType.type !== 'objectReference') {
       throw new DomainError('action_invalid', `ifRev names ${name}, which is no objectReference parameter.`, {
         details: { errorName: 'InvalidIfRev', parameter: name },
       });

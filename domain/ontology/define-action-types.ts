@@ -13,6 +13,7 @@ import { issuesToProblems, type Problem, problem, reportedProblems } from '../..
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { ownValue } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { type ActionTypeRecord, actionTypeRid, findActionTypeRecord, saveActionType } from './action-types.ts';
@@ -114,7 +115,7 @@ function checkActionType(
     }
   }
   const referenced = (name: string, path: string) => {
-    const p = params[name];
+    const p = ownValue(params, name);
     if (!p) out.push(problem(path, 'ParameterNotFound', `No parameter ${name}.`));
     return p;
   };

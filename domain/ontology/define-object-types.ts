@@ -4,6 +4,7 @@ import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { ownRecord } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { canonicalJson } from './canonical-json.ts';
@@ -96,7 +97,7 @@ async function defineOne(db: DbOrTrx, ontology: OntologyRecord, def: ObjectTypeD
     description: def.description ?? null,
     primaryKey: def.primaryKey,
     titleProperty: def.titleProperty ?? def.primaryKey,
-    properties: def.properties,
+    properties: ownRecord(def.properties),
   };
   const existing = await findObjectTypeRecord(db, ontology.id, def.apiName, { lock: true });
   if (!existing) {

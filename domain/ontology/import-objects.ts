@@ -4,6 +4,7 @@ import type { ImportMode, ImportObjectsResponse } from '../../schemas/ontology.t
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { ownValue } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { readableType } from './data-access.ts';
@@ -35,7 +36,7 @@ export async function importObjects(
   const pk = type.primaryKey;
   const seen = new Map<string, number>();
   input.objects.forEach((o, i) => {
-    const key = String(o[pk]);
+    const key = String(ownValue(o, pk));
     const first = seen.get(key);
     if (first !== undefined) {
       throw new DomainError('invalid_payload', `Objects ${first} and ${i} have the same ${pk} ${key}.`, {
@@ -46,7 +47,7 @@ export async function importObjects(
   });
   const existing = new Set<string>();
   if (input.mode === 'upsert') {
-    const keys = input.objects.map((o) => o[pk]).filter((k) => typeof k === 'string' || typeof k === 'number');
+    const keys = input.objects.map((o) => ownValue(o, pk)).filter((k) => typeof k === 'string' || typeof k === 'number');
     for (let i = 0; i < keys.length; i += 1000) {
       const rows = await untyped(deps.db)
         .selectFrom(objectTable(open.ontology, type).as('o'))
@@ -57,7 +58,7 @@ export async function importObjects(
     }
   }
   const edits: Edit[] = input.objects.map((o) => {
-    if (!existing.has(String(o[pk]))) return { type: 'create', objectType: type.apiName, properties: o };
+    if (!existing.has(String(ownValue(o, pk)))) return { type: 'create', objectType: type.apiName, properties: o };
     const { [pk]: key, ...properties } = o;
     return { type: 'modify', objectType: type.apiName, primaryKey: key as string | number, properties };
   });

@@ -7,6 +7,7 @@ import {
   type PropertyDefinition,
 } from '../../schemas/ontology.ts';
 import type { DbOrTrx, LinkCardinality } from '../db/database.ts';
+import { ownRecord } from '../own-keys.ts';
 
 // Definitions: ontologies, object types (with every version) and link types. Objects live in the
 // per-type tables (object-tables.ts) and are written by write-edits.ts only.
@@ -107,7 +108,7 @@ const toObjectType = (r: ObjectTypeRow): ObjectTypeRecord => ({
   description: r.description,
   primaryKey: r.primary_key,
   titleProperty: r.title_property,
-  properties: r.properties as Record<string, PropertyDefinition>,
+  properties: ownRecord(r.properties as Record<string, PropertyDefinition>),
   version: r.version,
 });
 

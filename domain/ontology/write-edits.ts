@@ -3,6 +3,7 @@ import type { OntologyObject } from '../../schemas/ontology.ts';
 import type { ChangeState, DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { enqueue } from '../outbox/repository.ts';
+import { ownValue } from '../own-keys.ts';
 import { objectTable, REV, UPDATED_AT, writeValue } from './object-tables.ts';
 import { returningObject, selectObjects, toApiObject } from './objects.ts';
 import { valueProblem } from './property-values.ts';
@@ -301,7 +302,12 @@ function resolve(
     });
   if (edit.type === 'create') {
     checkProperties(type, edit.properties, index, true);
-    return { kind: 'object', edit, type, key: keyOf(type, edit.properties[type.primaryKey], index, `.properties.${type.primaryKey}`) };
+    return {
+      kind: 'object',
+      edit,
+      type,
+      key: keyOf(type, ownValue(edit.properties, type.primaryKey), index, `.properties.${type.primaryKey}`),
+    };
   }
   if (edit.type === 'modify') checkProperties(type, edit.properties, index, false);
   return { kind: 'object', edit, type, key: keyOf(type, edit.primaryKey, index, '.primaryKey') };

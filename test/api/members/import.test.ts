@@ -195,6 +195,16 @@ describe('CSV', () => {
     const bad = await importCsv('email\nnot-an-email\n');
     expect(bad.body.error.details.problems).toContainEqual(expect.objectContaining({ path: 'members.0.email' }));
   });
+
+  it('a CSV header constructor (or toString, __proto__) fails the unknown-column check (constructor passed it)', async () => {
+    for (const column of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const res = await importCsv(`email,${column}\nann@example.com,1\n`);
+      expect([res.status, res.body.error.code], column).toEqual([400, 'invalid_payload']);
+      expect(res.body.error.details.problems, column).toEqual([
+        { path: `members.header.${column}`, code: 'unrecognized_keys', message: `Unknown column "${column}" (email, name, externalId)` },
+      ]);
+    }
+  });
 });
 
 describe('limits and seats', () => {

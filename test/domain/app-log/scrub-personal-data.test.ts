@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scrubPersonalData, scrubText } from '../../../domain/app-log/scrub-personal-data.ts';
+import { type ScrubMeter, scrubPersonalData, scrubText } from '../../../domain/app-log/scrub-personal-data.ts';
 
 describe('scrubText', () => {
   it.each([
@@ -12,15 +13,36 @@ describe('scrubText', () => {
     ['call 0301234567', 'call [phone]'],
   ])('%s', (input, output) => expect(scrubText(input)).toBe(output));
 
+  // Issue 28 finding 8: each of these was left as it was.
+  it.each([
+    ['card 4111.1111.1111.1111 dotted', 'card [card] dotted'],
+    ['amex 3782.8224.6310.005', 'amex [card]'],
+    ['call 212.555.0100.', 'call [phone].'],
+    ['call +49.30.1234.5678', 'call [phone]'],
+    ['card ４１１１ １１１１ １１１１ １１１１ full-width', 'card [card] full-width'],
+    ['card ４１１１１１１１１１１１１１１１', 'card [card]'],
+    ['card ４１１１－１１１１－１１１１－１１１１', 'card [card]'],
+    ['call ＋４９\u3000３０\u3000１２３４５６７', 'call [phone]'],
+    ['call ０３０１２３４５６７', 'call [phone]'],
+    ['mail jörg@exämple.de now', 'mail [email] now'],
+    ['mail 山田@例え.jp', 'mail [email]'],
+    ['mail ärger@müller.рф.', 'mail [email].'],
+    ['mail user@xn--exmple-cua.de', 'mail [email]'],
+  ])('scrubs %s', (input, output) => expect(scrubText(input)).toBe(output));
+
   it.each([
     'version 1.2.3 on 2026-11-22 at 10:30',
     'order 12345 of 7 items',
     'pi is 3.14159265358979',
     'id abc1234567890def',
-    'not an email: a@b, @home, user@localhost',
+    'not an email: a@b, @home, user@localhost, jörg@exämple',
     '4111 1111 1111 1112 fails the Luhn check but is 16 digits',
+    'host 192.168.100.200 and 10.0.0.1',
+    'amount 1234567.89 and 12.345.678',
+    'über 3 Äpfel, ４ Birnen',
+    'word４１１１１１１１１１１１１１１１',
   ])('leaves %s alone', (input) => {
-    // The last one is left alone by the card rule and is too long for a phone number.
+    // The Luhn one is left alone by the card rule and is too long for a phone number.
     expect(scrubText(input)).toBe(input);
   });
 
@@ -32,15 +54,54 @@ describe('scrubText', () => {
     expect(scrubText('a@'.repeat(n))).toBe('a@'.repeat(n));
     expect(scrubText('a.'.repeat(n) + '@b')).toBe(`${'a.'.repeat(n)}@b`);
   });
+
+  // Counted, not timed: the characters looked at stay within a constant times the length, for
+  // long strings made of the pieces every rule reacts to, in any order and repetition.
+  it('looks at each character a bounded number of times, whatever the input', () => {
+    const piece = fc.constantFrom('@', 'a', 'ö', '.', '1', '４', ' ', '+', '-', '(', '．', '\u3000', 'x@y.de', '4111', '1.2', '@b.c');
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 12 }), fc.integer({ min: 2_000, max: 20_000 }), (pattern, repeats) => {
+        const text = pattern.join('').repeat(repeats).slice(0, 100_000);
+        const meter: ScrubMeter = { steps: 0 };
+        scrubText(text, meter);
+        expect(meter.steps).toBeLessThanOrEqual(6 * text.length + 6);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
 
 describe('scrubPersonalData', () => {
-  it('scrubs every string of a JSON value, keys too, and keeps numbers and shape', () => {
-    expect(scrubPersonalData({ who: 'x@y.org', n: 4111111111111111, list: ['+1 212 555 0100', 1, null], 'x@y.org': true })).toEqual({
+  it('scrubs every string of a JSON value, keys too, and keeps shape and other numbers', () => {
+    expect(scrubPersonalData({ who: 'x@y.org', n: 42, pi: 3.14, list: ['+1 212 555 0100', 1, null], 'x@y.org': true })).toEqual({
       who: '[email]',
-      n: 4111111111111111,
+      n: 42,
+      pi: 3.14,
       list: ['[phone]', 1, null],
       '[email]': true,
     });
+  });
+
+  it('scrubs card and phone numbers given as JSON numbers (issue 28 finding 8: they were kept)', () => {
+    expect(
+      scrubPersonalData({
+        card: 4111111111111111,
+        phone: 4930123456789,
+        list: [5555555555554444, 302345678901],
+        small: 1234567,
+        luhnFails: 4111111111111112,
+      }),
+    ).toEqual({ card: '[card]', phone: '[phone]', list: ['[card]', '[phone]'], small: 1234567, luhnFails: 4111111111111112 });
+    // Past 2^53 the digits are rounded, so a card-length integer is taken for a card; longer ones are no card.
+    const sent = JSON.parse('[41111111111111111, 41111111111111111111, 4111111111111111.5, -4111111111111111]') as number[];
+    expect(scrubPersonalData(sent)).toEqual(['[card]', sent[1], sent[2], sent[3]]);
+  });
+
+  it('copies a __proto__ key as an own key, never as the prototype', () => {
+    const out = scrubPersonalData(JSON.parse('{"__proto__":{"polluted":"a@b.de"}}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(out['polluted']).toBeUndefined();
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":"[email]"}}');
   });
 });
