@@ -18,6 +18,7 @@ import * as appWorkflows from './2026-11-22T2220-app-workflows.ts';
 import * as performance from './2026-11-22T2230-performance.ts';
 import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
 import * as ontologySql from './2026-11-22T2250-ontology-sql.ts';
+import * as ontologySqlBudgets from './2026-11-25T0010-ontology-sql-budgets.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2240-ontology-actions': ontologyActions,
   '2026-11-22T2250-ontology-sql': ontologySql,
   '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,
+  '2026-11-25T0010-ontology-sql-budgets': ontologySqlBudgets,
 };

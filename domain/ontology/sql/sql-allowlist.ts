@@ -69,6 +69,8 @@ export interface SqlRefusal {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
+/** libpg_query's parse result, read as plain JSON. */
+type ParseTree = { stmts?: readonly unknown[] };
 
 const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Names in the tree are lists of `{ String: { sval } }`. */
@@ -81,8 +83,8 @@ const quoted = (parts: string[]) => parts.map((p) => JSON.stringify(p)).join('.'
  * company's schema: the only one a relation may name. Iterative, so its stack does not depend on
  * the tree's depth; the work is linear in the tree, which is linear in the text.
  */
-export function checkParsedSql(tree: { stmts?: Json[] }, text: string, schemaName: string): SqlRefusal | undefined {
-  const stmts = tree.stmts ?? [];
+export function checkParsedSql(tree: ParseTree, text: string, schemaName: string): SqlRefusal | undefined {
+  const stmts = (tree.stmts ?? []) as Json[];
   if (stmts.length !== 1) {
     return {
       errorName: 'NotAQuery',
@@ -103,9 +105,9 @@ export function checkParsedSql(tree: { stmts?: Json[] }, text: string, schemaNam
     }
     if (!isObject(value)) continue;
     for (const [key, child] of Object.entries(value)) {
-      const kind = isObject(child) ? (/^[A-Z]/.test(key) ? key : UNWRAPPED[key]) : undefined;
-      if (kind !== undefined) {
-        const refusal = checkNode(kind, child as JsonObject, schemaName);
+      const kind = /^[A-Z]/.test(key) ? key : UNWRAPPED[key];
+      if (kind !== undefined && isObject(child)) {
+        const refusal = checkNode(kind, child, schemaName);
         if (refusal) return withPosition(refusal, child, text);
       }
       if (typeof child === 'object' && child !== null) stack.push(child);
@@ -195,7 +197,7 @@ export type SqlCheck =
   | { ok: false; errorName: 'QueryParseError'; message: string; sqlState: string; position?: number }
   | ({ ok: false } & SqlRefusal);
 
-export function sqlCheckOf(tree: { stmts?: Json[] }, text: string, schemaName: string): SqlCheck {
+export function sqlCheckOf(tree: ParseTree, text: string, schemaName: string): SqlCheck {
   const refusal = checkParsedSql(tree, text, schemaName);
   return refusal ? { ok: false, ...refusal } : { ok: true };
 }
