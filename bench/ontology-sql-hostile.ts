@@ -71,7 +71,9 @@ try {
   const [hostile] = await Promise.all([healthWorst(until), ...senders]);
   const fiveHundreds = [...statuses].filter(([s]) => s >= 500 && s !== 503).reduce((n, [, c]) => n + c, 0);
 
-  console.log(`ontology SQL hostile bench, ${seconds} s per phase; hostile answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`);
+  console.log(
+    `ontology SQL hostile bench, ${seconds} s per phase; hostile answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`,
+  );
   report({
     name: 'worst GET /api/v1/health latency during hostile SQL',
     value: hostile!.worst,

@@ -18,8 +18,8 @@ import * as appWorkflows from './2026-11-22T2220-app-workflows.ts';
 import * as performance from './2026-11-22T2230-performance.ts';
 import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
 import * as ontologySql from './2026-11-22T2250-ontology-sql.ts';
-import * as ontologySqlBudgets from './2026-11-25T0010-ontology-sql-budgets.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
+import * as ontologySqlBudgets from './2026-11-25T0010-ontology-sql-budgets.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first

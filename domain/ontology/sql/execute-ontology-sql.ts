@@ -133,7 +133,8 @@ function guardConnection(client: pg.Client, signal: AbortSignal | undefined) {
       );
     }
   });
-  const onAbort = () => stop(new DomainError('sql_query_failed', 'The client went away: the query was cancelled.', { details: { errorName: 'Cancelled' } }));
+  const onAbort = () =>
+    stop(new DomainError('sql_query_failed', 'The client went away: the query was cancelled.', { details: { errorName: 'Cancelled' } }));
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
   return {
@@ -153,7 +154,9 @@ function sendCancelRequest(client: pg.Client): void {
   message.writeInt32BE(CANCEL_REQUEST_CODE, 4);
   message.writeInt32BE(processID, 8);
   message.writeInt32BE(secretKey, 12);
-  const socket = client.host.startsWith('/') ? net.connect(`${client.host}/.s.PGSQL.${client.port}`) : net.connect(client.port, client.host);
+  const socket = client.host.startsWith('/')
+    ? net.connect(`${client.host}/.s.PGSQL.${client.port}`)
+    : net.connect(client.port, client.host);
   socket.setTimeout(5_000, () => socket.destroy());
   socket.on('error', () => {});
   socket.on('connect', () => socket.end(message));

@@ -113,7 +113,7 @@ describe('POST /api/v1/sqlQueries/executeOntology', () => {
     expect([two.status, two.body.error.code]).toEqual([400, 'query_invalid']);
   });
 
-  it("issue 28 finding 1: DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$ answers 400 without running", async () => {
+  it('issue 28 finding 1: DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$ answers 400 without running', async () => {
     const res = await query(bearer(memberKey), {
       query: 'DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$',
     });
@@ -130,7 +130,9 @@ describe('POST /api/v1/sqlQueries/executeOntology', () => {
   });
 
   it('issue 28 finding 2: an advisory-lock loop (DO … LOOP PERFORM pg_advisory_xact_lock(i)) is refused, and so is the SELECT form', async () => {
-    const loop = await query(bearer(memberKey), { query: 'DO $$BEGIN FOR i IN 1..100000000 LOOP PERFORM pg_advisory_xact_lock(i); END LOOP; END$$' });
+    const loop = await query(bearer(memberKey), {
+      query: 'DO $$BEGIN FOR i IN 1..100000000 LOOP PERFORM pg_advisory_xact_lock(i); END LOOP; END$$',
+    });
     expect([loop.status, loop.body.error.code, loop.body.error.details.errorName]).toEqual([400, 'query_invalid', 'NotAQuery']);
     const select = await query(bearer(memberKey), { query: 'SELECT pg_advisory_xact_lock(g) FROM generate_series(1, 100000000) AS g' });
     expect([select.status, select.body.error.code, select.body.error.details.errorName, select.body.error.message]).toEqual([

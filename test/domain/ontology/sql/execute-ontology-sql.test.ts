@@ -50,7 +50,11 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 const gate = new SqlGate({ maxRunning: 4, perCompany: 4, maxWaitMs: 10_000 });
-const deps = () => ({ db: database.db, clock: systemClock, ontologySql: { databaseUrl: database.url, statementTimeoutMs: TIMEOUT_MS, gate } });
+const deps = () => ({
+  db: database.db,
+  clock: systemClock,
+  ontologySql: { databaseUrl: database.url, statementTimeoutMs: TIMEOUT_MS, gate },
+});
 /** The role a fixture's developer key runs as. */
 const roleOf = async (f: OntologyFixture, tables: string[]) =>
   ensureSqlRole(database.db, {
@@ -82,7 +86,10 @@ const countOrders = async (f: OntologyFixture) => {
 };
 
 /** A statement sent straight to PostgreSQL logged in as the role: what the role alone allows, without the parser in front. */
-async function asRole(role: { name: string; password: string }, text: string): Promise<{ code?: string; message: string; rows?: unknown[] }> {
+async function asRole(
+  role: { name: string; password: string },
+  text: string,
+): Promise<{ code?: string; message: string; rows?: unknown[] }> {
   const url = new URL(database.url);
   url.username = role.name;
   url.password = role.password;
@@ -196,7 +203,10 @@ describe('executeOntologySql', () => {
       "SELECT set_config('role', 'postgres', true), query_to_xml('SELECT * FROM public.accounts', true, false, '')",
     );
     expect(midSelect).toMatchObject({ code: '42501', message: expect.stringMatching(/permission denied to set role/) });
-    const reset = await asRole(role, "SELECT set_config('role', 'none', true), query_to_xml('SELECT * FROM public.accounts', true, false, '')");
+    const reset = await asRole(
+      role,
+      "SELECT set_config('role', 'none', true), query_to_xml('SELECT * FROM public.accounts', true, false, '')",
+    );
     expect(reset).toMatchObject({ code: '42501', message: expect.stringMatching(/permission denied for table accounts/) });
   });
 
@@ -214,16 +224,20 @@ describe('executeOntologySql', () => {
     'TRUNCATE "sales.Order"',
     'CREATE EXTENSION dblink',
     'SET statement_timeout = 0',
-    "DO $$BEGIN DELETE FROM \"sales.Order\"; END$$",
+    'DO $$BEGIN DELETE FROM "sales.Order"; END$$',
   ])('refuses a statement that writes, locks or is no SELECT, before it runs: %s', async (query) => {
     const err = await failure(query);
     expect([err.code, err.details?.errorName], err.message).toEqual(['query_invalid', 'NotAQuery']);
     expect(await countOrders(acme)).toBe(30);
   });
 
-  it("refuses dblink_exec as a function that is not on the list", async () => {
+  it('refuses dblink_exec as a function that is not on the list', async () => {
     const err = await failure("SELECT dblink_exec('dbname=postgres', 'DROP TABLE x')");
-    expect([err.code, err.details?.errorName, err.message]).toEqual(['query_invalid', 'FunctionNotAllowed', expect.stringContaining('dblink_exec')]);
+    expect([err.code, err.details?.errorName, err.message]).toEqual([
+      'query_invalid',
+      'FunctionNotAllowed',
+      expect.stringContaining('dblink_exec'),
+    ]);
   });
 
   it('stops a statement at the timeout', async () => {
@@ -353,14 +367,14 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
   // Long enough that only the byte budget can stop these queries (reading them whole takes far longer).
   const LONG_MS = 60_000;
 
-  it("finding 1: DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; … END$$ is refused before it runs", async () => {
+  it('finding 1: DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; … END$$ is refused before it runs', async () => {
     const err = await failure(
       'DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$',
     );
     expect([err.code, err.details?.errorName, err.message]).toEqual(['query_invalid', 'NotAQuery', 'Only a SELECT may run here, not DO.']);
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'DO $$BEGIN BEGIN PERFORM%'`.execute(
-      database.db,
-    );
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'DO $$BEGIN BEGIN PERFORM%'`.execute(database.db);
     expect(rows[0]!.n).toBe(0);
   });
 
@@ -384,7 +398,11 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
     try {
       const errs = await Promise.all([1, 2].map(() => failure("SELECT repeat('x',1000000) FROM generate_series(1,6000)", [], LONG_MS)));
       for (const err of errs) {
-        expect([err.code, err.details?.errorName, err.details?.maxBytes]).toEqual(['sql_query_failed', 'ResultTooLarge', SQL_MAX_RESULT_BYTES]);
+        expect([err.code, err.details?.errorName, err.details?.maxBytes]).toEqual([
+          'sql_query_failed',
+          'ResultTooLarge',
+          SQL_MAX_RESULT_BYTES,
+        ]);
       }
     } finally {
       clearInterval(sampler);
@@ -482,7 +500,9 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
       statementTimeoutMs: TIMEOUT_MS,
     });
     const { rows } = await sql<{ setconfig: string[] }>`
-      SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = ${role.name}`.execute(database.db);
+      SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = ${role.name}`.execute(
+      database.db,
+    );
     expect(rows[0]!.setconfig.sort()).toEqual(
       [
         `statement_timeout=${TIMEOUT_MS}ms`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../../domain/errors.ts';
+import type { DomainError } from '../../../../domain/errors.ts';
 import { SqlGate } from '../../../../domain/ontology/sql/sql-gate.ts';
 
 // The process's ontology SQL budget: slots, the per-company cap, the bounded queue and its order.
@@ -19,7 +19,9 @@ describe('SqlGate', () => {
     expect(gate.load).toEqual({ running: 2, waiting: 2 });
     const err = await refusal(gate.enter('e'));
     expect([err?.code, err?.retryAfterSeconds]).toEqual(['rate_limited', 1]);
-    expect(err?.message).toBe('Ontology SQL is busy: 2 queries run on this service (its limit, SVC_SQL_MAX_CONNECTIONS) and 2 wait; retry shortly.');
+    expect(err?.message).toBe(
+      'Ontology SQL is busy: 2 queries run on this service (its limit, SVC_SQL_MAX_CONNECTIONS) and 2 wait; retry shortly.',
+    );
     a1();
     await queued[0];
     expect(gate.load).toEqual({ running: 2, waiting: 1 });
@@ -54,8 +56,12 @@ describe('SqlGate', () => {
     const a = await gate.enter('a');
     const b = await gate.enter('b');
     const order: string[] = [];
-    const a2 = gate.enter('a').then((r) => (order.push('a2'), r));
-    const c = gate.enter('c').then((r) => (order.push('c'), r));
+    const admitted = (name: string) => (release: () => void) => {
+      order.push(name);
+      return release;
+    };
+    const a2 = gate.enter('a').then(admitted('a2'));
+    const c = gate.enter('c').then(admitted('c'));
     b(); // a is still at its cap: c goes first
     await c;
     expect(order).toEqual(['c']);
