@@ -375,8 +375,11 @@ function checkNode(kind: string, node: JsonObject, schemaName: string): SqlRefus
         message: `The type ${quoted(name)} is not allowed here: only built-in types, and no reg* type (they look names up in the database's catalogs).`,
       };
     }
-    case 'A_Expr': {
-      const name = names(node.name);
+    // An operator named with its schema (`OPERATOR(public.+)`, `ORDER BY … USING`, `= ANY` of a sublink) may be anyone's function.
+    case 'A_Expr':
+    case 'SortBy':
+    case 'SubLink': {
+      const name = names(kind === 'A_Expr' ? node.name : kind === 'SortBy' ? node.useOp : node.operName);
       if (name.length < 2 || name[0] === 'pg_catalog') return undefined;
       return { errorName: 'OperatorNotAllowed', message: `The operator ${quoted(name)} is not allowed here.` };
     }

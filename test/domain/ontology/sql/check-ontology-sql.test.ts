@@ -33,6 +33,8 @@ describe('checkOntologySql', () => {
     "SELECT row_number() OVER (PARTITION BY tier ORDER BY name), coalesce(tier, 0), greatest(1, 2), jsonb_build_object('a', 1) ->> 'a' FROM \"sales.Customer\"",
     "SELECT x::int, CAST('1.5' AS numeric(10, 2)), '2026-01-01'::timestamptz, ARRAY[1, 2]::bigint[] FROM (VALUES ('1')) AS v(x)",
     'SELECT * FROM "sales.Order" TABLESAMPLE bernoulli (10)',
+    'SELECT g FROM generate_series(1, 3) AS g ORDER BY g USING <',
+    'SELECT 1 = ANY (SELECT 1)',
   ])('lets through: %s', async (query) => {
     expect(await verdict(query)).toBe('ok');
   });
@@ -67,6 +69,8 @@ describe('checkOntologySql', () => {
     ["SELECT 'public.accounts'::regclass", 'TypeNotAllowed'],
     ["SELECT CAST('x' AS pg_catalog.regnamespace)", 'TypeNotAllowed'],
     ['SELECT 1 OPERATOR(public.+) 1', 'OperatorNotAllowed'],
+    ['SELECT g FROM generate_series(1, 3) AS g ORDER BY g USING OPERATOR(public.<)', 'OperatorNotAllowed'],
+    ['SELECT 1 OPERATOR(public.=) ANY (SELECT 1)', 'OperatorNotAllowed'],
     ['SELECT * FROM "sales.Order" TABLESAMPLE system_rows (10)', 'FunctionNotAllowed'],
     ['SELEC 1', 'QueryParseError'],
   ])('refuses: %s', async (query, errorName) => {
