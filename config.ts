@@ -94,6 +94,8 @@ const EnvSchema = z
     SVC_SMTP_URL: unsetIfBlank(z.url({ protocol: /^smtps?$/ }).optional()),
     SVC_MAIL_FROM: z.email().default('svc@localhost'),
     SVC_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+    SVC_SQL_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(4),
+    SVC_SQL_COMPANY_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(2),
     SVC_BLOB_CACHE_BYTES: z.coerce
       .number()
       .int()
@@ -144,6 +146,10 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
   /** How long one ontology SQL statement may run (the spec: 20 seconds). */
   sqlStatementTimeoutMs: e.SVC_SQL_STATEMENT_TIMEOUT_MS,
+  /** Ontology SQL queries one process runs at once, each on a connection of its own (never the service's pool). */
+  sqlMaxConnections: e.SVC_SQL_MAX_CONNECTIONS,
+  /** Of those, at most this many for one company (capped at sqlMaxConnections). */
+  sqlCompanyConnections: e.SVC_SQL_COMPANY_CONNECTIONS,
   /** How long a control-plane call waits for the relay to report the run it started or joined. */
   runStartWaitMs: e.SVC_RUN_START_WAIT_MS,
   /** Workflow notify emails: SMTP (`smtp://user:pass@host:port`, `smtps://…`); unset, messages are recorded and not sent. */

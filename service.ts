@@ -17,6 +17,7 @@ import { migrateToLatest } from './domain/db/migrate.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { startKeyUseRecorder } from './domain/keys/key-use-recorder.ts';
 import { startPrincipalCache } from './domain/keys/principal-cache.ts';
+import { SqlGate } from './domain/ontology/sql/sql-gate.ts';
 import { startChangeHub } from './domain/ontology/subscriptions/change-hub.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
@@ -125,7 +126,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         config.blobCacheBytes,
       ),
       mailer,
-      ontologySql: { databaseUrl, statementTimeoutMs: config.sqlStatementTimeoutMs },
+      ontologySql: {
+        databaseUrl,
+        statementTimeoutMs: config.sqlStatementTimeoutMs,
+        gate: new SqlGate({
+          maxRunning: config.sqlMaxConnections,
+          perCompany: config.sqlCompanyConnections,
+          // A waiter waits at most as long as one statement may run.
+          maxWaitMs: config.sqlStatementTimeoutMs,
+        }),
+      },
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
     };
 

@@ -4,6 +4,7 @@ import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
 import type { KeyUseRecorder } from './keys/key-use-recorder.ts';
 import type { PrincipalCache } from './keys/principal-cache.ts';
+import type { SqlGate } from './ontology/sql/sql-gate.ts';
 import type { ChangeHub } from './ontology/subscriptions/change-hub.ts';
 import type { LiveRunObserver } from './provisioning/live-runs.ts';
 import type { ScryptParams } from './security/password-hash.ts';
@@ -25,11 +26,13 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** Where ontology SQL connects (as its own roles) and how long one statement may run. */
+/** Where ontology SQL connects (as its own roles), how long one statement may run, and how many run at once. */
 export interface OntologySqlSettings {
   /** The service's connection string; a query replaces its user and password with its SQL role's. */
   databaseUrl: string;
   statementTimeoutMs: number;
+  /** The process's concurrency budget of ontology SQL (global and per company). */
+  gate: SqlGate;
 }
 
 /** What use cases may reach beyond their `db | trx` argument; built once by the composition root. */

@@ -57,7 +57,8 @@ export const ERRORS = {
   },
   sql_query_failed: {
     status: 422,
-    meaning: 'The SQL query was valid but failed while running (e.g. a write, division by zero); details.sqlState has PostgreSQL’s code.',
+    meaning:
+      'The SQL query was valid but failed while running (e.g. division by zero, a result over the byte budget); details.sqlState has PostgreSQL’s code when it raised it.',
   },
   branch_required: { status: 409, meaning: 'Agent authors cannot write the main definition: use a branch.' },
   rev_mismatch: { status: 409, meaning: 'The object changed since it was read (ifRev); details.currentRev has its revision now.' },

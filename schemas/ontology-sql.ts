@@ -5,6 +5,8 @@ import { ObjectTypeApiName, OntologyParam, PropertyApiName } from './ontology.ts
 
 /** The spec's limits: one SELECT, at most 10,000 rows (the statement timeout is configured). */
 export const SQL_MAX_ROWS = 10_000;
+/** What one query may answer, counted as it arrives from PostgreSQL (rows, and anything else it sends). */
+export const SQL_MAX_RESULT_BYTES = 16 * 1024 * 1024;
 export const SQL_MAX_QUERY_CHARS = 100_000;
 export const SQL_MAX_PARAMETERS = 100;
 

@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { describeOntologyDatabase } from '../../domain/ontology/sql/describe-ontology-database.ts';
 import { executeOntologySql } from '../../domain/ontology/sql/execute-ontology-sql.ts';
 import { OntologyParams } from '../../schemas/ontology.ts';
@@ -8,6 +9,15 @@ import { defineRoute } from '../http/route.ts';
 // are accepted; the caller's readable object types (domain/ontology/data-access.ts) are the tables.
 // `.../database/sync` and `.../database/credentials` are listed in the spec without a contract: not served.
 
+/** Aborts when the connection closes before the answer was written: the caller went away, its query is cancelled. */
+function clientGone(ctx: Context): AbortSignal {
+  const gone = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
 const READER = { accepts: ['key', 'session', 'ticket'], currentApp: true } as const;
 
 export const executeOntologySqlRoute = defineRoute({
@@ -16,7 +26,7 @@ export const executeOntologySqlRoute = defineRoute({
   operationId: 'executeOntologySql',
   summary: 'Run one read-only SELECT over the object types the caller can read',
   description:
-    'Each readable object type is a table named by its apiName (quote it: `SELECT * FROM "sales.Order"`), one column per property plus `__rev` and `__updated_at`. One statement, at most 10,000 rows (`truncated` says when the limit cut), a statement timeout (20 s by default), in a read-only transaction that is always rolled back. Reads change nothing: no dry-run header (use `dryRun` to parse and describe without running).',
+    'Each readable object type is a table named by its apiName (quote it: `SELECT * FROM "sales.Order"`), one column per property plus `__rev` and `__updated_at`. One SELECT, checked by the PostgreSQL parser against an allowlist of functions before it runs; at most 10,000 rows (`truncated` says when the limit cut) and 16 MiB of result (`sql_query_failed`, `ResultTooLarge`), a statement timeout (20 s by default), in a read-only transaction that is always rolled back; a few run at once per service and per company (429 beyond). Reads change nothing: no dry-run header (use `dryRun` to parse and describe without running).',
   tags: ['ontologies'],
   rateLimit: { perMinute: 120 },
   bodyLimit: 512 * 1024,
@@ -35,7 +45,7 @@ export const executeOntologySqlRoute = defineRoute({
     'timeout',
     'service_unavailable',
   ],
-  handler: async ({ deps, principal, body }) => ({ data: await executeOntologySql(deps, principal, body) }),
+  handler: async ({ deps, principal, body, ctx }) => ({ data: await executeOntologySql(deps, principal, body, clientGone(ctx)) }),
 });
 
 export const describeOntologyDatabaseRoute = defineRoute({

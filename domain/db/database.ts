@@ -759,5 +759,8 @@ export interface OntologySqlRolesTable {
   /** apiNames, sorted. */
   object_types: string[];
   password: string;
+  /** Whose queries the role runs (sql-roles.ts SqlCredential): key, agent, session or ticket, and the account. */
+  credential_kind: 'key' | 'agent' | 'session' | 'ticket';
+  account_id: string;
   created_at: Generated<Date>;
 }

@@ -1,19 +1,29 @@
+import net from 'node:net';
 import pg from 'pg';
 import type { ExecuteOntologySqlRequest, ExecuteOntologySqlResponse } from '../../../schemas/ontology-sql.ts';
-import { SQL_MAX_ROWS } from '../../../schemas/ontology-sql.ts';
+import { SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS } from '../../../schemas/ontology-sql.ts';
 import type { Db } from '../../db/database.ts';
 import type { Clock, OntologySqlSettings } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import { visitorOf } from '../../hosting/visitor.ts';
 import type { Principal } from '../../principal.ts';
 import { mayRead, openOntology } from '../data-access.ts';
+import { checkOntologySql } from './check-ontology-sql.ts';
 import { PortalQuery } from './portal-query.ts';
-import { ensureSqlRole, SQL_ROLE_CONNECTIONS } from './sql-roles.ts';
+import { ensureSqlRole, SQL_ROLE_CONNECTIONS, SQL_WORK_MEM, type SqlCredential } from './sql-roles.ts';
 
-// POST /api/v1/sqlQueries/executeOntology: one read-only statement over the object types the
-// caller can read. It runs on a connection of its own, logged in as the SQL role of that set of
-// types (sql-roles.ts), in a READ ONLY transaction with a statement timeout, and is always rolled
-// back; the user's text goes to PostgreSQL as-is, as one extended-protocol statement.
+// POST /api/v1/sqlQueries/executeOntology: one read-only SELECT over the object types the caller
+// can read. In order, each bounding what the next may cost:
+// 1. PostgreSQL's own parser and an allowlist decide before anything runs (check-ontology-sql.ts):
+//    one SELECT, allowed functions, the company's tables only.
+// 2. A slot of the process's SQL budget (sql-gate.ts): at most SVC_SQL_MAX_CONNECTIONS queries at
+//    once, fewer per company, a bounded queue, then rate_limited.
+// 3. A connection of its own, logged in as the SQL role of the caller's company, credential and
+//    set of types (sql-roles.ts), in a READ ONLY transaction with the statement, lock and idle
+//    timeouts and work_mem set locally (the role has them too), always rolled back.
+// 4. The rows read from a portal up to the row limit (portal-query.ts), while every byte that
+//    arrives on the connection counts against SQL_MAX_RESULT_BYTES (below).
+// A caller that goes away (`signal`) cancels its backend.
 
 type Deps = { db: Db; clock: Clock; ontologySql?: OntologySqlSettings | undefined };
 
@@ -21,64 +31,143 @@ export async function executeOntologySql(
   deps: Deps,
   principal: Principal,
   request: ExecuteOntologySqlRequest,
+  signal?: AbortSignal,
 ): Promise<ExecuteOntologySqlResponse> {
   const settings = sqlSettings(deps);
   const open = await openOntology(deps, principal, await ontologyOf(deps.db, principal, request.ontology));
+  await checkOntologySql(request.query, open.ontology.schemaName);
   const role = await ensureSqlRole(deps.db, {
     companyId: open.ontology.companyId,
     schemaName: open.ontology.schemaName,
+    credential: credentialOf(principal),
     tables: open.types.filter((t) => mayRead(open.access, t.apiName)).map((t) => t.apiName),
+    statementTimeoutMs: settings.statementTimeoutMs,
   });
   const limit = request.rowLimit ?? SQL_MAX_ROWS;
   const dryRun = request.dryRun ?? false;
 
+  const release = await settings.gate.enter(open.ontology.companyId, signal);
   const url = new URL(settings.databaseUrl);
   url.username = role.name;
   url.password = role.password; // hex: nothing to escape
   const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 10_000 });
   // A lost connection rejects the query in flight; the event itself must not crash the process.
   client.on('error', () => {});
-  await client.connect().catch((err: unknown) => {
-    throw (err as { code?: unknown }).code === TOO_MANY_CONNECTIONS
-      ? new DomainError('rate_limited', `At most ${SQL_ROLE_CONNECTIONS} queries over these object types run at once; retry shortly.`, {
-          retryAfterSeconds: 1,
-        })
-      : err;
-  });
   try {
+    await client.connect().catch((err: unknown) => {
+      throw (err as { code?: unknown }).code === TOO_MANY_CONNECTIONS
+        ? new DomainError(
+            'rate_limited',
+            `At most ${SQL_ROLE_CONNECTIONS} ontology SQL queries of this credential run at once across the service; retry shortly.`,
+            { retryAfterSeconds: 1 },
+          )
+        : err;
+    });
+    const guard = guardConnection(client, signal);
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // temp_file_limit is the role's only (only a superuser may set it; sql-roles.ts).
     await client.query(
-      `SELECT set_config('statement_timeout', $1, true), set_config('idle_in_transaction_session_timeout', $1, true),
-              set_config('search_path', $2, true), set_config('TimeZone', 'UTC', true)`,
-      [String(settings.statementTimeoutMs), quoteIdent(open.ontology.schemaName)],
+      `SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $1, true),
+              set_config('idle_in_transaction_session_timeout', $1, true), set_config('work_mem', $2, true),
+              set_config('search_path', $3, true), set_config('TimeZone', 'UTC', true)`,
+      [String(settings.statementTimeoutMs), SQL_WORK_MEM, quoteIdent(open.ontology.schemaName)],
     );
+    guard.countFromNow();
     // One row more than the limit: whether the limit cut the result.
     const portal = new PortalQuery(request.query, request.parameters ?? [], dryRun ? 0 : limit + 1);
     client.query(portal as unknown as pg.QueryConfig);
     const result = await portal.result.catch((err: unknown) => {
-      throw sqlFailure(err, settings);
+      throw guard.stopped() ?? sqlFailure(err, settings);
     });
-    if (!result.fields) {
-      throw new DomainError('query_invalid', 'Only a query that returns rows (a SELECT) may run here.', {
-        details: { errorName: 'NotAQuery' },
-      });
-    }
+    const fields = result.fields ?? [];
     const typeNames = await namesOfTypes(
       client,
-      result.fields.map((f) => f.dataTypeID),
-    );
+      fields.map((f) => f.dataTypeID),
+    ).catch((err: unknown) => {
+      throw guard.stopped() ?? err;
+    });
     return {
       ontology: open.ontology.cellId,
-      columns: result.fields.map((f) => ({ name: f.name, type: typeNames.get(f.dataTypeID) ?? `oid ${f.dataTypeID}` })),
+      columns: fields.map((f) => ({ name: f.name, type: typeNames.get(f.dataTypeID) ?? `oid ${f.dataTypeID}` })),
       rows: result.rows.slice(0, limit).map((row) => row.map(jsonValue)),
       truncated: result.rows.length > limit,
       dryRun,
     };
   } finally {
-    // Never committed: whatever the statement did (temporary tables, settings) ends with the connection.
+    // Never committed: whatever the statement did ends with the connection.
     await client.end();
+    release();
   }
 }
+
+/**
+ * Stops the query when its answer outgrows the byte budget or the caller goes away. The bytes are
+ * counted as they arrive on the socket, before pg assembles them into messages: pg buffers a whole
+ * message (a row, an error text) before handing it on, so counting rows would come too late for
+ * one huge row (`SELECT repeat('x', 200000000)`, a json_agg of everything). Whatever the server
+ * sends, the process holds at most the budget plus one socket read per query. Stopping destroys
+ * the socket (the server fails its next write and ends the backend) and sends PostgreSQL's cancel
+ * request (no privilege needed; it reaches a backend that is computing and writes nothing).
+ */
+function guardConnection(client: pg.Client, signal: AbortSignal | undefined) {
+  const socket = (client as unknown as { connection: { stream: net.Socket } }).connection.stream;
+  let counting = false;
+  let received = 0;
+  let reason: DomainError | undefined;
+  const stop = (why: DomainError) => {
+    if (reason) return;
+    reason = why;
+    sendCancelRequest(client);
+    socket.destroy();
+  };
+  socket.on('data', (chunk: Buffer) => {
+    if (!counting) return;
+    received += chunk.length;
+    if (received > SQL_MAX_RESULT_BYTES) {
+      stop(
+        new DomainError(
+          'sql_query_failed',
+          `The result is larger than ${SQL_MAX_RESULT_BYTES / 1024 / 1024} MiB, the most one query may answer: select fewer rows or columns, or aggregate.`,
+          { details: { errorName: 'ResultTooLarge', maxBytes: SQL_MAX_RESULT_BYTES } },
+        ),
+      );
+    }
+  });
+  const onAbort = () =>
+    stop(new DomainError('sql_query_failed', 'The client went away: the query was cancelled.', { details: { errorName: 'Cancelled' } }));
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    countFromNow: () => {
+      counting = true;
+    },
+    stopped: () => reason,
+  };
+}
+
+/** PostgreSQL's CancelRequest for the client's backend, on a connection of its own; best effort. */
+function sendCancelRequest(client: pg.Client): void {
+  const { processID, secretKey } = client as unknown as { processID?: number; secretKey?: number };
+  if (processID === undefined || secretKey === undefined) return;
+  const message = Buffer.alloc(16);
+  message.writeInt32BE(16, 0);
+  message.writeInt32BE(CANCEL_REQUEST_CODE, 4);
+  message.writeInt32BE(processID, 8);
+  message.writeInt32BE(secretKey, 12);
+  const socket = client.host.startsWith('/')
+    ? net.connect(`${client.host}/.s.PGSQL.${client.port}`)
+    : net.connect(client.port, client.host);
+  socket.setTimeout(5_000, () => socket.destroy());
+  socket.on('error', () => {});
+  socket.on('connect', () => socket.end(message));
+}
+
+const CANCEL_REQUEST_CODE = 80877102;
+
+const credentialOf = (principal: Principal): SqlCredential => ({
+  kind: principal.kind === 'key' ? (principal.agent ? 'agent' : 'key') : principal.kind,
+  accountId: principal.account.id,
+});
 
 export function sqlSettings(deps: { ontologySql?: OntologySqlSettings | undefined }): OntologySqlSettings {
   if (deps.ontologySql) return deps.ontologySql;
@@ -122,12 +211,13 @@ function jsonValue(v: unknown): unknown {
 }
 
 const TIMEOUT = '57014';
+const LOCK_NOT_AVAILABLE = '55P03'; // lock_timeout
 const TOO_MANY_CONNECTIONS = '53300'; // the SQL role's CONNECTION LIMIT
 const PROTOCOL_VIOLATION = '08P01'; // e.g. the parameters do not match the placeholders
 const PERMISSION_DENIED = '42501';
 
 /**
- * PostgreSQL's error as ours: the statement timeout is `timeout`; class 42 (syntax, unknown or
+ * PostgreSQL's error as ours: the statement and lock timeouts are `timeout`; class 42 (syntax, unknown or
  * unreadable names, type mismatches) and wrong parameters are `query_invalid`; the rest happened
  * while running (a write refused by the read-only transaction, division by zero): `sql_query_failed`.
  */
@@ -136,8 +226,9 @@ function sqlFailure(err: unknown, settings: OntologySqlSettings): unknown {
   if (!(err instanceof Error) || typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return err;
   const position = (err as { position?: string }).position;
   const details = { sqlState: code, ...(position ? { position: Number(position) } : {}) };
-  if (code === TIMEOUT) {
-    return new DomainError('timeout', `The query ran longer than ${settings.statementTimeoutMs} ms and was cancelled.`, {
+  if (code === TIMEOUT || code === LOCK_NOT_AVAILABLE) {
+    const what = code === TIMEOUT ? 'ran' : 'waited for a lock';
+    return new DomainError('timeout', `The query ${what} longer than ${settings.statementTimeoutMs} ms and was cancelled.`, {
       details: { ...details, statementTimeoutMs: settings.statementTimeoutMs },
     });
   }

@@ -3,41 +3,59 @@ import { sql } from 'kysely';
 import type { Db, DbOrTrx } from '../../db/database.ts';
 import { DomainError } from '../../errors.ts';
 
-// The PostgreSQL roles ontology SQL runs as. One LOGIN role per company and set of readable object
-// types, made on first use and granted USAGE on the company's schema and SELECT on exactly those
-// tables. A query connects AS that role (never SET ROLE from the service's own login): a statement
-// such as `SELECT set_config('role', session_user, true), query_to_xml(…)` could otherwise switch
-// back to the service's role in the middle of a SELECT, because PostgreSQL checks a role switch
-// against the session user. Logged in as the SQL role, there is no other role to switch to.
+// The PostgreSQL roles ontology SQL runs as. One LOGIN role per company, credential (its kind and
+// account) and set of readable object types, made on first use and granted USAGE on the company's
+// schema and SELECT on exactly those tables. A query connects AS that role (never SET ROLE from the
+// service's own login): logged in as the SQL role, there is no other role to switch to. Because
+// credentials never share a role, none can see another's queries in pg_stat_activity or cancel
+// them with pg_cancel_backend (both need the same role); the parser refuses both anyway.
+//
+// The role carries its limits (ALTER ROLE … SET), in force from its login on, as a second line
+// behind the transaction's own SET LOCAL (execute-ontology-sql.ts): statement, lock and idle
+// timeouts, work_mem, a read-only default and its schema as search_path; temp_file_limit too when
+// the service's database user is a superuser (only a superuser may set it).
 //
 // Roles are cluster-wide: the name hashes the database name too, so databases of one cluster never
 // share a role. Making them needs CREATEROLE (or a superuser, as the embedded PostgreSQL is).
 
-/** Queries of one set of types running at once (each holds a connection); more are refused (rate_limited). */
+/** Queries of one role running at once across every process (each holds a connection); more are refused (rate_limited). */
 export const SQL_ROLE_CONNECTIONS = 10;
+/** Memory a query's sorts and hashes may use before spilling to temporary files. */
+export const SQL_WORK_MEM = '16MB';
+/** Temporary files one query may write (a sort or a materialized set that outgrew work_mem). */
+export const SQL_TEMP_FILE_LIMIT = '256MB';
+
+/** Whose queries a role runs: the kind of credential (an agent's key is a kind of its own) and its account. */
+export interface SqlCredential {
+  kind: 'key' | 'agent' | 'session' | 'ticket';
+  accountId: string;
+}
 
 export interface SqlRole {
   name: string;
   password: string;
 }
 
-/** `svc_sql_<hash>`: short, identifier-safe, one per database, schema and set of tables. */
-export function sqlRoleName(database: string, schemaName: string, tables: readonly string[]): string {
+/** `svc_sql_<hash>`: short, identifier-safe, one per database, schema, credential and set of tables. */
+export function sqlRoleName(database: string, schemaName: string, credential: SqlCredential, tables: readonly string[]): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify([database, schemaName, [...tables].sort()]))
+    .update(JSON.stringify([database, schemaName, credential.kind, credential.accountId, [...tables].sort()]))
     .digest('hex');
   return `svc_sql_${hash.slice(0, 40)}`;
 }
 
 /**
- * The role that may read exactly `tables` (apiNames) of the company's schema, made on first use.
- * Runs in a transaction of its own (the query's transaction is read-only); concurrent first uses
- * wait for each other on an advisory lock.
+ * The role that may read exactly `tables` (apiNames) of the company's schema for one credential,
+ * made on first use. Runs in a transaction of its own (the query's transaction is read-only);
+ * concurrent first uses wait for each other on an advisory lock.
  */
-export async function ensureSqlRole(db: Db, input: { companyId: string; schemaName: string; tables: readonly string[] }): Promise<SqlRole> {
+export async function ensureSqlRole(
+  db: Db,
+  input: { companyId: string; schemaName: string; credential: SqlCredential; tables: readonly string[]; statementTimeoutMs: number },
+): Promise<SqlRole> {
   const tables = [...input.tables].sort();
   const { rows } = await sql<{ database: string }>`SELECT current_database() AS database`.execute(db);
-  const name = sqlRoleName(rows[0]!.database, input.schemaName, tables);
+  const name = sqlRoleName(rows[0]!.database, input.schemaName, input.credential, tables);
   const known = await findUsableRole(db, name, input.schemaName);
   if (known) return known;
 
@@ -45,7 +63,7 @@ export async function ensureSqlRole(db: Db, input: { companyId: string; schemaNa
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
     const again = await findUsableRole(trx, name, input.schemaName);
     if (again) return again;
-    await assertMayCreateRoles(trx);
+    const { superuser } = await assertMayCreateRoles(trx);
     // Our own random hex (never user input), as a literal: CREATE ROLE takes no bind parameters.
     const password = randomBytes(24).toString('hex');
     const exists = await roleExists(trx, name);
@@ -53,12 +71,24 @@ export async function ensureSqlRole(db: Db, input: { companyId: string; schemaNa
     await sql`${sql.raw(exists ? 'ALTER' : 'CREATE')} ROLE ${sql.id(name)} LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT ${sql.lit(SQL_ROLE_CONNECTIONS)} PASSWORD ${sql.lit(password)}`.execute(
       trx,
     );
+    const timeout = sql.lit(`${input.statementTimeoutMs}ms`);
+    const settings = [
+      sql`statement_timeout = ${timeout}`,
+      sql`lock_timeout = ${timeout}`,
+      sql`idle_in_transaction_session_timeout = ${timeout}`,
+      sql`work_mem = ${sql.lit(SQL_WORK_MEM)}`,
+      sql`default_transaction_read_only = on`,
+      sql`search_path = ${sql.id(input.schemaName)}`,
+      ...(superuser ? [sql`temp_file_limit = ${sql.lit(SQL_TEMP_FILE_LIMIT)}`] : []),
+    ];
+    for (const setting of settings) await sql`ALTER ROLE ${sql.id(name)} SET ${setting}`.execute(trx);
     await sql`GRANT USAGE ON SCHEMA ${sql.id(input.schemaName)} TO ${sql.id(name)}`.execute(trx);
     for (const table of tables) await sql`GRANT SELECT ON ${sql.id(input.schemaName, table)} TO ${sql.id(name)}`.execute(trx);
+    const record = { object_types: tables, password, credential_kind: input.credential.kind, account_id: input.credential.accountId };
     await trx
       .insertInto('ontology_sql_roles')
-      .values({ role_name: name, company_id: input.companyId, object_types: tables, password })
-      .onConflict((c) => c.column('role_name').doUpdateSet({ password, object_types: tables }))
+      .values({ role_name: name, company_id: input.companyId, ...record })
+      .onConflict((c) => c.column('role_name').doUpdateSet(record))
       .execute();
     return { name, password };
   });
@@ -87,11 +117,12 @@ async function roleExists(db: DbOrTrx, name: string): Promise<boolean> {
 }
 
 /** The DATABASE_URL user needs CREATEROLE: say so rather than fail with PostgreSQL's "permission denied". */
-async function assertMayCreateRoles(db: DbOrTrx): Promise<void> {
+async function assertMayCreateRoles(db: DbOrTrx): Promise<{ superuser: boolean }> {
   const { rows } = await sql<{
     may: boolean;
-  }>`SELECT (rolsuper OR rolcreaterole) AS may FROM pg_roles WHERE rolname = current_user`.execute(db);
-  if (rows[0]?.may) return;
+    superuser: boolean;
+  }>`SELECT (rolsuper OR rolcreaterole) AS may, rolsuper AS superuser FROM pg_roles WHERE rolname = current_user`.execute(db);
+  if (rows[0]?.may) return { superuser: rows[0].superuser };
   throw new DomainError(
     'service_unavailable',
     'Ontology SQL is not available: the database user of DATABASE_URL needs the CREATEROLE attribute (ALTER ROLE <user> CREATEROLE).',

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOntology } from '../../../domain/ontology/repository.ts';
 import { writeEdits } from '../../../domain/ontology/write-edits.ts';
@@ -101,13 +102,56 @@ describe('POST /api/v1/sqlQueries/executeOntology', () => {
     expect([named.status, named.body.data?.rows]).toEqual([200, [[1]]]);
   });
 
-  it('answers a statement timeout with timeout and a runtime failure with sql_query_failed', async () => {
-    const slow = await query(bearer(devKey), { query: 'SELECT pg_sleep(30)' });
+  it('answers a statement timeout with timeout, a runtime failure with sql_query_failed, a write with query_invalid', async () => {
+    const slow = await query(bearer(devKey), { query: 'SELECT count(*) FROM (SELECT generate_series(1, 1000000000000)) AS s' });
     expect([slow.status, slow.body.error.code]).toEqual([503, 'timeout']);
+    const runtime = await query(bearer(devKey), { query: 'SELECT 1 / 0' });
+    expect([runtime.status, runtime.body.error.code, runtime.body.error.details.sqlState]).toEqual([422, 'sql_query_failed', '22012']);
     const write = await query(bearer(devKey), { query: 'DELETE FROM "sales.Order"' });
-    expect([write.status, write.body.error.code, write.body.error.details.sqlState]).toEqual([422, 'sql_query_failed', '25006']);
+    expect([write.status, write.body.error.code, write.body.error.details.errorName]).toEqual([400, 'query_invalid', 'NotAQuery']);
     const two = await query(bearer(devKey), { query: 'SELECT 1; SELECT 2' });
     expect([two.status, two.body.error.code]).toEqual([400, 'query_invalid']);
+  });
+
+  it('issue 28 finding 1: DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$ answers 400 without running', async () => {
+    const res = await query(bearer(memberKey), {
+      query: 'DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$',
+    });
+    expect([res.status, res.body.error.code, res.body.error.details.errorName, res.body.error.message]).toEqual([
+      400,
+      'query_invalid',
+      'NotAQuery',
+      'Only a SELECT may run here, not DO.',
+    ]);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'DO %pg_sleep%'`.execute(
+      svc.database.db,
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('issue 28 finding 2: an advisory-lock loop (DO … LOOP PERFORM pg_advisory_xact_lock(i)) is refused, and so is the SELECT form', async () => {
+    const loop = await query(bearer(memberKey), {
+      query: 'DO $$BEGIN FOR i IN 1..100000000 LOOP PERFORM pg_advisory_xact_lock(i); END LOOP; END$$',
+    });
+    expect([loop.status, loop.body.error.code, loop.body.error.details.errorName]).toEqual([400, 'query_invalid', 'NotAQuery']);
+    const select = await query(bearer(memberKey), { query: 'SELECT pg_advisory_xact_lock(g) FROM generate_series(1, 100000000) AS g' });
+    expect([select.status, select.body.error.code, select.body.error.details.errorName, select.body.error.message]).toEqual([
+      400,
+      'query_invalid',
+      'FunctionNotAllowed',
+      expect.stringContaining('"pg_advisory_xact_lock" is not allowed'),
+    ]);
+  });
+
+  it("issue 28 finding 5: pg_stat_activity (other credentials' query text), pg_cancel_backend and pg_stat_all_tables are refused", async () => {
+    for (const [text, errorName] of [
+      ['SELECT pid, usename, query FROM pg_stat_activity', 'RelationNotAllowed'],
+      ['SELECT pg_cancel_backend(pid) FROM generate_series(1, 3) AS pid', 'FunctionNotAllowed'],
+      ['SELECT relname, n_live_tup, n_tup_ins FROM pg_stat_all_tables', 'RelationNotAllowed'],
+    ]) {
+      const res = await query(bearer(memberKey), { query: text });
+      expect([res.status, res.body.error.code, res.body.error.details.errorName], text).toEqual([400, 'query_invalid', errorName]);
+    }
   });
 
   it('validates the request strictly', async () => {

@@ -6,9 +6,11 @@ import { systemClock } from '../../../../domain/deps.ts';
 import { DomainError } from '../../../../domain/errors.ts';
 import { findOntologyOfCompany } from '../../../../domain/ontology/repository.ts';
 import { executeOntologySql } from '../../../../domain/ontology/sql/execute-ontology-sql.ts';
+import { SqlGate } from '../../../../domain/ontology/sql/sql-gate.ts';
 import { ensureSqlRole, SQL_ROLE_CONNECTIONS } from '../../../../domain/ontology/sql/sql-roles.ts';
 import { writeEdits } from '../../../../domain/ontology/write-edits.ts';
-import type { ExecuteOntologySqlRequest } from '../../../../schemas/ontology-sql.ts';
+import type { Principal } from '../../../../domain/principal.ts';
+import { type ExecuteOntologySqlRequest, SQL_MAX_RESULT_BYTES } from '../../../../schemas/ontology-sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../../support/database.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture, SALES } from '../../../support/ontology.ts';
 
@@ -47,11 +49,29 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-const deps = () => ({ db: database.db, clock: systemClock, ontologySql: { databaseUrl: database.url, statementTimeoutMs: TIMEOUT_MS } });
+const gate = new SqlGate({ maxRunning: 4, perCompany: 4, maxWaitMs: 10_000 });
+const deps = () => ({
+  db: database.db,
+  clock: systemClock,
+  ontologySql: { databaseUrl: database.url, statementTimeoutMs: TIMEOUT_MS, gate },
+});
+/** The role a fixture's developer key runs as. */
+const roleOf = async (f: OntologyFixture, tables: string[]) =>
+  ensureSqlRole(database.db, {
+    companyId: f.companyId,
+    schemaName: (await findOntologyOfCompany(database.db, f.companyId))!.schemaName,
+    credential: { kind: 'key', accountId: f.developer.account.id },
+    tables,
+    statementTimeoutMs: TIMEOUT_MS,
+  });
 const run = (request: ExecuteOntologySqlRequest, f: OntologyFixture = acme) => executeOntologySql(deps(), f.developer, request);
 
-async function failure(query: string, parameters?: (string | number)[]): Promise<DomainError> {
-  const err = await run({ query, ...(parameters ? { parameters } : {}) }).then(
+async function failure(query: string, parameters?: (string | number)[], statementTimeoutMs = TIMEOUT_MS): Promise<DomainError> {
+  const settings = { ...deps().ontologySql, statementTimeoutMs };
+  const err = await executeOntologySql({ ...deps(), ontologySql: settings }, acme.developer, {
+    query,
+    ...(parameters ? { parameters } : {}),
+  }).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -64,6 +84,25 @@ const countOrders = async (f: OntologyFixture) => {
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.id(schema, 'sales.Order')}`.execute(database.db);
   return rows[0]!.n;
 };
+
+/** A statement sent straight to PostgreSQL logged in as the role: what the role alone allows, without the parser in front. */
+async function asRole(
+  role: { name: string; password: string },
+  text: string,
+): Promise<{ code?: string; message: string; rows?: unknown[] }> {
+  const url = new URL(database.url);
+  url.username = role.name;
+  url.password = role.password;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    return { message: 'ok', rows: (await client.query(text)).rows };
+  } catch (err) {
+    return { code: (err as { code?: string }).code, message: (err as Error).message };
+  } finally {
+    await client.end();
+  }
+}
 
 describe('executeOntologySql', () => {
   it('reads the company’s tables with typed columns and positional parameters', async () => {
@@ -104,21 +143,23 @@ describe('executeOntologySql', () => {
 
   it('cannot read another company’s tables', async () => {
     const err = await failure(`SELECT * FROM "${globexSchema}"."sales.Order"`);
-    expect([err.code, err.details?.errorName, err.details?.sqlState]).toEqual(['query_invalid', 'QueryPermissionDenied', '42501']);
-    expect(err.message).toMatch(/permission denied for schema/);
+    expect([err.code, err.details?.errorName, err.details?.position]).toEqual(['query_invalid', 'RelationNotAllowed', 15]);
+    expect(err.message).toContain(globexSchema);
   });
 
   it.each([
-    'SELECT * FROM public.accounts',
-    'SELECT * FROM public.developer_keys',
-    'SELECT * FROM public.web_sessions',
-    'SELECT * FROM public.ontology_sql_roles',
-    'SELECT * FROM public.object_types',
-    "SELECT query_to_xml('SELECT * FROM public.accounts', true, false, '')",
-    "SELECT nextval('public.ontology_changes_seq_seq')",
-  ])('cannot read service tables: %s', async (query) => {
+    ['SELECT * FROM public.accounts', 'RelationNotAllowed'],
+    ['SELECT * FROM public.developer_keys', 'RelationNotAllowed'],
+    ['SELECT * FROM public.ontology_sql_roles', 'RelationNotAllowed'],
+    ['SELECT * FROM pg_catalog.pg_authid', 'RelationNotAllowed'],
+    ['SELECT * FROM pg_class', 'RelationNotAllowed'],
+    ['SELECT * FROM information_schema.tables', 'RelationNotAllowed'],
+    ["SELECT query_to_xml('SELECT * FROM public.accounts', true, false, '')", 'FunctionNotAllowed'],
+    ["SELECT nextval('public.ontology_changes_seq_seq')", 'FunctionNotAllowed'],
+    ["SELECT 'public.accounts'::regclass::oid", 'TypeNotAllowed'],
+  ])('cannot read service tables or catalogs: %s', async (query, errorName) => {
     const err = await failure(query);
-    expect([err.code, err.details?.sqlState]).toEqual(['query_invalid', '42501']);
+    expect([err.code, err.details?.errorName]).toEqual(['query_invalid', errorName]);
   });
 
   it('finds only the company’s tables without a schema name', async () => {
@@ -126,15 +167,15 @@ describe('executeOntologySql', () => {
     expect([err.code, err.details?.sqlState]).toEqual(['query_invalid', '42P01']);
   });
 
-  it('leaves no side effect: the transaction is rolled back and the connection closed', async () => {
+  it('refuses a function with a side effect before anything runs: pg_notify sends nothing', async () => {
     const listener = new pg.Client({ connectionString: database.url });
     await listener.connect();
     try {
       const seen: string[] = [];
       listener.on('notification', (n) => seen.push(n.payload ?? ''));
       await listener.query('LISTEN sql_probe');
-      const res = await run({ query: "SELECT pg_notify('sql_probe', 'from-sql')" });
-      expect(res.rows).toEqual([['']]);
+      const err = await failure("SELECT pg_notify('sql_probe', 'from-sql')");
+      expect([err.code, err.details?.errorName]).toEqual(['query_invalid', 'FunctionNotAllowed']);
       // Notifications arrive in commit order: once ours is here, one committed before it would be too.
       await sql`SELECT pg_notify('sql_probe', 'marker')`.execute(database.db);
       await vi.waitFor(() => expect(seen).toContain('marker'));
@@ -144,51 +185,76 @@ describe('executeOntologySql', () => {
     }
   });
 
-  it('cannot switch to another role, not even in the middle of a SELECT', async () => {
-    const midSelect = await failure(
+  it('refuses set_config: no role switch, not even in the middle of a SELECT', async () => {
+    for (const query of [
+      "SELECT set_config('role', 'postgres', true), query_to_xml('SELECT * FROM public.accounts', true, false, '')",
+      "SELECT set_config('session_authorization', 'postgres', true)",
+      "SELECT current_setting('statement_timeout')",
+    ]) {
+      const err = await failure(query);
+      expect([err.code, err.details?.errorName], query).toEqual(['query_invalid', 'FunctionNotAllowed']);
+    }
+  });
+
+  it('the role itself cannot switch role either, should a statement get past the parser', async () => {
+    const role = await roleOf(acme, ['sales.Customer', 'sales.Order']);
+    const midSelect = await asRole(
+      role,
       "SELECT set_config('role', 'postgres', true), query_to_xml('SELECT * FROM public.accounts', true, false, '')",
     );
-    expect([midSelect.code, midSelect.details?.sqlState]).toEqual(['query_invalid', '42501']);
-    expect(midSelect.message).toMatch(/permission denied to set role/);
-    const session = await failure("SELECT set_config('session_authorization', 'postgres', true)");
-    expect([session.code, session.details?.sqlState]).toEqual(['query_invalid', '42501']);
-    // Back to the session user: that is the SQL role itself, which still reads nothing else.
-    const reset = await failure("SELECT set_config('role', 'none', true), query_to_xml('SELECT * FROM public.accounts', true, false, '')");
-    expect(reset.details?.sqlState).toBe('42501');
-    expect(reset.message).toMatch(/permission denied for table accounts/);
+    expect(midSelect).toMatchObject({ code: '42501', message: expect.stringMatching(/permission denied to set role/) });
+    const reset = await asRole(
+      role,
+      "SELECT set_config('role', 'none', true), query_to_xml('SELECT * FROM public.accounts', true, false, '')",
+    );
+    expect(reset).toMatchObject({ code: '42501', message: expect.stringMatching(/permission denied for table accounts/) });
   });
 
   it.each([
-    ['INSERT INTO "sales.Order" (number) VALUES (1000)', 'sql_query_failed', '25006'],
-    ['UPDATE "sales.Order" SET amount = 0', 'sql_query_failed', '25006'],
-    ['DELETE FROM "sales.Order"', 'sql_query_failed', '25006'],
-    ['WITH gone AS (DELETE FROM "sales.Order" RETURNING number) SELECT * FROM gone', 'sql_query_failed', '25006'],
-    ['SELECT * FROM "sales.Order" FOR UPDATE', 'sql_query_failed', '25006'],
-    ['CREATE TABLE "sales.Evil" (a int)', 'sql_query_failed', '25006'],
-    ['DROP TABLE "sales.Order"', 'sql_query_failed', '25006'],
-    ['TRUNCATE "sales.Order"', 'sql_query_failed', '25006'],
-    ['CREATE EXTENSION dblink', 'sql_query_failed', '25006'],
-    ["SELECT dblink_exec('dbname=postgres', 'DROP TABLE x')", 'query_invalid', '42883'],
-  ])('cannot write: %s', async (query, code, sqlState) => {
+    'INSERT INTO "sales.Order" (number) VALUES (1000)',
+    'UPDATE "sales.Order" SET amount = 0',
+    'DELETE FROM "sales.Order"',
+    'WITH gone AS (DELETE FROM "sales.Order" RETURNING number) SELECT * FROM gone',
+    'WITH gone AS (UPDATE "sales.Order" SET amount = 0 RETURNING number) SELECT * FROM gone',
+    'SELECT * FROM "sales.Order" FOR UPDATE',
+    'SELECT * FROM "sales.Order" FOR KEY SHARE',
+    'SELECT * INTO copy FROM "sales.Order"',
+    'CREATE TABLE "sales.Evil" (a int)',
+    'DROP TABLE "sales.Order"',
+    'TRUNCATE "sales.Order"',
+    'CREATE EXTENSION dblink',
+    'SET statement_timeout = 0',
+    'DO $$BEGIN DELETE FROM "sales.Order"; END$$',
+  ])('refuses a statement that writes, locks or is no SELECT, before it runs: %s', async (query) => {
     const err = await failure(query);
-    expect([err.code, err.details?.sqlState], err.message).toEqual([code, sqlState]);
+    expect([err.code, err.details?.errorName], err.message).toEqual(['query_invalid', 'NotAQuery']);
     expect(await countOrders(acme)).toBe(30);
   });
 
+  it('refuses dblink_exec as a function that is not on the list', async () => {
+    const err = await failure("SELECT dblink_exec('dbname=postgres', 'DROP TABLE x')");
+    expect([err.code, err.details?.errorName, err.message]).toEqual([
+      'query_invalid',
+      'FunctionNotAllowed',
+      expect.stringContaining('dblink_exec'),
+    ]);
+  });
+
   it('stops a statement at the timeout', async () => {
-    const err = await failure('SELECT pg_sleep(30)');
+    const err = await failure('SELECT count(*) FROM (SELECT generate_series(1, 1000000000000)) AS s');
     expect([err.code, err.details?.statementTimeoutMs]).toEqual(['timeout', TIMEOUT_MS]);
   });
 
   it('refuses two statements and runs neither', async () => {
     const err = await failure('SELECT 1; DELETE FROM "sales.Order"');
-    expect([err.code, err.details?.errorName]).toEqual(['query_invalid', 'QueryParseError']);
-    expect(err.message).toMatch(/multiple commands/);
+    expect([err.code, err.details?.errorName]).toEqual(['query_invalid', 'NotAQuery']);
+    expect(err.message).toMatch(/holds 2 statements/);
     expect(await countOrders(acme)).toBe(30);
   });
 
   it('refuses statements that return no rows, and says why on syntax errors and wrong parameters', async () => {
     expect((await failure('RESET ROLE')).details?.errorName).toBe('NotAQuery');
+    expect((await failure('-- only a comment')).details?.errorName).toBe('NotAQuery');
     const syntax = await failure('SELEC 1');
     expect([syntax.code, syntax.details?.sqlState, syntax.details?.position]).toEqual(['query_invalid', '42601', 1]);
     const params = await failure('SELECT $1::int + $2::int', [1]);
@@ -233,12 +299,7 @@ describe('executeOntologySql', () => {
   });
 
   it('runs at most SQL_ROLE_CONNECTIONS queries of one set of types at once', async () => {
-    const schema = (await findOntologyOfCompany(database.db, globex.companyId))!.schemaName;
-    const role = await ensureSqlRole(database.db, {
-      companyId: globex.companyId,
-      schemaName: schema,
-      tables: ['sales.Customer', 'sales.Order'],
-    });
+    const role = await roleOf(globex, ['sales.Customer', 'sales.Order']);
     const url = new URL(database.url);
     url.username = role.name;
     url.password = role.password;
@@ -258,18 +319,14 @@ describe('executeOntologySql', () => {
 
   it('sets a role up again when its grants went missing', async () => {
     const schema = (await findOntologyOfCompany(database.db, acme.companyId))!.schemaName;
-    const role = await ensureSqlRole(database.db, {
-      companyId: acme.companyId,
-      schemaName: schema,
-      tables: ['sales.Customer', 'sales.Order'],
-    });
+    const role = await roleOf(acme, ['sales.Customer', 'sales.Order']);
     await sql`REVOKE SELECT ON ${sql.id(schema, 'sales.Order')} FROM ${sql.id(role.name)}`.execute(database.db);
     expect((await run({ query: 'SELECT count(*) FROM "sales.Order"' })).rows).toEqual([[30]]);
   });
 
   it('a role reads exactly its tables', async () => {
     const schema = (await findOntologyOfCompany(database.db, acme.companyId))!.schemaName;
-    const role = await ensureSqlRole(database.db, { companyId: acme.companyId, schemaName: schema, tables: ['sales.Customer'] });
+    const role = await roleOf(acme, ['sales.Customer']);
     const { rows } = await sql<{ customer: boolean; order: boolean }>`
       SELECT has_table_privilege(${role.name}, ${`"${schema}"."sales.Customer"`}, 'SELECT') AS customer,
              has_table_privilege(${role.name}, ${`"${schema}"."sales.Order"`}, 'SELECT') AS order`.execute(database.db);
@@ -285,7 +342,13 @@ describe('executeOntologySql', () => {
     url.password = 'no-create-role-1';
     const weak = connectDatabase({ connectionString: url.toString(), maxConnections: 1 });
     try {
-      const err = await ensureSqlRole(weak, { companyId: acme.companyId, schemaName: 'ontology_nowhere', tables: ['x.Y'] }).then(
+      const err = await ensureSqlRole(weak, {
+        companyId: acme.companyId,
+        schemaName: 'ontology_nowhere',
+        credential: { kind: 'key', accountId: acme.developer.account.id },
+        tables: ['x.Y'],
+        statementTimeoutMs: TIMEOUT_MS,
+      }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -297,5 +360,159 @@ describe('executeOntologySql', () => {
     } finally {
       await weak.destroy();
     }
+  });
+});
+
+describe('issue 28: ontology SQL cannot slow, starve or crash other companies', () => {
+  // Long enough that only the byte budget can stop these queries (reading them whole takes far longer).
+  const LONG_MS = 60_000;
+
+  it('finding 1: DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; … END$$ is refused before it runs', async () => {
+    const err = await failure(
+      'DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$',
+    );
+    expect([err.code, err.details?.errorName, err.message]).toEqual(['query_invalid', 'NotAQuery', 'Only a SELECT may run here, not DO.']);
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'DO $$BEGIN BEGIN PERFORM%'`.execute(database.db);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it.each([
+    'DO $$BEGIN FOR i IN 1..10000000 LOOP PERFORM pg_advisory_xact_lock(i); END LOOP; END$$',
+    'SELECT count(pg_advisory_xact_lock(g)) FROM generate_series(1, 10000000) AS g',
+    'SELECT pg_catalog.pg_advisory_lock_shared(1)',
+    'SELECT pg_try_advisory_xact_lock(1)',
+  ])('finding 2: an advisory-lock loop cannot fill the shared lock table: %s', async (query) => {
+    const err = await failure(query);
+    expect(err.code).toBe('query_invalid');
+    expect(['NotAQuery', 'FunctionNotAllowed']).toContain(err.details?.errorName);
+  });
+
+  it("finding 3: two concurrent SELECT repeat('x',1000000) FROM generate_series(1,6000) stop at the byte budget, memory bounded", async () => {
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    try {
+      const errs = await Promise.all([1, 2].map(() => failure("SELECT repeat('x',1000000) FROM generate_series(1,6000)", [], LONG_MS)));
+      for (const err of errs) {
+        expect([err.code, err.details?.errorName, err.details?.maxBytes]).toEqual([
+          'sql_query_failed',
+          'ResultTooLarge',
+          SQL_MAX_RESULT_BYTES,
+        ]);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    // 6 GB each if read whole; the budget lets each hold about 16 MiB (plus its parsed rows).
+    expect(peak - before).toBeLessThan(400 * 1024 * 1024);
+  });
+
+  it("finding 3: one huge row (SELECT repeat('x', 20000000)) stops at the byte budget", async () => {
+    const err = await failure("SELECT repeat('x', 20000000)", [], LONG_MS);
+    expect([err.code, err.details?.errorName]).toEqual(['sql_query_failed', 'ResultTooLarge']);
+  });
+
+  it('finding 3: json_agg of 20,000 values in one row (past the 10,000-row cap) is refused by the byte budget', async () => {
+    const err = await failure("SELECT json_agg(repeat('x', 1000) || g) FROM generate_series(1, 20000) AS g", [], LONG_MS);
+    expect([err.code, err.details?.errorName]).toEqual(['sql_query_failed', 'ResultTooLarge']);
+    // Under the budget the same shape answers.
+    const small = await run({ query: 'SELECT json_agg(g) FROM generate_series(1, 20000) AS g' });
+    expect((small.rows[0]![0] as number[]).length).toBe(20_000);
+  });
+
+  it('finding 5: a member key, an agent key and a session of one account run as different roles', async () => {
+    const principals: Principal[] = [
+      acme.developer,
+      { ...acme.developer, agent: { id: 'agent-1', restrictions: null } } as Principal,
+      { kind: 'session', account: acme.developer.account, sessionHash: Buffer.alloc(32) },
+    ];
+    for (const p of principals) await executeOntologySql(deps(), p, { query: 'SELECT 1', ontology: 'cell-acme' });
+    const roles = await database.db
+      .selectFrom('ontology_sql_roles')
+      .select(['role_name', 'credential_kind'])
+      .where('company_id', '=', acme.companyId)
+      .where('account_id', '=', acme.developer.account.id)
+      .where(sql<boolean>`object_types = ARRAY['sales.Customer', 'sales.Order']`)
+      .execute();
+    expect(roles.map((r) => r.credential_kind).sort()).toEqual(['agent', 'key', 'session']);
+    expect(new Set(roles.map((r) => r.role_name)).size).toBe(3);
+  });
+
+  it("finding 5: another credential's query is invisible in pg_stat_activity and pg_cancel_backend is refused, even past the parser", async () => {
+    for (const query of ['SELECT query FROM pg_stat_activity', 'SELECT pg_cancel_backend(1)', 'SELECT pg_terminate_backend(1)']) {
+      const err = await failure(query);
+      expect([err.code, err.details?.errorName], query).toEqual([
+        'query_invalid',
+        query.includes('pg_stat') ? 'RelationNotAllowed' : 'FunctionNotAllowed',
+      ]);
+    }
+    // Straight as the roles: one credential's backend, another's attempts.
+    const mine = await roleOf(acme, ['sales.Customer', 'sales.Order']);
+    const theirs = await ensureSqlRole(database.db, {
+      companyId: acme.companyId,
+      schemaName: (await findOntologyOfCompany(database.db, acme.companyId))!.schemaName,
+      credential: { kind: 'agent', accountId: acme.developer.account.id },
+      tables: ['sales.Customer', 'sales.Order'],
+      statementTimeoutMs: TIMEOUT_MS,
+    });
+    expect(theirs.name).not.toBe(mine.name);
+    const url = new URL(database.url);
+    url.username = theirs.name;
+    url.password = theirs.password;
+    const agent = new pg.Client({ connectionString: url.toString() });
+    await agent.connect();
+    try {
+      await agent.query("SELECT 'secret agent query'");
+      const pid = (agent as unknown as { processID: number }).processID;
+      expect(await asRole(mine, 'SELECT query FROM pg_stat_activity')).toMatchObject({ code: '42501' });
+      expect(await asRole(mine, `SELECT pg_cancel_backend(${pid})`)).toMatchObject({
+        code: '42501',
+        message: expect.stringMatching(/permission denied to cancel query/),
+      });
+    } finally {
+      await agent.end();
+    }
+  });
+
+  it("finding 5: pg_stat_all_tables (other companies' row counts) is refused, and the role cannot read it either", async () => {
+    for (const view of ['pg_stat_all_tables', 'pg_stat_user_tables', 'pg_statio_all_tables', 'pg_catalog.pg_stat_xact_user_tables']) {
+      const err = await failure(`SELECT relname, n_live_tup FROM ${view}`);
+      expect([err.code, err.details?.errorName], view).toEqual(['query_invalid', 'RelationNotAllowed']);
+    }
+    const role = await roleOf(acme, ['sales.Customer', 'sales.Order']);
+    expect(await asRole(role, 'SELECT relname, n_live_tup FROM pg_stat_all_tables')).toMatchObject({
+      code: '42501',
+      message: expect.stringMatching(/permission denied for view pg_stat_all_tables/),
+    });
+  });
+
+  it('a role carries its limits: timeouts, work_mem, temp_file_limit, read-only, its schema', async () => {
+    const schema = (await findOntologyOfCompany(database.db, acme.companyId))!.schemaName;
+    const role = await ensureSqlRole(database.db, {
+      companyId: acme.companyId,
+      schemaName: schema,
+      credential: { kind: 'ticket', accountId: acme.developer.account.id },
+      tables: ['sales.Customer'],
+      statementTimeoutMs: TIMEOUT_MS,
+    });
+    const { rows } = await sql<{ setconfig: string[] }>`
+      SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = ${role.name}`.execute(
+      database.db,
+    );
+    expect(rows[0]!.setconfig.sort()).toEqual(
+      [
+        `statement_timeout=${TIMEOUT_MS}ms`,
+        `lock_timeout=${TIMEOUT_MS}ms`,
+        `idle_in_transaction_session_timeout=${TIMEOUT_MS}ms`,
+        'work_mem=16MB',
+        'temp_file_limit=256MB',
+        'default_transaction_read_only=on',
+        `search_path=${schema}`,
+      ].sort(),
+    );
   });
 });
