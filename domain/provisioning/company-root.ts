@@ -63,6 +63,9 @@ const joined = ({ existing, missing }: ResolvedPath) => path.join(existing, ...m
  */
 export async function resolveCompanyRoot(policy: CompanyRootPolicy, rootPath: string): Promise<ResolvedPath> {
   if (!path.isAbsolute(rootPath) || path.normalize(rootPath) !== rootPath) throw refusal('The root path must be absolute and normalized.');
+  // As written first: a path named under /proc is refused without resolving anything there.
+  const named = policy.refused.find((dir) => isInside(rootPath, dir));
+  if (named) throw refusal(`${rootPath} lies in ${named}, where the service never writes company folders.`);
   const target = await resolvePath(rootPath);
   const real = joined(target);
   const allowed = joined(await resolvePath(policy.allowed));
