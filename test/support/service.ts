@@ -37,7 +37,14 @@ export const TEST_OPERATOR = { login: 'operator', password: 'operator-password-1
 const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; role?: Role; clock?: Clock } = {},
+  opts: {
+    env?: Record<string, string>;
+    extraRoutes?: readonly AnyRoute[];
+    role?: Role;
+    clock?: Clock;
+    /** How the service reaches its database (e.g. through a proxy the test can cut); the test's own connection stays direct. */
+    databaseUrl?: (url: string) => string | Promise<string>;
+  } = {},
 ): Promise<TestService> {
   const database = await createTestDatabase();
   const role = opts.role ?? 'api';
@@ -55,7 +62,7 @@ export async function startTestService(
   });
   const config = loadConfig({
     PORT: '0',
-    DATABASE_URL: database.url,
+    DATABASE_URL: opts.databaseUrl ? await opts.databaseUrl(database.url) : database.url,
     SVC_DATA_DIR: dataDir ?? '/nonexistent',
     SVC_TEMPORAL_UI_PORT: '0', // test files run side by side: no fixed port
     SVC_OPERATOR_LOGIN: TEST_OPERATOR.login,
