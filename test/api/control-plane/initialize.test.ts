@@ -159,6 +159,20 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
     expect((await status('cell-trap')).status).toBe('completed');
   });
 
+  it('/proc/self rootPath in a record stored before the allowed root: the folders step refuses it at once (it spun a core on a recursive mkdir)', async () => {
+    const first = await initialize(initializeBody('cell-legacy', path.join(roots(), 'legacy')));
+    await finished(first.body.data.workflowId, first.body.data.runId);
+    const { id } = await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-legacy').executeTakeFirstOrThrow();
+    await svc.database.db.updateTable('company_provisioning').set({ root_path: '/proc/self/fd/legacy' }).where('company_id', '=', id).execute();
+
+    const res = await svc.call('POST', '/api/v1/control-plane/companies/cell-legacy/folders', { headers: bearer(op) });
+    expect(res.status).toBe(202);
+    await expect(finished(res.body.data.workflowId, res.body.data.runId)).rejects.toThrow();
+    const s = await status('cell-legacy');
+    expect(s.failingStep).toMatchObject({ name: 'folders', attempts: 1 });
+    expect(s.failingStep.lastError).toMatch(/\/proc\/self\/fd\/legacy lies in \/proc/);
+  });
+
   it('dry run: answers the plan and starts nothing', async () => {
     const runsBefore = (await svc.temporal!.client.workflow.count('WorkflowType = "companyInitialization"')).count;
     const res = await initialize(initializeBody('cell-dry', path.join(roots(), 'dry')), { 'x-svc-dry-run': 'true' });
