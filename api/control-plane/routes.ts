@@ -135,7 +135,7 @@ export const initializeCompanyRoute = defineRoute({
     'Creates or reuses the company and starts or joins its provisioning run (workflow company-init:<cellId>). ' +
     'Rerunning changes nothing that exists; provisioning-status says per step what was created, reused or refreshed. ' +
     'Credentials, keys, tokens and connection strings are refused anywhere in the body. rootPath must lie under the ' +
-    'company root (SVC_COMPANY_ROOT) once symlinks are resolved, and never in /proc, /sys, /dev or the service\'s data ' +
+    "company root (SVC_COMPANY_ROOT) once symlinks are resolved, and never in /proc, /sys, /dev or the service's data " +
     'directories (invalid_payload, problem path_not_allowed at rootPath).',
   tags: ['control-plane'],
   auth: OPERATOR,

@@ -7,7 +7,10 @@ import type { Db } from '../db/database.ts';
 /** One dependency of this process, or one it does not use and says why. */
 export type ReadinessCheck = { name: string; probe(signal: AbortSignal): Promise<unknown> } | { name: string; skipped: string };
 
-export type CheckResult = { status: 'ok'; ms: number } | { status: 'failed'; ms: number; reason: string } | { status: 'skipped'; reason: string };
+export type CheckResult =
+  | { status: 'ok'; ms: number }
+  | { status: 'failed'; ms: number; reason: string }
+  | { status: 'skipped'; reason: string };
 
 export interface Readiness {
   ready: boolean;
@@ -59,7 +62,10 @@ export async function checkReadiness(
         return [check.name, { status: 'ok', ms: ms() }];
       } catch (err) {
         onFailure(check.name, err);
-        return [check.name, { status: 'failed', ms: ms(), reason: deadline.signal.aborted ? `no answer within ${deadlineMs} ms` : 'unreachable' }];
+        return [
+          check.name,
+          { status: 'failed', ms: ms(), reason: deadline.signal.aborted ? `no answer within ${deadlineMs} ms` : 'unreachable' },
+        ];
       } finally {
         clearTimeout(timer);
       }

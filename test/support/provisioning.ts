@@ -11,7 +11,7 @@ export const tempRoots = () => fs.mkdtemp(path.join(os.tmpdir(), 'svc-company-ro
 
 /** The policy the service would build with SVC_COMPANY_ROOT=`root`, for tests that call the steps directly. */
 export const companyRootAt = (root: string): CompanyRootPolicy =>
-  loadConfig({ SVC_DATA_DIR: '/nonexistent', SVC_COMPANY_ROOT: root }).companyRoot;
+  loadConfig({ SVC_DATA_DIR: '/nonexistent-data', SVC_COMPANY_ROOT: root }).companyRoot;
 
 export function initializeBody(cellId: string, rootPath: string, overrides: Record<string, unknown> = {}) {
   const key = cellId.replace(/^cell-/, '');

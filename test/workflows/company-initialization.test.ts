@@ -74,7 +74,9 @@ const statusOf = (cellId: string, live = false) =>
 async function initialize(cellId: string) {
   const queued = await database.db
     .transaction()
-    .execute((trx) => initializeCompany(trx, { ...initializeBody(cellId, path.join(roots, cellId)), accountId: 'acc_test' }, companyRootAt(roots)));
+    .execute((trx) =>
+      initializeCompany(trx, { ...initializeBody(cellId, path.join(roots, cellId)), accountId: 'acc_test' }, companyRootAt(roots)),
+    );
   return delivered(queued);
 }
 /** The relay starts or joins the run and reports its id on the request. */

@@ -113,7 +113,10 @@ describe('rootPath under the default company root (SVC_COMPANY_ROOT)', () => {
       const queued = await intents();
       const dry = await part('cloud-instance', { body: {}, headers: { 'x-svc-dry-run': 'true' } });
       expect(dry.status).toBe(202);
-      expect(dry.body.data).toMatchObject({ dryRun: true, plan: { wouldStartOrJoin: { workflowId: `company-init:${cellId}:cloud-instance` } } });
+      expect(dry.body.data).toMatchObject({
+        dryRun: true,
+        plan: { wouldStartOrJoin: { workflowId: `company-init:${cellId}:cloud-instance` } },
+      });
       expect([await requests(), await intents()]).toEqual([before + 2, queued]);
     });
   });

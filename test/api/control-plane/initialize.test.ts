@@ -162,8 +162,16 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
   it('/proc/self rootPath in a record stored before the allowed root: the folders step refuses it at once (it spun a core on a recursive mkdir)', async () => {
     const first = await initialize(initializeBody('cell-legacy', path.join(roots(), 'legacy')));
     await finished(first.body.data.workflowId, first.body.data.runId);
-    const { id } = await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-legacy').executeTakeFirstOrThrow();
-    await svc.database.db.updateTable('company_provisioning').set({ root_path: '/proc/self/fd/legacy' }).where('company_id', '=', id).execute();
+    const { id } = await svc.database.db
+      .selectFrom('companies')
+      .select('id')
+      .where('cell_id', '=', 'cell-legacy')
+      .executeTakeFirstOrThrow();
+    await svc.database.db
+      .updateTable('company_provisioning')
+      .set({ root_path: '/proc/self/fd/legacy' })
+      .where('company_id', '=', id)
+      .execute();
 
     const res = await svc.call('POST', '/api/v1/control-plane/companies/cell-legacy/folders', { headers: bearer(op) });
     expect(res.status).toBe(202);
