@@ -77,7 +77,8 @@ export async function resolveCompanyRoot(policy: CompanyRootPolicy, rootPath: st
     );
   }
   for (const dir of policy.refused) {
-    const refused = joined(await resolvePath(dir));
+    // One the service cannot resolve is compared as written: it must not refuse every rootPath.
+    const refused = await resolvePath(dir).then(joined, () => dir);
     if (isInside(real, refused)) throw refusal(`${rootPath} lies in ${refused}, where the service never writes company folders.`);
   }
   return target;
