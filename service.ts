@@ -118,10 +118,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       config.blobStore.kind === 's3'
         ? (await import('./infra/blobs/s3-blob-backend.ts')).s3BlobBackend(config.blobStore)
         : postgresBlobBackend(db);
-    // Readiness probes what this role uses; Temporal's check is filled in once it is connected.
+    // Readiness probes what this role uses; Temporal's check joins once it is connected (below).
     const readiness: ReadinessCheck[] = [
       databaseCheck(db),
-      { name: 'temporal', skipped: 'the api role does not use Temporal: workflow starts wait in the outbox' },
       blobBackend.reachable
         ? readinessCheck('blobStore', blobBackend.reachable)
         : { name: 'blobStore', skipped: 'version files are in the database: the database check covers them' },
@@ -154,7 +153,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       });
       temporal = connected;
       cleanups.push(() => connected.close());
-      readiness[1] = readinessCheck('temporal', (signal) => describeOwnNamespace(connected, signal));
       const cloud =
         config.cloud.kind === 'aws'
           ? (await import('./infra/cloud/aws-ec2-provider.ts')).awsCloudProvider(config.cloud)
@@ -177,6 +175,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);
     }
+
+    const connected = temporal;
+    readiness.push(
+      connected
+        ? readinessCheck('temporal', (signal) => describeOwnNamespace(connected, signal))
+        : { name: 'temporal', skipped: 'the api role does not use Temporal: workflow starts wait in the outbox' },
+    );
 
     let url: string | undefined;
     if (role !== 'worker') {

@@ -142,7 +142,7 @@ export const initializeCompanyRoute = defineRoute({
   write: true,
   body: InitializeCompanyRequest,
   response: { status: 202, description: 'The run was started or joined.', schema: InitializeAccepted },
-  errors: ['unauthorized', 'forbidden', 'malformed_json', 'invalid_payload'],
+  errors: ['unauthorized', 'forbidden', 'invalid_payload'],
   async handler({ db, body, principal, deps, afterCommit }) {
     const queued = await initializeCompany(db, { ...body, accountId: principal.account.id }, deps.companyRoot);
     return accepted(queued, { company: queued.company, record: queued.record }, { deps, afterCommit });
@@ -164,7 +164,7 @@ function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, 
     params: CellParams,
     body: ProvisioningPartRequest,
     response: { status: 202, description: 'The run was started or joined.', schema: Accepted },
-    errors: ['unauthorized', 'forbidden', 'invalid_path', 'malformed_json', 'invalid_payload', 'organization_not_found', 'conflict'],
+    errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found', 'conflict'],
     async handler({ db, params, principal, deps, afterCommit }) {
       const queued = await requestProvisioning(db, { cellId: params.cell, part, accountId: principal.account.id });
       return accepted(queued, {}, { deps, afterCommit });

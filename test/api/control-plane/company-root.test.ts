@@ -101,6 +101,17 @@ describe('rootPath under the default company root (SVC_COMPANY_ROOT)', () => {
       expect([await requests(), await intents()]).toEqual([before, queuedBefore]);
     });
 
+    it('are documented with an optional body of no fields (ProvisioningPartRequest)', async () => {
+      const doc = (await svc.call('GET', '/api/v1/openapi.json')).body;
+      for (const name of ['cloud-instance', 'folders', 'agent-profiles']) {
+        const body = doc.paths[`/api/v1/control-plane/companies/{cell}/${name}`].post.requestBody;
+        expect(body.required, name).toBe(false);
+        expect(body.content['application/json'].schema.$ref).toBe('#/components/schemas/ProvisioningPartRequest');
+      }
+      expect(doc.components.schemas.ProvisioningPartRequest).toMatchObject({ type: 'object', properties: {}, additionalProperties: false });
+      expect(doc.paths['/api/v1/control-plane/companies/initialize'].post.requestBody.required).toBe(true);
+    });
+
     it('accepts no body or {} and queues the part; a dry run answers the plan and queues nothing', async () => {
       const before = await requests();
       const none = await part('folders');

@@ -46,6 +46,13 @@ describe('the database', () => {
     });
   });
 
+  it('documents both routes, readiness with its 503', async () => {
+    const { paths } = (await svc.call('GET', '/api/v1/openapi.json')).body;
+    expect(paths['/api/v1/health'].get.summary).toMatch(/^Liveness/);
+    expect(paths['/api/v1/health/ready'].get.summary).toMatch(/^Readiness/);
+    expect(paths['/api/v1/health/ready'].get.responses['5XX'].description).toMatch(/service_unavailable/);
+  });
+
   it('health stays 200 / ready 503 with DB down (health answered 200 while every database route failed)', async () => {
     await operatorKey(svc); // the database route works before
     await proxy.cut();
