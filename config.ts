@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { PublicAddresses } from './domain/deps.ts';
+import { type CompanyRootPolicy, isInside, SYSTEM_DIRECTORIES } from './domain/provisioning/company-root.ts';
 
 // Every environment variable the service reads, validated once at start.
 // README.md documents each of them; keep the two in step.
@@ -44,6 +45,7 @@ const EnvSchema = z
         .optional(),
     ),
     SVC_DATA_DIR: z.string().min(1).default('./.data'),
+    SVC_COMPANY_ROOT: unsetIfBlank(z.string().optional()),
     SVC_EMBEDDED_PG_PORT: unsetIfBlank(port.optional()),
     SVC_BASE_URL: unsetIfBlank(httpUrl.optional()),
     SVC_PRODUCTION_BASE: unsetIfBlank(httpUrl.optional()),
@@ -113,7 +115,39 @@ const EnvSchema = z
   .refine((e) => e.SVC_BLOB_STORE_ENDPOINT === undefined || e.SVC_BLOB_STORE.kind === 's3', {
     path: ['SVC_BLOB_STORE_ENDPOINT'],
     message: 'applies only with SVC_BLOB_STORE=s3://bucket/prefix',
+  })
+  .superRefine((e, ctx) => {
+    const problem = companyRootProblem(path.resolve(e.SVC_DATA_DIR), companyRootOf(e));
+    if (problem) ctx.addIssue({ code: 'custom', path: ['SVC_COMPANY_ROOT'], message: problem });
   });
+
+/** The folders of SVC_DATA_DIR the service itself keeps (PostgreSQL, Temporal, bundle cache, local cloud). */
+function serviceDataFolders(dataDir: string): string[] {
+  return ['postgres', 'temporal', 'cache', 'local-cloud'].map((name) => path.join(dataDir, name));
+}
+
+function companyRootOf(e: { SVC_DATA_DIR: string; SVC_COMPANY_ROOT?: string | undefined }): string {
+  return path.resolve(e.SVC_COMPANY_ROOT ?? path.join(e.SVC_DATA_DIR, 'companies'));
+}
+
+/** Why SVC_COMPANY_ROOT cannot be used, or undefined. */
+function companyRootProblem(dataDir: string, root: string): string | undefined {
+  const system = SYSTEM_DIRECTORIES.find((dir) => isInside(root, dir));
+  if (system) return `must not lie in ${system}`;
+  if (root === dataDir) return 'must not be SVC_DATA_DIR itself (the default is its companies/ folder)';
+  const data = serviceDataFolders(dataDir).find((dir) => isInside(root, dir));
+  if (data) return `must not lie in ${data}, which the service keeps`;
+  return undefined;
+}
+
+/**
+ * The allowed root and the refused directories: the kernel's, the service's data folders, and the
+ * whole data directory when the root contains it (a root inside it, the default, allows only itself).
+ */
+function companyRootPolicy(dataDir: string, allowed: string): CompanyRootPolicy {
+  const data = isInside(dataDir, allowed) ? [dataDir] : serviceDataFolders(dataDir);
+  return { allowed, refused: [...SYSTEM_DIRECTORIES, ...data] };
+}
 
 // The environment mapped onto the names the code uses; Config's type follows from it.
 const ConfigSchema = EnvSchema.transform((e) => ({
@@ -121,6 +155,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   host: e.HOST,
   databaseUrl: e.DATABASE_URL,
   dataDir: path.resolve(e.SVC_DATA_DIR),
+  /** Where company initialization's rootPath may lie (SVC_COMPANY_ROOT), and where never. */
+  companyRoot: companyRootPolicy(path.resolve(e.SVC_DATA_DIR), companyRootOf(e)),
   embeddedPgPort: e.SVC_EMBEDDED_PG_PORT,
   /** {base_url}; when unset, derived from the address the server listens on. */
   baseUrl: e.SVC_BASE_URL,

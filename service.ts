@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { type Logger, pino } from 'pino';
 import { createApp } from './api/app.ts';
 import type { ApiDeps } from './api/deps.ts';
@@ -13,19 +14,22 @@ import { type Mailer, unconfiguredMailer } from './domain/app-workflows/mailer.t
 import { localModelProvider } from './domain/app-workflows/model-provider.ts';
 import { cachedBlobStore, postgresBlobBackend } from './domain/apps/blob-store.ts';
 import { connectDatabase } from './domain/db/connect.ts';
+import type { Db } from './domain/db/database.ts';
 import { migrateToLatest } from './domain/db/migrate.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { startKeyUseRecorder } from './domain/keys/key-use-recorder.ts';
 import { startPrincipalCache } from './domain/keys/principal-cache.ts';
 import { SqlGate } from './domain/ontology/sql/sql-gate.ts';
 import { startChangeHub } from './domain/ontology/subscriptions/change-hub.ts';
+import type { CompanyRootPolicy } from './domain/provisioning/company-root.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/password-hash.ts';
 import { ensureInstance } from './domain/system/instance.ts';
+import { databaseCheck, type ReadinessCheck, readinessCheck } from './domain/system/readiness.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { smtpMailer } from './infra/mail/smtp-mailer.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
 import { reconcileAllAppTriggers } from './worker/app-triggers.ts';
-import { connectTemporal, type TemporalConnections } from './worker/connect-temporal.ts';
+import { connectTemporal, describeOwnNamespace, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
 import { runWorker } from './worker/run-worker.ts';
@@ -95,7 +99,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     cleanups.push(() => db.destroy());
     const applied = await migrateToLatest(db);
     if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-    await ensureInstance(db);
+    const instance = await ensureInstance(db);
+    const companyRoot = await withPostgresDataDirectory(db, config.companyRoot);
     const passwordHashing = opts.passwordHashing ?? PRODUCTION_SCRYPT;
     const principals = await startPrincipalCache({ databaseUrl, logger });
     cleanups.push(() => principals.stop());
@@ -109,6 +114,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       mailer = smtp;
     }
 
+    // The AWS SDK is loaded only when configured: it adds about half a second to every start.
+    const blobBackend =
+      config.blobStore.kind === 's3'
+        ? (await import('./infra/blobs/s3-blob-backend.ts')).s3BlobBackend(config.blobStore)
+        : postgresBlobBackend(db);
+    // Readiness probes what this role uses; Temporal's check joins once it is connected (below).
+    const readiness: ReadinessCheck[] = [
+      databaseCheck(db),
+      blobBackend.reachable
+        ? readinessCheck('blobStore', blobBackend.reachable)
+        : { name: 'blobStore', skipped: 'version files are in the database: the database check covers them' },
+    ];
     let addresses = publicAddresses(config, { host: config.host, port: config.port });
     const deps: ApiDeps = {
       db,
@@ -117,14 +134,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       clock: opts.clock ?? systemClock,
       principals,
       keyUses,
+      companyRoot,
       addresses: () => addresses,
-      blobs: cachedBlobStore(
-        // The AWS SDK is loaded only when configured: it adds about half a second to every start.
-        config.blobStore.kind === 's3'
-          ? (await import('./infra/blobs/s3-blob-backend.ts')).s3BlobBackend(config.blobStore)
-          : postgresBlobBackend(db),
-        config.blobCacheBytes,
-      ),
+      blobs: cachedBlobStore(blobBackend, config.blobCacheBytes),
       mailer,
       ontologySql: {
         databaseUrl,
@@ -137,6 +149,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         }),
       },
       http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
+      health: { instance, readiness },
     };
 
     let temporal: TemporalConnections | undefined;
@@ -158,6 +171,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         db,
         logger,
         cloud,
+        companyRoot,
         bundleCacheDir: path.join(config.dataDir, 'cache'),
         mailer,
         models: localModelProvider,
@@ -171,6 +185,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);
     }
+
+    const connected = temporal;
+    readiness.push(
+      connected
+        ? readinessCheck('temporal', (signal) => describeOwnNamespace(connected, signal))
+        : { name: 'temporal', skipped: 'the api role does not use Temporal: workflow starts wait in the outbox' },
+    );
 
     let url: string | undefined;
     if (role !== 'worker') {
@@ -203,6 +224,19 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     await cleanup();
     throw err;
   }
+}
+
+/**
+ * The database's own data directory joins the refused ones when the service may read it
+ * (superusers and pg_read_all_settings): a PostgreSQL on this machine is never written into,
+ * embedded (under SVC_DATA_DIR, refused anyway) or not.
+ */
+async function withPostgresDataDirectory(db: Db, policy: CompanyRootPolicy): Promise<CompanyRootPolicy> {
+  const dir = await sql<{ data_directory: string }>`SHOW data_directory`.execute(db).then(
+    (r) => r.rows[0]?.data_directory,
+    () => undefined, // insufficient_privilege: the server keeps it to itself
+  );
+  return dir && path.isAbsolute(dir) ? { ...policy, refused: [...policy.refused, path.normalize(dir)] } : policy;
 }
 
 /**

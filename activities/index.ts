@@ -2,6 +2,7 @@ import type { Mailer } from '../domain/app-workflows/mailer.ts';
 import type { ModelProvider } from '../domain/app-workflows/model-provider.ts';
 import type { Db } from '../domain/db/database.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
+import type { CompanyRootPolicy } from '../domain/provisioning/company-root.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
@@ -13,6 +14,8 @@ export interface ActivityDeps {
   db: Db;
   /** Where company initialization creates or finds server instances (aws or local). */
   cloud: CloudProvider;
+  /** Where company roots may be (SVC_COMPANY_ROOT) and where never: checked again by each file step. */
+  companyRoot: CompanyRootPolicy;
   /** App workflows' notify emails. */
   mailer: Mailer;
   /** App workflows' model steps. */

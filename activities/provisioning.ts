@@ -5,6 +5,7 @@ import { DomainError } from '../domain/errors.ts';
 import { awaitInstanceRunning } from '../domain/provisioning/await-instance-running.ts';
 import { beginRun } from '../domain/provisioning/begin-run.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
+import type { CompanyRootPolicy } from '../domain/provisioning/company-root.ts';
 import { createFolders } from '../domain/provisioning/create-folders.ts';
 import { ensureCloudInstance } from '../domain/provisioning/ensure-cloud-instance.ts';
 import { finishRun } from '../domain/provisioning/finish-run.ts';
@@ -28,15 +29,15 @@ async function effect<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createProvisioningActivities(deps: { db: Db; cloud: CloudProvider }) {
+export function createProvisioningActivities(deps: { db: Db; cloud: CloudProvider; companyRoot: CompanyRootPolicy }) {
   return {
     beginProvisioningRun: (input: { cellId: string; part: ProvisioningPart }) => effect(() => beginRun(deps.db, currentRun(), input)),
     ensureCloudInstance: (cellId: string) =>
       effect(() => ensureCloudInstance(deps, currentRun(), cellId, () => Context.current().heartbeat())),
     awaitInstanceRunning: (input: { cellId: string; instanceId: string }) =>
       effect(() => awaitInstanceRunning(deps, currentRun(), input, (state) => Context.current().heartbeat(state))),
-    createFolders: (cellId: string) => effect(() => createFolders(deps.db, currentRun(), cellId)),
-    writeAgentProfiles: (cellId: string) => effect(() => writeAgentProfiles(deps.db, currentRun(), cellId)),
+    createFolders: (cellId: string) => effect(() => createFolders(deps, currentRun(), cellId)),
+    writeAgentProfiles: (cellId: string) => effect(() => writeAgentProfiles(deps, currentRun(), cellId)),
     finishProvisioningRun: (outcome: { status: 'completed' } | { status: 'failed'; step: string; error: string }) =>
       finishRun(deps.db, currentRun(), outcome),
   };

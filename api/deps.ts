@@ -1,4 +1,6 @@
 import type { DomainDeps } from '../domain/deps.ts';
+import type { Instance } from '../domain/system/instance.ts';
+import type { ReadinessCheck } from '../domain/system/readiness.ts';
 
 /** What routes may reach: the use cases' dependencies plus the HTTP settings. */
 export interface ApiDeps extends DomainDeps {
@@ -8,5 +10,11 @@ export interface ApiDeps extends DomainDeps {
     trustedProxies: readonly string[];
     /** How long a control-plane start waits for the relay to report its run id (SVC_RUN_START_WAIT_MS). */
     runStartWaitMs: number;
+  };
+  health: {
+    /** This installation, read once at start: liveness answers without the database. */
+    instance: Instance;
+    /** What readiness probes: the dependencies this process's role uses (the composition root decides). */
+    readiness: readonly ReadinessCheck[];
   };
 }

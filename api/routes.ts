@@ -22,12 +22,13 @@ import { ontologySubscriptionRoutes } from './ontology-subscriptions/routes.ts';
 import { semanticRoutes } from './semantic/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './shares/routes.ts';
-import { healthRoute, openApiRoute } from './system/routes.ts';
+import { healthRoute, openApiRoute, readinessRoute } from './system/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 
 /** Every mounted route. Each capability contributes its list here. */
 export const routes: readonly AnyRoute[] = [
   healthRoute,
+  readinessRoute,
   openApiRoute(() => routes),
   ...keyRoutes,
   ...agentKeyRoutes,

@@ -45,13 +45,14 @@ async function direct(cellId: string): Promise<number> {
   const db = svc.deps.db;
   const cloud = localCloudProvider({ dir: path.join(dataDir, 'direct-cloud'), pollIntervalMs: 0 });
   return time(async () => {
-    await db.transaction().execute((trx) => initializeCompany(trx, { ...body(cellId), accountId: 'bench' }));
+    await db.transaction().execute((trx) => initializeCompany(trx, { ...body(cellId), accountId: 'bench' }, svc.deps.companyRoot));
     const run = { runId: `direct-${cellId}`, workflowId: `direct:${cellId}`, attempt: 1 };
     await beginRun(db, run, { cellId, part: 'all' });
     const { instanceId } = await ensureCloudInstance({ db, cloud }, run, cellId, () => undefined);
     await awaitInstanceRunning({ db, cloud }, run, { cellId, instanceId }, () => undefined);
-    await createFolders(db, run, cellId);
-    await writeAgentProfiles(db, run, cellId);
+    const files = { db, companyRoot: svc.deps.companyRoot };
+    await createFolders(files, run, cellId);
+    await writeAgentProfiles(files, run, cellId);
   });
 }
 

@@ -6,6 +6,7 @@ import type { KeyUseRecorder } from './keys/key-use-recorder.ts';
 import type { PrincipalCache } from './keys/principal-cache.ts';
 import type { SqlGate } from './ontology/sql/sql-gate.ts';
 import type { ChangeHub } from './ontology/subscriptions/change-hub.ts';
+import type { CompanyRootPolicy } from './provisioning/company-root.ts';
 import type { LiveRunObserver } from './provisioning/live-runs.ts';
 import type { ScryptParams } from './security/password-hash.ts';
 
@@ -53,6 +54,8 @@ export interface DomainDeps {
   keyUses: KeyUseRecorder;
   /** Email (workflow notify steps, the mail test): SMTP, or `configured: false` when none is set. */
   mailer: Mailer;
+  /** Where company initialization's rootPath may lie (SVC_COMPANY_ROOT) and where never. */
+  companyRoot: CompanyRootPolicy;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
   /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */

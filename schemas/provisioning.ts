@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CellId } from './identity.ts';
 
-// The company initialization request (spec: "Company initialization request"). Every field is
+// The company initialization request (spec: "Company initialization request") and the part routes' body. Every field is
 // metadata; the service's guard additionally refuses anything that looks like a credential.
 
 /** Lower-case words joined by hyphens: it names profiles (`<companyKey>-ceo`) and their folders. */
@@ -36,3 +36,14 @@ export const InitializeCompanyRequest = z
   })
   .meta({ id: 'InitializeCompanyRequest' });
 export type InitializeCompanyRequest = z.output<typeof InitializeCompanyRequest>;
+
+/**
+ * The body of the part routes (cloud-instance, folders, agent-profiles): the spec shows none, and a
+ * part takes everything from the stored initialization, so it has no fields. No body or `{}`;
+ * anything else is refused (malformed JSON, another type, any field with its path), so a call
+ * that meant something else never starts a run.
+ */
+export const ProvisioningPartRequest = z
+  .strictObject({})
+  .optional()
+  .meta({ id: 'ProvisioningPartRequest', description: 'No fields: send no body or {}. Every field is refused with its path.' });

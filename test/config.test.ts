@@ -142,4 +142,27 @@ describe('company initialization variables', () => {
     expect(() => loadConfig({ SVC_CLOUD_PROVIDER: 'aws', SVC_AWS_IMAGE_ID: 'image-1' })).toThrow(/SVC_AWS_IMAGE_ID/);
     expect(() => loadConfig({ SVC_RUN_START_WAIT_MS: '-1' })).toThrow(/SVC_RUN_START_WAIT_MS/);
   });
+
+  it('put the company root under SVC_DATA_DIR by default, and refuse the system and data directories there', () => {
+    const data = path.resolve('.data');
+    expect(loadConfig({}).companyRoot).toEqual({
+      allowed: path.join(data, 'companies'),
+      refused: ['/proc', '/sys', '/dev', ...['postgres', 'temporal', 'cache', 'local-cloud'].map((f) => path.join(data, f))],
+    });
+    // A root that contains the data directory refuses all of it.
+    expect(loadConfig({ SVC_COMPANY_ROOT: '/', SVC_DATA_DIR: '/var/lib/svc' }).companyRoot).toEqual({
+      allowed: '/',
+      refused: ['/proc', '/sys', '/dev', '/var/lib/svc'],
+    });
+    expect(loadConfig({ SVC_COMPANY_ROOT: 'relative/companies' }).companyRoot.allowed).toBe(path.resolve('relative/companies'));
+  });
+
+  it('refuse a company root in /proc, /sys, /dev, the data directory itself or a folder the service keeps there', () => {
+    for (const root of ['/proc/self/fd', '/sys', '/dev/shm', '/var/lib/svc', '/var/lib/svc/postgres/x', '/var/lib/svc/temporal']) {
+      expect(() => loadConfig({ SVC_COMPANY_ROOT: root, SVC_DATA_DIR: '/var/lib/svc' }), root).toThrow(/SVC_COMPANY_ROOT/);
+    }
+    expect(loadConfig({ SVC_COMPANY_ROOT: '/var/lib/svc/tenants', SVC_DATA_DIR: '/var/lib/svc' }).companyRoot.allowed).toBe(
+      '/var/lib/svc/tenants',
+    );
+  });
 });

@@ -66,3 +66,10 @@ export async function connectTemporal(opts: {
     throw new Error(`cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
+
+/** Readiness: the frontend answers for our namespace (DescribeNamespace, cancelled with `signal`). */
+export function describeOwnNamespace(temporal: Pick<TemporalConnections, 'client' | 'namespace'>, signal: AbortSignal): Promise<unknown> {
+  return temporal.client.connection.withAbortSignal(signal, () =>
+    temporal.client.workflowService.describeNamespace({ namespace: temporal.namespace }),
+  );
+}

@@ -5,7 +5,7 @@ import { getProvisioningStatus } from '../../domain/provisioning/get-provisionin
 import { initializeCompany } from '../../domain/provisioning/initialize-company.ts';
 import { type QueuedRun, requestProvisioning } from '../../domain/provisioning/request-provisioning.ts';
 import { CellId } from '../../schemas/identity.ts';
-import { InitializeCompanyRequest } from '../../schemas/provisioning.ts';
+import { InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
 import type { ApiDeps } from '../deps.ts';
 import { type AuthRequirement, defineRoute, type HandlerInput } from '../http/route.ts';
 
@@ -134,7 +134,9 @@ export const initializeCompanyRoute = defineRoute({
   description:
     'Creates or reuses the company and starts or joins its provisioning run (workflow company-init:<cellId>). ' +
     'Rerunning changes nothing that exists; provisioning-status says per step what was created, reused or refreshed. ' +
-    'Credentials, keys, tokens and connection strings are refused anywhere in the body.',
+    'Credentials, keys, tokens and connection strings are refused anywhere in the body. rootPath must lie under the ' +
+    "company root (SVC_COMPANY_ROOT) once symlinks are resolved, and never in /proc, /sys, /dev or the service's data " +
+    'directories (invalid_payload, problem path_not_allowed at rootPath).',
   tags: ['control-plane'],
   auth: OPERATOR,
   write: true,
@@ -142,7 +144,7 @@ export const initializeCompanyRoute = defineRoute({
   response: { status: 202, description: 'The run was started or joined.', schema: InitializeAccepted },
   errors: ['unauthorized', 'forbidden', 'invalid_payload'],
   async handler({ db, body, principal, deps, afterCommit }) {
-    const queued = await initializeCompany(db, { ...body, accountId: principal.account.id });
+    const queued = await initializeCompany(db, { ...body, accountId: principal.account.id }, deps.companyRoot);
     return accepted(queued, { company: queued.company, record: queued.record }, { deps, afterCommit });
   },
 });
@@ -153,11 +155,14 @@ function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, 
     path: `${BASE}/{cell}/${part}`,
     operationId,
     summary,
-    description: `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize.`,
+    description:
+      `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize. ` +
+      'The part uses the stored initialization: send no body or {} (any field, or a body that is not JSON, is refused and starts nothing).',
     tags: ['control-plane'],
     auth: OPERATOR,
     write: true,
     params: CellParams,
+    body: ProvisioningPartRequest,
     response: { status: 202, description: 'The run was started or joined.', schema: Accepted },
     errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found', 'conflict'],
     async handler({ db, params, principal, deps, afterCommit }) {

@@ -73,7 +73,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
         ...(route.body
           ? {
               body: {
-                required: true,
+                // A schema that takes no body (the part routes: no body or {}) documents it as optional.
+                required: !route.body.safeParse(undefined).success,
                 content: {
                   'application/json': { schema: route.body },
                   ...(route.textBody ? { [route.textBody]: { schema: z.string() } } : {}),

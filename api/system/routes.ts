@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { readInstance } from '../../domain/system/instance.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { checkReadiness } from '../../domain/system/readiness.ts';
 import { API_VERSION, buildOpenApiDocument } from '../http/openapi.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 
@@ -12,18 +13,68 @@ const Health = z
   })
   .meta({ id: 'Health' });
 
+/** How long each readiness check may take before it counts as failed. */
+export const READINESS_DEADLINE_MS = 2000;
+
+const CheckResult = z
+  .discriminatedUnion('status', [
+    z.object({ status: z.literal('ok'), ms: z.number().int() }),
+    z.object({ status: z.literal('failed'), ms: z.number().int(), reason: z.string() }),
+    z.object({ status: z.literal('skipped'), reason: z.string().describe('Why this process does not use it.') }),
+  ])
+  .meta({ id: 'ReadinessCheck' });
+
+const Ready = z
+  .object({
+    status: z.literal('ready'),
+    checks: z.object({ database: CheckResult, temporal: CheckResult, blobStore: CheckResult }),
+  })
+  .meta({ id: 'Readiness' });
+
 export const healthRoute = defineRoute({
   method: 'get',
   path: '/api/v1/health',
   operationId: 'getHealth',
-  summary: 'Liveness and database check',
+  summary: 'Liveness: the process answers (no dependency is checked)',
+  description:
+    'For a supervisor or orchestrator deciding whether to restart the process. It reads nothing: the instance ' +
+    'was read at start. Whether the process can serve now is GET /api/v1/health/ready.',
   tags: ['system'],
   auth: 'none',
-  response: { status: 200, description: 'The service and its database answer.', schema: Health },
-  async handler({ db }) {
-    // Reading the instance row is the database check.
-    const { instanceId, createdAt } = await readInstance(db);
+  response: { status: 200, description: 'The process answers.', schema: Health },
+  async handler({ deps }) {
+    const { instanceId, createdAt } = deps.health.instance;
     return { data: { status: 'ok' as const, version: API_VERSION, instanceId, instanceCreatedAt: createdAt.toISOString() } };
+  },
+});
+
+export const readinessRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/health/ready',
+  operationId: 'getReadiness',
+  summary: 'Readiness: the database, Temporal and the blob store answer, each within 2 s',
+  description:
+    'For a load balancer or orchestrator deciding whether to send traffic. database: SELECT 1 on the service pool. ' +
+    'temporal: DescribeNamespace, in processes that run the worker (role all); the api role does not use Temporal ' +
+    '(workflow starts wait in the outbox) and reports it skipped. blobStore: HeadBucket with an s3:// store; the ' +
+    'postgres store is the database, reported skipped. 503 service_unavailable names the failing checks ' +
+    '(details.failing) with every result (details.checks).',
+  tags: ['system'],
+  auth: 'none',
+  response: { status: 200, description: 'Every check this process uses passed.', schema: Ready },
+  errors: ['service_unavailable'],
+  async handler({ deps }) {
+    const { ready, checks } = await checkReadiness(deps.health.readiness, READINESS_DEADLINE_MS, (name, err) =>
+      deps.logger.warn({ err, check: name }, 'readiness check failed'),
+    );
+    if (!ready) {
+      const failing = Object.keys(checks).filter((name) => checks[name]?.status === 'failed');
+      throw new DomainError('service_unavailable', `Not ready: ${failing.join(', ')}.`, {
+        details: { failing, checks },
+        retryAfterSeconds: 5,
+      });
+    }
+    return { data: { status: 'ready' as const, checks: checks as z.input<typeof Ready>['checks'] } };
   },
 });
 

@@ -29,6 +29,11 @@ export interface BlobBackend {
   put: BlobStore['put'];
   /** The stored bytes as they are, or undefined when the key holds nothing. */
   fetch(sha256: string): Promise<Buffer | undefined>;
+  /**
+   * A cheap round trip proving the store answers (readiness); absent where another check
+   * covers it (the postgres backend is the service's database).
+   */
+  reachable?(signal: AbortSignal): Promise<void>;
 }
 
 export class CorruptBlobError extends Error {

@@ -10,7 +10,7 @@ export interface ConnectOptions {
   maxConnections?: number;
   /** Upper bound on any one statement, so a stuck query surfaces as a timeout error. */
   statementTimeoutMs?: number;
-  /** Errors of idle pooled connections (server restart, terminated backend); the pool replaces them. */
+  /** Errors of pooled connections, idle or checked out (server restart, terminated backend); the pool replaces them. */
   onIdleError?: (err: Error) => void;
 }
 
@@ -23,5 +23,9 @@ export function connectDatabase(opts: ConnectOptions): Kysely<Database> {
   });
   // Without a listener, an idle connection killed by the server would crash the process.
   pool.on('error', (err) => opts.onIdleError?.(err));
+  // The pool listens only while a connection is idle: one lost while checked out between two
+  // statements (a transaction awaiting its handler) emitted an unhandled error and ended the
+  // process. Its next statement fails instead, and the pool drops it when it comes back.
+  pool.on('connect', (client) => client.on('error', (err) => opts.onIdleError?.(err)));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

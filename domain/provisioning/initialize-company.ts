@@ -1,6 +1,7 @@
 import type { InitializeCompanyRequest } from '../../schemas/provisioning.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { newId } from '../security/random.ts';
+import { type CompanyRootPolicy, resolveCompanyRoot } from './company-root.ts';
 import { assertMetadataOnly } from './forbidden-data.ts';
 import { findProvisioning, saveProvisioning } from './repository.ts';
 import { type QueuedRun, requestProvisioning } from './request-provisioning.ts';
@@ -8,14 +9,17 @@ import { type QueuedRun, requestProvisioning } from './request-provisioning.ts';
 /**
  * F1: creates or reuses the company, stores what the operator asked for (metadata only) and
  * asks for a full run. Rerunnable: the company, the record and everything the run makes are
- * reused, so a second call changes nothing that exists.
+ * reused, so a second call changes nothing that exists. A rootPath outside the allowed root (or
+ * in a refused directory) is refused here, before anything is stored or any run asked for.
  */
 export async function initializeCompany(
   db: DbOrTrx,
   input: InitializeCompanyRequest & { accountId: string },
+  companyRoot: CompanyRootPolicy,
 ): Promise<QueuedRun & { company: { cellId: string; outcome: 'created' | 'reused' }; record: 'created' | 'updated' | 'unchanged' }> {
   const { accountId, ...request } = input;
   assertMetadataOnly(request, '');
+  await resolveCompanyRoot(companyRoot, request.rootPath);
   // ON CONFLICT: two first calls at once both go on with the one company, instead of one failing.
   const inserted = await db
     .insertInto('companies')

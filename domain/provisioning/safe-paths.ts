@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DomainError } from '../errors.ts';
+import { type CompanyRootPolicy, isInside, resolveCompanyRoot } from './company-root.ts';
 
 // Everything the steps write stays under the company root. Names come from the fixed catalog,
 // and each directory on the way is checked with lstat (a symlink is never followed) and, once
@@ -11,12 +12,15 @@ function unsafe(message: string, where: string): DomainError {
   return new DomainError('conflict', message, { details: { path: where } });
 }
 
-/** Creates the root if needed and returns its real path (the base every later check compares with). */
-export async function ensureRoot(rootPath: string): Promise<string> {
-  if (!path.isAbsolute(rootPath) || path.normalize(rootPath) !== rootPath)
-    throw unsafe('The root path must be absolute and normalized.', rootPath);
-  await fs.mkdir(rootPath, { recursive: true, mode: 0o750 });
-  return fs.realpath(rootPath);
+/**
+ * Checks the root against the policy (allowed root, refused directories, symlinks resolved),
+ * creates what is missing of it one level at a time, and returns its real path (the base every
+ * later check compares with). No recursive mkdir: the work is one mkdir and lstat per segment.
+ */
+export async function ensureRoot(policy: CompanyRootPolicy, rootPath: string): Promise<string> {
+  const { existing, missing } = await resolveCompanyRoot(policy, rootPath);
+  await ensureDirectory(existing, missing);
+  return path.join(existing, ...missing);
 }
 
 /** Ensures `<root>/<segments…>` is a real directory inside the root; true when it was created. */
@@ -39,7 +43,7 @@ export async function ensureDirectory(root: string, segments: readonly string[])
     if (!stat.isDirectory()) throw unsafe(`${current} exists and is not a directory.`, current);
   }
   const real = await fs.realpath(current);
-  if (real !== current || !(real === root || real.startsWith(`${root}${path.sep}`))) {
+  if (real !== current || !isInside(real, root)) {
     throw unsafe(`${current} resolves outside the company root.`, current);
   }
   return created;

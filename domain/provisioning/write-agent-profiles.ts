@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { agentRid } from '../resources/kinds/agent.ts';
 import { newId } from '../security/random.ts';
 import { AGENTS_FOLDER, DESCRIPTION_FILE, describeProfile, EXECUTIVE_ROLES, LOG_FOLDER, profileName } from './catalog.ts';
+import type { CompanyRootPolicy } from './company-root.ts';
 import { findProfile, loadProvisioning, saveProfile } from './repository.ts';
 import { type Changes, type RunContext, runStep } from './run-step.ts';
 import { ensureDirectory, ensureRoot, readFileNoFollow, writeFileAtomic } from './safe-paths.ts';
@@ -13,10 +14,14 @@ import { ensureDirectory, ensureRoot, readFileNoFollow, writeFileAtomic } from '
  * `ri.agents.svc.agent.<id>`, whose id never changes), its folder, log folder and description
  * file: created when missing, refreshed when its text changed, else reused.
  */
-export async function writeAgentProfiles(db: Db, run: RunContext, cellId: string): Promise<{ profiles: number }> {
+export async function writeAgentProfiles(
+  { db, companyRoot }: { db: Db; companyRoot: CompanyRootPolicy },
+  run: RunContext,
+  cellId: string,
+): Promise<{ profiles: number }> {
   return runStep(db, run, 'agent-profiles', async () => {
     const record = await loadProvisioning(db, cellId);
-    const root = await ensureRoot(record.root_path);
+    const root = await ensureRoot(companyRoot, record.root_path);
     const changes: Changes = [];
     for (const { folder, role, duties } of EXECUTIVE_ROLES) {
       const name = profileName(record.company_key, role);

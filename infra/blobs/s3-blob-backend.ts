@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { type BlobBackend, distinctBlobs } from '../../domain/apps/blob-store.ts';
 
 export interface S3BlobOptions {
@@ -71,6 +71,10 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
         if (err instanceof S3ServiceException && err.name === 'NoSuchKey') return undefined;
         throw err;
       }
+    },
+    async reachable(signal) {
+      // HeadBucket: the bucket exists and these credentials may use it, with no object read.
+      await client.send(new HeadBucketCommand({ Bucket }), { abortSignal: signal });
     },
   };
 }

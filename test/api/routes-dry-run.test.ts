@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomBase62, sha256 } from '../../domain/security/random.ts';
@@ -90,7 +91,7 @@ async function upload(slug: string, version: string) {
 async function initializedCompany() {
   const cellId = `cell-${unique('init')}`;
   const res = await svc.call('POST', '/api/v1/control-plane/companies/initialize', {
-    body: initializeBody(cellId, `/srv/${cellId}`),
+    body: initializeBody(cellId, path.join(svc.companyRoot, cellId)),
     headers: bearer(op),
   });
   expect(res.status).toBe(202);
@@ -226,7 +227,7 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   sendTestNotification: async () => ({ headers: bearer(dev), status: 200 }),
   controlPlaneInitializeCompany: async () => {
     const cellId = `cell-${unique('init')}`;
-    return { body: initializeBody(cellId, `/srv/${cellId}`), headers: bearer(op), status: 202, enqueues: 1 };
+    return { body: initializeBody(cellId, path.join(svc.companyRoot, cellId)), headers: bearer(op), status: 202, enqueues: 1 };
   },
   controlPlaneCloudInstance: controlPlanePart,
   controlPlaneFolders: controlPlanePart,

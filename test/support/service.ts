@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,8 @@ import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestService extends RunningService {
   database: TestDatabase;
+  /** SVC_COMPANY_ROOT: a temporary folder (made by the first step that needs it), removed on close. */
+  companyRoot: string;
   /** Every log line the service wrote, parsed. */
   logs: Record<string, unknown>[];
   call(
@@ -34,13 +37,22 @@ export const TEST_OPERATOR = { login: 'operator', password: 'operator-password-1
 const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; extraRoutes?: readonly AnyRoute[]; role?: Role; clock?: Clock } = {},
+  opts: {
+    env?: Record<string, string>;
+    extraRoutes?: readonly AnyRoute[];
+    role?: Role;
+    clock?: Clock;
+    /** How the service reaches its database (e.g. through a proxy the test can cut); the test's own connection stays direct. */
+    databaseUrl?: (url: string) => string | Promise<string>;
+  } = {},
 ): Promise<TestService> {
   const database = await createTestDatabase();
   const role = opts.role ?? 'api';
   // The embedded Temporal server (roles all and worker) keeps its state in the data folder: a
   // temporary one, removed on close. The API role must not need any.
   const dataDir = role === 'api' ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), 'svc-test-data-'));
+  // Company initialization's rootPath must lie under it: a path of its own per service, not made yet.
+  const companyRoot = path.join(os.tmpdir(), `svc-company-roots-${randomUUID()}`);
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -50,11 +62,12 @@ export async function startTestService(
   });
   const config = loadConfig({
     PORT: '0',
-    DATABASE_URL: database.url,
+    DATABASE_URL: opts.databaseUrl ? await opts.databaseUrl(database.url) : database.url,
     SVC_DATA_DIR: dataDir ?? '/nonexistent',
     SVC_TEMPORAL_UI_PORT: '0', // test files run side by side: no fixed port
     SVC_OPERATOR_LOGIN: TEST_OPERATOR.login,
     SVC_OPERATOR_PASSWORD: TEST_OPERATOR.password,
+    SVC_COMPANY_ROOT: companyRoot,
     ...opts.env,
   });
   const service = await startService(config, {
@@ -68,6 +81,7 @@ export async function startTestService(
   return {
     ...service,
     database,
+    companyRoot: service.deps.companyRoot.allowed,
     logs,
     async call(method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
@@ -90,6 +104,7 @@ export async function startTestService(
       await service.stop();
       await database.drop();
       if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+      await fs.rm(companyRoot, { recursive: true, force: true });
     },
   };
 }

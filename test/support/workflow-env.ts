@@ -10,6 +10,7 @@ import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { TASK_QUEUE } from '../../worker/shared.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { companyRootAt } from './provisioning.ts';
 
 export interface WorkflowTestEnv {
   env: TestWorkflowEnvironment;
@@ -22,7 +23,7 @@ export interface WorkflowTestEnv {
 /**
  * The product's workflows and activities, run by a real SDK worker on the embedded server with
  * time skipping, over a database of their own. Without a `cloud` the activities get a local
- * provider that no test of the caller reaches; mail is recorded (no SMTP) unless `overrides`
+ * provider and a company root that no test of the caller reaches; mail is recorded (no SMTP) unless `overrides`
  * names a mailer, and model steps use the deterministic local provider.
  */
 export async function startWorkflowTestEnv(
@@ -35,6 +36,7 @@ export async function startWorkflowTestEnv(
   let deps: ActivityDeps = {
     db: database.db,
     cloud: cloud ?? localCloudProvider({ dir: '/nonexistent' }),
+    companyRoot: companyRootAt('/nonexistent'),
     mailer: unconfiguredMailer,
     models: localModelProvider,
     ...overrides,

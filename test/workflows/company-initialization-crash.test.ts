@@ -19,7 +19,7 @@ import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { installFakeEc2 } from '../support/fake-ec2.ts';
 import { exitCode } from '../support/process.ts';
-import { initializeBody, tempRoots } from '../support/provisioning.ts';
+import { companyRootAt, initializeBody, tempRoots } from '../support/provisioning.ts';
 
 // The worst moment for a crash: the worker dies (SIGKILL) after RunInstances created the instance
 // and before the activity reported. The activity's heartbeat timeout tells Temporal, the retry
@@ -56,7 +56,7 @@ describe('a worker killed after RunInstances', () => {
     const workflowsRunning = workflows.run();
     const child = spawn(
       process.execPath,
-      [path.resolve('test/workflows/fixtures/ec2-activity-worker.ts'), server.address, database.url, stateFile],
+      [path.resolve('test/workflows/fixtures/ec2-activity-worker.ts'), server.address, database.url, stateFile, roots],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -67,7 +67,9 @@ describe('a worker killed after RunInstances', () => {
 
     const queued = await database.db
       .transaction()
-      .execute((trx) => initializeCompany(trx, { ...initializeBody('cell-crash', path.join(roots, 'crash')), accountId: 'acc_test' }));
+      .execute((trx) =>
+        initializeCompany(trx, { ...initializeBody('cell-crash', path.join(roots, 'crash')), accountId: 'acc_test' }, companyRootAt(roots)),
+      );
     await relayDue({ db: database.db, client, logger: pino({ level: 'silent' }) });
     const { run_id: runId } = await database.db
       .selectFrom('provisioning_requests')
@@ -86,6 +88,7 @@ describe('a worker killed after RunInstances', () => {
         activities: createActivities({
           db: database.db,
           cloud: awsCloudProvider({ imageId: 'ami-0123456789abcdef0', instanceType: 't3.small', pollIntervalMs: 10 }),
+          companyRoot: companyRootAt(roots),
           mailer: unconfiguredMailer,
           models: localModelProvider,
         }),

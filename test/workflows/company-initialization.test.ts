@@ -11,7 +11,7 @@ import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { temporalRunObserver } from '../../worker/provisioning-observer.ts';
 import type { TestDatabase } from '../support/database.ts';
-import { initializeBody, tempRoots } from '../support/provisioning.ts';
+import { companyRootAt, initializeBody, tempRoots } from '../support/provisioning.ts';
 import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // The provisioning workflow on the embedded server with time skipping (retry back-off passes in
@@ -57,7 +57,7 @@ beforeAll(async () => {
       return faults.address ? { ...found, address: faults.address } : found;
     },
   };
-  workflows = await startWorkflowTestEnv(cloud);
+  workflows = await startWorkflowTestEnv(cloud, { companyRoot: companyRootAt(roots) });
   ({ env, database } = workflows);
 }, 120_000);
 afterAll(async () => {
@@ -74,7 +74,9 @@ const statusOf = (cellId: string, live = false) =>
 async function initialize(cellId: string) {
   const queued = await database.db
     .transaction()
-    .execute((trx) => initializeCompany(trx, { ...initializeBody(cellId, path.join(roots, cellId)), accountId: 'acc_test' }));
+    .execute((trx) =>
+      initializeCompany(trx, { ...initializeBody(cellId, path.join(roots, cellId)), accountId: 'acc_test' }, companyRootAt(roots)),
+    );
   return delivered(queued);
 }
 /** The relay starts or joins the run and reports its id on the request. */

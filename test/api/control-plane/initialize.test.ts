@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTIVE_ROLES } from '../../../domain/provisioning/catalog.ts';
 import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../../support/identity.ts';
-import { initializeBody, tempRoots } from '../../support/provisioning.ts';
+import { initializeBody } from '../../support/provisioning.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // The whole control plane over HTTP: the service (role all) with the local cloud provider, the
@@ -11,17 +11,12 @@ import { startTestService, type TestService } from '../../support/service.ts';
 
 let svc: TestService;
 let op: string;
-let roots: string;
 
 beforeAll(async () => {
   svc = await startTestService({ role: 'all' });
   op = await operatorKey(svc);
-  roots = await tempRoots();
 }, 120_000);
-afterAll(async () => {
-  await svc.close();
-  await fs.rm(roots, { recursive: true, force: true });
-});
+afterAll(() => svc.close());
 
 const initialize = (body: unknown, headers: Record<string, string> = {}) =>
   svc.call('POST', '/api/v1/control-plane/companies/initialize', { body, headers: { ...bearer(op), ...headers } });
@@ -35,10 +30,12 @@ async function finished(workflowId: string, runId: string) {
 }
 const localInstances = async () => (await fs.readdir(path.join(dataDir(), 'local-cloud'))).filter((n) => n.endsWith('.json'));
 const dataDir = () => path.dirname(path.dirname(svc.temporal!.embeddedStateFile!));
+/** SVC_COMPANY_ROOT of this service: every rootPath lies under it. */
+const roots = () => svc.companyRoot;
 
 describe('POST /api/v1/control-plane/companies/initialize', () => {
   it('creates the company, its instance, ten folders and ten agent profiles, and reports every step', async () => {
-    const root = path.join(roots, 'north');
+    const root = path.join(roots(), 'north');
     const res = await initialize(initializeBody('cell-north', root));
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const accepted = res.body.data;
@@ -75,7 +72,7 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
 
   it('runs again without changing anything, and says so step by step', async () => {
     const before = await status('cell-north');
-    const res = await initialize(initializeBody('cell-north', path.join(roots, 'north')));
+    const res = await initialize(initializeBody('cell-north', path.join(roots(), 'north')));
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ company: { outcome: 'reused' }, record: 'unchanged' });
     expect(res.body.data.runId).not.toBe(before.runs[0].runId);
@@ -94,7 +91,7 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
   });
 
   it('refreshes a description file that was changed by hand', async () => {
-    const file = path.join(roots, 'north', 'agents', 'north-cto', 'description.md');
+    const file = path.join(roots(), 'north', 'agents', 'north-cto', 'description.md');
     await fs.writeFile(file, 'edited');
     const res = await svc.call('POST', '/api/v1/control-plane/companies/cell-north/agent-profiles', { headers: bearer(op) });
     expect(res.status).toBe(202);
@@ -124,7 +121,7 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
   });
 
   it('lets two first calls at once share one company', async () => {
-    const body = initializeBody('cell-twice', path.join(roots, 'twice'));
+    const body = initializeBody('cell-twice', path.join(roots(), 'twice'));
     const answers = await Promise.all([initialize(body), initialize(body)]);
     expect(answers.map((a) => a.status)).toEqual([202, 202]);
     expect(answers.map((a) => a.body.data.company.outcome).sort()).toEqual(['created', 'reused']);
@@ -135,15 +132,15 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
 
   it('reuses an existing company', async () => {
     await createOrganization(svc, op, 'cell-existing', 'Existing Co');
-    const res = await initialize(initializeBody('cell-existing', path.join(roots, 'existing')));
+    const res = await initialize(initializeBody('cell-existing', path.join(roots(), 'existing')));
     expect(res.body.data.company).toEqual({ cellId: 'cell-existing', outcome: 'reused' });
     await finished(res.body.data.workflowId, res.body.data.runId);
     expect((await status('cell-existing')).status).toBe('completed');
   });
 
   it('surfaces a failing step with its error, never writes through a symlink, and runs again once fixed', async () => {
-    const root = path.join(roots, 'trap');
-    const outside = path.join(roots, 'outside');
+    const root = path.join(roots(), 'trap');
+    const outside = path.join(roots(), 'outside');
     await fs.mkdir(root, { recursive: true });
     await fs.mkdir(outside);
     await fs.symlink(outside, path.join(root, '03_finance'));
@@ -162,15 +159,37 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
     expect((await status('cell-trap')).status).toBe('completed');
   });
 
+  it('/proc/self rootPath in a record stored before the allowed root: the folders step refuses it at once (it spun a core on a recursive mkdir)', async () => {
+    const first = await initialize(initializeBody('cell-legacy', path.join(roots(), 'legacy')));
+    await finished(first.body.data.workflowId, first.body.data.runId);
+    const { id } = await svc.database.db
+      .selectFrom('companies')
+      .select('id')
+      .where('cell_id', '=', 'cell-legacy')
+      .executeTakeFirstOrThrow();
+    await svc.database.db
+      .updateTable('company_provisioning')
+      .set({ root_path: '/proc/self/fd/legacy' })
+      .where('company_id', '=', id)
+      .execute();
+
+    const res = await svc.call('POST', '/api/v1/control-plane/companies/cell-legacy/folders', { headers: bearer(op) });
+    expect(res.status).toBe(202);
+    await expect(finished(res.body.data.workflowId, res.body.data.runId)).rejects.toThrow();
+    const s = await status('cell-legacy');
+    expect(s.failingStep).toMatchObject({ name: 'folders', attempts: 1 });
+    expect(s.failingStep.lastError).toMatch(/\/proc\/self\/fd\/legacy lies in \/proc/);
+  });
+
   it('dry run: answers the plan and starts nothing', async () => {
     const runsBefore = (await svc.temporal!.client.workflow.count('WorkflowType = "companyInitialization"')).count;
-    const res = await initialize(initializeBody('cell-dry', path.join(roots, 'dry')), { 'x-svc-dry-run': 'true' });
+    const res = await initialize(initializeBody('cell-dry', path.join(roots(), 'dry')), { 'x-svc-dry-run': 'true' });
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ dryRun: true, plan: { wouldStartOrJoin: { workflowId: 'company-init:cell-dry' } } });
     expect(await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-dry').execute()).toEqual([]);
     expect(await svc.database.db.selectFrom('outbox').selectAll().execute()).toEqual([]);
     expect((await svc.temporal!.client.workflow.count('WorkflowType = "companyInitialization"')).count).toBe(runsBefore);
-    await expect(fs.stat(path.join(roots, 'dry'))).rejects.toThrow();
+    await expect(fs.stat(path.join(roots(), 'dry'))).rejects.toThrow();
   });
 
   it('is for operators only, and a part needs an initialized company', async () => {
@@ -178,7 +197,7 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
     await createUser(svc, op, 'plain-dev', [{ cellId: 'cell-plain', role: 'developer', admin: true }]);
     const dev = await passwordKey(svc, 'plain-dev');
     const refused = await svc.call('POST', '/api/v1/control-plane/companies/initialize', {
-      body: initializeBody('cell-plain', path.join(roots, 'plain')),
+      body: initializeBody('cell-plain', path.join(roots(), 'plain')),
       headers: bearer(dev),
     });
     expect([refused.status, refused.body.error.code]).toEqual([403, 'forbidden']);
@@ -201,14 +220,14 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
       ['nameZh', 'postgres://app:pw@db:5432/prod'],
       ['nameEn', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
     ] as const) {
-      const res = await initialize(initializeBody('cell-smuggler', path.join(roots, 'smuggler'), { [field]: value }));
+      const res = await initialize(initializeBody('cell-smuggler', path.join(roots(), 'smuggler'), { [field]: value }));
       expect([res.status, res.body.error.code], value).toEqual([400, 'invalid_payload']);
       expect(res.body.error.details.problems).toEqual([
         { path: field, code: 'forbidden_data', message: expect.stringMatching(/metadata only/) },
       ]);
     }
     const credentialField = await initialize({
-      ...initializeBody('cell-smuggler', path.join(roots, 'smuggler')),
+      ...initializeBody('cell-smuggler', path.join(roots(), 'smuggler')),
       cloud: { profile: 'ops', accountId: '123456789012', region: 'eu-central-1', instanceName: 'x', secretAccessKey: 'abc' },
     });
     expect([credentialField.status, credentialField.body.error.code]).toEqual([400, 'invalid_payload']);

@@ -1,11 +1,10 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESOURCE_KINDS } from '../../../domain/resources/registry.ts';
 import { injected, rawGet, release } from '../../support/hosting.ts';
 import { bearer, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { SALES } from '../../support/ontology.ts';
-import { initializeBody, tempRoots } from '../../support/provisioning.ts';
+import { initializeBody } from '../../support/provisioning.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // Generic resource access over HTTP (spec D, rules 1-7, the resource tier table), for every
@@ -16,7 +15,6 @@ let dev: string;
 let mo: string;
 let gus: string;
 let accounts: Record<'dana' | 'mo' | 'multi' | 'gus', string>;
-let roots: string | undefined;
 
 /**
  * One resource of each registered kind, owned by cell-acme and at the private floor. A kind
@@ -30,9 +28,8 @@ const SAMPLES: Record<string, () => Promise<string>> = {
   },
   // An agent profile as company initialization writes it (the local cloud provider, a real run).
   agent: async () => {
-    roots = await tempRoots();
     const res = await svc.call('POST', '/api/v1/control-plane/companies/initialize', {
-      body: initializeBody('cell-acme', path.join(roots, 'acme')),
+      body: initializeBody('cell-acme', path.join(svc.companyRoot, 'acme')),
       headers: bearer(await operatorKey(svc)),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -63,10 +60,7 @@ beforeAll(async () => {
   for (const kind of RESOURCE_KINDS) if (SAMPLES[kind.name]) rids[kind.name] = await SAMPLES[kind.name]!();
   await release(svc, dev, { namespace: 'cell-acme', slug: 'open-app', version: '1.0.0' });
 }, 60_000);
-afterAll(async () => {
-  await svc.close();
-  if (roots) await fs.rm(roots, { recursive: true, force: true });
-});
+afterAll(() => svc.close());
 beforeEach(() => resetRateLimits(svc));
 
 const enc = encodeURIComponent;

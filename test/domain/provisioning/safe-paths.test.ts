@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureDirectory, ensureRoot, readFileNoFollow, writeFileAtomic } from '../../../domain/provisioning/safe-paths.ts';
+import { companyRootAt } from '../../support/provisioning.ts';
 
 // Nothing the steps write may land outside the company root: not through `..`, not through a
 // symlink planted at any level, not through a symlink in place of a file.
@@ -12,7 +13,7 @@ let root: string;
 let outside: string;
 beforeEach(async () => {
   base = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-safe-paths-'));
-  root = await ensureRoot(path.join(base, 'root'));
+  root = await ensureRoot(companyRootAt(base), path.join(base, 'root'));
   outside = path.join(base, 'outside');
   await fs.mkdir(outside);
 });
@@ -56,7 +57,38 @@ describe('safe paths under the company root', () => {
   });
 
   it('accepts only an absolute, normalized root', async () => {
-    await expect(ensureRoot('relative/root')).rejects.toThrow(/absolute/);
-    await expect(ensureRoot(`${base}/x/../y`)).rejects.toThrow(/absolute/);
+    await expect(ensureRoot(companyRootAt(base), 'relative/root')).rejects.toThrow(/absolute/);
+    await expect(ensureRoot(companyRootAt(base), `${base}/x/../y`)).rejects.toThrow(/absolute/);
+  });
+
+  it('makes a missing root and the allowed root above it one level at a time, and returns its real path', async () => {
+    const allowed = path.join(base, 'companies');
+    const via = path.join(base, 'via');
+    await fs.symlink(base, via);
+    // A root named through a symlink that stays inside the allowed root is fine; its real path is returned.
+    expect(await ensureRoot(companyRootAt(allowed), path.join(via, 'companies', 'north', 'main'))).toBe(
+      path.join(allowed, 'north', 'main'),
+    );
+    expect((await fs.lstat(path.join(allowed, 'north', 'main'))).isDirectory()).toBe(true);
+  });
+
+  it('/proc/self rootPath refused before anything is made, even with SVC_COMPANY_ROOT=/ (a recursive mkdir there spun a core forever)', async () => {
+    for (const rootPath of ['/proc/self/fd/svc-company', '/proc/self/task/1/svc', '/sys/kernel/svc', '/dev/shm/svc-company']) {
+      await expect(ensureRoot(companyRootAt('/'), rootPath)).rejects.toMatchObject({
+        code: 'invalid_payload',
+        details: { problems: [{ path: 'rootPath', code: 'path_not_allowed' }] },
+      });
+    }
+    await expect(fs.stat('/dev/shm/svc-company')).rejects.toThrow();
+  });
+
+  it('refuses a root that escapes the allowed root through a symlink, and makes nothing outside', async () => {
+    const allowed = path.join(base, 'companies');
+    await fs.mkdir(allowed);
+    await fs.symlink(outside, path.join(allowed, 'escape'));
+    await expect(ensureRoot(companyRootAt(allowed), path.join(allowed, 'escape', 'north'))).rejects.toThrow(
+      new RegExp(`leads to ${outside}/north, which is not under the company root`),
+    );
+    expect(await fs.readdir(outside)).toEqual([]);
   });
 });
