@@ -26,6 +26,14 @@ export function connectDatabase(opts: ConnectOptions): Kysely<Database> {
   // The pool listens only while a connection is idle: one lost while checked out between two
   // statements (a transaction awaiting its handler) emitted an unhandled error and ended the
   // process. Its next statement fails instead, and the pool drops it when it comes back.
-  pool.on('connect', (client) => client.on('error', (err) => opts.onIdleError?.(err)));
+  // An idle one is reported by the pool's own listener above, so each loss is reported once.
+  const checkedOut = new WeakSet<object>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_err, client) => checkedOut.delete(client));
+  pool.on('connect', (client) =>
+    client.on('error', (err) => {
+      if (checkedOut.has(client)) opts.onIdleError?.(err);
+    }),
+  );
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

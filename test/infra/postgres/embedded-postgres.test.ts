@@ -118,4 +118,27 @@ describe('connection pool', () => {
       await server.stop();
     }
   });
+
+  it('survives the server terminating a connection checked out between two statements (was an unhandled error ending the process)', async () => {
+    const { connectDatabase } = await import('../../../domain/db/connect.ts');
+    const { sql } = await import('kysely');
+    const server = await startEmbeddedPostgres({ dataDir: dir });
+    const lost: Error[] = [];
+    const db = connectDatabase({ connectionString: server.url, onIdleError: (err) => lost.push(err) });
+    try {
+      const outcome = db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+        await query(server.url, `SELECT pg_terminate_backend(${rows[0]!.pid})`);
+        await expect.poll(() => lost.length).toBeGreaterThan(0);
+        await sql`SELECT 1`.execute(trx);
+      });
+      await expect(outcome).rejects.toThrow();
+      // Reported (the socket's end may add a second report), never thrown as an unhandled error.
+      expect(lost[0]?.message).toMatch(/terminat/);
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.destroy();
+      await server.stop();
+    }
+  });
 });
