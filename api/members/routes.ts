@@ -13,7 +13,6 @@ import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // Company members (spec C, Member import) and the invitation links that activate imported accounts.
 
-const DEVELOPER_KEY = { accepts: ['key'], role: 'developer' } as const;
 const Source = z.string().trim().min(1).max(120);
 const MemberList = z.union([z.array(z.unknown()), z.string().max(1024 * 1024)]);
 const Invitation = z.object({ email: z.string(), url: z.string(), expiresAt: z.iso.datetime() });
@@ -31,7 +30,7 @@ export const listMembersRoute = defineRoute({
   operationId: 'listMembers',
   summary: 'The company’s members and their activation state (developers)',
   tags: ['members'],
-  auth: DEVELOPER_KEY,
+  auth: 'credential',
   response: {
     status: 200,
     description: 'Members by username, and the company’s seats.',
@@ -67,7 +66,7 @@ export const importMembersRoute = defineRoute({
     'and `dryRun` then in the query). At most 1000 people, one transaction: when the seats do not suffice nothing changes (409, ' +
     '`details.reason` seats_insufficient). New people get a pending account and an invitation link (returned once) to set a password.',
   tags: ['members'],
-  auth: DEVELOPER_KEY,
+  auth: 'credential',
   write: true,
   bodyLimit: 2 * 1024 * 1024,
   textBody: 'text/csv',
@@ -115,7 +114,7 @@ export const reissueInvitationRoute = defineRoute({
   operationId: 'reissueMemberInvitation',
   summary: 'A new invitation link for a pending member (developers); earlier links stop working',
   tags: ['members'],
-  auth: DEVELOPER_KEY,
+  auth: 'credential',
   write: true,
   params: z.object({ accountId: AccountId }),
   response: { status: 201, description: 'The link, shown only here.', schema: Invitation },
@@ -137,7 +136,7 @@ export const setSeatLimitRoute = defineRoute({
   operationId: 'adminSetSeatLimit',
   summary: 'Set how many licenses a company may hold (operators; null: no limit)',
   tags: ['admin'],
-  auth: { accepts: ['key'], operator: true },
+  auth: 'credential',
   write: true,
   params: z.object({ rid: CellId }),
   body: z.strictObject({ limit: z.number().int().min(0).max(10_000_000).nullable() }),

@@ -8,8 +8,6 @@ import { defineRoute } from '../http/route.ts';
 // are accepted; the caller's readable object types (domain/ontology/data-access.ts) are the tables.
 // `.../database/sync` and `.../database/credentials` are listed in the spec without a contract: not served.
 
-const READER = { accepts: ['key', 'session', 'ticket'], currentApp: true } as const;
-
 export const executeOntologySqlRoute = defineRoute({
   method: 'post',
   path: '/api/v1/sqlQueries/executeOntology',
@@ -20,7 +18,7 @@ export const executeOntologySqlRoute = defineRoute({
   tags: ['ontologies'],
   rateLimit: { perMinute: 120 },
   bodyLimit: 512 * 1024,
-  auth: READER,
+  auth: 'credential',
   body: ExecuteOntologySqlRequest,
   response: { status: 200, description: 'Columns with their PostgreSQL types, rows as arrays.', schema: ExecuteOntologySqlResponse },
   errors: [
@@ -44,7 +42,7 @@ export const describeOntologyDatabaseRoute = defineRoute({
   operationId: 'describeOntologyDatabase',
   summary: 'The SQL surface of an ontology as the caller sees it',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams,
   response: {
     status: 200,

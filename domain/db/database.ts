@@ -12,6 +12,8 @@ export interface ServiceInstanceTable {
 
 export type AccountStatus = 'active' | 'pending' | 'disabled';
 export type CompanyRole = 'developer' | 'member';
+/** A visitor's role in one app (spec Authentication 9). */
+export type AppRole = 'developer' | 'member' | 'editor' | 'viewer';
 
 export interface AccountsTable {
   id: string;
@@ -226,6 +228,8 @@ export interface AppTicketsTable {
   created_at: Generated<Date>;
   /** The share the ticket's app open came through; the ticket ends with it. */
   share_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The visitor's app role when the ticket was issued (the app-open rule). */
+  role: AppRole;
 }
 
 /** Server metadata as last synced (spec F: metadata only). */

@@ -42,6 +42,8 @@ export async function authenticateTicket(
       'a.status',
       'a.platform_staff',
       't.share_id',
+      't.role',
+      'p.company_id',
       's.revoked_at as share_revoked_at',
       's.expires_at as share_expires_at',
     ])
@@ -69,7 +71,9 @@ export async function authenticateTicket(
       channel: row.channel,
       versionId: row.version_id,
       expiresAt: row.expires_at,
+      companyId: row.company_id,
       shareId: row.share_id,
+      role: row.role,
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import type { AppRole, Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { newId } from '../security/random.ts';
 import { assertTicketsAllowed } from '../usage/check-quota.ts';
@@ -9,7 +9,7 @@ export interface IssuedTicket {
   expiresAt: Date;
 }
 
-/** A ticket for one account, app, channel and version; only its hash is stored. */
+/** A ticket for one account, app, channel, version and app role; only its hash is stored. */
 export async function issueTicket(
   db: DbOrTrx,
   clock: Clock,
@@ -21,6 +21,8 @@ export async function issueTicket(
     renewedFrom?: string;
     /** The share that admitted the visitor: the ticket ends with it. */
     shareId: string | null;
+    /** The visitor's role in the app, by the app-open rule: what the ticket may do follows from it. */
+    role: AppRole;
   },
 ): Promise<IssuedTicket> {
   await assertTicketsAllowed(db, clock, input.appId);
@@ -38,6 +40,7 @@ export async function issueTicket(
       expires_at: expiresAt,
       renewed_from: input.renewedFrom ?? null,
       share_id: input.shareId,
+      role: input.role,
     })
     .execute();
   return { ticket: plaintext, expiresAt };

@@ -2,6 +2,7 @@ import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { TicketPrincipal } from '../hosting/authenticate-ticket.ts';
+import { accessToApp } from '../hosting/open-app.ts';
 import { currentVersionId } from '../hosting/repository.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
 import { ACCESS_PREFIX, isSecret } from './token-format.ts';
@@ -10,7 +11,8 @@ const unauthorized = (message: string) => new DomainError('unauthorized', messag
 
 /**
  * The person behind an app token: it acts like an app ticket for the production channel of its
- * one app, at member level at most (`appToken`), until it expires or is revoked.
+ * one app, with the role the person has in the app today (the app-open rule, judged at each
+ * request) and at member level at most (`appToken`), until it expires or is revoked.
  */
 export async function authenticateAppToken(db: DbOrTrx, clock: Clock, plaintext: string): Promise<TicketPrincipal> {
   if (!isSecret(plaintext, ACCESS_PREFIX)) throw unauthorized('The app token is malformed.');
@@ -28,6 +30,7 @@ export async function authenticateAppToken(db: DbOrTrx, clock: Clock, plaintext:
       'p.id as app_id',
       'p.namespace',
       'p.slug',
+      'p.company_id',
       'a.id as account_id',
       'a.username',
       'a.email',
@@ -42,7 +45,7 @@ export async function authenticateAppToken(db: DbOrTrx, clock: Clock, plaintext:
   if (row.access_expires_at.getTime() <= clock.now().getTime()) throw unauthorized('The app token has expired; refresh it.');
   const versionId = await currentVersionId(db, row.app_id, 'production');
   if (!versionId) throw unauthorized('The app has no production version.');
-  return {
+  const principal: TicketPrincipal = {
     kind: 'ticket',
     account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
     ticket: {
@@ -53,8 +56,15 @@ export async function authenticateAppToken(db: DbOrTrx, clock: Clock, plaintext:
       channel: 'production',
       versionId,
       expiresAt: row.access_expires_at,
+      companyId: row.company_id,
       shareId: null,
+      // The ceiling the person's role is held to (accessToApp lowers a ticket's role to its own).
+      role: 'member',
       appToken: { clientId: row.client_id },
     },
   };
+  const { access } = await accessToApp({ db, clock }, principal, { namespace: row.namespace, slug: row.slug, channel: 'production' });
+  if (!access.allowed) throw unauthorized('You can no longer open this app; authorize the host again.');
+  principal.ticket.role = access.role;
+  return principal;
 }

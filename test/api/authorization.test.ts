@@ -24,21 +24,21 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-describe('declared authorization', () => {
+describe('declared authorization (the route table, domain/policy/route-access.ts)', () => {
   it('lets a developer key through a developer-only interface', async () => {
-    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: bearer(devKey) });
-    expect(res.body.data).toEqual({ cellId: 'cell-acme' });
+    const res = await svc.call('GET', '/api/v1/developer/members', { headers: bearer(devKey) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 
   it('refuses a member key on a developer-only interface with 403 and an explanation', async () => {
-    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: bearer(memberKey) });
+    const res = await svc.call('GET', '/api/v1/developer/members', { headers: bearer(memberKey) });
     expect([res.status, res.body.error.code]).toEqual([403, 'forbidden']);
     expect(res.body.error.details).toEqual({ role: 'member', required: 'developer' });
     expect(res.body.error.message).toMatch(/developer-only interface.*member of cell-acme/);
   });
 
   it('accepts only the declared credential kinds: a session is no key', async () => {
-    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: { cookie } });
+    const res = await svc.call('GET', '/api/v1/developer/members', { headers: { cookie } });
     expect([res.status, res.body.error.code]).toEqual([401, 'unauthorized']);
     const me = await svc.call('GET', '/api/v1/developer/me', { headers: { cookie } });
     expect(me.status).toBe(401);

@@ -19,6 +19,7 @@ import * as performance from './2026-11-22T2230-performance.ts';
 import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
 import * as ontologySql from './2026-11-22T2250-ontology-sql.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
+import * as ticketRole from './2026-11-25T0050-ticket-role.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2240-ontology-actions': ontologyActions,
   '2026-11-22T2250-ontology-sql': ontologySql,
   '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,
+  '2026-11-25T0050-ticket-role': ticketRole,
 };
