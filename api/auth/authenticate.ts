@@ -103,6 +103,11 @@ function refusal(principal: Principal, kind: CallerKind, access: RouteAccess): D
   if (access.admits.every((k) => k === 'operator-key')) return new DomainError('forbidden', 'Only platform staff may use this interface.');
   switch (principal.kind) {
     case 'key':
+      if (kind === 'agent-key' && access.admits.includes('agent-key-restricted')) {
+        return new DomainError('forbidden', 'This agent key is read-only: it was issued without api:use-ontologies-write.', {
+          details: { required: 'api:use-ontologies-write' },
+        });
+      }
       if (kind === 'agent-key' || kind === 'agent-key-restricted') {
         return new DomainError('forbidden', 'Agent keys reach only the ontology’s data they were issued for (spec Authentication 7).', {
           details: { caller: kind },
