@@ -6,7 +6,6 @@ import {
   agentMayWrite,
   type CompanyName,
   isAgentKey,
-  isAppToken,
   isDataDeveloperOf,
   isDeveloperOf,
   keyNamespaces,
@@ -56,7 +55,7 @@ export interface Actions {
   'app.workflow.run': AppSubject;
   /** Read the app's runs (list, watch): its developers, and its members and editors on the app page; never a viewer. */
   'app.workflow.read-runs': AppSubject;
-  /** Read the app's usage figures: its developers. */
+  /** Read the app's usage figures: its developers, and the app's own page (its tickets and app tokens, whatever their role). */
   'app.read-usage': AppSubject;
   /** Send usage, error and feedback events to the app's log: anyone who may open the app. */
   'log.write': AppSubject;
@@ -156,7 +155,8 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
       ? forbidden('Viewers read only the app’s data: its workflow runs are not theirs to see.', { role, required: 'member' })
       : developerOnly(p, s.app.namespace);
   },
-  'app.read-usage': (p, s) => appRefusal(p, s) ?? (roleIn(s) === 'developer' && !isAppToken(p) ? null : developerOnly(p, s.app.namespace)),
+  'app.read-usage': (p, s) =>
+    appRefusal(p, s) ?? (p.kind === 'ticket' || roleIn(s) === 'developer' ? null : developerOnly(p, s.app.namespace)),
   'log.write': appRefusal,
   'ontology.read': () => null,
   'ontology.apply': (p) => {

@@ -134,7 +134,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getAppCard: APP_SURFACE,
   callAppMcp: APP_SURFACE,
   renewAppTicket: route('app', TICKETS),
-  getAppUsage: route('app', DEVELOPER_KEYS, ['developer-ticket']),
+  getAppUsage: route('app', DEVELOPER_KEYS, TICKETS, APP_TOKENS),
 
   // OAuth for MCP hosts.
   getOAuthAuthorizationServer: PUBLIC,

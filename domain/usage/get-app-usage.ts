@@ -13,7 +13,7 @@ import { capsOfApp, readCounters } from './repository.ts';
 
 const minutes = (ms: number) => Math.round(ms / 60) / 1000;
 
-/** The usage view of one app, for its developers (app.read-usage: a developer key of its company or a developer's ticket of the app). */
+/** The usage view of one app (app.read-usage: a developer key of its company, or the app's own ticket or app token). */
 export async function getAppUsage(
   db: DbOrTrx,
   clock: Clock,

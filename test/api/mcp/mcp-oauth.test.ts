@@ -260,7 +260,7 @@ describe('an MCP host and OAuth', () => {
     // Sharing needs the developer role, which a token never has; developer-only interfaces and ticket renewal are not for it.
     const share = await svc.call('POST', '/api/v1/developer/shares', { body: { audience: 'company' }, headers: bearer(token) });
     expect([share.status, share.body.error?.code], JSON.stringify(share.body)).toEqual([403, 'forbidden']);
-    expect((await svc.call('GET', '/api/v1/developer/log/cell-acme/events?slug=orders', { headers: bearer(token) })).status).toBe(401);
+    expect((await svc.call('GET', '/api/v1/developer/log/cell-acme/events?slug=orders', { headers: bearer(token) })).status).toBe(403);
     expect((await svc.call('POST', '/api/v1/developer/apps/cell-acme/orders/tickets', { headers: bearer(token) })).status).toBe(401);
     // Stored as hashes only.
     const rows = await svc.database.db.selectFrom('oauth_tokens').selectAll().execute();
