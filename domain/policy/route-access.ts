@@ -216,8 +216,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   describeOntologyDatabase: DATA,
   applyAction: DATA_WRITE,
   applyActionBatch: DATA_WRITE,
-  editObjects: DEVELOPERS,
-  importObjects: DEVELOPERS,
+  // Member sessions pass the door so that an ontology they cannot read stays invisible (404); the
+  // policy refuses them where they can read it (403, ontology.edit).
+  editObjects: route('company', DEVELOPER_KEYS, SESSIONS),
+  importObjects: route('company', DEVELOPER_KEYS, SESSIONS),
 
   // Workflows: runs are read by the app's developers and on the app page by those who may start
   // runs (viewers start none, so they see none); `run` is refused to viewers inside (exports are reads).
