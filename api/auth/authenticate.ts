@@ -89,8 +89,8 @@ export async function authenticate(ctx: Context, deps: ApiDeps, access: RouteAcc
 /** The table's decision for an authenticated caller: its kind admitted, and a ticket only for the path's app on app routes. */
 function admit(ctx: Context, principal: Principal, access: RouteAccess): void {
   const kind = callerKindOf(principal);
-  if (!access.admits.includes(kind)) throw refusal(principal, kind, access);
   const { namespace, slug } = ctx.params as { namespace?: string; slug?: string };
+  if (!access.admits.includes(kind)) throw refusal(principal, kind, access, namespace);
   if (access.scope === 'app' && namespace !== undefined && !ticketAdmits(principal, { namespace, slug })) {
     const t = (principal as Extract<Principal, { kind: 'ticket' }>).ticket;
     throw new DomainError('forbidden', `This app ticket admits only ${t.namespace}/${t.slug}.`, {
@@ -99,7 +99,7 @@ function admit(ctx: Context, principal: Principal, access: RouteAccess): void {
   }
 }
 
-function refusal(principal: Principal, kind: CallerKind, access: RouteAccess): DomainError {
+function refusal(principal: Principal, kind: CallerKind, access: RouteAccess, namespace: string | undefined): DomainError {
   if (access.admits.every((k) => k === 'operator-key')) return new DomainError('forbidden', 'Only platform staff may use this interface.');
   switch (principal.kind) {
     case 'key':
@@ -119,10 +119,16 @@ function refusal(principal: Principal, kind: CallerKind, access: RouteAccess): D
           'Members may call published apps and see themselves; ask a company admin for a developer license, then log in again.',
         { details: { role: principal.role, required: 'developer' } },
       );
-    case 'session':
-      return new DomainError('forbidden', 'This is a developer-only interface: this account holds no developer license.', {
-        details: { required: 'developer' },
-      });
+    case 'session': {
+      const where = namespace === undefined ? '' : ` of ${namespace}`;
+      return new DomainError(
+        'forbidden',
+        `Only developers${where} may use this developer-only interface; this account holds no developer license.`,
+        {
+          details: { required: 'developer' },
+        },
+      );
+    }
     case 'ticket':
       return new DomainError(
         'forbidden',
