@@ -428,7 +428,12 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
     const principals: Principal[] = [
       acme.developer,
       { ...acme.developer, agent: { id: 'agent-1', restrictions: null } } as Principal,
-      { kind: 'session', account: acme.developer.account, sessionHash: Buffer.alloc(32) },
+      {
+        kind: 'session',
+        account: acme.developer.account,
+        sessionHash: Buffer.alloc(32),
+        licenses: [{ companyId: acme.companyId, cellId: acme.cellId, role: 'developer' }],
+      },
     ];
     for (const p of principals) await executeOntologySql(deps(), p, { query: 'SELECT 1', ontology: 'cell-acme' });
     const roles = await database.db
