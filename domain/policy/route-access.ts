@@ -50,6 +50,13 @@ export interface RouteAccess {
    * 'none' = the route is not scoped to a company/app; 'company' = refused unless the target belongs
    * to the caller's company; 'app' = tickets/tokens refused unless the path's app is theirs, keys as 'company'. */
   scope: 'none' | 'company' | 'app';
+  /**
+   * Kinds the door lets through but the use case always refuses (403, or 404 where the target is
+   * hidden from them) for the action the route is named for: the door cannot tell (an export is a
+   * read a viewer may call, the workflow `run` is not; an invisible ontology must stay 404).
+   * Intended access: denied.
+   */
+  deniedInside?: readonly CallerKind[];
 }
 
 const ANONYMOUS = ['anonymous'] as const satisfies readonly CallerKind[];
@@ -191,9 +198,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getBranch: DEVELOPERS,
   createProposal: DEVELOPERS,
   listProposals: DEVELOPERS,
-  approveProposal: DEVELOPERS,
-  rejectProposal: DEVELOPERS,
-  mergeProposal: DEVELOPERS,
+  // Decided by a human web login only (spec "Branches"): keys are refused by the use case, 403.
+  approveProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
+  rejectProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
+  mergeProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
 
   // The ontology's data.
   listOntologies: route('none', KEYS, SESSIONS, TICKETS, AGENT_KEYS),
@@ -222,14 +230,15 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   applyActionBatch: DATA_WRITE,
   // Member sessions pass the door so that an ontology they cannot read stays invisible (404); the
   // policy refuses them where they can read it (403, ontology.edit).
-  editObjects: route('company', DEVELOPER_KEYS, SESSIONS),
-  importObjects: route('company', DEVELOPER_KEYS, SESSIONS),
+  editObjects: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
+  importObjects: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
 
   // Workflows: runs are read by the app's developers and on the app page by those who may start
   // runs (viewers start none, so they see none); `run` is refused to viewers inside (exports are reads).
   listWorkflowRuns: route('app', DEVELOPER_KEYS, WRITING_TICKETS),
   watchWorkflowRuns: route('app', DEVELOPER_KEYS, WRITING_TICKETS),
-  executeAppApi: APP_SURFACE,
+  // Viewers pass the door for exports (reads); the workflow `run` is refused to them inside (finding 2).
+  executeAppApi: { ...APP_SURFACE, deniedInside: ['viewer-ticket'] },
   listCapabilities: route('company', DEVELOPER_KEYS),
   sendTestNotification: route('none', KEYS, SESSIONS),
 };

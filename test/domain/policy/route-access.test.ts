@@ -26,6 +26,15 @@ describe('the route table', () => {
     }
   });
 
+  it('lists as denied inside only kinds the door admits (the rest are refused there already)', () => {
+    for (const [id, access] of Object.entries(ROUTE_ACCESS)) {
+      expect(
+        (access.deniedInside ?? []).filter((k) => !access.admits.includes(k)),
+        id,
+      ).toEqual([]);
+    }
+  });
+
   it('never admits agent keys outside the ontology’s data, nor app credentials to sharing or resources', () => {
     const agentRoutes = Object.entries(ROUTE_ACCESS)
       .filter(([, a]) => a.admits.some((k) => k.startsWith('agent-key')))
