@@ -23,13 +23,12 @@ import {
   SecurityEventView,
   UpdateAccountInput,
 } from '../../schemas/identity.ts';
-import { type AuthRequirement, defineRoute } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 
 // Operator-only endpoints (platform staff, by key: the spec lists web sessions only for the
 // device decision, key listing, ontology and filesystem APIs, and no admin page exists).
 // The paths keep the spec's names (organizations, users); the bodies speak of companies,
 // accounts and licenses.
-const OPERATOR = { accepts: ['key'], operator: true } as const satisfies AuthRequirement;
 const ADMIN_ERRORS = ['unauthorized', 'forbidden'] as const;
 const AccountParams = z.object({ id: AccountId });
 const LicenseParams = AccountParams.extend({ cellId: CellId });
@@ -40,7 +39,7 @@ export const createOrganizationRoute = defineRoute({
   operationId: 'adminCreateOrganization',
   summary: 'Create a company (operators)',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   write: true,
   body: z.strictObject({ cellId: CellId, name: z.string().trim().min(1).max(120) }),
   response: { status: 201, description: 'The new company.', schema: CompanyView },
@@ -54,7 +53,7 @@ export const getOrganizationRoute = defineRoute({
   operationId: 'adminGetOrganization',
   summary: 'One company and its members (operators); rid is the cellId or the company id',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   params: z.object({ rid: z.union([CellId, z.string().regex(/^org_[0-9A-Za-z_]{3,40}$/)]) }),
   response: { status: 200, description: 'The company.', schema: CompanyView },
   errors: [...ADMIN_ERRORS, 'invalid_path', 'organization_not_found'],
@@ -67,7 +66,7 @@ export const createUserRoute = defineRoute({
   operationId: 'adminCreateUser',
   summary: 'Create an account, optionally with licenses (operators)',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   write: true,
   body: CreateAccountInput,
   response: { status: 201, description: 'The new account.', schema: AccountView },
@@ -86,7 +85,7 @@ export const listUsersRoute = defineRoute({
   operationId: 'adminListUsers',
   summary: 'Accounts by username, optionally filtered (operators)',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   query: z.strictObject({
     q: z.string().max(254).optional().meta({ description: 'Part of a username or email.' }),
     limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -113,7 +112,7 @@ export const updateUserRoute = defineRoute({
     'Disabling the account or setting a new password ends its web sessions and revokes its keys for good ' +
     '(re-enabling does not bring them back); both are written to the security event log.',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   write: true,
   params: AccountParams,
   body: UpdateAccountInput,
@@ -131,7 +130,7 @@ export const putLicenseRoute = defineRoute({
   operationId: 'adminPutLicense',
   summary: 'Grant or change an account’s license in a company (operators)',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   write: true,
   params: LicenseParams,
   body: LicenseInput,
@@ -147,7 +146,7 @@ export const deleteLicenseRoute = defineRoute({
   summary: 'Remove an account’s license in a company (operators; idempotent)',
   description: 'Keys the account holds for that company are revoked for good; granting the license again does not bring them back.',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   write: true,
   params: LicenseParams,
   response: { status: 200, description: 'The account with its remaining licenses.', schema: AccountView.extend({ removed: z.boolean() }) },
@@ -163,7 +162,7 @@ export const listUserKeysRoute = defineRoute({
   operationId: 'adminListUserKeys',
   summary: 'An account’s keys, revoked ones included with the reason (operators; prefix only)',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   params: AccountParams,
   response: { status: 200, description: 'Keys, newest first.', schema: z.object({ keys: z.array(AccountKeyView) }) },
   errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found'],
@@ -176,7 +175,7 @@ export const revokeUserKeysRoute = defineRoute({
   operationId: 'adminRevokeUserKeys',
   summary: 'Revoke an account’s keys for good, all or those for one company (operators; idempotent)',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   write: true,
   params: AccountParams,
   query: z.strictObject({ cellId: CellId.optional().meta({ description: 'Only the keys acting for this company.' }) }),
@@ -194,7 +193,7 @@ export const listSecurityEventsRoute = defineRoute({
   summary: 'The security event log, newest first (operators)',
   description: 'Sign-in failures, lockouts, keys issued and revoked, password changes and resets, accounts disabled, licenses removed.',
   tags: ['admin'],
-  auth: OPERATOR,
+  auth: 'credential',
   query: z.strictObject({
     accountId: AccountId.optional(),
     kind: SecurityEventKind.optional(),

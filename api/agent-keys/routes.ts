@@ -10,7 +10,6 @@ import { defineRoute } from '../http/route.ts';
 // them. The keys authenticate like every key (api/auth/authenticate.ts); what they may do is
 // domain/ontology/data-access.ts.
 
-const DEVELOPER = { accepts: ['key', 'session'], role: 'developer' } as const;
 const NamespaceParams = z.strictObject({ namespace: CellId });
 const ERRORS = ['unauthorized', 'invalid_session', 'forbidden', 'invalid_path', 'organization_not_found'] as const;
 
@@ -25,7 +24,7 @@ export const issueAgentKeyRoute = defineRoute({
     'is an agent author (409 branch_required on the main definition) and ends with its issuer’s keys. Shown once; a dry run ' +
     'shows what would be issued, without a key.',
   tags: ['keys'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   params: NamespaceParams,
   body: IssueAgentKeyRequest,
@@ -43,7 +42,7 @@ export const listAgentKeysRoute = defineRoute({
   operationId: 'listAgentKeys',
   summary: 'The company’s agent keys that are not revoked (prefix only; developers)',
   tags: ['keys'],
-  auth: DEVELOPER,
+  auth: 'credential',
   params: NamespaceParams,
   response: { status: 200, description: 'Newest first.', schema: z.object({ keys: z.array(AgentKeySummary) }) },
   errors: [...ERRORS],
@@ -56,7 +55,7 @@ export const revokeAgentKeyRoute = defineRoute({
   operationId: 'revokeAgentKey',
   summary: 'Revoke one of the company’s agent keys (idempotent; developers)',
   tags: ['keys'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   params: NamespaceParams.extend({ keyId: KeyId }),
   response: {

@@ -10,7 +10,6 @@ import { defineRoute } from '../http/route.ts';
 // What an app offers to agents, hosts and catalogs (spec B). A key of the app's company or the
 // app's own ticket; APIs and about follow the one access check for the channel asked.
 
-const APP_READER = { accepts: ['key', 'ticket'] } as const;
 const ChannelQuery = z.strictObject({
   channel: Channel.optional().meta({ description: 'Default production; a ticket always uses its own channel.' }),
 });
@@ -23,7 +22,7 @@ export const appApisRoute = defineRoute({
   description:
     'The exports of the version the channel shows (workflow APIs join them with app workflows). 403 when the caller cannot open the app.',
   tags: ['apps'],
-  auth: APP_READER,
+  auth: 'credential',
   params: AppParams,
   query: ChannelQuery,
   response: { status: 200, description: 'The app’s APIs.', schema: AppApis },
@@ -39,7 +38,7 @@ export const appAboutRoute = defineRoute({
   operationId: 'getAppAbout',
   summary: 'Agent-readable Markdown about the app and the one line to copy into an agent',
   tags: ['apps'],
-  auth: APP_READER,
+  auth: 'credential',
   params: AppParams,
   query: ChannelQuery,
   response: { status: 200, description: 'The description.', schema: AppAbout },
@@ -58,7 +57,7 @@ export const appCardRoute = defineRoute({
     'Generated from the version shown (production, else the newest upload) and the app log. `spend` (this UTC month) only for ' +
     'developer keys of the company; null otherwise.',
   tags: ['apps'],
-  auth: APP_READER,
+  auth: 'credential',
   params: AppParams,
   response: { status: 200, description: 'The card.', schema: AppCard },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found'],

@@ -8,6 +8,7 @@ import { listRuns } from '../../domain/app-workflows/list-runs.ts';
 import { WORKFLOW_API_NAME } from '../../domain/app-workflows/list-workflow-apis.ts';
 import { deliverPending } from '../../domain/app-workflows/notify.ts';
 import { recordTestNotification, testNotificationOutcome } from '../../domain/app-workflows/send-test-notification.ts';
+import { ROUTE_ACCESS } from '../../domain/policy/index.ts';
 import {
   CapabilityCatalog,
   ExecuteRequest,
@@ -23,7 +24,6 @@ import { defineRoute } from '../http/route.ts';
 import { watchRuns } from './watch-stream.ts';
 
 const APP = '/api/v1/developer/apps/{namespace}/{slug}';
-const KEY_OR_TICKET = { accepts: ['key', 'ticket'], role: 'developer' } as const;
 
 export const workflowSchemaRoute = defineRoute({
   method: 'get',
@@ -46,12 +46,14 @@ export const listRunsRoute = defineRoute({
   summary:
     'The app’s workflow runs, newest first: trigger, status, duration, each step’s status, duration and output, the Temporal workflow id',
   tags: ['workflows'],
-  auth: KEY_OR_TICKET,
+  auth: 'credential',
   params: AppParams,
   query: RunListQuery,
   response: { status: 200, description: 'The runs.', schema: RunList },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'invalid_payload', 'app_not_found'],
-  handler: async ({ db, principal, params, query }) => ({ data: { runs: await listRuns(db, principal, params, query) } }),
+  handler: async ({ db, deps, principal, params, query }) => ({
+    data: { runs: await listRuns({ db, clock: deps.clock }, principal, params, query) },
+  }),
 });
 
 export const watchRunsRoute = defineRoute({
@@ -65,18 +67,18 @@ export const watchRunsRoute = defineRoute({
     '(`{code, status}`: 401, 403, 404 or 429 quota_exhausted) that clients must not reconnect after. `reconnect` asks the ' +
     'client to reconnect with the given sequence (about every 280 seconds).',
   tags: ['workflows'],
-  auth: KEY_OR_TICKET,
+  auth: 'credential',
   envelope: false,
   params: AppParams,
   query: WatchQuery,
   response: { status: 200, description: 'text/event-stream', schema: z.string() },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'invalid_payload', 'app_not_found', 'quota_exhausted'],
   async handler({ db, deps, principal, params, query, ctx }) {
-    const app = await appOfCaller(db, principal, params.namespace, params.slug);
+    const { app } = await appOfCaller({ db, clock: deps.clock }, principal, params, 'app.workflow.read-runs');
     const lastEventId = Number(ctx.get('last-event-id'));
     const after = query.after ?? (Number.isSafeInteger(lastEventId) && lastEventId > 0 ? lastEventId : 0);
     return {
-      data: watchRuns(ctx, deps, KEY_OR_TICKET, app.id, after) as unknown as string,
+      data: watchRuns(ctx, deps, ROUTE_ACCESS.watchWorkflowRuns!, app.id, after) as unknown as string,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
     };
   },
@@ -95,7 +97,7 @@ export const executeApiRoute = defineRoute({
     'the run (up to SVC_RUN_START_WAIT_MS): 201 with a finished run, 202 with a run still going (watch it or list runs). ' +
     'The same `Idempotency-Key` answers the first run with it (200, `replayed: true`), never a second run.',
   tags: ['workflows'],
-  auth: { accepts: ['key', 'ticket'] },
+  auth: 'credential',
   write: true,
   params: AppParams.extend({ name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/) }),
   body: ExecuteRequest,
@@ -129,7 +131,7 @@ export const capabilitiesRoute = defineRoute({
   operationId: 'listCapabilities',
   summary: 'The company’s capability catalog: what workflow `use` steps may call (platform built-ins and the apps’ exports)',
   tags: ['workflows'],
-  auth: { accepts: ['key'], role: 'developer' },
+  auth: 'credential',
   params: z.object({ namespace: z.string().regex(NAMESPACE_PATTERN) }),
   response: { status: 200, description: 'The catalog.', schema: CapabilityCatalog },
   errors: ['unauthorized', 'forbidden', 'invalid_path'],
@@ -144,7 +146,7 @@ export const notifyTestRoute = defineRoute({
   operationId: 'sendTestNotification',
   summary: 'Sends a test email to the caller’s own address (recorded, not sent, when no SMTP server is configured)',
   tags: ['workflows'],
-  auth: { accepts: ['key', 'session'] },
+  auth: 'credential',
   rateLimit: { perMinute: 10 },
   write: true,
   response: { status: 200, description: 'What became of the message.', schema: NotifyTestResult },

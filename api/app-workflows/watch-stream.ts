@@ -3,11 +3,11 @@ import type { Context } from 'koa';
 import { appOfCaller } from '../../domain/app-workflows/app-of-caller.ts';
 import { lastRunEventSeq, listRunEvents } from '../../domain/app-workflows/list-run-events.ts';
 import { DomainError } from '../../domain/errors.ts';
+import type { RouteAccess } from '../../domain/policy/index.ts';
 import { assertTicketsAllowed } from '../../domain/usage/check-quota.ts';
 import { ERRORS } from '../../schemas/errors.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { ApiDeps } from '../deps.ts';
-import type { AuthRequirement } from '../http/route.ts';
 
 // The watch stream of an app's run progress (server-sent events). Each event carries its
 // sequence number as `id`, so a client resumes with `Last-Event-ID` (or `?after=`). Every few
@@ -24,7 +24,7 @@ const MAX_STREAM_MS = 280_000;
 const frame = (event: string, data: unknown, id?: number) =>
   `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-export function watchRuns(ctx: Context, deps: ApiDeps, auth: Exclude<AuthRequirement, 'none'>, appId: string, after: number): PassThrough {
+export function watchRuns(ctx: Context, deps: ApiDeps, access: RouteAccess, appId: string, after: number): PassThrough {
   const stream = new PassThrough();
   let open = true;
   const close = () => {
@@ -38,8 +38,8 @@ export function watchRuns(ctx: Context, deps: ApiDeps, auth: Exclude<AuthRequire
 
   const recheck = async (): Promise<DomainError | undefined> => {
     try {
-      const principal = await authenticate(ctx, deps, auth, false);
-      const app = await appOfCaller(deps.db, principal, namespace, slug);
+      const principal = await authenticate(ctx, deps, access, { renewal: false, write: false });
+      const { app } = await appOfCaller(deps, principal, { namespace, slug }, 'app.workflow.read-runs');
       if (app.id !== appId) throw new DomainError('app_not_found');
       await assertTicketsAllowed(deps.db, deps.clock, appId);
       return undefined;

@@ -12,9 +12,6 @@ import { MANIFEST_SCHEMA_PATH, manifestJsonSchema } from '../../schemas/manifest
 import { MAX_REPORTED_PROBLEMS } from '../../schemas/problems.ts';
 import { defineRoute } from '../http/route.ts';
 
-const DEVELOPER = { accepts: ['key'], role: 'developer' } as const;
-const READER = { accepts: ['key'] } as const;
-
 export const uploadVersionRoute = defineRoute({
   method: 'post',
   path: '/api/v1/developer/apps/{namespace}/{slug}/versions',
@@ -31,7 +28,7 @@ export const uploadVersionRoute = defineRoute({
     'namespace does not hold is the problem content_not_stored at `storedFiles[i].sha256` (send that file in `files`); ' +
     `\`files\` and \`storedFiles\` together hold at most ${MAX_BUNDLE_FILES} files.`,
   tags: ['apps'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   bodyLimit: 'upload',
   params: AppParams,
@@ -74,7 +71,7 @@ export const storedFilesRoute = defineRoute({
     'of versions in the namespace hold (whatever the app): the upload may send them as `storedFiles`. Content stored only for ' +
     'other companies is never confirmed.',
   tags: ['apps'],
-  auth: DEVELOPER,
+  auth: 'credential',
   params: AppParams,
   query: z.strictObject({
     sha256: z
@@ -105,7 +102,7 @@ export const promoteRoute = defineRoute({
     'key’s owner is still a developer of the company; an earlier version is a rollback. A channel already at that version is left ' +
     'as it is (`changed: false`, no record).',
   tags: ['apps'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   params: AppParams.extend({ channel: Channel }),
   body: z.strictObject({ version: z.string().min(1).max(60).optional(), notes: Notes.optional() }),
@@ -120,7 +117,7 @@ export const getAppRoute = defineRoute({
   operationId: 'getApp',
   summary: 'One app: channel pointers, versions with their update status, release records, page addresses',
   tags: ['apps'],
-  auth: READER,
+  auth: 'credential',
   snapshot: true,
   params: AppParams,
   response: { status: 200, description: 'The app.', schema: AppView },
@@ -136,7 +133,7 @@ export const listAppsRoute = defineRoute({
   operationId: 'listApps',
   summary: 'Apps visible to the key: its company namespace, plus public for platform keys',
   tags: ['apps'],
-  auth: READER,
+  auth: 'credential',
   response: { status: 200, description: 'Apps by namespace and slug.', schema: z.object({ apps: z.array(AppSummary) }) },
   errors: ['unauthorized'],
   handler: async ({ db, principal }) => ({ data: { apps: await listApps(db, principal) } }),
@@ -148,7 +145,7 @@ export const registryRoute = defineRoute({
   operationId: 'getRegistry',
   summary: 'One row per company app (and public app, for platform keys) with the card’s headline fields',
   tags: ['apps'],
-  auth: READER,
+  auth: 'credential',
   response: {
     status: 200,
     description: 'The registry.',

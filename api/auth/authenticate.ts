@@ -5,10 +5,10 @@ import { TICKET_PREFIX } from '../../domain/hosting/ticket-format.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
 import { authenticateAppToken } from '../../domain/oauth/authenticate-app-token.ts';
 import { ACCESS_PREFIX } from '../../domain/oauth/token-format.ts';
+import { type CallerKind, callerKindOf, credentialTypesOf, type RouteAccess, ticketAdmits } from '../../domain/policy/index.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
 import type { ApiDeps } from '../deps.ts';
-import type { AuthRequirement } from '../http/route.ts';
 import { readSessionCookie } from './session-cookie.ts';
 
 /**
@@ -39,53 +39,103 @@ function withAuthor(principal: Extract<Principal, { kind: 'key' }>, author: stri
   return { ...principal, agent: { id, restrictions: null } };
 }
 
-/** The caller of a route, from a Bearer key or the session cookie, checked against the route's requirement. */
-export async function authenticate(ctx: Context, deps: ApiDeps, req: Exclude<AuthRequirement, 'none'>, write: boolean): Promise<Principal> {
+/** How a route reads its credential: besides the table's decision, an expired ticket is taken for renewal. */
+export interface AuthMechanics {
+  /** Ticket renewal: an expired ticket is still accepted, up to 24 hours after its expiry. */
+  renewal: boolean;
+  write: boolean;
+}
+
+/**
+ * The caller of a route, from a Bearer key, ticket or app token or the session cookie, admitted by
+ * the route table (domain/policy/route-access.ts): only the credential types the route admits are
+ * read, and the caller's kind must be one it admits; on app-scoped routes a ticket only for the
+ * path's app.
+ */
+export async function authenticate(ctx: Context, deps: ApiDeps, access: RouteAccess, how: AuthMechanics): Promise<Principal> {
+  const reads = credentialTypesOf(access);
   const header = ctx.get('authorization');
   const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
   let principal: Principal | undefined;
-  if (bearer?.startsWith(TICKET_PREFIX) || bearer?.startsWith(ACCESS_PREFIX)) {
-    if (!req.accepts.includes('ticket')) throw new DomainError('unauthorized', 'App tickets are not accepted here; use a developer key.');
-    if (bearer.startsWith(ACCESS_PREFIX) && req.renewal) {
-      throw new DomainError('unauthorized', 'App tokens are renewed at the token endpoint (grant_type=refresh_token).');
-    }
-    principal = bearer.startsWith(ACCESS_PREFIX)
-      ? await authenticateAppToken(deps.db, deps.clock, bearer, ctx.path)
-      : await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: req.renewal === true });
-    // A ticket admits only the app it was issued for; ticket routes name the app in their path,
-    // or act on the ticket's own app (`currentApp`).
-    const { namespace, slug } = principal.ticket;
-    if (!req.currentApp && (ctx.params.namespace !== namespace || ctx.params.slug !== slug)) {
-      throw new DomainError('forbidden', `This app ticket admits only ${namespace}/${slug}.`, { details: { namespace, slug } });
-    }
-  } else if (header && req.accepts.includes('key')) {
+  if (bearer?.startsWith(ACCESS_PREFIX)) {
+    if (how.renewal) throw new DomainError('unauthorized', 'App tokens are renewed at the token endpoint (grant_type=refresh_token).');
+    // The audience first (RFC 6750/8707): anywhere but its own app's MCP endpoint an app token is
+    // invalid_token (401), whatever the route admits; the table then decides as for any caller.
+    principal = await authenticateAppToken(deps.db, deps.clock, bearer, ctx.path);
+  } else if (bearer?.startsWith(TICKET_PREFIX)) {
+    if (!reads.ticket) throw new DomainError('forbidden', 'App tickets are not accepted here; use a developer key.');
+    principal = await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: how.renewal });
+  } else if (header && reads.key) {
     if (!bearer) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
     principal = withAuthor(await authenticateKey(deps, bearer), ctx.get('x-author'));
-  } else if (req.accepts.includes('session')) {
+  } else if (reads.session) {
     const baseUrl = deps.addresses().baseUrl;
     const token = readSessionCookie(ctx, baseUrl);
     principal = token ? await findSession(deps.db, token) : undefined;
     if (!principal) {
-      if (!req.accepts.includes('key')) throw new DomainError('invalid_session', 'Sign in on the web first.');
+      if (!reads.key) throw new DomainError('invalid_session', 'Sign in on the web first.');
       throw new DomainError('unauthorized', 'A developer key (Authorization: Bearer svc-dk-...) or a web session is required.');
     }
-    if (write) assertSameOrigin(ctx, baseUrl);
-  } else if (req.accepts.includes('ticket') && !req.accepts.includes('key')) {
+    if (how.write) assertSameOrigin(ctx, baseUrl);
+  } else if (reads.ticket && !reads.key) {
     throw new DomainError('unauthorized', 'The app ticket is required: Authorization: Bearer svc-at-<ticket>.');
   } else {
     throw new DomainError('unauthorized', 'A developer key is required: Authorization: Bearer svc-dk-<key>.');
   }
-
-  if (req.operator && !principal.account.platformStaff) {
-    throw new DomainError('forbidden', 'Only platform staff may use this interface.');
-  }
-  if (req.role === 'developer' && principal.kind === 'key' && principal.role !== 'developer') {
-    throw new DomainError(
-      'forbidden',
-      `This is a developer-only interface and this key acts as a member of ${principal.company.cellId}. ` +
-        'Members may call published apps and see themselves; ask a company admin for a developer license, then log in again.',
-      { details: { role: principal.role, required: 'developer' } },
-    );
-  }
+  admit(ctx, principal, access);
   return principal;
+}
+
+/** The table's decision for an authenticated caller: its kind admitted, and a ticket only for the path's app on app routes. */
+function admit(ctx: Context, principal: Principal, access: RouteAccess): void {
+  const kind = callerKindOf(principal);
+  const { namespace, slug } = ctx.params as { namespace?: string; slug?: string };
+  if (!access.admits.includes(kind)) throw refusal(principal, kind, access, namespace);
+  if (access.scope === 'app' && namespace !== undefined && !ticketAdmits(principal, { namespace, slug })) {
+    const t = (principal as Extract<Principal, { kind: 'ticket' }>).ticket;
+    throw new DomainError('forbidden', `This app ticket admits only ${t.namespace}/${t.slug}.`, {
+      details: { namespace: t.namespace, slug: t.slug },
+    });
+  }
+}
+
+function refusal(principal: Principal, kind: CallerKind, access: RouteAccess, namespace: string | undefined): DomainError {
+  if (access.admits.every((k) => k === 'operator-key')) return new DomainError('forbidden', 'Only platform staff may use this interface.');
+  switch (principal.kind) {
+    case 'key':
+      if (kind === 'agent-key' && access.admits.includes('agent-key-restricted')) {
+        return new DomainError('forbidden', 'This agent key is read-only: it was issued without api:use-ontologies-write.', {
+          details: { required: 'api:use-ontologies-write' },
+        });
+      }
+      if (kind === 'agent-key' || kind === 'agent-key-restricted') {
+        return new DomainError('forbidden', 'Agent keys reach only the ontology’s data they were issued for (spec Authentication 7).', {
+          details: { caller: kind },
+        });
+      }
+      return new DomainError(
+        'forbidden',
+        `This is a developer-only interface and this key acts as a member of ${principal.company.cellId}. ` +
+          'Members may call published apps and see themselves; ask a company admin for a developer license, then log in again.',
+        { details: { role: principal.role, required: 'developer' } },
+      );
+    case 'session': {
+      const where = namespace === undefined ? '' : ` of ${namespace}`;
+      return new DomainError(
+        'forbidden',
+        `Only developers${where} may use this developer-only interface; this account holds no developer license.`,
+        {
+          details: { required: 'developer' },
+        },
+      );
+    }
+    case 'ticket':
+      return new DomainError(
+        'forbidden',
+        `This interface does not admit ${kind === 'viewer-ticket' || kind === 'viewer-app-token' ? 'read-only (viewer)' : `${principal.ticket.role}`} app credentials.`,
+        {
+          details: { caller: kind, role: principal.ticket.role },
+        },
+      );
+  }
 }

@@ -18,7 +18,6 @@ import {
 } from '../../schemas/billing.ts';
 import { defineRoute } from '../http/route.ts';
 
-const DEVELOPER = { accepts: ['key'], role: 'developer' } as const;
 const NamespaceParams = AppParams.pick({ namespace: true });
 const MONEY = 'Money is integer micro-USD (millionths of a US dollar).';
 
@@ -41,7 +40,7 @@ export const estimateRoute = defineRoute({
   summary: 'The cost of a described usage (compute minutes, model calls) at the price list in effect',
   description: `Computes only: nothing is recorded, so it takes no dry-run header. Unknown models are 400 invalid_payload naming the item. ${MONEY}`,
   tags: ['billing'],
-  auth: { accepts: ['key'] },
+  auth: 'credential',
   body: EstimateRequest,
   response: { status: 200, description: 'The estimate, per line and in total.', schema: Estimate },
   errors: ['unauthorized', 'invalid_payload'],
@@ -55,7 +54,7 @@ export const billingSummaryRoute = defineRoute({
   summary: 'One UTC month of a namespace: each app’s compute and model cost, and the total',
   description: `For developers of the namespace’s company. \`month\` defaults to the current one. ${MONEY}`,
   tags: ['billing'],
-  auth: DEVELOPER,
+  auth: 'credential',
   snapshot: true,
   params: NamespaceParams,
   query: z.strictObject({ month: Month.optional() }),
@@ -73,7 +72,7 @@ export const billingRecordsRoute = defineRoute({
   summary: 'Billing records per app and UTC month, from the metering counters',
   description: `\`from\` and \`to\` are months (default: the current one), at most ${MAX_MONTHS} apart. For developers of the namespace’s company. ${MONEY}`,
   tags: ['billing'],
-  auth: DEVELOPER,
+  auth: 'credential',
   snapshot: true,
   params: NamespaceParams,
   query: z.strictObject({ from: Month.optional(), to: Month.optional() }),
@@ -95,7 +94,7 @@ export const budgetCheckRoute = defineRoute({
     'Adds the call’s priced cost to this month’s model cost (against monthlyBudgetUsd) and its tokens to today’s (against ' +
     `dailyTokens), from the same counters the model-call gate reads. For developers of the namespace’s company. ${MONEY}`,
   tags: ['billing'],
-  auth: DEVELOPER,
+  auth: 'credential',
   snapshot: true,
   params: NamespaceParams,
   query: BudgetCheckQuery,

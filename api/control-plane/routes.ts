@@ -7,14 +7,13 @@ import { type QueuedRun, requestProvisioning } from '../../domain/provisioning/r
 import { CellId } from '../../schemas/identity.ts';
 import { InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
 import type { ApiDeps } from '../deps.ts';
-import { type AuthRequirement, defineRoute, type HandlerInput } from '../http/route.ts';
+import { defineRoute, type HandlerInput } from '../http/route.ts';
 
 // Spec F, the control plane (operators only). A start goes through the outbox: the request row
 // and its intent commit together, so a crash after the commit still starts the run. The answer
 // then waits (SVC_RUN_START_WAIT_MS, 10 s) for the relay to report the run Temporal started or joined, and gives
 // its run id; when no worker delivers in time, runId is null and the run starts once one does.
 
-const OPERATOR = { accepts: ['key'], operator: true } as const satisfies AuthRequirement;
 const BASE = '/api/v1/control-plane/companies';
 const CellParams = z.object({ cell: CellId });
 
@@ -138,7 +137,7 @@ export const initializeCompanyRoute = defineRoute({
     "company root (SVC_COMPANY_ROOT) once symlinks are resolved, and never in /proc, /sys, /dev or the service's data " +
     'directories (invalid_payload, problem path_not_allowed at rootPath).',
   tags: ['control-plane'],
-  auth: OPERATOR,
+  auth: 'credential',
   write: true,
   body: InitializeCompanyRequest,
   response: { status: 202, description: 'The run was started or joined.', schema: InitializeAccepted },
@@ -159,7 +158,7 @@ function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, 
       `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize. ` +
       'The part uses the stored initialization: send no body or {} (any field, or a body that is not JSON, is refused and starts nothing).',
     tags: ['control-plane'],
-    auth: OPERATOR,
+    auth: 'credential',
     write: true,
     params: CellParams,
     body: ProvisioningPartRequest,
@@ -178,7 +177,7 @@ export const getProvisioningStatusRoute = defineRoute({
   operationId: 'controlPlaneProvisioningStatus',
   summary: 'Provisioning status: overall, current step, failing step, server, folders, agent profiles, runs (operators)',
   tags: ['control-plane'],
-  auth: OPERATOR,
+  auth: 'credential',
   params: CellParams,
   snapshot: true,
   response: { status: 200, description: 'The stored record combined with the live runs.', schema: ProvisioningStatus },

@@ -75,7 +75,7 @@ export const lookupUserCodeRoute = defineRoute({
   operationId: 'webLookupUserCode',
   summary: 'What a user code stands for, for the approval page',
   tags: ['device-login'],
-  auth: { accepts: ['session'] },
+  auth: 'credential',
   params: z.object({ userCode: TypedUserCode }),
   response: {
     status: 200,
@@ -98,7 +98,7 @@ export const decideDeviceCodeRoute = defineRoute({
   summary: 'Approve or deny a device login from a signed-in browser',
   description: 'Approving picks the company (cellId) the key acts for; the account’s role there becomes the key’s role.',
   tags: ['device-login'],
-  auth: { accepts: ['session'] },
+  auth: 'credential',
   write: true,
   body: z.strictObject({ userCode: TypedUserCode, decision: z.enum(['approve', 'deny']), cellId: CellId.optional() }),
   response: {

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { visitorOf } from '../../domain/hosting/visitor.ts';
 import { addGrant, removeGrant } from '../../domain/resources/change-grant.ts';
 import { describeResource } from '../../domain/resources/describe-resource.ts';
 import { TIERS } from '../../domain/resources/kind.ts';
@@ -8,12 +7,11 @@ import { listResources } from '../../domain/resources/list-resources.ts';
 import { listRoles } from '../../domain/resources/list-roles.ts';
 import { searchPrincipals } from '../../domain/resources/search-principals.ts';
 import { setTier } from '../../domain/resources/set-tier.ts';
-import { type AuthRequirement, defineRoute, withoutIssuedSecret } from '../http/route.ts';
+import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // Generic resource access (spec D): one access model over the registered resource kinds
 // (domain/resources/registry.ts). Keys and web sessions both reach it (spec Authentication 6).
 
-const SIGNED_IN = { accepts: ['key', 'session'] } as const satisfies AuthRequirement;
 const ERRORS = ['unauthorized', 'invalid_session', 'forbidden', 'invalid_path', 'not_found'] as const;
 const Rid = z
   .string()
@@ -42,7 +40,7 @@ export const listResourcesRoute = defineRoute({
   operationId: 'listResources',
   summary: 'Visible resources by scope (public, organization, shared, mine) and type',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   query: z.strictObject({
     scope: z.enum(['public', 'organization', 'shared', 'mine']).default('organization'),
     type: z.string().max(40).optional(),
@@ -50,7 +48,7 @@ export const listResourcesRoute = defineRoute({
   response: { status: 200, description: 'Resources the caller has a role on.', schema: z.object({ resources: z.array(ResourceView) }) },
   errors: ['unauthorized', 'invalid_session', 'invalid_payload'],
   async handler({ db, principal, query }) {
-    return { data: { resources: await listResources(db, await visitorOf(db, principal), query.scope, query.type) } };
+    return { data: { resources: await listResources(db, principal, query.scope, query.type) } };
   },
 });
 
@@ -60,11 +58,11 @@ export const getResourceRoute = defineRoute({
   operationId: 'getResource',
   summary: 'A resource, the caller’s role and its general access',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   params: RidParams,
   response: { status: 200, description: 'The resource (404 when the caller has no role on it).', schema: ResourceView },
   errors: [...ERRORS],
-  handler: async ({ db, principal, params }) => ({ data: await describeResource(db, await visitorOf(db, principal), params.rid) }),
+  handler: async ({ db, principal, params }) => ({ data: await describeResource(db, principal, params.rid) }),
 });
 
 export const listRolesRoute = defineRoute({
@@ -73,7 +71,7 @@ export const listRolesRoute = defineRoute({
   operationId: 'listResourceRoles',
   summary: 'Grants (own and inherited) and the implicit rules of a resource',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   params: RidParams,
   response: {
     status: 200,
@@ -85,7 +83,7 @@ export const listRolesRoute = defineRoute({
     }),
   },
   errors: [...ERRORS],
-  handler: async ({ db, principal, params }) => ({ data: await listRoles(db, await visitorOf(db, principal), params.rid) }),
+  handler: async ({ db, principal, params }) => ({ data: await listRoles(db, principal, params.rid) }),
 });
 
 export const addRoleRoute = defineRoute({
@@ -97,13 +95,13 @@ export const addRoleRoute = defineRoute({
     'Principals: an account id, a group id, `everyone`, `internet`, `cell-<company>`, `cell-<company>:developers`, legacy ' +
     '`cell-<company>:dept:<id>`. internet on a kind without an anonymous read entry: 422 tier_unsupported.',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   write: true,
   params: RidParams,
   body: z.strictObject({ principal: Principal, role: Role }),
   response: { status: 200, description: 'The resource after the grant.', schema: ResourceView },
   errors: [...ERRORS, 'invalid_payload', 'principal_not_found', 'tier_unsupported'],
-  handler: async ({ db, principal, params, body }) => ({ data: await addGrant(db, await visitorOf(db, principal), params.rid, body) }),
+  handler: async ({ db, principal, params, body }) => ({ data: await addGrant(db, principal, params.rid, body) }),
 });
 
 export const removeRoleRoute = defineRoute({
@@ -112,14 +110,14 @@ export const removeRoleRoute = defineRoute({
   operationId: 'removeResourceRole',
   summary: 'Revoke a grant (Owner only; idempotent)',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   write: true,
   params: RidParams,
   body: z.strictObject({ principal: Principal }),
   response: { status: 200, description: 'The resource after the revoke.', schema: ResourceView.extend({ removed: z.boolean() }) },
   errors: [...ERRORS, 'invalid_payload'],
   handler: async ({ db, principal, params, body }) => ({
-    data: await removeGrant(db, await visitorOf(db, principal), params.rid, body.principal),
+    data: await removeGrant(db, principal, params.rid, body.principal),
   }),
 });
 
@@ -133,13 +131,13 @@ export const setTierRoute = defineRoute({
     'share the whole organization gets Viewer. public: everyone gets Viewer. internet: internet gets Viewer (files, apps and ' +
     'the organization’s applications only, else 422). Narrower than the resource’s own setting: 409.',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   write: true,
   params: RidParams,
   body: z.strictObject({ tier: Tier }),
   response: { status: 200, description: 'The resource at its new tier.', schema: ResourceView },
   errors: [...ERRORS, 'invalid_payload', 'conflict', 'tier_unsupported'],
-  handler: async ({ db, principal, params, body }) => ({ data: await setTier(db, await visitorOf(db, principal), params.rid, body.tier) }),
+  handler: async ({ db, principal, params, body }) => ({ data: await setTier(db, principal, params.rid, body.tier) }),
 });
 
 const IssuedLink = z.object({
@@ -155,14 +153,14 @@ export const createLinkRoute = defineRoute({
   operationId: 'createResourceLink',
   summary: `Create an invitation link (Owner only; default ${LINK_DEFAULT_DAYS} days)`,
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   write: true,
   params: RidParams,
   body: z.strictObject({ days: z.number().int().min(1).max(365).default(LINK_DEFAULT_DAYS) }).optional(),
   response: { status: 201, description: 'The link; its token is kept only as a hash.', schema: IssuedLink },
   errors: [...ERRORS, 'invalid_payload'],
   async handler({ db, deps, principal, params, body }) {
-    const link = await createLink(db, deps.clock, await visitorOf(db, principal), params.rid, body?.days);
+    const link = await createLink(db, deps.clock, principal, params.rid, body?.days);
     return withoutIssuedSecret(link, 'token');
   },
 });
@@ -173,7 +171,7 @@ export const revokeLinkRoute = defineRoute({
   operationId: 'revokeResourceLink',
   summary: 'Revoke an invitation link (Owner only; idempotent)',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   write: true,
   params: RidParams.extend({ linkId: z.string().regex(/^lnk_[0-9A-Za-z]{10,40}$/) }),
   response: {
@@ -183,7 +181,7 @@ export const revokeLinkRoute = defineRoute({
   },
   errors: [...ERRORS],
   handler: async ({ db, deps, principal, params }) => ({
-    data: await revokeLink(db, deps.clock, await visitorOf(db, principal), params.rid, params.linkId),
+    data: await revokeLink(db, deps.clock, principal, params.rid, params.linkId),
   }),
 });
 
@@ -193,7 +191,7 @@ export const redeemLinkRoute = defineRoute({
   operationId: 'redeemResourceLink',
   summary: 'Redeem an invitation link: a Viewer grant for the caller (login required)',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   write: true,
   body: z.strictObject({ token: z.string().min(1).max(64) }),
   response: {
@@ -203,7 +201,7 @@ export const redeemLinkRoute = defineRoute({
   },
   errors: ['unauthorized', 'invalid_session', 'forbidden', 'not_found', 'invalid_payload'],
   handler: async ({ db, deps, principal, body }) => ({
-    data: await redeemLink(db, deps.clock, await visitorOf(db, principal), body.token),
+    data: await redeemLink(db, deps.clock, principal, body.token),
   }),
 });
 
@@ -213,7 +211,7 @@ export const searchPrincipalsRoute = defineRoute({
   operationId: 'searchPrincipals',
   summary: 'Sharing targets: own organization and developer groups; accounts by exact username or email; organizations by exact cellId',
   tags: ['filesystem'],
-  auth: SIGNED_IN,
+  auth: 'credential',
   query: z.strictObject({ q: z.string().max(254).optional() }),
   response: {
     status: 200,
@@ -224,7 +222,7 @@ export const searchPrincipalsRoute = defineRoute({
   },
   errors: ['unauthorized', 'invalid_session'],
   handler: async ({ db, principal, query }) => ({
-    data: { principals: await searchPrincipals(db, await visitorOf(db, principal), query.q) },
+    data: { principals: await searchPrincipals(db, principal, query.q) },
   }),
 });
 

@@ -1,5 +1,4 @@
 import type { Context, Middleware } from 'koa';
-import { PUBLIC_NAMESPACE } from '../../domain/apps/namespace-access.ts';
 import { pageAddresses } from '../../domain/apps/page-addresses.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { admitTicketCookie } from '../../domain/hosting/admit-ticket-cookie.ts';
@@ -13,6 +12,7 @@ import { findHostedApp, findServedVersion } from '../../domain/hosting/repositor
 import { TICKET_TTL_MS } from '../../domain/hosting/ticket-format.ts';
 import { visitorOf } from '../../domain/hosting/visitor.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
+import { isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
 import { randomBase62 } from '../../domain/security/random.ts';
 import { issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/app-host-handoff.ts';
 import { findSession } from '../../domain/sessions/find-session.ts';
@@ -226,14 +226,14 @@ async function serveCatalog(ctx: Context, deps: ApiDeps, req: TreeRequest, names
   if (namespace !== 'public') {
     const principal = await pagePrincipal(ctx, deps);
     if (!principal) return redirectToSignIn(ctx, deps);
-    const license = (await visitorOf(deps.db, principal)).licenses.find((l) => l.cellId === namespace);
-    if (!license) {
+    if (!isMemberOf(principal, namespace)) {
       return sendMessage(ctx, deps, 403, 'Not your company', [
         `The ${namespace} catalog is for members of that company.`,
         'Ask an admin of that company for a license.',
       ]);
     }
-    if (req.channel === 'test' && license.role !== 'developer') return ctx.redirect(`${addresses.productionBase}/${namespace}/apps`);
+    if (req.channel === 'test' && !isDeveloperOf(principal, namespace))
+      return ctx.redirect(`${addresses.productionBase}/${namespace}/apps`);
   }
   const entries = await listCatalog(deps.db, addresses, namespace, req.channel);
   const heading = `${namespace === 'public' ? 'Official apps' : `Apps of ${namespace}`}${req.channel === 'test' ? ' (test)' : ''}`;

@@ -23,7 +23,7 @@ export const renewTicketRoute = defineRoute({
     'only its own app. The account and its access to the app are checked again. The new ticket is valid 8 hours, for the same ' +
     'channel and version. `channel`, when given, must be the ticket’s.',
   tags: ['apps'],
-  auth: { accepts: ['ticket'], renewal: true },
+  auth: 'renewal',
   write: true,
   params: AppParams,
   query: z.strictObject({ channel: Channel.optional() }),

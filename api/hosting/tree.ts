@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import { PUBLIC_NAMESPACE } from '../../domain/apps/namespace-access.ts';
 import type { Channel } from '../../domain/db/database.ts';
 import type { PublicAddresses } from '../../domain/deps.ts';
+import { PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
 import { CELL_ID_PATTERN, SLUG_PATTERN } from '../../schemas/manifest/index.ts';
 import { pageBases } from './page-bases.ts';
 

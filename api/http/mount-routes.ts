@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { DbOrTrx } from '../../domain/db/database.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
 import { consume } from '../../domain/rate-limit/rate-limit.ts';
 import { consumeAppRequest } from '../../domain/usage/check-quota.ts';
 import { issuesToProblems, problem, reportedProblems } from '../../schemas/problems.ts';
@@ -45,7 +46,10 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     if (route.rateLimit) {
       await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip, deps.clock);
     }
-    const principal = route.auth === 'none' ? null : await authenticate(ctx, deps, route.auth, route.write === true);
+    const principal =
+      route.auth === 'none'
+        ? null
+        : await authenticate(ctx, deps, routeAccessOf(route), { renewal: route.auth === 'renewal', write: route.write === true });
     // The app's requestsPerMinute, per source IP, on every request made with its ticket.
     if (principal?.kind === 'ticket') await consumeAppRequest(deps.db, deps.clock, principal.ticket.appId, ip);
     if (route.deprecatedBy) {
@@ -62,7 +66,7 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
     const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'invalid_payload', 'query') : undefined;
     const body = route.body ? parseOrThrow(route.body, rawBody, 'invalid_payload') : undefined;
-    const dryRun = route.write ? readDryRun(ctx) : false;
+    const dryRun = route.write || route.ownDryRun ? readDryRun(ctx) : false;
     const input = { principal, ip, params, query, body, dryRun, deps, ctx };
     const prepared = route.prepare ? await route.prepare(input) : undefined;
 
@@ -81,7 +85,7 @@ function handle(route: AnyRoute, deps: ApiDeps) {
         : await run(deps.db, noEffects);
 
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-    if (dryRun) {
+    if (dryRun && !route.ownDryRun) {
       ctx.status = 202;
       sendJson(ctx, { ok: true, data: { dryRun: true, plan: result.plan ?? result.data }, requestId: ctx.state.requestId });
       return;
@@ -98,7 +102,15 @@ function sendJson(ctx: Context, envelope: object): void {
   ctx.body = JSON.stringify(envelope);
 }
 
-const answersAnyOrigin = (route: AnyRoute) => route.cors !== undefined || (route.auth !== 'none' && route.auth.accepts.includes('ticket'));
+const answersAnyOrigin = (route: AnyRoute) =>
+  route.cors !== undefined || (route.auth !== 'none' && credentialTypesOf(routeAccessOf(route)).ticket);
+
+/** The route table's entry for a route that reads a credential; a route without one is a programming error, found at mount. */
+export function routeAccessOf(route: AnyRoute): RouteAccess {
+  const access = ROUTE_ACCESS[route.operationId];
+  if (!access) throw new Error(`route ${route.operationId} has no entry in domain/policy/route-access.ts`);
+  return access;
+}
 
 /**
  * App pages run with an opaque origin (CSP sandbox), so their calls are cross-origin. Routes that
@@ -151,6 +163,7 @@ function literalPrefix(path: string): string[] {
  * bucket try only those.
  */
 export function mountRoutes(routes: readonly AnyRoute[], deps: ApiDeps): RouterMiddleware & { routers: Router[] } {
+  for (const route of routes) if (route.auth !== 'none') routeAccessOf(route);
   const prefixes = routes.map((r) => literalPrefix(r.path));
   const full = new Set(prefixes.filter((p) => p.length === BUCKET_DEPTH).map((p) => p.join('/')));
   const routers: Router[] = [];

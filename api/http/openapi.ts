@@ -1,10 +1,11 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { credentialTypesOf } from '../../domain/policy/index.ts';
 import { ERRORS } from '../../schemas/errors.ts';
 import versionFile from '../../version.json' with { type: 'json' };
 import { ApiFailure, ApiSuccess, apiSuccess, DryRunPlan } from './envelope.ts';
-import { DRY_RUN_HEADER } from './mount-routes.ts';
-import type { AnyRoute, CredentialKind } from './route.ts';
+import { DRY_RUN_HEADER, routeAccessOf } from './mount-routes.ts';
+import type { AnyRoute } from './route.ts';
 
 export const API_VERSION: string = versionFile.version;
 
@@ -66,7 +67,12 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
       ...(route.description ? { description: route.description } : {}),
       tags: route.tags,
       ...(route.deprecatedBy ? { deprecated: true } : {}),
-      security: route.auth === 'none' ? [] : route.auth.accepts.map((kind: CredentialKind) => ({ [schemes[kind]]: [] })),
+      security:
+        route.auth === 'none'
+          ? []
+          : (Object.entries(credentialTypesOf(routeAccessOf(route))) as [keyof typeof schemes, boolean][])
+              .filter(([, read]) => read)
+              .map(([kind]) => ({ [schemes[kind]]: [] })),
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),

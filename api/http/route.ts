@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { CompanyRole, DbOrTrx } from '../../domain/db/database.ts';
+import type { DbOrTrx } from '../../domain/db/database.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { ErrorCode } from '../../schemas/errors.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -10,26 +10,14 @@ import type { ApiDeps } from '../deps.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** `ticket`: an app ticket, on routes of one app only (`{namespace}/{slug}` in the path); it admits that app alone. */
-export type CredentialKind = 'key' | 'session' | 'ticket';
-
-/** Who may call a route: declared once per route and enforced before validation. */
-export type AuthRequirement =
-  | 'none'
-  | {
-      accepts: readonly CredentialKind[];
-      /** `developer`: member keys get 403 with an explanation. */
-      role?: CompanyRole;
-      /** Platform staff only. */
-      operator?: boolean;
-      /** Ticket renewal: an expired ticket is still accepted, up to 24 hours after its expiry. */
-      renewal?: boolean;
-      /**
-       * The route names no app in its path: a ticket acts for its own app ("the current app"),
-       * and the use case works on that app only.
-       */
-      currentApp?: boolean;
-    };
+/**
+ * How a route takes its credential. Who it admits is not declared here: the route table
+ * (domain/policy/route-access.ts, by operationId) decides, and `authenticate` consults it.
+ * `none`: no credential is read (the table admits anonymous callers only); `credential`: one is
+ * required; `renewal`: ticket renewal, where an expired ticket is still accepted, up to 24 hours
+ * after its expiry.
+ */
+export type AuthRequirement = 'none' | 'credential' | 'renewal';
 
 export interface PrepareInput<P, Q, B, A extends AuthRequirement = AuthRequirement> {
   /** The authenticated caller; null only on routes declared `auth: 'none'`. */
@@ -86,7 +74,7 @@ export interface RouteDef<
    * (SVC_MAX_BODY_BYTES), for version bundles.
    */
   bodyLimit?: number | 'upload';
-  /** Who may call; enforced after the rate limit and before validation. */
+  /** Whether a credential is read (who is admitted: the route table); enforced after the rate limit and before validation. */
   auth: A;
   /**
    * A body of this media type (besides JSON) is read as text and given to the schema as a string
@@ -114,6 +102,12 @@ export interface RouteDef<
   errors?: ErrorCode[];
   /** Writes run in one transaction, accept x-svc-dry-run and are retried on serialization failures. */
   write?: boolean;
+  /**
+   * A read route whose handler may still cause writes (the MCP endpoint, whose tool calls start
+   * runs in transactions of their own): `x-svc-dry-run` is read and given to the handler, which
+   * must then write nothing and answer its plan in its own shape.
+   */
+  ownDryRun?: boolean;
   /** Reads made of several queries run in one read-only REPEATABLE READ transaction, so they see one state. */
   snapshot?: boolean;
   /** false: send `data` as the whole body (documents such as openapi.json). */

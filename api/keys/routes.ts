@@ -14,7 +14,7 @@ export const meRoute = defineRoute({
   operationId: 'getMe',
   summary: 'The account, company and role behind the calling key',
   tags: ['keys'],
-  auth: { accepts: ['key'] },
+  auth: 'credential',
   response: { status: 200, description: 'Who the key acts as.', schema: Me },
   errors: ['unauthorized'],
   async handler({ principal }) {
@@ -29,7 +29,7 @@ export const listKeysRoute = defineRoute({
   operationId: 'listKeys',
   summary: "The caller's keys that are not revoked (prefix only)",
   tags: ['keys'],
-  auth: { accepts: ['key', 'session'] },
+  auth: 'credential',
   response: { status: 200, description: 'Keys, newest first.', schema: z.object({ keys: z.array(KeySummary) }) },
   errors: ['unauthorized', 'invalid_session'],
   handler: async ({ principal, db }) => ({ data: { keys: await listKeys(db, principal) } }),
@@ -41,7 +41,7 @@ export const revokeKeyRoute = defineRoute({
   operationId: 'revokeKey',
   summary: "Revoke one of the caller's keys (idempotent)",
   tags: ['keys'],
-  auth: { accepts: ['key', 'session'] },
+  auth: 'credential',
   write: true,
   params: z.object({ keyId: KeyId }),
   response: {

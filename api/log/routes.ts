@@ -15,13 +15,12 @@ import {
   SetFeedbackStatusInput,
   SummaryQuery,
 } from '../../schemas/app-log.ts';
-import { type AuthRequirement, defineRoute } from '../http/route.ts';
+import { defineRoute } from '../http/route.ts';
 
 // The app log (spec E): apps send usage, feedback and errors; developers read, handle feedback
 // and see the summary (also on the web page /web/log).
 
 /** Developers of the namespace: a developer key, or a web session (the log page). */
-const READERS = { accepts: ['key', 'session'], role: 'developer' } as const satisfies AuthRequirement;
 const READ_ERRORS = ['unauthorized', 'invalid_session', 'forbidden', 'invalid_path', 'invalid_payload', 'app_not_found'] as const;
 
 export const recordEventsRoute = defineRoute({
@@ -36,7 +35,7 @@ export const recordEventsRoute = defineRoute({
     `errors: the first ${LOG_LIMITS.errorsPerClass} per class, app, visitor and UTC day are stored, further ones only counted. ` +
     'Emails, phone and card numbers in any text are replaced by [email], [phone], [card]. Feedback starts open.',
   tags: ['log'],
-  auth: { accepts: ['key', 'ticket'], currentApp: true },
+  auth: 'credential',
   write: true,
   params: z.object({ namespace: Namespace }),
   body: RecordEventsInput,
@@ -58,7 +57,7 @@ export const listEventsRoute = defineRoute({
     'Filters: slug, kind, name, visitor (account id), version, from and to (ISO times, to exclusive), status. ' +
     'Pass `nextCursor` back as `cursor` for the next page.',
   tags: ['log'],
-  auth: READERS,
+  auth: 'credential',
   params: z.object({ namespace: Namespace }),
   query: ListEventsQuery,
   response: {
@@ -80,7 +79,7 @@ export const setFeedbackStatusRoute = defineRoute({
     'that is not feedback, is 409 conflict with `details.from`, `details.to` and `details.allowed`; `open` is never a target ' +
     '(400 invalid_payload). Who and when are recorded.',
   tags: ['log'],
-  auth: READERS,
+  auth: 'credential',
   write: true,
   params: z.object({ namespace: Namespace, id: LogEventId }),
   body: SetFeedbackStatusInput,
@@ -100,7 +99,7 @@ export const logSummaryRoute = defineRoute({
     'Counts by kind, distinct visitors, top actions and usage names, usage by day, open feedback (all time), recent errors and ' +
     'errors counted over the per-class limit, versions with status, releases and semantic versions.',
   tags: ['log'],
-  auth: READERS,
+  auth: 'credential',
   snapshot: true,
   params: z.object({ namespace: Namespace }),
   query: SummaryQuery,

@@ -16,11 +16,11 @@ export const mcpRoute = defineRoute({
   summary: 'The app as an MCP server (streamable HTTP, stateless, JSON replies): tools are its APIs, prompts its skills',
   description:
     'Body: one JSON-RPC message (or a batch). Tool names are the API names with dots replaced by a double underscore; write ' +
-    'tools accept `preview`; `mcpUi` is the resource `ui://<namespace>/<slug>/<page>`. Credentials: an app token from the ' +
+    'tools accept `preview`; with `x-svc-dry-run: true` a write tool starts nothing and answers `{dryRun: true, plan}`; `mcpUi` is the resource `ui://<namespace>/<slug>/<page>`. Credentials: an app token from the ' +
     'OAuth flow (`svc-ot-…`), a key of the company, or the app’s ticket. Without one: 401 with `WWW-Authenticate: Bearer ' +
     'resource_metadata="…/.well-known/oauth-protected-resource/…/mcp"`, where hosts find the authorization server.',
   tags: ['apps', 'oauth'],
-  auth: { accepts: ['key', 'ticket'] },
+  auth: 'credential',
   cors: {
     allowHeaders: ['mcp-protocol-version', 'mcp-session-id', 'last-event-id'],
     exposeHeaders: ['www-authenticate', 'mcp-session-id'],
@@ -32,15 +32,16 @@ export const mcpRoute = defineRoute({
     return `Bearer resource_metadata="${metadata}", scope="${OAUTH_SCOPE}"`;
   },
   envelope: false,
+  ownDryRun: true,
   params: AppParams,
   body: z.unknown().meta({ description: 'A JSON-RPC 2.0 message or batch (MCP).' }),
   response: { status: 200, description: 'The JSON-RPC reply (202 without a body for notifications).', schema: z.unknown() },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found', 'rate_limited'],
-  async handler({ deps, principal, params, body, ctx }) {
+  async handler({ deps, principal, params, body, ctx, dryRun }) {
     const reached = await reachApp(deps, principal, targetOf(principal, params));
     const headers = Object.fromEntries(MCP_HEADERS.flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
     const request = { url: `${deps.addresses().baseUrl}${ctx.path}`, headers, body };
-    const answer = await answerMcp(deps, principal, reached, request, deps.http.runStartWaitMs);
+    const answer = await answerMcp(deps, principal, reached, request, { runWaitMs: deps.http.runStartWaitMs, dryRun });
     return { status: answer.status, data: answer.body };
   },
 });

@@ -27,25 +27,33 @@ import { API_VERSION } from '../http/openapi.ts';
 /** The URI of the app's MCP UI resource. */
 const uiUri = (app: HostedApp, page: string) => `ui://${app.namespace}/${app.slug}/${page}`;
 
-/** The workflow API as a tool: `preview` answers the steps; otherwise the run, awaited up to `runWaitMs`. */
+/** How a request's tool calls run: how long a workflow tool call waits for its run (SVC_RUN_START_WAIT_MS), and whether it is a dry run. */
+export interface ToolMode {
+  runWaitMs: number;
+  /** `x-svc-dry-run: true`: a write tool is checked (access, input) and answers its plan; nothing starts. */
+  dryRun: boolean;
+}
+
+/** The workflow API as a tool: `preview` (or a dry run) answers the steps; otherwise the run, awaited up to `runWaitMs`. */
 async function runWorkflowTool(
   deps: DomainDeps,
   principal: Principal,
   app: HostedApp,
   name: string,
   args: Record<string, unknown>,
-  runWaitMs: number,
+  mode: ToolMode,
 ): Promise<Record<string, unknown>> {
   const { preview, ...input } = args;
-  return executeWorkflowApiNow(
+  const outcome = await executeWorkflowApiNow(
     deps,
     principal,
-    { namespace: app.namespace, slug: app.slug, name, input, preview: preview === true },
-    runWaitMs,
+    { namespace: app.namespace, slug: app.slug, name, input, preview: preview === true || mode.dryRun },
+    mode.runWaitMs,
   );
+  return mode.dryRun && 'plan' in outcome ? { dryRun: true, plan: { ...outcome.plan, wouldStart: { api: name, input } } } : outcome;
 }
 
-function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, version: HostedVersion, runWaitMs: number): Server {
+function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, version: HostedVersion, mode: ToolMode): Server {
   const { manifest } = version;
   const ui = manifest.mcpUi ?? null;
   const server = new Server(
@@ -72,7 +80,7 @@ function appServer(deps: DomainDeps, principal: Principal, app: HostedApp, versi
       const args = request.params.arguments ?? {};
       const result =
         api.kind === 'workflow'
-          ? await runWorkflowTool(deps, principal, app, api.name, args, runWaitMs)
+          ? await runWorkflowTool(deps, principal, app, api.name, args, mode)
           : await runApi(deps, principal, { app, version }, api.name, args);
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
@@ -113,10 +121,9 @@ export async function answerMcp(
   principal: Principal,
   reached: { app: HostedApp; version: HostedVersion },
   request: { url: string; headers: Record<string, string>; body: unknown },
-  /** How long a workflow tool call waits for its run (SVC_RUN_START_WAIT_MS). */
-  runWaitMs: number,
+  mode: ToolMode,
 ): Promise<{ status: number; body: unknown }> {
-  const server = appServer(deps, principal, reached.app, reached.version, runWaitMs);
+  const server = appServer(deps, principal, reached.app, reached.version, mode);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -17,7 +17,6 @@ import { defineRoute } from '../http/route.ts';
 // Company members (spec C, Member import) and the invitation emails that activate imported
 // accounts. An invitation's link reaches only the person, by email: no answer carries it.
 
-const DEVELOPER_KEY = { accepts: ['key'], role: 'developer' } as const;
 const Source = z.string().trim().min(1).max(120);
 const MemberList = z.union([z.array(z.unknown()), z.string().max(1024 * 1024)]);
 const Invitation = z.object({
@@ -47,7 +46,7 @@ export const listMembersRoute = defineRoute({
   operationId: 'listMembers',
   summary: 'The company’s members and their activation state (developers)',
   tags: ['members'],
-  auth: DEVELOPER_KEY,
+  auth: 'credential',
   response: {
     status: 200,
     description: 'Members by username, and the company’s seats.',
@@ -84,7 +83,7 @@ export const importMembersRoute = defineRoute({
     '`details.reason` seats_insufficient). New people get a pending account and an invitation email (through SMTP, to the ' +
     'person only) with a link to set a password; the answer says whether each email was sent, never its link.',
   tags: ['members'],
-  auth: DEVELOPER_KEY,
+  auth: 'credential',
   write: true,
   bodyLimit: 2 * 1024 * 1024,
   textBody: 'text/csv',
@@ -134,7 +133,7 @@ export const reissueInvitationRoute = defineRoute({
   summary: 'Email a pending member a new invitation link (developers); earlier links stop working',
   description: 'The email goes to the account’s own address; the answer says whether it was sent, never its link.',
   tags: ['members'],
-  auth: DEVELOPER_KEY,
+  auth: 'credential',
   write: true,
   params: z.object({ accountId: AccountId }),
   response: { status: 201, description: 'What became of the email.', schema: Invitation },
@@ -161,7 +160,7 @@ export const setSeatLimitRoute = defineRoute({
   operationId: 'adminSetSeatLimit',
   summary: 'Set how many licenses a company may hold (operators; null: no limit)',
   tags: ['admin'],
-  auth: { accepts: ['key'], operator: true },
+  auth: 'credential',
   write: true,
   params: z.object({ rid: CellId }),
   body: z.strictObject({ limit: z.number().int().min(0).max(10_000_000).nullable() }),

@@ -151,15 +151,13 @@ export const revokeTokenRoute = defineRoute({
   },
 });
 
-const SESSION = { accepts: ['session'] } as const;
-
 export const describeAuthorizationRoute = defineRoute({
   method: 'get',
   path: '/api/v1/oauth/authorization',
   operationId: 'describeOAuthAuthorization',
   summary: 'For the authorization page: the host asking, the app and the signed-in person (checks the request)',
   tags: ['oauth'],
-  auth: SESSION,
+  auth: 'credential',
   query: AuthorizationRequest,
   response: {
     status: 200,
@@ -184,7 +182,7 @@ export const decideAuthorizationRoute = defineRoute({
   operationId: 'decideOAuthAuthorization',
   summary: 'The person approves or denies the host: the address to send the browser to (with a code, or access_denied)',
   tags: ['oauth'],
-  auth: SESSION,
+  auth: 'credential',
   write: true,
   body: AuthorizationRequest.extend({ decision: z.enum(['approve', 'deny']) }),
   response: { status: 200, description: 'Where the browser goes next.', schema: z.object({ redirectTo: z.string() }) },

@@ -25,7 +25,6 @@ import { defineRoute } from '../http/route.ts';
 // Action types, action runs and edits history (Foundry Ontologies v2 shapes under /api/v1), and
 // the developers' action type definitions. Who may run what: domain/ontology/data-access.ts.
 
-const READER = { accepts: ['key', 'session', 'ticket'], currentApp: true } as const;
 const READ_ERRORS = ['unauthorized', 'invalid_session', 'invalid_path', 'ontology_not_found'] as const;
 const RUN_ERRORS = [
   ...READ_ERRORS,
@@ -48,7 +47,7 @@ export const listActionTypesRoute = defineRoute({
   operationId: 'listActionTypes',
   summary: 'The action types the caller may run',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams,
   response: {
     status: 200,
@@ -65,7 +64,7 @@ export const getActionTypeRoute = defineRoute({
   operationId: 'getActionType',
   summary: 'One action type the caller may run',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ActionParams,
   response: { status: 200, description: 'The action type.', schema: ActionType },
   errors: [...READ_ERRORS, 'action_type_not_found'],
@@ -82,7 +81,7 @@ export const applyActionRoute = defineRoute({
     'checked before validation: 409 rev_mismatch. Executed edits go through the one writer (edits history with the action ' +
     `type's RID, change events). ${APP_HEADER_NOTE}`,
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   write: true,
   params: ActionParams,
   body: ApplyActionRequest,
@@ -106,7 +105,7 @@ export const applyActionBatchRoute = defineRoute({
   summary: 'Execute up to 20 runs of one action, all or none',
   description: `Every run is validated and executed in one transaction; one invalid run is 422 action_invalid (details.index) and nothing is written. One app log record for the batch. ${APP_HEADER_NOTE}`,
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   write: true,
   params: ActionParams,
   body: ApplyActionBatchRequest,
@@ -129,7 +128,7 @@ export const editsHistoryRoute = defineRoute({
   operationId: 'listEditsHistory',
   summary: 'The edits of an object type, newest first (optionally of one object)',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams,
   body: EditsHistoryRequest,
   response: { status: 200, description: 'One page (default 100) and the token of the next.', schema: EditsHistoryResponse },
@@ -152,7 +151,7 @@ export const defineActionTypesRoute = defineRoute({
     'fit its property, else 422 definition_invalid with each path. Agent authors get 409 branch_required on the main ' +
     'definition and write to a branch with ?branch=.',
   tags: ['semantic'],
-  auth: { accepts: ['key', 'session'], role: 'developer' },
+  auth: 'credential',
   write: true,
   bodyLimit: 1024 * 1024,
   params: z.strictObject({ namespace: CellId }),

@@ -11,7 +11,6 @@ import { defineRoute } from '../http/route.ts';
 // authors included, create branches, write to them (`?branch=` on the definition routes) and
 // propose them; approving, rejecting and merging accept only a human web login.
 
-const DEVELOPER = { accepts: ['key', 'session'], role: 'developer' } as const;
 const NamespaceParams = z.strictObject({ namespace: CellId });
 const BranchParams = NamespaceParams.extend({ branch: BranchName });
 const ERRORS = ['unauthorized', 'invalid_session', 'forbidden', 'invalid_path', 'organization_not_found', 'ontology_not_found'] as const;
@@ -23,7 +22,7 @@ export const createBranchRoute = defineRoute({
   summary: 'Create a branch of the namespace’s definitions',
   description: 'A branch becomes INACTIVE after 35 days without activity (a write or a proposal) and is deleted 7 days later.',
   tags: ['semantic'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   params: NamespaceParams,
   body: z.strictObject({ name: BranchName }),
@@ -40,7 +39,7 @@ export const listBranchesRoute = defineRoute({
   operationId: 'listBranches',
   summary: 'The namespace’s branches, with their pending writes',
   tags: ['semantic'],
-  auth: DEVELOPER,
+  auth: 'credential',
   params: NamespaceParams,
   response: { status: 200, description: 'By name.', schema: z.object({ data: z.array(Branch) }) },
   errors: [...ERRORS],
@@ -53,7 +52,7 @@ export const getBranchRoute = defineRoute({
   operationId: 'getBranch',
   summary: 'One branch and its pending writes',
   tags: ['semantic'],
-  auth: DEVELOPER,
+  auth: 'credential',
   params: BranchParams,
   response: { status: 200, description: 'The branch.', schema: Branch },
   errors: [...ERRORS, 'branch_not_found'],
@@ -66,7 +65,7 @@ export const createProposalRoute = defineRoute({
   operationId: 'createProposal',
   summary: 'Propose merging a branch into the main definition',
   tags: ['semantic'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   params: BranchParams,
   body: z.strictObject({ title: z.string().min(1).max(200) }),
@@ -83,7 +82,7 @@ export const listProposalsRoute = defineRoute({
   operationId: 'listProposals',
   summary: 'The namespace’s proposals, newest first',
   tags: ['semantic'],
-  auth: DEVELOPER,
+  auth: 'credential',
   params: NamespaceParams,
   response: { status: 200, description: 'Newest first.', schema: z.object({ data: z.array(Proposal) }) },
   errors: [...ERRORS],
@@ -98,7 +97,7 @@ const decisionRoute = (decision: Decision, summary: string, description: string)
     summary,
     description: `${description} Only a human web login (a developer’s session) is accepted: keys get 403.`,
     tags: ['semantic'],
-    auth: DEVELOPER,
+    auth: 'credential',
     write: true,
     params: NamespaceParams.extend({ proposalId: ProposalId }),
     response: {

@@ -18,8 +18,6 @@ function clientGone(ctx: Context): AbortSignal {
   return gone.signal;
 }
 
-const READER = { accepts: ['key', 'session', 'ticket'], currentApp: true } as const;
-
 export const executeOntologySqlRoute = defineRoute({
   method: 'post',
   path: '/api/v1/sqlQueries/executeOntology',
@@ -30,7 +28,7 @@ export const executeOntologySqlRoute = defineRoute({
   tags: ['ontologies'],
   rateLimit: { perMinute: 120 },
   bodyLimit: 512 * 1024,
-  auth: READER,
+  auth: 'credential',
   body: ExecuteOntologySqlRequest,
   response: { status: 200, description: 'Columns with their PostgreSQL types, rows as arrays.', schema: ExecuteOntologySqlResponse },
   errors: [
@@ -54,7 +52,7 @@ export const describeOntologyDatabaseRoute = defineRoute({
   operationId: 'describeOntologyDatabase',
   summary: 'The SQL surface of an ontology as the caller sees it',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams,
   response: {
     status: 200,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
 import { subscribeObjectSets } from '../../domain/ontology/subscriptions/subscribe-object-sets.ts';
+import { ROUTE_ACCESS } from '../../domain/policy/index.ts';
 import { OntologyParam } from '../../schemas/ontology.ts';
 import { StreamSubscriptionsRequest } from '../../schemas/ontology-subscriptions.ts';
 import { defineRoute } from '../http/route.ts';
@@ -8,8 +9,6 @@ import { RECHECK_MS, streamSubscriptions } from './stream.ts';
 
 // Object-set subscriptions (Foundry's streamSubscriptions over server-sent events, resumable by
 // sequence number). Readers of the ontology routes may subscribe to what they may read.
-
-const READER = { accepts: ['key', 'session', 'ticket'], currentApp: true } as const;
 
 const LastEventId = z
   .string()
@@ -30,7 +29,7 @@ export const streamSubscriptionsRoute = defineRoute({
     '(`cause`: the error code and status) and the stream; clients must not reconnect after 401, 403 or 404. Id-only ' +
     'events keep the connection open and move the resume point.',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   envelope: false,
   params: z.strictObject({ ns: OntologyParam }),
   body: StreamSubscriptionsRequest,
@@ -55,7 +54,7 @@ export const streamSubscriptionsRoute = defineRoute({
         ctx,
         deps,
         hub,
-        auth: READER,
+        access: ROUTE_ACCESS.streamOntologySubscriptions!,
         ontology: params.ns,
         request: body,
         opened,

@@ -3,11 +3,11 @@ import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
 import type { ChangeBatch, ChangeHub, ChangeListener } from '../../domain/ontology/subscriptions/change-hub.ts';
 import { changesFor, type OpenedSubscriptions, subscribeObjectSets } from '../../domain/ontology/subscriptions/subscribe-object-sets.ts';
+import type { RouteAccess } from '../../domain/policy/index.ts';
 import { ERRORS } from '../../schemas/errors.ts';
 import type { StreamSubscriptionsRequest, SubscriptionMessage } from '../../schemas/ontology-subscriptions.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { ApiDeps } from '../deps.ts';
-import type { AuthRequirement } from '../http/route.ts';
 
 // One subscription stream: server-sent events, each with the change sequence number it brings the
 // client to as its id. Changes come from the process's one change hub; the credential and the
@@ -28,7 +28,7 @@ export interface StreamInput {
   ctx: Context;
   deps: ApiDeps;
   hub: ChangeHub;
-  auth: Exclude<AuthRequirement, 'none'>;
+  access: RouteAccess;
   ontology: string;
   request: StreamSubscriptionsRequest;
   opened: OpenedSubscriptions;
@@ -106,7 +106,7 @@ export function streamSubscriptions(input: StreamInput): PassThrough {
     if (checking || ended) return;
     checking = true;
     try {
-      const principal = await authenticate(ctx, deps, input.auth, false);
+      const principal = await authenticate(ctx, deps, input.access, { renewal: false, write: false });
       const again = await subscribeObjectSets(deps, principal, {
         ontology: input.ontology,
         request: { ...input.request, id: input.opened.requestId },

@@ -52,7 +52,6 @@ import { defineRoute } from '../http/route.ts';
 // app tickets (for their own app) are accepted; what a caller may read comes from
 // domain/ontology/data-access.ts, and anything else does not exist for it (404).
 
-const READER = { accepts: ['key', 'session', 'ticket'], currentApp: true } as const;
 const READ_ERRORS = ['unauthorized', 'invalid_session', 'invalid_path', 'ontology_not_found'] as const;
 
 /** `select=a&select=b` or `select=a,b`. */
@@ -67,7 +66,7 @@ export const listOntologiesRoute = defineRoute({
   operationId: 'listOntologies',
   summary: 'The ontologies of the caller’s companies that it may read',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   response: { status: 200, description: 'One per company at most.', schema: z.object({ data: z.array(Ontology) }) },
   errors: ['unauthorized', 'invalid_session'],
   handler: async ({ deps, principal }) => ({ data: { data: await listOntologies(deps, principal) } }),
@@ -79,7 +78,7 @@ export const getOntologyRoute = defineRoute({
   operationId: 'getOntology',
   summary: 'One ontology, by API name (the company’s namespace) or RID',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams,
   response: { status: 200, description: 'The ontology.', schema: Ontology },
   errors: [...READ_ERRORS],
@@ -92,7 +91,7 @@ export const listObjectTypesRoute = defineRoute({
   operationId: 'listObjectTypes',
   summary: 'The object types the caller may read',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams,
   response: {
     status: 200,
@@ -109,7 +108,7 @@ export const getObjectTypeRoute = defineRoute({
   operationId: 'getObjectType',
   summary: 'One object type',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams,
   response: { status: 200, description: 'The object type (ObjectTypeV2 and its version).', schema: ObjectType },
   errors: [...READ_ERRORS, 'object_type_not_found'],
@@ -122,7 +121,7 @@ export const listOutgoingLinkTypesRoute = defineRoute({
   operationId: 'listOutgoingLinkTypes',
   summary: 'The link types of an object type, as seen from it',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams,
   response: { status: 200, description: 'LinkTypeSideV2 by apiName.', schema: z.object({ data: z.array(LinkTypeSide) }) },
   errors: [...READ_ERRORS, 'object_type_not_found'],
@@ -137,7 +136,7 @@ export const getOutgoingLinkTypeRoute = defineRoute({
   operationId: 'getOutgoingLinkType',
   summary: 'One link type of an object type, as seen from it',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams.extend({ linkType: LinkApiName }),
   response: { status: 200, description: 'LinkTypeSideV2.', schema: LinkTypeSide },
   errors: [...READ_ERRORS, 'object_type_not_found', 'link_type_not_found'],
@@ -152,7 +151,7 @@ export const getObjectRoute = defineRoute({
   operationId: 'getObject',
   summary: 'One object by its primary key',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam }),
   query: z.strictObject({ select: SelectQuery.optional() }),
   response: {
@@ -173,7 +172,7 @@ export const listObjectsRoute = defineRoute({
     '`pageSize` up to 1000 (default 1000), `pageToken` from the previous page, `select` properties (repeat or comma-separate), ' +
     '`orderBy` as `properties.x:asc` (comma-separated, then the primary key; nulls last).',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams,
   query: z.strictObject({
     pageSize: PageSize.optional(),
@@ -200,7 +199,7 @@ export const searchObjectsRoute = defineRoute({
     'deep), `orderBy.fields[{field, direction}]`, `pageSize`, `pageToken`, `select`. A property that does not exist, a value ' +
     'of the wrong type or an operator the property’s type does not support is 400 query_invalid with details.errorName.',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams,
   body: SearchObjectsRequest,
   response: { status: 200, description: 'One page of matching objects.', schema: ObjectPage },
@@ -218,7 +217,7 @@ export const aggregateObjectsRoute = defineRoute({
     `exact, field, maxGroupCount ≤ ${MAX_GROUP_COUNT}} | {type: ranges, field, ranges[{startValue, endValue}]}]\` (start inclusive, ` +
     'end exclusive). More groups than allowed is 400 query_invalid AggregationGroupCountExceededLimit.',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams,
   body: AggregateObjectsRequest,
   response: { status: 200, description: 'One entry per group (one without groupBy).', schema: AggregateObjectsResponse },
@@ -233,7 +232,7 @@ export const listLinkedObjectsRoute = defineRoute({
   summary: 'A page of the objects linked to one object',
   description: 'Paged, selected and ordered as the object list. The link is named as the object’s type sees it (outgoingLinkTypes).',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam, linkType: LinkApiName }),
   query: z.strictObject({
     pageSize: PageSize.optional(),
@@ -252,7 +251,7 @@ export const getLinkedObjectRoute = defineRoute({
   operationId: 'getLinkedObject',
   summary: 'One linked object, when the two objects are linked',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam, linkType: LinkApiName, linkedPrimaryKey: PrimaryKeyParam }),
   query: z.strictObject({ select: SelectQuery.optional() }),
   response: { status: 200, description: 'The linked object.', schema: OntologyObject },
@@ -280,7 +279,7 @@ export const loadObjectSetRoute = defineRoute({
     'Foundry loadObjectSetV2: `objectSet` (base, filter, union, intersect, subtract, searchAround, static, reference), then ' +
     '`orderBy`, `pageSize`, `pageToken`, `select` as in search.',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams,
   body: LoadObjectSetRequest,
   response: { status: 200, description: 'One page of the set’s objects.', schema: ObjectPage },
@@ -294,7 +293,7 @@ export const aggregateObjectSetRoute = defineRoute({
   operationId: 'aggregateObjectSet',
   summary: 'Metrics over an object set’s objects, optionally grouped',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams,
   body: AggregateObjectSetRequest,
   response: { status: 200, description: 'One entry per group (one without groupBy).', schema: AggregateObjectsResponse },
@@ -309,7 +308,7 @@ export const createTemporaryObjectSetRoute = defineRoute({
   summary: 'Keep an object set for 24 hours under a RID',
   description: 'Referenced sets are stored as what they name, so the new set outlives them.',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   write: true,
   params: OntologyParams,
   body: CreateTemporaryObjectSetRequest,
@@ -326,7 +325,7 @@ export const getObjectSetRoute = defineRoute({
   operationId: 'getObjectSet',
   summary: 'A temporary object set’s definition',
   tags: ['ontologies'],
-  auth: READER,
+  auth: 'credential',
   params: OntologyParams.extend({ objectSetRid: z.string().min(1).max(200) }),
   response: {
     status: 200,
@@ -336,8 +335,6 @@ export const getObjectSetRoute = defineRoute({
   errors: [...OBJECT_SET_ERRORS],
   handler: async ({ deps, principal, params }) => ({ data: await getObjectSet(deps, principal, params.ontology, params.objectSetRid) }),
 });
-
-const DEVELOPER = { accepts: ['key', 'session'], role: 'developer' } as const;
 
 export const editObjectsRoute = defineRoute({
   method: 'post',
@@ -352,7 +349,7 @@ export const editObjectsRoute = defineRoute({
     'subscribers and change triggers see each changed object once. With `x-svc-app: <namespace>/<slug>` (an app you may open) ' +
     "the edit is recorded as action/data.edit in that app's log.",
   tags: ['ontologies'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   bodyLimit: 4 * 1024 * 1024,
   params: OntologyParams,
@@ -383,7 +380,7 @@ export const importObjectsRoute = defineRoute({
     'refuses an object that exists (409 conflict); `mode=upsert` modifies it with the properties given. With ' +
     "`x-svc-app: <namespace>/<slug>` the import is recorded as action/data.import in that app's log.",
   tags: ['ontologies'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   bodyLimit: 16 * 1024 * 1024,
   params: ObjectTypeParams,

@@ -10,7 +10,6 @@ import { defineRoute } from '../http/route.ts';
 // Semantic definitions (spec G): a developer-only interface over the namespace's ontology. The
 // manifest's dotted semantic names are the object types' apiNames.
 
-const DEVELOPER = { accepts: ['key', 'session'], role: 'developer' } as const;
 const NamespaceParams = z.strictObject({ namespace: CellId });
 const Definitions = z.object({ types: z.array(ObjectType), linkTypes: z.array(LinkType) });
 
@@ -20,7 +19,7 @@ export const listSemanticTypesRoute = defineRoute({
   operationId: 'listSemanticTypes',
   summary: 'The namespace’s object types and link types (developers)',
   tags: ['semantic'],
-  auth: DEVELOPER,
+  auth: 'credential',
   params: NamespaceParams,
   response: { status: 200, description: 'Every definition, by apiName.', schema: Definitions },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found'],
@@ -41,7 +40,7 @@ export const defineSemanticTypesRoute = defineRoute({
     'value there (409 definition_breaking_change lists the properties and how many objects block each); the primary key never ' +
     'changes. An invalid definition is 422 definition_invalid with each problem’s path and a Foundry-like errorName.',
   tags: ['semantic'],
-  auth: DEVELOPER,
+  auth: 'credential',
   write: true,
   // 100 types of up to 200 properties each.
   bodyLimit: 1024 * 1024,

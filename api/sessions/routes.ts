@@ -87,7 +87,7 @@ export const currentSessionRoute = defineRoute({
   operationId: 'webCurrentSession',
   summary: 'The signed-in account and the companies it can act for',
   tags: ['web'],
-  auth: { accepts: ['session'] },
+  auth: 'credential',
   response: {
     status: 200,
     description: 'The session’s account.',
@@ -106,7 +106,7 @@ export const signOutRoute = defineRoute({
   operationId: 'webSignOut',
   summary: 'Sign out: the session ends on the server and the cookie is cleared',
   tags: ['web'],
-  auth: { accepts: ['session'] },
+  auth: 'credential',
   write: true,
   response: { status: 200, description: 'Signed out.', schema: z.object({ signedOut: z.literal(true) }) },
   errors: ['invalid_session', 'forbidden'],

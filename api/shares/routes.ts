@@ -1,18 +1,16 @@
 import { z } from 'zod';
 import { createShare } from '../../domain/sharing/create-share.ts';
-import { currentApp } from '../../domain/sharing/current-app.ts';
 import { describeCaller } from '../../domain/sharing/describe-caller.ts';
 import { listShares } from '../../domain/sharing/list-shares.ts';
 import { revokeShare } from '../../domain/sharing/revoke-share.ts';
 import { Channel } from '../../schemas/apps.ts';
 import { AuthMe, CreateShareInput, CurrentAppRef, ShareId, ShareView } from '../../schemas/sharing.ts';
-import { type AuthRequirement, defineRoute, withoutIssuedSecret } from '../http/route.ts';
+import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
-// App roles and shares (spec C). "The current app" is the app of the caller's app ticket; with a
-// developer key it is named by namespace and slug (body of POST, query otherwise).
+// App roles and shares (spec C). auth/me describes the caller in the app of its ticket, or the one
+// named. Shares are managed by the app's developers through a key or a web session, naming the app
+// by namespace and slug (body of POST, query otherwise); app tickets never share (the route table).
 
-/** Developers of the app: a developer key of its company, or a ticket of one of its developers (checked by currentApp). */
-const SHARING = { accepts: ['key', 'ticket'], role: 'developer', currentApp: true } as const satisfies AuthRequirement;
 const SHARE_ERRORS = ['unauthorized', 'forbidden', 'invalid_payload', 'app_not_found'] as const;
 
 export const authMeRoute = defineRoute({
@@ -24,7 +22,7 @@ export const authMeRoute = defineRoute({
     'With an app ticket the app is the ticket’s; with a key or a web session name it with namespace and slug (channel defaults ' +
     'to production). Roles: developer, member, editor (named-account share), viewer (public link). 403 when the caller cannot open the app.',
   tags: ['sharing'],
-  auth: { accepts: ['key', 'session', 'ticket'], currentApp: true },
+  auth: 'credential',
   query: z.strictObject({ ...CurrentAppRef, channel: Channel.default('production') }),
   response: { status: 200, description: 'Who is calling and what they may do.', schema: AuthMe },
   errors: ['unauthorized', 'invalid_session', 'forbidden', 'app_not_found', 'invalid_payload'],
@@ -37,13 +35,12 @@ export const listSharesRoute = defineRoute({
   operationId: 'listShares',
   summary: 'The live shares of the current app (public links show a prefix)',
   tags: ['sharing'],
-  auth: SHARING,
+  auth: 'credential',
   query: z.strictObject(CurrentAppRef),
   response: { status: 200, description: 'Live shares, oldest first.', schema: z.object({ shares: z.array(ShareView) }) },
   errors: [...SHARE_ERRORS],
   async handler({ db, deps, principal, query }) {
-    const app = await currentApp(db, principal, query);
-    return { data: { shares: await listShares(db, app, deps.clock.now()) } };
+    return { data: { shares: await listShares(db, principal, query, deps.clock.now()) } };
   },
 });
 
@@ -56,7 +53,7 @@ export const createShareRoute = defineRoute({
     'Repeating a company or users share for the same target changes its role and expiry (`created: false`); each public share ' +
     'makes a new link, whose `url` is returned only here (the service keeps its hash). Links need login and open production read-only.',
   tags: ['sharing'],
-  auth: SHARING,
+  auth: 'credential',
   write: true,
   body: CreateShareInput,
   response: {
@@ -66,8 +63,7 @@ export const createShareRoute = defineRoute({
   },
   errors: [...SHARE_ERRORS, 'user_not_found', 'conflict'],
   async handler({ db, deps, principal, body }) {
-    const app = await currentApp(db, principal, body);
-    const created = await createShare(db, { clock: deps.clock, addresses: deps.addresses() }, principal, app, body);
+    const created = await createShare(db, { clock: deps.clock, addresses: deps.addresses() }, principal, body);
     return { ...withoutIssuedSecret(created, 'url'), status: created.created ? 201 : 200 };
   },
 });
@@ -78,7 +74,7 @@ export const revokeShareRoute = defineRoute({
   operationId: 'revokeShare',
   summary: 'Revoke a share of the current app: the link or grant stops at once (idempotent)',
   tags: ['sharing'],
-  auth: SHARING,
+  auth: 'credential',
   write: true,
   params: z.object({ id: ShareId }),
   query: z.strictObject(CurrentAppRef),
@@ -89,8 +85,7 @@ export const revokeShareRoute = defineRoute({
   },
   errors: [...SHARE_ERRORS, 'invalid_path', 'not_found'],
   async handler({ db, deps, principal, params, query }) {
-    const app = await currentApp(db, principal, query);
-    const result = await revokeShare(db, deps.clock, principal, app, params.id);
+    const result = await revokeShare(db, deps.clock, principal, query, params.id);
     return { data: { ...result, revoked: true as const } };
   },
 });

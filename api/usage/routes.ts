@@ -13,7 +13,7 @@ export const appUsageRoute = defineRoute({
     'computeMinutesPerMonth; `exhausted` means ticket requests answer 429 quota_exhausted and triggers do not start until ' +
     '00:00 UTC on the 1st of next month (`resetsAt`). Months and days are UTC.',
   tags: ['usage'],
-  auth: { accepts: ['key', 'ticket'], role: 'developer' },
+  auth: 'credential',
   snapshot: true,
   params: AppParams,
   response: { status: 200, description: 'The app’s usage.', schema: AppUsage },

@@ -94,7 +94,7 @@ export async function listEvents(
   const where: RawBuilder<unknown>[] = [];
   if (query.slug !== undefined) where.push(sql`e.app_id = ${(await appForReading(db, principal, namespace, query.slug)).id}`);
   else {
-    await assertLogReader(db, principal, namespace);
+    assertLogReader(principal, namespace);
     where.push(sql`e.app_id IN (SELECT id FROM apps WHERE namespace = ${namespace})`);
   }
   if (query.kind) where.push(sql`e.kind = ${query.kind}`);

@@ -71,7 +71,7 @@ export async function recordEvents(
   namespace: string,
   input: { slug?: string | undefined; events: readonly LogEventInput[] },
 ): Promise<{ stored: number; counted: number; ids: string[] }> {
-  const { app, versionId, channel } = await appForSending(db, principal, namespace, input.slug);
+  const { app, versionId, channel } = await appForSending({ db, clock }, principal, namespace, input.slug);
   const accountId = principal.account.id;
   const at = clock.now();
   const day = at.toISOString().slice(0, 10);

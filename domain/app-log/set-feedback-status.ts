@@ -24,7 +24,7 @@ export async function setFeedbackStatus(
   id: string,
   status: FeedbackStatus,
 ): Promise<LogEventView> {
-  await assertLogReader(db, principal, namespace);
+  assertLogReader(principal, namespace);
   const event = await db
     .selectFrom('app_log_events as e')
     .innerJoin('apps as a', 'a.id', 'e.app_id')

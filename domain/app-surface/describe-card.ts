@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { AppCard } from '../../schemas/app-surface.ts';
 import { appRows } from '../apps/list-apps.ts';
-import { assertCanRead } from '../apps/namespace-access.ts';
 import { listBillingRecords } from '../billing/list-billing-records.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { authorize, can } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { useLast7Days } from './use-last-7-days.ts';
 
@@ -22,7 +22,7 @@ export function headline(row: Row) {
 
 /** Only a ticket's own app (checked by authentication) or an app of a key's company. */
 function assertCardReader(principal: Principal, namespace: string): void {
-  if (principal.kind !== 'ticket') assertCanRead(principal, namespace);
+  if (principal.kind !== 'ticket') authorize(principal, 'company.read', { namespace: namespace });
 }
 
 /**
@@ -41,7 +41,7 @@ export async function describeCard(
   const now = deps.clock.now();
   const use = (await useLast7Days(deps.db, [row.id], now)).get(row.id)!;
   const month = now.toISOString().slice(0, 7);
-  const developer = principal.kind === 'key' && principal.role === 'developer';
+  const developer = principal.kind === 'key' && can(principal, 'company.manage', { namespace: app.namespace });
   const spend = developer
     ? {
         month,

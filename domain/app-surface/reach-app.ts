@@ -1,15 +1,16 @@
 import type { DomainDeps } from '../deps.ts';
-import { DomainError } from '../errors.ts';
 import { type AppTarget, accessToApp } from '../hosting/open-app.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 
 /**
- * The app's channel as this caller may use it, by the one access check: the app, the version the
- * channel shows and the caller's app role; 403 with the reason when the caller cannot open it.
+ * The app's channel as this caller may use it, by the app-open rule: the app, the version the
+ * channel shows and the caller's app role; 403 with the reason when the policy refuses (app.call).
  */
-export async function reachApp(deps: DomainDeps, principal: Principal, target: AppTarget) {
+export async function reachApp(deps: Pick<DomainDeps, 'db' | 'clock'>, principal: Principal, target: AppTarget) {
   const { app, version, access } = await accessToApp(deps, principal, target);
-  if (!access.allowed) throw new DomainError('forbidden', `${access.message} ${access.remedy}`, { details: { reason: access.reason } });
+  authorize(principal, 'app.call', { app, channel: target.channel, access });
+  if (!access.allowed) throw new Error('unreachable: app.call admits only callers who may open the app');
   return { app, version, access };
 }
 

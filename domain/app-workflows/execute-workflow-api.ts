@@ -37,16 +37,13 @@ const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 /**
  * Runs the app's workflow as its API `run`: the input is validated against `workflow.input`,
  * the run recorded and its start written to the outbox in the caller's transaction (so a dry run
- * validates only and starts nothing). A key of the app's company may call the production channel
- * (developers also test); the app's ticket calls its own channel. `preview` answers the steps it
+ * validates only and starts nothing). Whoever the policy lets run it (app.workflow.run: anyone who
+ * may open the app and write, never a viewer; the test channel for developers) calls the production
+ * channel, developers also test; a ticket calls its own channel. `preview` answers the steps it
  * would run. A repeated Idempotency-Key answers the first run with that key.
  */
 export async function executeWorkflowApi(db: DbOrTrx, clock: Clock, principal: Principal, input: ExecuteInput): Promise<ExecuteOutcome> {
-  const app = await appOfCaller(db, principal, input.namespace, input.slug);
-  const channel: Channel = principal.kind === 'ticket' ? principal.ticket.channel : (input.channel ?? 'production');
-  if (channel === 'test' && principal.kind === 'key' && principal.role !== 'developer') {
-    throw new DomainError('forbidden', 'Members reach only the production channel.', { details: { channel } });
-  }
+  const { app, channel } = await appOfCaller({ db, clock }, principal, input, 'app.workflow.run');
   const current = input.name === WORKFLOW_API_NAME ? await channelWorkflow(db, app.id, channel) : undefined;
   if (!current) {
     throw new DomainError('not_found', `${input.namespace}/${input.slug} has no API named ${input.name} in ${channel}.`, {

@@ -1,12 +1,12 @@
-import { assertCanRead, PUBLIC_NAMESPACE } from '../apps/namespace-access.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
+import { authorize, PUBLIC_NAMESPACE } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { type Capability, capabilityCatalog } from './capabilities.ts';
 
 /** GET /api/v1/developer/capabilities/{namespace}: what a workflow `use` step of this namespace may call. */
 export async function listCapabilities(db: DbOrTrx, principal: Principal, namespace: string): Promise<Capability[]> {
   if (principal.kind !== 'key') throw new DomainError('unauthorized');
-  assertCanRead(principal, namespace);
+  authorize(principal, 'company.read', { namespace: namespace });
   return capabilityCatalog(db, namespace === PUBLIC_NAMESPACE ? null : principal.company.id);
 }

@@ -1,5 +1,6 @@
 import type { RunView } from '../../schemas/app-workflows.ts';
 import type { DbOrTrx } from '../db/database.ts';
+import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { appOfCaller } from './app-of-caller.ts';
 import type { StepRecord } from './runs.ts';
@@ -59,15 +60,15 @@ export function selectRuns(db: DbOrTrx) {
     ]);
 }
 
-/** An app's runs, newest first, each with its steps and its Temporal workflow id. */
+/** An app's runs, newest first, each with its steps and its Temporal workflow id, for those the policy lets read them (app.workflow.read-runs). */
 export async function listRuns(
-  db: DbOrTrx,
+  deps: { db: DbOrTrx; clock: Clock },
   principal: Principal,
   address: { namespace: string; slug: string },
   page: { limit: number; before?: string | undefined },
 ): Promise<RunView[]> {
-  const app = await appOfCaller(db, principal, address.namespace, address.slug);
-  let query = selectRuns(db).where('r.app_id', '=', app.id);
+  const { app } = await appOfCaller(deps, principal, address, 'app.workflow.read-runs');
+  let query = selectRuns(deps.db).where('r.app_id', '=', app.id);
   if (page.before) query = query.where('r.started_at', '<', new Date(page.before));
   const rows = await query.orderBy('r.started_at', 'desc').orderBy('r.id', 'desc').limit(page.limit).execute();
   return rows.map(runView);

@@ -1,8 +1,8 @@
 import type { AppView } from '../../schemas/apps.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { PublicAddresses } from '../deps.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { assertCanRead } from './namespace-access.ts';
 import { pageAddresses } from './page-addresses.ts';
 import { getApp, toReleaseFact } from './repository.ts';
 import { versionStatus, wasTested } from './version-status.ts';
@@ -15,7 +15,7 @@ export async function describeApp(
   namespace: string,
   slug: string,
 ): Promise<AppView> {
-  assertCanRead(principal, namespace);
+  authorize(principal, 'company.read', { namespace: namespace });
   return loadAppView(db, addresses, namespace, slug);
 }
 

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db/database.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { assertCanWrite } from './namespace-access.ts';
 import { namespaceContents } from './repository.ts';
 
 /**
@@ -9,7 +9,7 @@ import { namespaceContents } from './repository.ts';
  * upload there: the answer is about the caller's own company only.
  */
 export async function findStoredFiles(db: DbOrTrx, principal: Principal, namespace: string, hashes: readonly string[]): Promise<string[]> {
-  assertCanWrite(principal, namespace);
+  authorize(principal, 'app.deploy', { namespace: namespace });
   const distinct = [...new Set(hashes)];
   const stored = await namespaceContents(db, namespace, distinct);
   return distinct.filter((h) => stored.has(h));

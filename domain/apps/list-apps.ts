@@ -1,8 +1,8 @@
 import type { AppSummary } from '../../schemas/apps.ts';
 import { type Manifest, manifestSchema } from '../../schemas/manifest/index.ts';
 import type { DbOrTrx } from '../db/database.ts';
+import { keyNamespaces } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { readableNamespaces } from './namespace-access.ts';
 
 /**
  * Apps of these namespaces (one app when `slug` is given), by namespace and slug, with the
@@ -67,5 +67,5 @@ export const appSummaryOf = ({ manifest, summary }: Awaited<ReturnType<typeof ap
 
 /** Apps the caller may read (its company's namespace, plus public for platform staff), by namespace and slug. */
 export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSummary[]> {
-  return (await appRows(db, readableNamespaces(principal))).map(appSummaryOf);
+  return (await appRows(db, keyNamespaces(principal))).map(appSummaryOf);
 }

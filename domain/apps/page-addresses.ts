@@ -1,5 +1,5 @@
 import type { PublicAddresses } from '../deps.ts';
-import { PUBLIC_NAMESPACE } from './namespace-access.ts';
+import { PUBLIC_NAMESPACE } from '../policy/index.ts';
 
 /** Test and production addresses of an app, and the generated pages under each. */
 export function pageAddresses(addresses: PublicAddresses, namespace: string, slug: string, skillNames: readonly string[]) {

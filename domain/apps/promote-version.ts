@@ -3,9 +3,9 @@ import { problem } from '../../schemas/problems.ts';
 import type { Channel, DbOrTrx, ReleaseAction } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { enqueue } from '../outbox/repository.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
-import { assertCanWrite } from './namespace-access.ts';
 import { getApp, releaseFacts } from './repository.ts';
 import { compareVersions } from './semver.ts';
 import { wasTested } from './version-status.ts';
@@ -29,7 +29,7 @@ const BUILD = /^#?([1-9][0-9]*)$/;
  * nothing and writes no record.
  */
 export async function promoteVersion(db: DbOrTrx, principal: Principal, input: PromoteInput): Promise<ChannelChange> {
-  assertCanWrite(principal, input.namespace);
+  authorize(principal, 'app.deploy', { namespace: input.namespace });
   const app = await getApp(db, input.namespace, input.slug, { lock: true });
 
   const target = await resolveTarget(db, app, input);

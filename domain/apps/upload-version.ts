@@ -17,11 +17,11 @@ import { type Problem, problem, quoted, reportedProblems } from '../../schemas/p
 import { checkWorkflow } from '../app-workflows/check-workflow.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
+import { authorize, PUBLIC_NAMESPACE } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import type { BlobStore } from './blob-store.ts';
 import { validateBundleOffThread } from './bundle-validation.ts';
-import { assertCanWrite, PUBLIC_NAMESPACE } from './namespace-access.ts';
 import { getApp, namespaceContents, storedVersion } from './repository.ts';
 
 export type AppAddress = { namespace: string; slug: string };
@@ -147,7 +147,7 @@ export async function checkUpload(
   bundle: UploadInput,
   store: { db: DbOrTrx; blobs: BlobStore; dryRun: boolean },
 ): Promise<ValidBundle> {
-  assertCanWrite(principal, address.namespace);
+  authorize(principal, 'app.deploy', { namespace: address.namespace });
   // Its files are stored already, so they are not sent to the store again either.
   const identical = await storedIdentical(store.db, address, bundle);
   if (identical) return identical;
@@ -187,7 +187,7 @@ export async function uploadVersion(
   bundle: ValidBundle,
 ): Promise<UploadedVersion> {
   // Checked again: cheap, and the use case stays safe whoever calls it.
-  assertCanWrite(principal, input.namespace);
+  authorize(principal, 'app.deploy', { namespace: input.namespace });
   if (principal.kind !== 'key') throw new DomainError('unauthorized');
 
   await db

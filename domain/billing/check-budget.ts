@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import type { BudgetCheck, BudgetCheckQuery } from '../../schemas/billing.ts';
 import { problem } from '../../schemas/problems.ts';
-import { assertCanRead } from '../apps/namespace-access.ts';
 import { getApp } from '../apps/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { usdToMicro } from '../usage/check-quota.ts';
 import { periodOf } from '../usage/meters.ts';
@@ -24,7 +24,7 @@ export async function checkBudget(
   namespace: string,
   call: z.output<typeof BudgetCheckQuery>,
 ): Promise<z.input<typeof BudgetCheck>> {
-  assertCanRead(principal, namespace);
+  authorize(principal, 'company.read', { namespace: namespace });
   const app = await getApp(db, namespace, call.slug);
   const now = clock.now();
   const list = priceListAt(now);

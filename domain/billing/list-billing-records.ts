@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { BillingRecord } from '../../schemas/billing.ts';
 import { problem } from '../../schemas/problems.ts';
-import { assertCanRead } from '../apps/namespace-access.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { usdToMicro } from '../usage/check-quota.ts';
 import { COMPUTE_METERS, nextMonthStart, periodOf } from '../usage/meters.ts';
@@ -33,7 +33,7 @@ export async function listBillingRecords(
   namespace: string,
   range: { from: string; to: string },
 ): Promise<Record[]> {
-  assertCanRead(principal, namespace);
+  authorize(principal, 'company.read', { namespace: namespace });
   const months = monthsBetween(range.from, range.to);
   if (months < 1 || months > MAX_MONTHS) {
     throw new DomainError('invalid_payload', `from must not be after to, and at most ${MAX_MONTHS} months apart.`, {

@@ -12,6 +12,8 @@ export interface ServiceInstanceTable {
 
 export type AccountStatus = 'active' | 'pending' | 'disabled';
 export type CompanyRole = 'developer' | 'member';
+/** A visitor's role in one app (spec Authentication 9). */
+export type AppRole = 'developer' | 'member' | 'editor' | 'viewer';
 
 export interface AccountsTable {
   id: string;
@@ -232,6 +234,8 @@ export interface AppTicketsTable {
   session_hash: ColumnType<Buffer | null, Buffer | null | undefined, never>;
   /** When a renewal replaced the ticket: it admits a short overlap more, and never renews again. */
   renewed_at: ColumnType<Date | null, never, Date | null>;
+  /** The visitor's app role when the ticket was issued (the app-open rule). */
+  role: AppRole;
 }
 
 /** Server metadata as last synced (spec F: metadata only). */

@@ -1,4 +1,4 @@
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import type { AppRole, Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
@@ -22,7 +22,7 @@ export type OpeningPrincipal = Exclude<Principal, { kind: 'ticket' }>;
 export const ticketSourceOf = (principal: OpeningPrincipal): TicketSource =>
   principal.kind === 'key' ? { keyId: principal.key.id, sessionHash: null } : { keyId: null, sessionHash: principal.sessionHash };
 
-/** A ticket for one account, app, channel and version; only its hash is stored. */
+/** A ticket for one account, app, channel, version and app role; only its hash is stored. */
 export async function issueTicket(
   db: DbOrTrx,
   clock: Clock,
@@ -36,6 +36,8 @@ export async function issueTicket(
     shareId: string | null;
     /** What the visitor opened the app with (a key or a web session): the ticket ends with it. */
     source: TicketSource;
+    /** The visitor's role in the app, by the app-open rule: what the ticket may do follows from it. */
+    role: AppRole;
   },
 ): Promise<IssuedTicket> {
   await assertTicketsAllowed(db, clock, input.appId);
@@ -55,6 +57,7 @@ export async function issueTicket(
       share_id: input.shareId,
       key_id: input.source.keyId,
       session_hash: input.source.sessionHash,
+      role: input.role,
     })
     .execute();
   return { ticket: plaintext, expiresAt };

@@ -1,9 +1,9 @@
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { appRoleOf } from '../policy/index.ts';
 import { findAppGrants } from '../sharing/find-app-grants.ts';
 import type { TicketPrincipal } from './authenticate-ticket.ts';
-import { checkAppAccess } from './check-app-access.ts';
 import { issueTicket } from './issue-ticket.ts';
 import { currentVersionId, loadVersion } from './repository.ts';
 import { visitorOf } from './visitor.ts';
@@ -29,7 +29,7 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
     linkShareId: ticket.shareId,
     now: clock.now(),
   });
-  const access = checkAppAccess(
+  const access = appRoleOf(
     visitor,
     {
       namespace: ticket.namespace,
@@ -60,6 +60,7 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
     renewedFrom: ticket.id,
     shareId: access.viaShare,
     source: { keyId: retired.key_id, sessionHash: retired.session_hash },
+    role: access.role,
   });
   return { ...issued, channel: ticket.channel, version: version.version };
 }

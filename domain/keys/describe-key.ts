@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Me } from '../../schemas/identity.ts';
-import { readableNamespaces } from '../apps/namespace-access.ts';
+import { can, keyNamespaces } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 
 /** /me: who a key acts as, and where it may write (nowhere for members). */
@@ -10,6 +10,6 @@ export function describeKey(principal: Extract<Principal, { kind: 'key' }>): z.i
     company: { cellId: principal.company.cellId, name: principal.company.name },
     role: principal.role,
     keyPrefix: principal.key.displayPrefix,
-    writableNamespaces: principal.role === 'developer' ? readableNamespaces(principal) : [],
+    writableNamespaces: keyNamespaces(principal).filter((namespace) => can(principal, 'app.deploy', { namespace })),
   };
 }

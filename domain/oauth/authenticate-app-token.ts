@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import type { TicketPrincipal } from '../hosting/authenticate-ticket.ts';
+import { accessToApp } from '../hosting/open-app.ts';
 import { currentVersionId } from '../hosting/repository.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
 import { mcpPath } from './mcp-resource.ts';
@@ -12,7 +13,8 @@ const invalidToken = (message: string) => oauthError('unauthorized', 'invalid_to
 
 /**
  * The person behind an app token: it acts like an app ticket for the production channel of its
- * one app, at member level at most (`appToken`), until it expires or is revoked, and only while
+ * one app, with the role the person has in the app today (the app-open rule, judged at each
+ * request) and at member level at most (`appToken`), until it expires or is revoked, and only while
  * the share the person was admitted through is live. Its audience is the app's MCP address
  * (RFC 8707): `path`, the request's path, must be that endpoint, so the token opens none of the
  * app's other routes (ontology, SQL, workflows, log, usage).
@@ -37,6 +39,7 @@ export async function authenticateAppToken(db: DbOrTrx, clock: Clock, plaintext:
       'p.id as app_id',
       'p.namespace',
       'p.slug',
+      'p.company_id',
       'a.id as account_id',
       'a.username',
       'a.email',
@@ -57,10 +60,17 @@ export async function authenticateAppToken(db: DbOrTrx, clock: Clock, plaintext:
   if (path !== audience) throw invalidToken(`This app token is for the MCP endpoint ${audience} only.`);
   const versionId = await currentVersionId(db, row.app_id, 'production');
   if (!versionId) throw invalidToken('The app has no production version.');
-  return appTokenPrincipal({ ...row, platformStaff: row.platform_staff }, versionId);
+  const principal = appTokenPrincipal({ ...row, platformStaff: row.platform_staff }, versionId);
+  const { access } = await accessToApp({ db, clock }, principal, { namespace: row.namespace, slug: row.slug, channel: 'production' });
+  if (!access.allowed) throw invalidToken('You can no longer open this app; authorize the host again.');
+  principal.ticket.role = access.role;
+  return principal;
 }
 
-/** An app token's grant as the ticket principal it acts as (production channel, member level at most). */
+/**
+ * An app token's grant as the ticket principal it acts as: production channel, role capped at
+ * member (accessToApp lowers a ticket's role to its own, so the person's live role is held to it).
+ */
 export function appTokenPrincipal(
   grant: {
     id: string;
@@ -70,6 +80,7 @@ export function appTokenPrincipal(
     app_id: string;
     namespace: string;
     slug: string;
+    company_id: string | null;
     account_id: string;
     username: string;
     email: string;
@@ -88,7 +99,9 @@ export function appTokenPrincipal(
       channel: 'production',
       versionId,
       expiresAt: grant.access_expires_at,
+      companyId: grant.company_id,
       shareId: grant.share_id,
+      role: 'member',
       appToken: { clientId: grant.client_id },
     },
   };

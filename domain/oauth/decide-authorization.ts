@@ -2,6 +2,7 @@ import type { AuthorizationRequest } from '../../schemas/oauth.ts';
 import { reachApp } from '../app-surface/reach-app.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
+import { tokenRole } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { appOfResource } from './mcp-resource.ts';
 import { findClient, oauthError } from './repository.ts';
@@ -25,7 +26,7 @@ export async function checkAuthorization(deps: DomainDeps, principal: Principal,
     client: { id: client.id, name: client.name, redirectUri: req.redirect_uri },
     app: { id: app.id, namespace: app.namespace, slug: app.slug, title: version.manifest.title },
     // A token acts at member level at most, whatever the person's role.
-    role: access.role === 'developer' ? 'member' : access.role,
+    role: tokenRole(access.role),
     account: { username: principal.account.username },
     /** The share that admits the person (null for company access): the tokens will end with it. */
     shareId: access.allowed ? access.viaShare : null,

@@ -72,6 +72,7 @@ export async function refreshAppToken(
       'a.platform_staff',
       'p.namespace',
       'p.slug',
+      'p.company_id',
     ])
     .where('t.refresh_hash', '=', hash)
     .forUpdate('t')

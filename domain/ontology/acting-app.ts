@@ -1,6 +1,7 @@
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { currentVersionId, findHostedApp } from '../hosting/repository.ts';
+import { ticketAdmits } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import type { DataAccess } from './data-access.ts';
 
@@ -38,12 +39,12 @@ export async function findActingApp(
 ): Promise<ActingApp | null> {
   if (principal.kind === 'ticket') {
     const t = principal.ticket;
-    if (named && (named.namespace !== t.namespace || named.slug !== t.slug)) {
+    if (named && !ticketAdmits(principal, named)) {
       throw new DomainError('forbidden', `This app ticket acts for ${t.namespace}/${t.slug} only.`, {
         details: { namespace: t.namespace, slug: t.slug },
       });
     }
-    return t.namespace === cellId ? { appId: t.appId, versionId: t.versionId, channel: t.channel } : null;
+    return ticketAdmits(principal, { namespace: cellId }) ? { appId: t.appId, versionId: t.versionId, channel: t.channel } : null;
   }
   if (!named) return null;
   if (named.namespace !== cellId) {

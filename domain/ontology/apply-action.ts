@@ -13,6 +13,7 @@ import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { ownValue } from '../own-keys.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { type ActingApp, findActingApp } from './acting-app.ts';
@@ -48,16 +49,6 @@ export async function runnableAction(deps: Deps, principal: Principal, ontology:
     throw new DomainError('action_type_not_found', `No action type ${apiName}.`, { details: { actionType: apiName } });
   }
   return { open, action };
-}
-
-/** A restricted agent key without the write operation is read-only (spec Authentication 7). */
-function assertMayWrite(principal: Principal): void {
-  const r = principal.kind === 'key' ? principal.agent?.restrictions : null;
-  if (r && !r.operations.includes('api:use-ontologies-write')) {
-    throw new DomainError('forbidden', 'This agent key is read-only: it was issued without api:use-ontologies-write.', {
-      details: { required: 'api:use-ontologies-write' },
-    });
-  }
 }
 
 interface Evaluated {
@@ -273,7 +264,7 @@ function logRecord(
 
 /** `POST .../actions/{action}/apply`: an INVALID run is answered (200) with its validation and writes nothing. */
 export async function applyAction(deps: Deps, caller: ActionCaller, ontology: string, apiName: string, request: ApplyRequest) {
-  assertMayWrite(caller.principal);
+  authorize(caller.principal, 'ontology.apply', { ontology });
   const { open, action } = await runnableAction(deps, caller.principal, ontology, apiName);
   const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId, open.access);
   const executing = request.options.mode === 'VALIDATE_AND_EXECUTE';
@@ -286,7 +277,7 @@ export async function applyAction(deps: Deps, caller: ActionCaller, ontology: st
 
 /** `POST .../actions/{action}/applyBatch`: every run valid and executed in one transaction, or 422 action_invalid and nothing written. */
 export async function applyActionBatch(deps: Deps, caller: ActionCaller, ontology: string, apiName: string, request: BatchRequest) {
-  assertMayWrite(caller.principal);
+  authorize(caller.principal, 'ontology.apply', { ontology });
   const { open, action } = await runnableAction(deps, caller.principal, ontology, apiName);
   const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId, open.access);
   const runs: Evaluated[] = [];

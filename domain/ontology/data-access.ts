@@ -4,13 +4,13 @@ import { findCompany } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { checkAppAccess } from '../hosting/check-app-access.ts';
 import { catalogRows, findHostedApp, loadVersion } from '../hosting/repository.ts';
 import { visitorOf } from '../hosting/visitor.ts';
+import { agentRestrictionsOf, appRoleOf, authorize, isDataDeveloperOf, permissionsOf, ticketAdmits } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { principalsOf } from '../resources/principals.ts';
 import { grantsOf } from '../resources/repository.ts';
-import { permissionsOf } from '../sharing/describe-caller.ts';
+
 import { findAppGrants } from '../sharing/find-app-grants.ts';
 import {
   findOntology,
@@ -44,10 +44,11 @@ type Company = { id: string; cellId: string };
 type ObjectTypeRef = { id: string; apiName: string };
 
 /**
- * Developers of the company (a developer key, a session or ticket of an account with a developer
- * license, platform staff) may do everything. Everyone else reads the types and runs the actions
- * of the manifests of the company's apps they may open (a ticket: its own app's only), plus the
- * object types granted to them as resources (a grant on the ontology covers all its types).
+ * Developers of the company (domain/policy isDeveloperOf: a developer key, a session of an account
+ * with a developer license, a developer's ticket; platform staff by key or session) may do
+ * everything. Everyone else reads the types and runs the actions their role allows in the
+ * company's apps they may open (a ticket: its own app only, at the ticket's role), plus the object
+ * types granted to them as resources (a grant on the ontology covers all its types).
  * `types`: the ontology's object types, for resolving grants.
  */
 export async function dataAccess(
@@ -58,32 +59,30 @@ export async function dataAccess(
 ): Promise<DataAccess> {
   // A key acts for its one company; a ticket admits only its own app, so only that app's company.
   if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
-  const restrictions = principal.kind === 'key' ? principal.agent?.restrictions : null;
+  const restrictions = agentRestrictionsOf(principal);
   if (restrictions) return restrictedAccess(restrictions);
-  if (principal.kind === 'ticket' && principal.ticket.namespace !== company.cellId) return NOTHING;
+  if (!ticketAdmits(principal, { namespace: company.cellId })) return NOTHING;
+  if (isDataDeveloperOf(principal, company.id)) {
+    return { ...EVERYTHING, author: authorOf(principal) };
+  }
   const visitor = await visitorOf(deps.db, principal);
-  const license = visitor.licenses.find((l) => l.companyId === company.id);
-  if (license?.role === 'developer' || visitor.platformStaff) return { ...EVERYTHING, author: authorOf(principal) };
 
   const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
   const openApps = new Set<string>();
   if (principal.kind === 'ticket') {
-    if (principal.ticket.namespace === company.cellId)
-      semantics.push((await loadVersion(deps.db, principal.ticket.versionId)).manifest.semantic);
+    // A ticket reads and runs what its role in its own app allows (a viewer: read only).
+    const may = permissionsOf(principal.ticket.role, (await loadVersion(deps.db, principal.ticket.versionId)).manifest.semantic);
+    semantics.push({ types: may.read, actions: may.actions });
   } else {
     for (const row of await catalogRows(deps.db, company.cellId, 'production')) {
       const manifest = manifestSchema.parse(row.manifest);
       const target = { namespace: company.cellId, companyId: company.id, channel: 'production' as const, ...manifest.auth };
-      let access = checkAppAccess(visitor, target);
+      let access = appRoleOf(visitor, target);
       // Shares only matter where the company rule alone refuses (restricted apps, outsiders).
       if (!access.allowed) {
         const app = await findHostedApp(deps.db, company.cellId, row.slug);
         if (app)
-          access = checkAppAccess(
-            visitor,
-            target,
-            await findAppGrants(deps.db, { app, visitor, linkShareId: null, now: deps.clock.now() }),
-          );
+          access = appRoleOf(visitor, target, await findAppGrants(deps.db, { app, visitor, linkShareId: null, now: deps.clock.now() }));
       }
       if (access.allowed) {
         openApps.add(row.slug);
@@ -144,24 +143,14 @@ function restrictedAccess(r: AgentRestrictions): DataAccess {
 export const mayRead = (access: DataAccess, apiName: string) => access.readTypes === 'all' || access.readTypes.has(apiName);
 export const mayRun = (access: DataAccess, apiName: string) => access.runActions === 'all' || access.runActions.has(apiName);
 
-/** Defining types and editing objects directly are developer-only interfaces: 403 with an explanation (spec Authentication 2). */
-export function assertDeveloper(access: DataAccess, cellId: string, what: 'define' | 'writeDirect'): void {
-  if (access[what]) return;
-  const doing = what === 'define' ? 'define semantic types' : 'edit objects directly';
-  throw new DomainError('forbidden', `Only developers of ${cellId} may ${doing}; members read types and run actions their apps list.`, {
-    details: { namespace: cellId, required: 'developer' },
-  });
-}
-
 /**
  * The company whose main definition the caller writes: developers only (403 otherwise), and never
  * an agent author, who writes to a branch (409 branch_required).
  */
 export async function companyToDefine(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, namespace: string) {
   const company = await findCompany(deps.db, namespace);
-  const access = await dataAccess(deps, principal, { id: company.id, cellId: company.cell_id });
-  assertDeveloper(access, company.cell_id, 'define');
-  if (access.author === 'agent') throw new DomainError('branch_required', 'Agent authors write definitions to a branch (?branch=).');
+  authorize(principal, 'ontology.define', { namespace: company.cell_id });
+  if (authorOf(principal) === 'agent') throw new DomainError('branch_required', 'Agent authors write definitions to a branch (?branch=).');
   return company;
 }
 

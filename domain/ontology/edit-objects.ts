@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import type { EditObjectsRequest, EditObjectsResponse } from '../../schemas/ontology.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
-import { assertDeveloper, type OpenOntology, openOntology } from './data-access.ts';
+import { type OpenOntology, openOntology } from './data-access.ts';
 import { countLinkEdits } from './log-summary.ts';
 import { recordDataEdit } from './record-data-edit.ts';
 import { writeEdits } from './write-edits.ts';
@@ -16,7 +17,7 @@ export async function openForDirectEdits(
   ontology: string,
 ): Promise<OpenOntology> {
   const open = await openOntology(deps, principal, ontology);
-  assertDeveloper(open.access, open.ontology.cellId, 'writeDirect');
+  authorize(principal, 'ontology.edit', { namespace: open.ontology.cellId });
   return open;
 }
 

@@ -2,8 +2,9 @@ import type { LinkType, ObjectType } from '../../schemas/ontology.ts';
 import { findCompany } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { assertDeveloper, dataAccess, mayRead, openOntology } from './data-access.ts';
+import { mayRead, openOntology } from './data-access.ts';
 import {
   findOntologyOfCompany,
   type LinkTypeRecord,
@@ -37,7 +38,7 @@ export async function listObjectTypes(deps: { db: DbOrTrx; clock: Clock }, princ
 /** Developer view of a namespace's definitions (`GET /api/v1/developer/semantic/{namespace}/types`): every object and link type. */
 export async function listDefinitions(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, namespace: string) {
   const company = await findCompany(deps.db, namespace);
-  assertDeveloper(await dataAccess(deps, principal, { id: company.id, cellId: company.cell_id }), company.cell_id, 'define');
+  authorize(principal, 'ontology.define', { namespace: company.cell_id });
   const ontology = await findOntologyOfCompany(deps.db, company.id);
   if (!ontology) return { types: [], linkTypes: [] };
   const links = await listLinkTypeRecords(deps.db, ontology.id);

@@ -1,6 +1,6 @@
 import type { DbOrTrx, ResourceRole } from '../db/database.ts';
-import { DomainError } from '../errors.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import { authorize, resourceRoleOf, type Visitor } from '../policy/index.ts';
+import type { Principal } from '../principal.ts';
 import { type ResourceRecord, type Tier, tierRank } from './kind.ts';
 import { principalsOf } from './principals.ts';
 import { grantsOf, higherRole } from './repository.ts';
@@ -13,18 +13,18 @@ export async function effectiveGrants(db: DbOrTrx, resource: ResourceRecord) {
 }
 
 /**
- * The caller's role on a resource (rules 1 and 4): Owner for the company's developers and the
- * creator; otherwise the highest role any of the caller's principals holds on the resource or the
- * resource it inherits from; null when none.
+ * The caller's role on a resource (rules 1 and 4): the highest role any of the caller's principals
+ * holds on the resource or the resource it inherits from, raised to Owner by the policy's implicit
+ * rules (domain/policy resourceRoleOf: developers of the company, while they hold the license);
+ * null when none.
  */
-export async function roleOf(db: DbOrTrx, visitor: Visitor, resource: ResourceRecord): Promise<ResourceRole | null> {
-  const developer = visitor.licenses.some((l) => l.companyId === resource.companyId && l.role === 'developer');
-  if (developer || (resource.createdBy !== null && resource.createdBy === visitor.accountId)) return 'owner';
+export async function roleOf(db: DbOrTrx, principal: Principal, visitor: Visitor, resource: ResourceRecord): Promise<ResourceRole | null> {
   const mine = new Set(principalsOf(visitor));
   const { own, inherited } = await effectiveGrants(db, resource);
-  return [...own, ...inherited]
+  const granted = [...own, ...inherited]
     .filter((g) => mine.has(g.principal))
     .reduce<ResourceRole | null>((best, g) => higherRole(best, g.role), null);
+  return resourceRoleOf(principal, resource, granted);
 }
 
 /** How open a resource is by its own grants, never below its own setting (its floor). */
@@ -40,17 +40,15 @@ export function generalAccessOf(resource: ResourceRecord, own: readonly { princi
   return tierRank(byGrants) >= tierRank(resource.floor) ? byGrants : resource.floor;
 }
 
+/** The caller's role, after the policy's decision: reading it (404 without a role: it does not exist for them) or changing its sharing (Owners). */
 export async function requireRole(
   db: DbOrTrx,
+  principal: Principal,
   visitor: Visitor,
   resource: ResourceRecord,
   needed: 'viewer' | 'owner',
 ): Promise<ResourceRole> {
-  const role = await roleOf(db, visitor, resource);
-  // Resources the caller cannot see do not exist for them.
-  if (!role) throw new DomainError('not_found', `No resource ${resource.rid}.`, { details: { rid: resource.rid } });
-  if (needed === 'owner' && role !== 'owner') {
-    throw new DomainError('forbidden', 'Only an Owner may change sharing.', { details: { role, required: 'owner' } });
-  }
-  return role;
+  const role = await roleOf(db, principal, visitor, resource);
+  authorize(principal, needed === 'owner' ? 'resource.change-sharing' : 'resource.read', { rid: resource.rid, role });
+  return role as ResourceRole;
 }

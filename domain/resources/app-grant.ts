@@ -1,5 +1,5 @@
 import type { DbOrTrx, ResourceRole } from '../db/database.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import type { Visitor } from '../policy/index.ts';
 import { appRid } from './kinds/app.ts';
 import { applicationsRid } from './kinds/applications.ts';
 import { principalsOf } from './principals.ts';

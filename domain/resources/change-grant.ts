@@ -1,7 +1,8 @@
 import { problem } from '../../schemas/problems.ts';
 import type { DbOrTrx, ResourceRole } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import { visitorOf } from '../hosting/visitor.ts';
+import type { Principal } from '../principal.ts';
 import { requireRole } from './access.ts';
 import { type ResourceView, viewOf } from './describe-resource.ts';
 import { assertPrincipalExists } from './principals.ts';
@@ -15,12 +16,13 @@ import { assertInternetAllowed } from './tier-rules.ts';
  */
 export async function addGrant(
   db: DbOrTrx,
-  visitor: Visitor,
+  principal: Principal,
   rid: string,
   grant: { principal: string; role: ResourceRole },
 ): Promise<ResourceView> {
+  const visitor = await visitorOf(db, principal);
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, visitor, resource, 'owner');
+  const role = await requireRole(db, principal, visitor, resource, 'owner');
   const kind = await assertPrincipalExists(db, grant.principal);
   if ((kind === 'everyone' || kind === 'internet') && grant.role !== 'viewer') {
     throw new DomainError('invalid_payload', 'Public and Internet grants may be Viewer only.', {
@@ -35,12 +37,13 @@ export async function addGrant(
 /** roles/remove (Owner only); removing a grant that does not exist changes nothing. */
 export async function removeGrant(
   db: DbOrTrx,
-  visitor: Visitor,
+  principal: Principal,
   rid: string,
-  principal: string,
+  grantee: string,
 ): Promise<ResourceView & { removed: boolean }> {
+  const visitor = await visitorOf(db, principal);
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, visitor, resource, 'owner');
-  const removed = (await deleteGrants(db, rid, [principal])) > 0;
+  const role = await requireRole(db, principal, visitor, resource, 'owner');
+  const removed = (await deleteGrants(db, rid, [grantee])) > 0;
   return { ...(await viewOf(db, resource, role)), removed };
 }

@@ -1,5 +1,6 @@
 import type { DbOrTrx, ResourceRole } from '../db/database.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import { visitorOf } from '../hosting/visitor.ts';
+import type { Principal } from '../principal.ts';
 import { generalAccessOf, requireRole } from './access.ts';
 import type { ResourceRecord, Tier } from './kind.ts';
 import { findResource } from './registry.ts';
@@ -30,7 +31,8 @@ export async function viewOf(db: DbOrTrx, resource: ResourceRecord, role: Resour
 }
 
 /** GET resources/{rid}: the resource, the caller's role and its general access; 404 when the caller has no role. */
-export async function describeResource(db: DbOrTrx, visitor: Visitor, rid: string): Promise<ResourceView> {
+export async function describeResource(db: DbOrTrx, principal: Principal, rid: string): Promise<ResourceView> {
+  const visitor = await visitorOf(db, principal);
   const resource = await findResource(db, rid);
-  return viewOf(db, resource, await requireRole(db, visitor, resource, 'viewer'));
+  return viewOf(db, resource, await requireRole(db, principal, visitor, resource, 'viewer'));
 }

@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import { visitorOf } from '../hosting/visitor.ts';
+import type { Principal } from '../principal.ts';
 import { roleOf } from './access.ts';
 import { type ResourceView, viewOf } from './describe-resource.ts';
 import type { ResourceRecord } from './kind.ts';
@@ -15,7 +16,8 @@ export type Scope = 'public' | 'organization' | 'shared' | 'mine';
  * other companies granted to the caller, `public` those open to everyone or the internet, `mine`
  * those the caller created. Only resources on which the caller has a role are listed.
  */
-export async function listResources(db: DbOrTrx, visitor: Visitor, scope: Scope, type?: string): Promise<ResourceView[]> {
+export async function listResources(db: DbOrTrx, principal: Principal, scope: Scope, type?: string): Promise<ResourceView[]> {
+  const visitor = await visitorOf(db, principal);
   const kinds = type === undefined ? RESOURCE_KINDS : [kindNamed(type)].filter((k) => k !== undefined);
   if (kinds.length === 0)
     throw new DomainError('invalid_payload', `No resource type ${type}.`, { details: { types: RESOURCE_KINDS.map((k) => k.name) } });
@@ -38,7 +40,7 @@ export async function listResources(db: DbOrTrx, visitor: Visitor, scope: Scope,
   }
   const views: ResourceView[] = [];
   for (const resource of candidates) {
-    const role = await roleOf(db, visitor, resource);
+    const role = await roleOf(db, principal, visitor, resource);
     if (role) views.push(await viewOf(db, resource, role));
   }
   return views;

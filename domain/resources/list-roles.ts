@@ -1,12 +1,14 @@
 import type { DbOrTrx } from '../db/database.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import { visitorOf } from '../hosting/visitor.ts';
+import type { Principal } from '../principal.ts';
 import { effectiveGrants, requireRole } from './access.ts';
 import { findResource } from './registry.ts';
 
 /** GET roles: the resource's grants, those it inherits, and the implicit rules that also give roles. */
-export async function listRoles(db: DbOrTrx, visitor: Visitor, rid: string) {
+export async function listRoles(db: DbOrTrx, principal: Principal, rid: string) {
+  const visitor = await visitorOf(db, principal);
   const resource = await findResource(db, rid);
-  await requireRole(db, visitor, resource, 'viewer');
+  await requireRole(db, principal, visitor, resource, 'viewer');
   const { own, inherited } = await effectiveGrants(db, resource);
   return {
     rid,

@@ -1,7 +1,7 @@
 import { CELL_ID_PATTERN } from '../../schemas/manifest/index.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import type { Visitor } from '../policy/index.ts';
 
 /** Whom a grant names (spec Generic resource access). */
 export type PrincipalKind = 'account' | 'group' | 'everyone' | 'internet' | 'organization' | 'developers' | 'department';

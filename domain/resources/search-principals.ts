@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTrx } from '../db/database.ts';
-import type { Visitor } from '../hosting/check-app-access.ts';
+import { visitorOf } from '../hosting/visitor.ts';
+import type { Principal } from '../principal.ts';
 
 export interface PrincipalView {
   principal: string;
@@ -13,7 +14,8 @@ export interface PrincipalView {
  * when given); accounts only by exact username or email; other organizations only by exact cellId.
  * Nothing else is searchable, so the directory cannot be enumerated.
  */
-export async function searchPrincipals(db: DbOrTrx, visitor: Visitor, q: string | undefined): Promise<PrincipalView[]> {
+export async function searchPrincipals(db: DbOrTrx, principal: Principal, q: string | undefined): Promise<PrincipalView[]> {
+  const visitor = await visitorOf(db, principal);
   const needle = q?.trim().toLowerCase() ?? '';
   const out: PrincipalView[] = [];
   for (const l of visitor.licenses) {

@@ -1,3 +1,4 @@
+import { licensesOf } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
@@ -21,9 +22,11 @@ export async function findSession(
     .where((eb) => (appHost === undefined ? eb('s.host', 'is', null) : eb('s.host', '=', appHost)))
     .executeTakeFirst();
   if (!row || !equalHashes(row.hash, hash) || row.expires_at <= new Date() || row.status !== 'active') return undefined;
+  const licenses = (await licensesOf(db, row.id)).map((l) => ({ companyId: l.companyId, cellId: l.cellId, role: l.role }));
   return {
     kind: 'session',
     account: { id: row.id, username: row.username, email: row.email, platformStaff: row.platform_staff },
     sessionHash: hash,
+    licenses,
   };
 }

@@ -6,6 +6,7 @@ import { DomainError } from '../errors.ts';
 import type { HostedApp } from '../hosting/repository.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
+import { currentApp } from './current-app.ts';
 import { newLinkToken } from './link-token.ts';
 import { findLiveShare, recordShare, shareRows } from './repository.ts';
 import { shareView } from './share-view.ts';
@@ -28,9 +29,9 @@ export async function createShare(
   db: DbOrTrx,
   ctx: { clock: Clock; addresses: PublicAddresses },
   principal: Principal,
-  app: HostedApp,
   input: CreateShareInput,
 ): Promise<CreatedShare> {
+  const app = await currentApp(db, principal, input);
   const now = ctx.clock.now();
   if (input.audience === 'public') {
     const { token, hash, prefix } = newLinkToken();

@@ -1,32 +1,12 @@
 import type { z } from 'zod';
-import type { Manifest } from '../../schemas/manifest/index.ts';
-import type { AppRole, AuthMe } from '../../schemas/sharing.ts';
+import type { AuthMe } from '../../schemas/sharing.ts';
 import { reachApp } from '../app-surface/reach-app.ts';
 import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
 import { loadVersion } from '../hosting/repository.ts';
 import { visitorOf } from '../hosting/visitor.ts';
+import { permissionsOf } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-
-type Semantic = Manifest['semantic'];
-
-/**
- * What a role may do with the app's semantic types (spec Authentication 9): developers read and
- * write every type the app lists and share; members and editors read its types, run its actions and
- * write the types it lists for writing; viewers only read.
- */
-export function permissionsOf(role: AppRole | null, semantic: Semantic | null) {
-  const s = semantic ?? { types: [], actions: [], write: [] };
-  switch (role) {
-    case 'developer':
-      return { read: s.types, actions: s.actions, write: [...new Set([...s.types, ...s.write])], share: true };
-    case 'member':
-    case 'editor':
-      return { read: s.types, actions: s.actions, write: s.write, share: false };
-    default:
-      return { read: role === 'viewer' ? s.types : [], actions: [], write: [], share: false };
-  }
-}
 
 /**
  * GET auth/me: the caller, and with an app (the ticket's, or one named by a key or session) the

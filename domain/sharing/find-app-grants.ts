@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db/database.ts';
-import type { ShareGrants, Visitor } from '../hosting/check-app-access.ts';
+import type { ShareGrants, Visitor } from '../policy/index.ts';
 import { appGrantRole } from '../resources/app-grant.ts';
 import { findShareGrants } from './repository.ts';
 

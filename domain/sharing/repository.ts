@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { writeLogRecords } from '../app-log/write-log-record.ts';
 import type { DbOrTrx, ShareAudience, ShareRecordName, ShareRole } from '../db/database.ts';
-import type { ShareGrants } from '../hosting/check-app-access.ts';
+import type { ShareGrants } from '../policy/index.ts';
 
 /** A share is live until revoked or, for named accounts, until it expires. */
 export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;

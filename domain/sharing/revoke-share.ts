@@ -2,9 +2,9 @@ import type { ShareView } from '../../schemas/sharing.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import type { HostedApp } from '../hosting/repository.ts';
 import type { Principal } from '../principal.ts';
 import { loadShare } from './create-share.ts';
+import { type AppRef, currentApp } from './current-app.ts';
 import { recordShare } from './repository.ts';
 
 /**
@@ -15,9 +15,10 @@ export async function revokeShare(
   db: DbOrTrx,
   clock: Clock,
   principal: Principal,
-  app: HostedApp,
+  ref: AppRef,
   shareId: string,
 ): Promise<{ share: ShareView; alreadyRevoked: boolean }> {
+  const app = await currentApp(db, principal, ref);
   const row = await db
     .selectFrom('app_shares')
     .selectAll()

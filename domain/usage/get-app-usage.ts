@@ -1,10 +1,11 @@
 import type { AppUsage } from '../../schemas/usage.ts';
 import { channelWorkflow, nextScheduledRun, triggersOf } from '../app-workflows/definition.ts';
-import { assertCanRead } from '../apps/namespace-access.ts';
-import { getApp } from '../apps/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { callerAccess } from '../hosting/open-app.ts';
+import { findHostedApp } from '../hosting/repository.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { computeUse, usdToMicro } from './check-quota.ts';
 import { METER_NAMES, nextMonthStart, periodOf } from './meters.ts';
@@ -12,10 +13,7 @@ import { capsOfApp, readCounters } from './repository.ts';
 
 const minutes = (ms: number) => Math.round(ms / 60) / 1000;
 
-/**
- * The usage view of one app: for developer keys of its company and for the app's own ticket
- * (authentication already checked that a ticket names this app).
- */
+/** The usage view of one app (app.read-usage: a developer key of its company, or the app's own ticket or app token). */
 export async function getAppUsage(
   db: DbOrTrx,
   clock: Clock,
@@ -24,9 +22,10 @@ export async function getAppUsage(
   slug: string,
   emailConfigured: boolean,
 ): Promise<AppUsage> {
-  if (principal.kind === 'key') assertCanRead(principal, namespace);
-  else if (principal.kind !== 'ticket') throw new DomainError('unauthorized');
-  const app = await getApp(db, namespace, slug);
+  const app = await findHostedApp(db, namespace, slug);
+  if (!app) throw new DomainError('app_not_found', `No app ${namespace}/${slug}.`, { details: { namespace, slug } });
+  const channel = principal.kind === 'ticket' ? principal.ticket.channel : 'production';
+  authorize(principal, 'app.read-usage', { app, channel, access: await callerAccess({ db, clock }, principal, app, channel) });
   const now = clock.now();
   const [caps, c, lastReset, production] = await Promise.all([
     capsOfApp(db, app.id),

@@ -24,21 +24,21 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-describe('declared authorization', () => {
+describe('declared authorization (the route table, domain/policy/route-access.ts)', () => {
   it('lets a developer key through a developer-only interface', async () => {
-    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: bearer(devKey) });
-    expect(res.body.data).toEqual({ cellId: 'cell-acme' });
+    const res = await svc.call('GET', '/api/v1/developer/members', { headers: bearer(devKey) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 
   it('refuses a member key on a developer-only interface with 403 and an explanation', async () => {
-    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: bearer(memberKey) });
+    const res = await svc.call('GET', '/api/v1/developer/members', { headers: bearer(memberKey) });
     expect([res.status, res.body.error.code]).toEqual([403, 'forbidden']);
     expect(res.body.error.details).toEqual({ role: 'member', required: 'developer' });
     expect(res.body.error.message).toMatch(/developer-only interface.*member of cell-acme/);
   });
 
   it('accepts only the declared credential kinds: a session is no key', async () => {
-    const res = await svc.call('GET', '/api/v1/test/developer-only', { headers: { cookie } });
+    const res = await svc.call('GET', '/api/v1/developer/members', { headers: { cookie } });
     expect([res.status, res.body.error.code]).toEqual([401, 'unauthorized']);
     const me = await svc.call('GET', '/api/v1/developer/me', { headers: { cookie } });
     expect(me.status).toBe(401);
@@ -103,10 +103,10 @@ describe('usage and billing: developers of the company, the app’s own ticket f
   const MATRIX = [
     ['GET', '/api/v1/developer/apps/cell-acme/metered/usage', undefined, [401, 401, 403, 200, 403, 200]],
     ['GET', `${B}/prices`, undefined, [200, 200, 200, 200, 200, 200]],
-    ['POST', `${B}/estimate`, { computeMinutes: 1 }, [401, 401, 200, 200, 200, 401]],
-    ['GET', `${B}/cell-acme/summary`, undefined, [401, 401, 403, 200, 403, 401]],
-    ['GET', `${B}/cell-acme/records`, undefined, [401, 401, 403, 200, 403, 401]],
-    ['GET', `${B}/cell-acme/check?slug=metered&model=vision&inputTokens=1&outputTokens=1`, undefined, [401, 401, 403, 200, 403, 401]],
+    ['POST', `${B}/estimate`, { computeMinutes: 1 }, [401, 401, 200, 200, 200, 403]],
+    ['GET', `${B}/cell-acme/summary`, undefined, [401, 401, 403, 200, 403, 403]],
+    ['GET', `${B}/cell-acme/records`, undefined, [401, 401, 403, 200, 403, 403]],
+    ['GET', `${B}/cell-acme/check?slug=metered&model=vision&inputTokens=1&outputTokens=1`, undefined, [401, 401, 403, 200, 403, 403]],
   ] as const;
 
   it('answers each credential as the matrix says', async () => {
@@ -142,7 +142,7 @@ describe('app surface and MCP: the company’s keys, the app’s ticket, an app 
     ['GET', `${A}/apis`, undefined, [401, 401, 200, 200, 403, 200, 401, 401]],
     ['GET', `${A}/about`, undefined, [401, 401, 200, 200, 403, 200, 401, 401]],
     ['GET', `${A}/card`, undefined, [401, 401, 200, 200, 403, 200, 401, 401]],
-    ['GET', '/api/v1/developer/registry', undefined, [401, 401, 200, 200, 200, 401, 401, 401]],
+    ['GET', '/api/v1/developer/registry', undefined, [401, 401, 200, 200, 200, 403, 401, 401]],
     ['POST', `${A}/mcp`, PING, [401, 401, 200, 200, 403, 200, 200, 401]],
     ['GET', `/.well-known/oauth-protected-resource${A}/mcp`, undefined, [200, 200, 200, 200, 200, 200, 200, 200]],
     ['GET', '/.well-known/oauth-authorization-server', undefined, [200, 200, 200, 200, 200, 200, 200, 200]],
@@ -188,8 +188,8 @@ describe('app workflows: runs, APIs and execute, catalog, mail test', () => {
     ['GET', `${A}/workflow-runs`, undefined, [401, 401, 403, 200, 403, 200]],
     ['GET', `${A}/apis`, undefined, [401, 401, 200, 200, 403, 200]],
     ['POST', `${A}/apis/run/execute`, { input: {} }, [401, 401, 202, 202, 403, 202]],
-    ['GET', '/api/v1/developer/capabilities/cell-acme', undefined, [401, 401, 403, 200, 403, 401]],
-    ['POST', '/api/v1/developer/notify/test', undefined, [401, 403, 202, 202, 202, 401]],
+    ['GET', '/api/v1/developer/capabilities/cell-acme', undefined, [401, 401, 403, 200, 403, 403]],
+    ['POST', '/api/v1/developer/notify/test', undefined, [401, 403, 202, 202, 202, 403]],
     ['GET', '/schemas/manifest/workflow/v1.json', undefined, [200, 200, 200, 200, 200, 200]],
   ] as const;
 
@@ -232,18 +232,18 @@ describe('role x route matrix: sharing, members, resources, app log', () => {
     {
       method: 'GET',
       path: `/api/v1/developer/shares?${APP}`,
-      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 401, operator: 403 },
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403 },
     },
     {
       method: 'POST',
       path: '/api/v1/developer/shares',
       body: { namespace: 'cell-acme', slug: 'hello', audience: 'company' },
-      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 401, operator: 403 },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403 },
     },
     {
       method: 'DELETE',
       path: `/api/v1/developer/shares/shr_000000000000000?${APP}`,
-      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 401, operator: 403 },
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403 },
     },
     {
       method: 'GET',
@@ -435,13 +435,13 @@ describe('role x route matrix: ontology and semantic definitions', () => {
       path: `${O}/edits`,
       body: { edits: [{ type: 'delete', objectType: 'sales.Customer', primaryKey: 'c1' }] },
       // The session is a developer's (dana).
-      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 403 },
     },
     {
       method: 'POST',
       path: `${O}/objects/sales.Customer/import`,
       body: [{ id: 'c2' }],
-      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 404, session: 202, operator: 404, ticket: 403 },
     },
     {
       method: 'POST',
@@ -460,13 +460,13 @@ describe('role x route matrix: ontology and semantic definitions', () => {
     {
       method: 'GET',
       path: '/api/v1/developer/semantic/cell-acme/types',
-      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 403 },
     },
     {
       method: 'POST',
       path: '/api/v1/developer/semantic/cell-acme/types',
       body: SALES,
-      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 403 },
     },
     // Actions: the app lists sales.addCustomer (member and ticket run it), not sales.setNote.
     { method: 'GET', path: `${O}/actionTypes`, expect: listed },
@@ -496,57 +496,57 @@ describe('role x route matrix: ontology and semantic definitions', () => {
       method: 'POST',
       path: '/api/v1/developer/semantic/cell-acme/actionTypes',
       body: ACTIONS,
-      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 403 },
     },
     // Agent keys: the company's developers (the key to revoke does not exist).
     {
       method: 'GET',
       path: '/api/v1/developer/agent-keys/cell-acme',
-      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 403 },
     },
     {
       method: 'POST',
       path: '/api/v1/developer/agent-keys/cell-acme',
       body: { agentId: 'matrix-bot' },
-      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 403 },
     },
     // Branches: the namespace's developers; proposals decided by a human web login only.
     {
       method: 'GET',
       path: '/api/v1/developer/semantic/cell-acme/branches',
-      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 403 },
     },
     {
       method: 'POST',
       path: '/api/v1/developer/semantic/cell-acme/branches',
       body: { name: 'matrix' },
-      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 202, other: 403, session: 202, operator: 403, ticket: 403 },
     },
     {
       method: 'GET',
       path: '/api/v1/developer/semantic/cell-acme/branches/none',
-      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 403 },
     },
     {
       method: 'POST',
       path: '/api/v1/developer/semantic/cell-acme/branches/none/proposals',
       body: { title: 'T' },
-      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 403 },
     },
     {
       method: 'GET',
       path: '/api/v1/developer/semantic/cell-acme/proposals',
-      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 200, other: 403, session: 200, operator: 403, ticket: 403 },
     },
     ...(['approve', 'reject', 'merge'] as const).map((decision) => ({
       method: 'POST',
       path: `/api/v1/developer/semantic/cell-acme/proposals/prp_0000000000000000/${decision}`,
-      expect: { anonymous: 401, member: 403, developer: 403, other: 403, session: 404, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 403, other: 403, session: 404, operator: 403, ticket: 403 },
     })),
     {
       method: 'DELETE',
       path: '/api/v1/developer/agent-keys/cell-acme/key_0000000000000000',
-      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 401 },
+      expect: { anonymous: 401, member: 403, developer: 404, other: 403, session: 404, operator: 403, ticket: 403 },
     },
     // Ontology SQL: a key's or ticket's own company; other and operator have no readable ontology there.
     { method: 'GET', path: `${O}/database`, expect: listed },

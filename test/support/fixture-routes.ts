@@ -93,18 +93,6 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
       return { data: { name: params.name } };
     },
   });
-  const developerOnly = defineRoute({
-    method: 'get',
-    path: '/api/v1/test/developer-only',
-    operationId: 'testDeveloperOnly',
-    summary: 'test fixture: a developer-only interface',
-    tags: ['test'],
-    auth: { accepts: ['key'], role: 'developer' },
-    response: { status: 200, description: 'ok', schema: z.object({ cellId: z.string() }) },
-    async handler({ principal }) {
-      return { data: { cellId: principal.kind === 'key' ? principal.company.cellId : '' } };
-    },
-  });
   const stuck = defineRoute({
     method: 'post',
     path: '/api/v1/test/stuck',
@@ -135,5 +123,5 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
       return { data: { isolation: rows[0]!.isolation, readOnly: rows[0]!.read_only } };
     },
   });
-  return [createNote, boom, typed, slow, old, developerOnly, stuck, snapshot];
+  return [createNote, boom, typed, slow, old, stuck, snapshot];
 }

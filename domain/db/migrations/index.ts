@@ -20,6 +20,7 @@ import * as ontologyActions from './2026-11-22T2240-ontology-actions.ts';
 import * as ontologySql from './2026-11-22T2250-ontology-sql.ts';
 import * as ontologySubscriptions from './2026-11-22T2255-ontology-subscriptions.ts';
 import * as ontologySqlBudgets from './2026-11-25T0010-ontology-sql-budgets.ts';
+import * as ticketRole from './2026-11-25T0050-ticket-role.ts';
 import * as credentialSources from './2026-11-25T0060-credential-sources.ts';
 import * as memberInvitations from './2026-11-25T0070-member-invitations.ts';
 
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T2250-ontology-sql': ontologySql,
   '2026-11-22T2255-ontology-subscriptions': ontologySubscriptions,
   '2026-11-25T0010-ontology-sql-budgets': ontologySqlBudgets,
+  '2026-11-25T0050-ticket-role': ticketRole,
   '2026-11-25T0060-credential-sources': credentialSources,
   '2026-11-25T0070-member-invitations': memberInvitations,
 };

@@ -2,15 +2,16 @@ import { findCompany } from '../../companies/repository.ts';
 import type { DbOrTrx } from '../../db/database.ts';
 import type { Clock } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
+import { authorize } from '../../policy/index.ts';
 import type { Principal } from '../../principal.ts';
-import { assertDeveloper, dataAccess } from '../data-access.ts';
+import { dataAccess } from '../data-access.ts';
 import { findOntologyOfCompany } from '../repository.ts';
 
 /** The namespace's ontology for a caller who may define types there (agent authors included: branches are their way). */
 export async function branchOntology(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, namespace: string) {
   const company = await findCompany(deps.db, namespace);
+  authorize(principal, 'ontology.define', { namespace: company.cell_id });
   const access = await dataAccess(deps, principal, { id: company.id, cellId: company.cell_id });
-  assertDeveloper(access, company.cell_id, 'define');
   const ontology = await findOntologyOfCompany(deps.db, company.id);
   if (!ontology) throw new DomainError('ontology_not_found', `${company.cell_id} has no ontology yet: its first definition is on main.`);
   return { ontology, access };

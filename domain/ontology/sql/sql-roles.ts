@@ -46,8 +46,9 @@ export function sqlRoleName(database: string, schemaName: string, credential: Sq
 
 /**
  * The role that may read exactly `tables` (apiNames) of the company's schema for one credential,
- * made on first use. Runs in a transaction of its own (the query's transaction is read-only);
- * concurrent first uses wait for each other on an advisory lock.
+ * made on first use. Runs in a transaction of its own (the query's transaction is read-only); first
+ * uses in one schema wait for each other on an advisory lock: each GRANT rewrites the schema's and
+ * its tables' ACL rows, which two transactions cannot update at once (PostgreSQL: "tuple concurrently updated").
  */
 export async function ensureSqlRole(
   db: Db,
@@ -60,7 +61,7 @@ export async function ensureSqlRole(
   if (known) return known;
 
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sql-roles:${input.schemaName}`}, 0))`.execute(trx);
     const again = await findUsableRole(trx, name, input.schemaName);
     if (again) return again;
     const { superuser } = await assertMayCreateRoles(trx);

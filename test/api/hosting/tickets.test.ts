@@ -103,9 +103,10 @@ describe('what a ticket admits', () => {
     expect((await renew(ticket, renewPath('hello', '?channel=test'))).status).toBe(403);
   });
 
-  it('is refused where tickets are not declared, and the renewal route takes nothing else', async () => {
+  it('is refused where the route table admits no ticket, and the renewal route takes nothing else', async () => {
     const ticket = await ticketOf('mo');
-    expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello', { headers: bearer(ticket) })).status).toBe(401);
+    // A valid credential of a kind the route does not admit: 403.
+    expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello', { headers: bearer(ticket) })).status).toBe(403);
     expect((await svc.call('POST', renewPath(), { headers: bearer(dev) })).status).toBe(401);
     // No anonymous tickets: without one the answer is 401.
     expect((await svc.call('POST', renewPath())).status).toBe(401);

@@ -63,7 +63,7 @@ describe('semantic definitions', () => {
     expect(member.body.error.message).toMatch(/developer-only interface/);
     const session = await svc.call('GET', TYPES, { headers: browser(memberCookie, svc) });
     expect([session.status, session.body.error.code]).toEqual([403, 'forbidden']);
-    expect(session.body.error.message).toMatch(/Only developers of cell-acme may define semantic types/);
+    expect(session.body.error.message).toMatch(/Only developers of cell-acme may use this developer-only interface/);
     const other = await svc.call('GET', TYPES, { headers: bearer(otherKey) });
     expect([other.status, other.body.error.code]).toEqual([403, 'forbidden']);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sha256 } from '../../../domain/security/random.ts';
 import { TestClock } from '../../support/clock.ts';
 import { injected, rawGet, release } from '../../support/hosting.ts';
-import { bearer, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
+import { bearer, browser, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // App shares over HTTP (spec C): company and named-account shares, public links that need login,
@@ -207,16 +207,17 @@ describe('public links', () => {
 });
 
 describe('who may share', () => {
-  it('an app ticket acts for its own app: developers may, members may not', async () => {
-    const devPage = await open('/cell-acme/apps/hello', 'dana');
-    const devTicket = injected(devPage.text).ticket;
-    const listed = await svc.call('GET', '/api/v1/developer/shares', { headers: bearer(devTicket) });
-    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
-    const other = await svc.call('GET', '/api/v1/developer/shares?namespace=cell-acme&slug=secret', { headers: bearer(devTicket) });
-    expect(other.status).toBe(403);
+  it('app tickets never manage shares, a developer’s neither (sharing is a key’s or a web session’s)', async () => {
+    const devTicket = injected((await open('/cell-acme/apps/hello', 'dana')).text).ticket;
+    const listed = await svc.call('GET', '/api/v1/developer/shares?namespace=cell-acme&slug=hello', { headers: bearer(devTicket) });
+    expect([listed.status, listed.body.error.code]).toEqual([403, 'forbidden']);
     const memberTicket = injected((await open('/cell-acme/apps/hello', 'mo')).text).ticket;
     const refused = await svc.call('POST', '/api/v1/developer/shares', { body: { audience: 'public' }, headers: bearer(memberTicket) });
     expect(refused.status).toBe(403);
+    const web = await svc.call('GET', '/api/v1/developer/shares?namespace=cell-acme&slug=hello', {
+      headers: browser(await signIn(svc, 'dana'), svc),
+    });
+    expect(web.status, JSON.stringify(web.body)).toBe(200);
   });
 
   it('a key of another company cannot share, and a key must name the app', async () => {

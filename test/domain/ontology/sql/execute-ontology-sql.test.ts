@@ -298,6 +298,22 @@ describe('executeOntologySql', () => {
     expect(rows).toEqual([{ rolcanlogin: true, rolsuper: false, rolcreaterole: false, memberships: 0 }]);
   });
 
+  it('first uses of different sets of types racing in one company: each answers (was 500 "tuple concurrently updated")', async () => {
+    // Each role's GRANT USAGE rewrites the one schema's ACL row; two roles set up at once used to collide there.
+    const racer = await insertCompanyWithDeveloper(database.db, 'cell-racer');
+    const names = ['race.A', 'race.B', 'race.C', 'race.D'];
+    await define(database.db, racer, {
+      types: names.map((apiName) => ({ apiName, primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } })),
+    });
+    // Every non-empty set of the four types: fifteen roles set up at once.
+    const sets = Array.from({ length: 15 }, (_, i) => names.filter((_, bit) => ((i + 1) >> bit) & 1));
+    const roles = await Promise.all(sets.map((tables) => roleOf(racer, tables)));
+    expect(new Set(roles.map((r) => r.name)).size).toBe(sets.length);
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM ontology_sql_roles WHERE company_id = ${racer.companyId}`.execute(database.db);
+    expect(rows).toEqual([{ n: sets.length }]);
+  });
+
   it('runs at most SQL_ROLE_CONNECTIONS queries of one set of types at once', async () => {
     const role = await roleOf(globex, ['sales.Customer', 'sales.Order']);
     const url = new URL(database.url);
@@ -428,7 +444,12 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
     const principals: Principal[] = [
       acme.developer,
       { ...acme.developer, agent: { id: 'agent-1', restrictions: null } } as Principal,
-      { kind: 'session', account: acme.developer.account, sessionHash: Buffer.alloc(32) },
+      {
+        kind: 'session',
+        account: acme.developer.account,
+        sessionHash: Buffer.alloc(32),
+        licenses: [{ companyId: acme.companyId, cellId: acme.cellId, role: 'developer' }],
+      },
     ];
     for (const p of principals) await executeOntologySql(deps(), p, { query: 'SELECT 1', ontology: 'cell-acme' });
     const roles = await database.db

@@ -1,5 +1,9 @@
-import { PUBLIC_NAMESPACE } from '../apps/namespace-access.ts';
+import type { Manifest } from '../../schemas/manifest/index.ts';
+import type { AppRole } from '../../schemas/sharing.ts';
 import type { Channel, CompanyRole, ResourceRole } from '../db/database.ts';
+import { PUBLIC_NAMESPACE } from './rules.ts';
+
+export type { AppRole };
 
 /** Who is opening an app: an account and the companies it acts for (a key: only its own, at its role). */
 export interface Visitor {
@@ -32,12 +36,6 @@ export interface ShareGrants {
 }
 
 export const NO_SHARES: ShareGrants = { company: null, account: null, link: null, resource: null };
-
-/**
- * The spec's app roles (Authentication 9). `anonymous` is for catalog pages only and never opens an
- * app: every app open is signed in.
- */
-export type AppRole = 'developer' | 'member' | 'editor' | 'viewer';
 
 export type AccessRefusal = 'no_company' | 'not_member' | 'developers_only' | 'restricted' | 'members_only';
 
@@ -79,7 +77,7 @@ const refuse = (reason: AccessRefusal, message: string, remedy: string, producti
  * public link (or a Viewer resource grant) read-only as viewer, a link refused when
  * `auth.publicLink` is `members`.
  */
-export function checkAppAccess(visitor: Visitor, target: AccessTarget, shares: ShareGrants = NO_SHARES): AppAccess {
+export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareGrants = NO_SHARES): AppAccess {
   if (target.namespace === PUBLIC_NAMESPACE) {
     if (visitor.licenses.length === 0 && !visitor.platformStaff) {
       return refuse(
@@ -135,4 +133,28 @@ function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
     );
   }
   return notMember();
+}
+
+/** Strength of the app roles: editors may do what members may (spec Authentication 9). */
+const RANK: Record<AppRole, number> = { viewer: 0, editor: 1, member: 1, developer: 2 };
+
+/** The lower of two roles: a ticket acts with at most the role it was issued with, whatever the app-open rule says today. */
+export const lowerRole = (a: AppRole, b: AppRole): AppRole => (RANK[b] < RANK[a] ? b : a);
+
+/**
+ * What a role may do with the app's semantic types (spec Authentication 9): developers read and
+ * write every type the app lists and share; members and editors read its types, run its actions and
+ * write the types it lists for writing; viewers only read.
+ */
+export function permissionsOf(role: AppRole | null, semantic: Manifest['semantic'] | null) {
+  const s = semantic ?? { types: [], actions: [], write: [] };
+  switch (role) {
+    case 'developer':
+      return { read: s.types, actions: s.actions, write: [...new Set([...s.types, ...s.write])], share: true };
+    case 'member':
+    case 'editor':
+      return { read: s.types, actions: s.actions, write: s.write, share: false };
+    default:
+      return { read: role === 'viewer' ? s.types : [], actions: [], write: [], share: false };
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AccessTarget, checkAppAccess, NO_SHARES, type ShareGrants, type Visitor } from '../../../domain/hosting/check-app-access.ts';
+import { type AccessTarget, appRoleOf, NO_SHARES, type ShareGrants, type Visitor } from '../../../domain/policy/app-access.ts';
 
 // The one rule of who may open an app and with which role, case by case (spec Authentication
 // 9-11, Rules for B3, C).
@@ -31,7 +31,7 @@ const officialApp = (channel: AccessTarget['channel']): AccessTarget => ({
 });
 
 const outcome = (v: Visitor, t: AccessTarget, shares: ShareGrants = NO_SHARES) => {
-  const access = checkAppAccess(v, t, shares);
+  const access = appRoleOf(v, t, shares);
   return access.allowed
     ? `allowed as ${access.role}${access.viaShare ? ` via ${access.viaShare}` : ''}`
     : `${access.reason}${access.productionInstead ? ' (production instead)' : ''}`;
@@ -40,7 +40,7 @@ const accountShare: ShareGrants = { ...NO_SHARES, account: { id: 'shr_a' } };
 const companyShare: ShareGrants = { ...NO_SHARES, company: { id: 'shr_c' } };
 const link: ShareGrants = { ...NO_SHARES, link: { id: 'shr_l' } };
 
-describe('checkAppAccess', () => {
+describe('appRoleOf', () => {
   it('company apps: members on production, developers on both channels, nobody from elsewhere', () => {
     expect(outcome(member, companyApp('production'))).toBe('allowed as member');
     expect(outcome(member, companyApp('test'))).toBe('developers_only (production instead)');
@@ -97,7 +97,7 @@ describe('checkAppAccess', () => {
   });
 
   it('says why and what to do when it refuses', () => {
-    const refused = checkAppAccess(outsider, companyApp('production'));
+    const refused = appRoleOf(outsider, companyApp('production'));
     expect(refused).toMatchObject({
       allowed: false,
       message: expect.stringContaining('cell-acme'),

@@ -1,0 +1,205 @@
+import type { Channel, ResourceRole } from '../db/database.ts';
+import { DomainError } from '../errors.ts';
+import type { Principal } from '../principal.ts';
+import type { AppAccess } from './app-access.ts';
+import {
+  agentMayWrite,
+  type CompanyName,
+  isAgentKey,
+  isDataDeveloperOf,
+  isDeveloperOf,
+  keyNamespaces,
+  mayWriteAs,
+  PUBLIC_NAMESPACE,
+  ticketAdmits,
+} from './rules.ts';
+
+// The one entry point of access decisions: every use case that reads or writes for a caller
+// calls `authorize(principal, action, subject)` first (or `can` where a refusal only narrows
+// what it answers). The route table (route-access.ts) admits caller kinds at the door; the
+// decisions that need the target (this company, this app's role, this resource's grants) are here.
+
+/** A company named by its namespace (`cell-…`, or `public` for the platform's official apps). */
+export interface CompanySubject {
+  namespace: string;
+}
+
+/** One app as this caller reaches it: the app-open rule's answer for the channel the caller uses. */
+export interface AppSubject {
+  app: { id: string; namespace: string; slug: string; companyId: string | null };
+  channel: Channel;
+  access: AppAccess;
+}
+
+/** A resource of the generic access model and the role the caller's grants and the implicit rules give on it. */
+export interface ResourceSubject {
+  rid: string;
+  role: ResourceRole | null;
+}
+
+/** The typed action catalogue: each action and the subject it is decided on. */
+export interface Actions {
+  /** See the company's apps, their registry, billing and capabilities: keys of the company (staff: `public` too). */
+  'company.read': CompanySubject;
+  /** Upload, promote, stored files: a developer key of the company (staff for `public`). */
+  'app.deploy': CompanySubject;
+  /** Manage the company: agent keys, members, billing, usage, the app log, semantic definitions: its developers. */
+  'company.manage': CompanySubject;
+  /** Open the app's channel (the app-open rule). */
+  'app.open': AppSubject;
+  /** Call its exports (reads, as the caller) and its MCP endpoint. */
+  'app.call': AppSubject;
+  /** Share the company's apps, list and revoke their shares: a developer through a key or a web session; never a ticket, an app token or an agent. */
+  'app.share': CompanySubject;
+  /** Start the app's workflow (API `run`, MCP `run` tool): anyone who may open it and write; never a viewer. */
+  'app.workflow.run': AppSubject;
+  /** Read the app's runs (list, watch): its developers, and its members and editors on the app page; never a viewer. */
+  'app.workflow.read-runs': AppSubject;
+  /** Read the app's usage figures: its developers, and the app's own page (its tickets and app tokens, whatever their role). */
+  'app.read-usage': AppSubject;
+  /** Send usage, error and feedback events to the app's log: anyone who may open the app. */
+  'log.write': AppSubject;
+  /** Read the ontology's data (which types: the data layer's DataAccess). */
+  'ontology.read': CompanySubject;
+  /** Apply actions in the ontology (API name or RID): never a viewer, never a read-only agent key. */
+  'ontology.apply': { ontology: string };
+  /** Edit objects directly and import them: the company's developers. */
+  'ontology.edit': CompanySubject;
+  /** Define object, link and action types (main definition or branches): the company's developers. */
+  'ontology.define': CompanySubject;
+  /** See a resource and its grants: any role on it; otherwise it does not exist for the caller (404). */
+  'resource.read': ResourceSubject;
+  /** Grant, revoke, set the tier, create links: Owners only; never an agent key. */
+  'resource.change-sharing': ResourceSubject;
+}
+export type Action = keyof Actions;
+
+type Refusal = DomainError;
+
+const forbidden = (message: string, details?: Record<string, unknown>) => new DomainError('forbidden', message, details ? { details } : {});
+
+const developerOnly = (principal: Principal, namespace: string): Refusal =>
+  principal.kind === 'key'
+    ? forbidden(
+        `This is a developer-only interface and this key acts as a ${isAgentKey(principal) ? 'restricted agent' : 'member'} of ${principal.company.cellId}. ` +
+          'Members may call published apps and see themselves; ask a company admin for a developer license, then log in again.',
+        { namespace, role: principal.role, required: 'developer' },
+      )
+    : forbidden(`Only developers of ${namespace} may do this.`, { namespace, required: 'developer' });
+
+const companyName = (namespace: string): CompanyName => (namespace === PUBLIC_NAMESPACE ? null : namespace);
+
+/** A key acts for its one company (staff keys also for `public`); sessions and tickets are judged by their licenses and apps. */
+function keyOutside(principal: Principal, namespace: string): Refusal | null {
+  if (principal.kind !== 'key' || keyNamespaces(principal).includes(namespace)) return null;
+  return forbidden(
+    namespace === PUBLIC_NAMESPACE
+      ? 'Only platform accounts may use the public namespace.'
+      : `This key acts for another company; it cannot use ${namespace}.`,
+    { namespace },
+  );
+}
+
+function appRefusal(principal: Principal, s: AppSubject): Refusal | null {
+  if (!ticketAdmits(principal, s.app)) {
+    const t = (principal as Extract<Principal, { kind: 'ticket' }>).ticket;
+    return forbidden(`This app ticket admits only ${t.namespace}/${t.slug}.`, { namespace: t.namespace, slug: t.slug });
+  }
+  if (!s.access.allowed) return forbidden(`${s.access.message} ${s.access.remedy}`, { reason: s.access.reason });
+  return null;
+}
+
+const roleIn = (s: AppSubject) => (s.access.allowed ? s.access.role : null);
+
+const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Refusal | null } = {
+  'company.read': (p, s) => (p.kind === 'key' ? keyOutside(p, s.namespace) : forbidden('A key of the company is required.')),
+  'app.deploy': (p, s) =>
+    keyOutside(p, s.namespace) ??
+    (p.kind === 'key' && isDeveloperOf(p, companyName(s.namespace))
+      ? null
+      : forbidden('Members cannot write apps; a developer key is needed.', { namespace: s.namespace })),
+  'company.manage': (p, s) =>
+    keyOutside(p, s.namespace) ?? (isDeveloperOf(p, companyName(s.namespace)) ? null : developerOnly(p, s.namespace)),
+  'app.open': appRefusal,
+  'app.call': appRefusal,
+  'app.share': (p, s) => {
+    if (p.kind === 'ticket') {
+      return forbidden('Sharing is a developer action through a key or a web session; app tickets and app tokens never share.', {
+        required: 'developer',
+      });
+    }
+    return (
+      keyOutside(p, s.namespace) ??
+      (isDeveloperOf(p, companyName(s.namespace))
+        ? null
+        : forbidden('Only the app’s developers may manage its shares.', { required: 'developer' }))
+    );
+  },
+  'app.workflow.run': (p, s) =>
+    appRefusal(p, s) ??
+    (isAgentKey(p)
+      ? forbidden('Agent keys do not run workflows.')
+      : !mayWriteAs(roleIn(s))
+        ? forbidden('Viewers read only: they cannot run the app’s workflow.', { role: roleIn(s), required: 'member' })
+        : s.channel === 'test' && roleIn(s) !== 'developer'
+          ? forbidden('Members reach only the production channel.', { channel: s.channel })
+          : null),
+  'app.workflow.read-runs': (p, s) => {
+    const refused = appRefusal(p, s);
+    if (refused) return refused;
+    // A key or session reads runs as a developer of the app; on the app page (a ticket or an app
+    // token) members and editors see the app's runs too. Viewers start no runs, so they have none to see.
+    const role = roleIn(s);
+    if (p.kind === 'ticket' ? mayWriteAs(role) : role === 'developer') return null;
+    return p.kind === 'ticket'
+      ? forbidden('Viewers read only the app’s data: its workflow runs are not theirs to see.', { role, required: 'member' })
+      : developerOnly(p, s.app.namespace);
+  },
+  'app.read-usage': (p, s) =>
+    appRefusal(p, s) ?? (p.kind === 'ticket' || roleIn(s) === 'developer' ? null : developerOnly(p, s.app.namespace)),
+  'log.write': appRefusal,
+  'ontology.read': () => null,
+  'ontology.apply': (p) => {
+    if (!agentMayWrite(p)) {
+      return forbidden('This agent key is read-only: it was issued without api:use-ontologies-write.', {
+        required: 'api:use-ontologies-write',
+      });
+    }
+    if (p.kind === 'ticket' && !mayWriteAs(p.ticket.role)) {
+      return forbidden('Viewers read only: this app ticket cannot apply actions.', { role: p.ticket.role, required: 'member' });
+    }
+    return null;
+  },
+  'ontology.edit': (p, s) =>
+    isDataDeveloperOf(p, s.namespace)
+      ? null
+      : forbidden(`Only developers of ${s.namespace} may edit objects directly; members read types and run actions their apps list.`, {
+          namespace: s.namespace,
+          required: 'developer',
+        }),
+  'ontology.define': (p, s) =>
+    isDataDeveloperOf(p, s.namespace)
+      ? null
+      : forbidden(`Only developers of ${s.namespace} may define semantic types; members read types and run actions their apps list.`, {
+          namespace: s.namespace,
+          required: 'developer',
+        }),
+  'resource.read': (_p, s) => (s.role ? null : new DomainError('not_found', `No resource ${s.rid}.`, { details: { rid: s.rid } })),
+  'resource.change-sharing': (_p, s) =>
+    !s.role
+      ? new DomainError('not_found', `No resource ${s.rid}.`, { details: { rid: s.rid } })
+      : s.role !== 'owner'
+        ? forbidden('Only an Owner may change sharing.', { role: s.role, required: 'owner' })
+        : null,
+};
+
+/** Throws the refusal (forbidden, or not_found where the subject must stay invisible) unless the caller may. */
+export function authorize<A extends Action>(principal: Principal, action: A, subject: Actions[A]): void {
+  const refused = RULES[action](principal, subject);
+  if (refused) throw refused;
+}
+
+/** The same decision as a boolean, for answers that only narrow (lists, flags). */
+export function can<A extends Action>(principal: Principal, action: A, subject: Actions[A]): boolean {
+  return RULES[action](principal, subject) === null;
+}

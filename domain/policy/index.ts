@@ -1,0 +1,30 @@
+// The access policy's public face: other capabilities import from here only.
+export {
+  type AccessRefusal,
+  type AccessTarget,
+  type AppAccess,
+  type AppRole,
+  appRoleOf,
+  lowerRole,
+  NO_SHARES,
+  permissionsOf,
+  type ShareGrants,
+  type Visitor,
+} from './app-access.ts';
+export { type Action, type Actions, type AppSubject, authorize, type CompanySubject, can, type ResourceSubject } from './authorize.ts';
+export { type CallerKind, callerKindOf, credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
+export {
+  agentMayWrite,
+  agentRestrictionsOf,
+  isAgentKey,
+  isAppToken,
+  isDataDeveloperOf,
+  isDeveloperOf,
+  isMemberOf,
+  keyNamespaces,
+  mayWriteAs,
+  PUBLIC_NAMESPACE,
+  resourceRoleOf,
+  ticketAdmits,
+  tokenRole,
+} from './rules.ts';

@@ -1,0 +1,269 @@
+import type { Principal } from '../principal.ts';
+import { isAgentKey, isAppToken } from './rules.ts';
+
+// THE route table: which kinds of caller each operation admits at all, and how it is scoped.
+// Authentication (api/auth/authenticate.ts) consults it by the route's operationId before
+// validation; finer decisions (this company, this app's role, restricted apps, agent
+// restrictions, resource roles) are `authorize` calls inside the use cases. A route × principal
+// matrix test derives its expected answers from this table.
+//
+// Caller kinds (one per credential, see `callerKindOf`):
+// - anonymous: no credential.
+// - member-key / developer-key: an account key at its live role in its company (a developer key
+//   sent with `x-author: agent:<id>` is still a developer key, an agent author).
+// - agent-key: an agent key with the default, read-only restrictions (api:use-ontologies-read only);
+//   agent-key-restricted: an agent key issued with api:use-ontologies-write (its listed action types).
+//   Both read only their listed object types; neither is ever an Owner or a sharer.
+// - operator-key: a key of a platform-staff account (also a developer key of its own company).
+// - developer-session: a web session of an account with a developer license somewhere (or platform
+//   staff); member-session: any other web session (a member, or a person with no company at all).
+// - <role>-ticket: an app ticket, by the visitor's role in its app when it was issued.
+// - member-app-token / viewer-app-token: an OAuth app token, by the person's role in the app today
+//   (never above member; an editor's token counts as member-app-token: editors may what members may).
+//   Its audience is its own app's MCP endpoint (RFC 8707): authentication refuses it anywhere else
+//   with 401 invalid_token before this table is consulted, so only callAppMcp admits app tokens.
+//
+// Refusals at the door, before validation: no credential (or an unknown one) 401; a credential of a
+// type the route does not read (a session on a key-only route) 401; a key, ticket or token of a kind
+// the route does not admit 403, with an explanation.
+
+export type CallerKind =
+  | 'anonymous'
+  | 'member-key'
+  | 'developer-key'
+  | 'agent-key'
+  | 'agent-key-restricted'
+  | 'operator-key'
+  | 'developer-session'
+  | 'member-session'
+  | 'developer-ticket'
+  | 'member-ticket'
+  | 'editor-ticket'
+  | 'viewer-ticket'
+  | 'member-app-token'
+  | 'viewer-app-token';
+
+export interface RouteAccess {
+  /** Caller kinds the route admits at all; anything else is refused with 401/403 before validation. */
+  admits: readonly CallerKind[];
+  /** What a caller of another company (keys, sessions) or of another app (tickets, tokens) gets:
+   * 'none' = the route is not scoped to a company/app; 'company' = refused unless the target belongs
+   * to the caller's company; 'app' = tickets/tokens refused unless the path's app is theirs, keys as 'company'. */
+  scope: 'none' | 'company' | 'app';
+  /**
+   * Kinds the door lets through but the use case always refuses (403, or 404 where the target is
+   * hidden from them) for the action the route is named for: the door cannot tell (an export is a
+   * read a viewer may call, the workflow `run` is not; an invisible ontology must stay 404).
+   * Intended access: denied.
+   */
+  deniedInside?: readonly CallerKind[];
+}
+
+const ANONYMOUS = ['anonymous'] as const satisfies readonly CallerKind[];
+/** People's keys: members, developers, operators (never agent keys). */
+const KEYS = ['member-key', 'developer-key', 'operator-key'] as const satisfies readonly CallerKind[];
+const DEVELOPER_KEYS = ['developer-key', 'operator-key'] as const satisfies readonly CallerKind[];
+const AGENT_KEYS = ['agent-key', 'agent-key-restricted'] as const satisfies readonly CallerKind[];
+const OPERATOR = ['operator-key'] as const satisfies readonly CallerKind[];
+const SESSIONS = ['member-session', 'developer-session'] as const satisfies readonly CallerKind[];
+const DEVELOPER_SESSION = ['developer-session'] as const satisfies readonly CallerKind[];
+const TICKETS = ['developer-ticket', 'member-ticket', 'editor-ticket', 'viewer-ticket'] as const satisfies readonly CallerKind[];
+const WRITING_TICKETS = ['developer-ticket', 'member-ticket', 'editor-ticket'] as const satisfies readonly CallerKind[];
+const APP_TOKENS = ['member-app-token', 'viewer-app-token'] as const satisfies readonly CallerKind[];
+
+const route = (scope: RouteAccess['scope'], ...kinds: (readonly CallerKind[])[]): RouteAccess => ({ admits: kinds.flat(), scope });
+
+const PUBLIC = route('none', ANONYMOUS);
+/** The company's developers, by key or on the web. */
+const DEVELOPERS = route('company', DEVELOPER_KEYS, DEVELOPER_SESSION);
+/** The app's surface: the company's keys, the app's tickets (whose role decides inside). */
+const APP_SURFACE = route('app', KEYS, TICKETS);
+/** The data layer: everyone who may have a role in some app of the company; what they read is DataAccess. */
+const DATA = route('company', KEYS, SESSIONS, TICKETS, AGENT_KEYS);
+/** Applying actions: not the read-only credentials (viewers, read-only agent keys). */
+const DATA_WRITE = route('company', KEYS, SESSIONS, WRITING_TICKETS, ['agent-key-restricted']);
+const OPERATORS = route('none', OPERATOR);
+/** The resource access model: signed-in people (keys and sessions); never tickets, never agent keys. */
+const RESOURCES = route('none', KEYS, SESSIONS);
+
+/** One entry per operationId of the OpenAPI document. */
+export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
+  // System, schemas, catalogs: no credential.
+  getHealth: PUBLIC,
+  getReadiness: PUBLIC,
+  getOpenApiDocument: PUBLIC,
+  getManifestSchema: PUBLIC,
+  getWorkflowSchema: PUBLIC,
+  getBillingPrices: PUBLIC,
+
+  // A. Login and keys.
+  createPasswordToken: PUBLIC,
+  createDeviceCode: PUBLIC,
+  pollDeviceToken: PUBLIC,
+  webSignIn: PUBLIC,
+  webChangePassword: PUBLIC,
+  webAcceptInvitation: PUBLIC,
+  getMe: route('none', KEYS, AGENT_KEYS),
+  listKeys: route('none', KEYS, SESSIONS),
+  revokeKey: route('none', KEYS, SESSIONS),
+  webLookupUserCode: route('none', SESSIONS),
+  decideDeviceCode: route('none', SESSIONS),
+  webCurrentSession: route('none', SESSIONS),
+  webSignOut: route('none', SESSIONS),
+  issueAgentKey: DEVELOPERS,
+  listAgentKeys: DEVELOPERS,
+  revokeAgentKey: DEVELOPERS,
+
+  // Operators.
+  adminCreateOrganization: OPERATORS,
+  adminGetOrganization: OPERATORS,
+  adminCreateUser: OPERATORS,
+  adminListUsers: OPERATORS,
+  adminUpdateUser: OPERATORS,
+  adminPutLicense: OPERATORS,
+  adminDeleteLicense: OPERATORS,
+  adminListUserKeys: OPERATORS,
+  adminRevokeUserKeys: OPERATORS,
+  adminListSecurityEvents: OPERATORS,
+  adminSetSeatLimit: OPERATORS,
+  controlPlaneInitializeCompany: OPERATORS,
+  controlPlaneCloudInstance: OPERATORS,
+  controlPlaneFolders: OPERATORS,
+  controlPlaneAgentProfiles: OPERATORS,
+  controlPlaneProvisioningStatus: OPERATORS,
+
+  // B. Apps, versions, channels.
+  listApps: route('none', KEYS),
+  getRegistry: route('none', KEYS),
+  getApp: route('company', KEYS),
+  findStoredFiles: route('company', DEVELOPER_KEYS),
+  uploadAppVersion: route('company', DEVELOPER_KEYS),
+  promoteAppVersion: route('company', DEVELOPER_KEYS),
+  listAppApis: APP_SURFACE,
+  getAppAbout: APP_SURFACE,
+  getAppCard: APP_SURFACE,
+  // The one route of an app token (its audience); its role decides inside.
+  callAppMcp: route('app', KEYS, TICKETS, APP_TOKENS),
+  renewAppTicket: route('app', TICKETS),
+  getAppUsage: route('app', DEVELOPER_KEYS, TICKETS),
+
+  // OAuth for MCP hosts.
+  getOAuthAuthorizationServer: PUBLIC,
+  getMcpProtectedResource: PUBLIC,
+  registerOAuthClient: PUBLIC,
+  issueOAuthToken: PUBLIC,
+  revokeOAuthToken: PUBLIC,
+  describeOAuthAuthorization: route('none', SESSIONS),
+  decideOAuthAuthorization: route('none', SESSIONS),
+
+  // C. App access and sharing: sharing is a developer action through a key or a web session.
+  getAuthMe: route('none', KEYS, SESSIONS, TICKETS),
+  listShares: DEVELOPERS,
+  createShare: DEVELOPERS,
+  revokeShare: DEVELOPERS,
+  listMembers: route('none', DEVELOPER_KEYS),
+  importMembers: route('none', DEVELOPER_KEYS),
+  reissueMemberInvitation: route('none', DEVELOPER_KEYS),
+
+  // D. Resource access (roles decide inside: grants and the implicit Owners).
+  listResources: RESOURCES,
+  getResource: RESOURCES,
+  listResourceRoles: RESOURCES,
+  addResourceRole: RESOURCES,
+  removeResourceRole: RESOURCES,
+  setResourceTier: RESOURCES,
+  createResourceLink: RESOURCES,
+  revokeResourceLink: RESOURCES,
+  redeemResourceLink: RESOURCES,
+  searchPrincipals: RESOURCES,
+
+  // E. App log: anyone who may open the app sends events; its developers read them.
+  recordLogEvents: route('app', KEYS, TICKETS),
+  listLogEvents: DEVELOPERS,
+  setFeedbackStatus: DEVELOPERS,
+  getLogSummary: DEVELOPERS,
+
+  // Billing.
+  estimateBillingCost: route('none', KEYS),
+  getBillingSummary: route('company', DEVELOPER_KEYS),
+  listBillingRecords: route('company', DEVELOPER_KEYS),
+  checkBillingBudget: route('company', DEVELOPER_KEYS),
+
+  // Semantic definitions, branches and proposals: developers (agent authors write to branches).
+  listSemanticTypes: DEVELOPERS,
+  defineSemanticTypes: DEVELOPERS,
+  defineActionTypes: DEVELOPERS,
+  createBranch: DEVELOPERS,
+  listBranches: DEVELOPERS,
+  getBranch: DEVELOPERS,
+  createProposal: DEVELOPERS,
+  listProposals: DEVELOPERS,
+  // Decided by a human web login only (spec "Branches"): keys are refused by the use case, 403.
+  approveProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
+  rejectProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
+  mergeProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
+
+  // The ontology's data.
+  listOntologies: route('none', KEYS, SESSIONS, TICKETS, AGENT_KEYS),
+  getOntology: DATA,
+  listObjectTypes: DATA,
+  getObjectType: DATA,
+  listOutgoingLinkTypes: DATA,
+  getOutgoingLinkType: DATA,
+  listObjects: DATA,
+  getObject: DATA,
+  searchObjects: DATA,
+  aggregateObjects: DATA,
+  listLinkedObjects: DATA,
+  getLinkedObject: DATA,
+  loadObjectSet: DATA,
+  aggregateObjectSet: DATA,
+  createTemporaryObjectSet: DATA,
+  getObjectSet: DATA,
+  streamOntologySubscriptions: DATA,
+  listActionTypes: DATA,
+  getActionType: DATA,
+  listEditsHistory: DATA,
+  executeOntologySql: DATA,
+  describeOntologyDatabase: DATA,
+  applyAction: DATA_WRITE,
+  applyActionBatch: DATA_WRITE,
+  // Member sessions pass the door so that an ontology they cannot read stays invisible (404); the
+  // policy refuses them where they can read it (403, ontology.edit).
+  editObjects: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
+  importObjects: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
+
+  // Workflows: runs are read by the app's developers and on the app page by those who may start
+  // runs (viewers start none, so they see none); `run` is refused to viewers inside (exports are reads).
+  listWorkflowRuns: route('app', DEVELOPER_KEYS, WRITING_TICKETS),
+  watchWorkflowRuns: route('app', DEVELOPER_KEYS, WRITING_TICKETS),
+  // Viewers pass the door for exports (reads); the workflow `run` is refused to them inside (finding 2).
+  executeAppApi: { ...APP_SURFACE, deniedInside: ['viewer-ticket'] },
+  listCapabilities: route('company', DEVELOPER_KEYS),
+  sendTestNotification: route('none', KEYS, SESSIONS),
+};
+
+/** The one caller kind a principal is (see the list above); a session's kind follows its licenses. */
+export function callerKindOf(principal: Principal | null): CallerKind {
+  if (principal === null) return 'anonymous';
+  switch (principal.kind) {
+    case 'key':
+      if (isAgentKey(principal))
+        return principal.agent?.restrictions?.operations.includes('api:use-ontologies-write') ? 'agent-key-restricted' : 'agent-key';
+      if (principal.account.platformStaff) return 'operator-key';
+      return principal.role === 'developer' ? 'developer-key' : 'member-key';
+    case 'session':
+      return principal.account.platformStaff || principal.licenses.some((l) => l.role === 'developer')
+        ? 'developer-session'
+        : 'member-session';
+    case 'ticket':
+      if (isAppToken(principal)) return principal.ticket.role === 'viewer' ? 'viewer-app-token' : 'member-app-token';
+      return `${principal.ticket.role}-ticket`;
+  }
+}
+
+/** The credential types a route reads at all (the others are never looked at: a cookie on a key-only route is no credential). */
+export function credentialTypesOf(access: RouteAccess): { key: boolean; session: boolean; ticket: boolean } {
+  const has = (suffix: string) => access.admits.some((k) => k.endsWith(suffix));
+  return { key: has('-key'), session: has('-session'), ticket: has('-ticket') || has('-app-token') };
+}

@@ -1,0 +1,304 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CallerKind, credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
+import { bundle } from '../support/bundles.ts';
+import { snapshotDatabase } from '../support/db-snapshot.ts';
+import { resetRateLimits } from '../support/identity.ts';
+import { SALES } from '../support/ontology.ts';
+import { ACTIONS } from '../support/ontology-actions.ts';
+import { APP, type Caller, COMPANY_A, type PrincipalFixture, seedPrincipals, type Targets } from '../support/principals.ts';
+import { initializeBody } from '../support/provisioning.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// The route × principal matrix (issue 27): every operation of the served OpenAPI document, called
+// by one credential of every caller kind plus two cross-scope callers (B's developer key, a ticket
+// of another app), each answer checked against the access table `ROUTE_ACCESS`. Writes are dry
+// runs, so the matrix changes nothing. A route added without a table entry fails the first test.
+
+let svc: TestService;
+let fixture: PrincipalFixture;
+type Operation = { operationId: string; method: string; path: string };
+let operations: Operation[];
+
+beforeAll(async () => {
+  // No worker here: a control-plane start answers without waiting for its run.
+  svc = await startTestService({ env: { SVC_RUN_START_WAIT_MS: '0' } });
+  fixture = await seedPrincipals(svc);
+  const res = await svc.call('GET', '/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  operations = Object.entries(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, op]) => ({ operationId: op.operationId, method: method.toUpperCase(), path })),
+  );
+});
+afterAll(() => svc?.close());
+
+interface MatrixRequest {
+  /** Values of path placeholders whose default (PARAMS) does not fit this route. */
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The answer is an event stream when admitted: only its status is read. */
+  stream?: true;
+}
+
+const APP_RID = `ri.workshop.svc.app.${APP.namespace}.${APP.slug}`;
+const APP_QUERY = { namespace: APP.namespace, slug: APP.slug };
+const CUSTOMERS = { type: 'base', objectType: 'sales.Customer' };
+
+/** Path placeholders that name the same thing on every route: things of company A that exist. */
+const PARAMS = (t: Targets): Record<string, string> => ({
+  namespace: COMPANY_A,
+  slug: APP.slug,
+  cellId: COMPANY_A,
+  cell: COMPANY_A,
+  ontology: COMPANY_A,
+  ns: COMPANY_A,
+  rid: APP_RID,
+  channel: 'production',
+  name: 'run',
+  objectType: 'sales.Customer',
+  primaryKey: 'c1',
+  linkType: 'orders',
+  linkedPrimaryKey: '1',
+  action: 'sales.addCustomer',
+  objectSetRid: t.objectSetRid,
+  branch: t.branch,
+  proposalId: t.proposalId,
+  userCode: t.userCode,
+  linkId: t.resourceLinkId,
+  accountId: t.pendingAccountId,
+  // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
+  keyId: 'key_0000000000000000',
+});
+
+/**
+ * What each operation is sent beyond the defaults: a request valid enough to pass validation, so a
+ * caller of another company reaches the check that must refuse it. Writes get `{}` unless listed.
+ */
+const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
+  issueAgentKey: () => ({ body: { agentId: 'matrix-bot' } }),
+  revokeAgentKey: (t) => ({ params: { keyId: t.spareAgentKeyId } }),
+  decideDeviceCode: (t) => ({ body: { userCode: t.userCode, decision: 'deny' } }),
+  adminCreateOrganization: () => ({ body: { cellId: 'cell-matrix-new', name: 'New' } }),
+  adminGetOrganization: () => ({ params: { rid: COMPANY_A } }),
+  adminUpdateUser: (t) => ({ params: { id: t.spareAccountId }, body: { status: 'disabled' } }),
+  adminPutLicense: (t) => ({ params: { id: t.spareAccountId }, body: { role: 'developer' } }),
+  adminDeleteLicense: (t) => ({ params: { id: t.spareAccountId } }),
+  adminListUserKeys: (t) => ({ params: { id: t.spareAccountId } }),
+  adminRevokeUserKeys: (t) => ({ params: { id: t.spareAccountId } }),
+  adminSetSeatLimit: () => ({ params: { rid: COMPANY_A }, body: { limit: 50 } }),
+  findStoredFiles: () => ({ query: { sha256: '0'.repeat(64) } }),
+  uploadAppVersion: () => ({ body: bundle(APP.slug, '2.0.0') }),
+  callAppMcp: () => ({
+    body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    headers: { accept: 'application/json, text/event-stream' },
+  }),
+  describeOAuthAuthorization: (t) => ({ query: t.authorization }),
+  decideOAuthAuthorization: (t) => ({ body: { ...t.authorization, decision: 'deny' } }),
+  controlPlaneInitializeCompany: () => ({ body: initializeBody('cell-matrix-init', '/srv/cell-matrix-init') }),
+  listShares: () => ({ query: APP_QUERY }),
+  createShare: () => ({ body: { ...APP_QUERY, audience: 'company' } }),
+  revokeShare: (t) => ({ params: { id: t.shareId }, query: APP_QUERY }),
+  importMembers: () => ({ body: [{ email: 'matrix-import@example.com' }] }),
+  addResourceRole: () => ({ body: { principal: 'cell-globex', role: 'viewer' } }),
+  removeResourceRole: () => ({ body: { principal: 'cell-globex' } }),
+  setResourceTier: () => ({ body: { tier: 'public' } }),
+  redeemResourceLink: () => ({ body: { token: '0'.repeat(33) } }),
+  searchPrincipals: () => ({ query: { q: 'gus' } }),
+  recordLogEvents: () => ({ body: { slug: APP.slug, events: [{ kind: 'usage', name: 'matrix' }] } }),
+  listLogEvents: () => ({ query: { slug: APP.slug } }),
+  setFeedbackStatus: (t) => ({ params: { id: t.feedbackId }, body: { status: 'planned' } }),
+  getLogSummary: () => ({ query: { slug: APP.slug } }),
+  estimateBillingCost: () => ({ body: { computeMinutes: 1 } }),
+  checkBillingBudget: () => ({ query: { slug: APP.slug, model: 'vision', inputTokens: '1', outputTokens: '1' } }),
+  defineSemanticTypes: () => ({ body: SALES }),
+  aggregateObjects: () => ({ body: { aggregation: [{ type: 'count' }] } }),
+  editObjects: () => ({ body: { edits: [{ type: 'delete', objectType: 'sales.Customer', primaryKey: 'c1' }] } }),
+  importObjects: () => ({ body: [{ id: 'c2' }] }),
+  loadObjectSet: () => ({ body: { objectSet: CUSTOMERS } }),
+  aggregateObjectSet: () => ({ body: { objectSet: CUSTOMERS, aggregation: [{ type: 'count' }] } }),
+  createTemporaryObjectSet: () => ({ body: { objectSet: CUSTOMERS } }),
+  streamOntologySubscriptions: () => ({ body: { requests: [{ objectSet: CUSTOMERS }] }, stream: true }),
+  applyAction: () => ({ body: { parameters: { id: 'matrix-1', name: 'Matrix' } } }),
+  applyActionBatch: () => ({ body: { requests: [{ parameters: { id: 'matrix-2', name: 'Matrix' } }] } }),
+  defineActionTypes: () => ({ body: ACTIONS }),
+  createBranch: () => ({ body: { name: 'matrix-new' } }),
+  createProposal: () => ({ body: { title: 'Matrix' } }),
+  watchWorkflowRuns: () => ({ stream: true }),
+  executeAppApi: () => ({ body: { input: {} } }),
+  executeOntologySql: () => ({ body: { query: 'SELECT id FROM "sales.Customer"', ontology: COMPANY_A } }),
+};
+
+/** Operations that end a fixture's credential or grant if a dry run ever failed to roll back: run after all others. */
+const LAST = [
+  'revokeShare',
+  'revokeResourceLink',
+  'revokeAgentKey',
+  'adminRevokeUserKeys',
+  'adminDeleteLicense',
+  'revokeKey',
+  'webSignOut',
+];
+
+/**
+ * The database as the matrix may not change it. Left out: what is written outside the request's
+ * transaction on purpose (rate-limit counters, a key's last use, a device login's poll clock) and
+ * the data layer's global orders, where a rolled-back write leaves a gap (as in routes-dry-run).
+ */
+const snapshot = () =>
+  snapshotDatabase(svc.database.db, {
+    // An ontology SQL query makes the PostgreSQL login role of its reader's readable types on first use (a cache of roles, no data).
+    ignoreTables: ['rate_limit_hits', 'ontology_sql_roles'],
+    ignoreColumns: { device_logins: ['last_polled_at'], developer_keys: ['last_used_at'] },
+    ignoreSequences: ['ontology_changes_seq_seq', 'ontology_edits_seq_seq'],
+  });
+
+interface Answer {
+  status: number;
+  code: string | undefined;
+  /** For a 5xx: the error the service logged for the request. */
+  logged?: string;
+}
+
+async function send(op: Operation, caller: Caller, t: Targets): Promise<Answer> {
+  const req = REQUESTS[op.operationId]?.(t) ?? {};
+  const params = { ...PARAMS(t), ...req.params };
+  const path = op.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    if (!(name in params)) throw new Error(`${op.operationId}: no value for the path parameter {${name}}`);
+    return encodeURIComponent(params[name]!);
+  });
+  const query = req.query ? `?${new URLSearchParams(req.query)}` : '';
+  const body = op.method === 'GET' ? undefined : JSON.stringify(req.body ?? {});
+  const abort = new AbortController();
+  const res = await fetch(`${svc.url}${path}${query}`, {
+    method: op.method,
+    headers: {
+      ...caller.headers,
+      ...req.headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json', 'x-svc-dry-run': 'true' }),
+    },
+    body,
+    signal: abort.signal,
+  });
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // An admitted stream never ends by itself: its status is the answer.
+    abort.abort();
+    return { status: res.status, code: undefined };
+  }
+  const text = await res.text();
+  let parsed: { error?: { code?: string } | string } | undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  // The envelope's error code, or the OAuth endpoints' `error`.
+  const code = typeof parsed?.error === 'string' ? parsed.error : parsed?.error?.code;
+  if (res.status < 500) return { status: res.status, code };
+  const requestId = res.headers.get('x-request-id');
+  const line = svc.logs.find((l) => l.requestId === requestId && l.err !== undefined) as { err: { message?: string } } | undefined;
+  return { status: res.status, code, logged: line?.err.message ?? 'nothing logged' };
+}
+
+type Verdict = { ok: true } | { ok: false; expected: string };
+
+/**
+ * What the table says this caller gets. A kind the route does not admit: 401/403. An admitted kind
+ * acting outside the route's company or app: 401/403, or a 404 not-found code (the resource is
+ * hidden). Otherwise the gate passes: anything but 401/403 (validation and missing things are fine).
+ * Never a 5xx.
+ */
+function judge(access: RouteAccess, caller: Caller, answer: Answer): Verdict {
+  const { status, code } = answer;
+  if (status >= 500) return { ok: false, expected: 'never a 5xx' };
+  const refused = status === 401 || status === 403;
+  const hidden = status === 404 && code !== undefined && code.endsWith('not_found');
+  // A route that reads no credential sees every caller as anonymous.
+  const reads = credentialTypesOf(access);
+  const kind = reads.key || reads.session || reads.ticket ? caller.kind : 'anonymous';
+  if (!access.admits.includes(kind)) return refused ? { ok: true } : { ok: false, expected: 'denied (401/403)' };
+  if (access.deniedInside?.includes(kind)) return refused || hidden ? { ok: true } : { ok: false, expected: 'denied inside (403/404)' };
+  const ticket = caller.app !== undefined;
+  const outside = access.scope !== 'none' && (caller.company !== 'A' || (access.scope === 'app' && ticket && caller.app !== APP.slug));
+  if (outside) {
+    return refused || hidden ? { ok: true } : { ok: false, expected: `denied outside its ${access.scope} (401/403/404)` };
+  }
+  return refused ? { ok: false, expected: 'admitted (not 401/403)' } : { ok: true };
+}
+
+describe('route × principal access matrix', () => {
+  it('has an access entry for every operation of the OpenAPI document, and none for others', () => {
+    const documented = operations.map((o) => o.operationId);
+    expect(new Set(documented).size).toBe(documented.length);
+    expect(documented.length).toBe(Object.keys(ROUTE_ACCESS).length);
+    const missing = documented.filter((id) => !(id in ROUTE_ACCESS));
+    expect(missing, `operations without an entry in ROUTE_ACCESS (domain/policy/route-access.ts): ${missing.join(', ')}`).toEqual([]);
+    const stale = Object.keys(ROUTE_ACCESS).filter((id) => !documented.includes(id));
+    expect(stale, `ROUTE_ACCESS entries for operations the document lacks: ${stale.join(', ')}`).toEqual([]);
+    const unknownRequests = Object.keys(REQUESTS).filter((id) => !documented.includes(id));
+    expect(unknownRequests, 'REQUESTS for operations the document lacks').toEqual([]);
+  });
+
+  it('has one caller of every kind, and the two cross-scope callers', () => {
+    const kinds: CallerKind[] = [
+      'anonymous',
+      'member-key',
+      'developer-key',
+      'agent-key',
+      'agent-key-restricted',
+      'operator-key',
+      'developer-session',
+      'member-session',
+      'developer-ticket',
+      'member-ticket',
+      'editor-ticket',
+      'viewer-ticket',
+      'member-app-token',
+      'viewer-app-token',
+    ];
+    expect(new Set(fixture.callers.map((c) => c.kind))).toEqual(new Set(kinds));
+    expect(fixture.callers.some((c) => c.kind === 'developer-key' && c.company === 'B')).toBe(true);
+    expect(fixture.callers.some((c) => c.app !== undefined && c.app !== APP.slug)).toBe(true);
+  });
+
+  // One request per operation and caller (about 2000 on one service): a timeout for the whole loop.
+  it('answers every operation × caller as the access table says', { timeout: 300_000 }, async () => {
+    const ordered = [
+      ...operations.filter((o) => !LAST.includes(o.operationId)),
+      ...LAST.map((id) => operations.find((o) => o.operationId === id)!).filter(Boolean),
+    ];
+    expect(ordered.length).toBe(operations.length);
+    const before = await snapshot();
+    const mismatches: string[] = [];
+    let asked = 0;
+    for (const op of ordered) {
+      const access = ROUTE_ACCESS[op.operationId];
+      if (!access) continue; // reported by the first test
+      // Eight callers at a time, each group in a fresh rate-limit window: under the smallest per-IP
+      // route budget (10 a minute) and the app's requests a minute (30).
+      for (let i = 0; i < fixture.callers.length; i += 8) {
+        const group = fixture.callers.slice(i, i + 8);
+        await resetRateLimits(svc);
+        const answers = await Promise.all(group.map((caller) => send(op, caller, fixture.targets)));
+        group.forEach((caller, j) => {
+          const answer = answers[j]!;
+          asked++;
+          const verdict = judge(access, caller, answer);
+          if (!verdict.ok) {
+            mismatches.push(
+              `| ${op.operationId} | ${caller.name} | ${verdict.expected} | ${answer.status} ${answer.code ?? ''}${answer.logged ? ` (${answer.logged})` : ''} | ${op.method} ${op.path} |`,
+            );
+          }
+        });
+      }
+    }
+    expect(asked).toBe(operations.length * fixture.callers.length);
+    const after = await snapshot();
+    const changed = Object.keys({ ...before, ...after }).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+    expect.soft(changed, 'the matrix (dry runs, reads, refusals) changed the database').toEqual([]);
+    const table = ['| operationId | caller | expected | got | route |', '| --- | --- | --- | --- | --- |', ...mismatches].join('\n');
+    expect(mismatches.length, `${mismatches.length} of ${asked} answers differ from ROUTE_ACCESS:\n${table}\n`).toBe(0);
+  });
+});
