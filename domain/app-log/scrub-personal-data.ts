@@ -6,7 +6,8 @@
 //   phone number       10-15 digits, or `+` and 7-15 digits (spaces, hyphens, parentheses
 //                      between, or dots between three or more groups of 2-4 digits, the last of 4) → [phone]
 // Digits may be ASCII or full-width (４１１１, U+FF10-FF19), with full-width separators. A JSON number
-// is one run of digits: an integer that is a card or phone number becomes the label.
+// is one run of digits: an integer that is a card or phone number becomes the label, except
+// integers in the epoch-second and epoch-millisecond ranges of 2001-2100 (timestamps; see scrubNumber).
 // One left-to-right pass per string; every character is looked at a bounded number of times (no
 // backtracking regex), so hostile input costs linear time. `meter` counts those looks, for the
 // test that proves it.
@@ -150,13 +151,27 @@ export function scrubText(s: string, meter: ScrubMeter = { steps: 0 }): string {
   return copied === 0 ? s : out + s.slice(copied);
 }
 
+/** 2101-01-01T00:00:00Z in epoch seconds. */
+const YEAR_2101 = 4_102_444_800;
+
+/**
+ * An epoch timestamp of the years 2001-2100, in milliseconds (13 digits, `Date.now()`) or seconds
+ * (10 digits, `Date.now() / 1000`, JWT `iat`/`exp`). Apps log these as numbers all the time, and
+ * they have the length of a phone number; a phone number logged as a JSON number (its `+` and
+ * leading zeros lost) is rare. So these ranges are timestamps, never phones or cards: a US
+ * number with area code 201-410 and the old 13-digit cards from 4000… to 4102… given as JSON
+ * numbers stay. Strings are not exempt.
+ */
+const isEpochTimestamp = (n: number) => (n >= 1e12 && n < YEAR_2101 * 1000) || (n >= 1e9 && n < YEAR_2101);
+
 /**
  * A JSON number as the run of digits it is: a positive integer (up to 10^21, past which it is
- * printed with an exponent). Beyond 2^53 its digits are rounded and no checksum means anything,
- * so a card-length one counts as a card.
+ * printed with an exponent) that is not a timestamp. A card must pass the Luhn check, except
+ * beyond 2^53: there its digits are rounded, so no checksum means anything, while they still show
+ * all but the last few digits of the card; a card-length one counts as a card.
  */
 function scrubNumber(value: number): number | string {
-  if (!Number.isInteger(value) || value <= 0 || value >= 1e21) return value;
+  if (!Number.isInteger(value) || value <= 0 || value >= 1e21 || isEpochTimestamp(value)) return value;
   const digits = value.toFixed(0);
   if (!Number.isSafeInteger(value) && digits.length <= 19) return '[card]';
   return numberLabel(digits, false) ?? value;

@@ -97,6 +97,39 @@ describe('scrubPersonalData', () => {
     expect(scrubPersonalData(sent)).toEqual(['[card]', sent[1], sent[2], sent[3]]);
   });
 
+  it('keeps Date.now()-like numbers and epoch seconds of 2001-2100 (they were scrubbed as [phone])', () => {
+    const sent = {
+      at: 1_764_032_400_123, // 2025-11-25 in ms
+      first: 1_000_000_000_000, // 2001-09-09 in ms
+      last: 4_102_444_799_999, // 2100-12-31 in ms
+      luhnValid: 1_764_032_400_111, // a timestamp that also passes the Luhn check
+      iat: 1_764_032_400, // in s
+      exp: 4_102_444_799,
+    };
+    expect(scrubPersonalData(sent)).toEqual(sent);
+  });
+
+  it('still scrubs 13-digit and 10-digit phone numbers outside the timestamp ranges, and timestamps in strings', () => {
+    expect(
+      scrubPersonalData({
+        berlin: 4_930_123_456_789,
+        pastRange: 4_102_444_800_000,
+        uk: 9_990_123_456_789,
+        us: 6_505_550_100,
+        atIn1990: 631_152_000_000, // 12 digits, before 2001: a phone number
+        text: 'at 1764032400123',
+      }),
+    ).toEqual({ berlin: '[phone]', pastRange: '[phone]', uk: '[phone]', us: '[phone]', atIn1990: '[phone]', text: 'at [phone]' });
+  });
+
+  it('scrubs a Luhn-valid 16-digit card number given as a number, and keeps one that fails the check', () => {
+    expect(scrubPersonalData({ visa: 4_012_888_888_881_881, amex15: 378_282_246_310_005, fails: 4_012_888_888_881_882 })).toEqual({
+      visa: '[card]',
+      amex15: '[card]',
+      fails: 4_012_888_888_881_882,
+    });
+  });
+
   it('copies a __proto__ key as an own key, never as the prototype', () => {
     const out = scrubPersonalData(JSON.parse('{"__proto__":{"polluted":"a@b.de"}}')) as Record<string, unknown>;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
