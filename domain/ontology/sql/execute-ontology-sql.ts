@@ -204,7 +204,19 @@ async function namesOfTypes(client: pg.Client, oids: number[]): Promise<Map<numb
 
 /** JSON of a value as pg read it: timestamps as ISO 8601, bytes as PostgreSQL's hex form. */
 function jsonValue(v: unknown): unknown {
-  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Date) {
+    // PostgreSQL's timestamps reach year 294276, JavaScript's Date only 275760.
+    if (Number.isNaN(v.getTime())) {
+      throw new DomainError(
+        'sql_query_failed',
+        'A timestamp in the result lies outside the years -271821 to 275760 that JSON answers can carry: cast it to text.',
+        {
+          details: { errorName: 'ValueOutOfRange' },
+        },
+      );
+    }
+    return v.toISOString();
+  }
   if (Buffer.isBuffer(v)) return `\\x${v.toString('hex')}`;
   if (Array.isArray(v)) return v.map(jsonValue);
   return v;

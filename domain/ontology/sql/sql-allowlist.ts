@@ -265,7 +265,14 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
  * Fields that hold a node of one fixed type without the `{ Type: … }` wrapper around it (a cast's
  * `typeName`, a statement's `relation`): checked as that type.
  */
-const UNWRAPPED: Readonly<Record<string, string>> = { typeName: 'TypeName', relation: 'RangeVar', rel: 'RangeVar' };
+const UNWRAPPED: Readonly<Record<string, string>> = {
+  typeName: 'TypeName',
+  relation: 'RangeVar',
+  rel: 'RangeVar',
+  // The branches of UNION / INTERSECT / EXCEPT: without this, `SELECT 1 INTO t UNION SELECT 2` passed.
+  larg: 'SelectStmt',
+  rarg: 'SelectStmt',
+};
 
 /** TABLESAMPLE methods that are built in (any other is an extension's function). */
 const SAMPLE_METHODS = new Set(['bernoulli', 'system']);
@@ -369,7 +376,8 @@ function checkNode(kind: string, node: JsonObject, schemaName: string): SqlRefus
       const name = names(node.names);
       const type = name.at(-1) ?? '';
       const qualifiedElsewhere = name.length > 1 && name[0] !== 'pg_catalog';
-      if (!type.startsWith('reg') && !qualifiedElsewhere) return undefined;
+      // `_regclass` is regclass[] spelled as its array type: the same catalog lookup.
+      if (!type.replace(/^_/, '').startsWith('reg') && !qualifiedElsewhere) return undefined;
       return {
         errorName: 'TypeNotAllowed',
         message: `The type ${quoted(name)} is not allowed here: only built-in types, and no reg* type (they look names up in the database's catalogs).`,

@@ -113,6 +113,15 @@ describe('POST /api/v1/sqlQueries/executeOntology', () => {
     expect([two.status, two.body.error.code]).toEqual([400, 'query_invalid']);
   });
 
+  it("a timestamp past JavaScript's year 275760 answers 422 ValueOutOfRange (was a 500 from toISOString), also inside an array", async () => {
+    for (const text of ["SELECT '290000-01-01 00:00:00+00'::timestamptz", "SELECT ARRAY['290000-01-01 00:00:00+00'::timestamptz]"]) {
+      const far = await query(bearer(devKey), { query: text });
+      expect([far.status, far.body.error.code, far.body.error.details.errorName]).toEqual([422, 'sql_query_failed', 'ValueOutOfRange']);
+    }
+    const asText = await query(bearer(devKey), { query: "SELECT '290000-01-01 00:00:00+00'::timestamptz::text AS at" });
+    expect([asText.status, asText.body.data?.rows]).toEqual([200, [['290000-01-01 00:00:00+00']]]);
+  });
+
   it('issue 28 finding 1: DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$ answers 400 without running', async () => {
     const res = await query(bearer(memberKey), {
       query: 'DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$',

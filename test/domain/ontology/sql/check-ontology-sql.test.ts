@@ -68,6 +68,11 @@ describe('checkOntologySql', () => {
     ['SELECT * FROM otherdb.public.accounts', 'RelationNotAllowed'],
     ["SELECT 'public.accounts'::regclass", 'TypeNotAllowed'],
     ["SELECT CAST('x' AS pg_catalog.regnamespace)", 'TypeNotAllowed'],
+    // Review findings: reg* types spelled as their array types, INTO and locks in a set operation's branches.
+    ['SELECT (SELECT array_agg(n) FROM generate_series(16384, 200000) n)::oid[]::_regclass', 'TypeNotAllowed'],
+    ["SELECT '{1}'::_regrole", 'TypeNotAllowed'],
+    ['SELECT 1 INTO foo UNION SELECT 2', 'NotAQuery'],
+    ['SELECT 1 UNION (SELECT number FROM "sales.Order" FOR UPDATE)', 'NotAQuery'],
     ['SELECT 1 OPERATOR(public.+) 1', 'OperatorNotAllowed'],
     ['SELECT g FROM generate_series(1, 3) AS g ORDER BY g USING OPERATOR(public.<)', 'OperatorNotAllowed'],
     ['SELECT 1 OPERATOR(public.=) ANY (SELECT 1)', 'OperatorNotAllowed'],
