@@ -134,6 +134,24 @@ describe('finding 2: workflow routes decide by the app role and the app-open rul
   });
 });
 
+describe('tickets end when the license under their role changes', () => {
+  it('a developer downgraded to member → the developer ticket opened before is refused (it read types outside the manifest for up to 8 h)', async () => {
+    const op = await operatorKey(svc);
+    const dora = await createUser(svc, op, 'dora-dev', [{ cellId: 'cell-acme', role: 'developer' }]);
+    const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/crm`, { cookie: await signIn(svc, 'dora-dev') });
+    const ticket = injected(page.text).ticket;
+    // sales.Order is not in crm's manifest: only a developer's ticket reads it.
+    const orders = '/api/v1/ontologies/cell-acme/objects/sales.Order';
+    expect((await svc.call('GET', orders, { headers: bearer(ticket) })).status).toBe(200);
+    const downgraded = await svc.call('PUT', `/api/v1/admin/users/${dora.id}/organizations/cell-acme`, {
+      body: { role: 'member', admin: false },
+      headers: bearer(op),
+    });
+    expect(downgraded.status, JSON.stringify(downgraded.body)).toBe(200);
+    expect((await svc.call('GET', orders, { headers: bearer(ticket) })).status).toBe(401);
+  });
+});
+
 describe('finding 4: built-in Owners follow the developer license', () => {
   it('a developer whose license was removed → no longer Owner of the app they created: cannot set tier public, cannot grant', async () => {
     const op = await operatorKey(svc);
