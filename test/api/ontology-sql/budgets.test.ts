@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { findOntology } from '../../../domain/ontology/repository.ts';
 import { SQL_MAX_RESULT_BYTES } from '../../../schemas/ontology-sql.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
+import { rssGrowthDuring } from '../../support/memory.ts';
 import { SALES } from '../../support/ontology.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -119,12 +120,7 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
   });
 
   it("finding 3: SELECT repeat('x',1000000) FROM generate_series(1,6000), twice at once, answers 422 ResultTooLarge and the process stays bounded", async () => {
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 20);
-    try {
+    const growth = await rssGrowthDuring(async () => {
       const answers = await Promise.all([1, 2].map(() => query(acmeKey, "SELECT repeat('x',1000000) FROM generate_series(1,6000)")));
       for (const answer of answers) {
         const body = (await answer.json()) as { error: { code: string; details: Record<string, unknown> } };
@@ -134,11 +130,9 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
           { errorName: 'ResultTooLarge', maxBytes: SQL_MAX_RESULT_BYTES },
         ]);
       }
-    } finally {
-      clearInterval(sampler);
-    }
+    });
     // Read whole, each would be 6 GB; before the fix two of them took the process past 4 GB.
-    expect(peak - before).toBeLessThan(400 * 1024 * 1024);
+    expect(growth).toBeLessThan(400 * 1024 * 1024);
   });
 
   it('finding 3: json_agg of 20,000 values in one row answers 422 ResultTooLarge', async () => {

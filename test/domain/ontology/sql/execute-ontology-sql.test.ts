@@ -12,6 +12,7 @@ import { writeEdits } from '../../../../domain/ontology/write-edits.ts';
 import type { Principal } from '../../../../domain/principal.ts';
 import { type ExecuteOntologySqlRequest, SQL_MAX_RESULT_BYTES } from '../../../../schemas/ontology-sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../../support/database.ts';
+import { rssGrowthDuring } from '../../../support/memory.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture, SALES } from '../../../support/ontology.ts';
 
 // Ontology SQL over a real PostgreSQL: what a query may read (its company's readable tables only),
@@ -406,12 +407,7 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
   });
 
   it("finding 3: two concurrent SELECT repeat('x',1000000) FROM generate_series(1,6000) stop at the byte budget, memory bounded", async () => {
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 20);
-    try {
+    const growth = await rssGrowthDuring(async () => {
       const errs = await Promise.all([1, 2].map(() => failure("SELECT repeat('x',1000000) FROM generate_series(1,6000)", [], LONG_MS)));
       for (const err of errs) {
         expect([err.code, err.details?.errorName, err.details?.maxBytes]).toEqual([
@@ -420,11 +416,9 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
           SQL_MAX_RESULT_BYTES,
         ]);
       }
-    } finally {
-      clearInterval(sampler);
-    }
+    });
     // 6 GB each if read whole; the budget lets each hold about 16 MiB (plus its parsed rows).
-    expect(peak - before).toBeLessThan(400 * 1024 * 1024);
+    expect(growth).toBeLessThan(400 * 1024 * 1024);
   });
 
   it("finding 3: one huge row (SELECT repeat('x', 20000000)) stops at the byte budget", async () => {
