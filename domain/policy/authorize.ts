@@ -78,6 +78,15 @@ type Refusal = DomainError;
 
 const forbidden = (message: string, details?: Record<string, unknown>) => new DomainError('forbidden', message, details ? { details } : {});
 
+/** Direct data-layer work (edits, definitions): developers of the namespace only. */
+const dataDevelopersOnly = (principal: Principal, namespace: string, what: string): Refusal | null =>
+  isDataDeveloperOf(principal, namespace)
+    ? null
+    : forbidden(`Only developers of ${namespace} may ${what}; members read types and run actions their apps list.`, {
+        namespace,
+        required: 'developer',
+      });
+
 const developerOnly = (principal: Principal, namespace: string): Refusal =>
   principal.kind === 'key'
     ? forbidden(
@@ -170,20 +179,8 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     }
     return null;
   },
-  'ontology.edit': (p, s) =>
-    isDataDeveloperOf(p, s.namespace)
-      ? null
-      : forbidden(`Only developers of ${s.namespace} may edit objects directly; members read types and run actions their apps list.`, {
-          namespace: s.namespace,
-          required: 'developer',
-        }),
-  'ontology.define': (p, s) =>
-    isDataDeveloperOf(p, s.namespace)
-      ? null
-      : forbidden(`Only developers of ${s.namespace} may define semantic types; members read types and run actions their apps list.`, {
-          namespace: s.namespace,
-          required: 'developer',
-        }),
+  'ontology.edit': (p, s) => dataDevelopersOnly(p, s.namespace, 'edit objects directly'),
+  'ontology.define': (p, s) => dataDevelopersOnly(p, s.namespace, 'define semantic types'),
   'resource.read': (_p, s) => (s.role ? null : new DomainError('not_found', `No resource ${s.rid}.`, { details: { rid: s.rid } })),
   'resource.change-sharing': (_p, s) =>
     !s.role
