@@ -52,6 +52,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // row counts and write counters, and the text of queries of its own role. Only a superuser may
   // change their grants: then they go to pg_read_all_stats (monitoring roles keep them) instead of
   // PUBLIC. Elsewhere ontology SQL's parser refuses every catalog relation anyway (sql-allowlist.ts).
+  await onStatisticsViews(
+    db,
+    `EXECUTE format('REVOKE SELECT ON pg_catalog.%I FROM PUBLIC', v);
+     EXECUTE format('GRANT SELECT ON pg_catalog.%I TO pg_read_all_stats', v);`,
+  );
+}
+
+/** Runs `statements` (with `v`, a view's name) for each statistics view that exists, as a superuser only. */
+async function onStatisticsViews(db: Kysely<unknown>, statements: string): Promise<void> {
   await sql`
     DO $$
     DECLARE v text;
@@ -61,26 +70,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       END IF;
       FOREACH v IN ARRAY ${sql.raw(`ARRAY[${STATISTICS_VIEWS.map((v) => `'${v}'`).join(', ')}]`)} LOOP
         IF to_regclass('pg_catalog.' || v) IS NOT NULL THEN
-          EXECUTE format('REVOKE SELECT ON pg_catalog.%I FROM PUBLIC', v);
-          EXECUTE format('GRANT SELECT ON pg_catalog.%I TO pg_read_all_stats', v);
+          ${sql.raw(statements)}
         END IF;
       END LOOP;
     END$$`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`
-    DO $$
-    DECLARE v text;
-    BEGIN
-      IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
-        RETURN;
-      END IF;
-      FOREACH v IN ARRAY ${sql.raw(`ARRAY[${STATISTICS_VIEWS.map((v) => `'${v}'`).join(', ')}]`)} LOOP
-        IF to_regclass('pg_catalog.' || v) IS NOT NULL THEN
-          EXECUTE format('GRANT SELECT ON pg_catalog.%I TO PUBLIC', v);
-        END IF;
-      END LOOP;
-    END$$`.execute(db);
+  await onStatisticsViews(db, `EXECUTE format('GRANT SELECT ON pg_catalog.%I TO PUBLIC', v);`);
   await db.schema.alterTable('ontology_sql_roles').dropColumn('account_id').dropColumn('credential_kind').execute();
 }
