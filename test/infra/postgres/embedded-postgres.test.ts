@@ -2,8 +2,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../domain/db/database.ts';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../../infra/postgres/embedded-postgres.ts';
 
 let dir: string;
@@ -102,43 +104,41 @@ describe('embedded PostgreSQL', () => {
 });
 
 describe('connection pool', () => {
-  it('survives the server terminating an idle connection', async () => {
+  /** A pool on a fresh server, recording the connection losses it reports; `use` gets it and `terminate(pid)`. */
+  async function withPool(
+    use: (pool: { db: Kysely<Database>; lost: Error[]; terminate: (pid: number) => Promise<unknown> }) => Promise<void>,
+  ): Promise<void> {
     const { connectDatabase } = await import('../../../domain/db/connect.ts');
-    const { sql } = await import('kysely');
     const server = await startEmbeddedPostgres({ dataDir: dir });
     const lost: Error[] = [];
     const db = connectDatabase({ connectionString: server.url, onIdleError: (err) => lost.push(err) });
     try {
-      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db);
-      await query(server.url, `SELECT pg_terminate_backend(${rows[0]!.pid})`);
-      await expect.poll(() => lost.length).toBe(1);
+      await use({ db, lost, terminate: (pid) => query(server.url, `SELECT pg_terminate_backend(${pid})`) });
       expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
     } finally {
       await db.destroy();
       await server.stop();
     }
+  }
+  const backendPid = async (db: Kysely<Database>) => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid;
+
+  it('survives the server terminating an idle connection', async () => {
+    await withPool(async ({ db, lost, terminate }) => {
+      await terminate(await backendPid(db));
+      await expect.poll(() => lost.length).toBe(1);
+    });
   });
 
   it('survives the server terminating a connection checked out between two statements (was an unhandled error ending the process)', async () => {
-    const { connectDatabase } = await import('../../../domain/db/connect.ts');
-    const { sql } = await import('kysely');
-    const server = await startEmbeddedPostgres({ dataDir: dir });
-    const lost: Error[] = [];
-    const db = connectDatabase({ connectionString: server.url, onIdleError: (err) => lost.push(err) });
-    try {
+    await withPool(async ({ db, lost, terminate }) => {
       const outcome = db.transaction().execute(async (trx) => {
-        const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
-        await query(server.url, `SELECT pg_terminate_backend(${rows[0]!.pid})`);
+        await terminate(await backendPid(trx));
         await expect.poll(() => lost.length).toBeGreaterThan(0);
         await sql`SELECT 1`.execute(trx);
       });
       await expect(outcome).rejects.toThrow();
       // Reported (the socket's end may add a second report), never thrown as an unhandled error.
       expect(lost[0]?.message).toMatch(/terminat/);
-      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
-    } finally {
-      await db.destroy();
-      await server.stop();
-    }
+    });
   });
 });
