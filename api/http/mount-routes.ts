@@ -36,20 +36,23 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 
 /** Stage order for every route: rate limit → auth → validate → prepare (pool) → handler (transaction for writes). */
 function handle(route: AnyRoute, deps: ApiDeps) {
+  // Both decided by the static route table: once per route, not on every request.
+  const access = route.auth === 'none' ? undefined : routeAccessOf(route);
+  const anyOrigin = answersAnyOrigin(route);
   return async (ctx: Context) => {
     ctx.state.route = route.path;
     // Read by the error middleware, which shapes every failure.
     if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;
     if (route.authChallenge) ctx.state.authChallenge = route.authChallenge(ctx, deps);
-    if (answersAnyOrigin(route)) allowAnyOrigin(ctx, route);
+    if (anyOrigin) allowAnyOrigin(ctx, route);
     const ip = clientIp(ctx, deps.http.trustedProxies);
     if (route.rateLimit) {
       await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip, deps.clock);
     }
     const principal =
-      route.auth === 'none'
+      access === undefined
         ? null
-        : await authenticate(ctx, deps, routeAccessOf(route), { renewal: route.auth === 'renewal', write: route.write === true });
+        : await authenticate(ctx, deps, access, { renewal: route.auth === 'renewal', write: route.write === true });
     // The app's requestsPerMinute, per source IP, on every request made with its ticket.
     if (principal?.kind === 'ticket') await consumeAppRequest(deps.db, deps.clock, principal.ticket.appId, ip);
     if (route.deprecatedBy) {

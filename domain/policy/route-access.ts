@@ -262,8 +262,17 @@ export function callerKindOf(principal: Principal | null): CallerKind {
   }
 }
 
+type CredentialTypes = { key: boolean; session: boolean; ticket: boolean };
+// Entries never change: each is read once (authentication asks on every request).
+const credentialTypes = new WeakMap<RouteAccess, CredentialTypes>();
+
 /** The credential types a route reads at all (the others are never looked at: a cookie on a key-only route is no credential). */
-export function credentialTypesOf(access: RouteAccess): { key: boolean; session: boolean; ticket: boolean } {
-  const has = (suffix: string) => access.admits.some((k) => k.endsWith(suffix));
-  return { key: has('-key'), session: has('-session'), ticket: has('-ticket') || has('-app-token') };
+export function credentialTypesOf(access: RouteAccess): CredentialTypes {
+  let types = credentialTypes.get(access);
+  if (!types) {
+    const has = (suffix: string) => access.admits.some((k) => k.endsWith(suffix));
+    types = { key: has('-key'), session: has('-session'), ticket: has('-ticket') || has('-app-token') };
+    credentialTypes.set(access, types);
+  }
+  return types;
 }
