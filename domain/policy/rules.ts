@@ -59,8 +59,10 @@ export function isDeveloperOf(principal: Principal, company: CompanyName): boole
 
 /**
  * A developer in the company's data layer (define types, edit objects, read everything): its
- * developers, and platform staff signed in or by key (the spec's developer role includes platform
- * staff; a key still acts for its own company only). Never an agent key, never through a ticket.
+ * developers (a developer's app ticket included, as in isDeveloperOf; the route table keeps tickets
+ * away from edits and definitions), and platform staff signed in or by key (the spec's developer
+ * role includes platform staff; a key still acts for its own company only), never staff through a
+ * ticket. Never an agent key.
  */
 export function isDataDeveloperOf(principal: Principal, company: CompanyName): boolean {
   if (isDeveloperOf(principal, company)) return true;
