@@ -1,6 +1,6 @@
-import type { Mailer } from '../domain/app-workflows/mailer.ts';
 import type { ModelProvider } from '../domain/app-workflows/model-provider.ts';
 import type { Db } from '../domain/db/database.ts';
+import type { Mailer } from '../domain/mail/mailer.ts';
 import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
 import type { CompanyRootPolicy } from '../domain/provisioning/company-root.ts';
 import { createAppLogActivities } from './app-log.ts';

@@ -11,7 +11,7 @@ import type { StepRecord } from '../domain/app-workflows/runs.ts';
 import { getApp } from '../domain/apps/repository.ts';
 import { createUsageMeter } from '../domain/usage/usage-meter.ts';
 import { workflowSchema } from '../schemas/manifest/workflow.ts';
-import { TASK_QUEUE } from '../worker/shared.ts';
+import { TASK_QUEUE } from '../workflows/contract.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Mailer } from './app-workflows/mailer.ts';
 import type { BlobStore } from './apps/blob-store.ts';
 import type { Db } from './db/database.ts';
 import type { KeyUseRecorder } from './keys/key-use-recorder.ts';
 import type { PrincipalCache } from './keys/principal-cache.ts';
+import type { Mailer } from './mail/mailer.ts';
 import type { SqlGate } from './ontology/sql/sql-gate.ts';
 import type { ChangeHub } from './ontology/subscriptions/change-hub.ts';
 import type { CompanyRootPolicy } from './provisioning/company-root.ts';

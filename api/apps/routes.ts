@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listRegistry } from '../../domain/app-surface/list-registry.ts';
+import { checkWorkflow } from '../../domain/app-workflows/check-workflow.ts';
 import { describeApp } from '../../domain/apps/describe-app.ts';
 import { findStoredFiles } from '../../domain/apps/find-stored-files.ts';
 import { listApps } from '../../domain/apps/list-apps.ts';
@@ -51,7 +52,8 @@ export const uploadVersionRoute = defineRoute({
     schema: UploadedVersion,
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
-  prepare: ({ principal, params, body, deps, dryRun }) => checkUpload(principal, params, body, { db: deps.db, blobs: deps.blobs, dryRun }),
+  prepare: ({ principal, params, body, deps, dryRun }) =>
+    checkUpload(principal, params, body, { db: deps.db, blobs: deps.blobs, dryRun, checkWorkflow }),
   async handler({ db, principal, params, body, prepared: bundle }) {
     const uploaded = await uploadVersion(db, principal, { ...params, notes: body.notes }, bundle);
     return { status: uploaded.created ? 201 : 200, data: uploaded };

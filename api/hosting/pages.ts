@@ -1,5 +1,8 @@
 import type { Context, Middleware } from 'koa';
+import { accessToApp } from '../../domain/apps/access-to-app.ts';
+import { findHostedApp, findServedVersion } from '../../domain/apps/hosted-apps.ts';
 import { pageAddresses } from '../../domain/apps/page-addresses.ts';
+import { visitorOf } from '../../domain/companies/visitor.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { admitTicketCookie } from '../../domain/hosting/admit-ticket-cookie.ts';
 import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
@@ -7,10 +10,8 @@ import { type ContentEncoding, compressedVariant } from '../../domain/hosting/co
 import { aboutMarkdown, describeAppPages } from '../../domain/hosting/describe-app-pages.ts';
 import type { OpeningPrincipal } from '../../domain/hosting/issue-ticket.ts';
 import { listCatalog } from '../../domain/hosting/list-catalog.ts';
-import { accessToApp, openApp } from '../../domain/hosting/open-app.ts';
-import { findHostedApp, findServedVersion } from '../../domain/hosting/repository.ts';
+import { openApp } from '../../domain/hosting/open-app.ts';
 import { TICKET_TTL_MS } from '../../domain/hosting/ticket-format.ts';
-import { visitorOf } from '../../domain/hosting/visitor.ts';
 import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
 import { isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
 import { randomBase62 } from '../../domain/security/random.ts';

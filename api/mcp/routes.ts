@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reachApp, targetOf } from '../../domain/app-surface/reach-app.ts';
+import { reachApp, targetOf } from '../../domain/apps/reach-app.ts';
 import { mcpPath } from '../../domain/oauth/mcp-resource.ts';
 import { AppParams } from '../../schemas/apps.ts';
 import { OAUTH_SCOPE } from '../../schemas/oauth.ts';

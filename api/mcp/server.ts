@@ -13,10 +13,10 @@ import {
 import { appApisOf } from '../../domain/app-surface/list-app-apis.ts';
 import { runApi } from '../../domain/app-surface/run-api.ts';
 import { executeWorkflowApiNow } from '../../domain/app-workflows/execute-workflow-api.ts';
+import type { HostedApp, HostedVersion } from '../../domain/apps/hosted-apps.ts';
 import type { DomainDeps } from '../../domain/deps.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
-import type { HostedApp, HostedVersion } from '../../domain/hosting/repository.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { API_VERSION } from '../http/openapi.ts';
 

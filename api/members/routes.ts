@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { MailMessage } from '../../domain/app-workflows/mailer.ts';
 import { DomainError } from '../../domain/errors.ts';
+import type { MailMessage } from '../../domain/mail/mailer.ts';
 import { activateAccount } from '../../domain/members/activate-account.ts';
 import { importMembers, OUTCOMES } from '../../domain/members/import-members.ts';
 import { type InvitationStatus, sendInvitations } from '../../domain/members/invitations.ts';

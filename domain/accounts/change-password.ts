@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db/database.ts';
-import { revokeTicketsOf } from '../hosting/revoke-tickets.ts';
 import { revokeKeysOf } from '../keys/repository.ts';
+import { revokeTicketsOf } from '../keys/revoke-tickets.ts';
 import { recordSecurityEvent } from '../security-events/record-security-event.ts';
 import { endSessionsOf } from './repository.ts';
 

@@ -1,8 +1,8 @@
+import { callerAccess } from '../apps/access-to-app.ts';
+import { findHostedApp } from '../apps/hosted-apps.ts';
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { callerAccess } from '../hosting/open-app.ts';
-import { findHostedApp } from '../hosting/repository.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { RunView } from '../../schemas/app-workflows.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
+import { appApiRunWorkflowId } from '../../schemas/workflow-keys.ts';
+import { channelWorkflow } from '../apps/workflow-definition.ts';
 import type { Channel, Db, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -9,11 +11,9 @@ import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { assertTriggerMayStart } from '../usage/check-quota.ts';
 import { appOfCaller } from './app-of-caller.ts';
-import { channelWorkflow } from './definition.ts';
 import { runView, selectRuns } from './list-runs.ts';
 import { WORKFLOW_API_NAME } from './list-workflow-apis.ts';
 import { insertRun } from './runs.ts';
-import { appApiRunWorkflowId } from './workflow-ids.ts';
 import { workflowInputSchema } from './workflow-input.ts';
 
 export interface ExecuteInput {

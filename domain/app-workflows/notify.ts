@@ -3,12 +3,12 @@ import { type SelectQueryBuilder, sql } from 'kysely';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { durationSeconds } from '../../schemas/manifest/index.ts';
 import type { Database, Db, NotificationStatus } from '../db/database.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { newId } from '../security/random.ts';
 import { recordUsage } from '../usage/record-usage.ts';
 import { capsOfApp, readCounters } from '../usage/repository.ts';
 import { type EvaluationUsage, evaluateStepOffThread, stepLimits } from './evaluation-threads.ts';
 import type { Scope } from './expression.ts';
-import type { Mailer } from './mailer.ts';
 import { companyRecipients } from './recipients.ts';
 import { findRun, recordStep } from './runs.ts';
 

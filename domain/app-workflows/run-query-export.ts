@@ -1,9 +1,9 @@
 import type { QueryExport } from '../../schemas/manifest/index.ts';
-import { exportQuery } from '../app-surface/export-query.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DomainError } from '../errors.ts';
 import { findObjectTypeRecord, findOntologyOfCompany } from '../ontology/repository.ts';
 import { objectPage } from '../ontology/search-objects.ts';
+import { exportQuery } from './export-query.ts';
 
 // A `use` step over a `query` export: the export's where/select/sort/limit as a search of its
 // semantic type in the company's ontology (domain/ontology/search-objects.ts), with the step's

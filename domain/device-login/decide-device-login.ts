@@ -1,4 +1,4 @@
-import { chooseCompany } from '../accounts/choose-company.ts';
+import { chooseCompany } from '../companies/choose-company.ts';
 import { licensesOf } from '../companies/repository.ts';
 import type { Db, DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';

@@ -1,7 +1,7 @@
+import type { AppTarget } from '../apps/access-to-app.ts';
+import { findChannelVersion } from '../apps/hosted-apps.ts';
 import { pageAddresses } from '../apps/page-addresses.ts';
 import type { DomainDeps } from '../deps.ts';
-import type { AppTarget } from './open-app.ts';
-import { findChannelVersion } from './repository.ts';
 
 /**
  * What the generated pages under an app address show (about, about.md, skills): the version the

@@ -1,7 +1,7 @@
+import { catalogRows } from '../apps/hosted-apps.ts';
 import { pageAddresses } from '../apps/page-addresses.ts';
 import type { Channel, DbOrTrx } from '../db/database.ts';
 import type { PublicAddresses } from '../deps.ts';
-import { catalogRows } from './repository.ts';
 
 export interface CatalogEntry {
   slug: string;

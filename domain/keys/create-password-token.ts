@@ -1,5 +1,5 @@
 import type { IssuedKey } from '../../schemas/identity.ts';
-import { chooseCompany } from '../accounts/choose-company.ts';
+import { chooseCompany } from '../companies/choose-company.ts';
 import { licensesOf } from '../companies/repository.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import { DEFAULT_CLIENT_NAME, issueKey } from './issue-key.ts';

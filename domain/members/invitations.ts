@@ -1,6 +1,6 @@
-import type { Mailer, MailMessage } from '../app-workflows/mailer.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
+import type { Mailer, MailMessage } from '../mail/mailer.ts';
 import { randomBase62, sha256 } from '../security/random.ts';
 
 /** How long an invitation link lets a pending account set its first password. */

@@ -1,8 +1,8 @@
+import { accessToApp } from '../apps/access-to-app.ts';
+import { currentVersionId } from '../apps/hosted-apps.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import type { TicketPrincipal } from '../hosting/authenticate-ticket.ts';
-import { accessToApp } from '../hosting/open-app.ts';
-import { currentVersionId } from '../hosting/repository.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
 import { mcpPath } from './mcp-resource.ts';
 import { oauthError } from './repository.ts';

@@ -1,5 +1,5 @@
 import type { AuthorizationRequest } from '../../schemas/oauth.ts';
-import { reachApp } from '../app-surface/reach-app.ts';
+import { reachApp } from '../apps/reach-app.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
 import { tokenRole } from '../policy/index.ts';

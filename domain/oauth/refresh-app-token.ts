@@ -1,7 +1,7 @@
+import { accessToApp } from '../apps/access-to-app.ts';
+import { currentVersionId } from '../apps/hosted-apps.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
-import { accessToApp } from '../hosting/open-app.ts';
-import { currentVersionId } from '../hosting/repository.ts';
 import { equalHashes, sha256 } from '../security/random.ts';
 import { appTokenPrincipal } from './authenticate-app-token.ts';
 import { assertResourceOfApp } from './redeem-code.ts';

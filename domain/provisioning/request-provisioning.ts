@@ -1,9 +1,8 @@
+import { partsOf, provisioningWorkflowId } from '../../schemas/workflow-keys.ts';
 import type { DbOrTrx, ProvisioningPart } from '../db/database.ts';
 import { enqueue } from '../outbox/repository.ts';
 import { newId } from '../security/random.ts';
-import { partsOf } from './catalog.ts';
 import { insertRequest, loadProvisioning } from './repository.ts';
-import { provisioningWorkflowId } from './workflow-id.ts';
 
 export interface QueuedRun {
   requestId: string;

@@ -1,7 +1,7 @@
+import { visitorOf } from '../companies/visitor.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, newId, randomBase62, sha256 } from '../security/random.ts';
 import { requireRole, roleOf } from './access.ts';

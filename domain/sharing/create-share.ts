@@ -1,9 +1,9 @@
 import type { CreateShareInput, ShareView } from '../../schemas/sharing.ts';
 import { findAccountByLogin } from '../accounts/repository.ts';
+import type { HostedApp } from '../apps/hosted-apps.ts';
 import type { DbOrTrx, ShareRecordName } from '../db/database.ts';
 import type { Clock, PublicAddresses } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import type { HostedApp } from '../hosting/repository.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/random.ts';
 import { currentApp } from './current-app.ts';

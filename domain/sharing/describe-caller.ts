@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { AuthMe } from '../../schemas/sharing.ts';
-import { reachApp } from '../app-surface/reach-app.ts';
+import { loadVersion } from '../apps/hosted-apps.ts';
+import { reachApp } from '../apps/reach-app.ts';
+import { visitorOf } from '../companies/visitor.ts';
 import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
-import { loadVersion } from '../hosting/repository.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import { permissionsOf } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

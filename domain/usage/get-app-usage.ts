@@ -1,10 +1,10 @@
 import type { AppUsage } from '../../schemas/usage.ts';
-import { channelWorkflow, nextScheduledRun, triggersOf } from '../app-workflows/definition.ts';
+import { callerAccess } from '../apps/access-to-app.ts';
+import { findHostedApp } from '../apps/hosted-apps.ts';
+import { channelWorkflow, nextScheduledRun, triggersOf } from '../apps/workflow-definition.ts';
 import type { DbOrTrx } from '../db/database.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { callerAccess } from '../hosting/open-app.ts';
-import { findHostedApp } from '../hosting/repository.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { computeUse, usdToMicro } from './check-quota.ts';
