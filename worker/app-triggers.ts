@@ -7,14 +7,8 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import {
-  appsWatching,
-  appsWithProductionWorkflows,
-  channelWorkflow,
-  type TriggerPlan,
-  triggersOf,
-} from '../domain/apps/workflow-definition.ts';
-import type { Db } from '../domain/db/database.ts';
+import { appsWatching, appsWithProductionWorkflows, channelWorkflow, type TriggerPlan, triggersOf } from '../domain/apps/index.ts';
+import type { Db } from '../domain/db/index.ts';
 import {
   appChangeTriggerWorkflowId,
   appScheduledRunWorkflowId,

@@ -1,10 +1,10 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Db } from '../domain/db/database.ts';
-import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/events.ts';
-import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/repository.ts';
-import { recordRunStart } from '../domain/provisioning/record-run-start.ts';
+import type { Db } from '../domain/db/index.ts';
+import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/index.ts';
+import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/index.ts';
+import { recordRunStart } from '../domain/provisioning/index.ts';
 import {
   appApiRunWorkflowId,
   deviceLoginClosed,

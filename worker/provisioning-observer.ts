@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { LiveRun, LiveRunObserver } from '../domain/provisioning/live-runs.ts';
+import type { LiveRun, LiveRunObserver } from '../domain/provisioning/index.ts';
 import { provisioningProgressQuery } from '../workflows/contract.ts';
 
 /** Activity type → the step it performs (bookkeeping activities are no step). */

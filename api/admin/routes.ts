@@ -1,16 +1,9 @@
 import { z } from 'zod';
-import { createAccount } from '../../domain/accounts/create-account.ts';
-import { getAccount } from '../../domain/accounts/get-account.ts';
-import { listAccountKeys } from '../../domain/accounts/list-account-keys.ts';
-import { listAccounts } from '../../domain/accounts/list-accounts.ts';
-import { revokeAccountKeys } from '../../domain/accounts/revoke-account-keys.ts';
-import { updateAccount } from '../../domain/accounts/update-account.ts';
-import { createCompany } from '../../domain/companies/create-company.ts';
-import { getCompany } from '../../domain/companies/get-company.ts';
-import { removeLicense } from '../../domain/members/remove-license.ts';
-import { setLicense } from '../../domain/members/set-license.ts';
-import { hashPassword } from '../../domain/security/password-hash.ts';
-import { listSecurityEvents } from '../../domain/security-events/list-security-events.ts';
+import { createAccount, getAccount, listAccountKeys, listAccounts, revokeAccountKeys, updateAccount } from '../../domain/accounts/index.ts';
+import { createCompany, getCompany } from '../../domain/companies/index.ts';
+import { removeLicense, setLicense } from '../../domain/members/index.ts';
+import { hashPassword } from '../../domain/security/index.ts';
+import { listSecurityEvents } from '../../domain/security-events/index.ts';
 import {
   AccountId,
   AccountKeyView,

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { listEvents } from '../../domain/app-log/list-events.ts';
-import { admitEvents, recordEvents } from '../../domain/app-log/record-events.ts';
-import { setFeedbackStatus } from '../../domain/app-log/set-feedback-status.ts';
-import { summarizeLog } from '../../domain/app-log/summarize-log.ts';
+import { admitEvents, listEvents, recordEvents, setFeedbackStatus, summarizeLog } from '../../domain/app-log/index.ts';
 import {
   ListEventsQuery,
   LOG_LIMITS,

@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import type { ProvisioningPart } from '../../domain/db/database.ts';
-import { awaitRunStart } from '../../domain/provisioning/await-run-start.ts';
-import { getProvisioningStatus } from '../../domain/provisioning/get-provisioning-status.ts';
-import { initializeCompany } from '../../domain/provisioning/initialize-company.ts';
-import { type QueuedRun, requestProvisioning } from '../../domain/provisioning/request-provisioning.ts';
+import type { ProvisioningPart } from '../../domain/db/index.ts';
+import {
+  awaitRunStart,
+  getProvisioningStatus,
+  initializeCompany,
+  type QueuedRun,
+  requestProvisioning,
+} from '../../domain/provisioning/index.ts';
 import { CellId } from '../../schemas/identity.ts';
 import { InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
 import type { ApiDeps } from '../deps.ts';

@@ -1,12 +1,18 @@
 import { z } from 'zod';
-import { addGrant, removeGrant } from '../../domain/resources/change-grant.ts';
-import { describeResource } from '../../domain/resources/describe-resource.ts';
-import { TIERS } from '../../domain/resources/kind.ts';
-import { createLink, LINK_DEFAULT_DAYS, redeemLink, revokeLink } from '../../domain/resources/links.ts';
-import { listResources } from '../../domain/resources/list-resources.ts';
-import { listRoles } from '../../domain/resources/list-roles.ts';
-import { searchPrincipals } from '../../domain/resources/search-principals.ts';
-import { setTier } from '../../domain/resources/set-tier.ts';
+import {
+  addGrant,
+  createLink,
+  describeResource,
+  LINK_DEFAULT_DAYS,
+  listResources,
+  listRoles,
+  redeemLink,
+  removeGrant,
+  revokeLink,
+  searchPrincipals,
+  setTier,
+  TIERS,
+} from '../../domain/resources/index.ts';
 import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // Generic resource access (spec D): one access model over the registered resource kinds

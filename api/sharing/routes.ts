@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { createShare } from '../../domain/sharing/create-share.ts';
-import { describeCaller } from '../../domain/sharing/describe-caller.ts';
-import { listShares } from '../../domain/sharing/list-shares.ts';
-import { revokeShare } from '../../domain/sharing/revoke-share.ts';
+import { createShare, describeCaller, listShares, revokeShare } from '../../domain/sharing/index.ts';
 import { Channel } from '../../schemas/apps.ts';
 import { AuthMe, CreateShareInput, CurrentAppRef, ShareId, ShareView } from '../../schemas/sharing.ts';
 import { defineRoute, withoutIssuedSecret } from '../http/route.ts';

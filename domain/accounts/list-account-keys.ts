@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../db/database.ts';
-import { keysOf } from '../keys/repository.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { keysOf } from '../keys/index.ts';
 import { getAccount } from './get-account.ts';
 
 /** For operators: every key of an account, revoked ones with when and why (prefix only). */

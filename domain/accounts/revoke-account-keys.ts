@@ -1,6 +1,6 @@
-import { findCompany } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
-import { revokeKeysOf } from '../keys/repository.ts';
+import { findCompany } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { revokeKeysOf } from '../keys/index.ts';
 import { getAccount } from './get-account.ts';
 
 /** An operator revokes an account's keys for good (all, or those for one company); idempotent. */

@@ -1,7 +1,6 @@
 import { problem } from '../../schemas/problems.ts';
-import { callerAccess } from '../apps/access-to-app.ts';
-import { findHostedApp, type HostedApp } from '../apps/hosted-apps.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { callerAccess, findHostedApp, type HostedApp } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';

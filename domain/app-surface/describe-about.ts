@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { AppAbout } from '../../schemas/app-surface.ts';
-import type { AppTarget } from '../apps/access-to-app.ts';
-import { reachApp } from '../apps/reach-app.ts';
+import type { AppTarget } from '../apps/index.ts';
+import { reachApp } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import { aboutMarkdown, copyLine, describeAppPages } from '../hosting/describe-app-pages.ts';
+import { aboutMarkdown, copyLine, describeAppPages } from '../hosting/index.ts';
 import type { Principal } from '../principal.ts';
 
 /** GET …/about: the same Markdown as `<address>/about.md`, and the one line to copy. */

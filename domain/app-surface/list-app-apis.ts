@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { type AppApi, type AppApis, exportInputSchema, exportResultSchema, mcpToolName } from '../../schemas/app-surface.ts';
 import type { Manifest } from '../../schemas/manifest/index.ts';
-import { workflowApisOf } from '../app-workflows/list-workflow-apis.ts';
-import type { AppTarget } from '../apps/access-to-app.ts';
-import { reachApp } from '../apps/reach-app.ts';
+import { workflowApisOf } from '../app-workflows/index.ts';
+import type { AppTarget } from '../apps/index.ts';
+import { reachApp } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 

@@ -1,12 +1,12 @@
 import { exportInput } from '../../schemas/app-surface.ts';
 import type { QueryExport } from '../../schemas/manifest/exports.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
-import { exportQuery } from '../app-workflows/export-query.ts';
-import type { HostedApp, HostedVersion } from '../apps/hosted-apps.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { exportQuery } from '../app-workflows/index.ts';
+import type { HostedApp, HostedVersion } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { searchObjects } from '../ontology/search-objects.ts';
+import { searchObjects } from '../ontology/index.ts';
 import type { Principal } from '../principal.ts';
 
 /** The export an API name calls in this version, or 404. */

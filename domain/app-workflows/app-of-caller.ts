@@ -1,6 +1,5 @@
-import { callerAccess } from '../apps/access-to-app.ts';
-import { findHostedApp } from '../apps/hosted-apps.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { callerAccess, findHostedApp } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';

@@ -1,8 +1,7 @@
 import type { QueryExport } from '../../schemas/manifest/index.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { findObjectTypeRecord, findOntologyOfCompany } from '../ontology/repository.ts';
-import { objectPage } from '../ontology/search-objects.ts';
+import { findObjectTypeRecord, findOntologyOfCompany, objectPage } from '../ontology/index.ts';
 import { exportQuery } from './export-query.ts';
 
 // A `use` step over a `query` export: the export's where/select/sort/limit as a search of its

@@ -1,9 +1,9 @@
-import { visitorOf } from '../companies/visitor.ts';
-import type { Channel } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { type AppAccess, appRoleOf, isDeveloperOf, isMemberOf, lowerRole, ticketAdmits } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { findAppGrants } from '../resources/find-app-grants.ts';
+import { findAppGrants } from '../resources/index.ts';
 import { findChannelVersion, type HostedApp } from './hosted-apps.ts';
 
 export interface AppTarget {

@@ -1,7 +1,7 @@
 import type { Skill } from '../../schemas/bundle/index.ts';
 import { type Manifest, manifestSchema } from '../../schemas/manifest/index.ts';
-import { BoundedCache } from '../cache/bounded-cache.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { BoundedCache } from '../cache/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 
 export interface HostedApp {

@@ -14,11 +14,11 @@ import {
 } from '../../schemas/bundle/index.ts';
 import { type Manifest, manifestSchema, type SdkName } from '../../schemas/manifest/index.ts';
 import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { authorize, PUBLIC_NAMESPACE } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import type { BlobStore } from './blob-store.ts';
 import { validateBundleOffThread } from './bundle-validation.ts';
 import { getApp, namespaceContents, storedVersion } from './repository.ts';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { durationSeconds, type Workflow } from '../../schemas/manifest/index.ts';
 import { workflowSchema } from '../../schemas/manifest/workflow.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 
 // An app's workflow as a version's manifest states it, and the triggers it asks for. Only the
 // production channel's workflow has triggers: the test channel never fires them.

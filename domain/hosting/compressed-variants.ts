@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { HostedFile } from '../apps/hosted-apps.ts';
-import { BoundedCache } from '../cache/bounded-cache.ts';
+import type { HostedFile } from '../apps/index.ts';
+import { BoundedCache } from '../cache/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { blobBytes } from './blob-bytes.ts';
 

@@ -1,6 +1,5 @@
-import type { AppTarget } from '../apps/access-to-app.ts';
-import { findChannelVersion } from '../apps/hosted-apps.ts';
-import { pageAddresses } from '../apps/page-addresses.ts';
+import type { AppTarget } from '../apps/index.ts';
+import { findChannelVersion, pageAddresses } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 
 /**

@@ -1,6 +1,5 @@
-import { catalogRows } from '../apps/hosted-apps.ts';
-import { pageAddresses } from '../apps/page-addresses.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { catalogRows, pageAddresses } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { PublicAddresses } from '../deps.ts';
 
 export interface CatalogEntry {

@@ -1,11 +1,11 @@
-import { writeLogRecords } from '../app-log/write-log-record.ts';
-import { type AppTarget, accessToApp } from '../apps/access-to-app.ts';
-import type { HostedApp, HostedVersion } from '../apps/hosted-apps.ts';
-import type { Channel } from '../db/database.ts';
+import { writeLogRecords } from '../app-log/index.ts';
+import type { HostedApp, HostedVersion } from '../apps/index.ts';
+import { type AppTarget, accessToApp } from '../apps/index.ts';
+import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { AppAccess } from '../policy/index.ts';
-import { consume, type Limit } from '../rate-limit/rate-limit.ts';
+import { consume, type Limit } from '../rate-limit/index.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type IssuedTicket, issueTicket, type OpeningPrincipal, ticketSourceOf } from './issue-ticket.ts';
 

@@ -1,10 +1,10 @@
-import { currentVersionId, loadVersion } from '../apps/hosted-apps.ts';
-import { visitorOf } from '../companies/visitor.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { currentVersionId, loadVersion } from '../apps/index.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { appRoleOf } from '../policy/index.ts';
-import { findAppGrants } from '../resources/find-app-grants.ts';
+import { findAppGrants } from '../resources/index.ts';
 import type { TicketPrincipal } from './authenticate-ticket.ts';
 import { issueTicket } from './issue-ticket.ts';
 

@@ -1,5 +1,5 @@
-import type { DbOrTrx, KeyRevocationReason } from '../db/database.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import type { DbOrTrx, KeyRevocationReason } from '../db/index.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 import { revokeTicketsOf } from './revoke-tickets.ts';
 
 export interface KeysRevocation {

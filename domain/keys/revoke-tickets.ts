@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 /**
  * Revokes an account's live tickets and app tokens, for the apps of one company when given (called with the

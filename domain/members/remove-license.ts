@@ -1,8 +1,8 @@
-import { getAccount } from '../accounts/get-account.ts';
-import { deleteLicense, findCompany } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
-import { revokeKeysOf } from '../keys/repository.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import { getAccount } from '../accounts/index.ts';
+import { deleteLicense, findCompany } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { revokeKeysOf } from '../keys/index.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 
 /**
  * Removes an account's license in a company (idempotent). Its keys for that company are

@@ -1,7 +1,7 @@
-import { getAccount } from '../accounts/get-account.ts';
-import { findCompany, findLicense, upsertLicense } from '../companies/repository.ts';
-import type { CompanyRole, DbOrTrx } from '../db/database.ts';
-import { revokeTicketsOf } from '../keys/revoke-tickets.ts';
+import { getAccount } from '../accounts/index.ts';
+import { findCompany, findLicense, upsertLicense } from '../companies/index.ts';
+import type { CompanyRole, DbOrTrx } from '../db/index.ts';
+import { revokeTicketsOf } from '../keys/index.ts';
 
 /**
  * Grants or changes an account's license in a company; `created` tells whether it is new. A changed

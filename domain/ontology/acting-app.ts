@@ -1,5 +1,5 @@
-import { currentVersionId, findHostedApp } from '../apps/hosted-apps.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { currentVersionId, findHostedApp } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { ticketAdmits } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';

@@ -1,16 +1,13 @@
 import { manifestSchema } from '../../schemas/manifest/index.ts';
 import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
-import { catalogRows, findHostedApp, loadVersion } from '../apps/hosted-apps.ts';
-import { findCompany } from '../companies/repository.ts';
-import { visitorOf } from '../companies/visitor.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { catalogRows, findHostedApp, loadVersion } from '../apps/index.ts';
+import { findCompany, visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { agentRestrictionsOf, appRoleOf, authorize, isDataDeveloperOf, permissionsOf, ticketAdmits } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { findAppGrants } from '../resources/find-app-grants.ts';
-import { principalsOf } from '../resources/principals.ts';
-import { grantsOf } from '../resources/repository.ts';
+import { findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
 import {
   findOntology,
   listObjectTypeRecords,

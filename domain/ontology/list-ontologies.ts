@@ -1,6 +1,6 @@
 import type { Ontology } from '../../schemas/ontology.ts';
-import { visitorOf } from '../companies/visitor.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';

@@ -1,7 +1,7 @@
 import { partsOf, provisioningWorkflowId } from '../../schemas/workflow-keys.ts';
-import type { DbOrTrx, ProvisioningPart } from '../db/database.ts';
-import { enqueue } from '../outbox/repository.ts';
-import { newId } from '../security/random.ts';
+import type { DbOrTrx, ProvisioningPart } from '../db/index.ts';
+import { enqueue } from '../outbox/index.ts';
+import { newId } from '../security/index.ts';
 import { insertRequest, loadProvisioning } from './repository.ts';
 
 export interface QueuedRun {

@@ -1,6 +1,6 @@
 import { problem } from '../../schemas/problems.ts';
-import { visitorOf } from '../companies/visitor.ts';
-import type { DbOrTrx, ResourceRole } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx, ResourceRole } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { requireRole } from './access.ts';

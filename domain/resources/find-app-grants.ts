@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx, ShareAudience } from '../db/database.ts';
+import type { DbOrTrx, ShareAudience } from '../db/index.ts';
 import type { ShareGrants, Visitor } from '../policy/index.ts';
 import { appGrantRole } from './app-grant.ts';
 

@@ -1,5 +1,5 @@
-import { visitorOf } from '../companies/visitor.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { roleOf } from './access.ts';

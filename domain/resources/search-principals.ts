@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { visitorOf } from '../companies/visitor.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 
 export interface PrincipalView {

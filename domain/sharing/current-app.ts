@@ -1,6 +1,6 @@
 import { problem } from '../../schemas/problems.ts';
-import { findHostedApp, type HostedApp } from '../apps/hosted-apps.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { findHostedApp, type HostedApp } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';

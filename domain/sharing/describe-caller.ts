@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import type { AuthMe } from '../../schemas/sharing.ts';
-import { loadVersion } from '../apps/hosted-apps.ts';
-import { reachApp } from '../apps/reach-app.ts';
-import { visitorOf } from '../companies/visitor.ts';
-import type { Channel } from '../db/database.ts';
+import { loadVersion, reachApp } from '../apps/index.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { permissionsOf } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';

@@ -1,7 +1,7 @@
 import type { ShareView } from '../../schemas/sharing.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
-import { liveShare } from '../resources/find-app-grants.ts';
+import { liveShare } from '../resources/index.ts';
 import { type AppRef, currentApp } from './current-app.ts';
 import { shareRows } from './repository.ts';
 import { shareView } from './share-view.ts';

@@ -1,6 +1,6 @@
-import { writeLogRecords } from '../app-log/write-log-record.ts';
-import type { DbOrTrx, ShareAudience, ShareRecordName, ShareRole } from '../db/database.ts';
-import { liveShare } from '../resources/find-app-grants.ts';
+import { writeLogRecords } from '../app-log/index.ts';
+import type { DbOrTrx, ShareAudience, ShareRecordName, ShareRole } from '../db/index.ts';
+import { liveShare } from '../resources/index.ts';
 
 /** A live public link by its token's hash. */
 export async function findLiveLink(db: DbOrTrx, tokenHash: Buffer, now: Date) {

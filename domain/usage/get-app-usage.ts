@@ -1,8 +1,6 @@
 import type { AppUsage } from '../../schemas/usage.ts';
-import { callerAccess } from '../apps/access-to-app.ts';
-import { findHostedApp } from '../apps/hosted-apps.ts';
-import { channelWorkflow, nextScheduledRun, triggersOf } from '../apps/workflow-definition.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { callerAccess, channelWorkflow, findHostedApp, nextScheduledRun, triggersOf } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';

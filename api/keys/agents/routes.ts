@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { issueAgentKey } from '../../../domain/keys/issue-agent-key.ts';
-import { listAgentKeys } from '../../../domain/keys/list-agent-keys.ts';
-import { revokeAgentKey } from '../../../domain/keys/revoke-agent-key.ts';
+import { issueAgentKey, listAgentKeys, revokeAgentKey } from '../../../domain/keys/index.ts';
 import { CellId, KeyId } from '../../../schemas/identity.ts';
 import { AgentKeySummary, IssueAgentKeyRequest, IssuedAgentKey } from '../../../schemas/ontology-actions.ts';
 import { defineRoute } from '../../http/route.ts';

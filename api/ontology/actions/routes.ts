@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { parseAppHeader } from '../../../domain/ontology/acting-app.ts';
-import { applyAction, applyActionBatch } from '../../../domain/ontology/apply-action.ts';
-import { writeToBranch } from '../../../domain/ontology/branches/write-to-branch.ts';
-import { defineActionTypes } from '../../../domain/ontology/define-action-types.ts';
-import { getActionType, listActionTypes } from '../../../domain/ontology/list-action-types.ts';
-import { listEditsHistory } from '../../../domain/ontology/list-edits-history.ts';
+import {
+  applyAction,
+  applyActionBatch,
+  defineActionTypes,
+  getActionType,
+  listActionTypes,
+  listEditsHistory,
+  parseAppHeader,
+  writeToBranch,
+} from '../../../domain/ontology/index.ts';
 import { CellId } from '../../../schemas/identity.ts';
 import { ObjectTypeParams, OntologyParams } from '../../../schemas/ontology.ts';
 import {

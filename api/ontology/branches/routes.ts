@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { createBranch } from '../../../domain/ontology/branches/create-branch.ts';
-import { createProposal, listProposals } from '../../../domain/ontology/branches/create-proposal.ts';
-import { type Decision, decideProposal } from '../../../domain/ontology/branches/decide-proposal.ts';
-import { getBranch, listBranches } from '../../../domain/ontology/branches/list-branches.ts';
+import {
+  createBranch,
+  createProposal,
+  type Decision,
+  decideProposal,
+  getBranch,
+  listBranches,
+  listProposals,
+} from '../../../domain/ontology/index.ts';
 import { CellId } from '../../../schemas/identity.ts';
 import { Branch, BranchName, Proposal, ProposalId } from '../../../schemas/ontology-actions.ts';
 import { defineRoute } from '../../http/route.ts';

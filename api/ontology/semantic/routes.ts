@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { writeToBranch } from '../../../domain/ontology/branches/write-to-branch.ts';
-import { defineObjectTypes } from '../../../domain/ontology/define-object-types.ts';
-import { listDefinitions } from '../../../domain/ontology/list-object-types.ts';
+import { defineObjectTypes, listDefinitions, writeToBranch } from '../../../domain/ontology/index.ts';
 import { CellId } from '../../../schemas/identity.ts';
 import { DefineTypesResult, LinkType, ObjectType } from '../../../schemas/ontology.ts';
 import { BranchQuery, BranchWriteResult } from '../../../schemas/ontology-actions.ts';

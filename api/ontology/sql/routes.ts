@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { describeOntologyDatabase } from '../../../domain/ontology/sql/describe-ontology-database.ts';
-import { executeOntologySql } from '../../../domain/ontology/sql/execute-ontology-sql.ts';
+import { describeOntologyDatabase, executeOntologySql } from '../../../domain/ontology/index.ts';
 import { OntologyParams } from '../../../schemas/ontology.ts';
 import { ExecuteOntologySqlRequest, ExecuteOntologySqlResponse, OntologyDatabase } from '../../../schemas/ontology-sql.ts';
 import { defineRoute } from '../../http/route.ts';

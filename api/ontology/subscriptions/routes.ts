@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.ts';
-import { subscribeObjectSets } from '../../../domain/ontology/subscriptions/subscribe-object-sets.ts';
+import { subscribeObjectSets } from '../../../domain/ontology/index.ts';
 import { ROUTE_ACCESS } from '../../../domain/policy/index.ts';
 import { OntologyParam } from '../../../schemas/ontology.ts';
 import { StreamSubscriptionsRequest } from '../../../schemas/ontology-subscriptions.ts';
