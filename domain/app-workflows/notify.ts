@@ -12,7 +12,7 @@ import { companyRecipients } from './recipients.ts';
 import { findRun, recordStep } from './runs.ts';
 
 // The notify step in three moves: render (when, subject, body, de-duplication key), the
-// workflow's cooldown (a timer in a workflow per app and key, see workflows/app-workflow-run.ts),
+// workflow's cooldown (a timer in a workflow per app and key, see workflows/app-workflows/run.ts),
 // then send: one message per recipient, within the app's notificationsPerDay.
 
 type NotifyStep = Extract<WorkflowStep, { kind: 'notify' }>;
