@@ -11,6 +11,21 @@ module.exports = {
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
+      name: 'capabilities-meet-at-their-faces',
+      severity: 'error',
+      comment:
+        'A capability folder is entered through its index.ts only (also by type-only imports): its other files are its own business.',
+      from: { path: '^domain/([^/]+)/' },
+      to: { path: '^domain/[^/]+/', pathNot: ['^domain/$1/', '^domain/[^/]+/index[.]ts$'] },
+    },
+    {
+      name: 'adapters-meet-capabilities-at-their-faces',
+      severity: 'error',
+      comment: 'Adapters, the composition root, infra/ and bench/ use a capability through its index.ts only (tests may reach inside).',
+      from: { pathNot: '^(domain|test)/' },
+      to: { path: '^domain/[^/]+/', pathNot: '^domain/[^/]+/index[.]ts$' },
+    },
+    {
       name: 'schemas-are-pure-contracts',
       severity: 'error',
       comment: 'schemas/ is shared with the CLI and the browser SDK: it imports only other contracts.',
@@ -52,10 +67,10 @@ module.exports = {
     {
       name: 'workflows-are-deterministic',
       severity: 'error',
-      comment: 'Workflow code is bundled into the sandbox: the shared definitions and activity types only.',
+      comment: 'Workflow code is bundled into the sandbox: its contract, the pure workflow keys, and types only.',
       from: { path: '^workflows/' },
       to: {
-        path: '^(domain|api|infra)/|^worker/(?!shared[.]ts$)|^node_modules/(?!@temporalio/workflow/)',
+        path: '^(domain|api|infra|worker)/|^schemas/(?!workflow-keys[.]ts$|manifest/)|^node_modules/(?!@temporalio/workflow/)',
         dependencyTypesNot: ['type-only'],
       },
     },
@@ -69,8 +84,9 @@ module.exports = {
   options: {
     parser: 'swc',
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|infra/temporal-dev/node_modules)' },
+    exclude: { path: '^(node_modules|infra/temporal-dev/(node_modules|ui)/)' },
     moduleSystems: ['es6'],
-    tsPreCompilationDeps: false,
+    // Type-only imports count too: a capability's face is its contract for types as well.
+    tsPreCompilationDeps: true,
   },
 };

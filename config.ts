@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { PublicAddresses } from './domain/deps.ts';
-import { type CompanyRootPolicy, isInside, SYSTEM_DIRECTORIES } from './domain/provisioning/company-root.ts';
+import { type CompanyRootPolicy, isInside, SYSTEM_DIRECTORIES } from './domain/provisioning/index.ts';
 
 // Every environment variable the service reads, validated once at start.
 // README.md documents each of them; keep the two in step.

@@ -1,5 +1,5 @@
-import { purgeExpiredEvents } from '../domain/app-log/purge-expired-events.ts';
-import type { Db } from '../domain/db/database.ts';
+import { purgeExpiredEvents } from '../domain/app-log/index.ts';
+import type { Db } from '../domain/db/index.ts';
 
 export function createAppLogActivities(deps: { db: Db }) {
   return {

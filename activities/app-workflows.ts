@@ -1,13 +1,18 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { beginRun } from '../domain/app-workflows/begin-run.ts';
-import { channelWorkflow, triggersOf } from '../domain/app-workflows/definition.ts';
-import { finishRun } from '../domain/app-workflows/finish-run.ts';
-import type { Mailer } from '../domain/app-workflows/mailer.ts';
-import type { ModelProvider } from '../domain/app-workflows/model-provider.ts';
-import { recordSuppressed, renderNotification, sendNotifications } from '../domain/app-workflows/notify.ts';
-import { isPermanent, runStep } from '../domain/app-workflows/run-step.ts';
-import type { Db } from '../domain/db/database.ts';
-import { createUsageMeter } from '../domain/usage/usage-meter.ts';
+import type { ModelProvider } from '../domain/app-workflows/index.ts';
+import {
+  beginRun,
+  finishRun,
+  isPermanent,
+  recordSuppressed,
+  renderNotification,
+  runStep,
+  sendNotifications,
+} from '../domain/app-workflows/index.ts';
+import { channelWorkflow, triggersOf } from '../domain/apps/index.ts';
+import type { Db } from '../domain/db/index.ts';
+import type { Mailer } from '../domain/mail/index.ts';
+import { createUsageMeter } from '../domain/usage/index.ts';
 
 export interface AppWorkflowActivityDeps {
   db: Db;

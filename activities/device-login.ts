@@ -1,5 +1,5 @@
-import type { Db } from '../domain/db/database.ts';
-import { expireDeviceLogin } from '../domain/device-login/expire-device-login.ts';
+import type { Db } from '../domain/db/index.ts';
+import { expireDeviceLogin } from '../domain/device-login/index.ts';
 
 export function createDeviceLoginActivities(deps: { db: Db }) {
   return {

@@ -1,8 +1,7 @@
-import type { Mailer } from '../domain/app-workflows/mailer.ts';
-import type { ModelProvider } from '../domain/app-workflows/model-provider.ts';
-import type { Db } from '../domain/db/database.ts';
-import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
-import type { CompanyRootPolicy } from '../domain/provisioning/company-root.ts';
+import type { ModelProvider } from '../domain/app-workflows/index.ts';
+import type { Db } from '../domain/db/index.ts';
+import type { Mailer } from '../domain/mail/index.ts';
+import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/index.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createDeviceLoginActivities } from './device-login.ts';

@@ -1,6 +1,5 @@
-import type { Db } from '../domain/db/database.ts';
-import { sweepBranches } from '../domain/ontology/branches/sweep-branches.ts';
-import { trimChanges } from '../domain/ontology/subscriptions/trim-changes.ts';
+import type { Db } from '../domain/db/index.ts';
+import { sweepBranches, trimChanges } from '../domain/ontology/index.ts';
 
 export function createOntologyActivities(deps: { db: Db }) {
   return {

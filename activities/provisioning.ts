@@ -1,16 +1,16 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Db, ProvisioningPart } from '../domain/db/database.ts';
+import type { Db, ProvisioningPart } from '../domain/db/index.ts';
 import { DomainError } from '../domain/errors.ts';
-import { awaitInstanceRunning } from '../domain/provisioning/await-instance-running.ts';
-import { beginRun } from '../domain/provisioning/begin-run.ts';
-import type { CloudProvider } from '../domain/provisioning/cloud-provider.ts';
-import type { CompanyRootPolicy } from '../domain/provisioning/company-root.ts';
-import { createFolders } from '../domain/provisioning/create-folders.ts';
-import { ensureCloudInstance } from '../domain/provisioning/ensure-cloud-instance.ts';
-import { finishRun } from '../domain/provisioning/finish-run.ts';
-import type { RunContext } from '../domain/provisioning/run-step.ts';
-import { writeAgentProfiles } from '../domain/provisioning/write-agent-profiles.ts';
+import type { CloudProvider, CompanyRootPolicy, RunContext } from '../domain/provisioning/index.ts';
+import {
+  awaitInstanceRunning,
+  beginRun,
+  createFolders,
+  ensureCloudInstance,
+  finishRun,
+  writeAgentProfiles,
+} from '../domain/provisioning/index.ts';
 
 /** The run and attempt this activity belongs to, from Temporal's activity context. */
 function currentRun(): RunContext {

@@ -1,5 +1,5 @@
-import type { Db } from '../domain/db/database.ts';
-import { recordMonthlyReset } from '../domain/usage/record-monthly-reset.ts';
+import type { Db } from '../domain/db/index.ts';
+import { recordMonthlyReset } from '../domain/usage/index.ts';
 
 export function createUsageActivities(deps: { db: Db }) {
   return {

@@ -1,6 +1,5 @@
 import type { DomainDeps } from '../domain/deps.ts';
-import type { Instance } from '../domain/system/instance.ts';
-import type { ReadinessCheck } from '../domain/system/readiness.ts';
+import type { Instance, ReadinessCheck } from '../domain/system/index.ts';
 
 /** What routes may reach: the use cases' dependencies plus the HTTP settings. */
 export interface ApiDeps extends DomainDeps {

@@ -3,15 +3,13 @@
 // latency from the start call to the first step's start. Baseline of the same run: the same
 // use cases called directly (no Temporal), so the ratio is what the orchestration costs.
 // Usage: npx node bench/app-workflows.ts [runs=200]
-import { beginRun } from '../domain/app-workflows/begin-run.ts';
-import { finishRun } from '../domain/app-workflows/finish-run.ts';
-import { localModelProvider } from '../domain/app-workflows/model-provider.ts';
-import { runStep } from '../domain/app-workflows/run-step.ts';
-import type { StepRecord } from '../domain/app-workflows/runs.ts';
-import { getApp } from '../domain/apps/repository.ts';
-import { createUsageMeter } from '../domain/usage/usage-meter.ts';
+
+import type { StepRecord } from '../domain/app-workflows/index.ts';
+import { beginRun, finishRun, localModelProvider, runStep } from '../domain/app-workflows/index.ts';
+import { getApp } from '../domain/apps/index.ts';
+import { createUsageMeter } from '../domain/usage/index.ts';
 import { workflowSchema } from '../schemas/manifest/workflow.ts';
-import { TASK_QUEUE } from '../worker/shared.ts';
+import { TASK_QUEUE } from '../workflows/contract.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 

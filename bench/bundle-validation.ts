@@ -1,7 +1,7 @@
 // Bundle validation cost, measured against a baseline taken in the same run: SHA-256 over the
 // same bytes (what storing them costs at least). Usage: npx node bench/bundle-validation.ts [rounds=5]
 import { createHash } from 'node:crypto';
-import { validateBundleOffThread } from '../domain/apps/bundle-validation.ts';
+import { validateBundleOffThread } from '../domain/apps/index.ts';
 import { type BundleFileInput, type BundleInput, MAX_BUNDLE_BYTES, validateBundle } from '../schemas/bundle/index.ts';
 import { record } from './support/report.ts';
 import { median, time } from './support/timing.ts';

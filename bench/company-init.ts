@@ -4,12 +4,14 @@
 // so the ratio is what the orchestration costs.
 // Usage: npx node bench/company-init.ts [rounds=5]
 import path from 'node:path';
-import { awaitInstanceRunning } from '../domain/provisioning/await-instance-running.ts';
-import { beginRun } from '../domain/provisioning/begin-run.ts';
-import { createFolders } from '../domain/provisioning/create-folders.ts';
-import { ensureCloudInstance } from '../domain/provisioning/ensure-cloud-instance.ts';
-import { initializeCompany } from '../domain/provisioning/initialize-company.ts';
-import { writeAgentProfiles } from '../domain/provisioning/write-agent-profiles.ts';
+import {
+  awaitInstanceRunning,
+  beginRun,
+  createFolders,
+  ensureCloudInstance,
+  initializeCompany,
+  writeAgentProfiles,
+} from '../domain/provisioning/index.ts';
 import { localCloudProvider } from '../infra/cloud/local-provider.ts';
 import { record } from './support/report.ts';
 import { startBenchService } from './support/service.ts';

@@ -5,7 +5,7 @@
 // the service's pool by 8 concurrent callers (what the action changes, without the service).
 // Usage: npx node bench/ontology-actions.ts [applies=2000]
 import { sql } from 'kysely';
-import { findOntology } from '../domain/ontology/repository.ts';
+import { findOntology } from '../domain/ontology/index.ts';
 import { report } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 

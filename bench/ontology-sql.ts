@@ -4,7 +4,7 @@
 // JSON of up to 10,000 rows, HTTP.
 // Usage: npx node bench/ontology-sql.ts [rounds=5] [objects=1000000]
 import { sql } from 'kysely';
-import { findOntology } from '../domain/ontology/repository.ts';
+import { findOntology } from '../domain/ontology/index.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
 

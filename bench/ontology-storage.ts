@@ -7,14 +7,16 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { connectDatabase } from '../domain/db/connect.ts';
-import { migrateToLatest } from '../domain/db/migrate.ts';
+import { connectDatabase, migrateToLatest } from '../domain/db/index.ts';
 import { systemClock } from '../domain/deps.ts';
-import { aggregate } from '../domain/ontology/aggregate-objects.ts';
-import { defineObjectTypes } from '../domain/ontology/define-object-types.ts';
-import { objectTable } from '../domain/ontology/object-tables.ts';
-import { findObjectTypeRecord, findOntologyOfCompany } from '../domain/ontology/repository.ts';
-import { objectPage } from '../domain/ontology/search-objects.ts';
+import {
+  aggregate,
+  defineObjectTypes,
+  findObjectTypeRecord,
+  findOntologyOfCompany,
+  objectPage,
+  objectTable,
+} from '../domain/ontology/index.ts';
 import type { Principal } from '../domain/principal.ts';
 import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
 import { AggregateObjectsRequest, SearchObjectsRequest } from '../schemas/ontology.ts';

@@ -3,8 +3,7 @@
 // same change reaching one stream, measured in the same run.
 // The streams are read by clients in the same process as the service (their parsing is counted).
 // Usage: npx node bench/ontology-subscriptions.ts [rounds=30]
-import { findOntology } from '../domain/ontology/repository.ts';
-import { writeEdits } from '../domain/ontology/write-edits.ts';
+import { findOntology, writeEdits } from '../domain/ontology/index.ts';
 import { openSse, type SseStream } from '../test/support/sse.ts';
 import { startBenchService } from './support/service.ts';
 import { median } from './support/timing.ts';

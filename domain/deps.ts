@@ -1,14 +1,11 @@
 import type { Logger } from 'pino';
-import type { Mailer } from './app-workflows/mailer.ts';
-import type { BlobStore } from './apps/blob-store.ts';
-import type { Db } from './db/database.ts';
-import type { KeyUseRecorder } from './keys/key-use-recorder.ts';
-import type { PrincipalCache } from './keys/principal-cache.ts';
-import type { SqlGate } from './ontology/sql/sql-gate.ts';
-import type { ChangeHub } from './ontology/subscriptions/change-hub.ts';
-import type { CompanyRootPolicy } from './provisioning/company-root.ts';
-import type { LiveRunObserver } from './provisioning/live-runs.ts';
-import type { ScryptParams } from './security/password-hash.ts';
+import type { BlobStore } from './apps/index.ts';
+import type { Db } from './db/index.ts';
+import type { KeyUseRecorder, PrincipalCache } from './keys/index.ts';
+import type { Mailer } from './mail/index.ts';
+import type { ChangeHub, SqlGate } from './ontology/index.ts';
+import type { CompanyRootPolicy, LiveRunObserver } from './provisioning/index.ts';
+import type { ScryptParams } from './security/index.ts';
 
 /** The spec's {base_url}, {production_base} and {developer_base}. */
 export interface PublicAddresses {

@@ -1,6 +1,6 @@
 import type { AgentRestrictions } from '../schemas/ontology-actions.ts';
 import type { AppRole } from '../schemas/sharing.ts';
-import type { Channel, CompanyRole } from './db/database.ts';
+import type { Channel, CompanyRole } from './db/index.ts';
 
 // The caller of a use case, as authentication found it.
 

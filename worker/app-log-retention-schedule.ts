@@ -1,5 +1,5 @@
 import { type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { APP_LOG_RETENTION, TASK_QUEUE } from './shared.ts';
+import { APP_LOG_RETENTION, TASK_QUEUE } from '../workflows/contract.ts';
 
 /** The app log's daily retention run (03:30 UTC). */
 export const appLogRetentionSchedule: ScheduleOptions = {

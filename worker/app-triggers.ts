@@ -7,15 +7,8 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import {
-  appsWatching,
-  appsWithProductionWorkflows,
-  channelWorkflow,
-  type TriggerPlan,
-  triggersOf,
-} from '../domain/app-workflows/definition.ts';
-import type { Db } from '../domain/db/database.ts';
-import type { appChangeTrigger, appWorkflowRun } from '../workflows/index.ts';
+import { appsWatching, appsWithProductionWorkflows, channelWorkflow, type TriggerPlan, triggersOf } from '../domain/apps/index.ts';
+import type { Db } from '../domain/db/index.ts';
 import {
   appChangeTriggerWorkflowId,
   appScheduledRunWorkflowId,
@@ -23,7 +16,8 @@ import {
   type DataChange,
   dataChanged,
   TASK_QUEUE,
-} from './shared.ts';
+} from '../workflows/contract.ts';
+import type { appChangeTrigger, appWorkflowRun } from '../workflows/index.ts';
 
 // An app's production workflow as Temporal objects: `trigger.schedule` a Schedule, `trigger.change`
 // the long-running change trigger. Reconciled after every production change (publish, rollback:

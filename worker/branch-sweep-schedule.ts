@@ -1,5 +1,5 @@
 import { type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { BRANCH_SWEEP, TASK_QUEUE } from './shared.ts';
+import { BRANCH_SWEEP, TASK_QUEUE } from '../workflows/contract.ts';
 
 /** The daily sweep of definition branches (04:00 UTC). */
 export const branchSweepSchedule: ScheduleOptions = {

@@ -1,5 +1,5 @@
 import { type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { ONTOLOGY_CHANGES_RETENTION, TASK_QUEUE } from './shared.ts';
+import { ONTOLOGY_CHANGES_RETENTION, TASK_QUEUE } from '../workflows/contract.ts';
 
 /** Trims ontology changes every hour. */
 export const ontologyChangesRetentionSchedule: ScheduleOptions = {

@@ -1,13 +1,19 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Db } from '../domain/db/database.ts';
-import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/events.ts';
-import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/repository.ts';
-import { recordRunStart } from '../domain/provisioning/record-run-start.ts';
+import type { Db } from '../domain/db/index.ts';
+import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/index.ts';
+import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/index.ts';
+import { recordRunStart } from '../domain/provisioning/index.ts';
+import {
+  appApiRunWorkflowId,
+  deviceLoginClosed,
+  deviceLoginWorkflowId,
+  provisioningWorkflowId,
+  TASK_QUEUE,
+} from '../workflows/contract.ts';
 import type { appWorkflowRun, companyInitialization, deviceLoginExpiry } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
-import { appApiRunWorkflowId, deviceLoginClosed, deviceLoginWorkflowId, provisioningWorkflowId, TASK_QUEUE } from './shared.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
 // workflow start or signal here, with the workflow id derived from the business key. A start

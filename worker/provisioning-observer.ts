@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import type { LiveRun, LiveRunObserver } from '../domain/provisioning/live-runs.ts';
-import { provisioningProgressQuery } from './shared.ts';
+import type { LiveRun, LiveRunObserver } from '../domain/provisioning/index.ts';
+import { provisioningProgressQuery } from '../workflows/contract.ts';
 
 /** Activity type → the step it performs (bookkeeping activities are no step). */
 const STEP_OF_ACTIVITY: Record<string, string> = {

@@ -1,8 +1,8 @@
 import { Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { type ActivityDeps, createActivities } from '../activities/index.ts';
+import { TASK_QUEUE } from '../workflows/contract.ts';
 import type { TemporalConnections } from './connect-temporal.ts';
-import { TASK_QUEUE } from './shared.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
 /** Runs the worker in this process until `stop`. */

@@ -1,5 +1,5 @@
 import { type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
-import { MONTHLY_USAGE_RESET_SCHEDULE_ID, MONTHLY_USAGE_RESET_WORKFLOW_ID, TASK_QUEUE } from './shared.ts';
+import { MONTHLY_USAGE_RESET_SCHEDULE_ID, MONTHLY_USAGE_RESET_WORKFLOW_ID, TASK_QUEUE } from '../workflows/contract.ts';
 
 /**
  * The monthly quota reset: 00:00 UTC on the 1st. A run missed while Temporal was down is caught

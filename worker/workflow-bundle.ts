@@ -6,7 +6,7 @@ import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worke
 
 const WORKFLOWS = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 const WORKFLOWS_DIR = fileURLToPath(new URL('../workflows/', import.meta.url));
-const SHARED = fileURLToPath(new URL('./shared.ts', import.meta.url));
+const KEYS = fileURLToPath(new URL('../schemas/workflow-keys.ts', import.meta.url));
 export const PREBUILT_BUNDLE = fileURLToPath(new URL('./dist/workflow-bundle.js', import.meta.url));
 
 export function bundleWorkflows() {
@@ -17,7 +17,7 @@ export function bundleWorkflows() {
 }
 
 function newestSourceMs(): number {
-  const sources = [...readdirSync(WORKFLOWS_DIR).map((f) => `${WORKFLOWS_DIR}${f}`), SHARED];
+  const sources = [...readdirSync(WORKFLOWS_DIR, { recursive: true }).map((f) => `${WORKFLOWS_DIR}${f}`), KEYS];
   return Math.max(...sources.map((f) => statSync(f).mtimeMs));
 }
 

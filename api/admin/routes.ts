@@ -1,16 +1,9 @@
 import { z } from 'zod';
-import { createAccount } from '../../domain/accounts/create-account.ts';
-import { getAccount } from '../../domain/accounts/get-account.ts';
-import { listAccounts } from '../../domain/accounts/list-accounts.ts';
-import { updateAccount } from '../../domain/accounts/update-account.ts';
-import { createCompany } from '../../domain/companies/create-company.ts';
-import { getCompany } from '../../domain/companies/get-company.ts';
-import { removeLicense } from '../../domain/companies/remove-license.ts';
-import { setLicense } from '../../domain/companies/set-license.ts';
-import { listAccountKeys } from '../../domain/keys/list-account-keys.ts';
-import { revokeAccountKeys } from '../../domain/keys/revoke-account-keys.ts';
-import { hashPassword } from '../../domain/security/password-hash.ts';
-import { listSecurityEvents } from '../../domain/security-events/list-security-events.ts';
+import { createAccount, getAccount, listAccountKeys, listAccounts, revokeAccountKeys, updateAccount } from '../../domain/accounts/index.ts';
+import { createCompany, getCompany } from '../../domain/companies/index.ts';
+import { removeLicense, setLicense } from '../../domain/members/index.ts';
+import { hashPassword } from '../../domain/security/index.ts';
+import { listSecurityEvents } from '../../domain/security-events/index.ts';
 import {
   AccountId,
   AccountKeyView,

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { describeAbout } from '../../domain/app-surface/describe-about.ts';
-import { describeCard } from '../../domain/app-surface/describe-card.ts';
-import { listAppApis } from '../../domain/app-surface/list-app-apis.ts';
-import { targetOf } from '../../domain/app-surface/reach-app.ts';
+import { describeAbout, describeCard, listAppApis } from '../../domain/app-surface/index.ts';
+import { targetOf } from '../../domain/apps/index.ts';
 import { AppAbout, AppApis, AppCard } from '../../schemas/app-surface.ts';
 import { AppParams, Channel } from '../../schemas/apps.ts';
 import { defineRoute } from '../http/route.ts';

@@ -1,13 +1,17 @@
 import { z } from 'zod';
-import { reachApp, targetOf } from '../../domain/app-surface/reach-app.ts';
-import { runApi } from '../../domain/app-surface/run-api.ts';
-import { appOfCaller } from '../../domain/app-workflows/app-of-caller.ts';
-import { awaitRunResult, executeWorkflowApi } from '../../domain/app-workflows/execute-workflow-api.ts';
-import { listCapabilities } from '../../domain/app-workflows/list-capabilities.ts';
-import { listRuns } from '../../domain/app-workflows/list-runs.ts';
-import { WORKFLOW_API_NAME } from '../../domain/app-workflows/list-workflow-apis.ts';
-import { deliverPending } from '../../domain/app-workflows/notify.ts';
-import { recordTestNotification, testNotificationOutcome } from '../../domain/app-workflows/send-test-notification.ts';
+import { runApi } from '../../domain/app-surface/index.ts';
+import {
+  appOfCaller,
+  awaitRunResult,
+  deliverPending,
+  executeWorkflowApi,
+  listCapabilities,
+  listRuns,
+  recordTestNotification,
+  testNotificationOutcome,
+  WORKFLOW_API_NAME,
+} from '../../domain/app-workflows/index.ts';
+import { reachApp, targetOf } from '../../domain/apps/index.ts';
 import { ROUTE_ACCESS } from '../../domain/policy/index.ts';
 import {
   CapabilityCatalog,

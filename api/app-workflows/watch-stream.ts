@@ -1,10 +1,9 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
-import { appOfCaller } from '../../domain/app-workflows/app-of-caller.ts';
-import { lastRunEventSeq, listRunEvents } from '../../domain/app-workflows/list-run-events.ts';
+import { appOfCaller, lastRunEventSeq, listRunEvents } from '../../domain/app-workflows/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { RouteAccess } from '../../domain/policy/index.ts';
-import { assertTicketsAllowed } from '../../domain/usage/check-quota.ts';
+import { assertTicketsAllowed } from '../../domain/usage/index.ts';
 import { ERRORS } from '../../schemas/errors.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { ApiDeps } from '../deps.ts';

@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import { listRegistry } from '../../domain/app-surface/list-registry.ts';
-import { describeApp } from '../../domain/apps/describe-app.ts';
-import { findStoredFiles } from '../../domain/apps/find-stored-files.ts';
-import { listApps } from '../../domain/apps/list-apps.ts';
-import { promoteVersion } from '../../domain/apps/promote-version.ts';
-import { checkUpload, uploadVersion } from '../../domain/apps/upload-version.ts';
+import { listRegistry } from '../../domain/app-surface/index.ts';
+import { checkWorkflow } from '../../domain/app-workflows/index.ts';
+import { checkUpload, describeApp, findStoredFiles, listApps, promoteVersion, uploadVersion } from '../../domain/apps/index.ts';
 import { RegistryRow } from '../../schemas/app-surface.ts';
 import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, UploadedVersion } from '../../schemas/apps.ts';
 import { bundleFilesSchema, MAX_BUNDLE_FILES, SHA256_HEX, storedFilesSchema, tooManyFilesInTotal } from '../../schemas/bundle/index.ts';
@@ -51,7 +48,8 @@ export const uploadVersionRoute = defineRoute({
     schema: UploadedVersion,
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
-  prepare: ({ principal, params, body, deps, dryRun }) => checkUpload(principal, params, body, { db: deps.db, blobs: deps.blobs, dryRun }),
+  prepare: ({ principal, params, body, deps, dryRun }) =>
+    checkUpload(principal, params, body, { db: deps.db, blobs: deps.blobs, dryRun, checkWorkflow }),
   async handler({ db, principal, params, body, prepared: bundle }) {
     const uploaded = await uploadVersion(db, principal, { ...params, notes: body.notes }, bundle);
     return { status: uploaded.created ? 201 : 200, data: uploaded };

@@ -1,13 +1,11 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
-import { authenticateTicket } from '../../domain/hosting/authenticate-ticket.ts';
-import { TICKET_PREFIX } from '../../domain/hosting/ticket-format.ts';
-import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
-import { authenticateAppToken } from '../../domain/oauth/authenticate-app-token.ts';
-import { ACCESS_PREFIX } from '../../domain/oauth/token-format.ts';
+import { authenticateTicket, TICKET_PREFIX } from '../../domain/hosting/index.ts';
+import { authenticateKey } from '../../domain/keys/index.ts';
+import { ACCESS_PREFIX, authenticateAppToken } from '../../domain/oauth/index.ts';
 import { type CallerKind, callerKindOf, credentialTypesOf, type RouteAccess, ticketAdmits } from '../../domain/policy/index.ts';
 import type { Principal } from '../../domain/principal.ts';
-import { findSession } from '../../domain/sessions/find-session.ts';
+import { findSession } from '../../domain/sessions/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { readSessionCookie } from './session-cookie.ts';
 

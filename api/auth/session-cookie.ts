@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { SESSION_TTL_SECONDS } from '../../domain/sessions/create-session.ts';
+import { SESSION_TTL_SECONDS } from '../../domain/sessions/index.ts';
 
 // Served over https the cookie takes the __Host- prefix (Secure, host-only,
 // Path=/), which browsers refuse to let any other origin set or shadow.

@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { checkBudget } from '../../domain/billing/check-budget.ts';
-import { estimateCost } from '../../domain/billing/estimate-cost.ts';
-import { listBillingRecords, MAX_MONTHS } from '../../domain/billing/list-billing-records.ts';
-import { PRICE_LISTS, priceListAt } from '../../domain/billing/prices.ts';
-import { summarizeBilling } from '../../domain/billing/summarize-billing.ts';
-import { periodOf } from '../../domain/usage/meters.ts';
+import {
+  checkBudget,
+  estimateCost,
+  listBillingRecords,
+  MAX_MONTHS,
+  PRICE_LISTS,
+  priceListAt,
+  summarizeBilling,
+} from '../../domain/billing/index.ts';
+import { periodOf } from '../../domain/usage/index.ts';
 import { AppParams } from '../../schemas/apps.ts';
 import {
   BillingRecords,

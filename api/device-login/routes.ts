@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { checkDecision, decideDeviceLogin } from '../../domain/device-login/decide-device-login.ts';
-import { lookUpUserCode } from '../../domain/device-login/look-up-user-code.ts';
-import { checkDevicePoll, redeemDeviceLogin } from '../../domain/device-login/poll-device-login.ts';
-import { startDeviceLogin } from '../../domain/device-login/start-device-login.ts';
-import { normalizeUserCode, USER_CODE_PATTERN } from '../../domain/device-login/user-code.ts';
+import {
+  checkDecision,
+  checkDevicePoll,
+  decideDeviceLogin,
+  lookUpUserCode,
+  normalizeUserCode,
+  redeemDeviceLogin,
+  startDeviceLogin,
+  USER_CODE_PATTERN,
+} from '../../domain/device-login/index.ts';
 import { CellId, ClientName, IssuedKey } from '../../schemas/identity.ts';
 import { defineRoute } from '../http/route.ts';
 

@@ -1,5 +1,4 @@
-import type { AppPages } from '../../domain/hosting/describe-app-pages.ts';
-import type { CatalogEntry } from '../../domain/hosting/list-catalog.ts';
+import type { AppPages, CatalogEntry } from '../../domain/hosting/index.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);

@@ -1,4 +1,4 @@
-import type { Channel } from '../../domain/db/database.ts';
+import type { Channel } from '../../domain/db/index.ts';
 import type { PublicAddresses } from '../../domain/deps.ts';
 
 /** The configured page bases, parsed. */

@@ -1,22 +1,24 @@
 import type { Context, Middleware } from 'koa';
-import { pageAddresses } from '../../domain/apps/page-addresses.ts';
+import { accessToApp, findHostedApp, findServedVersion, pageAddresses } from '../../domain/apps/index.ts';
+import { visitorOf } from '../../domain/companies/index.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { admitTicketCookie } from '../../domain/hosting/admit-ticket-cookie.ts';
-import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
-import { type ContentEncoding, compressedVariant } from '../../domain/hosting/compressed-variants.ts';
-import { aboutMarkdown, describeAppPages } from '../../domain/hosting/describe-app-pages.ts';
-import type { OpeningPrincipal } from '../../domain/hosting/issue-ticket.ts';
-import { listCatalog } from '../../domain/hosting/list-catalog.ts';
-import { accessToApp, openApp } from '../../domain/hosting/open-app.ts';
-import { findHostedApp, findServedVersion } from '../../domain/hosting/repository.ts';
-import { TICKET_TTL_MS } from '../../domain/hosting/ticket-format.ts';
-import { visitorOf } from '../../domain/hosting/visitor.ts';
-import { authenticateKey } from '../../domain/keys/authenticate-key.ts';
+import type { OpeningPrincipal } from '../../domain/hosting/index.ts';
+import {
+  aboutMarkdown,
+  admitTicketCookie,
+  blobBytes,
+  type ContentEncoding,
+  compressedVariant,
+  describeAppPages,
+  listCatalog,
+  openApp,
+  TICKET_TTL_MS,
+} from '../../domain/hosting/index.ts';
+import { authenticateKey } from '../../domain/keys/index.ts';
 import { isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
-import { randomBase62 } from '../../domain/security/random.ts';
-import { issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/app-host-handoff.ts';
-import { findSession } from '../../domain/sessions/find-session.ts';
-import { findLinkByToken } from '../../domain/sharing/find-link.ts';
+import { randomBase62 } from '../../domain/security/index.ts';
+import { findSession, issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/index.ts';
+import { findLinkByToken } from '../../domain/sharing/index.ts';
 import { ERRORS } from '../../schemas/errors.ts';
 import { readCookie, readSessionCookie } from '../auth/session-cookie.ts';
 import type { ApiDeps } from '../deps.ts';

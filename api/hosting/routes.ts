@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { TicketPrincipal } from '../../domain/hosting/authenticate-ticket.ts';
-import { renewTicket } from '../../domain/hosting/renew-ticket.ts';
+import type { TicketPrincipal } from '../../domain/hosting/index.ts';
+import { renewTicket } from '../../domain/hosting/index.ts';
 import { AppParams, Channel } from '../../schemas/apps.ts';
 import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Channel } from '../../domain/db/database.ts';
+import type { Channel } from '../../domain/db/index.ts';
 import type { PublicAddresses } from '../../domain/deps.ts';
 import { PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
 import { CELL_ID_PATTERN, SLUG_PATTERN } from '../../schemas/manifest/index.ts';

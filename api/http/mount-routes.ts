@@ -1,11 +1,11 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { DbOrTrx } from '../../domain/db/database.ts';
+import type { DbOrTrx } from '../../domain/db/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
-import { consume } from '../../domain/rate-limit/rate-limit.ts';
-import { consumeAppRequest } from '../../domain/usage/check-quota.ts';
+import { consume } from '../../domain/rate-limit/index.ts';
+import { consumeAppRequest } from '../../domain/usage/index.ts';
 import { issuesToProblems, problem, reportedProblems } from '../../schemas/problems.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { DbOrTrx } from '../../domain/db/database.ts';
+import type { DbOrTrx } from '../../domain/db/index.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { ErrorCode } from '../../schemas/errors.ts';
 import type { ApiDeps } from '../deps.ts';

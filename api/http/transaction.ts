@@ -1,4 +1,4 @@
-import type { Db, DbOrTrx } from '../../domain/db/database.ts';
+import type { Db, DbOrTrx } from '../../domain/db/index.ts';
 import { isRetryableDbError } from './db-errors.ts';
 
 const MAX_ATTEMPTS = 3;

@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import { checkPassword } from '../../domain/accounts/check-password.ts';
+import { checkPassword } from '../../domain/accounts/index.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { createPasswordToken } from '../../domain/keys/create-password-token.ts';
-import { describeKey } from '../../domain/keys/describe-key.ts';
-import { listKeys } from '../../domain/keys/list-keys.ts';
-import { revokeKey } from '../../domain/keys/revoke-key.ts';
+import { createPasswordToken, describeKey, listKeys, revokeKey } from '../../domain/keys/index.ts';
 import { CellId, ClientName, IssuedKey, KeyId, KeySummary, Me } from '../../schemas/identity.ts';
 import { defineRoute } from '../http/route.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { reachApp, targetOf } from '../../domain/app-surface/reach-app.ts';
-import { mcpPath } from '../../domain/oauth/mcp-resource.ts';
+import { reachApp, targetOf } from '../../domain/apps/index.ts';
+import { mcpPath } from '../../domain/oauth/index.ts';
 import { AppParams } from '../../schemas/apps.ts';
 import { OAUTH_SCOPE } from '../../schemas/oauth.ts';
 import { defineRoute } from '../http/route.ts';

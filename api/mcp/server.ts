@@ -10,13 +10,12 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { appApisOf } from '../../domain/app-surface/list-app-apis.ts';
-import { runApi } from '../../domain/app-surface/run-api.ts';
-import { executeWorkflowApiNow } from '../../domain/app-workflows/execute-workflow-api.ts';
+import { appApisOf, runApi } from '../../domain/app-surface/index.ts';
+import { executeWorkflowApiNow } from '../../domain/app-workflows/index.ts';
+import type { HostedApp, HostedVersion } from '../../domain/apps/index.ts';
 import type { DomainDeps } from '../../domain/deps.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { blobBytes } from '../../domain/hosting/blob-bytes.ts';
-import type { HostedApp, HostedVersion } from '../../domain/hosting/repository.ts';
+import { blobBytes } from '../../domain/hosting/index.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { API_VERSION } from '../http/openapi.ts';
 

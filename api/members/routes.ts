@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import type { MailMessage } from '../../domain/app-workflows/mailer.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { activateAccount } from '../../domain/members/activate-account.ts';
-import { importMembers, OUTCOMES } from '../../domain/members/import-members.ts';
-import { type InvitationStatus, sendInvitations } from '../../domain/members/invitations.ts';
-import { listMembers } from '../../domain/members/list-members.ts';
-import { readMemberList } from '../../domain/members/read-member-list.ts';
-import { resendInvitation } from '../../domain/members/resend-invitation.ts';
-import { setSeatLimit } from '../../domain/members/set-seat-limit.ts';
-import { hashPassword } from '../../domain/security/password-hash.ts';
+import type { MailMessage } from '../../domain/mail/index.ts';
+import {
+  activateAccount,
+  type InvitationStatus,
+  importMembers,
+  listMembers,
+  OUTCOMES,
+  readMemberList,
+  resendInvitation,
+  sendInvitations,
+  setSeatLimit,
+} from '../../domain/members/index.ts';
+import { hashPassword } from '../../domain/security/index.ts';
 import { AccountId, CellId, NewPassword, Role } from '../../schemas/identity.ts';
 import { assertSameOrigin } from '../auth/authenticate.ts';
 import type { ApiDeps } from '../deps.ts';

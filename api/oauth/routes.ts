@@ -1,10 +1,15 @@
 import { z } from 'zod';
-import { checkAuthorization, decideAuthorization } from '../../domain/oauth/decide-authorization.ts';
-import { mcpResource } from '../../domain/oauth/mcp-resource.ts';
-import { redeemCode, takeCode } from '../../domain/oauth/redeem-code.ts';
-import { refreshAppToken, revokeReplayedGrant } from '../../domain/oauth/refresh-app-token.ts';
-import { registerClient } from '../../domain/oauth/register-client.ts';
-import { revokeAppToken } from '../../domain/oauth/revoke-app-token.ts';
+import {
+  checkAuthorization,
+  decideAuthorization,
+  mcpResource,
+  redeemCode,
+  refreshAppToken,
+  registerClient,
+  revokeAppToken,
+  revokeReplayedGrant,
+  takeCode,
+} from '../../domain/oauth/index.ts';
 import { AppParams } from '../../schemas/apps.ts';
 import {
   AuthorizationRequest,

@@ -1,21 +1,26 @@
 import { z } from 'zod';
-import { APP_HEADER, parseAppHeader } from '../../domain/ontology/acting-app.ts';
-import { aggregateObjectSet } from '../../domain/ontology/aggregate-object-set.ts';
-import { aggregateObjects } from '../../domain/ontology/aggregate-objects.ts';
-import { createTemporaryObjectSet } from '../../domain/ontology/create-temporary-object-set.ts';
-import { editObjects } from '../../domain/ontology/edit-objects.ts';
-import { getObject } from '../../domain/ontology/get-object.ts';
-import { getObjectSet } from '../../domain/ontology/get-object-set.ts';
-import { getObjectType } from '../../domain/ontology/get-object-type.ts';
-import { getOntology } from '../../domain/ontology/get-ontology.ts';
-import { importObjects } from '../../domain/ontology/import-objects.ts';
-import { getOutgoingLinkType, listOutgoingLinkTypes } from '../../domain/ontology/list-link-types.ts';
-import { getLinkedObject, listLinkedObjects } from '../../domain/ontology/list-linked-objects.ts';
-import { listObjectTypes } from '../../domain/ontology/list-object-types.ts';
-import { listObjects } from '../../domain/ontology/list-objects.ts';
-import { listOntologies } from '../../domain/ontology/list-ontologies.ts';
-import { loadObjectSet } from '../../domain/ontology/load-object-set.ts';
-import { searchObjects } from '../../domain/ontology/search-objects.ts';
+import {
+  APP_HEADER,
+  aggregateObjectSet,
+  aggregateObjects,
+  createTemporaryObjectSet,
+  editObjects,
+  getLinkedObject,
+  getObject,
+  getObjectSet,
+  getObjectType,
+  getOntology,
+  getOutgoingLinkType,
+  importObjects,
+  listLinkedObjects,
+  listObjects,
+  listObjectTypes,
+  listOntologies,
+  listOutgoingLinkTypes,
+  loadObjectSet,
+  parseAppHeader,
+  searchObjects,
+} from '../../domain/ontology/index.ts';
 import {
   AggregateObjectSetRequest,
   AggregateObjectsRequest,

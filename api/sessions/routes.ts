@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import { changePassword } from '../../domain/accounts/change-password.ts';
-import { checkPassword } from '../../domain/accounts/check-password.ts';
-import { hashPassword } from '../../domain/security/password-hash.ts';
-import { createSession } from '../../domain/sessions/create-session.ts';
-import { describeSession } from '../../domain/sessions/describe-session.ts';
-import { endSession } from '../../domain/sessions/end-session.ts';
+import { changePassword, checkPassword } from '../../domain/accounts/index.ts';
+import { hashPassword } from '../../domain/security/index.ts';
+import { createSession, describeSession, endSession } from '../../domain/sessions/index.ts';
 import { CompanySummary, NewPassword, Role } from '../../schemas/identity.ts';
 import { assertSameOrigin } from '../auth/authenticate.ts';
 import { readSessionCookie, writeSessionCookie } from '../auth/session-cookie.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
-import { checkReadiness } from '../../domain/system/readiness.ts';
+import { checkReadiness } from '../../domain/system/index.ts';
 import { API_VERSION, buildOpenApiDocument } from '../http/openapi.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 

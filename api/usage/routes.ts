@@ -1,4 +1,4 @@
-import { getAppUsage } from '../../domain/usage/get-app-usage.ts';
+import { getAppUsage } from '../../domain/usage/index.ts';
 import { AppParams } from '../../schemas/apps.ts';
 import { AppUsage } from '../../schemas/usage.ts';
 import { defineRoute } from '../http/route.ts';

@@ -1,5 +1,5 @@
-import type { Db } from '../db/database.ts';
-import { hashPassword, type ScryptParams } from '../security/password-hash.ts';
+import type { Db } from '../db/index.ts';
+import { hashPassword, type ScryptParams } from '../security/index.ts';
 import { createAccount } from './create-account.ts';
 import { findAccountByLogin } from './repository.ts';
 

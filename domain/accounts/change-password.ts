@@ -1,7 +1,6 @@
-import type { DbOrTrx } from '../db/database.ts';
-import { revokeTicketsOf } from '../hosting/revoke-tickets.ts';
-import { revokeKeysOf } from '../keys/repository.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { revokeKeysOf, revokeTicketsOf } from '../keys/index.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 import { endSessionsOf } from './repository.ts';
 
 export interface PasswordChange {

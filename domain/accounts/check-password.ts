@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { consume, type Limit } from '../rate-limit/rate-limit.ts';
-import { hashPassword, verifyPassword } from '../security/password-hash.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import { consume, type Limit } from '../rate-limit/index.ts';
+import { hashPassword, verifyPassword } from '../security/index.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 import { endMemberInvitations, findAccountByLogin } from './repository.ts';
 
 type Deps = Pick<DomainDeps, 'db' | 'passwordHashing' | 'clock'>;

@@ -1,8 +1,8 @@
 import type { CreateAccountInput } from '../../schemas/identity.ts';
-import { findCompany, upsertLicense } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { findCompany, upsertLicense } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { findAccountClash } from './repository.ts';
 
 export interface NewAccount extends Omit<CreateAccountInput, 'password'> {

@@ -1,5 +1,5 @@
 import type { AccountView } from '../../schemas/identity.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 
 /** An account as operators see it (never its password hash or lockout counters). */

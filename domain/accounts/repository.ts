@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 export async function findAccountByLogin(db: DbOrTrx, login: string) {
   const normalized = login.trim().toLowerCase();

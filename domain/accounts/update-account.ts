@@ -1,10 +1,10 @@
 import type { UpdateAccountInput } from '../../schemas/identity.ts';
 import { problem } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { revokeKeysOf } from '../keys/repository.ts';
+import { revokeKeysOf } from '../keys/index.ts';
 import type { Principal } from '../principal.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 import { getAccount } from './get-account.ts';
 import { endSessionsOf } from './repository.ts';
 

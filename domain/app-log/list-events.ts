@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { FeedbackStatus, ListEventsQuery, LogEventView, LogKind } from '../../schemas/app-log.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { appForReading, assertLogReader } from './log-app.ts';

@@ -1,9 +1,8 @@
 import { problem } from '../../schemas/problems.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { callerAccess, findHostedApp, type HostedApp } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { callerAccess } from '../hosting/open-app.ts';
-import { findHostedApp, type HostedApp } from '../hosting/repository.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { LOG_LIMITS } from '../../schemas/app-log.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 
 const DAY_MS = 86_400_000;
 

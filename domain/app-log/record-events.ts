@@ -1,10 +1,10 @@
 import { LOG_LIMITS, type LogEventInput } from '../../schemas/app-log.ts';
 import { problem } from '../../schemas/problems.ts';
-import type { Db, DbOrTrx } from '../db/database.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { consume } from '../rate-limit/rate-limit.ts';
+import { consume } from '../rate-limit/index.ts';
 import { appForSending } from './log-app.ts';
 import { scrubPersonalData, scrubText } from './scrub-personal-data.ts';
 import { type LogRecord, writeLogRecords } from './write-log-record.ts';

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import type { LogKind, LogSummary } from '../../schemas/app-log.ts';
 import { LOG_LIMITS } from '../../schemas/app-log.ts';
-import { loadAppView } from '../apps/describe-app.ts';
-import { compareVersions } from '../apps/semver.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { compareVersions, loadAppView } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock, PublicAddresses } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { selectLog, toView } from './list-events.ts';

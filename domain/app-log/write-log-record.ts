@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Channel, DbOrTrx, FeedbackStatus, LogKind } from '../db/database.ts';
-import { newId } from '../security/random.ts';
+import type { Channel, DbOrTrx, FeedbackStatus, LogKind } from '../db/index.ts';
+import { newId } from '../security/index.ts';
 
 export interface LogRecord {
   appId: string;

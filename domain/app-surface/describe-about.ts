@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { AppAbout } from '../../schemas/app-surface.ts';
+import type { AppTarget } from '../apps/index.ts';
+import { reachApp } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import { aboutMarkdown, copyLine, describeAppPages } from '../hosting/describe-app-pages.ts';
-import type { AppTarget } from '../hosting/open-app.ts';
+import { aboutMarkdown, copyLine, describeAppPages } from '../hosting/index.ts';
 import type { Principal } from '../principal.ts';
-import { reachApp } from './reach-app.ts';
 
 /** GET …/about: the same Markdown as `<address>/about.md`, and the one line to copy. */
 export async function describeAbout(deps: DomainDeps, principal: Principal, target: AppTarget): Promise<z.input<typeof AppAbout>> {

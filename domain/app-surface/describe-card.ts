@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AppCard } from '../../schemas/app-surface.ts';
-import { appRows } from '../apps/list-apps.ts';
-import { listBillingRecords } from '../billing/list-billing-records.ts';
+import { appRows } from '../apps/index.ts';
+import { listBillingRecords } from '../billing/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { authorize, can } from '../policy/index.ts';

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { type AppApi, type AppApis, exportInputSchema, exportResultSchema, mcpToolName } from '../../schemas/app-surface.ts';
 import type { Manifest } from '../../schemas/manifest/index.ts';
-import { workflowApisOf } from '../app-workflows/list-workflow-apis.ts';
+import { workflowApisOf } from '../app-workflows/index.ts';
+import type { AppTarget } from '../apps/index.ts';
+import { reachApp } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import type { AppTarget } from '../hosting/open-app.ts';
 import type { Principal } from '../principal.ts';
-import { reachApp } from './reach-app.ts';
 
 /** The APIs a manifest declares: its exports (queries: reads), then its workflow as `run`. */
 export function appApisOf(manifest: Manifest, app: { namespace: string; slug: string }): AppApi[] {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RegistryRow } from '../../schemas/app-surface.ts';
-import { appRows, appSummaryOf } from '../apps/list-apps.ts';
+import { appRows, appSummaryOf } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { keyNamespaces } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';

@@ -1,13 +1,13 @@
 import { exportInput } from '../../schemas/app-surface.ts';
 import type { QueryExport } from '../../schemas/manifest/exports.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { exportQuery } from '../app-workflows/index.ts';
+import type { HostedApp, HostedVersion } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import type { HostedApp, HostedVersion } from '../hosting/repository.ts';
-import { searchObjects } from '../ontology/search-objects.ts';
+import { searchObjects } from '../ontology/index.ts';
 import type { Principal } from '../principal.ts';
-import { exportQuery } from './export-query.ts';
 
 /** The export an API name calls in this version, or 404. */
 export function findApi(version: HostedVersion, name: string): QueryExport {

@@ -1,8 +1,7 @@
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { callerAccess, findHostedApp } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { callerAccess } from '../hosting/open-app.ts';
-import { findHostedApp } from '../hosting/repository.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

@@ -1,10 +1,10 @@
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { workflowSchema } from '../../schemas/manifest/workflow.ts';
-import type { Db, WorkflowTrigger } from '../db/database.ts';
+import { channelWorkflow } from '../apps/index.ts';
+import type { Db, WorkflowTrigger } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { newId } from '../security/random.ts';
-import { assertTriggerMayStart } from '../usage/check-quota.ts';
-import { channelWorkflow } from './definition.ts';
+import { newId } from '../security/index.ts';
+import { assertTriggerMayStart } from '../usage/index.ts';
 import { findRun, insertRun } from './runs.ts';
 
 export interface BeginRunInput {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { exportsSchema } from '../../schemas/manifest/exports.ts';
 import type { QueryExport } from '../../schemas/manifest/index.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 // The company's capability catalog: what a workflow `use` step may call. The platform's built-in
 // capabilities, and the `query` exports of the company's apps (production versions), named

@@ -1,6 +1,6 @@
 import type { Manifest } from '../../schemas/manifest/index.ts';
 import { type Problem, problem } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { capabilityCatalog } from './capabilities.ts';
 import { expressionsOf } from './evaluate-step.ts';
 import { ExpressionError, MAX_PER_ITEM_NESTING, parseExpression, perItemNesting } from './expression.ts';

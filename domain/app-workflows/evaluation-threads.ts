@@ -5,7 +5,7 @@
 import type { ErrorCode } from '../../schemas/errors.ts';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { DomainError } from '../errors.ts';
-import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/worker-pool.ts';
+import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/index.ts';
 import { evaluateStep, expressionsOf, type StepEvaluation } from './evaluate-step.ts';
 import {
   BudgetExceededError,

@@ -1,19 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { RunView } from '../../schemas/app-workflows.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
-import type { Channel, Db, DbOrTrx } from '../db/database.ts';
+import { appApiRunWorkflowId } from '../../schemas/workflow-keys.ts';
+import { channelWorkflow } from '../apps/index.ts';
+import type { Channel, Db, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { enqueue } from '../outbox/repository.ts';
+import { enqueue } from '../outbox/index.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
-import { assertTriggerMayStart } from '../usage/check-quota.ts';
+import { newId } from '../security/index.ts';
+import { assertTriggerMayStart } from '../usage/index.ts';
 import { appOfCaller } from './app-of-caller.ts';
-import { channelWorkflow } from './definition.ts';
 import { runView, selectRuns } from './list-runs.ts';
 import { WORKFLOW_API_NAME } from './list-workflow-apis.ts';
 import { insertRun } from './runs.ts';
-import { appApiRunWorkflowId } from './workflow-ids.ts';
 import { workflowInputSchema } from './workflow-input.ts';
 
 export interface ExecuteInput {

@@ -1,5 +1,5 @@
-import type { Db, WorkflowRunStatus } from '../db/database.ts';
-import { recordUsage } from '../usage/record-usage.ts';
+import type { Db, WorkflowRunStatus } from '../db/index.ts';
+import { recordUsage } from '../usage/index.ts';
 import { appendRunEvent, findRun, type StepRecord } from './runs.ts';
 
 export interface FinishRunInput {

@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { RunEvent } from './runs.ts';
 
 export interface SequencedEvent {

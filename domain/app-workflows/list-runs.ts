@@ -1,5 +1,5 @@
 import type { RunView } from '../../schemas/app-workflows.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { appOfCaller } from './app-of-caller.ts';

@@ -2,18 +2,17 @@ import { createHash } from 'node:crypto';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { durationSeconds } from '../../schemas/manifest/index.ts';
-import type { Database, Db, NotificationStatus } from '../db/database.ts';
-import { newId } from '../security/random.ts';
-import { recordUsage } from '../usage/record-usage.ts';
-import { capsOfApp, readCounters } from '../usage/repository.ts';
+import type { Database, Db, NotificationStatus } from '../db/index.ts';
+import type { Mailer } from '../mail/index.ts';
+import { newId } from '../security/index.ts';
+import { capsOfApp, readCounters, recordUsage } from '../usage/index.ts';
 import { type EvaluationUsage, evaluateStepOffThread, stepLimits } from './evaluation-threads.ts';
 import type { Scope } from './expression.ts';
-import type { Mailer } from './mailer.ts';
 import { companyRecipients } from './recipients.ts';
 import { findRun, recordStep } from './runs.ts';
 
 // The notify step in three moves: render (when, subject, body, de-duplication key), the
-// workflow's cooldown (a timer in a workflow per app and key, see workflows/app-workflow-run.ts),
+// workflow's cooldown (a timer in a workflow per app and key, see workflows/app-workflows/run.ts),
 // then send: one message per recipient, within the app's notificationsPerDay.
 
 type NotifyStep = Extract<WorkflowStep, { kind: 'notify' }>;

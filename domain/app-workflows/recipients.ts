@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 /**
  * Who a notify step may email: an active account holding a license in the app's company. Checked

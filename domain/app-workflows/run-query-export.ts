@@ -1,13 +1,12 @@
 import type { QueryExport } from '../../schemas/manifest/index.ts';
-import { exportQuery } from '../app-surface/export-query.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { findObjectTypeRecord, findOntologyOfCompany } from '../ontology/repository.ts';
-import { objectPage } from '../ontology/search-objects.ts';
+import { findObjectTypeRecord, findOntologyOfCompany, objectPage } from '../ontology/index.ts';
+import { exportQuery } from './export-query.ts';
 
 // A `use` step over a `query` export: the export's where/select/sort/limit as a search of its
 // semantic type in the company's ontology (domain/ontology/search-objects.ts), with the step's
-// input as the export's `input` (domain/app-surface/export-query.ts, shared with the export's API).
+// input as the export's `input` (domain/app-workflows/export-query.ts, shared with the export's API).
 
 /** Runs the export in the company's ontology; rows are the objects' properties. */
 export async function runQueryExport(db: DbOrTrx, companyId: string, query: QueryExport, input: Record<string, unknown>) {

@@ -1,9 +1,9 @@
 import { ZodError } from 'zod';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { assertModelCallAllowed } from '../usage/check-quota.ts';
-import type { UsageMeter } from '../usage/usage-meter.ts';
+import type { UsageMeter } from '../usage/index.ts';
+import { assertModelCallAllowed } from '../usage/index.ts';
 import type { StepEvaluation } from './evaluate-step.ts';
 import { type EvaluationUsage, evaluateStepOffThread, stepLimits } from './evaluation-threads.ts';
 import { ExpressionError, type Scope } from './expression.ts';

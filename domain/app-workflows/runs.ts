@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Channel, DbOrTrx, WorkflowRunStatus, WorkflowTrigger } from '../db/database.ts';
+import type { Channel, DbOrTrx, WorkflowRunStatus, WorkflowTrigger } from '../db/index.ts';
 
 // The record of workflow runs: one row per run with its steps, and the progress events the
 // watch stream sends (`seq` per app, resumable).

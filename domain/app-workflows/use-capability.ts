@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { findQueryExport } from './capabilities.ts';
 import { runQueryExport } from './run-query-export.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { BoundedCache } from '../cache/bounded-cache.ts';
-import type { Db } from '../db/database.ts';
-import { equalHashes } from '../security/random.ts';
+import { BoundedCache } from '../cache/index.ts';
+import type { Db } from '../db/index.ts';
+import { equalHashes } from '../security/index.ts';
 
 /**
  * The content-addressed file store of app versions, as the rest of the service sees it

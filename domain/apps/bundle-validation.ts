@@ -2,7 +2,7 @@
 // hold the event loop, whatever the input, and is stopped when it runs past a time limit.
 import type { BundleInput, InvalidBundle, ValidBundle } from '../../schemas/bundle/index.ts';
 import { problem } from '../../schemas/problems.ts';
-import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/worker-pool.ts';
+import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/index.ts';
 
 type Validation = ValidBundle | InvalidBundle;
 

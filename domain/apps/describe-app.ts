@@ -1,5 +1,5 @@
 import type { AppView } from '../../schemas/apps.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { PublicAddresses } from '../deps.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';

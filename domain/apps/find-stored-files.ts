@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { namespaceContents } from './repository.ts';

@@ -1,6 +1,6 @@
 import type { AppSummary } from '../../schemas/apps.ts';
 import { type Manifest, manifestSchema } from '../../schemas/manifest/index.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { keyNamespaces } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

@@ -1,11 +1,11 @@
 import type { ChannelChange } from '../../schemas/apps.ts';
 import { problem } from '../../schemas/problems.ts';
-import type { Channel, DbOrTrx, ReleaseAction } from '../db/database.ts';
+import type { Channel, DbOrTrx, ReleaseAction } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { enqueue } from '../outbox/repository.ts';
+import { enqueue } from '../outbox/index.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { getApp, releaseFacts } from './repository.ts';
 import { compareVersions } from './semver.ts';
 import { wasTested } from './version-status.ts';

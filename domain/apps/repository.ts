@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { DbOrTrx, ReleaseRecordsTable } from '../db/database.ts';
+import type { DbOrTrx, ReleaseRecordsTable } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { ReleaseFact } from './version-status.ts';
 

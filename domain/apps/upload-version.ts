@@ -12,19 +12,24 @@ import {
   type ValidBundle,
   type Warning,
 } from '../../schemas/bundle/index.ts';
-import { manifestSchema, type SdkName } from '../../schemas/manifest/index.ts';
+import { type Manifest, manifestSchema, type SdkName } from '../../schemas/manifest/index.ts';
 import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
-import { checkWorkflow } from '../app-workflows/check-workflow.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { authorize, PUBLIC_NAMESPACE } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import type { BlobStore } from './blob-store.ts';
 import { validateBundleOffThread } from './bundle-validation.ts';
 import { getApp, namespaceContents, storedVersion } from './repository.ts';
 
 export type AppAddress = { namespace: string; slug: string };
+
+/**
+ * The deploy-time check of a manifest's workflow (app-workflows' checkWorkflow). Passed in by the
+ * caller: app workflows run on apps, so apps cannot import them.
+ */
+export type WorkflowCheck = (db: DbOrTrx, companyId: string | null, manifest: Manifest) => Promise<Problem[]>;
 
 function invalidBundle(problems: readonly Problem[], warnings: readonly Warning[]): DomainError {
   return new DomainError('bundle_invalid', `The bundle has ${problems.length} problem(s).`, {
@@ -145,7 +150,7 @@ export async function checkUpload(
   principal: Principal,
   address: AppAddress,
   bundle: UploadInput,
-  store: { db: DbOrTrx; blobs: BlobStore; dryRun: boolean },
+  store: { db: DbOrTrx; blobs: BlobStore; dryRun: boolean; checkWorkflow: WorkflowCheck },
 ): Promise<ValidBundle> {
   authorize(principal, 'app.deploy', { namespace: address.namespace });
   // Its files are stored already, so they are not sent to the store again either.
@@ -161,7 +166,7 @@ export async function checkUpload(
     ...addressProblems(bundle.manifest, address),
     // The workflow against the company's capability catalog and accounts (needs the database).
     ...(validation.ok && principal.kind === 'key'
-      ? await checkWorkflow(store.db, address.namespace === PUBLIC_NAMESPACE ? null : principal.company.id, validation.manifest)
+      ? await store.checkWorkflow(store.db, address.namespace === PUBLIC_NAMESPACE ? null : principal.company.id, validation.manifest)
       : []),
   ];
   if (!validation.ok || problems.length > 0) throw invalidBundle(problems, validation.warnings);

@@ -1,4 +1,4 @@
-import type { Channel, ReleaseAction } from '../db/database.ts';
+import type { Channel, ReleaseAction } from '../db/index.ts';
 
 // A version's update status is never stored: it follows from the channel
 // pointers and the release records (spec "App version update status").

@@ -1,15 +1,13 @@
 import type { z } from 'zod';
 import type { BudgetCheck, BudgetCheckQuery } from '../../schemas/billing.ts';
 import { problem } from '../../schemas/problems.ts';
-import { getApp } from '../apps/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { getApp } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { usdToMicro } from '../usage/check-quota.ts';
-import { periodOf } from '../usage/meters.ts';
-import { capsOfApp, readCounters } from '../usage/repository.ts';
+import { capsOfApp, periodOf, readCounters, usdToMicro } from '../usage/index.ts';
 import { modelCallCost, priceListAt } from './prices.ts';
 
 /**

@@ -1,13 +1,11 @@
 import type { z } from 'zod';
 import type { BillingRecord } from '../../schemas/billing.ts';
 import { problem } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { usdToMicro } from '../usage/check-quota.ts';
-import { COMPUTE_METERS, nextMonthStart, periodOf } from '../usage/meters.ts';
-import { capsOfApp } from '../usage/repository.ts';
+import { COMPUTE_METERS, capsOfApp, nextMonthStart, periodOf, usdToMicro } from '../usage/index.ts';
 import { computeCost, priceListAt } from './prices.ts';
 
 type Record = z.input<typeof BillingRecord>;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { BillingSummary } from '../../schemas/billing.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 import { listBillingRecords } from './list-billing-records.ts';
 

@@ -1,6 +1,6 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { getCompany } from './get-company.ts';
 
 export async function createCompany(db: DbOrTrx, input: { cellId: string; name: string }) {

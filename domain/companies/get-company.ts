@@ -1,5 +1,5 @@
 import type { CompanyView } from '../../schemas/identity.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { companyMembers, findCompany } from './repository.ts';
 
 /** One company and its members, as operators see it; `ref` is the cellId or the id. */

@@ -1,4 +1,4 @@
-import type { CompanyRole, DbOrTrx } from '../db/database.ts';
+import type { CompanyRole, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 
 /** By cell id (`cell-…`) or by id (`org_…`). */

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+import type { ProvisioningPart } from '../../schemas/workflow-keys.ts';
 
 // The typed map of every table. Each capability adds its tables here together
 // with a new migration; migrations themselves are frozen once landed.
@@ -260,7 +261,7 @@ export interface CompanyProvisioningTable {
   updated_at: Generated<Date>;
 }
 
-export type ProvisioningPart = 'all' | 'cloud-instance' | 'folders' | 'agent-profiles';
+export type { ProvisioningPart } from '../../schemas/workflow-keys.ts';
 
 export interface ProvisioningRequestsTable {
   id: string;

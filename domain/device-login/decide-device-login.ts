@@ -1,10 +1,9 @@
-import { chooseCompany } from '../accounts/choose-company.ts';
-import { licensesOf } from '../companies/repository.ts';
-import type { Db, DbOrTrx } from '../db/database.ts';
+import { chooseCompany, licensesOf } from '../companies/index.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
-import { enqueue } from '../outbox/repository.ts';
+import { enqueue } from '../outbox/index.ts';
 import type { Principal } from '../principal.ts';
-import { consume } from '../rate-limit/rate-limit.ts';
+import { consume } from '../rate-limit/index.ts';
 import { expired } from './poll-device-login.ts';
 import { effectiveStatus, findPendingByUserCode, markExpired } from './repository.ts';
 import { DEVICE_LOGIN } from './settings.ts';

@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { markExpired } from './repository.ts';
 
 /** The expiry workflow's timer fired: only a pending or approved login becomes expired (idempotent). */

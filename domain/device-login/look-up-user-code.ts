@@ -1,7 +1,7 @@
-import type { Db, DbOrTrx } from '../db/database.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
-import { consume } from '../rate-limit/rate-limit.ts';
+import { consume } from '../rate-limit/index.ts';
 import { effectiveStatus, findByUserCode } from './repository.ts';
 import { DEVICE_LOGIN } from './settings.ts';
 import { formatUserCode } from './user-code.ts';

@@ -1,9 +1,9 @@
 import type { IssuedKey } from '../../schemas/identity.ts';
-import { findLicense, keyRole } from '../companies/repository.ts';
-import type { Db, DbOrTrx } from '../db/database.ts';
+import { findLicense, keyRole } from '../companies/index.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { issueKey } from '../keys/issue-key.ts';
-import { enqueue } from '../outbox/repository.ts';
+import { issueKey } from '../keys/index.ts';
+import { enqueue } from '../outbox/index.ts';
 import { type DeviceLogin, effectiveStatus, findByDeviceCode, markApprovalWithdrawn, markExpired } from './repository.ts';
 
 export const expired = (why: string) => new DomainError('device_code_expired', why);

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { DbOrTrx, DeviceLoginsTable } from '../db/database.ts';
-import { sha256 } from '../security/random.ts';
+import type { DbOrTrx, DeviceLoginsTable } from '../db/index.ts';
+import { sha256 } from '../security/index.ts';
 
 export type DeviceLogin = Selectable<DeviceLoginsTable>;
 

@@ -1,4 +1,4 @@
-import type { Limit } from '../rate-limit/rate-limit.ts';
+import type { Limit } from '../rate-limit/index.ts';
 
 export const DEVICE_LOGIN = {
   /** How long a device code and its user code stay valid. */

@@ -1,7 +1,7 @@
-import type { DbOrTrx } from '../db/database.ts';
-import { DEFAULT_CLIENT_NAME } from '../keys/issue-key.ts';
-import { enqueue } from '../outbox/repository.ts';
-import { newId, randomBase62, sha256 } from '../security/random.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { DEFAULT_CLIENT_NAME } from '../keys/index.ts';
+import { enqueue } from '../outbox/index.ts';
+import { newId, randomBase62, sha256 } from '../security/index.ts';
 import { DEVICE_LOGIN } from './settings.ts';
 import { formatUserCode, generateUserCode } from './user-code.ts';
 

@@ -1,6 +1,6 @@
-import type { Channel } from '../db/database.ts';
+import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import { sha256Hex } from '../security/random.ts';
+import { sha256Hex } from '../security/index.ts';
 import { findLiveTicket } from './authenticate-ticket.ts';
 import { isTicket } from './ticket-format.ts';
 

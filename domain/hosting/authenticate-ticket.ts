@@ -1,8 +1,8 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import { equalHashes, sha256 } from '../security/index.ts';
 import { isTicket, TICKET_RENEWAL_GRACE_MS, TICKET_RENEWAL_OVERLAP_MS } from './ticket-format.ts';
 
 export type TicketPrincipal = Extract<Principal, { kind: 'ticket' }>;

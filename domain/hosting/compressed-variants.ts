@@ -1,9 +1,9 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { BoundedCache } from '../cache/bounded-cache.ts';
+import type { HostedFile } from '../apps/index.ts';
+import { BoundedCache } from '../cache/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { blobBytes } from './blob-bytes.ts';
-import type { HostedFile } from './repository.ts';
 
 export type ContentEncoding = 'br' | 'gzip';
 

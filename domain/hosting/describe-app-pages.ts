@@ -1,7 +1,6 @@
-import { pageAddresses } from '../apps/page-addresses.ts';
+import type { AppTarget } from '../apps/index.ts';
+import { findChannelVersion, pageAddresses } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import type { AppTarget } from './open-app.ts';
-import { findChannelVersion } from './repository.ts';
 
 /**
  * What the generated pages under an app address show (about, about.md, skills): the version the

@@ -1,8 +1,8 @@
-import type { AppRole, Channel, DbOrTrx } from '../db/database.ts';
+import type { AppRole, Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
-import { assertTicketsAllowed } from '../usage/check-quota.ts';
+import { newId } from '../security/index.ts';
+import { assertTicketsAllowed } from '../usage/index.ts';
 import { newTicket, TICKET_TTL_MS } from './ticket-format.ts';
 
 export interface IssuedTicket {

@@ -1,7 +1,6 @@
-import { pageAddresses } from '../apps/page-addresses.ts';
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { catalogRows, pageAddresses } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { PublicAddresses } from '../deps.ts';
-import { catalogRows } from './repository.ts';
 
 export interface CatalogEntry {
   slug: string;

@@ -1,12 +1,12 @@
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { currentVersionId, loadVersion } from '../apps/index.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { appRoleOf } from '../policy/index.ts';
-import { findAppGrants } from '../sharing/find-app-grants.ts';
+import { findAppGrants } from '../resources/index.ts';
 import type { TicketPrincipal } from './authenticate-ticket.ts';
 import { issueTicket } from './issue-ticket.ts';
-import { currentVersionId, loadVersion } from './repository.ts';
-import { visitorOf } from './visitor.ts';
 
 /**
  * Renews an app ticket with itself (up to 24 hours after it expired; authenticateTicket checks

@@ -1,4 +1,4 @@
-import { randomBase62, sha256 } from '../security/random.ts';
+import { randomBase62, sha256 } from '../security/index.ts';
 
 /** `svc-at-` + 33 base62 characters (192 random bits). */
 export const TICKET_PREFIX = 'svc-at-';

@@ -1,5 +1,5 @@
-import { findCompany } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { findCompany } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

@@ -1,10 +1,10 @@
 import { AgentRestrictions } from '../../schemas/ontology-actions.ts';
-import { keyRole, licenseRole } from '../companies/repository.ts';
-import type { KeyRevocationReason } from '../db/database.ts';
+import { keyRole, licenseRole } from '../companies/index.ts';
+import type { KeyRevocationReason } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { equalHashes, sha256Hex } from '../security/random.ts';
+import { equalHashes, sha256Hex } from '../security/index.ts';
 import { isWellFormedKey } from './key-format.ts';
 import type { CachedKey } from './principal-cache.ts';
 

@@ -1,7 +1,6 @@
 import type { IssuedKey } from '../../schemas/identity.ts';
-import { chooseCompany } from '../accounts/choose-company.ts';
-import { licensesOf } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { chooseCompany, licensesOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DEFAULT_CLIENT_NAME, issueKey } from './issue-key.ts';
 
 export interface PasswordTokenInput {

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { IssueAgentKeyRequest, IssuedAgentKey } from '../../schemas/ontology-actions.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
-import { newId, sha256 } from '../security/random.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import { newId, sha256 } from '../security/index.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 import { agentKeyCompany } from './agent-key-company.ts';
 import { generateKey } from './key-format.ts';
 

@@ -1,6 +1,6 @@
-import type { CompanyRole, DbOrTrx } from '../db/database.ts';
-import { newId, sha256 } from '../security/random.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import type { CompanyRole, DbOrTrx } from '../db/index.ts';
+import { newId, sha256 } from '../security/index.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 import { generateKey } from './key-format.ts';
 
 export const DEFAULT_CLIENT_NAME = 'svc client';

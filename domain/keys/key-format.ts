@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { base62Width, fromBase62, randomBase62, toBase62 } from '../security/random.ts';
+import { base62Width, fromBase62, randomBase62, toBase62 } from '../security/index.ts';
 
 // svc-dk-<33 base62 chars: 192 random bits><6 base62 chars: CRC-32 of the random part>.
 // The checksum lets a mistyped or truncated key be refused before any lookup.

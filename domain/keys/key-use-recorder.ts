@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 
 /**
  * Writes developer_keys.last_used_at off the request path: uses are noted in memory and written

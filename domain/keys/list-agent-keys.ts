@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type AgentKeySummary, AgentRestrictions } from '../../schemas/ontology-actions.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 import { agentKeyCompany } from './agent-key-company.ts';
 

@@ -1,5 +1,5 @@
 import type { KeySummary } from '../../schemas/identity.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 import { keysOf } from './repository.ts';
 

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { BoundedCache } from '../cache/bounded-cache.ts';
-import type { Channel } from '../db/database.ts';
+import { BoundedCache } from '../cache/index.ts';
+import type { Channel } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { DbOrTrx, KeyRevocationReason } from '../db/database.ts';
-import { revokeTicketsOf } from '../hosting/revoke-tickets.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import type { DbOrTrx, KeyRevocationReason } from '../db/index.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
+import { revokeTicketsOf } from './revoke-tickets.ts';
 
 export interface KeysRevocation {
   accountId: string;

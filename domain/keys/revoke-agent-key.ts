@@ -1,7 +1,7 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 import { agentKeyCompany } from './agent-key-company.ts';
 
 /** Any developer of the company revokes one of its agent keys; revoking it again is not an error. */

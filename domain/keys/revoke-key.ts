@@ -1,7 +1,7 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { recordSecurityEvent } from '../security-events/record-security-event.ts';
+import { recordSecurityEvent } from '../security-events/index.ts';
 
 /** Revokes one of the caller's keys; revoking it again is not an error. */
 export async function revokeKey(db: DbOrTrx, principal: Principal, keyId: string, ip: string) {

@@ -1,8 +1,8 @@
-import { endMemberInvitations } from '../accounts/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { endMemberInvitations } from '../accounts/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import { equalHashes, sha256 } from '../security/index.ts';
 import { INVITATION_PATTERN } from './invitations.ts';
 
 /**

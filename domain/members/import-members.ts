@@ -1,8 +1,8 @@
-import type { MailMessage } from '../app-workflows/mailer.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { newId } from '../security/random.ts';
+import type { MailMessage } from '../mail/index.ts';
+import { newId } from '../security/index.ts';
 import { type InvitationStatus, type Invitee, invitationMails } from './invitations.ts';
 import type { ImportPerson } from './read-member-list.ts';
 import { accountsFor, formerMembers, licensesFor, lockSeats } from './repository.ts';

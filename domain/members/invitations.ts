@@ -1,7 +1,7 @@
-import type { Mailer, MailMessage } from '../app-workflows/mailer.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
-import { randomBase62, sha256 } from '../security/random.ts';
+import type { Mailer, MailMessage } from '../mail/index.ts';
+import { randomBase62, sha256 } from '../security/index.ts';
 
 /** How long an invitation link lets a pending account set its first password. */
 export const INVITATION_DAYS = 7;

@@ -1,5 +1,5 @@
-import { licenseRole } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { licenseRole } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { seatsUsed } from './repository.ts';
 
 /**

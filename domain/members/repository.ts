@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 /** The company's seats: its limit (null: none) and the licenses it holds. Locks the company row for the import. */
 export async function lockSeats(db: DbOrTrx, companyId: string) {

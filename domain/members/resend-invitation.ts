@@ -1,7 +1,7 @@
-import type { MailMessage } from '../app-workflows/mailer.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import type { MailMessage } from '../mail/index.ts';
 import { invitationMails } from './invitations.ts';
 
 /**

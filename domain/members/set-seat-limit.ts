@@ -1,5 +1,5 @@
-import { findCompany } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { findCompany } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { seatsUsed } from './repository.ts';
 
 /** Operators set how many licenses a company may hold (null: no limit). Existing licenses stay. */

@@ -1,9 +1,8 @@
-import type { DbOrTrx } from '../db/database.ts';
+import { accessToApp, currentVersionId } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
-import type { TicketPrincipal } from '../hosting/authenticate-ticket.ts';
-import { accessToApp } from '../hosting/open-app.ts';
-import { currentVersionId } from '../hosting/repository.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import type { TicketPrincipal } from '../hosting/index.ts';
+import { equalHashes, sha256 } from '../security/index.ts';
 import { mcpPath } from './mcp-resource.ts';
 import { oauthError } from './repository.ts';
 import { ACCESS_PREFIX, isSecret } from './token-format.ts';

@@ -1,6 +1,6 @@
 import type { AuthorizationRequest } from '../../schemas/oauth.ts';
-import { reachApp } from '../app-surface/reach-app.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { reachApp } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { tokenRole } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';

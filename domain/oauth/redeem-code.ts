@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import { equalHashes, sha256 } from '../security/index.ts';
 import { appOfResource } from './mcp-resource.ts';
 import { issueTokenPair, oauthError } from './repository.ts';
 

@@ -1,8 +1,7 @@
-import type { DbOrTrx } from '../db/database.ts';
+import { accessToApp, currentVersionId } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import { accessToApp } from '../hosting/open-app.ts';
-import { currentVersionId } from '../hosting/repository.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import { equalHashes, sha256 } from '../security/index.ts';
 import { appTokenPrincipal } from './authenticate-app-token.ts';
 import { assertResourceOfApp } from './redeem-code.ts';
 import { issueTokenPair, oauthError } from './repository.ts';

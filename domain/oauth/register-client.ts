@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { ClientRegistration, RegisteredClient } from '../../schemas/oauth.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { oauthError } from './repository.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);

@@ -1,7 +1,7 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { ACCESS_TTL_MS, newSecret, REFRESH_TTL_MS } from './token-format.ts';
 
 /** An OAuth failure: the service's code for HTTP, and the RFC 6749 `error` the OAuth routes answer with. */

@@ -1,6 +1,6 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
-import { sha256 } from '../security/random.ts';
+import { sha256 } from '../security/index.ts';
 import { ACCESS_PREFIX, isSecret, REFRESH_PREFIX } from './token-format.ts';
 
 /**

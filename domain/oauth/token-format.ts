@@ -1,4 +1,4 @@
-import { randomBase62, sha256 } from '../security/random.ts';
+import { randomBase62, sha256 } from '../security/index.ts';
 
 // App tokens given to MCP hosts: 192 random bits each, stored as SHA-256 hashes only.
 export const ACCESS_PREFIX = 'svc-ot-';

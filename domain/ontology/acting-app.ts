@@ -1,6 +1,6 @@
-import type { Channel, DbOrTrx } from '../db/database.ts';
+import { currentVersionId, findHostedApp } from '../apps/index.ts';
+import type { Channel, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { currentVersionId, findHostedApp } from '../hosting/repository.ts';
 import { ticketAdmits } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import type { DataAccess } from './data-access.ts';

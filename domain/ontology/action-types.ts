@@ -1,5 +1,5 @@
 import { ACTION_TYPE_RID_PREFIX, type ActionType, type ActionTypeDefinition } from '../../schemas/ontology-actions.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 // Action types as stored: the definition as the developer wrote it (validated against the object
 // and link types when defined), versioned like object types.

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AggregateObjectSetRequest, AggregateObjectsResponse } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { aggregate } from './aggregate-objects.ts';

@@ -9,7 +9,7 @@ import {
   MAX_GROUP_COUNT,
   type WhereClause,
 } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { openOntology, readableType } from './data-access.ts';

@@ -8,14 +8,14 @@ import type {
   ApplyActionRequest,
   ValueSource,
 } from '../../schemas/ontology-actions.ts';
-import { writeLogRecords } from '../app-log/write-log-record.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { writeLogRecords } from '../app-log/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { ownValue } from '../own-keys.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { type ActingApp, findActingApp } from './acting-app.ts';
 import { holds } from './action-criteria.ts';
 import { type ActionTypeRecord, findActionTypeRecord } from './action-types.ts';

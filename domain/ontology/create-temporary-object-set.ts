@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { OBJECT_SET_RID_PREFIX, type ObjectSet } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { openOntology } from './data-access.ts';
 import { compileObjectSet, inlineReferences, TEMPORARY_SET_HOURS } from './object-sets.ts';
 

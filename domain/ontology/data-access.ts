@@ -1,17 +1,13 @@
 import { manifestSchema } from '../../schemas/manifest/index.ts';
 import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
-import { findCompany } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { catalogRows, findHostedApp, loadVersion } from '../apps/index.ts';
+import { findCompany, visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { catalogRows, findHostedApp, loadVersion } from '../hosting/repository.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import { agentRestrictionsOf, appRoleOf, authorize, isDataDeveloperOf, permissionsOf, ticketAdmits } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { principalsOf } from '../resources/principals.ts';
-import { grantsOf } from '../resources/repository.ts';
-
-import { findAppGrants } from '../sharing/find-app-grants.ts';
+import { findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
 import {
   findOntology,
   listObjectTypeRecords,

@@ -10,12 +10,12 @@ import {
   type ValueSource,
 } from '../../schemas/ontology-actions.ts';
 import { issuesToProblems, type Problem, problem, reportedProblems } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { ownValue } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { type ActionTypeRecord, actionTypeRid, findActionTypeRecord, saveActionType } from './action-types.ts';
 import { companyToDefine } from './data-access.ts';
 import { valueProblem } from './property-values.ts';

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import { DefineTypesRequest, type DefineTypesResult, type LinkTypeDefinition, type ObjectTypeDefinition } from '../../schemas/ontology.ts';
 import { issuesToProblems, reportedProblems } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { ownRecord } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { companyToDefine } from './data-access.ts';
 import {

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { EditObjectsRequest, EditObjectsResponse } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { type OpenOntology, openOntology } from './data-access.ts';
 import { countLinkEdits } from './log-summary.ts';
 import { recordDataEdit } from './record-data-edit.ts';

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { ImportMode, ImportObjectsResponse } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { ownValue } from '../own-keys.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { readableType } from './data-access.ts';
 import { openForDirectEdits } from './edit-objects.ts';
 import { objectTable, untyped } from './object-tables.ts';

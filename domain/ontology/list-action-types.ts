@@ -1,5 +1,5 @@
 import type { ActionType } from '../../schemas/ontology-actions.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { actionTypeWire, listActionTypeRecords } from './action-types.ts';

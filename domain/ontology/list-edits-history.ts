@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { EditsHistoryRequest, EditsHistoryResponse } from '../../schemas/ontology-actions.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';

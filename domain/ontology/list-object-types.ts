@@ -1,6 +1,6 @@
 import type { LinkType, ObjectType } from '../../schemas/ontology.ts';
-import { findCompany } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { findCompany } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';

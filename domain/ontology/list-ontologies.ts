@@ -1,8 +1,8 @@
 import type { Ontology } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import type { Principal } from '../principal.ts';
 import { openOntology } from './data-access.ts';
 import type { OntologyRecord } from './repository.ts';

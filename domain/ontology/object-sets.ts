@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import { OBJECT_SET_RID_PREFIX, type ObjectSet } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { type OpenOntology, readableType } from './data-access.ts';
 import { linkedPredicate, linkFrom } from './list-linked-objects.ts';

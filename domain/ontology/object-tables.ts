@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Expression, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DataType, PropertyDefinition } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
 
 // The storage of objects: each company has its own PostgreSQL schema, each object type a real

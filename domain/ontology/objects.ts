@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { OntologyObject } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { apiValue, objectTable, REV, readColumn, untyped } from './object-tables.ts';
 import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';

@@ -1,5 +1,5 @@
-import { writeLogRecords } from '../app-log/write-log-record.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { writeLogRecords } from '../app-log/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { findActingApp } from './acting-app.ts';

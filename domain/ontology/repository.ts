@@ -6,7 +6,7 @@ import {
   ONTOLOGY_RID_PREFIX,
   type PropertyDefinition,
 } from '../../schemas/ontology.ts';
-import type { DbOrTrx, LinkCardinality } from '../db/database.ts';
+import type { DbOrTrx, LinkCardinality } from '../db/index.ts';
 import { ownRecord } from '../own-keys.ts';
 
 // Definitions: ontologies, object types (with every version) and link types. Objects live in the

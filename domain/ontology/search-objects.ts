@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { ObjectPage, SearchObjectsRequest } from '../../schemas/ontology.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { openOntology, readableType } from './data-access.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { OntologyObject } from '../../schemas/ontology.ts';
-import type { ChangeState, DbOrTrx } from '../db/database.ts';
+import type { ChangeState, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { enqueue } from '../outbox/repository.ts';
+import { enqueue } from '../outbox/index.ts';
 import { ownValue } from '../own-keys.ts';
 import { objectTable, REV, UPDATED_AT, writeValue } from './object-tables.ts';
 import { returningObject, selectObjects, toApiObject } from './objects.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, DbOrTrx } from '../db/database.ts';
-import { newId } from '../security/random.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
+import { newId } from '../security/index.ts';
 import type { OutboxEvent } from './events.ts';
 
 /** The channel a relay listens on; NOTIFY is delivered at commit, so only committed intents wake it. */

@@ -1,6 +1,6 @@
 import type { Manifest } from '../../schemas/manifest/index.ts';
 import type { AppRole } from '../../schemas/sharing.ts';
-import type { Channel, CompanyRole, ResourceRole } from '../db/database.ts';
+import type { Channel, CompanyRole, ResourceRole } from '../db/index.ts';
 import { PUBLIC_NAMESPACE } from './rules.ts';
 
 export type { AppRole };

@@ -1,4 +1,4 @@
-import type { Channel, ResourceRole } from '../db/database.ts';
+import type { Channel, ResourceRole } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import type { AppAccess } from './app-access.ts';

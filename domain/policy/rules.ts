@@ -1,6 +1,6 @@
 import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import type { AppRole } from '../../schemas/sharing.ts';
-import type { ResourceRole } from '../db/database.ts';
+import type { ResourceRole } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 
 // The shared rules every access decision is built from (authorize.ts is their one caller

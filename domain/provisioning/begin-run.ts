@@ -1,4 +1,4 @@
-import type { Db, ProvisioningPart } from '../db/database.ts';
+import type { Db, ProvisioningPart } from '../db/index.ts';
 import { insertRun, loadProvisioning } from './repository.ts';
 import type { RunContext } from './run-step.ts';
 

@@ -1,5 +1,3 @@
-import type { ProvisioningPart } from '../db/database.ts';
-
 // The spec's table of the ten executive folders and their agent roles, and the names and
 // texts derived from it. One table serves the folders step, the profiles step and the status.
 
@@ -24,11 +22,6 @@ export const DESCRIPTION_FILE = 'description.md';
 export const LOG_FOLDER = 'logs';
 
 export const profileName = (companyKey: string, role: string) => `${companyKey}-${role}`;
-
-/** The parts one run can do, in the order a full run does them. */
-export const PARTS = ['cloud-instance', 'folders', 'agent-profiles'] as const;
-export type Part = (typeof PARTS)[number];
-export const partsOf = (part: ProvisioningPart): readonly Part[] => (part === 'all' ? PARTS : [part]);
 
 export interface ProfileText {
   name: string;

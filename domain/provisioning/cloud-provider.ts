@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { InstanceRecord } from '../db/database.ts';
+import type { InstanceRecord } from '../db/index.ts';
 
 // The port to a cloud: the domain decides find-or-create and waits; an adapter (infra/cloud/)
 // talks to EC2 or simulates an instance on this machine. Implementations return metadata only.

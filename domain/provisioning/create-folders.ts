@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 import { EXECUTIVE_ROLES } from './catalog.ts';
 import type { CompanyRootPolicy } from './company-root.ts';
 import { loadProvisioning, saveFolder } from './repository.ts';

@@ -1,4 +1,4 @@
-import type { Db, InstanceRecord } from '../db/database.ts';
+import type { Db, InstanceRecord } from '../db/index.ts';
 import { type CloudProvider, type InstanceMetadata, type InstanceRequest, instanceClientToken } from './cloud-provider.ts';
 import { assertMetadataOnly } from './forbidden-data.ts';
 import { loadProvisioning, type ProvisioningRecord, saveInstance } from './repository.ts';

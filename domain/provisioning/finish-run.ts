@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 import { redactForbidden } from './forbidden-data.ts';
 import { closeRun, saveStep, stepOf } from './repository.ts';
 import type { RunContext } from './run-step.ts';

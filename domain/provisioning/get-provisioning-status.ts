@@ -1,5 +1,5 @@
-import { findCompany } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { findCompany } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { redactForbidden } from './forbidden-data.ts';
 import type { LiveRun, LiveRunObserver } from './live-runs.ts';
 import { findProvisioning } from './repository.ts';

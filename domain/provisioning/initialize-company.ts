@@ -1,6 +1,6 @@
 import type { InitializeCompanyRequest } from '../../schemas/provisioning.ts';
-import type { DbOrTrx } from '../db/database.ts';
-import { newId } from '../security/random.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { newId } from '../security/index.ts';
 import { type CompanyRootPolicy, resolveCompanyRoot } from './company-root.ts';
 import { assertMetadataOnly } from './forbidden-data.ts';
 import { findProvisioning, saveProvisioning } from './repository.ts';

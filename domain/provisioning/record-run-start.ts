@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 import { setRequestRun } from './repository.ts';
 
 /** The relay's report: Temporal started or joined run `runId` for the request. */

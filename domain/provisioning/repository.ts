@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { findCompany } from '../companies/repository.ts';
-import type { DbOrTrx, InstanceRecord, ProvisioningPart, ProvisioningRunStatus, ProvisioningStepRecord } from '../db/database.ts';
+import { findCompany } from '../companies/index.ts';
+import type { DbOrTrx, InstanceRecord, ProvisioningPart, ProvisioningRunStatus, ProvisioningStepRecord } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 
 /** The stored initialization record of a company (by company id); undefined before its first initialize. */

@@ -1,9 +1,8 @@
-import type { DbOrTrx, ProvisioningPart } from '../db/database.ts';
-import { enqueue } from '../outbox/repository.ts';
-import { newId } from '../security/random.ts';
-import { partsOf } from './catalog.ts';
+import { partsOf, provisioningWorkflowId } from '../../schemas/workflow-keys.ts';
+import type { DbOrTrx, ProvisioningPart } from '../db/index.ts';
+import { enqueue } from '../outbox/index.ts';
+import { newId } from '../security/index.ts';
 import { insertRequest, loadProvisioning } from './repository.ts';
-import { provisioningWorkflowId } from './workflow-id.ts';
 
 export interface QueuedRun {
   requestId: string;

@@ -1,4 +1,4 @@
-import type { Db, ProvisioningStepRecord } from '../db/database.ts';
+import type { Db, ProvisioningStepRecord } from '../db/index.ts';
 import { redactForbidden } from './forbidden-data.ts';
 import { saveStep, stepOf } from './repository.ts';
 

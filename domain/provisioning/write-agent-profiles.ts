@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Db } from '../db/database.ts';
-import { agentRid } from '../resources/kinds/agent.ts';
-import { newId } from '../security/random.ts';
+import type { Db } from '../db/index.ts';
+import { agentRid } from '../resources/index.ts';
+import { newId } from '../security/index.ts';
 import { AGENTS_FOLDER, DESCRIPTION_FILE, describeProfile, EXECUTIVE_ROLES, LOG_FOLDER, profileName } from './catalog.ts';
 import type { CompanyRootPolicy } from './company-root.ts';
 import { findProfile, loadProvisioning, saveProfile } from './repository.ts';

@@ -1,4 +1,4 @@
-import type { DbOrTrx, ResourceRole } from '../db/database.ts';
+import type { DbOrTrx, ResourceRole } from '../db/index.ts';
 import { authorize, resourceRoleOf, type Visitor } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { type ResourceRecord, type Tier, tierRank } from './kind.ts';

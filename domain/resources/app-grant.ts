@@ -1,4 +1,4 @@
-import type { DbOrTrx, ResourceRole } from '../db/database.ts';
+import type { DbOrTrx, ResourceRole } from '../db/index.ts';
 import type { Visitor } from '../policy/index.ts';
 import { appRid } from './kinds/app.ts';
 import { applicationsRid } from './kinds/applications.ts';

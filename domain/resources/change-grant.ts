@@ -1,7 +1,7 @@
 import { problem } from '../../schemas/problems.ts';
-import type { DbOrTrx, ResourceRole } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx, ResourceRole } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import type { Principal } from '../principal.ts';
 import { requireRole } from './access.ts';
 import { type ResourceView, viewOf } from './describe-resource.ts';

@@ -1,5 +1,5 @@
-import type { DbOrTrx, ResourceRole } from '../db/database.ts';
-import { visitorOf } from '../hosting/visitor.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx, ResourceRole } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 import { generalAccessOf, requireRole } from './access.ts';
 import type { ResourceRecord, Tier } from './kind.ts';

@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 /** The openness tiers, narrowest first (spec Generic resource access). */
 export const TIERS = ['private', 'group', 'public', 'internet'] as const;

@@ -1,9 +1,9 @@
-import type { DbOrTrx } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import type { Principal } from '../principal.ts';
-import { equalHashes, newId, randomBase62, sha256 } from '../security/random.ts';
+import { equalHashes, newId, randomBase62, sha256 } from '../security/index.ts';
 import { requireRole, roleOf } from './access.ts';
 import { findResource } from './registry.ts';
 import { putGrant } from './repository.ts';

@@ -1,6 +1,6 @@
-import type { DbOrTrx } from '../db/database.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import type { Principal } from '../principal.ts';
 import { roleOf } from './access.ts';
 import { type ResourceView, viewOf } from './describe-resource.ts';

@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../db/database.ts';
-import { visitorOf } from '../hosting/visitor.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 import { effectiveGrants, requireRole } from './access.ts';
 import { findResource } from './registry.ts';

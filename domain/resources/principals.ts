@@ -1,5 +1,5 @@
 import { CELL_ID_PATTERN } from '../../schemas/manifest/index.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Visitor } from '../policy/index.ts';
 

@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { ResourceKind, ResourceRecord } from './kind.ts';
 import { agentKind } from './kinds/agent.ts';

@@ -1,4 +1,4 @@
-import type { DbOrTrx, ResourceRole } from '../db/database.ts';
+import type { DbOrTrx, ResourceRole } from '../db/index.ts';
 
 export const ROLE_RANK: Record<ResourceRole, number> = { viewer: 1, editor: 2, owner: 3 };
 export const higherRole = (a: ResourceRole | null, b: ResourceRole | null) => (!a ? b : !b ? a : ROLE_RANK[a] >= ROLE_RANK[b] ? a : b);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/database.ts';
-import { visitorOf } from '../hosting/visitor.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 
 export interface PrincipalView {

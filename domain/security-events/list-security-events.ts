@@ -1,5 +1,5 @@
 import type { SecurityEventView } from '../../schemas/identity.ts';
-import type { DbOrTrx, SecurityEventKind } from '../db/database.ts';
+import type { DbOrTrx, SecurityEventKind } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 
 export interface ListSecurityEventsInput {

@@ -1,5 +1,5 @@
-import type { DbOrTrx, SecurityEventKind } from '../db/database.ts';
-import { newId } from '../security/random.ts';
+import type { DbOrTrx, SecurityEventKind } from '../db/index.ts';
+import { newId } from '../security/index.ts';
 
 export interface SecurityEvent {
   kind: SecurityEventKind;

@@ -1,6 +1,6 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
-import { equalHashes, randomBase62, sha256 } from '../security/random.ts';
+import { equalHashes, randomBase62, sha256 } from '../security/index.ts';
 
 // The sign-in hand-off from {base_url} to an app host (a page base on another host, whose
 // browser cannot see the host-only session cookie): {base_url} mints a one-time code for its

@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../db/database.ts';
-import { randomBase62, sha256 } from '../security/random.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { randomBase62, sha256 } from '../security/index.ts';
 
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 

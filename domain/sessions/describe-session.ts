@@ -1,5 +1,5 @@
-import { licensesOf } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { licensesOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 
 /** The signed-in account and the companies it can act for. */

@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 
 /** Sign-out: the session ends on the server (a key caller has none to end). */

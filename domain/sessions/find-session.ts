@@ -1,7 +1,7 @@
-import { licensesOf } from '../companies/repository.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { licensesOf } from '../companies/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import { equalHashes, sha256 } from '../security/index.ts';
 
 /**
  * The session behind a token, or undefined when it is unknown, expired or its account inactive.

@@ -1,11 +1,11 @@
 import type { CreateShareInput, ShareView } from '../../schemas/sharing.ts';
-import { findAccountByLogin } from '../accounts/repository.ts';
-import type { DbOrTrx, ShareRecordName } from '../db/database.ts';
+import { findAccountByLogin } from '../accounts/index.ts';
+import type { HostedApp } from '../apps/index.ts';
+import type { DbOrTrx, ShareRecordName } from '../db/index.ts';
 import type { Clock, PublicAddresses } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import type { HostedApp } from '../hosting/repository.ts';
 import type { Principal } from '../principal.ts';
-import { newId } from '../security/random.ts';
+import { newId } from '../security/index.ts';
 import { currentApp } from './current-app.ts';
 import { newLinkToken } from './link-token.ts';
 import { findLiveShare, recordShare, shareRows } from './repository.ts';

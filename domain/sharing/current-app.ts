@@ -1,7 +1,7 @@
 import { problem } from '../../schemas/problems.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { findHostedApp, type HostedApp } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { findHostedApp, type HostedApp } from '../hosting/repository.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

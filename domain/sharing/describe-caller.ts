@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { AuthMe } from '../../schemas/sharing.ts';
-import { reachApp } from '../app-surface/reach-app.ts';
-import type { Channel } from '../db/database.ts';
+import { loadVersion, reachApp } from '../apps/index.ts';
+import { visitorOf } from '../companies/index.ts';
+import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import { loadVersion } from '../hosting/repository.ts';
-import { visitorOf } from '../hosting/visitor.ts';
 import { permissionsOf } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 

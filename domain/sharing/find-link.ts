@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../db/database.ts';
-import { equalHashes, sha256 } from '../security/random.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { equalHashes, sha256 } from '../security/index.ts';
 import { LINK_TOKEN_PATTERN } from './link-token.ts';
 import { findLiveLink } from './repository.ts';
 

@@ -1,4 +1,4 @@
-import { randomBase62, sha256 } from '../security/random.ts';
+import { randomBase62, sha256 } from '../security/index.ts';
 
 /** 192 random bits; the link is `{production_base}/s/<token>`. */
 const TOKEN_BYTES = 24;

@@ -1,8 +1,9 @@
 import type { ShareView } from '../../schemas/sharing.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
+import { liveShare } from '../resources/index.ts';
 import { type AppRef, currentApp } from './current-app.ts';
-import { liveShare, shareRows } from './repository.ts';
+import { shareRows } from './repository.ts';
 import { shareView } from './share-view.ts';
 
 /** The app's live shares, oldest first, for those who may share it; public links show their prefix only. */

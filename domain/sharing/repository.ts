@@ -1,38 +1,6 @@
-import { sql } from 'kysely';
-import { writeLogRecords } from '../app-log/write-log-record.ts';
-import type { DbOrTrx, ShareAudience, ShareRecordName, ShareRole } from '../db/database.ts';
-import type { ShareGrants } from '../policy/index.ts';
-
-/** A share is live until revoked or, for named accounts, until it expires. */
-export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;
-
-/**
- * The live shares of an app that concern one account: the company share, the account's own share
- * and, on a visit through a public link, that link (when it is still live and of this app).
- */
-export async function findShareGrants(
-  db: DbOrTrx,
-  input: { appId: string; accountId: string; linkShareId: string | null; now: Date },
-): Promise<Omit<ShareGrants, 'resource'>> {
-  const rows = await db
-    .selectFrom('app_shares as s')
-    .select(['s.id', 's.audience', 's.account_id'])
-    .where('s.app_id', '=', input.appId)
-    .where(liveShare(input.now))
-    .where((eb) =>
-      eb.or([
-        eb('s.audience', '=', 'company'),
-        eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', input.accountId)]),
-        ...(input.linkShareId ? [eb.and([eb('s.audience', '=', 'public'), eb('s.id', '=', input.linkShareId)])] : []),
-      ]),
-    )
-    .execute();
-  const pick = (audience: ShareAudience) => {
-    const row = rows.find((r) => r.audience === audience);
-    return row ? { id: row.id } : null;
-  };
-  return { company: pick('company'), account: pick('users'), link: pick('public') };
-}
+import { writeLogRecords } from '../app-log/index.ts';
+import type { DbOrTrx, ShareAudience, ShareRecordName, ShareRole } from '../db/index.ts';
+import { liveShare } from '../resources/index.ts';
 
 /** A live public link by its token's hash. */
 export async function findLiveLink(db: DbOrTrx, tokenHash: Buffer, now: Date) {

@@ -1,5 +1,5 @@
 import type { ShareView } from '../../schemas/sharing.ts';
-import type { ShareAudience, ShareRole } from '../db/database.ts';
+import type { ShareAudience, ShareRole } from '../db/index.ts';
 
 export interface ShareRow {
   id: string;

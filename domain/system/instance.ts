@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 
 export interface Instance {
   instanceId: string;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/index.ts';
 
 // Readiness (`GET /api/v1/health/ready`): can this process do its work now? Each dependency it
 // uses is probed with a deadline; liveness (`GET /api/v1/health`) probes none of them.

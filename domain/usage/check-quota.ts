@@ -1,8 +1,8 @@
 import type { Limits } from '../../schemas/manifest/limits.ts';
-import type { Db, DbOrTrx } from '../db/database.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { consume } from '../rate-limit/rate-limit.ts';
+import { consume } from '../rate-limit/index.ts';
 import { COMPUTE_METERS, type Meter, nextDayStart, nextMonthStart } from './meters.ts';
 import { capsOfApp, readCounters } from './repository.ts';
 

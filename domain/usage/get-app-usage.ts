@@ -1,10 +1,8 @@
 import type { AppUsage } from '../../schemas/usage.ts';
-import { channelWorkflow, nextScheduledRun, triggersOf } from '../app-workflows/definition.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import { callerAccess, channelWorkflow, findHostedApp, nextScheduledRun, triggersOf } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { callerAccess } from '../hosting/open-app.ts';
-import { findHostedApp } from '../hosting/repository.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { computeUse, usdToMicro } from './check-quota.ts';

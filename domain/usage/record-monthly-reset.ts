@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { computeUse } from './check-quota.ts';
 import { COMPUTE_METERS, periodOf, previousMonth } from './meters.ts';
 import { capsOfApp, readCounters } from './repository.ts';

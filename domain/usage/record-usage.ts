@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { type Meter, meterPeriod } from './meters.ts';
 
 /** One metered use: how much of a meter an app used, and when (which picks its period). */

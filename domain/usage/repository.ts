@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { type Limits, limitsSchema } from '../../schemas/manifest/limits.ts';
-import type { DbOrTrx } from '../db/database.ts';
+import type { DbOrTrx } from '../db/index.ts';
 import { type Meter, meterPeriod } from './meters.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { type BlobBackend, distinctBlobs } from '../../domain/apps/blob-store.ts';
+import { type BlobBackend, distinctBlobs } from '../../domain/apps/index.ts';
 
 export interface S3BlobOptions {
   bucket: string;

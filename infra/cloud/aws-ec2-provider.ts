@@ -5,7 +5,7 @@ import {
   type Instance,
   RunInstancesCommand,
 } from '@aws-sdk/client-ec2';
-import { CELL_TAG, type CloudProvider, type InstanceMetadata, type InstanceRequest } from '../../domain/provisioning/cloud-provider.ts';
+import { CELL_TAG, type CloudProvider, type InstanceMetadata, type InstanceRequest } from '../../domain/provisioning/index.ts';
 
 // The cloud provider on AWS EC2 (SDK v3). Credentials come from the standard chain of the
 // worker's machine under the request's profile (environment, shared files, SSO, instance role);

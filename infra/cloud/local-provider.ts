@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { CELL_TAG, type CloudProvider, type InstanceMetadata } from '../../domain/provisioning/cloud-provider.ts';
+import { CELL_TAG, type CloudProvider, type InstanceMetadata } from '../../domain/provisioning/index.ts';
 
 // The default cloud for `npm start`: a simulated instance per company, one JSON file per client
 // token in the data folder, so the whole flow runs on one machine without an account. It keeps

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { Mailer } from '../../domain/app-workflows/mailer.ts';
+import type { Mailer } from '../../domain/mail/index.ts';
 
 /**
  * Email over SMTP (nodemailer) from SVC_SMTP_URL: notify steps, the mail test and member

@@ -3,12 +3,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import { type ActivityDeps, createActivities } from '../../activities/index.ts';
-import { unconfiguredMailer } from '../../domain/app-workflows/mailer.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
+import { unconfiguredMailer } from '../../domain/mail/mailer.ts';
 import type { CloudProvider } from '../../domain/provisioning/cloud-provider.ts';
 import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
-import { TASK_QUEUE } from '../../worker/shared.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
+import { TASK_QUEUE } from '../../workflows/contract.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { companyRootAt } from './provisioning.ts';
 

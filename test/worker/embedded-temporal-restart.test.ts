@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
 import { PRODUCT_SCHEDULES } from '../../worker/schedules.ts';
-import { deviceLoginWorkflowId } from '../../worker/shared.ts';
+import { deviceLoginWorkflowId } from '../../workflows/contract.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { type StartedProcess, startProcess } from '../support/process.ts';
 

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
-import { deviceLoginWorkflowId } from '../../worker/shared.ts';
+import { deviceLoginWorkflowId } from '../../workflows/contract.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startProcess } from '../support/process.ts';
 

@@ -20,7 +20,7 @@ describe('workflow bundle', () => {
     ]) {
       expect(modules.filter((m) => forbidden.test(m))).toEqual([]);
     }
-    expect(modules.some((m) => m.includes('workflows/device-login-expiry.ts'))).toBe(true);
+    expect(modules.some((m) => m.includes('workflows/device-login/expiry.ts'))).toBe(true);
   }, 60_000);
 
   it('keeps a fresh bundle in the cache folder, and the next start loads it instead of bundling', async () => {

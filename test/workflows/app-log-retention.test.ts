@@ -5,7 +5,7 @@ import { writeLogRecords } from '../../domain/app-log/write-log-record.ts';
 import type { LogKind } from '../../domain/db/database.ts';
 import { appLogRetentionSchedule } from '../../worker/app-log-retention-schedule.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
-import { APP_LOG_RETENTION, TASK_QUEUE } from '../../worker/shared.ts';
+import { APP_LOG_RETENTION, TASK_QUEUE } from '../../workflows/contract.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { useWorkflowTestEnv } from '../support/workflow-env.ts';
 

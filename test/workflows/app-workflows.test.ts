@@ -1,11 +1,11 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextScheduledRun, triggersOf } from '../../domain/app-workflows/definition.ts';
 import { RUN_EVALUATION_LIMITS } from '../../domain/app-workflows/evaluation-threads.ts';
 import { EvaluationBudget, evaluateExpression } from '../../domain/app-workflows/expression.ts';
 import type { ModelProvider } from '../../domain/app-workflows/model-provider.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
+import { nextScheduledRun, triggersOf } from '../../domain/apps/workflow-definition.ts';
 import type { Db } from '../../domain/db/database.ts';
 import { systemClock } from '../../domain/deps.ts';
 import { defineObjectTypes } from '../../domain/ontology/define-object-types.ts';
@@ -17,7 +17,7 @@ import { smtpMailer } from '../../infra/mail/smtp-mailer.ts';
 import { workflowSchema } from '../../schemas/manifest/workflow.ts';
 import { reconcileAppTriggers } from '../../worker/app-triggers.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
-import { appScheduleId, TASK_QUEUE } from '../../worker/shared.ts';
+import { appScheduleId, TASK_QUEUE } from '../../workflows/contract.ts';
 import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, type ReceivedMail, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
 import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 

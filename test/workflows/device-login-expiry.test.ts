@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from '../../worker/shared.ts';
+import { deviceLoginClosed, deviceLoginWorkflowId, TASK_QUEUE } from '../../workflows/contract.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { useWorkflowTestEnv } from '../support/workflow-env.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceLoginWorkflowId } from '../../worker/shared.ts';
+import { deviceLoginWorkflowId } from '../../workflows/contract.ts';
 import { browser, seedCompanies, signIn } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 

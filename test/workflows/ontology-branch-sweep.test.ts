@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createBranch } from '../../domain/ontology/branches/create-branch.ts';
 import { branchSweepSchedule } from '../../worker/branch-sweep-schedule.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
-import { BRANCH_SWEEP } from '../../worker/shared.ts';
+import { BRANCH_SWEEP } from '../../workflows/contract.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { define, insertCompanyWithDeveloper, SALES } from '../support/ontology.ts';
 import { useWorkflowTestEnv } from '../support/workflow-env.ts';

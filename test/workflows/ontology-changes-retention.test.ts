@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { writeEdits } from '../../domain/ontology/write-edits.ts';
 import { ontologyChangesRetentionSchedule } from '../../worker/ontology-changes-retention-schedule.ts';
 import { ensureSchedule } from '../../worker/schedules.ts';
-import { ONTOLOGY_CHANGES_RETENTION } from '../../worker/shared.ts';
+import { ONTOLOGY_CHANGES_RETENTION } from '../../workflows/contract.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { define, insertCompanyWithDeveloper, SALES } from '../support/ontology.ts';
 import { useWorkflowTestEnv } from '../support/workflow-env.ts';

@@ -1,5 +1,5 @@
-import { findCompany } from '../../companies/repository.ts';
-import type { DbOrTrx } from '../../db/database.ts';
+import { findCompany } from '../../companies/index.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { Clock } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import { authorize } from '../../policy/index.ts';

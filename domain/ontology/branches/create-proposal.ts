@@ -1,8 +1,8 @@
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { Clock } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import type { Principal } from '../../principal.ts';
-import { newId } from '../../security/random.ts';
+import { newId } from '../../security/index.ts';
 import { branchOntology } from './branch-access.ts';
 import { findBranch, proposalWire, touchBranch } from './repository.ts';
 

@@ -1,4 +1,4 @@
-import type { DbOrTrx, ProposalStatus } from '../../db/database.ts';
+import type { DbOrTrx, ProposalStatus } from '../../db/index.ts';
 import type { Clock } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import type { Principal } from '../../principal.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Branch } from '../../../schemas/ontology-actions.ts';
-import type { DbOrTrx, OntologyBranchesTable } from '../../db/database.ts';
+import type { DbOrTrx, OntologyBranchesTable } from '../../db/index.ts';
 import type { Clock } from '../../deps.ts';
 import type { Principal } from '../../principal.ts';
 import { branchOntology } from './branch-access.ts';

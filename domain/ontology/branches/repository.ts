@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import { DomainError } from '../../errors.ts';
 
 // Branches of a company's definitions, their pending writes and their proposals.

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Spec "Branches": INACTIVE after 35 days without activity, deleted 7 days later. */

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { DefineTypesRequest } from '../../../schemas/ontology.ts';
 import type { BranchWriteResult } from '../../../schemas/ontology-actions.ts';
 import { issuesToProblems, reportedProblems } from '../../../schemas/problems.ts';
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { Clock } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import type { Principal } from '../../principal.ts';

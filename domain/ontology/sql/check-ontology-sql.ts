@@ -1,5 +1,5 @@
 import { DomainError } from '../../errors.ts';
-import { WorkerPool, WorkerTimeoutError } from '../../threads/worker-pool.ts';
+import { WorkerPool, WorkerTimeoutError } from '../../threads/index.ts';
 import type { SqlCheck, SqlCheckInput } from './sql-allowlist.ts';
 
 // Every ontology SQL text is parsed by PostgreSQL's own parser and checked (sql-allowlist.ts)

@@ -1,6 +1,6 @@
 import type { OntologyDatabase } from '../../../schemas/ontology-sql.ts';
 import { SQL_MAX_ROWS } from '../../../schemas/ontology-sql.ts';
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { Clock, OntologySqlSettings } from '../../deps.ts';
 import type { Principal } from '../../principal.ts';
 import { mayRead, openOntology } from '../data-access.ts';

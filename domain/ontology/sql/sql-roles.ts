@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db, DbOrTrx } from '../../db/database.ts';
+import type { Db, DbOrTrx } from '../../db/index.ts';
 import { DomainError } from '../../errors.ts';
 
 // The PostgreSQL roles ontology SQL runs as. One LOGIN role per company, credential (its kind and

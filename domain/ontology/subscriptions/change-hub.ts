@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { OntologyObject } from '../../../schemas/ontology.ts';
-import type { ChangeState, Db, DbOrTrx } from '../../db/database.ts';
+import type { ChangeState, Db, DbOrTrx } from '../../db/index.ts';
 import { ONTOLOGY_CHANGES_CHANNEL } from '../write-edits.ts';
 
 // The one reader of committed changes in a process: one LISTEN connection wakes it at every commit

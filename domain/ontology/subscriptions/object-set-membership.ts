@@ -1,7 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { OntologyObject } from '../../../schemas/ontology.ts';
 import type { SubscribableObjectSet } from '../../../schemas/ontology-subscriptions.ts';
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import { type OpenOntology, readableType } from '../data-access.ts';
 import { objectTable } from '../object-tables.ts';
 import type { ObjectTypeRecord, OntologyRecord } from '../repository.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OntologyObject } from '../../../schemas/ontology.ts';
 import type { ObjectUpdate, StreamSubscriptionsRequest } from '../../../schemas/ontology-subscriptions.ts';
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { Clock } from '../../deps.ts';
 import type { Principal } from '../../principal.ts';
 import { openOntology } from '../data-access.ts';

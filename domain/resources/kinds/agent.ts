@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { ResourceKind, ResourceRecord } from '../kind.ts';
 
 const PREFIX = 'ri.agents.svc.agent.';

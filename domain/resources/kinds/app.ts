@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { manifestSchema } from '../../../schemas/manifest/index.ts';
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { ResourceKind, ResourceRecord, Tier } from '../kind.ts';
 import { applicationsRid } from './applications.ts';
 

@@ -1,5 +1,5 @@
 import { OBJECT_TYPE_RID_PREFIX, ONTOLOGY_RID_PREFIX } from '../../../schemas/ontology.ts';
-import type { DbOrTrx } from '../../db/database.ts';
+import type { DbOrTrx } from '../../db/index.ts';
 import type { ResourceKind, ResourceRecord } from '../kind.ts';
 
 // The data layer's resources: a company's ontology `ri.ontology.svc.ontology.<cellId>` and its

@@ -4,7 +4,7 @@ import { expressionThreads } from '../../../domain/app-workflows/evaluation-thre
 import { EvaluationBudget } from '../../../domain/app-workflows/expression.ts';
 import { getApp } from '../../../domain/apps/repository.ts';
 import { recordUsage } from '../../../domain/usage/record-usage.ts';
-import { appScheduleId } from '../../../worker/shared.ts';
+import { appScheduleId } from '../../../workflows/contract.ts';
 import { type ReceivedMail, startSmtpSink } from '../../support/app-workflows.ts';
 import { bundle } from '../../support/bundles.ts';
 import { release } from '../../support/hosting.ts';

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import type { ProvisioningPart } from '../../domain/db/index.ts';
+import {
+  awaitRunStart,
+  getProvisioningStatus,
+  initializeCompany,
+  type QueuedRun,
+  requestProvisioning,
+} from '../../domain/provisioning/index.ts';
+import { CellId } from '../../schemas/identity.ts';
+import { InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
+import type { ApiDeps } from '../deps.ts';
+import { defineRoute, type HandlerInput } from '../http/route.ts';
+
+// Spec F, the control plane (operators only). A start goes through the outbox: the request row
+// and its intent commit together, so a crash after the commit still starts the run. The answer
+// then waits (SVC_RUN_START_WAIT_MS, 10 s) for the relay to report the run Temporal started or joined, and gives
+// its run id; when no worker delivers in time, runId is null and the run starts once one does.
+
+const BASE = '/api/v1/control-plane/companies';
+const CellParams = z.object({ cell: CellId });
+
+const Change = z.object({ item: z.string(), outcome: z.enum(['created', 'reused', 'refreshed']) });
+const Step = z.object({
+  name: z.string(),
+  status: z.enum(['running', 'retrying', 'completed', 'failed']),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  changes: z.array(Change),
+  at: z.string(),
+});
+
+const Accepted = z
+  .object({
+    requestId: z.string(),
+    workflowId: z.string(),
+    runId: z.string().nullable().describe('Null when no worker started the run in time; it starts once one runs.'),
+    part: z.enum(['all', 'cloud-instance', 'folders', 'agent-profiles']),
+    steps: z.array(z.string()),
+    statusUrl: z.string(),
+  })
+  .meta({ id: 'ProvisioningAccepted' });
+
+const InitializeAccepted = Accepted.extend({
+  company: z.object({ cellId: z.string(), outcome: z.enum(['created', 'reused']) }),
+  record: z.enum(['created', 'updated', 'unchanged']),
+}).meta({ id: 'InitializationAccepted' });
+
+const ProvisioningStatus = z
+  .object({
+    cellId: z.string(),
+    status: z.enum(['not_started', 'queued', 'running', 'completed', 'failed']),
+    currentStep: z.string().nullable(),
+    failingStep: z.object({ name: z.string(), attempts: z.number().int(), lastError: z.string().nullable() }).nullable(),
+    company: z
+      .object({
+        companyKey: z.string(),
+        nameEn: z.string(),
+        nameZh: z.string(),
+        rootPath: z.string(),
+        cloud: z.object({ profile: z.string(), accountId: z.string(), region: z.string(), instanceName: z.string() }),
+      })
+      .nullable(),
+    server: z
+      .object({
+        provider: z.enum(['aws', 'local']),
+        instanceId: z.string(),
+        state: z.string(),
+        address: z.string().nullable(),
+        securityGroups: z.array(z.object({ id: z.string(), name: z.string() })),
+        syncedAt: z.string().nullable(),
+      })
+      .nullable(),
+    folders: z.array(z.object({ name: z.string(), path: z.string(), updatedAt: z.string() })),
+    agentProfiles: z.array(
+      z.object({
+        name: z.string(),
+        role: z.string(),
+        rid: z.string(),
+        folderPath: z.string(),
+        profilePath: z.string(),
+        descriptionPath: z.string(),
+        descriptionSha256: z.string(),
+        updatedAt: z.string(),
+      }),
+    ),
+    queued: z.array(z.object({ requestId: z.string(), part: z.string(), workflowId: z.string(), requestedAt: z.string() })),
+    runs: z.array(
+      z.object({
+        workflowId: z.string(),
+        runId: z.string(),
+        part: z.string(),
+        status: z.enum(['running', 'completed', 'failed']),
+        currentStep: z.string().nullable(),
+        steps: z.array(Step),
+        error: z.string().nullable(),
+        startedAt: z.string(),
+        finishedAt: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'ProvisioningStatus' });
+
+const statusUrl = (deps: ApiDeps, cellId: string) => `${deps.addresses().baseUrl}${BASE}/${cellId}/provisioning-status`;
+
+/**
+ * The 202 answer for a queued run. Its run id is filled in after the commit (the relay can only
+ * see the committed intent); a dry run is rolled back and answers the plan without one.
+ */
+function accepted<E extends object>(
+  queued: QueuedRun,
+  extra: E,
+  { deps, afterCommit }: Pick<HandlerInput<unknown, unknown, unknown>, 'deps' | 'afterCommit'>,
+) {
+  const data = {
+    requestId: queued.requestId,
+    workflowId: queued.workflowId,
+    runId: null as string | null,
+    part: queued.part,
+    steps: [...queued.steps],
+    statusUrl: statusUrl(deps, queued.cellId),
+    ...extra,
+  };
+  afterCommit(async () => {
+    data.runId = await awaitRunStart(deps.db, queued.requestId, deps.http.runStartWaitMs);
+  });
+  const { requestId: _requestId, runId: _runId, ...plan } = data;
+  return { status: 202, data, plan: { wouldStartOrJoin: plan } };
+}
+
+export const initializeCompanyRoute = defineRoute({
+  method: 'post',
+  path: `${BASE}/initialize`,
+  operationId: 'controlPlaneInitializeCompany',
+  summary: 'Initialize a company: company, server instance, ten folders, ten agent profiles (operators; rerunnable)',
+  description:
+    'Creates or reuses the company and starts or joins its provisioning run (workflow company-init:<cellId>). ' +
+    'Rerunning changes nothing that exists; provisioning-status says per step what was created, reused or refreshed. ' +
+    'Credentials, keys, tokens and connection strings are refused anywhere in the body. rootPath must lie under the ' +
+    "company root (SVC_COMPANY_ROOT) once symlinks are resolved, and never in /proc, /sys, /dev or the service's data " +
+    'directories (invalid_payload, problem path_not_allowed at rootPath).',
+  tags: ['control-plane'],
+  auth: 'credential',
+  write: true,
+  body: InitializeCompanyRequest,
+  response: { status: 202, description: 'The run was started or joined.', schema: InitializeAccepted },
+  errors: ['unauthorized', 'forbidden', 'invalid_payload'],
+  async handler({ db, body, principal, deps, afterCommit }) {
+    const queued = await initializeCompany(db, { ...body, accountId: principal.account.id }, deps.companyRoot);
+    return accepted(queued, { company: queued.company, record: queued.record }, { deps, afterCommit });
+  },
+});
+
+function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, summary: string) {
+  return defineRoute({
+    method: 'post',
+    path: `${BASE}/{cell}/${part}`,
+    operationId,
+    summary,
+    description:
+      `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize. ` +
+      'The part uses the stored initialization: send no body or {} (any field, or a body that is not JSON, is refused and starts nothing).',
+    tags: ['control-plane'],
+    auth: 'credential',
+    write: true,
+    params: CellParams,
+    body: ProvisioningPartRequest,
+    response: { status: 202, description: 'The run was started or joined.', schema: Accepted },
+    errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found', 'conflict'],
+    async handler({ db, params, principal, deps, afterCommit }) {
+      const queued = await requestProvisioning(db, { cellId: params.cell, part, accountId: principal.account.id });
+      return accepted(queued, {}, { deps, afterCommit });
+    },
+  });
+}
+
+export const getProvisioningStatusRoute = defineRoute({
+  method: 'get',
+  path: `${BASE}/{cell}/provisioning-status`,
+  operationId: 'controlPlaneProvisioningStatus',
+  summary: 'Provisioning status: overall, current step, failing step, server, folders, agent profiles, runs (operators)',
+  tags: ['control-plane'],
+  auth: 'credential',
+  params: CellParams,
+  snapshot: true,
+  response: { status: 200, description: 'The stored record combined with the live runs.', schema: ProvisioningStatus },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found'],
+  handler: async ({ db, deps, params }) => ({ data: await getProvisioningStatus(db, deps.liveRuns, params.cell) }),
+});
+
+export const controlPlaneRoutes = [
+  initializeCompanyRoute,
+  partRoute('cloud-instance', 'controlPlaneCloudInstance', 'Create or reuse the server instance and sync its metadata (operators)'),
+  partRoute('folders', 'controlPlaneFolders', 'Create the ten folders (operators)'),
+  partRoute(
+    'agent-profiles',
+    'controlPlaneAgentProfiles',
+    'Create or refresh the ten agent profiles and their description files (operators)',
+  ),
+  getProvisioningStatusRoute,
+];

@@ -1,0 +1,7 @@
+// The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
+export { listEvents } from './list-events.ts';
+export { purgeExpiredEvents } from './purge-expired-events.ts';
+export { admitEvents, recordEvents } from './record-events.ts';
+export { setFeedbackStatus } from './set-feedback-status.ts';
+export { summarizeLog } from './summarize-log.ts';
+export { writeLogRecords } from './write-log-record.ts';

@@ -1,0 +1,69 @@
+import { visitorOf } from '../companies/index.ts';
+import type { Channel } from '../db/index.ts';
+import type { DomainDeps } from '../deps.ts';
+import { type AppAccess, appRoleOf, isDeveloperOf, isMemberOf, lowerRole, ticketAdmits } from '../policy/index.ts';
+import type { Principal } from '../principal.ts';
+import { findAppGrants } from '../resources/index.ts';
+import { findChannelVersion, type HostedApp } from './hosted-apps.ts';
+
+export interface AppTarget {
+  namespace: string;
+  slug: string;
+  channel: Channel;
+}
+
+/**
+ * May this principal open the app's channel now, and with which role? Judged by the manifest of
+ * the version the channel shows and the app's live shares. `linkShareId`: the public link the
+ * visitor came through (a ticket carries the share it was opened with).
+ */
+export async function accessToApp(
+  deps: Pick<DomainDeps, 'db' | 'clock'>,
+  principal: Principal,
+  target: AppTarget,
+  linkShareId: string | null = null,
+) {
+  const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
+  const visitor = await visitorOf(deps.db, principal);
+  const shares = await findAppGrants(deps.db, {
+    app,
+    visitor,
+    linkShareId: linkShareId ?? (principal.kind === 'ticket' ? principal.ticket.shareId : null),
+    now: deps.clock.now(),
+  });
+  const access = appRoleOf(
+    visitor,
+    {
+      namespace: app.namespace,
+      companyId: app.companyId,
+      channel: target.channel,
+      access: version.manifest.auth.access,
+      publicLink: version.manifest.auth.publicLink,
+    },
+    shares,
+  );
+  // A ticket (or an app token) acts with at most the role it was issued with.
+  if (principal.kind === 'ticket' && access.allowed)
+    return { app, version, access: { ...access, role: lowerRole(access.role, principal.ticket.role) } };
+  return { app, version, access };
+}
+
+/**
+ * The caller's access to an app it names, for deciding what it may do there: a ticket's (or app
+ * token's) own role in its own app; the company's developers as developer on any channel (the
+ * app-open rule's first answer, without its queries); anyone else by the app-open rule for the
+ * channel (app_not_found when the channel shows no version).
+ */
+export async function callerAccess(
+  deps: Pick<DomainDeps, 'db' | 'clock'>,
+  principal: Principal,
+  app: HostedApp,
+  channel: Channel,
+): Promise<AppAccess> {
+  if (principal.kind === 'ticket' && ticketAdmits(principal, app)) {
+    const { role, shareId } = principal.ticket;
+    return { allowed: true, role, member: isMemberOf(principal, app.companyId), viaShare: shareId };
+  }
+  if (isDeveloperOf(principal, app.companyId)) return { allowed: true, role: 'developer', member: true, viaShare: null };
+  return (await accessToApp(deps, principal, { namespace: app.namespace, slug: app.slug, channel })).access;
+}

@@ -1,0 +1,2 @@
+// The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
+export { BoundedCache } from './bounded-cache.ts';

@@ -1,0 +1,33 @@
+// The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
+export { connectDatabase } from './connect.ts';
+export type {
+  AppRole,
+  ChangeState,
+  Channel,
+  CompanyRole,
+  Database,
+  Db,
+  DbOrTrx,
+  DeviceLoginsTable,
+  FeedbackStatus,
+  InstanceRecord,
+  KeyRevocationReason,
+  LinkCardinality,
+  LogKind,
+  NotificationStatus,
+  OntologyBranchesTable,
+  ProposalStatus,
+  ProvisioningPart,
+  ProvisioningRunStatus,
+  ProvisioningStepRecord,
+  ReleaseAction,
+  ReleaseRecordsTable,
+  ResourceRole,
+  SecurityEventKind,
+  ShareAudience,
+  ShareRecordName,
+  ShareRole,
+  WorkflowRunStatus,
+  WorkflowTrigger,
+} from './database.ts';
+export { migrateToLatest } from './migrate.ts';

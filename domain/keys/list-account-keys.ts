@@ -1,9 +1,0 @@
-import { getAccount } from '../accounts/get-account.ts';
-import type { DbOrTrx } from '../db/database.ts';
-import { keysOf } from './repository.ts';
-
-/** For operators: every key of an account, revoked ones with when and why (prefix only). */
-export async function listAccountKeys(db: DbOrTrx, accountId: string) {
-  await getAccount(db, accountId);
-  return keysOf(db, accountId, { liveOnly: false });
-}

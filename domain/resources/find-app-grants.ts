@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import type { DbOrTrx, ShareAudience } from '../db/index.ts';
+import type { ShareGrants, Visitor } from '../policy/index.ts';
+import { appGrantRole } from './app-grant.ts';
+
+// Shares are the sharing capability's records; reading which ones admit a visitor lives here, below
+// hosting and sharing, because every app-access decision needs it.
+
+/** A share is live until revoked or, for named accounts, until it expires. */
+export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;
+
+/**
+ * The live shares of an app that concern one account: the company share, the account's own share
+ * and, on a visit through a public link, that link (when it is still live and of this app).
+ */
+async function findShareGrants(
+  db: DbOrTrx,
+  input: { appId: string; accountId: string; linkShareId: string | null; now: Date },
+): Promise<Omit<ShareGrants, 'resource'>> {
+  const rows = await db
+    .selectFrom('app_shares as s')
+    .select(['s.id', 's.audience', 's.account_id'])
+    .where('s.app_id', '=', input.appId)
+    .where(liveShare(input.now))
+    .where((eb) =>
+      eb.or([
+        eb('s.audience', '=', 'company'),
+        eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', input.accountId)]),
+        ...(input.linkShareId ? [eb.and([eb('s.audience', '=', 'public'), eb('s.id', '=', input.linkShareId)])] : []),
+      ]),
+    )
+    .execute();
+  const pick = (audience: ShareAudience) => {
+    const row = rows.find((r) => r.audience === audience);
+    return row ? { id: row.id } : null;
+  };
+  return { company: pick('company'), account: pick('users'), link: pick('public') };
+}
+
+/** Everything beyond licenses that may admit a visitor to an app: its live shares and the resource grants on it. */
+export async function findAppGrants(
+  db: DbOrTrx,
+  input: {
+    app: { id: string; namespace: string; slug: string; companyId: string | null };
+    visitor: Visitor;
+    linkShareId: string | null;
+    now: Date;
+  },
+): Promise<ShareGrants> {
+  const shares = await findShareGrants(db, {
+    appId: input.app.id,
+    accountId: input.visitor.accountId,
+    linkShareId: input.linkShareId,
+    now: input.now,
+  });
+  return { ...shares, resource: await appGrantRole(db, input.visitor, input.app) };
+}

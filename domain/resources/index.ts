@@ -1,0 +1,13 @@
+// The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
+export { addGrant, removeGrant } from './change-grant.ts';
+export { describeResource } from './describe-resource.ts';
+export { findAppGrants, liveShare } from './find-app-grants.ts';
+export { TIERS } from './kind.ts';
+export { agentRid } from './kinds/agent.ts';
+export { createLink, LINK_DEFAULT_DAYS, redeemLink, revokeLink } from './links.ts';
+export { listResources } from './list-resources.ts';
+export { listRoles } from './list-roles.ts';
+export { principalsOf } from './principals.ts';
+export { grantsOf } from './repository.ts';
+export { searchPrincipals } from './search-principals.ts';
+export { setTier } from './set-tier.ts';

@@ -1,0 +1,3 @@
+// The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
+export { ensureInstance, type Instance } from './instance.ts';
+export { checkReadiness, databaseCheck, type ReadinessCheck, readinessCheck } from './readiness.ts';

@@ -1,0 +1,2 @@
+// The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
+export { SPARE_CORES, WorkerPool, WorkerTimeoutError } from './worker-pool.ts';

@@ -1,0 +1,98 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ProvisioningPart } from '../schemas/workflow-keys.ts';
+
+// The workflows' own contract: task queue, workflow ids, signals, queries, inputs. Workflow code,
+// the worker and the activities import it; it runs in the sandbox, so it imports only
+// @temporalio/workflow and the pure keys in schemas/workflow-keys.ts.
+
+export const TASK_QUEUE = 'svc-main';
+
+/** Business-keyed ids: one workflow per device login. */
+export const deviceLoginWorkflowId = (deviceLoginId: string) => `device-login:${deviceLoginId}`;
+
+export type DeviceLoginClosedReason = 'denied' | 'redeemed';
+/** The device login ended before its expiry; nothing is left for the timer to do. */
+export const deviceLoginClosed = defineSignal<[DeviceLoginClosedReason]>('deviceLoginClosed');
+
+export interface DeviceLoginExpiryInput {
+  deviceLoginId: string;
+  /** ISO time after which an undecided or unredeemed login is expired. */
+  expiresAt: string;
+}
+
+/** Provisioning parts and the business keys of every workflow (pure definitions in schemas/). */
+export {
+  appApiRunWorkflowId,
+  appChangeRunWorkflowId,
+  appChangeTriggerWorkflowId,
+  appScheduledRunWorkflowId,
+  appScheduleId,
+  notifyCooldownWorkflowId,
+  type Part,
+  partsOf,
+  provisioningWorkflowId,
+} from '../schemas/workflow-keys.ts';
+
+export interface CompanyInitializationInput {
+  cellId: string;
+  part: ProvisioningPart;
+}
+
+export interface ProvisioningProgress {
+  part: ProvisioningPart;
+  /** The step running now (null before the first and after the last). */
+  currentStep: string | null;
+  completedSteps: string[];
+  failedStep: string | null;
+}
+
+/** What a provisioning run is doing now; the status endpoint asks it while the run goes. */
+export const provisioningProgressQuery = defineQuery<ProvisioningProgress>('provisioningProgress');
+
+/** The app log's retention: one schedule (fixed id, created idempotently at worker start). */
+export const APP_LOG_RETENTION = {
+  scheduleId: 'app-log-retention',
+  workflowId: 'app-log-retention',
+  /** Rows deleted per activity call: short transactions, so purging never holds ingestion. */
+  batchSize: 5000,
+  /** Batches per run; a backlog beyond that continues the next day. */
+  maxBatches: 200,
+} as const;
+/** The one Temporal Schedule of the monthly quota reset (created at worker start, idempotently). */
+export const MONTHLY_USAGE_RESET_SCHEDULE_ID = 'usage-monthly-reset';
+/** The reset's runs: `usage-monthly-reset-<scheduled time>`, as Temporal suffixes a schedule's workflow id. */
+export const MONTHLY_USAGE_RESET_WORKFLOW_ID = 'usage-monthly-reset';
+
+/** Retention of ontology changes (the subscriptions' resume window): an hourly schedule (fixed id, created idempotently at worker start). */
+export const ONTOLOGY_CHANGES_RETENTION = {
+  scheduleId: 'ontology-changes-retention',
+  workflowId: 'ontology-changes-retention',
+  /** Changes are kept this long; a subscription resuming from an older one reloads its set. */
+  keepHours: 24,
+  batchSize: 5000,
+  maxBatches: 200,
+} as const;
+
+/** The daily sweep of definition branches (INACTIVE after 35 idle days, deleted 7 days later): one schedule, fixed id. */
+export const BRANCH_SWEEP = { scheduleId: 'ontology-branch-sweep', workflowId: 'ontology-branch-sweep' } as const;
+
+export interface AppWorkflowRunInput {
+  appId: string;
+  trigger: 'schedule' | 'change' | 'api';
+  /** An API run's record (made by execute). */
+  runId?: string;
+  objectTypes?: string[];
+}
+
+export interface DataChange {
+  objectTypes: string[];
+  toSeq: number;
+}
+/** The data layer committed changes to object types the app's change trigger watches. */
+export const dataChanged = defineSignal<[DataChange]>('dataChanged');
+
+export interface AppChangeTriggerInput {
+  appId: string;
+  /** Changes received but not yet run when the trigger continued as new. */
+  pending?: DataChange | null;
+}

@@ -1,0 +1,55 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../../activities/index.ts';
+import { type CompanyInitializationInput, type ProvisioningProgress, partsOf, provisioningProgressQuery } from '../contract.ts';
+
+// One run of company initialization: each part is a step (an activity with its own timeouts and
+// retry policy); the activities do the effects and write metadata back at the end of each step.
+// A step that gives up fails the run with its error; calling initialize again starts a new run.
+
+/** Five attempts, 1 s, 2 s, 4 s, 8 s apart: a passing glitch is absorbed, a lasting fault surfaces in a minute. */
+const STEP_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 };
+
+const records = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+// The create call heartbeats, so a worker that dies mid-step is noticed within 10 s and the retry
+// (on another worker) finds the instance by tag or client token instead of creating a second.
+const create = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '10 seconds', retry: STEP_RETRY });
+const wait = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
+const files = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: STEP_RETRY });
+
+export async function companyInitialization(input: CompanyInitializationInput): Promise<ProvisioningProgress> {
+  const progress: ProvisioningProgress = { part: input.part, currentStep: null, completedSteps: [], failedStep: null };
+  setHandler(provisioningProgressQuery, () => progress);
+
+  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    progress.currentStep = name;
+    try {
+      const result = await work();
+      progress.completedSteps.push(name);
+      return result;
+    } catch (err) {
+      const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+      progress.currentStep = null;
+      progress.failedStep = name;
+      await records.finishProvisioningRun({ status: 'failed', step: name, error });
+      throw ApplicationFailure.nonRetryable(`${name}: ${error}`, 'ProvisioningStepFailed');
+    }
+  };
+
+  await records.beginProvisioningRun(input);
+  for (const part of partsOf(input.part)) {
+    if (part === 'cloud-instance') {
+      const { instanceId } = await step('cloud-instance', () => create.ensureCloudInstance(input.cellId));
+      await step('instance-running', () => wait.awaitInstanceRunning({ cellId: input.cellId, instanceId }));
+    } else if (part === 'folders') {
+      await step('folders', () => files.createFolders(input.cellId));
+    } else {
+      await step('agent-profiles', () => files.writeAgentProfiles(input.cellId));
+    }
+  }
+  progress.currentStep = null;
+  await records.finishProvisioningRun({ status: 'completed' });
+  return progress;
+}
