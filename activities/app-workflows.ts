@@ -1,9 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ModelProvider } from '../domain/app-workflows/index.ts';
 import {
   beginRun,
   finishRun,
   isPermanent,
+  type ModelProvider,
   recordSuppressed,
   renderNotification,
   runStep,

@@ -2,13 +2,15 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db, ProvisioningPart } from '../domain/db/index.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { CloudProvider, CompanyRootPolicy, RunContext } from '../domain/provisioning/index.ts';
 import {
   awaitInstanceRunning,
   beginRun,
+  type CloudProvider,
+  type CompanyRootPolicy,
   createFolders,
   ensureCloudInstance,
   finishRun,
+  type RunContext,
   writeAgentProfiles,
 } from '../domain/provisioning/index.ts';
 

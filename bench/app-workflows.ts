@@ -4,8 +4,7 @@
 // use cases called directly (no Temporal), so the ratio is what the orchestration costs.
 // Usage: npx node bench/app-workflows.ts [runs=200]
 
-import type { StepRecord } from '../domain/app-workflows/index.ts';
-import { beginRun, finishRun, localModelProvider, runStep } from '../domain/app-workflows/index.ts';
+import { beginRun, finishRun, localModelProvider, runStep, type StepRecord } from '../domain/app-workflows/index.ts';
 import { getApp } from '../domain/apps/index.ts';
 import { createUsageMeter } from '../domain/usage/index.ts';
 import { workflowSchema } from '../schemas/manifest/workflow.ts';

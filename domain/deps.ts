@@ -45,7 +45,7 @@ export interface DomainDeps {
   clock: Clock;
   /** Version file bytes by content hash (PostgreSQL or S3, behind an in-process cache). */
   blobs: BlobStore;
-  /** The principals behind keys, emptied in every process when keys, accounts, licenses or companies change. */
+  /** The principals behind keys, admitted ticket cookies and online versions, emptied in every process on a change (NOTIFY). */
   principals: PrincipalCache;
   /** Keys' last_used_at, written in batches off the request path. */
   keyUses: KeyUseRecorder;

@@ -2,8 +2,15 @@ import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundErro
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db } from '../domain/db/index.ts';
-import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/index.ts';
-import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/index.ts';
+import {
+  claimDue,
+  markDelivered,
+  markFailed,
+  OUTBOX_CHANNEL,
+  type OutboxEvent,
+  type OutboxEvents,
+  type OutboxTopic,
+} from '../domain/outbox/index.ts';
 import { recordRunStart } from '../domain/provisioning/index.ts';
 import {
   appApiRunWorkflowId,

@@ -2,7 +2,6 @@ import type { Context, Middleware } from 'koa';
 import { accessToApp, findHostedApp, findServedVersion, pageAddresses } from '../../domain/apps/index.ts';
 import { visitorOf } from '../../domain/companies/index.ts';
 import { DomainError } from '../../domain/errors.ts';
-import type { OpeningPrincipal } from '../../domain/hosting/index.ts';
 import {
   aboutMarkdown,
   admitTicketCookie,
@@ -11,6 +10,7 @@ import {
   compressedVariant,
   describeAppPages,
   listCatalog,
+  type OpeningPrincipal,
   openApp,
   TICKET_TTL_MS,
 } from '../../domain/hosting/index.ts';
@@ -49,8 +49,12 @@ import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
  * other sites' use of the cookie.
  */
 const TICKET_COOKIE = 'svc_app_ticket';
-/** Official apps' files: the same for every visitor. */
-const IMMUTABLE = 'public, max-age=31536000, immutable';
+/**
+ * Official apps' files: the same for every visitor. A version goes offline when its channel moves
+ * on: a shared cache revalidates after a minute (then gets the 404), while a browser keeps for good
+ * what it loaded, immutable content its visitor was admitted to.
+ */
+const IMMUTABLE = 'public, max-age=31536000, s-maxage=60, immutable';
 /** Company apps' files are access-controlled: browsers may keep them, shared caches never. */
 const PRIVATE_IMMUTABLE = 'private, max-age=31536000, immutable';
 const DIGEST16 = /^[0-9a-f]{16}$/;
@@ -210,8 +214,12 @@ function sendMessage(
   sendHtml(ctx, status, messagePage(deps.addresses().baseUrl, heading, lines, links));
 }
 
-/** A plain 404: never another app's file, never a platform page. */
+/**
+ * A plain 404: never another app's file, never a platform page. Not kept by any cache: the address
+ * may serve something after the next channel move (a rollback brings a version back online).
+ */
 function notFound(ctx: Context, deps: ApiDeps): void {
+  ctx.set('Cache-Control', 'no-store');
   sendMessage(ctx, deps, 404, 'Not found', ['There is no page at this address.']);
 }
 
@@ -378,7 +386,7 @@ async function assetAccess(ctx: Context, deps: ApiDeps, appId: string, req: Tree
 
 async function serveAsset(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, digest16: string, path: string): Promise<void> {
   const app = await findHostedApp(deps.db, place.namespace, place.slug);
-  const version = app && (await findServedVersion(deps.db, app.id, req.channel, digest16));
+  const version = app && (await findServedVersion(deps, app.id, req.channel, digest16));
   const file = version?.files.get(path);
   if (!app || !version || !file) return notFound(ctx, deps);
   const access = await assetAccess(ctx, deps, app.id, req, place);

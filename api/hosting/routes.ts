@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { TicketPrincipal } from '../../domain/hosting/index.ts';
-import { renewTicket } from '../../domain/hosting/index.ts';
+import { renewTicket, type TicketPrincipal } from '../../domain/hosting/index.ts';
 import { AppParams, Channel } from '../../schemas/apps.ts';
 import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { AppAbout } from '../../schemas/app-surface.ts';
-import type { AppTarget } from '../apps/index.ts';
-import { reachApp } from '../apps/index.ts';
+import { type AppTarget, reachApp } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { aboutMarkdown, copyLine, describeAppPages } from '../hosting/index.ts';
 import type { Principal } from '../principal.ts';

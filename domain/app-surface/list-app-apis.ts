@@ -2,8 +2,7 @@ import type { z } from 'zod';
 import { type AppApi, type AppApis, exportInputSchema, exportResultSchema, mcpToolName } from '../../schemas/app-surface.ts';
 import type { Manifest } from '../../schemas/manifest/index.ts';
 import { workflowApisOf } from '../app-workflows/index.ts';
-import type { AppTarget } from '../apps/index.ts';
-import { reachApp } from '../apps/index.ts';
+import { type AppTarget, reachApp } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 

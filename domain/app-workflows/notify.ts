@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { WorkflowStep } from '../../schemas/manifest/index.ts';
-import { durationSeconds } from '../../schemas/manifest/index.ts';
+import { durationSeconds, type WorkflowStep } from '../../schemas/manifest/index.ts';
 import type { Database, Db, NotificationStatus } from '../db/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { newId } from '../security/index.ts';

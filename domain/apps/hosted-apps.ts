@@ -2,7 +2,10 @@ import type { Skill } from '../../schemas/bundle/index.ts';
 import { type Manifest, manifestSchema } from '../../schemas/manifest/index.ts';
 import { BoundedCache } from '../cache/index.ts';
 import type { Channel, DbOrTrx } from '../db/index.ts';
+import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { releaseFacts } from './repository.ts';
+import { onlineVersionIds } from './version-status.ts';
 
 export interface HostedApp {
   id: string;
@@ -30,7 +33,8 @@ export interface HostedVersion {
 }
 
 // Apps are never renamed and versions never change, so both are cached for good once found
-// (bounded); channel pointers and tickets are always read fresh. Versions are keyed by their
+// (bounded); channel pointers and tickets are always read fresh (for the `_v/` files, through the
+// principal cache, which their changes empty in every process). Versions are keyed by their
 // random ids; an app's name means something only in its own database, so that cache is kept per
 // database handle (a process may serve several, as tests do; a transaction's is dropped with it).
 const appsByDb = new WeakMap<DbOrTrx, BoundedCache<string, HostedApp>>();
@@ -43,8 +47,6 @@ function appCache(db: DbOrTrx): BoundedCache<string, HostedApp> {
   return cache;
 }
 const versions = new BoundedCache<string, HostedVersion>(2_000, (v) => 1 + v.files.size);
-/** `<appId> <channel> <digest16>` → version id, for versions the channel has pointed at. */
-const servedVersions = new BoundedCache<string, string>(20_000);
 
 export async function findHostedApp(db: DbOrTrx, namespace: string, slug: string): Promise<HostedApp | undefined> {
   const key = `${namespace}/${slug}`;
@@ -97,34 +99,38 @@ export async function loadVersion(db: DbOrTrx, versionId: string): Promise<Hoste
 }
 
 /**
- * A version by its `_v/` segment, if the channel has ever pointed at it: a page opened before a
- * publish or a rollback keeps loading its own files, and an upload never put in a channel
- * (or, on the production tree, never published) is not exposed.
+ * A version by its `_v/` segment, if the channel's tree serves it now (`onlineVersionIds`: the
+ * channel's version and, on production, its rollback target). Any other version is offline: an
+ * upload never put in the channel, and one the channel moved away from. The online set is read
+ * fresh after every channel move in any process: it is kept in the principal cache, which a
+ * trigger on the pointers empties everywhere (migration 2026-11-25T0130-online-versions).
  */
 export async function findServedVersion(
-  db: DbOrTrx,
+  deps: Pick<DomainDeps, 'db' | 'principals'>,
   appId: string,
   channel: Channel,
   digest16: string,
 ): Promise<HostedVersion | undefined> {
-  const key = `${appId} ${channel} ${digest16}`;
-  let versionId = servedVersions.get(key);
-  if (!versionId) {
-    const row = await db
-      .selectFrom('app_versions as v')
-      .select('v.id')
-      .where('v.app_id', '=', appId)
-      .where('v.digest', 'like', `${digest16}%`)
-      .where(({ exists, selectFrom }) =>
-        exists(selectFrom('release_records as r').select('r.id').whereRef('r.to_version_id', '=', 'v.id').where('r.channel', '=', channel)),
-      )
+  const cacheKey = `online:${appId}:${channel}`;
+  const hit = await deps.principals.get(cacheKey);
+  let ids = hit && 'onlineVersionIds' in hit ? hit.onlineVersionIds : undefined;
+  if (!ids) {
+    const generation = deps.principals.generation();
+    const row = await deps.db
+      .selectFrom('apps')
+      .select(['test_version_id', 'production_version_id'])
+      .where('id', '=', appId)
       .executeTakeFirst();
     if (!row) return undefined;
-    versionId = row.id;
-    // Only found versions are remembered: a release record, once written, is never removed.
-    servedVersions.set(key, versionId);
+    const pointers = { testVersionId: row.test_version_id, productionVersionId: row.production_version_id };
+    ids = onlineVersionIds(channel, pointers, await releaseFacts(deps.db, appId));
+    deps.principals.set(cacheKey, generation, { onlineVersionIds: ids });
   }
-  return loadVersion(db, versionId);
+  for (const id of ids) {
+    const version = await loadVersion(deps.db, id);
+    if (version.digest16 === digest16) return version;
+  }
+  return undefined;
 }
 
 /** Official apps, or one company's, with the version each channel shows, for the catalog pages. */

@@ -1,5 +1,4 @@
-import type { AppTarget } from '../apps/index.ts';
-import { findChannelVersion, pageAddresses } from '../apps/index.ts';
+import { type AppTarget, findChannelVersion, pageAddresses } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 
 /**

@@ -1,7 +1,5 @@
 import { writeLogRecords } from '../app-log/index.ts';
-import type { HostedApp, HostedVersion } from '../apps/index.ts';
-import { type AppTarget, accessToApp } from '../apps/index.ts';
-import type { Channel } from '../db/index.ts';
+import { type AppTarget, accessToApp, type HostedApp, type HostedVersion } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { AppAccess } from '../policy/index.ts';

@@ -6,7 +6,8 @@ import type { Principal } from '../principal.ts';
 
 /**
  * Sent by triggers when a key, account, license or company changes (migration
- * 2026-11-22T2230-performance), or a ticket, share or web session (2026-11-25T0060-credential-sources).
+ * 2026-11-22T2230-performance), a ticket, share or web session (2026-11-25T0060-credential-sources),
+ * or an app's channel pointers (2026-11-25T0130-online-versions).
  */
 export const PRINCIPALS_CHANNEL = 'svc_principals';
 
@@ -25,12 +26,18 @@ export interface CachedTicketCookie {
   };
 }
 
-export type CachedEntry = CachedKey | CachedTicketCookie;
+/** The versions whose `_v/` files an app's channel tree serves now (domain/apps/hosted-apps.ts). */
+export interface CachedOnlineVersions {
+  onlineVersionIds: readonly string[];
+}
+
+export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions;
 
 /**
- * The principals behind keys by key hash, and the ticket cookies admitted to version files by
- * `ticket:` and ticket hash, in one process. Every committed change to keys, accounts, licenses,
- * companies, tickets, shares or web sessions NOTIFYs every process, which empties its cache. While the
+ * The principals behind keys by key hash, the ticket cookies admitted to version files by
+ * `ticket:` and ticket hash, and the online versions of app channels by `online:`, app and channel,
+ * in one process. Every committed change to keys, accounts, licenses, companies, tickets, shares,
+ * web sessions or channel pointers NOTIFYs every process, which empties its cache. While the
  * listener is not connected nothing is cached (each request reads the database), since
  * notifications may have been missed.
  */

@@ -1,8 +1,14 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
 import { DomainError } from '../../../domain/errors.ts';
-import type { ChangeBatch, ChangeHub, ChangeListener } from '../../../domain/ontology/index.ts';
-import { changesFor, type OpenedSubscriptions, subscribeObjectSets } from '../../../domain/ontology/index.ts';
+import {
+  type ChangeBatch,
+  type ChangeHub,
+  type ChangeListener,
+  changesFor,
+  type OpenedSubscriptions,
+  subscribeObjectSets,
+} from '../../../domain/ontology/index.ts';
 import type { RouteAccess } from '../../../domain/policy/index.ts';
 import { ERRORS } from '../../../schemas/errors.ts';
 import type { StreamSubscriptionsRequest, SubscriptionMessage } from '../../../schemas/ontology-subscriptions.ts';

@@ -195,13 +195,13 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       return { ...injected(res.text), cookie: ticketCookie(res) };
     }
 
-    it('of a company app were sent public, max-age=31536000, immutable: now private (no shared cache); an official app’s stay public', async () => {
+    it('of a company app were sent public, max-age=31536000, immutable: now private (no shared cache); an official app’s stay public, but a shared cache kept them a year after their version went offline: now it revalidates after 60 s', async () => {
       const { base, cookie } = await entry();
       expect((await rawGet(`${base}app.js`, { cookie })).headers['cache-control']).toBe('private, max-age=31536000, immutable');
       const official = await open(`${P}/apps/official`, 'mo');
       expect(official.status).toBe(200);
       const file = await rawGet(`${injected(official.text).base}index.html`, { cookie: ticketCookie(official) });
-      expect([file.status, file.headers['cache-control']]).toEqual([200, 'public, max-age=31536000, immutable']);
+      expect([file.status, file.headers['cache-control']]).toEqual([200, 'public, max-age=31536000, s-maxage=60, immutable']);
     });
 
     it('another site including a file with the visitor’s ticket cookie (its Referer names that site) is not admitted by the cookie', async () => {
@@ -278,7 +278,7 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       }
     });
 
-    it('keep an earlier version reachable after a publish, on the same address', async () => {
+    it('keep the previous version (the rollback target) reachable after a publish, on the same address', async () => {
       const first = await entry();
       await release(svc, dev, {
         namespace: 'cell-acme',
@@ -296,6 +296,66 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       const onProduction = testBase.replace(`${D}/`, `${P}/`);
       expect((await rawGet(`${onProduction}index.html`, { cookie: cookies.dana })).status).toBe(404);
       expect((await rawGet(`${testBase}index.html`, { cookie: cookies.dana })).status).toBe(200);
+    });
+  });
+
+  describe('offline versions (the spec takes a superseded version offline)', () => {
+    const app = { namespace: 'cell-acme', slug: 'releases' };
+    const served = async (base: string, path = 'index.html', headers: Record<string, string> = {}) =>
+      (await rawGet(`${base}${path}`, { cookie: cookies.dana, ...headers })).status;
+
+    it('after publishing v3 the superseded v1 (not a rollback target) answers 404 on its _v/ files at once; v2, the rollback target, still answers 200; rolling back to v2 serves it and takes v3 offline', async () => {
+      await release(svc, dev, { ...app, version: '1.0.0' });
+      const v1 = injected((await open(`${P}/cell-acme/apps/releases`, 'dana')).text).base;
+      const v1File = await rawGet(`${v1}app.js`, { cookie: cookies.dana });
+      expect(v1File.status).toBe(200);
+      await release(svc, dev, { ...app, version: '2.0.0' });
+      const v2 = injected((await open(`${P}/cell-acme/apps/releases`, 'dana')).text).base;
+      // v1 is what a rollback of v2 returns to: still online.
+      expect([await served(v1), await served(v2)]).toEqual([200, 200]);
+
+      await release(svc, dev, { ...app, version: '3.0.0' });
+      const v3 = injected((await open(`${P}/cell-acme/apps/releases`, 'dana')).text).base;
+      expect(new Set([v1, v2, v3]).size).toBe(3);
+      for (const path of ['index.html', 'app.js']) {
+        const offline = await rawGet(`${v1}${path}`, { cookie: cookies.dana });
+        expect([path, offline.status, offline.headers['cache-control']]).toEqual([path, 404, 'no-store']);
+        expect(offline.text).toContain('<h1>Not found</h1>');
+      }
+      // A revalidation of a copy loaded while it was online is refused too, not confirmed with a 304.
+      expect(await served(v1, 'app.js', { 'if-none-match': v1File.headers.etag! })).toBe(404);
+      // Whoever asks: a developer's key as well as the session.
+      expect((await rawGet(`${v1}index.html`, { authorization: `Bearer ${dev}` })).status).toBe(404);
+      // v2 shares app.js's stored bytes with v1: they stay, and v2 still serves them.
+      expect([await served(v2), await served(v2, 'app.js'), await served(v3)]).toEqual([200, 200, 200]);
+
+      const back = await svc.call('POST', '/api/v1/developer/apps/cell-acme/releases/channels/production', {
+        body: { version: '2.0.0' },
+        headers: { authorization: `Bearer ${dev}` },
+      });
+      expect([back.status, back.body.data.action]).toEqual([200, 'rollback']);
+      expect(injected((await open(`${P}/cell-acme/apps/releases`, 'dana')).text).base).toBe(v2);
+      // v3, rolled back, goes offline; v2 is live again, and v1 is its rollback target again.
+      expect([await served(v3), await served(v2), await served(v1)]).toEqual([404, 200, 200]);
+      // Publishing v3 again brings it back, and v2 is its rollback target: v1 goes offline.
+      const again = await svc.call('POST', '/api/v1/developer/apps/cell-acme/releases/channels/production', {
+        body: { version: '3.0.0' },
+        headers: { authorization: `Bearer ${dev}` },
+      });
+      expect([again.status, again.body.data.action]).toEqual([200, 'publish']);
+      expect([await served(v3), await served(v2), await served(v1)]).toEqual([200, 200, 404]);
+    });
+
+    it('on the test tree a version answered 200 after test moved on: now only the version in test is served', async () => {
+      const trial = { namespace: 'cell-acme', slug: 'trial' };
+      await release(svc, dev, { ...trial, version: '1.0.0' }, 'test');
+      const first = injected((await open(`${D}/cell-acme/apps/trial`, 'dana')).text).base;
+      expect(await served(first)).toBe(200);
+      await release(svc, dev, { ...trial, version: '1.1.0' }, 'test');
+      const second = injected((await open(`${D}/cell-acme/apps/trial`, 'dana')).text).base;
+      expect([await served(first), await served(second)]).toEqual([404, 200]);
+      // Neither was published: the production tree serves neither.
+      expect(await served(second.replace(`${D}/`, `${P}/`))).toBe(404);
     });
   });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { compareVersions } from '../../../domain/apps/semver.ts';
-import { type ReleaseFact, type UpdateStatus, versionStatus } from '../../../domain/apps/version-status.ts';
+import {
+  onlineVersionIds,
+  type ReleaseFact,
+  rollbackTarget,
+  type UpdateStatus,
+  versionStatus,
+} from '../../../domain/apps/version-status.ts';
 
 // Property test: random histories driven through the spec's state table as an
 // explicit state machine must give the statuses derived from pointers and records.
@@ -64,6 +70,72 @@ describe('derived update status', () => {
         }
       }
     }
+  });
+});
+
+describe('online versions (whose _v/ files a channel tree serves)', () => {
+  /** A history of channel moves, as promote-version writes them; versions named v1 < v2 < v3. */
+  function history(moves: [channel: 'test' | 'production', action: ReleaseFact['action'], to: string][]) {
+    const records: ReleaseFact[] = [];
+    const pointers = { testVersionId: null as string | null, productionVersionId: null as string | null };
+    for (const [channel, action, to] of moves) {
+      const key = channel === 'test' ? 'testVersionId' : 'productionVersionId';
+      records.push({ channel, action, fromVersionId: pointers[key], toVersionId: to, seq: records.length + 1 });
+      pointers[key] = to;
+    }
+    return { pointers, records, online: (channel: 'test' | 'production') => onlineVersionIds(channel, pointers, records) };
+  }
+  const tested = (...vs: string[]) => vs.map((v) => ['test', 'enter_test', v] as ['test', 'enter_test', string]);
+
+  it('after publishing v3 the superseded v1 is offline: production serves v3 and its rollback target v2; test serves its own', () => {
+    const h = history([
+      ...tested('v1', 'v2', 'v3'),
+      ['production', 'publish', 'v1'],
+      ['production', 'publish', 'v2'],
+      ['production', 'publish', 'v3'],
+    ]);
+    expect(h.online('production')).toEqual(['v3', 'v2']);
+    expect(h.online('test')).toEqual(['v3']);
+    expect(versionStatus('v1', h.pointers, h.records)).toBe('superseded');
+  });
+
+  it('a first publish has no rollback target; an empty channel serves nothing', () => {
+    expect(history([]).online('production')).toEqual([]);
+    expect(history([]).online('test')).toEqual([]);
+    const h = history([...tested('v1'), ['production', 'publish', 'v1']]);
+    expect([h.online('production'), rollbackTarget(h.pointers, h.records)]).toEqual([['v1'], null]);
+  });
+
+  it('rolling back to v2 takes v3 offline and makes v1, what production showed before v2 was published, the rollback target', () => {
+    const h = history([
+      ...tested('v1', 'v2', 'v3'),
+      ['production', 'publish', 'v1'],
+      ['production', 'publish', 'v2'],
+      ['production', 'publish', 'v3'],
+      ['production', 'rollback', 'v2'],
+    ]);
+    expect(h.online('production')).toEqual(['v2', 'v1']);
+  });
+
+  it('a version live only through a rollback (never published) has no rollback target', () => {
+    const h = history([
+      ...tested('v1', 'v2', 'v3'),
+      ['production', 'publish', 'v1'],
+      ['production', 'publish', 'v3'],
+      ['production', 'rollback', 'v2'],
+    ]);
+    expect(h.online('production')).toEqual(['v2']);
+  });
+
+  it('the latest publish counts: v3 published again over v2 has v2 as its target, not v1', () => {
+    const h = history([
+      ...tested('v1', 'v2', 'v3'),
+      ['production', 'publish', 'v1'],
+      ['production', 'publish', 'v3'],
+      ['production', 'rollback', 'v2'],
+      ['production', 'publish', 'v3'],
+    ]);
+    expect(h.online('production')).toEqual(['v3', 'v2']);
   });
 });
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CachedKey, LISTENER_NAME, startPrincipalCache } from '../../../domain/keys/principal-cache.ts';
+import { injected, rawGet, release } from '../../support/hosting.ts';
 import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../../support/identity.ts';
 import { type StartedProcess, startProcess } from '../../support/process.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -89,6 +90,21 @@ describe('principal cache across processes', () => {
     await sql`UPDATE companies SET name = 'Acme Renamed' WHERE cell_id = 'cell-acme'`.execute(a.database.db);
     expect((await meOnB(key)).body.data.company.name).toBe('Acme Renamed');
     expect((await a.call('GET', '/api/v1/developer/me', { headers: bearer(key) })).body.data.company.name).toBe('Acme Renamed');
+  });
+
+  it('a publish through process A takes the superseded version’s _v/ files offline in process B at once, although B had its online versions cached', async () => {
+    const { key } = await developer();
+    const app = { namespace: 'cell-acme', slug: 'cached' };
+    const onB = (url: string) => rawGet(url, bearer(key));
+    await release(a, key, { ...app, version: '1.0.0' });
+    const v1 = injected((await onB(`${b.ready}/p/cell-acme/apps/cached`)).text).base;
+    expect((await onB(`${v1}index.html`)).status).toBe(200);
+    await release(a, key, { ...app, version: '2.0.0' });
+    // v1 is v2's rollback target: still online, and B's cache now holds that answer.
+    expect((await onB(`${v1}index.html`)).status).toBe(200);
+    expect((await onB(`${v1}index.html`)).status).toBe(200);
+    await release(a, key, { ...app, version: '3.0.0' });
+    expect((await onB(`${v1}index.html`)).status).toBe(404);
   });
 
   it('records key use off the request path, at most once a minute per key', async () => {
