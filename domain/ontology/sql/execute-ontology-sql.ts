@@ -35,7 +35,7 @@ export async function executeOntologySql(
 ): Promise<ExecuteOntologySqlResponse> {
   const settings = sqlSettings(deps);
   const open = await openOntology(deps, principal, await ontologyOf(deps.db, principal, request.ontology));
-  await checkOntologySql(request.query, open.ontology.schemaName);
+  await checkOntologySql(request.query, open.ontology.schemaName, request.parameters ?? []);
   const role = await ensureSqlRole(deps.db, {
     companyId: open.ontology.companyId,
     schemaName: open.ontology.schemaName,
