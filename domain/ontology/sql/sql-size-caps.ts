@@ -49,7 +49,8 @@ function constantOf(node: Json | undefined, parameters: readonly SqlParameterVal
 /** A number, or a string that spells one (parameters and quoted literals): else NaN. */
 function numberOf(v: SqlParameterValue | undefined): number {
   if (typeof v === 'number') return v;
-  if (typeof v === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(v)) return Number(v);
+  // Unambiguous (one way to match each digit), so a long string of digits is read in linear time.
+  if (typeof v === 'string' && /^\s*[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?\s*$/i.test(v)) return Number(v);
   return Number.NaN;
 }
 
@@ -147,18 +148,25 @@ const UNIT_ALIASES: Readonly<Record<string, string>> = {
   yr: 'year',
 };
 
+/** `record[key]` when the record has it as its own key (never `constructor` and the like). */
+const own = <T>(record: Readonly<Record<string, T>>, key: string | undefined): T | undefined =>
+  key !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+
 /** The absolute length of an interval literal ('1 day', '2 hours 30 minutes', '01:00:00'), else NaN. */
 function intervalMsOf(v: SqlParameterValue | undefined): number {
   if (typeof v !== 'string') return Number.NaN;
   const text = v.trim().toLowerCase();
   const clock = /^(\d+):(\d\d)(?::(\d\d(?:\.\d+)?))?$/.exec(text);
   if (clock) return (Number(clock[1]) * 60 + Number(clock[2])) * 60_000 + Number(clock[3] ?? 0) * 1_000;
+  // Amount and unit pairs, tokenized in one pass: '2 hours 30 minutes' → 2, hours, 30, minutes.
+  const tokens = text.match(/[-+]?\d+(?:\.\d+)?|[a-z]+|\S/g) ?? [];
+  if (tokens.length === 0 || tokens.length % 2 !== 0) return Number.NaN;
   let total = 0;
-  const rest = text.replace(/([-+]?\d+(?:\.\d+)?)\s*([a-z]+)\s*/g, (_, amount: string, unit: string) => {
+  for (let i = 0; i < tokens.length; i += 2) {
+    const unit = tokens[i + 1]!;
     const bare = unit.replace(/s$/, ''); // 'days', 'mins'; but 'ms' and 's' are units of their own
-    const ms = [unit, UNIT_ALIASES[unit], bare, UNIT_ALIASES[bare]].map((u) => (u === undefined ? undefined : UNIT_MS[u])).find((x) => x !== undefined);
-    total += ms === undefined ? Number.NaN : Number(amount) * ms;
-    return '';
-  });
-  return rest === '' && text !== '' ? Math.abs(total) : Number.NaN;
+    const ms = [unit, own(UNIT_ALIASES, unit), bare, own(UNIT_ALIASES, bare)].map((u) => own(UNIT_MS, u)).find((x) => x !== undefined);
+    total += ms === undefined ? Number.NaN : Number(tokens[i]) * ms;
+  }
+  return Math.abs(total);
 }

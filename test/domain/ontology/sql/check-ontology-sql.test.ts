@@ -134,6 +134,14 @@ describe('checkOntologySql', () => {
     expect(repeat?.message).toContain("use rpad('', n, text)");
   });
 
+  it('size arguments of 99,000 characters are read in linear time (UnboundedSize, not the parser’s time limit)', async () => {
+    const digits = '1'.repeat(99_000);
+    expect(await verdict(`SELECT lpad('x', '${digits}x')`)).toBe('UnboundedSize');
+    expect(await verdict(`SELECT generate_series('2026-01-01'::date, '2026-01-02', '${digits}')`)).toBe('UnboundedSize');
+    expect(await verdict(`SELECT generate_series('2026-01-01'::date, '2026-01-02', '1 constructor')`)).toBe('UnboundedSize');
+    expect(await verdict(`SELECT format('%${digits}', 'x')`)).toBe('UnboundedSize');
+  });
+
   it('an expression nested past the parser’s stack is refused, and the parser still works after', async () => {
     const deep = `SELECT ${Array.from({ length: 50_000 }, () => '1').join('+')}`;
     expect(await verdict(deep)).toBe('QueryTooComplex');
