@@ -89,7 +89,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         onLog: (line) => logger.debug({ component: 'postgres' }, line),
       });
       cleanups.push(() => embedded.stop());
-      logger.info({ dataDir: config.dataDir, port: embedded.port, backendMemoryLimit: embedded.backendMemoryLimit }, 'embedded PostgreSQL started');
+      logger.info(
+        { dataDir: config.dataDir, port: embedded.port, backendMemoryLimit: embedded.backendMemoryLimit },
+        'embedded PostgreSQL started',
+      );
       if ('unavailable' in embedded.backendMemoryLimit) {
         logger.warn(
           { reason: embedded.backendMemoryLimit.unavailable },

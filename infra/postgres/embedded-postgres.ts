@@ -157,7 +157,9 @@ async function limitBackendMemory(pid: number): Promise<{ bytes: number } | { un
     await promisify(execFile)('prlimit', ['--pid', String(pid), `--as=${bytes}:${bytes}`], { ...asUser, timeout: 10_000 });
   } catch (err) {
     const { code, stderr } = err as { code?: unknown; stderr?: string };
-    return { unavailable: code === 'ENOENT' ? 'prlimit (util-linux) is not installed' : `prlimit failed: ${stderr?.trim() || String(err)}` };
+    return {
+      unavailable: code === 'ENOENT' ? 'prlimit (util-linux) is not installed' : `prlimit failed: ${stderr?.trim() || String(err)}`,
+    };
   }
   return { bytes };
 }

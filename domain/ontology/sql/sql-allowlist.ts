@@ -1,10 +1,4 @@
-import {
-  AMPLIFIERS_REFUSED,
-  RECURSION_REFUSED,
-  type SqlParameterValue,
-  sizeRefusalOfCall,
-  sizeRefusalOfType,
-} from './sql-size-caps.ts';
+import { AMPLIFIERS_REFUSED, RECURSION_REFUSED, type SqlParameterValue, sizeRefusalOfCall, sizeRefusalOfType } from './sql-size-caps.ts';
 
 // What ontology SQL may contain, decided on PostgreSQL's own parse tree (libpg_query's JSON,
 // `{ stmts: [{ stmt: { SelectStmt: {…} } }] }`) before anything reaches the database: exactly one
@@ -371,7 +365,8 @@ function checkNode(kind: string, node: JsonObject, { schemaName, parameters }: C
     case 'SelectStmt':
       if (node.intoClause) return { errorName: 'NotAQuery', message: 'SELECT … INTO writes a table: not allowed here.' };
       if (node.lockingClause) return { errorName: 'NotAQuery', message: 'FOR UPDATE / FOR SHARE takes row locks: not allowed here.' };
-      if (isObject(node.withClause) && node.withClause.recursive === true) return { errorName: 'RecursionNotAllowed', message: RECURSION_REFUSED };
+      if (isObject(node.withClause) && node.withClause.recursive === true)
+        return { errorName: 'RecursionNotAllowed', message: RECURSION_REFUSED };
       return undefined;
     case 'FuncCall': {
       const name = names(node.funcname);
@@ -380,7 +375,8 @@ function checkNode(kind: string, node: JsonObject, { schemaName, parameters }: C
         const tooLarge = sizeRefusalOfCall(bare, Array.isArray(node.args) ? node.args : [], parameters);
         return tooLarge === undefined ? undefined : { errorName: 'UnboundedSize', message: tooLarge };
       }
-      if (bare !== undefined && Object.hasOwn(AMPLIFIERS_REFUSED, bare)) return { errorName: 'FunctionNotAllowed', message: AMPLIFIERS_REFUSED[bare]! };
+      if (bare !== undefined && Object.hasOwn(AMPLIFIERS_REFUSED, bare))
+        return { errorName: 'FunctionNotAllowed', message: AMPLIFIERS_REFUSED[bare]! };
       return {
         errorName: 'FunctionNotAllowed',
         message: `The function ${quoted(name)} is not allowed in ontology SQL (only computations over the query's own rows are: see README, Ontology SQL).`,

@@ -66,11 +66,13 @@ export function sizeRefusalOfCall(name: string, args: readonly Json[], parameter
     }
     case 'format': {
       const template = constant(0);
-      if (typeof template !== 'string') return "format's first argument must be a constant string: its widths set the size of the value made.";
+      if (typeof template !== 'string')
+        return "format's first argument must be a constant string: its widths set the size of the value made.";
       // %[position$][-][width]type, where a width of * takes its value from an argument.
       for (const [, width] of template.matchAll(/%%|%(?:\d+\$)?-*(\*|\d+)?/g)) {
         if (width === '*') return `format's widths must be written in the template (not *), at most ${caps(SQL_MAX_PAD_LENGTH)}.`;
-        if (width !== undefined && Number(width) > SQL_MAX_PAD_LENGTH) return `format's widths must be at most ${caps(SQL_MAX_PAD_LENGTH)}.`;
+        if (width !== undefined && Number(width) > SQL_MAX_PAD_LENGTH)
+          return `format's widths must be at most ${caps(SQL_MAX_PAD_LENGTH)}.`;
       }
       return undefined;
     }
@@ -95,10 +97,15 @@ export function sizeRefusalOfType(typeName: string, typmods: Json | undefined): 
   return `char(n) and bit(n) pad every value to n: n at most ${caps(SQL_MAX_PAD_LENGTH)}.`;
 }
 
-export const RECURSION_REFUSED = 'WITH RECURSIVE is not allowed in ontology SQL: a recursive query can build rows and values without bound.';
+export const RECURSION_REFUSED =
+  'WITH RECURSIVE is not allowed in ontology SQL: a recursive query can build rows and values without bound.';
 
 /** Rows of generate_series(start, stop, step), or NaN when its arguments are not constants it can count. */
-function seriesRows(start: SqlParameterValue | undefined, stop: SqlParameterValue | undefined, step: SqlParameterValue | undefined): number {
+function seriesRows(
+  start: SqlParameterValue | undefined,
+  stop: SqlParameterValue | undefined,
+  step: SqlParameterValue | undefined,
+): number {
   const [a, b, s] = [numberOf(start), numberOf(stop), numberOf(step)];
   if (!Number.isNaN(a) && !Number.isNaN(b) && !Number.isNaN(s)) {
     if (s === 0) return 0; // PostgreSQL refuses a zero step

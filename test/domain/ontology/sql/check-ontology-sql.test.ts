@@ -105,7 +105,10 @@ describe('checkOntologySql', () => {
     ["SELECT array_agg(''::char(10485760)) FROM generate_series(1, 100)", 'UnboundedSize'],
     ["SELECT B'1'::bit(83886080)", 'UnboundedSize'],
     ['WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 10) SELECT sum(n) FROM t', 'RecursionNotAllowed'],
-    ["SELECT 1 FROM (WITH RECURSIVE s(x) AS (SELECT 'x' UNION ALL SELECT x || x FROM s) SELECT length(x) FROM s) AS d", 'RecursionNotAllowed'],
+    [
+      "SELECT 1 FROM (WITH RECURSIVE s(x) AS (SELECT 'x' UNION ALL SELECT x || x FROM s) SELECT length(x) FROM s) AS d",
+      'RecursionNotAllowed',
+    ],
     // An access refusal is named before a size refusal, wherever each stands.
     ['SELECT pg_sleep(1) FROM generate_series(1, 1000000000)', 'FunctionNotAllowed'],
     ['SELECT * FROM generate_series(1, 1000000000), pg_class', 'RelationNotAllowed'],
