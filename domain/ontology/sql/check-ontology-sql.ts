@@ -1,6 +1,7 @@
 import { DomainError } from '../../errors.ts';
 import { WorkerPool, WorkerTimeoutError } from '../../threads/index.ts';
 import type { SqlCheck, SqlCheckInput } from './sql-allowlist.ts';
+import type { SqlParameterValue } from './sql-size-caps.ts';
 
 // Every ontology SQL text is parsed by PostgreSQL's own parser and checked (sql-allowlist.ts)
 // before anything runs. On a worker thread: the parse of a large hostile text never holds the
@@ -17,11 +18,14 @@ const parser = new WorkerPool<SqlCheckInput, SqlCheck>({
   timeLimitMs: PARSE_TIME_LIMIT_MS,
 });
 
-/** Throws query_invalid (details.errorName says why) unless `text` is one allowed SELECT. */
-export async function checkOntologySql(text: string, schemaName: string): Promise<void> {
+/**
+ * Throws query_invalid (details.errorName says why) unless `text` is one allowed SELECT; `parameters`
+ * are the values of $1, $2, … (a size cap may be met by a parameter).
+ */
+export async function checkOntologySql(text: string, schemaName: string, parameters: readonly SqlParameterValue[] = []): Promise<void> {
   let check: SqlCheck;
   try {
-    check = await parser.run({ text, schemaName });
+    check = await parser.run({ text, schemaName, parameters });
   } catch (error) {
     if (!(error instanceof WorkerTimeoutError || (error instanceof Error && error.name === 'RangeError'))) throw error;
     throw new DomainError('query_invalid', 'The query is nested too deeply or is too complex to parse; simplify it.', {

@@ -35,7 +35,7 @@ export async function executeOntologySql(
 ): Promise<ExecuteOntologySqlResponse> {
   const settings = sqlSettings(deps);
   const open = await openOntology(deps, principal, await ontologyOf(deps.db, principal, request.ontology));
-  await checkOntologySql(request.query, open.ontology.schemaName);
+  await checkOntologySql(request.query, open.ontology.schemaName, request.parameters ?? []);
   const role = await ensureSqlRole(deps.db, {
     companyId: open.ontology.companyId,
     schemaName: open.ontology.schemaName,
@@ -227,11 +227,13 @@ const LOCK_NOT_AVAILABLE = '55P03'; // lock_timeout
 const TOO_MANY_CONNECTIONS = '53300'; // the SQL role's CONNECTION LIMIT
 const PROTOCOL_VIOLATION = '08P01'; // e.g. the parameters do not match the placeholders
 const PERMISSION_DENIED = '42501';
+const OUT_OF_MEMORY = '53200'; // the backend's address-space ceiling (infra/postgres/embedded-postgres.ts)
 
 /**
  * PostgreSQL's error as ours: the statement and lock timeouts are `timeout`; class 42 (syntax, unknown or
  * unreadable names, type mismatches) and wrong parameters are `query_invalid`; the rest happened
- * while running (a write refused by the read-only transaction, division by zero): `sql_query_failed`.
+ * while running (a write refused by the read-only transaction, division by zero, out of memory):
+ * `sql_query_failed`.
  */
 function sqlFailure(err: unknown, settings: OntologySqlSettings): unknown {
   const code = (err as { code?: unknown }).code;
@@ -243,6 +245,13 @@ function sqlFailure(err: unknown, settings: OntologySqlSettings): unknown {
     return new DomainError('timeout', `The query ${what} longer than ${settings.statementTimeoutMs} ms and was cancelled.`, {
       details: { ...details, statementTimeoutMs: settings.statementTimeoutMs },
     });
+  }
+  if (code === OUT_OF_MEMORY) {
+    return new DomainError(
+      'sql_query_failed',
+      'The query needed more memory than one query may use, and was stopped: build smaller values (fewer rows in one string_agg, array_agg or json_agg), or aggregate in steps.',
+      { details: { errorName: 'QueryOutOfMemory', ...details } },
+    );
   }
   if (code.startsWith('42') || code === PROTOCOL_VIOLATION) {
     const errorName = code === PERMISSION_DENIED ? 'QueryPermissionDenied' : 'QueryParseError';

@@ -1,9 +1,12 @@
+import { AMPLIFIERS_REFUSED, RECURSION_REFUSED, type SqlParameterValue, sizeRefusalOfCall, sizeRefusalOfType } from './sql-size-caps.ts';
+
 // What ontology SQL may contain, decided on PostgreSQL's own parse tree (libpg_query's JSON,
 // `{ stmts: [{ stmt: { SelectStmt: {…} } }] }`) before anything reaches the database: exactly one
 // SelectStmt, no statement of any other kind anywhere inside it (a writable CTE is a DeleteStmt
 // under a CommonTableExpr), no INTO, no FOR UPDATE/SHARE, functions from the list below only,
 // relations of the company's schema only, and no reg* casts (they look names up in the catalogs).
-// Deny by default: a function or relation not named here is refused, whatever it does.
+// Deny by default: a function or relation not named here is refused, whatever it does. Functions
+// whose output size an argument sets, and WITH RECURSIVE, are bounded by sql-size-caps.ts.
 // Pure: the parser runs on a worker thread (sql-parser-worker.ts), which calls checkParsedSql.
 
 /** Functions a query may call, unqualified or as pg_catalog.<name>: computation over its own rows only. */
@@ -120,7 +123,6 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
   'right',
   'lpad',
   'rpad',
-  'repeat',
   'reverse',
   'starts_with',
   'format',
@@ -212,7 +214,6 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
   'json_strip_nulls',
   'jsonb_set',
   'jsonb_insert',
-  'jsonb_pretty',
   'jsonb_path_exists',
   'jsonb_path_match',
   'jsonb_path_query',
@@ -234,7 +235,6 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
   'array_prepend',
   'array_cat',
   'array_to_string',
-  'array_fill',
   'trim_array',
   'array_reverse',
   'array_sort',
@@ -279,7 +279,14 @@ const SAMPLE_METHODS = new Set(['bernoulli', 'system']);
 
 export interface SqlRefusal {
   /** `details.errorName` of the query_invalid answer. */
-  errorName: 'NotAQuery' | 'FunctionNotAllowed' | 'RelationNotAllowed' | 'TypeNotAllowed' | 'OperatorNotAllowed';
+  errorName:
+    | 'NotAQuery'
+    | 'FunctionNotAllowed'
+    | 'RelationNotAllowed'
+    | 'TypeNotAllowed'
+    | 'OperatorNotAllowed'
+    | 'UnboundedSize'
+    | 'RecursionNotAllowed';
   message: string;
   /** 1-based character position of the refused part, when the parser gave one. */
   position?: number;
@@ -296,12 +303,20 @@ const names = (v: Json | undefined): string[] =>
   Array.isArray(v) ? v.map((n) => (isObject(n) && isObject(n.String) && typeof n.String.sval === 'string' ? n.String.sval : '')) : [];
 const quoted = (parts: string[]) => parts.map((p) => JSON.stringify(p)).join('.');
 
+/** What a query is checked against: the company's schema (the only one a relation may name) and the request's parameters ($n). */
+interface CheckContext {
+  schemaName: string;
+  parameters: readonly SqlParameterValue[];
+}
+
+/** Refusals for size, not access: the walk goes on after one, so that what touches access is named first whatever the order. */
+const SIZE_REFUSALS: ReadonlySet<SqlRefusal['errorName']> = new Set(['UnboundedSize', 'RecursionNotAllowed']);
+
 /**
- * The refusal of a parsed statement list, or undefined when it may run. `schemaName` is the
- * company's schema: the only one a relation may name. Iterative, so its stack does not depend on
- * the tree's depth; the work is linear in the tree, which is linear in the text.
+ * The refusal of a parsed statement list, or undefined when it may run. Iterative, so its stack
+ * does not depend on the tree's depth; the work is linear in the tree, which is linear in the text.
  */
-export function checkParsedSql(tree: ParseTree, text: string, schemaName: string): SqlRefusal | undefined {
+export function checkParsedSql(tree: ParseTree, text: string, context: CheckContext): SqlRefusal | undefined {
   const stmts = (tree.stmts ?? []) as Json[];
   if (stmts.length !== 1) {
     return {
@@ -318,6 +333,7 @@ export function checkParsedSql(tree: ParseTree, text: string, schemaName: string
   if (kind !== 'SelectStmt') return { errorName: 'NotAQuery', message: `Only a SELECT may run here, not ${statementName(kind)}.` };
 
   const stack: Json[] = [stmt];
+  let sizeRefusal: SqlRefusal | undefined;
   while (stack.length > 0) {
     const value = stack.pop();
     if (Array.isArray(value)) {
@@ -328,16 +344,17 @@ export function checkParsedSql(tree: ParseTree, text: string, schemaName: string
     for (const [key, child] of Object.entries(value)) {
       const kind = /^[A-Z]/.test(key) ? key : UNWRAPPED[key];
       if (kind !== undefined && isObject(child)) {
-        const refusal = checkNode(kind, child, schemaName);
-        if (refusal) return withPosition(refusal, child, text);
+        const refusal = checkNode(kind, child, context);
+        if (refusal && !SIZE_REFUSALS.has(refusal.errorName)) return withPosition(refusal, child, text);
+        if (refusal) sizeRefusal ??= withPosition(refusal, child, text);
       }
       if (typeof child === 'object' && child !== null) stack.push(child);
     }
   }
-  return undefined;
+  return sizeRefusal;
 }
 
-function checkNode(kind: string, node: JsonObject, schemaName: string): SqlRefusal | undefined {
+function checkNode(kind: string, node: JsonObject, { schemaName, parameters }: CheckContext): SqlRefusal | undefined {
   if (kind.endsWith('Stmt') && kind !== 'SelectStmt') {
     return {
       errorName: 'NotAQuery',
@@ -348,11 +365,18 @@ function checkNode(kind: string, node: JsonObject, schemaName: string): SqlRefus
     case 'SelectStmt':
       if (node.intoClause) return { errorName: 'NotAQuery', message: 'SELECT … INTO writes a table: not allowed here.' };
       if (node.lockingClause) return { errorName: 'NotAQuery', message: 'FOR UPDATE / FOR SHARE takes row locks: not allowed here.' };
+      if (isObject(node.withClause) && node.withClause.recursive === true)
+        return { errorName: 'RecursionNotAllowed', message: RECURSION_REFUSED };
       return undefined;
     case 'FuncCall': {
       const name = names(node.funcname);
       const bare = name.length === 2 && name[0] === 'pg_catalog' ? name[1]! : name.length === 1 ? name[0]! : undefined;
-      if (bare !== undefined && ALLOWED_FUNCTIONS.has(bare)) return undefined;
+      if (bare !== undefined && ALLOWED_FUNCTIONS.has(bare)) {
+        const tooLarge = sizeRefusalOfCall(bare, Array.isArray(node.args) ? node.args : [], parameters);
+        return tooLarge === undefined ? undefined : { errorName: 'UnboundedSize', message: tooLarge };
+      }
+      if (bare !== undefined && Object.hasOwn(AMPLIFIERS_REFUSED, bare))
+        return { errorName: 'FunctionNotAllowed', message: AMPLIFIERS_REFUSED[bare]! };
       return {
         errorName: 'FunctionNotAllowed',
         message: `The function ${quoted(name)} is not allowed in ontology SQL (only computations over the query's own rows are: see README, Ontology SQL).`,
@@ -377,7 +401,10 @@ function checkNode(kind: string, node: JsonObject, schemaName: string): SqlRefus
       const type = name.at(-1) ?? '';
       const qualifiedElsewhere = name.length > 1 && name[0] !== 'pg_catalog';
       // `_regclass` is regclass[] spelled as its array type: the same catalog lookup.
-      if (!type.replace(/^_/, '').startsWith('reg') && !qualifiedElsewhere) return undefined;
+      if (!type.replace(/^_/, '').startsWith('reg') && !qualifiedElsewhere) {
+        const tooLarge = sizeRefusalOfType(type, node.typmods);
+        return tooLarge === undefined ? undefined : { errorName: 'UnboundedSize', message: tooLarge };
+      }
       return {
         errorName: 'TypeNotAllowed',
         message: `The type ${quoted(name)} is not allowed here: only built-in types, and no reg* type (they look names up in the database's catalogs).`,
@@ -414,9 +441,8 @@ const statementName = (kind: string) =>
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toUpperCase();
 
-export interface SqlCheckInput {
+export interface SqlCheckInput extends CheckContext {
   text: string;
-  schemaName: string;
 }
 
 /** The verdict the parser thread answers: ok, a syntax error (PostgreSQL's message and position) or a refusal. */
@@ -425,7 +451,7 @@ export type SqlCheck =
   | { ok: false; errorName: 'QueryParseError'; message: string; sqlState: string; position?: number }
   | ({ ok: false } & SqlRefusal);
 
-export function sqlCheckOf(tree: ParseTree, text: string, schemaName: string): SqlCheck {
-  const refusal = checkParsedSql(tree, text, schemaName);
+export function sqlCheckOf(tree: ParseTree, { text, ...context }: SqlCheckInput): SqlCheck {
+  const refusal = checkParsedSql(tree, text, context);
   return refusal ? { ok: false, ...refusal } : { ok: true };
 }

@@ -6,10 +6,10 @@ import { type SqlCheck, type SqlCheckInput, sqlCheckOf } from './sql-allowlist.t
 
 await loadModule();
 
-parentPort?.on('message', ({ text, schemaName }: SqlCheckInput) => {
+parentPort?.on('message', (input: SqlCheckInput) => {
   let tree: ReturnType<typeof parseSync>;
   try {
-    tree = parseSync(text);
+    tree = parseSync(input.text);
   } catch (error) {
     if (!(error instanceof SqlError)) {
       // The parser ran out of stack (a deeply nested expression) or memory: its WebAssembly state is
@@ -22,7 +22,7 @@ parentPort?.on('message', ({ text, schemaName }: SqlCheckInput) => {
     parentPort?.postMessage(at === undefined ? answer : { ...answer, position: at + 1 });
     return;
   }
-  parentPort?.postMessage(sqlCheckOf(tree, text, schemaName));
+  parentPort?.postMessage(sqlCheckOf(tree, input));
 });
 
 const SYNTAX_ERROR = '42601';

@@ -6,7 +6,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../domain/db/database.ts';
-import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../../infra/postgres/embedded-postgres.ts';
+import { BACKEND_MEMORY_HEADROOM_BYTES, EmbeddedPostgresError, startEmbeddedPostgres } from '../../../infra/postgres/embedded-postgres.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -39,6 +39,29 @@ describe('embedded PostgreSQL', () => {
       await expect(query(second.url.replace(/:[^:@/]+@/, ':wrong@'), 'SELECT 1')).rejects.toThrow(/password/);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("issue 28: each backend inherits an address-space ceiling; SELECT length(repeat('x', 600000000)) past it is PostgreSQL's out of memory ERROR (53200) and the backend, the server and other backends go on", async () => {
+    const server = await startEmbeddedPostgres({ dataDir: dir });
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      expect('bytes' in server.backendMemoryLimit, JSON.stringify(server.backendMemoryLimit)).toBe(true);
+      const { bytes } = server.backendMemoryLimit as { bytes: number };
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const limits = await fs.readFile(`/proc/${pid}/limits`, 'utf8');
+      expect(limits).toMatch(new RegExp(`Max address space\\s+${bytes}\\s+${bytes}\\s+bytes`));
+      expect(bytes).toBeGreaterThan(BACKEND_MEMORY_HEADROOM_BYTES);
+
+      // Without the ceiling this builds a 600 MB value (PostgreSQL allows values up to 1 GB).
+      const err = (await client.query("SELECT length(repeat('x', 600000000))").catch((e: unknown) => e)) as pg.DatabaseError;
+      expect([err.code, err.message]).toEqual(['53200', 'out of memory']);
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      expect(await query(server.url, 'SELECT 2 AS two')).toEqual([{ two: 2 }]);
+    } finally {
+      await client.end();
+      await server.stop();
     }
   });
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,7 +10,8 @@ import { SALES } from '../../../support/ontology.ts';
 import { startTestService, type TestService } from '../../../support/service.ts';
 
 // Ontology SQL's budgets over real HTTP (issue 28): the process-wide and per-company concurrency
-// budget, the byte budget, and the cancellation of a query whose client went away. A long
+// budget, the byte budget, the cancellation of a query whose client went away, and PostgreSQL's
+// memory (the checker's size caps, then the embedded server's ceiling per backend). A long
 // statement timeout, so that only the budget under test can stop a query; queries are held
 // running by a lock the test takes on Acme's table (they wait for it, as long as it is held).
 
@@ -119,9 +121,12 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
     }
   });
 
-  it("finding 3: SELECT repeat('x',1000000) FROM generate_series(1,6000), twice at once, answers 422 ResultTooLarge and the process stays bounded", async () => {
+  // repeat is refused before it runs since the PostgreSQL memory fix; rows of 1 MB are still made
+  // from 25 columns of 10,000 four-byte characters (the rpad cap).
+  it("finding 3: 6,000 rows of 1 MB (25 columns of rpad('', 10000, '😀'); was repeat('x',1000000)), twice at once, answer 422 ResultTooLarge and the process stays bounded", async () => {
+    const rows = `SELECT ${'x, '.repeat(24)}x FROM (SELECT rpad('', 10000, '😀') AS x FROM generate_series(1, 6000)) AS s`;
     const growth = await rssGrowthDuring(async () => {
-      const answers = await Promise.all([1, 2].map(() => query(acmeKey, "SELECT repeat('x',1000000) FROM generate_series(1,6000)")));
+      const answers = await Promise.all([1, 2].map(() => query(acmeKey, rows)));
       for (const answer of answers) {
         const body = (await answer.json()) as { error: { code: string; details: Record<string, unknown> } };
         expect([answer.status, body.error.code, body.error.details]).toEqual([
@@ -136,8 +141,77 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
   });
 
   it('finding 3: json_agg of 20,000 values in one row answers 422 ResultTooLarge', async () => {
-    const answer = await query(acmeKey, "SELECT json_agg(repeat('x', 1000) || g) FROM generate_series(1, 20000) AS g");
+    const answer = await query(acmeKey, "SELECT json_agg(rpad('', 1000, 'x') || g) FROM generate_series(1, 20000) AS g");
     const body = (await answer.json()) as { error: { code: string; details: Record<string, unknown> } };
     expect([answer.status, body.error.code, body.error.details.errorName]).toEqual([422, 'sql_query_failed', 'ResultTooLarge']);
   });
+});
+
+describe('PostgreSQL memory of ontology SQL over HTTP (issue 28)', () => {
+  type Failure = { error: { code: string; message: string; details: Record<string, unknown> } };
+  /** Another company's SELECT 1 and the service's health still answer. */
+  async function othersStillServed() {
+    const other = await query(globexKey, 'SELECT 1 AS one');
+    expect([other.status, ((await other.json()) as { data: { rows: unknown } }).data.rows]).toEqual([200, [[1]]]);
+    expect((await svc.call('GET', '/api/v1/health/ready')).status).toBe(200);
+  }
+
+  it("SELECT string_agg(repeat('x',1000000),'') FROM generate_series(1,2000) answers 400 naming repeat before anything runs; another company's SELECT 1 still answers", async () => {
+    const answer = await query(acmeKey, "SELECT string_agg(repeat('x',1000000),'') FROM generate_series(1,2000)");
+    const body = (await answer.json()) as Failure;
+    expect([answer.status, body.error.code, body.error.details.errorName]).toEqual([400, 'query_invalid', 'FunctionNotAllowed']);
+    expect(body.error.message).toMatch(/^repeat makes a value as large as its count says: use rpad\(/);
+    await othersStillServed();
+  });
+
+  it("SELECT string_agg(rpad('', 10000, 'x'), '') FROM generate_series(1, 1000000) (10 GB, within the checker's caps), twice at once, answers 422 QueryOutOfMemory from the backend's memory ceiling; the database and another company's SELECT 1 still answer", async () => {
+    const text = "SELECT length(string_agg(rpad('', 10000, 'x'), '')) FROM generate_series(1, 1000000)";
+    const answers = await Promise.all([1, 2].map(() => query(acmeKey, text)));
+    for (const answer of answers) {
+      const body = (await answer.json()) as Failure;
+      expect([answer.status, body.error.code, body.error.details.errorName, body.error.details.sqlState]).toEqual([
+        422,
+        'sql_query_failed',
+        'QueryOutOfMemory',
+        '53200',
+      ]);
+      expect(body.error.message).toMatch(/^The query needed more memory than one query may use/);
+    }
+    await othersStillServed();
+  });
+
+  it('property: random nestings of amplifier functions over up to 10^6 rows answer 200, 400 or 422, never 5xx', async () => {
+    // Sizes within the caps mostly (so that most queries reach PostgreSQL), sometimes past them or a parameter.
+    const count = fc.constantFrom('3', '10000', '10000', '1000000', '$1');
+    const leaf = fc.constantFrom("'x'", "'😀'", 'g::text', "rpad('', 10000, 'ab')");
+    const { expr } = fc.letrec<{ expr: string }>((tie) => ({
+      expr: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        { arbitrary: leaf, weight: 3 },
+        { arbitrary: fc.tuple(tie('expr'), count).map(([e, n]) => `repeat(${e}, ${n})`), weight: 1 },
+        { arbitrary: fc.tuple(tie('expr'), count, tie('expr')).map(([e, n, f]) => `rpad(${e}, ${n}, ${f})`), weight: 3 },
+        { arbitrary: fc.tuple(tie('expr'), count).map(([e, n]) => `lpad(${e}, ${n})`), weight: 2 },
+        { arbitrary: fc.tuple(tie('expr'), count).map(([e, n]) => `format('%${n === '$1' ? '*' : n}s', ${e})`), weight: 2 },
+        { arbitrary: fc.tuple(tie('expr'), tie('expr')).map(([e, f]) => `(${e} || ${f})`), weight: 3 },
+        { arbitrary: tie('expr').map((e) => `array_to_string(array_fill(${e}, ARRAY[1000]), '')`), weight: 1 },
+        { arbitrary: tie('expr').map((e) => `(SELECT string_agg(${e}, '') FROM generate_series(1, 1000) AS g)`), weight: 3 },
+      ),
+    }));
+    await fc.assert(
+      fc.asyncProperty(expr, fc.constantFrom('1', '1000', '1000000'), fc.constantFrom(10, 10_000, 10_000_000), async (e, rows, n) => {
+        await resetRateLimits(svc);
+        const text = `SELECT length(string_agg(${e}, '')) FROM generate_series(1, ${rows}) AS g`;
+        const answer = await fetch(`${svc.url}${SQL}`, {
+          method: 'POST',
+          headers: { ...bearer(acmeKey), 'content-type': 'application/json' },
+          // $1 is a count (format's * width included); a parameter the text does not use is an error of its own.
+          body: JSON.stringify({ query: text, parameters: text.includes('$1') ? [n] : [] }),
+        });
+        const body = (await answer.json()) as Failure;
+        expect([200, 400, 422], `${text}: ${JSON.stringify(body)}`).toContain(answer.status);
+      }),
+      { numRuns: 12 },
+    );
+    await othersStillServed();
+  }, 300_000);
 });

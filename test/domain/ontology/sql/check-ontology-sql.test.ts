@@ -9,9 +9,9 @@ import { ALLOWED_FUNCTIONS } from '../../../../domain/ontology/sql/sql-allowlist
 
 const SCHEMA = 'ontology_acme';
 
-async function verdict(text: string): Promise<string> {
+async function verdict(text: string, parameters: (string | number)[] = []): Promise<string> {
   try {
-    await checkOntologySql(text, SCHEMA);
+    await checkOntologySql(text, SCHEMA, parameters);
     return 'ok';
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
@@ -27,7 +27,7 @@ describe('checkOntologySql', () => {
     'TABLE "sales.Order"',
     'SELECT o.number, c.name FROM "sales.Order" o JOIN "sales.Customer" c ON c.id = o.customer WHERE o.amount > $1 ORDER BY 1 LIMIT 10',
     `SELECT * FROM ${SCHEMA}."sales.Order"`,
-    'WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 10) SELECT sum(n) FROM t',
+    'WITH t(n) AS (SELECT 1 UNION ALL SELECT 2) SELECT sum(n) FROM t',
     'SELECT date_trunc(\'day\', at), count(*), avg(amount), percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) FROM "sales.Order" GROUP BY 1',
     "SELECT extract(year FROM now()), substring('abc' FROM 2), trim(BOTH 'x' FROM 'xax'), now() AT TIME ZONE 'UTC', position('a' IN 'b')",
     "SELECT row_number() OVER (PARTITION BY tier ORDER BY name), coalesce(tier, 0), greatest(1, 2), jsonb_build_object('a', 1) ->> 'a' FROM \"sales.Customer\"",
@@ -35,6 +35,14 @@ describe('checkOntologySql', () => {
     'SELECT * FROM "sales.Order" TABLESAMPLE bernoulli (10)',
     'SELECT g FROM generate_series(1, 3) AS g ORDER BY g USING <',
     'SELECT 1 = ANY (SELECT 1)',
+    // Within the size caps (sql-size-caps.ts).
+    `SELECT lpad(number::text, 6, '0'), rpad('', 10000, '-'), 'x'::char(10), B'1'::bit(8) FROM "sales.Order"`,
+    'SELECT sum(g) FROM generate_series(1, 1000000) AS g',
+    'SELECT generate_series(10, -10, -2), generate_series(0.5, 2.5, 0.5)',
+    "SELECT generate_series('2026-01-01'::date, '2026-12-31', interval '1 day')",
+    "SELECT generate_series(timestamptz '2026-01-01 00:00:00+00', '2026-01-02T00:00:00Z', '1 minute')",
+    "SELECT generate_series('2026-01-01'::timestamp, '2026-01-02', '01:00')",
+    "SELECT format('%s-%-10s|%3$s %%999999999s', 'a', 'b', 'c')",
   ])('lets through: %s', async (query) => {
     expect(await verdict(query)).toBe('ok');
   });
@@ -78,6 +86,32 @@ describe('checkOntologySql', () => {
     ['SELECT 1 OPERATOR(public.=) ANY (SELECT 1)', 'OperatorNotAllowed'],
     ['SELECT * FROM "sales.Order" TABLESAMPLE system_rows (10)', 'FunctionNotAllowed'],
     ['SELEC 1', 'QueryParseError'],
+    // Issue 28, PostgreSQL memory: functions whose output size an argument sets, and recursion.
+    ["SELECT string_agg(repeat('x',1000000),'') FROM generate_series(1,2000)", 'FunctionNotAllowed'],
+    ['SELECT array_fill(1, ARRAY[100000000])', 'FunctionNotAllowed'],
+    [`SELECT jsonb_pretty('${'['.repeat(50)}${']'.repeat(50)}')`, 'FunctionNotAllowed'],
+    ["SELECT lpad('x', 1000000000)", 'UnboundedSize'],
+    ["SELECT string_agg(rpad('', 10001, 'x'), '') FROM generate_series(1, 1000)", 'UnboundedSize'],
+    ['SELECT lpad(\'x\', number) FROM "sales.Order"', 'UnboundedSize'],
+    ['SELECT count(*) FROM generate_series(1, 1000000000000)', 'UnboundedSize'],
+    ['SELECT count(*) FROM generate_series(1, 1000001)', 'UnboundedSize'],
+    ['SELECT generate_series(1, number) FROM "sales.Order"', 'UnboundedSize'],
+    ["SELECT generate_series('2000-01-01'::timestamp, '2026-01-01', '1 second')", 'UnboundedSize'],
+    ["SELECT generate_series(now(), now() + interval '1 day', interval '1 second')", 'UnboundedSize'],
+    ["SELECT generate_series('2026-01-01'::date, '2026-02-01', '1 fortnight')", 'UnboundedSize'],
+    ["SELECT format('%1000000000s', 'x')", 'UnboundedSize'],
+    ["SELECT format('%*s', 1000000000, 'x')", 'UnboundedSize'],
+    ['SELECT format(name, 1) FROM "sales.Customer"', 'UnboundedSize'],
+    ["SELECT array_agg(''::char(10485760)) FROM generate_series(1, 100)", 'UnboundedSize'],
+    ["SELECT B'1'::bit(83886080)", 'UnboundedSize'],
+    ['WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 10) SELECT sum(n) FROM t', 'RecursionNotAllowed'],
+    [
+      "SELECT 1 FROM (WITH RECURSIVE s(x) AS (SELECT 'x' UNION ALL SELECT x || x FROM s) SELECT length(x) FROM s) AS d",
+      'RecursionNotAllowed',
+    ],
+    // An access refusal is named before a size refusal, wherever each stands.
+    ['SELECT pg_sleep(1) FROM generate_series(1, 1000000000)', 'FunctionNotAllowed'],
+    ['SELECT * FROM generate_series(1, 1000000000), pg_class', 'RelationNotAllowed'],
   ])('refuses: %s', async (query, errorName) => {
     expect(await verdict(query)).toBe(errorName);
   });
@@ -88,6 +122,27 @@ describe('checkOntologySql', () => {
       expect.stringContaining('"pg_sleep" is not allowed'),
       { errorName: 'FunctionNotAllowed', position: 11 },
     ]);
+  });
+
+  it('a size cap may be met by a parameter ($n), and says what the cap is', async () => {
+    expect(await verdict('SELECT generate_series(1, $1), lpad($2, $3)', [1000, 'x', '12'])).toBe('ok');
+    expect(await verdict('SELECT generate_series(1, $1)', [10_000_000])).toBe('UnboundedSize');
+    expect(await verdict('SELECT generate_series(1, $2)', [1])).toBe('UnboundedSize');
+    const err = await checkOntologySql('SELECT 1, generate_series(1, 20000000)', SCHEMA).catch((e: unknown) => e as DomainError);
+    expect([err?.message, err?.details]).toEqual([
+      'generate_series would make 20,000,000 rows: at most 1,000,000.',
+      { errorName: 'UnboundedSize', position: 11 },
+    ]);
+    const repeat = await checkOntologySql("SELECT repeat('x', 3)", SCHEMA).catch((e: unknown) => e as DomainError);
+    expect(repeat?.message).toContain("use rpad('', n, text)");
+  });
+
+  it('size arguments of 99,000 characters are read in linear time (UnboundedSize, not the parser’s time limit)', async () => {
+    const digits = '1'.repeat(99_000);
+    expect(await verdict(`SELECT lpad('x', '${digits}x')`)).toBe('UnboundedSize');
+    expect(await verdict(`SELECT generate_series('2026-01-01'::date, '2026-01-02', '${digits}')`)).toBe('UnboundedSize');
+    expect(await verdict(`SELECT generate_series('2026-01-01'::date, '2026-01-02', '1 constructor')`)).toBe('UnboundedSize');
+    expect(await verdict(`SELECT format('%${digits}', 'x')`)).toBe('UnboundedSize');
   });
 
   it('an expression nested past the parser’s stack is refused, and the parser still works after', async () => {

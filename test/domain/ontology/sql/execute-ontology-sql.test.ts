@@ -242,7 +242,8 @@ describe('executeOntologySql', () => {
   });
 
   it('stops a statement at the timeout', async () => {
-    const err = await failure('SELECT count(*) FROM (SELECT generate_series(1, 1000000000000)) AS s');
+    // 10^12 rows from two series within the row cap (one of 10^12 is refused before it runs).
+    const err = await failure('SELECT count(*) FROM (SELECT generate_series(1, 1000000)) AS a, (SELECT generate_series(1, 1000000)) AS b');
     expect([err.code, err.details?.statementTimeoutMs]).toEqual(['timeout', TIMEOUT_MS]);
   });
 
@@ -406,9 +407,12 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
     expect(['NotAQuery', 'FunctionNotAllowed']).toContain(err.details?.errorName);
   });
 
-  it("finding 3: two concurrent SELECT repeat('x',1000000) FROM generate_series(1,6000) stop at the byte budget, memory bounded", async () => {
+  // repeat is refused before it runs since the PostgreSQL memory fix; rows of 1 MB are still made
+  // from 25 columns of 10,000 four-byte characters (the rpad cap).
+  const ROWS_OF_1_MB = `SELECT ${'x, '.repeat(24)}x FROM (SELECT rpad('', 10000, '😀') AS x FROM generate_series(1, 6000)) AS s`;
+  it("finding 3: two concurrent SELECT of 6,000 rows of 1 MB (25 columns of rpad('', 10000, '😀'); was repeat('x',1000000)) stop at the byte budget, memory bounded", async () => {
     const growth = await rssGrowthDuring(async () => {
-      const errs = await Promise.all([1, 2].map(() => failure("SELECT repeat('x',1000000) FROM generate_series(1,6000)", [], LONG_MS)));
+      const errs = await Promise.all([1, 2].map(() => failure(ROWS_OF_1_MB, [], LONG_MS)));
       for (const err of errs) {
         expect([err.code, err.details?.errorName, err.details?.maxBytes]).toEqual([
           'sql_query_failed',
@@ -421,13 +425,13 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
     expect(growth).toBeLessThan(400 * 1024 * 1024);
   });
 
-  it("finding 3: one huge row (SELECT repeat('x', 20000000)) stops at the byte budget", async () => {
-    const err = await failure("SELECT repeat('x', 20000000)", [], LONG_MS);
+  it("finding 3: one huge row (SELECT string_agg(rpad('', 10000, 'x'), '') of 2,000 rows: 20 MB; was repeat('x', 20000000)) stops at the byte budget", async () => {
+    const err = await failure("SELECT string_agg(rpad('', 10000, 'x'), '') FROM generate_series(1, 2000)", [], LONG_MS);
     expect([err.code, err.details?.errorName]).toEqual(['sql_query_failed', 'ResultTooLarge']);
   });
 
   it('finding 3: json_agg of 20,000 values in one row (past the 10,000-row cap) is refused by the byte budget', async () => {
-    const err = await failure("SELECT json_agg(repeat('x', 1000) || g) FROM generate_series(1, 20000) AS g", [], LONG_MS);
+    const err = await failure("SELECT json_agg(rpad('', 1000, 'x') || g) FROM generate_series(1, 20000) AS g", [], LONG_MS);
     expect([err.code, err.details?.errorName]).toEqual(['sql_query_failed', 'ResultTooLarge']);
     // Under the budget the same shape answers.
     const small = await run({ query: 'SELECT json_agg(g) FROM generate_series(1, 20000) AS g' });
