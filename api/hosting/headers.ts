@@ -32,7 +32,8 @@ export function appContentPolicy(addresses: PublicAddresses, address: string, di
     ['img-src', own, 'data:', 'blob:', ...(modeling ? [MODELING_ASSET_ORIGIN] : [])].join(' '),
     `font-src ${own} data:`,
     `media-src ${own} blob:`,
-    ['connect-src', `${addresses.baseUrl}/api/`, own, ...(modeling ? [MODELING_ASSET_ORIGIN] : [])].join(' '),
+    // The API, and the public app links (read without login: an internet-tier page has no ticket).
+    ['connect-src', `${addresses.baseUrl}/api/`, `${addresses.baseUrl}/semantic/`, own, ...(modeling ? [MODELING_ASSET_ORIGIN] : [])].join(' '),
     `base-uri ${own}`,
     `form-action ${address}/`,
     "frame-ancestors 'none'",

@@ -2,9 +2,19 @@ import { writeLogRecords } from '../app-log/write-log-record.ts';
 import type { Channel } from '../db/database.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { type AppAccess, appRoleOf, isDeveloperOf, isMemberOf, lowerRole, ticketAdmits } from '../policy/index.ts';
+import {
+  type AnonymousAccess,
+  type AppAccess,
+  anonymousAppAccess,
+  appRoleOf,
+  isDeveloperOf,
+  isMemberOf,
+  lowerRole,
+  ticketAdmits,
+} from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { consume, type Limit } from '../rate-limit/rate-limit.ts';
+import { isInternetTier } from '../resources/app-grant.ts';
 import { findAppGrants } from '../sharing/find-app-grants.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type IssuedTicket, issueTicket, type OpeningPrincipal, ticketSourceOf } from './issue-ticket.ts';
@@ -105,10 +115,7 @@ export async function openApp(
   if (!access.allowed) return { opened: false, app, version, access };
   // Counted on the pool, so refused opens count too.
   await consume(deps.db, OPEN_LIMIT, `${principal.account.id}:${app.id}`, deps.clock);
-  const entryPath = version.manifest.entry;
-  const entryFile = entryPath === null ? undefined : version.files.get(entryPath);
-  if (!entryFile) throw new DomainError('not_found', 'This app has no interface (skills and APIs only); see its about page.');
-  const entry = await blobBytes(deps, entryFile.sha256);
+  const entry = await entryOf(deps, version);
   const ticket = await deps.db.transaction().execute(async (trx) => {
     const issued = await issueTicket(trx, deps.clock, {
       accountId: principal.account.id,
@@ -119,20 +126,64 @@ export async function openApp(
       source: ticketSourceOf(principal),
       role: access.role,
     });
-    await writeLogRecords(trx, [
-      {
-        appId: app.id,
-        at: deps.clock.now(),
-        kind: 'usage',
-        source: 'service',
-        name: 'open',
-        accountId: principal.account.id,
-        versionId: version.id,
-        channel: target.channel,
-        data: { viaShare: access.viaShare },
-      },
-    ]);
+    await writeLogRecords(trx, [openRecord(deps, app, version, target.channel, principal.account.id, access.viaShare)]);
     return issued;
   });
   return { opened: true, app, version, access, entry, ticket };
+}
+
+/** The entry page's bytes; an app without an interface has none (404). */
+async function entryOf(deps: DomainDeps, version: HostedVersion): Promise<Buffer> {
+  const entryPath = version.manifest.entry;
+  const entryFile = entryPath === null ? undefined : version.files.get(entryPath);
+  if (!entryFile) throw new DomainError('not_found', 'This app has no interface (skills and APIs only); see its about page.');
+  return blobBytes(deps, entryFile.sha256);
+}
+
+/** The usage/open record of one open (spec App log): visitor (null: anonymous), version, channel, share. */
+const openRecord = (
+  deps: Pick<DomainDeps, 'clock'>,
+  app: HostedApp,
+  version: HostedVersion,
+  channel: Channel,
+  accountId: string | null,
+  viaShare: string | null,
+) => ({
+  appId: app.id,
+  at: deps.clock.now(),
+  kind: 'usage' as const,
+  source: 'service' as const,
+  name: 'open',
+  accountId,
+  versionId: version.id,
+  channel,
+  data: { viaShare },
+});
+
+/**
+ * An anonymous visitor's access to an app (no credential): the policy's anonymous rule on the
+ * version the channel shows and the app's tier now (app_not_found when the channel shows none).
+ */
+export async function anonymousAccessToApp(deps: Pick<DomainDeps, 'db'>, target: AppTarget) {
+  const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
+  const access: AnonymousAccess = anonymousAppAccess(
+    { channel: target.channel, semantic: version.manifest.semantic },
+    await isInternetTier(deps.db, app),
+  );
+  return { app, version, access };
+}
+
+/**
+ * An anonymous open of an internet-tier app: the access check, the open limit (per address, as
+ * there is no account), the entry page's bytes and a usage/open record without a visitor. Never a
+ * ticket: the page reads, it calls nothing. `entry` is null when the open is refused.
+ */
+export async function openAppAnonymously(deps: DomainDeps, target: AppTarget, address: string) {
+  const { app, version, access } = await anonymousAccessToApp(deps, target);
+  if (!access.allowed) return { app, version, access, entry: null };
+  // Counted on the pool, so refused opens count too.
+  await consume(deps.db, OPEN_LIMIT, `anonymous:${address}:${app.id}`, deps.clock);
+  const entry = await entryOf(deps, version);
+  await deps.db.transaction().execute((trx) => writeLogRecords(trx, [openRecord(deps, app, version, target.channel, null, null)]));
+  return { app, version, access, entry };
 }

@@ -1,6 +1,8 @@
 // The access policy's public face: other capabilities import from here only.
 export {
   type AccessRefusal,
+  type AnonymousAccess,
+  anonymousAppAccess,
   type AccessTarget,
   type AppAccess,
   type AppRole,
