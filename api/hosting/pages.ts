@@ -423,7 +423,8 @@ async function serveAsset(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
   if (!app || !version || !file) return notFound(ctx, deps);
   const access = await assetAccess(ctx, deps, app.id, req, place);
   if (access === 'sign_in') return redirectToSignIn(ctx, deps);
-  if (access !== 'admitted' && access !== 'internet') return sendMessage(ctx, deps, 403, 'You cannot open this app', [access.message, access.remedy]);
+  if (access !== 'admitted' && access !== 'internet')
+    return sendMessage(ctx, deps, 403, 'You cannot open this app', [access.message, access.remedy]);
 
   setAppHeaders(ctx, {
     csp: appContentPolicy(deps.addresses(), place.address, version.digest16, version.manifest),

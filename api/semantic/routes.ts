@@ -143,7 +143,11 @@ export const listPublicAppObjectsRoute = defineRoute({
   cors: {},
   params: PublicTypeParams,
   query: z.strictObject({ pageSize: PageSize.optional(), pageToken: PageToken.optional() }),
-  response: { status: 200, description: 'The objects, the next page’s token when there is one, and how many there are.', schema: ObjectPage },
+  response: {
+    status: 200,
+    description: 'The objects, the next page’s token when there is one, and how many there are.',
+    schema: ObjectPage,
+  },
   errors: [...PUBLIC_LINK_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
   handler: async ({ deps, params, query }) => ({ data: await listPublicAppObjects(deps, { ...params, ...query }) }),
 });

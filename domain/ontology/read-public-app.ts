@@ -76,10 +76,7 @@ export async function listPublicAppObjects(
 }
 
 /** `GET …/objects/{objectType}/{primaryKey}`: one object of one of the app's types. */
-export async function getPublicAppObject(
-  deps: Deps,
-  input: AppName & { objectType: string; primaryKey: string },
-): Promise<OntologyObject> {
+export async function getPublicAppObject(deps: Deps, input: AppName & { objectType: string; primaryKey: string }): Promise<OntologyObject> {
   const { open } = await openPublicType(deps, input, input.objectType);
   return findObject(deps.db, open, input.objectType, input.primaryKey);
 }

@@ -1,11 +1,11 @@
 // The access policy's public face: other capabilities import from here only.
 export {
   type AccessRefusal,
-  type AnonymousAccess,
-  anonymousAppAccess,
   type AccessTarget,
+  type AnonymousAccess,
   type AppAccess,
   type AppRole,
+  anonymousAppAccess,
   appRoleOf,
   lowerRole,
   NO_SHARES,

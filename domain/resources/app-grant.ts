@@ -10,7 +10,12 @@ type AppRef = { namespace: string; slug: string; companyId: string | null };
 /** The highest role these principals' grants give on an app's resource or, inherited, on its company's applications resource (rule 4). */
 async function grantRoleOn(db: DbOrTrx, principals: readonly string[], app: AppRef) {
   const rids = [appRid(app.namespace, app.slug), ...(app.companyId ? [applicationsRid(app.namespace)] : [])];
-  const rows = await db.selectFrom('resource_grants').select('role').where('rid', 'in', rids).where('principal', 'in', principals).execute();
+  const rows = await db
+    .selectFrom('resource_grants')
+    .select('role')
+    .where('rid', 'in', rids)
+    .where('principal', 'in', principals)
+    .execute();
   return rows.reduce<ResourceRole | null>((best, r) => higherRole(best, r.role), null);
 }
 

@@ -53,7 +53,12 @@ beforeAll(async () => {
   const semantic = { types: ['sales.Customer'] };
   await release(svc, dev, { namespace: 'cell-acme', slug: 'billboard', version: '1.0.0', manifest: { semantic } });
   await release(svc, dev, { namespace: 'cell-acme', slug: 'lobby', version: '1.0.0', manifest: { semantic } });
-  await release(svc, dev, { namespace: 'cell-acme', slug: 'vault', version: '1.0.0', manifest: { auth: { access: 'restricted' }, semantic } });
+  await release(svc, dev, {
+    namespace: 'cell-acme',
+    slug: 'vault',
+    version: '1.0.0',
+    manifest: { auth: { access: 'restricted' }, semantic },
+  });
 }, 60_000);
 afterAll(() => svc?.close());
 beforeEach(() => resetRateLimits(svc));
@@ -73,7 +78,9 @@ describe('an app at the internet tier', () => {
     expect(page.text).not.toContain('svc-app-ticket');
     expect(page.headers['set-cookie']).toBeUndefined();
     expect(page.headers['cache-control']).toBe('public, no-cache');
+    // Still sandboxed; the page may read its public app link (it has no ticket for the API).
     expect(page.headers['content-security-policy']).toContain('sandbox');
+    expect(page.headers['content-security-policy']).toMatch(/connect-src [^;]*\/semantic\//);
     const base = baseOf(page)!;
     expect(base).toMatch(new RegExp(`^${entry}/_v/[0-9a-f]{16}/$`));
     const file = await rawGet(`${base}app.js`);
@@ -95,6 +102,8 @@ describe('an app at the internet tier', () => {
     // The public app link: the app and only the types its manifest reads.
     const app = await svc.call('GET', link('billboard'));
     expect(app.status, JSON.stringify(app.body)).toBe(200);
+    // The sandboxed page has an opaque origin: any origin may read the link.
+    expect(app.headers.get('access-control-allow-origin')).toBe('*');
     expect(app.body.data).toMatchObject({ namespace: 'cell-acme', slug: 'billboard', version: '1.0.0', address: entry });
     expect(app.body.data.objectTypes.map((t: { apiName: string }) => t.apiName)).toEqual(['sales.Customer']);
     const customers = await svc.call('GET', link('billboard', '/objects/sales.Customer'));
