@@ -24,6 +24,8 @@ export function appContentPolicy(addresses: PublicAddresses, address: string, di
   const sdk = `${addresses.baseUrl}${SDK_BASE_PATH}`;
   const modeling = manifest.sdk.includes('modeling');
   const cdn = manifest.cdn.map((host) => `https://${host}/`);
+  // The API, and the public app links (read without login: an internet-tier page has no ticket).
+  const services = [`${addresses.baseUrl}/api/`, `${addresses.baseUrl}/semantic/`];
   const directives = [
     'sandbox allow-scripts allow-forms allow-popups allow-downloads',
     "default-src 'none'",
@@ -32,7 +34,7 @@ export function appContentPolicy(addresses: PublicAddresses, address: string, di
     ['img-src', own, 'data:', 'blob:', ...(modeling ? [MODELING_ASSET_ORIGIN] : [])].join(' '),
     `font-src ${own} data:`,
     `media-src ${own} blob:`,
-    ['connect-src', `${addresses.baseUrl}/api/`, own, ...(modeling ? [MODELING_ASSET_ORIGIN] : [])].join(' '),
+    ['connect-src', ...services, own, ...(modeling ? [MODELING_ASSET_ORIGIN] : [])].join(' '),
     `base-uri ${own}`,
     `form-action ${address}/`,
     "frame-ancestors 'none'",

@@ -69,19 +69,22 @@ const HTML = /<html(?:\s[^>]*)?>/i;
 const DOCTYPE = /^\s*<!doctype[^>]*>/i;
 
 /**
- * The entry page with the version's `<base>` and the app ticket, as the first elements of the
- * head so that every relative address in the page resolves to the version's files.
+ * The entry page with the version's `<base>`, its app and (for a signed-in visitor) the app
+ * ticket, as the first elements of the head so that every relative address in the page resolves
+ * to the version's files. An anonymous visitor's page carries no ticket: its SDK sends nothing.
  */
 export function injectIntoEntry(
   html: string,
   baseHref: string,
-  ticket: { ticket: string; expiresAt: Date; app: { namespace: string; slug: string } },
+  app: { namespace: string; slug: string },
+  ticket?: { ticket: string; expiresAt: Date },
 ): string {
   // The SDK reads the ticket, its app (for renewal) and its expiry (to renew in time).
   const injected =
-    `<base href="${escapeHtml(baseHref)}"><meta name="svc-app-ticket" content="${escapeHtml(ticket.ticket)}">` +
-    `<meta name="svc-app" content="${escapeHtml(`${ticket.app.namespace}/${ticket.app.slug}`)}">` +
-    `<meta name="svc-app-ticket-expires" content="${ticket.expiresAt.toISOString()}">`;
+    `<base href="${escapeHtml(baseHref)}">` +
+    (ticket ? `<meta name="svc-app-ticket" content="${escapeHtml(ticket.ticket)}">` : '') +
+    `<meta name="svc-app" content="${escapeHtml(`${app.namespace}/${app.slug}`)}">` +
+    (ticket ? `<meta name="svc-app-ticket-expires" content="${ticket.expiresAt.toISOString()}">` : '');
   for (const pattern of [HEAD, HTML, DOCTYPE]) {
     const m = pattern.exec(html);
     if (m) return html.slice(0, m.index + m[0].length) + injected + html.slice(m.index + m[0].length);

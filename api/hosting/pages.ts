@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { accessToApp, findHostedApp, findServedVersion, pageAddresses } from '../../domain/apps/index.ts';
+import { accessToApp, anonymousAccessToApp, findHostedApp, findServedVersion, pageAddresses } from '../../domain/apps/index.ts';
 import { visitorOf } from '../../domain/companies/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import {
@@ -12,6 +12,7 @@ import {
   listCatalog,
   type OpeningPrincipal,
   openApp,
+  openAppAnonymously,
   TICKET_TTL_MS,
 } from '../../domain/hosting/index.ts';
 import { authenticateKey } from '../../domain/keys/index.ts';
@@ -20,6 +21,7 @@ import { randomBase62 } from '../../domain/security/index.ts';
 import { findSession, issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/index.ts';
 import { findLinkByToken } from '../../domain/sharing/index.ts';
 import { ERRORS } from '../../schemas/errors.ts';
+import { clientIp } from '../auth/client-ip.ts';
 import { readCookie, readSessionCookie } from '../auth/session-cookie.ts';
 import type { ApiDeps } from '../deps.ts';
 import { setRetryAfter } from '../http/error-middleware.ts';
@@ -57,6 +59,12 @@ const TICKET_COOKIE = 'svc_app_ticket';
 const IMMUTABLE = 'public, max-age=31536000, s-maxage=60, immutable';
 /** Company apps' files are access-controlled: browsers may keep them, shared caches never. */
 const PRIVATE_IMMUTABLE = 'private, max-age=31536000, immutable';
+/**
+ * What an anonymous visitor of an internet-tier app reads: the same for everyone, so shared
+ * caches may keep it, but revalidated on every use (the ETag makes that a 304), since lowering
+ * the tier must refuse the next request at once.
+ */
+const PUBLIC_REVALIDATED = 'public, no-cache';
 const DIGEST16 = /^[0-9a-f]{16}$/;
 /** Long enough to sign in on {base_url} between leaving the app host and coming back. */
 const HANDOFF_STATE_TTL_SECONDS = 15 * 60;
@@ -277,7 +285,7 @@ async function serveEntry(
   linkShareId: string | null = null,
 ): Promise<void> {
   const principal = await pagePrincipal(ctx, deps);
-  if (!principal) return redirectToSignIn(ctx, deps);
+  if (!principal) return serveEntryAnonymously(ctx, deps, req, place);
   const target = { namespace: place.namespace, slug: place.slug, channel: req.channel };
   // A HEAD opens nothing: the same answer without a ticket, a usage/open record or a body.
   const result =
@@ -310,7 +318,36 @@ async function serveEntry(
     `${TICKET_COOKIE}=${ticket.ticket}; Path=${cookiePath}; Max-Age=${TICKET_TTL_MS / 1000}; HttpOnly; Secure; SameSite=None`,
   );
   const app = { namespace: result.app.namespace, slug: result.app.slug };
-  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), { ...ticket, app }));
+  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), app, ticket));
+}
+
+/**
+ * No credential: an app at the internet tier opens read-only (the policy's anonymous rule), its
+ * page without a ticket; any other app asks for sign-in as before.
+ */
+async function serveEntryAnonymously(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace): Promise<void> {
+  const target = { namespace: place.namespace, slug: place.slug, channel: req.channel };
+  // A HEAD opens nothing: the same answer without a usage/open record or a body.
+  const { app, version, access, entry } =
+    ctx.method === 'HEAD'
+      ? { ...(await anonymousAccessToApp(deps, target)), entry: null }
+      : await openAppAnonymously(deps, target, clientIp(ctx, deps.http.trustedProxies));
+  if (!access.allowed) return redirectToSignIn(ctx, deps);
+  setAppHeaders(ctx, {
+    csp: appContentPolicy(deps.addresses(), place.address, version.digest16, version.manifest),
+    permissions: permissionsPolicy(version.manifest),
+    asset: false,
+  });
+  ctx.set('Cache-Control', PUBLIC_REVALIDATED);
+  // Signed-in visitors get a page of their own at the same address.
+  ctx.set('Vary', 'Authorization, Cookie');
+  if (!entry) {
+    ctx.status = 200;
+    ctx.set('Content-Type', 'text/html; charset=utf-8');
+    return;
+  }
+  const ref = { namespace: app.namespace, slug: app.slug };
+  sendHtml(ctx, 200, injectIntoEntry(entry.toString('utf8'), versionPath(place.address, version.digest16), ref));
 }
 
 /**
@@ -373,13 +410,19 @@ function fromForeignPage(ctx: Context, place: AppPlace): boolean {
   }
 }
 
-/** Whether the request may read the app's files: the ticket cookie, else a key or a session with access today. */
+/**
+ * Whether the request may read the app's files: the ticket cookie, else a key or a session with
+ * access today, else (no credential) the app at the internet tier, read by anyone.
+ */
 async function assetAccess(ctx: Context, deps: ApiDeps, appId: string, req: TreeRequest, place: AppPlace) {
   const ticket = ctx.cookies.get(TICKET_COOKIE);
   const cookieApplies = ticket && !ctx.get('authorization') && !fromForeignPage(ctx, place);
   if (cookieApplies && (await admitTicketCookie(deps, ticket, appId, req.channel))) return 'admitted';
   const principal = await pagePrincipal(ctx, deps);
-  if (!principal) return 'sign_in';
+  if (!principal) {
+    const { access } = await anonymousAccessToApp(deps, { namespace: place.namespace, slug: place.slug, channel: req.channel });
+    return access.allowed ? 'internet' : 'sign_in';
+  }
   const { access } = await accessToApp(deps, principal, { namespace: place.namespace, slug: place.slug, channel: req.channel });
   return access.allowed ? 'admitted' : access;
 }
@@ -391,14 +434,15 @@ async function serveAsset(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
   if (!app || !version || !file) return notFound(ctx, deps);
   const access = await assetAccess(ctx, deps, app.id, req, place);
   if (access === 'sign_in') return redirectToSignIn(ctx, deps);
-  if (access !== 'admitted') return sendMessage(ctx, deps, 403, 'You cannot open this app', [access.message, access.remedy]);
+  if (access !== 'admitted' && access !== 'internet')
+    return sendMessage(ctx, deps, 403, 'You cannot open this app', [access.message, access.remedy]);
 
   setAppHeaders(ctx, {
     csp: appContentPolicy(deps.addresses(), place.address, version.digest16, version.manifest),
     permissions: permissionsPolicy(version.manifest),
     asset: true,
   });
-  ctx.set('Cache-Control', app.namespace === PUBLIC_NAMESPACE ? IMMUTABLE : PRIVATE_IMMUTABLE);
+  ctx.set('Cache-Control', app.namespace === PUBLIC_NAMESPACE ? IMMUTABLE : access === 'internet' ? PUBLIC_REVALIDATED : PRIVATE_IMMUTABLE);
   ctx.set('Vary', 'Accept-Encoding');
   const encoding = negotiateEncoding(ctx.get('accept-encoding'));
   const packed = encoding && (await compressedVariant(deps, file, encoding));

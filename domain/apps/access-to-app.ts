@@ -1,9 +1,18 @@
 import { visitorOf } from '../companies/index.ts';
 import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
-import { type AppAccess, appRoleOf, isDeveloperOf, isMemberOf, lowerRole, ticketAdmits } from '../policy/index.ts';
+import {
+  type AnonymousAccess,
+  type AppAccess,
+  anonymousAppAccess,
+  appRoleOf,
+  isDeveloperOf,
+  isMemberOf,
+  lowerRole,
+  ticketAdmits,
+} from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { findAppGrants } from '../resources/index.ts';
+import { findAppGrants, isInternetTier } from '../resources/index.ts';
 import { findChannelVersion, type HostedApp } from './hosted-apps.ts';
 
 export interface AppTarget {
@@ -66,4 +75,17 @@ export async function callerAccess(
   }
   if (isDeveloperOf(principal, app.companyId)) return { allowed: true, role: 'developer', member: true, viaShare: null };
   return (await accessToApp(deps, principal, { namespace: app.namespace, slug: app.slug, channel })).access;
+}
+
+/**
+ * An anonymous visitor's access to an app (no credential): the policy's anonymous rule on the
+ * version the channel shows and the app's tier now (app_not_found when the channel shows none).
+ */
+export async function anonymousAccessToApp(deps: Pick<DomainDeps, 'db'>, target: AppTarget) {
+  const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
+  const access: AnonymousAccess = anonymousAppAccess(
+    { channel: target.channel, semantic: version.manifest.semantic },
+    await isInternetTier(deps.db, app),
+  );
+  return { app, version, access };
 }

@@ -6,6 +6,6 @@ export { type ContentEncoding, compressedVariant } from './compressed-variants.t
 export { type AppPages, aboutMarkdown, copyLine, describeAppPages } from './describe-app-pages.ts';
 export type { OpeningPrincipal } from './issue-ticket.ts';
 export { type CatalogEntry, listCatalog } from './list-catalog.ts';
-export { openApp } from './open-app.ts';
+export { openApp, openAppAnonymously } from './open-app.ts';
 export { renewTicket } from './renew-ticket.ts';
 export { TICKET_PREFIX, TICKET_TTL_MS } from './ticket-format.ts';

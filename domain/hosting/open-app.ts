@@ -1,5 +1,6 @@
 import { writeLogRecords } from '../app-log/index.ts';
-import { type AppTarget, accessToApp, type HostedApp, type HostedVersion } from '../apps/index.ts';
+import { type AppTarget, accessToApp, anonymousAccessToApp, type HostedApp, type HostedVersion } from '../apps/index.ts';
+import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { AppAccess } from '../policy/index.ts';
@@ -39,10 +40,7 @@ export async function openApp(
   if (!access.allowed) return { opened: false, app, version, access };
   // Counted on the pool, so refused opens count too.
   await consume(deps.db, OPEN_LIMIT, `${principal.account.id}:${app.id}`, deps.clock);
-  const entryPath = version.manifest.entry;
-  const entryFile = entryPath === null ? undefined : version.files.get(entryPath);
-  if (!entryFile) throw new DomainError('not_found', 'This app has no interface (skills and APIs only); see its about page.');
-  const entry = await blobBytes(deps, entryFile.sha256);
+  const entry = await entryOf(deps, version);
   const ticket = await deps.db.transaction().execute(async (trx) => {
     const issued = await issueTicket(trx, deps.clock, {
       accountId: principal.account.id,
@@ -53,20 +51,51 @@ export async function openApp(
       source: ticketSourceOf(principal),
       role: access.role,
     });
-    await writeLogRecords(trx, [
-      {
-        appId: app.id,
-        at: deps.clock.now(),
-        kind: 'usage',
-        source: 'service',
-        name: 'open',
-        accountId: principal.account.id,
-        versionId: version.id,
-        channel: target.channel,
-        data: { viaShare: access.viaShare },
-      },
-    ]);
+    await writeLogRecords(trx, [openRecord(deps, app, version, target.channel, principal.account.id, access.viaShare)]);
     return issued;
   });
   return { opened: true, app, version, access, entry, ticket };
+}
+
+/** The entry page's bytes; an app without an interface has none (404). */
+async function entryOf(deps: DomainDeps, version: HostedVersion): Promise<Buffer> {
+  const entryPath = version.manifest.entry;
+  const entryFile = entryPath === null ? undefined : version.files.get(entryPath);
+  if (!entryFile) throw new DomainError('not_found', 'This app has no interface (skills and APIs only); see its about page.');
+  return blobBytes(deps, entryFile.sha256);
+}
+
+/** The usage/open record of one open (spec App log): visitor (null: anonymous), version, channel, share. */
+const openRecord = (
+  deps: Pick<DomainDeps, 'clock'>,
+  app: HostedApp,
+  version: HostedVersion,
+  channel: Channel,
+  accountId: string | null,
+  viaShare: string | null,
+) => ({
+  appId: app.id,
+  at: deps.clock.now(),
+  kind: 'usage' as const,
+  source: 'service' as const,
+  name: 'open',
+  accountId,
+  versionId: version.id,
+  channel,
+  data: { viaShare },
+});
+
+/**
+ * An anonymous open of an internet-tier app: the access check, the open limit (per address, as
+ * there is no account), the entry page's bytes and a usage/open record without a visitor. Never a
+ * ticket: the page reads, it calls nothing. `entry` is null when the open is refused.
+ */
+export async function openAppAnonymously(deps: DomainDeps, target: AppTarget, address: string) {
+  const { app, version, access } = await anonymousAccessToApp(deps, target);
+  if (!access.allowed) return { app, version, access, entry: null };
+  // Counted on the pool, so refused opens count too.
+  await consume(deps.db, OPEN_LIMIT, `anonymous:${address}:${app.id}`, deps.clock);
+  const entry = await entryOf(deps, version);
+  await deps.db.transaction().execute((trx) => writeLogRecords(trx, [openRecord(deps, app, version, target.channel, null, null)]));
+  return { app, version, access, entry };
 }

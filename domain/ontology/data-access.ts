@@ -34,6 +34,8 @@ export interface DataAccess {
 }
 
 const NOTHING: DataAccess = { define: false, writeDirect: false, readTypes: new Set(), runActions: new Set(), author: 'human' };
+/** Reading these object types and nothing else (the anonymous visitor of an internet-tier app). */
+export const readOnlyAccess = (types: readonly string[]): DataAccess => ({ ...NOTHING, readTypes: new Set(types) });
 const EVERYTHING: DataAccess = { define: true, writeDirect: true, readTypes: 'all', runActions: 'all', author: 'human', openApps: 'all' };
 
 type Company = { id: string; cellId: string };

@@ -27,6 +27,7 @@ export { listObjects } from './list-objects.ts';
 export { listOntologies } from './list-ontologies.ts';
 export { loadObjectSet } from './load-object-set.ts';
 export { objectTable } from './object-tables.ts';
+export { describePublicApp, getPublicAppObject, listPublicAppObjects } from './read-public-app.ts';
 export { findObjectTypeRecord, findOntology, findOntologyOfCompany } from './repository.ts';
 export { objectPage, searchObjects } from './search-objects.ts';
 export { describeOntologyDatabase } from './sql/describe-ontology-database.ts';

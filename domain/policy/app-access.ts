@@ -135,6 +135,22 @@ function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
   return notMember();
 }
 
+/** What an anonymous visitor may do with an app: read it (and which object types), or nothing. */
+export type AnonymousAccess = { allowed: true; readTypes: readonly string[] } | { allowed: false };
+
+/**
+ * The anonymous visitor of an internet-tier app (spec D rules 3 and 7): a request with no
+ * credential at all. Admitted only to the production channel of an app at the internet tier (an
+ * `internet` grant on the app or, inherited, on its company's applications resource), read only:
+ * its entry page without a ticket (so no SDK calls, actions or SQL), its version files and
+ * generated pages, and through the public app link the object types its manifest reads, each by
+ * name (a `*` is not widened to the internet). Lowering the tier ends this at the next request.
+ */
+export function anonymousAppAccess(target: { channel: Channel; semantic: Manifest['semantic'] }, internetTier: boolean): AnonymousAccess {
+  if (!internetTier || target.channel !== 'production') return { allowed: false };
+  return { allowed: true, readTypes: permissionsOf('viewer', target.semantic).read.filter((t) => t !== '*') };
+}
+
 /** Strength of the app roles: editors may do what members may (spec Authentication 9). */
 const RANK: Record<AppRole, number> = { viewer: 0, editor: 1, member: 1, developer: 2 };
 

@@ -2,8 +2,10 @@
 export {
   type AccessRefusal,
   type AccessTarget,
+  type AnonymousAccess,
   type AppAccess,
   type AppRole,
+  anonymousAppAccess,
   appRoleOf,
   lowerRole,
   NO_SHARES,

@@ -190,6 +190,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   checkBillingBudget: route('company', DEVELOPER_KEYS),
 
   // Semantic definitions, branches and proposals: developers (agent authors write to branches).
+  // The public app link (spec D rule 7): no credential is read; the policy's anonymous rule admits
+  // only an internet-tier app, and only the types it reads (404 app_not_found otherwise).
+  getPublicApp: PUBLIC,
+  listPublicAppObjects: PUBLIC,
+  getPublicAppObject: PUBLIC,
   listSemanticTypes: DEVELOPERS,
   defineSemanticTypes: DEVELOPERS,
   defineActionTypes: DEVELOPERS,

@@ -1,4 +1,5 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
+export { isInternetTier } from './app-grant.ts';
 export { addGrant, removeGrant } from './change-grant.ts';
 export { describeResource } from './describe-resource.ts';
 export { findAppGrants, liveShare } from './find-app-grants.ts';

@@ -1,7 +1,25 @@
 import { z } from 'zod';
-import { defineObjectTypes, listDefinitions, writeToBranch } from '../../../domain/ontology/index.ts';
+import {
+  defineObjectTypes,
+  describePublicApp,
+  getPublicAppObject,
+  listDefinitions,
+  listPublicAppObjects,
+  writeToBranch,
+} from '../../../domain/ontology/index.ts';
+import { Slug } from '../../../schemas/app-log.ts';
 import { CellId } from '../../../schemas/identity.ts';
-import { DefineTypesResult, LinkType, ObjectType } from '../../../schemas/ontology.ts';
+import {
+  DefineTypesResult,
+  LinkType,
+  ObjectPage,
+  ObjectType,
+  ObjectTypeApiName,
+  OntologyObject,
+  PageSize,
+  PageToken,
+  PrimaryKeyParam,
+} from '../../../schemas/ontology.ts';
 import { BranchQuery, BranchWriteResult } from '../../../schemas/ontology-actions.ts';
 import { defineRoute } from '../../http/route.ts';
 
@@ -77,4 +95,86 @@ export const defineSemanticTypesRoute = defineRoute({
   }),
 });
 
-export const semanticRoutes = [listSemanticTypesRoute, defineSemanticTypesRoute];
+// The public app link (spec D rule 7): no credential is read. An app at the internet tier (its own
+// or its company's applications resource) answers, read only, with the types its manifest reads;
+// any other app, or the same one once its tier is lowered, is 404 app_not_found.
+
+const PublicAppParams = z.strictObject({ namespace: CellId, slug: Slug });
+const PublicTypeParams = PublicAppParams.extend({ objectType: ObjectTypeApiName });
+const PUBLIC_LINK_ERRORS = ['invalid_path', 'rate_limited', 'app_not_found'] as const;
+/** Per address: anyone may call these, and each reads the app's tier and manifest. */
+const PUBLIC_LINK_RATE = { perMinute: 120 };
+
+const PublicApp = z
+  .object({
+    namespace: z.string(),
+    slug: z.string(),
+    title: z.string(),
+    version: z.string(),
+    address: z.string().meta({ description: 'The production address; its pages open without login too.' }),
+    objectTypes: z.array(ObjectType).meta({ description: 'The defined object types the app’s manifest reads (each by name).' }),
+  })
+  .meta({ id: 'PublicApp' });
+
+export const getPublicAppRoute = defineRoute({
+  method: 'get',
+  path: '/semantic/{namespace}/applications/{slug}',
+  operationId: 'getPublicApp',
+  summary: 'The public app link: an internet-tier app and the object types it reads (no login)',
+  description:
+    'Readable without login when the app, or its company’s applications resource, is at the internet tier (spec D rule 7); ' +
+    'read only, and only the object types the production manifest’s `semantic.types` names (a `*` is not widened). Any ' +
+    'other app, or this one once its tier is lowered, is 404 app_not_found.',
+  tags: ['semantic'],
+  auth: 'none',
+  rateLimit: PUBLIC_LINK_RATE,
+  cors: {},
+  params: PublicAppParams,
+  response: { status: 200, description: 'The app and its readable types.', schema: PublicApp },
+  errors: [...PUBLIC_LINK_ERRORS],
+  handler: async ({ deps, params }) => ({ data: await describePublicApp(deps, params) }),
+});
+
+export const listPublicAppObjectsRoute = defineRoute({
+  method: 'get',
+  path: '/semantic/{namespace}/applications/{slug}/objects/{objectType}',
+  operationId: 'listPublicAppObjects',
+  summary: 'A page of objects of a type an internet-tier app reads (no login)',
+  description: '`pageSize` up to 1000 (default 1000), `pageToken` from the previous page. A type the app does not read: 404.',
+  tags: ['semantic'],
+  auth: 'none',
+  rateLimit: PUBLIC_LINK_RATE,
+  cors: {},
+  params: PublicTypeParams,
+  query: z.strictObject({ pageSize: PageSize.optional(), pageToken: PageToken.optional() }),
+  response: {
+    status: 200,
+    description: 'The objects, the next page’s token when there is one, and how many there are.',
+    schema: ObjectPage,
+  },
+  errors: [...PUBLIC_LINK_ERRORS, 'invalid_payload', 'object_type_not_found', 'query_invalid'],
+  handler: async ({ deps, params, query }) => ({ data: await listPublicAppObjects(deps, { ...params, ...query }) }),
+});
+
+export const getPublicAppObjectRoute = defineRoute({
+  method: 'get',
+  path: '/semantic/{namespace}/applications/{slug}/objects/{objectType}/{primaryKey}',
+  operationId: 'getPublicAppObject',
+  summary: 'One object of a type an internet-tier app reads (no login)',
+  tags: ['semantic'],
+  auth: 'none',
+  rateLimit: PUBLIC_LINK_RATE,
+  cors: {},
+  params: PublicTypeParams.extend({ primaryKey: PrimaryKeyParam }),
+  response: { status: 200, description: 'The object.', schema: OntologyObject },
+  errors: [...PUBLIC_LINK_ERRORS, 'object_type_not_found', 'object_not_found'],
+  handler: async ({ deps, params }) => ({ data: await getPublicAppObject(deps, params) }),
+});
+
+export const semanticRoutes = [
+  listSemanticTypesRoute,
+  defineSemanticTypesRoute,
+  getPublicAppRoute,
+  listPublicAppObjectsRoute,
+  getPublicAppObjectRoute,
+];

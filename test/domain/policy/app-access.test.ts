@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type AccessTarget, appRoleOf, NO_SHARES, type ShareGrants, type Visitor } from '../../../domain/policy/app-access.ts';
+import {
+  type AccessTarget,
+  anonymousAppAccess,
+  appRoleOf,
+  NO_SHARES,
+  type ShareGrants,
+  type Visitor,
+} from '../../../domain/policy/app-access.ts';
 
 // The one rule of who may open an app and with which role, case by case (spec Authentication
 // 9-11, Rules for B3, C).
@@ -103,5 +110,18 @@ describe('appRoleOf', () => {
       message: expect.stringContaining('cell-acme'),
       remedy: expect.stringContaining('share'),
     });
+  });
+});
+
+describe('anonymousAppAccess (the anonymous visitor of an internet-tier app)', () => {
+  const semantic = { types: ['sales.Customer', '*'], actions: ['sales.addCustomer'], write: ['sales.Order'] };
+
+  it('reads an internet-tier app on production only: the types its manifest reads by name, never its actions or writes', () => {
+    expect(anonymousAppAccess({ channel: 'production', semantic }, true)).toEqual({ allowed: true, readTypes: ['sales.Customer'] });
+    expect(anonymousAppAccess({ channel: 'test', semantic }, true)).toEqual({ allowed: false });
+  });
+
+  it('refuses any app below the internet tier', () => {
+    expect(anonymousAppAccess({ channel: 'production', semantic }, false)).toEqual({ allowed: false });
   });
 });
