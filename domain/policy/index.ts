@@ -8,6 +8,7 @@ export {
   lowerRole,
   NO_SHARES,
   permissionsOf,
+  type ResourceGrant,
   type ShareGrants,
   type Visitor,
 } from './app-access.ts';

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../db/database.ts';
 import type { ShareGrants, Visitor } from '../policy/index.ts';
-import { appGrantRole } from '../resources/app-grant.ts';
+import { appGrantOf } from '../resources/app-grant.ts';
 import { findShareGrants } from './repository.ts';
 
 /** Everything beyond licenses that may admit a visitor to an app: its live shares and the resource grants on it. */
@@ -19,5 +19,5 @@ export async function findAppGrants(
     linkShareId: input.linkShareId,
     now: input.now,
   });
-  return { ...shares, resource: await appGrantRole(db, input.visitor, input.app) };
+  return { ...shares, resource: await appGrantOf(db, input.visitor, input.app) };
 }
