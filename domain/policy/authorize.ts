@@ -11,6 +11,7 @@ import {
   keyNamespaces,
   mayWriteAs,
   PUBLIC_NAMESPACE,
+  sharesAcrossCompanies,
   ticketAdmits,
 } from './rules.ts';
 
@@ -35,6 +36,12 @@ export interface AppSubject {
 export interface ResourceSubject {
   rid: string;
   role: ResourceRole | null;
+}
+
+/** An account found by exact username or email, and whether it relates to the caller's companies. */
+export interface AccountSubject {
+  /** The caller itself, a person of one of the caller's companies, or one those companies share with (a live named app share, a resource grant by one of their people). */
+  related: boolean;
 }
 
 /** The typed action catalogue: each action and the subject it is decided on. */
@@ -71,6 +78,8 @@ export interface Actions {
   'resource.read': ResourceSubject;
   /** Grant, revoke, set the tier, create links: Owners only; never an agent key. */
   'resource.change-sharing': ResourceSubject;
+  /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
+  'account.find': AccountSubject;
 }
 export type Action = keyof Actions;
 
@@ -188,6 +197,10 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
       : s.role !== 'owner'
         ? forbidden('Only an Owner may change sharing.', { role: s.role, required: 'owner' })
         : null,
+  'account.find': (p, s) =>
+    s.related || sharesAcrossCompanies(p)
+      ? null
+      : forbidden('Only accounts related to your companies can be found; a developer shares with others.'),
 };
 
 /** Throws the refusal (forbidden, or not_found where the subject must stay invisible) unless the caller may. */
