@@ -62,7 +62,9 @@ describe('a company member finds only accounts related to their company', () => 
     expect(granted.status, JSON.stringify(granted.body)).toBe(200);
     expect(await search('gil', bearer(mo))).toEqual([gil.id]);
     // A revoked share relates no more.
-    const revoked = await svc.call('DELETE', `/api/v1/developer/shares/${share.body.data.share.id}?namespace=cell-acme&slug=crm`, { headers: bearer(dev) });
+    const revoked = await svc.call('DELETE', `/api/v1/developer/shares/${share.body.data.share.id}?namespace=cell-acme&slug=crm`, {
+      headers: bearer(dev),
+    });
     expect(revoked.status, JSON.stringify(revoked.body)).toBeLessThan(300);
     expect(await search('gus', bearer(mo))).toEqual([]);
   });
