@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { injected, rawGet, release } from '../../support/hosting.ts';
+import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
+import { appToken } from '../../support/oauth.ts';
 import { SALES } from '../../support/ontology.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -25,12 +26,14 @@ const removeGrant = async (principal: string) => {
   const res = await svc.call('POST', `/api/v1/filesystem/resources/${RID}/roles/remove`, { body: { principal }, headers: bearer(dev) });
   expect([res.status, res.body.data?.removed]).toEqual([200, true]);
 };
-/** Opens vault's production page signed in as `login` and returns the ticket the page carries. */
-const openVault = async (login: string) => {
+/** Opens vault's production page signed in as `login`: the ticket the page carries, its cookie and a file of the version. */
+const openPage = async (login: string) => {
   const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/vault`, { cookie: await signIn(svc, login) });
   expect(page.status, page.text.slice(0, 300)).toBe(200);
-  return injected(page.text).ticket;
+  const { ticket, base } = injected(page.text);
+  return { ticket, cookie: ticketCookie(page), file: `${base}index.html` };
 };
+const openVault = async (login: string) => (await openPage(login)).ticket;
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -50,16 +53,42 @@ beforeEach(() => resetRateLimits(svc));
 describe('a ticket opened through a resource grant ends with the grant', () => {
   it('grant Editor to another company’s person, open app (ticket), remove grant → the same ticket’s next request is 401', async () => {
     await grant(accounts.gus, 'editor');
-    const ticket = await openVault('gus');
+    const { ticket, cookie, file } = await openPage('gus');
     const me = await svc.call('GET', ME, { headers: bearer(ticket) });
     expect([me.status, me.body.data?.role]).toEqual([200, 'editor']);
     expect((await svc.call('GET', CUSTOMERS, { headers: bearer(ticket) })).status).toBe(200);
+    expect((await rawGet(file, { cookie })).status).toBe(200);
     await removeGrant(accounts.gus);
     const after = await svc.call('GET', CUSTOMERS, { headers: bearer(ticket) });
     expect([after.status, after.body.error?.code]).toEqual([401, 'unauthorized']);
+    // The page's cookie stops admitting the version's files at once too (the principal cache is emptied).
+    expect((await rawGet(file, { cookie })).status).toBe(302);
     // The ended ticket does not renew either (before, renewal was the only place the grant was judged again).
     const renewed = await svc.call('POST', '/api/v1/developer/apps/cell-acme/vault/tickets', { headers: bearer(ticket) });
     expect(renewed.status).toBe(401);
+  });
+
+  it('grant Editor, open app, renew the ticket, remove grant → the renewed ticket is 401 too (it records the same grant)', async () => {
+    await grant(accounts.gus, 'editor');
+    const ticket = await openVault('gus');
+    const renewed = await svc.call('POST', '/api/v1/developer/apps/cell-acme/vault/tickets', { headers: bearer(ticket) });
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(201);
+    await removeGrant(accounts.gus);
+    expect((await svc.call('GET', CUSTOMERS, { headers: bearer(renewed.body.data.ticket) })).status).toBe(401);
+  });
+
+  it('grant Editor, authorize an MCP host (app token), remove grant → the app token is 401 at once (it judges access at each request)', async () => {
+    await grant(accounts.gus, 'editor');
+    const token = await appToken(svc, 'gus', { namespace: 'cell-acme', slug: 'vault' });
+    const mcp = () =>
+      svc.call('POST', '/api/v1/developer/apps/cell-acme/vault/mcp', {
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        headers: { ...bearer(token), accept: 'application/json, text/event-stream' },
+      });
+    expect((await mcp()).status).toBe(200);
+    await removeGrant(accounts.gus);
+    const after = await mcp();
+    expect(after.status).toBe(401);
   });
 
   it('grant a member of the company Viewer on the restricted app, open app (ticket), remove grant → the same ticket’s next request is 401', async () => {
