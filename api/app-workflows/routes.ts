@@ -154,7 +154,7 @@ export const notifyTestRoute = defineRoute({
   rateLimit: { perMinute: 10 },
   write: true,
   response: { status: 200, description: 'What became of the message.', schema: NotifyTestResult },
-  errors: ['unauthorized', 'rate_limited'],
+  errors: ['unauthorized', 'forbidden', 'rate_limited'],
   async handler({ db, deps, principal, afterCommit }) {
     const recorded = await recordTestNotification(db, principal, deps.mailer.configured);
     const data: z.input<typeof NotifyTestResult> = { to: recorded.to, status: 'recorded', emailConfigured: deps.mailer.configured };

@@ -216,6 +216,10 @@ export const searchPrincipalsRoute = defineRoute({
   path: '/api/v1/filesystem/principals',
   operationId: 'searchPrincipals',
   summary: 'Sharing targets: own organization and developer groups; accounts by exact username or email; organizations by exact cellId',
+  description:
+    'Accounts are found only by exact username or email, and only those the caller may see: people of the caller’s companies and ' +
+    'accounts those companies already share with (a named app share, a resource grant by one of their people); developers and ' +
+    'platform staff, who share with named people of any company, find any account.',
   tags: ['filesystem'],
   auth: 'credential',
   query: z.strictObject({ q: z.string().max(254).optional() }),

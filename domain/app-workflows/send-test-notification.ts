@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db/index.ts';
-import { DomainError } from '../errors.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 
@@ -15,7 +15,7 @@ export const TEST_NOTIFICATION = {
  * after the commit (`deliverPending`), so a dry run sends nothing.
  */
 export async function recordTestNotification(db: DbOrTrx, principal: Principal, emailConfigured: boolean) {
-  if (principal.kind !== 'key' && principal.kind !== 'session') throw new DomainError('unauthorized');
+  authorize(principal, 'notify.test', {});
   const id = newId('ntf');
   const status = emailConfigured ? ('sending' as const) : ('recorded' as const);
   await db

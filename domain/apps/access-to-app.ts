@@ -71,9 +71,10 @@ export async function callerAccess(
 ): Promise<AppAccess> {
   if (principal.kind === 'ticket' && ticketAdmits(principal, app)) {
     const { role, shareId } = principal.ticket;
-    return { allowed: true, role, member: isMemberOf(principal, app.companyId), viaShare: shareId };
+    // What admitted it is the ticket's own record (it ends with it); nothing is issued from here.
+    return { allowed: true, role, member: isMemberOf(principal, app.companyId), viaShare: shareId, viaGrant: null };
   }
-  if (isDeveloperOf(principal, app.companyId)) return { allowed: true, role: 'developer', member: true, viaShare: null };
+  if (isDeveloperOf(principal, app.companyId)) return { allowed: true, role: 'developer', member: true, viaShare: null, viaGrant: null };
   return (await accessToApp(deps, principal, { namespace: app.namespace, slug: app.slug, channel })).access;
 }
 

@@ -237,6 +237,9 @@ export interface AppTicketsTable {
   renewed_at: ColumnType<Date | null, never, Date | null>;
   /** The visitor's app role when the ticket was issued (the app-open rule). */
   role: AppRole;
+  /** The resource grant (rid, principal) the app open came through; removing or lowering it revokes the ticket. */
+  grant_rid: ColumnType<string | null, string | null | undefined, never>;
+  grant_principal: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** Server metadata as last synced (spec F: metadata only). */

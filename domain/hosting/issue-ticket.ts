@@ -34,6 +34,8 @@ export async function issueTicket(
     renewedFrom?: string;
     /** The share that admitted the visitor: the ticket ends with it. */
     shareId: string | null;
+    /** The resource grant that admitted the visitor: removing or lowering it revokes the ticket. */
+    grant: { rid: string; principal: string } | null;
     /** What the visitor opened the app with (a key or a web session): the ticket ends with it. */
     source: TicketSource;
     /** The visitor's role in the app, by the app-open rule: what the ticket may do follows from it. */
@@ -55,6 +57,8 @@ export async function issueTicket(
       expires_at: expiresAt,
       renewed_from: input.renewedFrom ?? null,
       share_id: input.shareId,
+      grant_rid: input.grant?.rid ?? null,
+      grant_principal: input.grant?.principal ?? null,
       key_id: input.source.keyId,
       session_hash: input.source.sessionHash,
       role: input.role,

@@ -48,6 +48,7 @@ export async function openApp(
       channel: target.channel,
       versionId: version.id,
       shareId: access.viaShare,
+      grant: access.viaGrant,
       source: ticketSourceOf(principal),
       role: access.role,
     });

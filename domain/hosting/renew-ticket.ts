@@ -59,6 +59,7 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
     versionId: ticket.versionId,
     renewedFrom: ticket.id,
     shareId: access.viaShare,
+    grant: access.viaGrant,
     source: { keyId: retired.key_id, sessionHash: retired.session_hash },
     role: access.role,
   });

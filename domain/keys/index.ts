@@ -11,4 +11,4 @@ export { type PrincipalCache, startPrincipalCache } from './principal-cache.ts';
 export { keysOf, revokeKeysOf } from './repository.ts';
 export { revokeAgentKey } from './revoke-agent-key.ts';
 export { revokeKey } from './revoke-key.ts';
-export { revokeTicketsOf } from './revoke-tickets.ts';
+export { revokeTicketsOf, revokeTicketsOfGrants } from './revoke-tickets.ts';

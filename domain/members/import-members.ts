@@ -48,7 +48,9 @@ type Decision = ImportResult['results'][number] & {
  * The answer tells the company nothing it does not know already (issue 28): an account elsewhere
  * on the platform, active, pending or disabled, is answered, licensed and invited exactly as a
  * new email is (`create`), and the member list shows it as pending (`member_invitations`) until
- * the person signs in. Only platform staff stay `keep_developer`.
+ * the person signs in. Platform staff are judged by their license here like anyone (staff is not a
+ * company developer); without one they stay unchanged (spec: never given a company's license) as
+ * `keep_developer`, with no account id, as the company does not know the account.
  */
 export async function importMembers(
   db: DbOrTrx,
@@ -104,7 +106,8 @@ export async function importMembers(
     if (license && person.externalId && license.external_id && license.external_id !== person.externalId) {
       return conflict(`this member has externalId ${license.external_id}`, account.id);
     }
-    if (account.platform_staff || license?.role === 'developer' || license?.admin) return { ...found, outcome: 'keep_developer' };
+    if (!license && account.platform_staff) return { ...base, outcome: 'keep_developer' };
+    if (license?.role === 'developer' || license?.admin) return { ...found, outcome: 'keep_developer' };
     // A member the company sees as pending (invited, not signed in since) stays that, whatever its account's state.
     if (license && (license.invited || account.status !== 'disabled')) {
       return { ...found, outcome: 'keep', setExternalId: Boolean(person.externalId && !license.external_id) };

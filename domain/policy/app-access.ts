@@ -32,7 +32,14 @@ export interface ShareGrants {
   /** The public link the visitor came through (only on that visit). */
   link: { id: string } | null;
   /** The highest generic-resource grant on the app or its company's applications resource. */
-  resource: ResourceRole | null;
+  resource: ResourceGrant | null;
+}
+
+/** A generic-resource grant, by its key (rid, principal): a ticket opened through it ends with it. */
+export interface ResourceGrant {
+  rid: string;
+  principal: string;
+  role: ResourceRole;
 }
 
 export const NO_SHARES: ShareGrants = { company: null, account: null, link: null, resource: null };
@@ -47,6 +54,8 @@ export type AppAccess =
       member: boolean;
       /** The share that admitted the visitor; null for company access. */
       viaShare: string | null;
+      /** The resource grant that admitted the visitor when no license or share did. */
+      viaGrant: { rid: string; principal: string } | null;
     }
   | {
       allowed: false;
@@ -90,18 +99,19 @@ export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareG
     if (target.channel === 'test' && !developer) {
       return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', true);
     }
-    return { allowed: true, role: developer ? 'developer' : 'member', member: true, viaShare: null };
+    return { allowed: true, role: developer ? 'developer' : 'member', member: true, viaShare: null, viaGrant: null };
   }
   const license = visitor.licenses.find((l) => l.companyId === target.companyId);
   if (!license) return outsiderAccess(target, shares);
   if (target.channel === 'test' && license.role !== 'developer') {
     return refuse('developers_only', 'The test version is for the company’s developers.', 'Open the production address instead.', true);
   }
-  if (license.role === 'developer') return { allowed: true, role: 'developer', member: true, viaShare: null };
-  if (target.access === 'company') return { allowed: true, role: 'member', member: true, viaShare: null };
+  if (license.role === 'developer') return { allowed: true, role: 'developer', member: true, viaShare: null, viaGrant: null };
+  if (target.access === 'company') return { allowed: true, role: 'member', member: true, viaShare: null, viaGrant: null };
   // Restricted: company people keep their company role when any share or resource grant admits them.
   const share = shares.account ?? shares.company ?? shares.link;
-  if (share || shares.resource) return { allowed: true, role: 'member', member: true, viaShare: share?.id ?? null };
+  if (share) return { allowed: true, role: 'member', member: true, viaShare: share.id, viaGrant: null };
+  if (shares.resource) return { allowed: true, role: 'member', member: true, viaShare: null, viaGrant: grantKey(shares.resource) };
   return refuse(
     'restricted',
     'This app is restricted to the company’s developers and the people it is shared with.',
@@ -118,13 +128,14 @@ function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
       'Ask an admin of that company for a license, or a developer of the app to share it with you.',
     );
   if (target.channel === 'test') return notMember();
-  if (shares.account) return { allowed: true, role: 'editor', member: false, viaShare: shares.account.id };
+  if (shares.account) return { allowed: true, role: 'editor', member: false, viaShare: shares.account.id, viaGrant: null };
   // An Editor or Owner grant on the app's resource reads as a named share; a Viewer grant as a link.
-  if (shares.resource === 'editor' || shares.resource === 'owner') return { allowed: true, role: 'editor', member: false, viaShare: null };
+  const grant = shares.resource;
+  if (grant && grant.role !== 'viewer') return { allowed: true, role: 'editor', member: false, viaShare: null, viaGrant: grantKey(grant) };
   if (shares.link && target.publicLink !== 'members') {
-    return { allowed: true, role: 'viewer', member: false, viaShare: shares.link.id };
+    return { allowed: true, role: 'viewer', member: false, viaShare: shares.link.id, viaGrant: null };
   }
-  if (shares.resource === 'viewer') return { allowed: true, role: 'viewer', member: false, viaShare: null };
+  if (grant) return { allowed: true, role: 'viewer', member: false, viaShare: null, viaGrant: grantKey(grant) };
   if (shares.link) {
     return refuse(
       'members_only',
@@ -150,6 +161,8 @@ export function anonymousAppAccess(target: { channel: Channel; semantic: Manifes
   if (!internetTier || target.channel !== 'production') return { allowed: false };
   return { allowed: true, readTypes: permissionsOf('viewer', target.semantic).read.filter((t) => t !== '*') };
 }
+
+const grantKey = ({ rid, principal }: ResourceGrant) => ({ rid, principal });
 
 /** Strength of the app roles: editors may do what members may (spec Authentication 9). */
 const RANK: Record<AppRole, number> = { viewer: 0, editor: 1, member: 1, developer: 2 };

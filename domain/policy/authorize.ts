@@ -11,6 +11,7 @@ import {
   keyNamespaces,
   mayWriteAs,
   PUBLIC_NAMESPACE,
+  sharesAcrossCompanies,
   ticketAdmits,
 } from './rules.ts';
 
@@ -35,6 +36,12 @@ export interface AppSubject {
 export interface ResourceSubject {
   rid: string;
   role: ResourceRole | null;
+}
+
+/** An account found by exact username or email, and whether it relates to the caller's companies. */
+export interface AccountSubject {
+  /** The caller itself, a person of one of the caller's companies, or one those companies share with (a live named app share, a resource grant by one of their people). */
+  related: boolean;
 }
 
 /** The typed action catalogue: each action and the subject it is decided on. */
@@ -67,10 +74,16 @@ export interface Actions {
   'ontology.edit': CompanySubject;
   /** Define object, link and action types (main definition or branches): the company's developers. */
   'ontology.define': CompanySubject;
+  /** Approve, reject or merge a branch's proposal: a developer's human web login only (spec "Branches"); never a key, agent or ticket. */
+  'ontology.decide-proposal': CompanySubject;
   /** See a resource and its grants: any role on it; otherwise it does not exist for the caller (404). */
   'resource.read': ResourceSubject;
   /** Grant, revoke, set the tier, create links: Owners only; never an agent key. */
   'resource.change-sharing': ResourceSubject;
+  /** Send the mail test to the caller's own address: a person's key or web session; never an agent key, a ticket or an app token (an app page's scripts). */
+  'notify.test': Record<string, never>;
+  /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
+  'account.find': AccountSubject;
 }
 export type Action = keyof Actions;
 
@@ -181,6 +194,10 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   },
   'ontology.edit': (p, s) => dataDevelopersOnly(p, s.namespace, 'edit objects directly'),
   'ontology.define': (p, s) => dataDevelopersOnly(p, s.namespace, 'define semantic types'),
+  'ontology.decide-proposal': (p, s) =>
+    p.kind !== 'session'
+      ? forbidden('Approving, rejecting and merging a proposal accept only a human web login: sign in on the web.', { required: 'session' })
+      : dataDevelopersOnly(p, s.namespace, 'decide proposals'),
   'resource.read': (_p, s) => (s.role ? null : new DomainError('not_found', `No resource ${s.rid}.`, { details: { rid: s.rid } })),
   'resource.change-sharing': (_p, s) =>
     !s.role
@@ -188,6 +205,14 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
       : s.role !== 'owner'
         ? forbidden('Only an Owner may change sharing.', { role: s.role, required: 'owner' })
         : null,
+  'notify.test': (p) =>
+    p.kind === 'ticket' || isAgentKey(p)
+      ? forbidden('The mail test is sent for a person’s own key or web session, never for an agent key or an app’s credential.')
+      : null,
+  'account.find': (p, s) =>
+    s.related || sharesAcrossCompanies(p)
+      ? null
+      : forbidden('Only accounts related to your companies can be found; a developer shares with others.'),
 };
 
 /** Throws the refusal (forbidden, or not_found where the subject must stay invisible) unless the caller may. */

@@ -10,10 +10,20 @@ export {
   lowerRole,
   NO_SHARES,
   permissionsOf,
+  type ResourceGrant,
   type ShareGrants,
   type Visitor,
 } from './app-access.ts';
-export { type Action, type Actions, type AppSubject, authorize, type CompanySubject, can, type ResourceSubject } from './authorize.ts';
+export {
+  type AccountSubject,
+  type Action,
+  type Actions,
+  type AppSubject,
+  authorize,
+  type CompanySubject,
+  can,
+  type ResourceSubject,
+} from './authorize.ts';
 export { type CallerKind, callerKindOf, credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
 export {
   agentMayWrite,

@@ -51,8 +51,8 @@ export interface RouteAccess {
    * to the caller's company; 'app' = tickets/tokens refused unless the path's app is theirs, keys as 'company'. */
   scope: 'none' | 'company' | 'app';
   /**
-   * Kinds the door lets through but the use case always refuses (403, or 404 where the target is
-   * hidden from them) for the action the route is named for: the door cannot tell (an export is a
+   * Kinds the door lets through but the use case always refuses, through the policy's `authorize`
+   * (403, or 404 where the target is hidden from them), for the action the route is named for: the door cannot tell (an export is a
    * read a viewer may call, the workflow `run` is not; an invisible ontology must stay 404).
    * Intended access: denied.
    */
@@ -203,7 +203,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getBranch: DEVELOPERS,
   createProposal: DEVELOPERS,
   listProposals: DEVELOPERS,
-  // Decided by a human web login only (spec "Branches"): keys are refused by the use case, 403.
+  // Decided by a human web login only (spec "Branches"): keys are refused inside, 403 (ontology.decide-proposal).
   approveProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
   rejectProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
   mergeProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
@@ -242,7 +242,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // runs (viewers start none, so they see none); `run` is refused to viewers inside (exports are reads).
   listWorkflowRuns: route('app', DEVELOPER_KEYS, WRITING_TICKETS),
   watchWorkflowRuns: route('app', DEVELOPER_KEYS, WRITING_TICKETS),
-  // Viewers pass the door for exports (reads); the workflow `run` is refused to them inside (finding 2).
+  // Viewers pass the door for exports (reads); the workflow `run` is refused to them inside (app.workflow.run, finding 2).
   executeAppApi: { ...APP_SURFACE, deniedInside: ['viewer-ticket'] },
   listCapabilities: route('company', DEVELOPER_KEYS),
   sendTestNotification: route('none', KEYS, SESSIONS),

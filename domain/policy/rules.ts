@@ -102,6 +102,22 @@ export function ticketAdmits(
   return app.namespace === t.namespace && (app.slug === undefined || app.slug === t.slug) && (app.id === undefined || app.id === t.appId);
 }
 
+/**
+ * Shares with named people of any company (spec D: accounts found by exact username or email): a
+ * developer of any company by key or web session, or platform staff. Never a ticket (tickets never
+ * share), never an agent key.
+ */
+export function sharesAcrossCompanies(principal: Principal): boolean {
+  switch (principal.kind) {
+    case 'key':
+      return !isAgentKey(principal) && (principal.role === 'developer' || principal.account.platformStaff);
+    case 'session':
+      return principal.account.platformStaff || principal.licenses.some((l) => l.role === 'developer');
+    case 'ticket':
+      return false;
+  }
+}
+
 /** The namespaces a key acts in: its company's, plus `public` for platform staff. Other credentials: none (they act through apps). */
 export function keyNamespaces(principal: Principal): string[] {
   if (principal.kind !== 'key') return [];

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTrx, ShareAudience } from '../db/index.ts';
 import type { ShareGrants, Visitor } from '../policy/index.ts';
-import { appGrantRole } from './app-grant.ts';
+import { appGrantOf } from './app-grant.ts';
 
 // Shares are the sharing capability's records; reading which ones admit a visitor lives here, below
 // hosting and sharing, because every app-access decision needs it.
@@ -53,5 +53,5 @@ export async function findAppGrants(
     linkShareId: input.linkShareId,
     now: input.now,
   });
-  return { ...shares, resource: await appGrantRole(db, input.visitor, input.app) };
+  return { ...shares, resource: await appGrantOf(db, input.visitor, input.app) };
 }

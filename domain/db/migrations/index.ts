@@ -24,6 +24,7 @@ import * as ticketRole from './2026-11-25T0050-ticket-role.ts';
 import * as credentialSources from './2026-11-25T0060-credential-sources.ts';
 import * as memberInvitations from './2026-11-25T0070-member-invitations.ts';
 import * as onlineVersions from './2026-11-25T0130-online-versions.ts';
+import * as ticketGrantSource from './2026-11-25T0140-ticket-grant-source.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T0060-credential-sources': credentialSources,
   '2026-11-25T0070-member-invitations': memberInvitations,
   '2026-11-25T0130-online-versions': onlineVersions,
+  '2026-11-25T0140-ticket-grant-source': ticketGrantSource,
 };

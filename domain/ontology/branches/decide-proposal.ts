@@ -4,7 +4,7 @@ import { DomainError } from '../../errors.ts';
 import type { Principal } from '../../principal.ts';
 import { defineActionTypes } from '../define-action-types.ts';
 import { defineObjectTypes } from '../define-object-types.ts';
-import { assertHumanWebLogin, branchOntology } from './branch-access.ts';
+import { branchOntology } from './branch-access.ts';
 import { branchWrites, proposalWire, touchBranch } from './repository.ts';
 
 type Deps = { db: DbOrTrx; clock: Clock };
@@ -21,8 +21,7 @@ const TO: Record<Decision, ProposalStatus> = { approve: 'APPROVED', reject: 'REJ
  * version applies), all in this transaction: one refused write and nothing is merged.
  */
 export async function decideProposal(deps: Deps, principal: Principal, namespace: string, proposalId: string, decision: Decision) {
-  assertHumanWebLogin(principal);
-  const { ontology } = await branchOntology(deps, principal, namespace);
+  const { ontology } = await branchOntology(deps, principal, namespace, 'ontology.decide-proposal');
   const proposal = await deps.db
     .selectFrom('ontology_proposals as p')
     .innerJoin('ontology_branches as b', 'b.id', 'p.branch_id')

@@ -119,6 +119,26 @@ describe('the situation table', () => {
     expect(licenses.map((l) => l.company_id)).not.toContain(acme.id);
   });
 
+  it('a platform staff account with no license in the company → keep_developer, unchanged, and no account id (was the staff account’s id)', async () => {
+    const staff = await svc.database.db
+      .selectFrom('accounts')
+      .select(['id', 'email'])
+      .where('platform_staff', '=', true)
+      .executeTakeFirstOrThrow();
+    const res = await importJson([{ email: staff.email }]);
+    expect(res.body.data.results).toEqual([{ row: 0, email: staff.email, outcome: 'keep_developer', accountId: null }]);
+  });
+
+  it('a platform staff account holding a member license in the company → keep (was keep_developer: staff is not a company developer)', async () => {
+    const sam = await createUser(svc, op, 'sam-staff', [{ cellId: 'cell-acme', role: 'member' }]);
+    await svc.database.db.updateTable('accounts').set({ platform_staff: true }).where('id', '=', sam.id).execute();
+    const res = await importJson([{ email: 'sam-staff@example.com' }]);
+    expect(res.body.data.summary).toMatchObject({ keep: 1, keep_developer: 0 });
+    expect(res.body.data.results).toEqual([{ row: 0, email: 'sam-staff@example.com', outcome: 'keep', accountId: sam.id }]);
+    const license = await svc.database.db.selectFrom('licenses').select('role').where('account_id', '=', sam.id).execute();
+    expect(license).toEqual([{ role: 'member' }]);
+  });
+
   it('the same list twice changes nothing the second time', async () => {
     const list = [{ email: 'twice.a@example.com', externalId: 'tw-a' }, { email: 'twice.b@example.com' }, { email: 'mo@example.com' }];
     expect((await importJson(list)).body.data.summary.create).toBe(2);

@@ -40,7 +40,7 @@ const officialApp = (channel: AccessTarget['channel']): AccessTarget => ({
 const outcome = (v: Visitor, t: AccessTarget, shares: ShareGrants = NO_SHARES) => {
   const access = appRoleOf(v, t, shares);
   return access.allowed
-    ? `allowed as ${access.role}${access.viaShare ? ` via ${access.viaShare}` : ''}`
+    ? `allowed as ${access.role}${access.viaShare ? ` via ${access.viaShare}` : ''}${access.viaGrant ? ` via grant to ${access.viaGrant.principal}` : ''}`
     : `${access.reason}${access.productionInstead ? ' (production instead)' : ''}`;
 };
 const accountShare: ShareGrants = { ...NO_SHARES, account: { id: 'shr_a' } };
@@ -76,14 +76,26 @@ describe('appRoleOf', () => {
     expect(outcome(outsider, companyApp('test'), accountShare)).toBe('not_member');
   });
 
-  it('generic resource grants on the app (or its applications resource) admit like shares, production only', () => {
-    const grant = (resource: ShareGrants['resource']): ShareGrants => ({ ...NO_SHARES, resource });
-    expect(outcome(outsider, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as viewer');
-    expect(outcome(outsider, companyApp('production'), grant('editor'))).toBe('allowed as editor');
-    expect(outcome(outsider, companyApp('production'), grant('owner'))).toBe('allowed as editor');
+  it('generic resource grants on the app (or its applications resource) admit like shares, production only; the ticket records the grant', () => {
+    const rid = 'ri.workshop.svc.app.cell-acme.crm';
+    const grant = (role: 'viewer' | 'editor' | 'owner', principal = 'acc_1'): ShareGrants => ({
+      ...NO_SHARES,
+      resource: { rid, principal, role },
+    });
+    expect(outcome(outsider, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as viewer via grant to acc_1');
+    expect(outcome(outsider, companyApp('production'), grant('editor', 'everyone'))).toBe('allowed as editor via grant to everyone');
+    expect(outcome(outsider, companyApp('production'), grant('owner'))).toBe('allowed as editor via grant to acc_1');
     expect(outcome(outsider, companyApp('test'), grant('owner'))).toBe('not_member');
-    expect(outcome(member, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as member');
-    expect(outcome(outsider, companyApp('production', 'company', 'members'), { ...link, resource: 'viewer' })).toBe('allowed as viewer');
+    expect(outcome(member, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as member via grant to acc_1');
+    // A share admits first: the ticket then ends with the share, not the grant.
+    expect(outcome(member, companyApp('production', 'restricted'), { ...grant('viewer'), account: { id: 'shr_a' } })).toBe(
+      'allowed as member via shr_a',
+    );
+    expect(outcome(outsider, companyApp('production', 'company', 'members'), { ...grant('viewer'), link: { id: 'shr_l' } })).toBe(
+      'allowed as viewer via grant to acc_1',
+    );
+    // Company access needs no grant, so none is recorded.
+    expect(outcome(member, companyApp('production'), grant('owner'))).toBe('allowed as member');
   });
 
   it('publicLink members: links admit company people and named shares only', () => {

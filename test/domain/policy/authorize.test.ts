@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { can } from '../../../domain/policy/authorize.ts';
+import type { Principal } from '../../../domain/principal.ts';
+
+// Issue 27, leftovers 3 and 4: decisions that were inline credential-kind checks in use cases
+// (the mail test's "a person's key or session", the proposal decisions' "a human web login") are
+// the policy's own actions, decided here for every caller kind.
+
+const account = (platformStaff = false) => ({ id: 'acc_me', username: 'me', email: 'me@example.com', platformStaff });
+const acme = { id: 'org_acme', cellId: 'cell-acme', name: 'Acme' };
+const key = (role: 'developer' | 'member', agent?: boolean): Principal => ({
+  kind: 'key',
+  account: account(),
+  company: acme,
+  role,
+  key: { id: 'key_1', displayPrefix: 'svc-dk-x' },
+  ...(agent
+    ? { agent: { id: 'auditor', restrictions: { operations: ['api:use-ontologies-read'], objectTypes: [], actionTypes: [] } } }
+    : {}),
+});
+const session = (role: 'developer' | 'member' | null): Principal => ({
+  kind: 'session',
+  account: account(),
+  sessionHash: Buffer.alloc(32),
+  licenses: role ? [{ companyId: acme.id, cellId: acme.cellId, role }] : [],
+});
+const ticket = (appToken = false): Principal => ({
+  kind: 'ticket',
+  account: account(),
+  ticket: {
+    id: 'tkt_1',
+    appId: 'app_1',
+    namespace: 'cell-acme',
+    slug: 'crm',
+    channel: 'production',
+    versionId: 'ver_1',
+    expiresAt: new Date(0),
+    companyId: acme.id,
+    shareId: null,
+    role: 'developer',
+    ...(appToken ? { appToken: { clientId: 'cli_1' } } : {}),
+  },
+});
+
+describe('notify.test: the mail test goes to the caller’s own address, for a person’s key or web session', () => {
+  const self = {};
+  it('a person’s key or session → may; an agent key, an app ticket or an app token (send-test-notification.ts guard was inline) → may not', () => {
+    expect([key('developer'), key('member'), session('developer'), session(null)].map((p) => can(p, 'notify.test', self))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect([key('developer', true), ticket(), ticket(true)].map((p) => can(p, 'notify.test', self))).toEqual([false, false, false]);
+  });
+});
+
+describe('ontology.decide-proposal: approve, reject and merge only through a developer’s human web login', () => {
+  const acmeNs = { namespace: 'cell-acme' };
+  it('a developer key, agent key or ticket (branch-access.ts assertHumanWebLogin was inline; deniedInside of the route table) → may not', () => {
+    expect([key('developer'), key('developer', true), ticket()].map((p) => can(p, 'ontology.decide-proposal', acmeNs))).toEqual([
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('a developer’s web session → may; a member’s session, or a developer of another company → may not', () => {
+    expect(can(session('developer'), 'ontology.decide-proposal', acmeNs)).toBe(true);
+    expect(can(session('member'), 'ontology.decide-proposal', acmeNs)).toBe(false);
+    expect(can(session('developer'), 'ontology.decide-proposal', { namespace: 'cell-globex' })).toBe(false);
+  });
+});
