@@ -23,6 +23,7 @@ import * as ontologySqlBudgets from './2026-11-25T0010-ontology-sql-budgets.ts';
 import * as ticketRole from './2026-11-25T0050-ticket-role.ts';
 import * as credentialSources from './2026-11-25T0060-credential-sources.ts';
 import * as memberInvitations from './2026-11-25T0070-member-invitations.ts';
+import * as sqlRoleLifecycle from './2026-11-25T0150-sql-role-lifecycle.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T0050-ticket-role': ticketRole,
   '2026-11-25T0060-credential-sources': credentialSources,
   '2026-11-25T0070-member-invitations': memberInvitations,
+  '2026-11-25T0150-sql-role-lifecycle': sqlRoleLifecycle,
 };
