@@ -6,6 +6,7 @@ import type { CompanyRootPolicy } from '../domain/provisioning/company-root.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
+import { createMemberActivities } from './members.ts';
 import { createOntologyActivities } from './ontology.ts';
 import { createProvisioningActivities } from './provisioning.ts';
 import { createUsageActivities } from './usage.ts';
@@ -16,7 +17,7 @@ export interface ActivityDeps {
   cloud: CloudProvider;
   /** Where company roots may be (SVC_COMPANY_ROOT) and where never: checked again by each file step. */
   companyRoot: CompanyRootPolicy;
-  /** App workflows' notify emails. */
+  /** App workflows' notify emails and member invitations. */
   mailer: Mailer;
   /** App workflows' model steps. */
   models: ModelProvider;
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createUsageActivities(deps),
     ...createOntologyActivities(deps),
     ...createAppWorkflowActivities(deps),
+    ...createMemberActivities(deps),
   };
 }
 

@@ -5,9 +5,16 @@ import type { Db } from '../domain/db/database.ts';
 import type { OutboxEvent, OutboxEvents, OutboxTopic } from '../domain/outbox/events.ts';
 import { claimDue, markDelivered, markFailed, OUTBOX_CHANNEL } from '../domain/outbox/repository.ts';
 import { recordRunStart } from '../domain/provisioning/record-run-start.ts';
-import type { appWorkflowRun, companyInitialization, deviceLoginExpiry } from '../workflows/index.ts';
+import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
-import { appApiRunWorkflowId, deviceLoginClosed, deviceLoginWorkflowId, provisioningWorkflowId, TASK_QUEUE } from './shared.ts';
+import {
+  appApiRunWorkflowId,
+  deviceLoginClosed,
+  deviceLoginWorkflowId,
+  memberInvitationsWorkflowId,
+  provisioningWorkflowId,
+  TASK_QUEUE,
+} from './shared.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
 // workflow start or signal here, with the workflow id derived from the business key. A start
@@ -50,6 +57,14 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
   'ontology.changed': async (client, _key, payload, db) => {
     await signalChangeTriggers(client, db, payload);
+  },
+  // The emails go out in the workflow, each retried on its own until the SMTP server takes it.
+  'members.invited': async (client, key, payload) => {
+    await client.workflow.start<typeof memberInvitations>('memberInvitations', {
+      taskQueue: TASK_QUEUE,
+      workflowId: memberInvitationsWorkflowId(key),
+      args: [payload],
+    });
   },
 };
 

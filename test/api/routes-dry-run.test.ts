@@ -261,12 +261,11 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
       body: [{ email: `${unique('invited')}@example.com` }],
       headers: bearer(dev),
     });
-    // The link reaches only the person's mailbox (no SMTP here): give the account one whose token the test knows.
+    // The link reaches only the person's mailbox (no SMTP here, so none is made): give the account one whose token the test knows.
     const invitation = randomBase62(24);
     await svc.database.db
-      .updateTable('account_invitations')
-      .set({ hash: sha256(invitation) })
-      .where('account_id', '=', res.body.data.results[0].accountId)
+      .insertInto('account_invitations')
+      .values({ hash: sha256(invitation), account_id: res.body.data.results[0].accountId, expires_at: new Date(Date.now() + 86_400_000) })
       .execute();
     return { body: { invitation, password: 'a-long-password-1' }, headers: origin(), status: 200 };
   },
