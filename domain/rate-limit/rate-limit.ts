@@ -66,6 +66,7 @@ export async function consume(
  */
 export function tenantOf(principal: Principal): string {
   if (principal.kind === 'key') return `company:${principal.company.id}`;
-  if (principal.kind === 'ticket') return principal.ticket.companyId ? `company:${principal.ticket.companyId}` : `app:${principal.ticket.appId}`;
+  if (principal.kind === 'ticket')
+    return principal.ticket.companyId ? `company:${principal.ticket.companyId}` : `app:${principal.ticket.appId}`;
   return `account:${principal.account.id}`;
 }

@@ -11,7 +11,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`UPDATE ontology_sql_roles r SET schema_name = o.schema_name FROM ontologies o WHERE o.company_id = r.company_id`.execute(db);
   // A row without its ontology has no grants left to revoke: its role is dropped by the next sweep.
   await sql`UPDATE ontology_sql_roles SET schema_name = '' WHERE schema_name IS NULL`.execute(db);
-  await db.schema.alterTable('ontology_sql_roles').alterColumn('schema_name', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('ontology_sql_roles')
+    .alterColumn('schema_name', (c) => c.setNotNull())
+    .execute();
   await sql`ALTER TABLE ontology_sql_roles DROP CONSTRAINT IF EXISTS ontology_sql_roles_company_id_fkey`.execute(db);
   await sql`ALTER TABLE ontology_sql_roles DROP CONSTRAINT IF EXISTS ontology_sql_roles_account_id_fkey`.execute(db);
   await db.schema

@@ -55,7 +55,8 @@ export async function executeOntologySql(
     if (!client) {
       // The remembered role was dropped or lost its grants (a sweep, another process, an operator).
       client = await connectAsRole(settings, roleInput, await sqlRoleOf(settings.databaseUrl, roleInput, true));
-      if (!client) throw new DomainError('rate_limited', 'The SQL role of this credential is being replaced; retry.', { retryAfterSeconds: 1 });
+      if (!client)
+        throw new DomainError('rate_limited', 'The SQL role of this credential is being replaced; retry.', { retryAfterSeconds: 1 });
     }
     const guard = guardConnection(client, signal);
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');

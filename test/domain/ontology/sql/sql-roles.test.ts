@@ -124,7 +124,12 @@ describe('SQL role lifecycle', () => {
         tables: ['race.A'],
         statementTimeoutMs: 2000,
       });
-    const [leaver, deleted, stayer, justLeft] = [await member('leaver'), await member('deleted'), await member('stayer'), await member('left')];
+    const [leaver, deleted, stayer, justLeft] = [
+      await member('leaver'),
+      await member('deleted'),
+      await member('stayer'),
+      await member('left'),
+    ];
     const roles = {
       leaver: await roleFor(leaver, 'session'),
       deleted: await roleFor(deleted),
