@@ -106,14 +106,14 @@ export const importMembersRoute = defineRoute({
     }),
   },
   errors: ['unauthorized', 'forbidden', 'invalid_payload', 'malformed_json', 'payload_too_large', 'conflict'],
-  async handler({ db, deps, principal, body, query }) {
+  async handler({ db, deps, principal, body, query, dryRun: headerDryRun }) {
     const list = typeof body === 'string' || Array.isArray(body) ? { members: body } : body;
     const source = (!Array.isArray(body) && typeof body === 'object' ? body.source : undefined) ?? query.source ?? null;
     const dryRun = (!Array.isArray(body) && typeof body === 'object' && body.dryRun) || query.dryRun === 'true';
     const people = readMemberList(list.members);
-    // The emails are outbox rows of this transaction: a header dry run (rolled back) sends none.
     const result = await importMembers(db, invitationContext(deps), { companyId: companyOf(principal), source, dryRun, people });
-    return { data: result };
+    // The emails are outbox rows of this transaction: a header dry run (rolled back) queues none.
+    return { data: result, ...(headerDryRun ? { plan: { ...result, invitations: [] } } : {}) };
   },
 });
 

@@ -128,6 +128,10 @@ describe('the situation table', () => {
   it('the same list twice changes nothing the second time', async () => {
     const list = [{ email: 'twice.a@example.com', externalId: 'tw-a' }, { email: 'twice.b@example.com' }, { email: 'mo@example.com' }];
     expect((await importJson(list)).body.data.summary.create).toBe(2);
+    // Their links are made when the worker sends the emails, after the commit.
+    await mailsTo('twice.a@example.com');
+    await mailsTo('twice.b@example.com');
+    await vi.waitFor(async () => expect(await svc.database.db.selectFrom('outbox').select('id').execute()).toEqual([]));
     const before = await snapshot();
     const again = await importJson(list);
     expect(again.body.data.summary).toEqual({ create: 0, grant: 0, keep: 3, keep_developer: 0, skip_disabled: 0, conflict: 0 });
