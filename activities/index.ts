@@ -5,6 +5,7 @@ import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/in
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
+import { createMemberActivities } from './members.ts';
 import { createOntologyActivities } from './ontology.ts';
 import { createProvisioningActivities } from './provisioning.ts';
 import { createUsageActivities } from './usage.ts';
@@ -15,7 +16,7 @@ export interface ActivityDeps {
   cloud: CloudProvider;
   /** Where company roots may be (SVC_COMPANY_ROOT) and where never: checked again by each file step. */
   companyRoot: CompanyRootPolicy;
-  /** App workflows' notify emails. */
+  /** App workflows' notify emails and member invitations. */
   mailer: Mailer;
   /** App workflows' model steps. */
   models: ModelProvider;
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createUsageActivities(deps),
     ...createOntologyActivities(deps),
     ...createAppWorkflowActivities(deps),
+    ...createMemberActivities(deps),
   };
 }
 

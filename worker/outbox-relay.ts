@@ -16,10 +16,11 @@ import {
   appApiRunWorkflowId,
   deviceLoginClosed,
   deviceLoginWorkflowId,
+  memberInvitationsWorkflowId,
   provisioningWorkflowId,
   TASK_QUEUE,
 } from '../workflows/contract.ts';
-import type { appWorkflowRun, companyInitialization, deviceLoginExpiry } from '../workflows/index.ts';
+import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
@@ -63,6 +64,14 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
   'ontology.changed': async (client, _key, payload, db) => {
     await signalChangeTriggers(client, db, payload);
+  },
+  // The emails go out in the workflow, each retried on its own until the SMTP server takes it.
+  'members.invited': async (client, key, payload) => {
+    await client.workflow.start<typeof memberInvitations>('memberInvitations', {
+      taskQueue: TASK_QUEUE,
+      workflowId: memberInvitationsWorkflowId(key),
+      args: [payload],
+    });
   },
 };
 

@@ -10,6 +10,16 @@ export const TASK_QUEUE = 'svc-main';
 /** Business-keyed ids: one workflow per device login. */
 export const deviceLoginWorkflowId = (deviceLoginId: string) => `device-login:${deviceLoginId}`;
 
+/** One workflow per queued batch of invitation emails (the outbox key). */
+export const memberInvitationsWorkflowId = (key: string) => `member-invitations:${key}`;
+
+export interface MemberInvitationsInput {
+  companyId: string;
+  accountIds: string[];
+  /** Where the links point ({base_url}), as the API that queued them knew it. */
+  baseUrl: string;
+}
+
 export type DeviceLoginClosedReason = 'denied' | 'redeemed';
 /** The device login ended before its expiry; nothing is left for the timer to do. */
 export const deviceLoginClosed = defineSignal<[DeviceLoginClosedReason]>('deviceLoginClosed');

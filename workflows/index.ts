@@ -4,6 +4,7 @@ export { appLogRetention } from './app-log/retention.ts';
 export { appChangeTrigger } from './app-workflows/change-trigger.ts';
 export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
 export { deviceLoginExpiry } from './device-login/expiry.ts';
+export { memberInvitations } from './members/invitations.ts';
 export { ontologyBranchSweep } from './ontology/branch-sweep.ts';
 export { ontologyChangesRetention } from './ontology/changes-retention.ts';
 export { companyInitialization } from './provisioning/company-initialization.ts';

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { DbOrTrx } from '../../domain/db/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
-import { consume } from '../../domain/rate-limit/index.ts';
+import { consume, tenantOf } from '../../domain/rate-limit/index.ts';
 import { consumeAppRequest } from '../../domain/usage/index.ts';
 import { issuesToProblems, problem, reportedProblems } from '../../schemas/problems.ts';
 import { authenticate } from '../auth/authenticate.ts';
@@ -46,13 +46,13 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     if (route.authChallenge) ctx.state.authChallenge = route.authChallenge(ctx, deps);
     if (anyOrigin) allowAnyOrigin(ctx, route);
     const ip = clientIp(ctx, deps.http.trustedProxies);
-    if (route.rateLimit) {
-      await consume(deps.db, { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 }, ip, deps.clock);
-    }
+    const limit = route.rateLimit && { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 };
+    if (limit && route.rateLimit?.per !== 'tenant') await consume(deps.db, limit, ip, deps.clock);
     const principal =
       access === undefined
         ? null
         : await authenticate(ctx, deps, access, { renewal: route.auth === 'renewal', write: route.write === true });
+    if (limit && route.rateLimit?.per === 'tenant' && principal) await consume(deps.db, limit, `${tenantOf(principal)}:${ip}`, deps.clock);
     // The app's requestsPerMinute, per source IP, on every request made with its ticket.
     if (principal?.kind === 'ticket') await consumeAppRequest(deps.db, deps.clock, principal.ticket.appId, ip);
     if (route.deprecatedBy) {

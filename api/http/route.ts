@@ -66,8 +66,12 @@ export interface RouteDef<
   tags: string[];
   /** Marks the operation deprecated; the summary names the replacement. */
   deprecatedBy?: string;
-  /** Per-IP request budget, checked before anything else (before the body is read). */
-  rateLimit?: { perMinute: number };
+  /**
+   * Request budget per minute. `per: 'ip'` (default): per source IP, checked before anything else
+   * (before the body is read). `per: 'tenant'`: per company and source IP, checked right after
+   * authentication, so companies behind one address (a NAT, a proxy) never share it (rate-limit.ts `tenantOf`).
+   */
+  rateLimit?: { perMinute: number; per?: 'ip' | 'tenant' };
   /**
    * Largest body read, in bytes. Defaults: 4 KiB on routes that need no credential (login
    * forms, device codes), 64 KiB otherwise; `'upload'` is the configured upload limit

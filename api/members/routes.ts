@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
-import type { MailMessage } from '../../domain/mail/index.ts';
 import {
   activateAccount,
-  type InvitationStatus,
+  consumeResendBudget,
   importMembers,
   listMembers,
   OUTCOMES,
+  RESEND_LIMITS,
   readMemberList,
   resendInvitation,
-  sendInvitations,
   setSeatLimit,
 } from '../../domain/members/index.ts';
 import { hashPassword } from '../../domain/security/index.ts';
@@ -25,18 +24,15 @@ const Source = z.string().trim().min(1).max(120);
 const MemberList = z.union([z.array(z.unknown()), z.string().max(1024 * 1024)]);
 const Invitation = z.object({
   email: z.string(),
-  status: z.enum(['sent', 'failed', 'recorded']).meta({
-    description: 'sent: handed to the SMTP server; failed: refused by it; recorded: no SMTP server is configured, nothing was sent.',
+  status: z.enum(['queued', 'recorded']).meta({
+    description:
+      'queued: sent after the commit by the worker, retried until the SMTP server takes it; recorded: no SMTP server is configured, nothing is sent.',
   }),
 });
 const Seats = z.object({ limit: z.number().int().nullable(), used: z.number().int() });
 
-/** Sends invitation emails (after the commit); refusals go to the operators' log, with their reason. */
-async function deliver(deps: ApiDeps, messages: readonly MailMessage[]): Promise<{ email: string; status: InvitationStatus }[]> {
-  const outcomes = await sendInvitations(deps.mailer, messages);
-  for (const o of outcomes) if (o.error) deps.logger.warn({ to: o.email, err: o.error }, 'invitation email refused by the SMTP server');
-  return outcomes.map(({ email, status }) => ({ email, status }));
-}
+/** Where the link in an invitation points, and whether there is SMTP to send it (else `recorded`). */
+const invitationContext = (deps: ApiDeps) => ({ baseUrl: deps.addresses().baseUrl, mailConfigured: deps.mailer.configured });
 
 /** A key acts for its one company; only keys reach these routes. */
 const companyOf = (principal: { kind: string; company?: { id: string } }) => {
@@ -85,7 +81,8 @@ export const importMembersRoute = defineRoute({
     'array or CSV text, or CSV itself (`Content-Type: text/csv`, header with email and optionally name and externalId; `source` ' +
     'and `dryRun` then in the query). At most 1000 people, one transaction: when the seats do not suffice nothing changes (409, ' +
     '`details.reason` seats_insufficient). New people get a pending account and an invitation email (through SMTP, to the ' +
-    'person only) with a link to set a password; the answer says whether each email was sent, never its link.',
+    'person only) with a link to set a password, queued and sent after the commit (the answer does not wait for SMTP); the answer ' +
+    'says whether each email was queued, never its link.',
   tags: ['members'],
   auth: 'credential',
   write: true,
@@ -114,19 +111,14 @@ export const importMembersRoute = defineRoute({
     }),
   },
   errors: ['unauthorized', 'forbidden', 'invalid_payload', 'malformed_json', 'payload_too_large', 'conflict'],
-  async handler({ db, deps, principal, body, query, afterCommit }) {
+  async handler({ db, deps, principal, body, query, dryRun: headerDryRun }) {
     const list = typeof body === 'string' || Array.isArray(body) ? { members: body } : body;
     const source = (!Array.isArray(body) && typeof body === 'object' ? body.source : undefined) ?? query.source ?? null;
     const dryRun = (!Array.isArray(body) && typeof body === 'object' && body.dryRun) || query.dryRun === 'true';
     const people = readMemberList(list.members);
-    const { result, messages } = await importMembers(
-      db,
-      { clock: deps.clock, baseUrl: deps.addresses().baseUrl },
-      { companyId: companyOf(principal), source, dryRun, people },
-    );
-    // Sent only once the accounts and links are committed; a header dry run sends none.
-    afterCommit(async () => void result.invitations.push(...(await deliver(deps, messages))));
-    return { data: result };
+    const result = await importMembers(db, invitationContext(deps), { companyId: companyOf(principal), source, dryRun, people });
+    // The emails are outbox rows of this transaction: a header dry run (rolled back) queues none.
+    return { data: result, ...(headerDryRun ? { plan: { ...result, invitations: [] } } : {}) };
   },
 });
 
@@ -135,27 +127,21 @@ export const reissueInvitationRoute = defineRoute({
   path: '/api/v1/developer/members/{accountId}/invitation',
   operationId: 'reissueMemberInvitation',
   summary: 'Email a pending member a new invitation link (developers); earlier links stop working',
-  description: 'The email goes to the account’s own address; the answer says whether it was sent, never its link.',
+  description:
+    'The email goes to the account’s own address, queued and sent after the commit; the answer says whether it was queued, never ' +
+    `its link. At most ${RESEND_LIMITS.perMember.max} re-sends an hour per member and ${RESEND_LIMITS.perCompany.max} per company ` +
+    '(429 rate_limited with Retry-After beyond).',
   tags: ['members'],
   auth: 'credential',
   write: true,
   params: z.object({ accountId: AccountId }),
-  response: { status: 201, description: 'What became of the email.', schema: Invitation },
-  errors: ['unauthorized', 'forbidden', 'invalid_path', 'user_not_found', 'conflict'],
-  async handler({ db, deps, principal, params, afterCommit }) {
-    const message = await resendInvitation(
-      db,
-      { clock: deps.clock, baseUrl: deps.addresses().baseUrl },
-      companyOf(principal),
-      params.accountId,
-    );
-    // `recorded` until the commit sends it (and in a dry run, which sends nothing).
-    const data = { email: message.to, status: 'recorded' as InvitationStatus };
-    afterCommit(async () => {
-      data.status = (await deliver(deps, [message]))[0]?.status ?? data.status;
-    });
-    return { data };
-  },
+  response: { status: 201, description: 'What becomes of the email.', schema: Invitation },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'user_not_found', 'conflict', 'rate_limited'],
+  // On the pool, before the transaction: a refused or dry-run re-send counts too.
+  prepare: ({ deps, principal, params }) => consumeResendBudget(deps.db, deps.clock, companyOf(principal), params.accountId),
+  handler: async ({ db, deps, principal, params }) => ({
+    data: await resendInvitation(db, invitationContext(deps), companyOf(principal), params.accountId),
+  }),
 });
 
 export const setSeatLimitRoute = defineRoute({

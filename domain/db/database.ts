@@ -763,7 +763,10 @@ export interface OAuthUsedRefreshTokensTable {
 /** A login role ontology SQL runs as: one per company and set of readable object types (domain/ontology/sql/sql-roles.ts). */
 export interface OntologySqlRolesTable {
   role_name: string;
+  /** No foreign key: the row outlives its company and account, so the sweep (sql-roles.ts) can drop the role. */
   company_id: string;
+  /** The schema its grants are on. */
+  schema_name: string;
   /** apiNames, sorted. */
   object_types: string[];
   password: string;

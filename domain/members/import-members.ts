@@ -1,9 +1,7 @@
 import type { DbOrTrx } from '../db/index.ts';
-import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import type { MailMessage } from '../mail/index.ts';
 import { newId } from '../security/index.ts';
-import { type InvitationStatus, type Invitee, invitationMails } from './invitations.ts';
+import { type InvitationStatus, queueInvitations } from './invitations.ts';
 import type { ImportPerson } from './read-member-list.ts';
 import { accountsFor, formerMembers, licensesFor, lockSeats } from './repository.ts';
 
@@ -24,8 +22,8 @@ export interface ImportResult {
   seats: { limit: number | null; used: number; after: number };
   results: { row: number; email: string; outcome: ImportOutcome | 'duplicate'; accountId: string | null; reason?: string }[];
   /**
-   * One invitation email per new license, filled in after the commit; never its link (that reaches
-   * only the person). Empty in a dry run.
+   * One invitation email per new license, queued to go out after the commit (the import never
+   * waits for SMTP); never its link (that reaches only the person). Empty in a dry run.
    */
   invitations: { email: string; status: InvitationStatus }[];
 }
@@ -54,9 +52,9 @@ type Decision = ImportResult['results'][number] & {
  */
 export async function importMembers(
   db: DbOrTrx,
-  ctx: { clock: Clock; baseUrl: string },
+  ctx: { baseUrl: string; mailConfigured: boolean },
   input: { companyId: string; source: string | null; dryRun: boolean; people: ImportPerson[] },
-): Promise<{ result: ImportResult; messages: MailMessage[] }> {
+): Promise<ImportResult> {
   const seats = await lockSeats(db, input.companyId);
   const emails = [...new Set(input.people.map((p) => p.email))];
   const externalIds = [...new Set(input.people.flatMap((p) => (p.externalId ? [p.externalId] : [])))];
@@ -130,22 +128,23 @@ export async function importMembers(
   }
 
   const invitees = input.dryRun ? [] : await write(db, input.companyId, decisions, usernames);
-  const messages = await invitationMails(db, ctx, seats.company, invitees);
   return {
-    result: {
-      source: input.source,
-      dryRun: input.dryRun,
-      summary,
-      seats: seatView,
-      results: decisions.map(({ person: _p, setExternalId: _s, account: _a, ...r }) => r),
-      invitations: [],
-    },
-    messages,
+    source: input.source,
+    dryRun: input.dryRun,
+    summary,
+    seats: seatView,
+    results: decisions.map(({ person: _p, setExternalId: _s, account: _a, ...r }) => r),
+    invitations: await queueInvitations(db, ctx, input.companyId, invitees),
   };
 }
 
 /** Writes the decisions; answers who is to be invited: every person given a new license. */
-async function write(db: DbOrTrx, companyId: string, decisions: Decision[], usernames: Set<string>): Promise<Invitee[]> {
+async function write(
+  db: DbOrTrx,
+  companyId: string,
+  decisions: Decision[],
+  usernames: Set<string>,
+): Promise<{ accountId: string; email: string }[]> {
   const fresh = decisions.filter((d) => d.outcome === 'create' && !d.account);
   for (const d of decisions) if (d.outcome === 'create') d.accountId = d.account?.id ?? newId('acc');
   if (fresh.length > 0) {
@@ -193,9 +192,5 @@ async function write(db: DbOrTrx, companyId: string, decisions: Decision[], user
       .where('account_id', '=', d.accountId!)
       .execute();
   }
-  return granted.map((d) => ({
-    accountId: d.accountId!,
-    email: d.account?.email ?? d.email,
-    pending: (d.account?.status ?? 'pending') === 'pending',
-  }));
+  return granted.map((d) => ({ accountId: d.accountId!, email: d.account?.email ?? d.email }));
 }

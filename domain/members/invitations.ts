@@ -1,17 +1,37 @@
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
-import type { Mailer, MailMessage } from '../mail/index.ts';
-import { randomBase62, sha256 } from '../security/index.ts';
+import type { MailMessage } from '../mail/index.ts';
+import { enqueue } from '../outbox/index.ts';
+import { newId, randomBase62, sha256 } from '../security/index.ts';
 
 /** How long an invitation link lets a pending account set its first password. */
 export const INVITATION_DAYS = 7;
 export const INVITATION_PATTERN = /^[0-9A-Za-z]{33}$/;
 
 /**
- * What became of one invitation email: handed to the SMTP server, refused by it, or `recorded`
- * (no SMTP server is configured: nothing was sent and the link exists nowhere, see README Members).
+ * What the answer says of one invitation email: `queued` (sent after the commit by the worker,
+ * retried until the SMTP server takes it, send-invitation.ts) or `recorded` (no SMTP server is
+ * configured: nothing is sent and no link exists, see README Members).
  */
-export type InvitationStatus = 'sent' | 'failed' | 'recorded';
+export type InvitationStatus = 'queued' | 'recorded';
+
+/**
+ * Queues the invitation emails of these members in the caller's transaction (the outbox): they go
+ * out once it commits, never in a dry run, and a request never waits for SMTP. Without SMTP
+ * nothing is queued. Answers each email's status.
+ */
+export async function queueInvitations(
+  trx: DbOrTrx,
+  ctx: { baseUrl: string; mailConfigured: boolean },
+  companyId: string,
+  invitees: readonly { accountId: string; email: string }[],
+): Promise<{ email: string; status: InvitationStatus }[]> {
+  if (invitees.length > 0 && ctx.mailConfigured) {
+    const accountIds = invitees.map((i) => i.accountId);
+    await enqueue(trx, { topic: 'members.invited', key: newId('inv'), payload: { companyId, accountIds, baseUrl: ctx.baseUrl } });
+  }
+  return invitees.map((i) => ({ email: i.email, status: ctx.mailConfigured ? 'queued' : 'recorded' }));
+}
 
 export interface Invitee {
   accountId: string;
@@ -53,32 +73,4 @@ export async function invitationMails(
       : `${company.name} added you as a member on svc. Sign in with your svc account: ${ctx.baseUrl}/signin\n`;
     return { to: i.email, subject, text };
   });
-}
-
-/** How many invitation emails are in flight at once (the SMTP pool's connections). */
-const SENDING_AT_ONCE = 5;
-
-/**
- * Sends invitation emails after the commit, a few at a time; a refusal is `failed` with its reason
- * (for the operator's log) and never stops the others. Without SMTP every one is `recorded`.
- */
-export async function sendInvitations(
-  mailer: Mailer,
-  messages: readonly MailMessage[],
-): Promise<{ email: string; status: InvitationStatus; error?: string }[]> {
-  const outcomes: { email: string; status: InvitationStatus; error?: string }[] = new Array(messages.length);
-  let next = 0;
-  const sender = async () => {
-    for (let i = next++; i < messages.length; i = next++) {
-      const message = messages[i]!;
-      outcomes[i] = !mailer.configured
-        ? { email: message.to, status: 'recorded' }
-        : await mailer.send(message).then(
-            () => ({ email: message.to, status: 'sent' as const }),
-            (err: unknown) => ({ email: message.to, status: 'failed' as const, error: err instanceof Error ? err.message : String(err) }),
-          );
-    }
-  };
-  await Promise.all(Array.from({ length: SENDING_AT_ONCE }, sender));
-  return outcomes;
 }

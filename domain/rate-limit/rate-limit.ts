@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import type { Principal } from '../principal.ts';
 
 export interface Limit {
   /** Bucket family, e.g. `login-ip`. */
@@ -56,4 +57,16 @@ export async function consume(
     const retryAfter = Math.max(1, Math.ceil((window.end.getTime() - now.getTime()) / 1000));
     throw new DomainError('rate_limited', undefined, { details: { retryAfterSeconds: retryAfter }, retryAfterSeconds: retryAfter });
   }
+}
+
+/**
+ * Whose budget a credential's request counts against: its company (a key's, a ticket's app's), else
+ * its account (a web session may act for several companies; a public app has none). One company's
+ * flood then never limits another company's requests from the same address.
+ */
+export function tenantOf(principal: Principal): string {
+  if (principal.kind === 'key') return `company:${principal.company.id}`;
+  if (principal.kind === 'ticket')
+    return principal.ticket.companyId ? `company:${principal.ticket.companyId}` : `app:${principal.ticket.appId}`;
+  return `account:${principal.account.id}`;
 }

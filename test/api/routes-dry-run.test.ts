@@ -2,6 +2,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomBase62, sha256 } from '../../domain/security/random.ts';
+import { type SmtpSink, startSmtpSink } from '../support/app-workflows.ts';
 import { bundle } from '../support/bundles.ts';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
 import { bearer, browser, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
@@ -18,6 +19,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 // would have seen a change). A write operation added without a fixture fails the first test.
 
 let svc: TestService;
+let smtp: SmtpSink;
 let op: string;
 let dev: string;
 let doc: { paths: Record<string, Record<string, { operationId: string; parameters?: { in: string; name: string }[] }>> };
@@ -25,15 +27,20 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}`;
 
 beforeAll(async () => {
-  // No worker runs here: a control-plane start answers at once (runId null), its intent waiting in the outbox.
-  svc = await startTestService({ env: { SVC_RUN_START_WAIT_MS: '0' } });
+  // No worker runs here: a control-plane start answers at once (runId null), its intent waiting in
+  // the outbox; so do invitation emails (SMTP configured, so they are queued rather than recorded).
+  smtp = await startSmtpSink();
+  svc = await startTestService({ env: { SVC_RUN_START_WAIT_MS: '0', SVC_SMTP_URL: smtp.url } });
   ({ op } = await seedCompanies(svc));
   dev = await passwordKey(svc, 'dana');
   const res = await svc.call('GET', '/api/v1/openapi.json');
   expect(res.status).toBe(200);
   doc = res.body;
 });
-afterAll(() => svc.close());
+afterAll(async () => {
+  await svc?.close();
+  await smtp?.stop();
+});
 beforeEach(() => resetRateLimits(svc));
 
 /**
@@ -247,13 +254,13 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     expect(res.status).toBe(201);
     return { params: { id: res.body.data.share.id }, query: `?namespace=cell-acme&slug=${slug}`, headers: bearer(dev), status: 200 };
   },
-  importMembers: async () => ({ body: [{ email: `${unique('imported')}@example.com` }], headers: bearer(dev), status: 200 }),
+  importMembers: async () => ({ body: [{ email: `${unique('imported')}@example.com` }], headers: bearer(dev), status: 200, enqueues: 1 }),
   reissueMemberInvitation: async () => {
     const res = await svc.call('POST', '/api/v1/developer/members/import', {
       body: [{ email: `${unique('reinvited')}@example.com` }],
       headers: bearer(dev),
     });
-    return { params: { accountId: res.body.data.results[0].accountId }, headers: bearer(dev), status: 201 };
+    return { params: { accountId: res.body.data.results[0].accountId }, headers: bearer(dev), status: 201, enqueues: 1 };
   },
   adminSetSeatLimit: async () => ({ params: { rid: 'cell-globex' }, body: { limit: 50 + counter++ }, headers: bearer(op), status: 200 }),
   webAcceptInvitation: async () => {
@@ -261,12 +268,11 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
       body: [{ email: `${unique('invited')}@example.com` }],
       headers: bearer(dev),
     });
-    // The link reaches only the person's mailbox (no SMTP here): give the account one whose token the test knows.
+    // The link reaches only the person's mailbox (no SMTP here, so none is made): give the account one whose token the test knows.
     const invitation = randomBase62(24);
     await svc.database.db
-      .updateTable('account_invitations')
-      .set({ hash: sha256(invitation) })
-      .where('account_id', '=', res.body.data.results[0].accountId)
+      .insertInto('account_invitations')
+      .values({ hash: sha256(invitation), account_id: res.body.data.results[0].accountId, expires_at: new Date(Date.now() + 86_400_000) })
       .execute();
     return { body: { invitation, password: 'a-long-password-1' }, headers: origin(), status: 200 };
   },

@@ -75,16 +75,39 @@ function decodeBody(body: string, encoding: string | undefined): string {
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
+export interface SmtpSink {
+  url: string;
+  received: ReceivedMail[];
+  /** Until `release`, every message waits before it is answered (a slow SMTP server). */
+  hold(): void;
+  release(): void;
+  /** The next `count` messages are refused with a temporary failure (451). */
+  refuseNext(count: number): void;
+  /** Messages refused so far. */
+  refused: number;
+  stop(): Promise<void>;
+}
+
 /** An SMTP server on 127.0.0.1 (any port) keeping every message it accepts. */
-export async function startSmtpSink(): Promise<{ url: string; received: ReceivedMail[]; stop(): Promise<void> }> {
+export async function startSmtpSink(): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
+  let held: Promise<void> | undefined;
+  let releaseHeld = () => {};
+  let toRefuse = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     onData(stream, session, done) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await held;
+        if (toRefuse > 0) {
+          toRefuse--;
+          sink.refused++;
+          done(Object.assign(new Error('try again later'), { responseCode: 451 }));
+          return;
+        }
         const raw = Buffer.concat(chunks).toString('utf8');
         const [head = '', ...body] = raw.split(/\r?\n\r?\n/);
         const subject = /^Subject: (.*)$/m.exec(head)?.[1] ?? '';
@@ -97,9 +120,23 @@ export async function startSmtpSink(): Promise<{ url: string; received: Received
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as { port: number };
-  return {
+  const sink: SmtpSink = {
     url: `smtp://127.0.0.1:${port}`,
     received,
+    hold: () => {
+      held = new Promise((resolve) => {
+        releaseHeld = resolve;
+      });
+    },
+    release: () => {
+      releaseHeld();
+      held = undefined;
+    },
+    refuseNext: (count) => {
+      toRefuse = count;
+    },
+    refused: 0,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return sink;
 }

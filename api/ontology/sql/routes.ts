@@ -23,9 +23,9 @@ export const executeOntologySqlRoute = defineRoute({
   operationId: 'executeOntologySql',
   summary: 'Run one read-only SELECT over the object types the caller can read',
   description:
-    'Each readable object type is a table named by its apiName (quote it: `SELECT * FROM "sales.Order"`), one column per property plus `__rev` and `__updated_at`. One SELECT, checked by the PostgreSQL parser against an allowlist of functions before it runs; at most 10,000 rows (`truncated` says when the limit cut) and 16 MiB of result (`sql_query_failed`, `ResultTooLarge`), a statement timeout (20 s by default), in a read-only transaction that is always rolled back; a few run at once per service and per company (429 beyond). Reads change nothing: no dry-run header (use `dryRun` to parse and describe without running).',
+    'Each readable object type is a table named by its apiName (quote it: `SELECT * FROM "sales.Order"`), one column per property plus `__rev` and `__updated_at`. One SELECT, checked by the PostgreSQL parser against an allowlist of functions before it runs; at most 10,000 rows (`truncated` says when the limit cut) and 16 MiB of result (`sql_query_failed`, `ResultTooLarge`), a statement timeout (20 s by default), in a read-only transaction that is always rolled back; a few run at once per service and per company, and 120 requests a minute per company and source IP (429 beyond). Reads change nothing: no dry-run header (use `dryRun` to parse and describe without running).',
   tags: ['ontologies'],
-  rateLimit: { perMinute: 120 },
+  rateLimit: { perMinute: 120, per: 'tenant' },
   bodyLimit: 512 * 1024,
   auth: 'credential',
   body: ExecuteOntologySqlRequest,

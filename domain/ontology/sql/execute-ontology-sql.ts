@@ -10,7 +10,7 @@ import type { Principal } from '../../principal.ts';
 import { mayRead, openOntology } from '../data-access.ts';
 import { checkOntologySql } from './check-ontology-sql.ts';
 import { PortalQuery } from './portal-query.ts';
-import { ensureSqlRole, SQL_ROLE_CONNECTIONS, SQL_WORK_MEM, type SqlCredential } from './sql-roles.ts';
+import { SQL_ROLE_CONNECTIONS, SQL_WORK_MEM, type SqlCredential, type SqlRole, sqlRoleOf } from './sql-roles.ts';
 
 // POST /api/v1/sqlQueries/executeOntology: one read-only SELECT over the object types the caller
 // can read. In order, each bounding what the next may cost:
@@ -19,7 +19,8 @@ import { ensureSqlRole, SQL_ROLE_CONNECTIONS, SQL_WORK_MEM, type SqlCredential }
 // 2. A slot of the process's SQL budget (sql-gate.ts): at most SVC_SQL_MAX_CONNECTIONS queries at
 //    once, fewer per company, a bounded queue, then rate_limited.
 // 3. A connection of its own, logged in as the SQL role of the caller's company, credential and
-//    set of types (sql-roles.ts), in a READ ONLY transaction with the statement, lock and idle
+//    set of types (sql-roles.ts; looked up or made only now, with the slot held, on a connection
+//    of the slot, never the service's pool), in a READ ONLY transaction with the statement, lock and idle
 //    timeouts and work_mem set locally (the role has them too), always rolled back.
 // 4. The rows read from a portal up to the row limit (portal-query.ts), while every byte that
 //    arrives on the connection counts against SQL_MAX_RESULT_BYTES (below).
@@ -36,33 +37,27 @@ export async function executeOntologySql(
   const settings = sqlSettings(deps);
   const open = await openOntology(deps, principal, await ontologyOf(deps.db, principal, request.ontology));
   await checkOntologySql(request.query, open.ontology.schemaName, request.parameters ?? []);
-  const role = await ensureSqlRole(deps.db, {
+  const roleInput = {
     companyId: open.ontology.companyId,
     schemaName: open.ontology.schemaName,
     credential: credentialOf(principal),
     tables: open.types.filter((t) => mayRead(open.access, t.apiName)).map((t) => t.apiName),
     statementTimeoutMs: settings.statementTimeoutMs,
-  });
+  };
   const limit = request.rowLimit ?? SQL_MAX_ROWS;
   const dryRun = request.dryRun ?? false;
 
+  // The role only with a slot: a request the gate refuses costs no role lookup or DDL.
   const release = await settings.gate.enter(open.ontology.companyId, signal);
-  const url = new URL(settings.databaseUrl);
-  url.username = role.name;
-  url.password = role.password; // hex: nothing to escape
-  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 10_000 });
-  // A lost connection rejects the query in flight; the event itself must not crash the process.
-  client.on('error', () => {});
+  let client: pg.Client | undefined;
   try {
-    await client.connect().catch((err: unknown) => {
-      throw (err as { code?: unknown }).code === TOO_MANY_CONNECTIONS
-        ? new DomainError(
-            'rate_limited',
-            `At most ${SQL_ROLE_CONNECTIONS} ontology SQL queries of this credential run at once across the service; retry shortly.`,
-            { retryAfterSeconds: 1 },
-          )
-        : err;
-    });
+    client = await connectAsRole(settings, roleInput, await sqlRoleOf(settings.databaseUrl, roleInput));
+    if (!client) {
+      // The remembered role was dropped or lost its grants (a sweep, another process, an operator).
+      client = await connectAsRole(settings, roleInput, await sqlRoleOf(settings.databaseUrl, roleInput, true));
+      if (!client)
+        throw new DomainError('rate_limited', 'The SQL role of this credential is being replaced; retry.', { retryAfterSeconds: 1 });
+    }
     const guard = guardConnection(client, signal);
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // temp_file_limit is the role's only (only a superuser may set it; sql-roles.ts).
@@ -95,9 +90,45 @@ export async function executeOntologySql(
     };
   } finally {
     // Never committed: whatever the statement did ends with the connection.
-    await client.end();
+    await client?.end();
     release();
   }
+}
+
+/**
+ * A connection logged in as `role`, once its grants on the schema and every table are checked (the
+ * role may come from memory); undefined when the role cannot log in or lacks a grant.
+ */
+async function connectAsRole(settings: OntologySqlSettings, input: { schemaName: string; tables: readonly string[] }, role: SqlRole) {
+  const url = new URL(settings.databaseUrl);
+  url.username = role.name;
+  url.password = role.password; // hex: nothing to escape
+  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 10_000 });
+  // A lost connection rejects the query in flight; the event itself must not crash the process.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    const code = (err as { code?: unknown }).code;
+    if (code === TOO_MANY_CONNECTIONS) {
+      throw new DomainError(
+        'rate_limited',
+        `At most ${SQL_ROLE_CONNECTIONS} ontology SQL queries of this credential run at once across the service; retry shortly.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    if (code === INVALID_PASSWORD || code === INVALID_AUTHORIZATION) return undefined;
+    throw err;
+  }
+  const { rows } = await client.query<{ usable: boolean }>(
+    `SELECT has_schema_privilege($1, 'USAGE') AND coalesce(bool_and(has_table_privilege(format('%I.%I', $1, t), 'SELECT')), true) AS usable
+     FROM unnest($2::text[]) AS t`,
+    [input.schemaName, input.tables],
+  );
+  if (rows[0]?.usable) return client;
+  await client.end();
+  return undefined;
 }
 
 /**
@@ -225,6 +256,8 @@ function jsonValue(v: unknown): unknown {
 const TIMEOUT = '57014';
 const LOCK_NOT_AVAILABLE = '55P03'; // lock_timeout
 const TOO_MANY_CONNECTIONS = '53300'; // the SQL role's CONNECTION LIMIT
+const INVALID_PASSWORD = '28P01'; // the role was dropped, or made again with a new password
+const INVALID_AUTHORIZATION = '28000'; // no such role (trust authentication)
 const PROTOCOL_VIOLATION = '08P01'; // e.g. the parameters do not match the placeholders
 const PERMISSION_DENIED = '42501';
 const OUT_OF_MEMORY = '53200'; // the backend's address-space ceiling (infra/postgres/embedded-postgres.ts)

@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sha256 } from '../../../domain/security/random.ts';
-import { startSmtpSink } from '../../support/app-workflows.ts';
+import { type SmtpSink, startSmtpSink } from '../../support/app-workflows.ts';
 import { snapshotDatabase } from '../../support/db-snapshot.ts';
 import { bearer, createOrganization, createUser, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // Member import over HTTP (spec C, Member import): the situation table, externalId, seats in one
 // transaction, idempotence, CSV quoting, and the invitation emails of pending accounts, read from
-// a real SMTP server.
+// a real SMTP server. The emails leave through the outbox and the worker (role all: the embedded Temporal).
 
 let svc: TestService;
-let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let smtp: SmtpSink;
 let op: string;
 let dev: string;
 let accounts: Record<'dana' | 'mo' | 'multi' | 'gus', string>;
@@ -18,7 +18,7 @@ const NEW_PASSWORD = 'a-brand-new-password';
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  svc = await startTestService({ env: { SVC_SMTP_URL: smtp.url } });
+  svc = await startTestService({ role: 'all', env: { SVC_SMTP_URL: smtp.url } });
   ({ op, accounts } = await seedCompanies(svc));
   dev = await passwordKey(svc, 'dana');
 }, 60_000);
@@ -39,9 +39,15 @@ const snapshot = () =>
   snapshotDatabase(svc.database.db, { ignoreTables: ['rate_limit_hits'], ignoreColumns: { developer_keys: ['last_used_at'] } });
 const count = async (table: 'accounts' | 'licenses') => (await svc.database.db.selectFrom(table).selectAll().execute()).length;
 const members = async (key = dev) => (await svc.call('GET', '/api/v1/developer/members', { headers: bearer(key) })).body.data;
-/** The invitation link in the latest email to this address. */
-const mailedLink = (email: string) => {
-  const mail = smtp.received.findLast((m) => m.to.includes(email));
+/** The emails to this address, once there are at least `count` (they go out after the commit, from the worker). */
+const mailsTo = async (email: string, count = 1) => {
+  const mine = () => smtp.received.filter((m) => m.to.includes(email));
+  await vi.waitFor(() => expect(mine().length).toBeGreaterThanOrEqual(count), { timeout: 60_000, interval: 100 });
+  return mine();
+};
+/** The invitation link in the `count`th email to this address. */
+const mailedLink = async (email: string, count = 1) => {
+  const mail = (await mailsTo(email, count))[count - 1];
   const url = /(\S+\/signin\?invitation=\S+)/.exec(mail?.text ?? '')?.[1];
   if (!url) throw new Error(`no invitation link mailed to ${email}`);
   return new URL(url);
@@ -142,6 +148,10 @@ describe('the situation table', () => {
   it('the same list twice changes nothing the second time', async () => {
     const list = [{ email: 'twice.a@example.com', externalId: 'tw-a' }, { email: 'twice.b@example.com' }, { email: 'mo@example.com' }];
     expect((await importJson(list)).body.data.summary.create).toBe(2);
+    // Their links are made when the worker sends the emails, after the commit.
+    await mailsTo('twice.a@example.com');
+    await mailsTo('twice.b@example.com');
+    await vi.waitFor(async () => expect(await svc.database.db.selectFrom('outbox').select('id').execute()).toEqual([]));
     const before = await snapshot();
     const again = await importJson(list);
     expect(again.body.data.summary).toEqual({ create: 0, grant: 0, keep: 3, keep_developer: 0, skip_disabled: 0, conflict: 0 });
@@ -173,7 +183,19 @@ describe('the situation table', () => {
   });
 
   it('a dry run (body or header) plans without changing anything', async () => {
-    const before = await snapshot();
+    // Earlier tests' emails may still be going out (each makes its link, and its outbox row goes):
+    // those two tables are compared by what the dry runs queued instead. A link is only ever made
+    // from a queued row.
+    const quietSnapshot = () =>
+      snapshotDatabase(svc.database.db, {
+        ignoreTables: ['rate_limit_hits', 'account_invitations', 'outbox'],
+        ignoreColumns: { developer_keys: ['last_used_at'] },
+      });
+    const queuedSince = async (since: Date) =>
+      (await svc.database.db.selectFrom('outbox').select('id').where('created_at', '>=', since).execute()).length;
+    const start = new Date(Date.now() - 1000);
+    await vi.waitFor(async () => expect(await queuedSince(start)).toBe(0));
+    const before = await quietSnapshot();
     const dry = await importJson({ members: [{ email: 'dry.one@example.com' }], dryRun: true });
     expect(dry.status).toBe(200);
     expect(dry.body.data).toMatchObject({ dryRun: true, summary: { create: 1 }, invitations: [] });
@@ -181,7 +203,8 @@ describe('the situation table', () => {
     expect(header.status).toBe(202);
     expect(header.body.data.plan.summary.create).toBe(1);
     expect(header.body.data.plan.invitations).toEqual([]);
-    expect(await snapshot()).toEqual(before);
+    expect(await quietSnapshot()).toEqual(before);
+    expect(await queuedSince(start)).toBe(0);
   });
 });
 
@@ -257,13 +280,18 @@ describe('limits and seats', () => {
     expect(await snapshot()).toEqual(before);
 
     await setSeats('cell-initech', 1001);
-    const ok = await importCsv(rows(1000, 'initech-'), '', key);
+    // The SMTP server answers nothing until released: the import must not wait for it.
+    smtp.hold();
+    const ok = await importCsv(rows(1000, 'initech-'), '', key).finally(() => smtp.release());
     expect(ok.status).toBe(200);
     expect(ok.body.data.seats).toEqual({ limit: 1001, used: 1, after: 1001 });
     expect(ok.body.data.invitations).toHaveLength(1000);
-    expect(new Set(ok.body.data.invitations.map((i: { status: string }) => i.status))).toEqual(new Set(['sent']));
+    expect(new Set(ok.body.data.invitations.map((i: { status: string }) => i.status))).toEqual(new Set(['queued']));
     expect((await members(key)).members).toHaveLength(1001);
-  }, 120_000); // 1000 invitation emails through a real SMTP server, on a shared machine
+    // Then all 1000 go out after the commit, each to its own address.
+    const toInitech = () => smtp.received.filter((m) => m.to.some((to) => to.startsWith('initech-')));
+    await vi.waitFor(() => expect(toInitech()).toHaveLength(1000), { timeout: 150_000, interval: 250 });
+  }, 180_000); // 1000 invitation emails through the worker and a real SMTP server, on a shared machine
 });
 
 describe('pending accounts and invitations', () => {
@@ -275,8 +303,8 @@ describe('pending accounts and invitations', () => {
 
   it('cannot sign in until the emailed invitation sets a password; the link works once and is stored as a hash', async () => {
     const res = await importJson([{ email: 'invitee@example.com' }]);
-    expect(res.body.data.invitations).toEqual([{ email: 'invitee@example.com', status: 'sent' }]);
-    const url = mailedLink('invitee@example.com');
+    expect(res.body.data.invitations).toEqual([{ email: 'invitee@example.com', status: 'queued' }]);
+    const url = await mailedLink('invitee@example.com');
     const token = url.searchParams.get('invitation')!;
     expect(`${url.origin}${url.pathname}`).toBe(`${svc.addresses.baseUrl}/signin`);
     expect(JSON.stringify(res.body)).not.toContain(token);
@@ -304,7 +332,7 @@ describe('pending accounts and invitations', () => {
 
   it('an expired link is refused (7 days)', async () => {
     await importJson([{ email: 'slow.reader@example.com' }]);
-    const token = mailedLink('slow.reader@example.com').searchParams.get('invitation')!;
+    const token = (await mailedLink('slow.reader@example.com')).searchParams.get('invitation')!;
     await svc.database.db
       .updateTable('account_invitations')
       .set({ expires_at: new Date(Date.now() - 1000) })
@@ -316,11 +344,11 @@ describe('pending accounts and invitations', () => {
   it('a re-sent invitation is emailed to the account, not answered; the old link stops; an active member needs none', async () => {
     const res = await importJson([{ email: 'lost.link@example.com' }]);
     const { accountId } = res.body.data.results[0];
-    const old = mailedLink('lost.link@example.com').searchParams.get('invitation')!;
+    const old = (await mailedLink('lost.link@example.com')).searchParams.get('invitation')!;
     const reissued = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
     expect(reissued.status, JSON.stringify(reissued.body)).toBe(201);
-    expect(reissued.body.data).toEqual({ email: 'lost.link@example.com', status: 'sent' });
-    const fresh = mailedLink('lost.link@example.com').searchParams.get('invitation')!;
+    expect(reissued.body.data).toEqual({ email: 'lost.link@example.com', status: 'queued' });
+    const fresh = (await mailedLink('lost.link@example.com', 2)).searchParams.get('invitation')!;
     expect(fresh).not.toBe(old);
     expect((await accept(old)).status).toBe(401);
     expect((await accept(fresh)).status).toBe(200);
@@ -328,6 +356,45 @@ describe('pending accounts and invitations', () => {
     expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
     const foreign = await svc.call('POST', `/api/v1/developer/members/acc_0000000000000000/invitation`, { headers: bearer(dev) });
     expect([foreign.status, foreign.body.error.code]).toEqual([404, 'user_not_found']);
+  });
+});
+
+describe('invitations leave through the outbox, and re-sends are limited', () => {
+  it('an email the SMTP server refuses is retried until it is taken, with a working link (a refusal was final: status failed)', async () => {
+    smtp.refuseNext(1);
+    const res = await importJson([{ email: 'refused.once@example.com' }]);
+    expect(res.body.data.invitations).toEqual([{ email: 'refused.once@example.com', status: 'queued' }]);
+    const link = await mailedLink('refused.once@example.com');
+    expect(smtp.refused).toBeGreaterThanOrEqual(1);
+    const accepted = await svc.call('POST', '/api/v1/web/invitations/accept', {
+      body: { invitation: link.searchParams.get('invitation'), password: NEW_PASSWORD },
+      headers: { origin: svc.addresses.baseUrl },
+    });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+  });
+
+  it('a member’s sixth re-send within the hour answers 429 rate_limited with Retry-After; another member’s still goes (re-sends had no limit)', async () => {
+    const res = await importJson([{ email: 'resend.a@example.com' }, { email: 'resend.b@example.com' }]);
+    const [a, b] = res.body.data.results.map((r: { accountId: string }) => r.accountId);
+    const resend = (accountId: string) => svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
+    for (let i = 0; i < 5; i++) expect((await resend(a)).status).toBe(201);
+    const limited = await resend(a);
+    expect([limited.status, limited.body.error.code]).toEqual([429, 'rate_limited']);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await resend(b)).status).toBe(201);
+  });
+
+  it('a company’s 201st re-send within the hour answers 429, whoever it is for (re-sends had no limit)', async () => {
+    const res = await importJson([{ email: 'resend.c@example.com' }]);
+    const { accountId } = res.body.data.results[0];
+    // Every attempt counts, also one for no member of the company (404).
+    for (let i = 0; i < 200; i++) {
+      const unknown = `acc_${String(i).padStart(16, '0')}`;
+      expect((await svc.call('POST', `/api/v1/developer/members/${unknown}/invitation`, { headers: bearer(dev) })).status).toBe(404);
+    }
+    const limited = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
+    expect([limited.status, limited.body.error.code]).toEqual([429, 'rate_limited']);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
 
@@ -340,13 +407,13 @@ describe('an import never gives the importing company a way into the account (is
     // Company A (acme) imports someone of Globex: the answer says an email was sent, nothing more.
     const imported = await importJson([{ email: boss }]);
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-    expect(imported.body.data.invitations).toEqual([{ email: boss, status: 'sent' }]);
+    expect(imported.body.data.invitations).toEqual([{ email: boss, status: 'queued' }]);
     const { accountId } = imported.body.data.results[0];
     // Re-sending goes to the account's own address; A gets no link either way.
     const resent = await svc.call('POST', `/api/v1/developer/members/${accountId}/invitation`, { headers: bearer(dev) });
-    expect(resent.body.data).toEqual({ email: boss, status: 'sent' });
-    const mails = smtp.received.slice(mailsBefore);
-    expect(mails.map((m) => m.to)).toEqual([[boss], [boss]]);
+    expect(resent.body.data).toEqual({ email: boss, status: 'queued' });
+    const mails = await mailsTo(boss, 2);
+    expect(smtp.received.slice(mailsBefore).map((m) => m.to)).toEqual([[boss], [boss]]);
     const tokens = mails.map((m) => /invitation=([0-9A-Za-z]+)/.exec(m.text)?.[1]);
     for (const answer of [imported.body, resent.body, (await members()).members.find((m: { email: string }) => m.email === boss)]) {
       const text = JSON.stringify(answer);
@@ -361,7 +428,7 @@ describe('an import never gives the importing company a way into the account (is
     // Globex imports the same person later; boss (and only boss) has the latest link.
     const globexImport = await importJson([{ email: boss }], globexDev);
     expect(globexImport.status, JSON.stringify(globexImport.body)).toBe(200);
-    const link = mailedLink(boss);
+    const link = await mailedLink(boss, 3);
     const accepted = await svc.call('POST', '/api/v1/web/invitations/accept', {
       body: { invitation: link.searchParams.get('invitation'), password: 'boss-own-password' },
       headers: { origin: svc.addresses.baseUrl },
@@ -405,7 +472,7 @@ describe('an import tells a company nothing about accounts it does not know (iss
     // The real import: each is licensed and invited alike; the member list shows each as acme gave it.
     const real = await importJson(people.map((email) => ({ email, name: `Name of ${email}` })));
     expect(real.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['create', 'create', 'create', 'create']);
-    expect(real.body.data.invitations).toEqual(people.map((email) => ({ email, status: 'sent' })));
+    expect(real.body.data.invitations).toEqual(people.map((email) => ({ email, status: 'queued' })));
     const shown = (await members()).members.filter((m: { email: string }) => people.includes(m.email));
     expect(shown.map(({ accountId: _id, ...m }: { accountId: string }) => m)).toEqual(
       [...people].sort().map((email) => ({
@@ -422,10 +489,10 @@ describe('an import tells a company nothing about accounts it does not know (iss
     // Re-sending answers alike too (an active account gets a sign-in note, a pending one a new link).
     for (const m of shown) {
       const resent = await svc.call('POST', `/api/v1/developer/members/${m.accountId}/invitation`, { headers: bearer(dev) });
-      expect([resent.status, resent.body.data]).toEqual([201, { email: m.email, status: 'sent' }]);
+      expect([resent.status, resent.body.data]).toEqual([201, { email: m.email, status: 'queued' }]);
     }
-    expect(smtp.received.findLast((m) => m.to.includes('ava@example.com'))?.text).not.toContain('invitation=');
-    expect(mailedLink('pat.pending@globex.test').searchParams.get('invitation')).toMatch(/^[0-9A-Za-z]{33}$/);
+    for (const mail of await mailsTo('ava@example.com', 2)) expect(mail.text).not.toContain('invitation=');
+    expect((await mailedLink('pat.pending@globex.test', 3)).searchParams.get('invitation')).toMatch(/^[0-9A-Za-z]{33}$/);
   });
 
   it('grant and skip_disabled only for people the company knew: a former member, or a member whose account it saw disabled', async () => {

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startSmtpSink } from '../../support/app-workflows.ts';
 import { launchBrowser } from '../../support/browser.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
@@ -8,6 +8,7 @@ import { withPage } from './page.ts';
 
 // The invitation link of an imported (pending) account, as emailed through a real SMTP server,
 // in a real browser: the sign-in page lets the person choose a password, signs them in and sends them on.
+// The email leaves through the outbox and the worker (role all: the embedded Temporal).
 
 let svc: TestService;
 let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
@@ -17,7 +18,7 @@ let dev: string;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  svc = await startTestService({ env: { SVC_SMTP_URL: smtp.url } });
+  svc = await startTestService({ role: 'all', env: { SVC_SMTP_URL: smtp.url } });
   origin = svc.url!;
   await seedCompanies(svc);
   dev = await passwordKey(svc, 'dana');
@@ -35,7 +36,16 @@ const onPage = <T>(fn: (page: Page) => Promise<T>) => withPage(browser, origin, 
 async function invite(email: string): Promise<string> {
   const res = await svc.call('POST', '/api/v1/developer/members/import', { body: [{ email }], headers: bearer(dev) });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  const url = /(\S+\/signin\?invitation=\S+)/.exec(smtp.received.findLast((m) => m.to.includes(email))?.text ?? '')?.[1];
+  // Sent after the commit, by the worker.
+  const mail = await vi.waitFor(
+    () => {
+      const found = smtp.received.findLast((m) => m.to.includes(email));
+      if (!found) throw new Error(`no invitation mailed to ${email} yet`);
+      return found;
+    },
+    { timeout: 60_000, interval: 100 },
+  );
+  const url = /(\S+\/signin\?invitation=\S+)/.exec(mail.text)?.[1];
   if (!url) throw new Error(`no invitation mailed to ${email}`);
   return url;
 }

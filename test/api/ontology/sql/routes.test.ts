@@ -165,6 +165,27 @@ describe('POST /api/v1/sqlQueries/executeOntology', () => {
     }
   });
 
+  it('one company’s flood from an address does not limit another company’s SQL from the same address (the 120 a minute were per IP only)', async () => {
+    // Both companies call from 127.0.0.1, as behind one NAT. Acme's member uses up its 120 (each a
+    // cheap 400); up to 240 in case a minute window ends during the flood.
+    let limited = await query(bearer(memberKey), {});
+    for (let sent = 1; limited.status === 400 && sent < 241; sent++) limited = await query(bearer(memberKey), {});
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // So does another credential of the same company from the same address: the budget is the company's.
+    expect((await query(bearer(devKey), { query: 'SELECT 1' })).status).toBe(429);
+    const gus = await passwordKey(svc, 'gus', 'cell-globex');
+    const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-globex/types', {
+      body: { types: [{ apiName: 'hr.Person', primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } }] },
+      headers: bearer(gus),
+    });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+    const other = await query(bearer(gus), { query: 'SELECT count(*) AS n FROM "hr.Person"' });
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    expect(other.body.data.rows).toEqual([[0]]);
+  });
+
   it('validates the request strictly', async () => {
     const tooMany = await query(bearer(devKey), { query: 'SELECT 1', rowLimit: 10_001 });
     expect([tooMany.status, tooMany.body.error.code]).toEqual([400, 'invalid_payload']);

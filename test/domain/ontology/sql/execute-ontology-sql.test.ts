@@ -7,7 +7,7 @@ import { DomainError } from '../../../../domain/errors.ts';
 import { findOntologyOfCompany } from '../../../../domain/ontology/repository.ts';
 import { executeOntologySql } from '../../../../domain/ontology/sql/execute-ontology-sql.ts';
 import { SqlGate } from '../../../../domain/ontology/sql/sql-gate.ts';
-import { ensureSqlRole, SQL_ROLE_CONNECTIONS } from '../../../../domain/ontology/sql/sql-roles.ts';
+import { ensureSqlRole, MAX_ROLES_PER_CREDENTIAL, SQL_ROLE_CONNECTIONS } from '../../../../domain/ontology/sql/sql-roles.ts';
 import { writeEdits } from '../../../../domain/ontology/write-edits.ts';
 import type { Principal } from '../../../../domain/principal.ts';
 import { type ExecuteOntologySqlRequest, SQL_MAX_RESULT_BYTES } from '../../../../schemas/ontology-sql.ts';
@@ -307,13 +307,14 @@ describe('executeOntologySql', () => {
     await define(database.db, racer, {
       types: names.map((apiName) => ({ apiName, primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } })),
     });
-    // Every non-empty set of the four types: fifteen roles set up at once.
+    // Every non-empty set of the four types: fifteen roles set up at once (one credential keeps the
+    // newest MAX_ROLES_PER_CREDENTIAL of them, sql-roles.test.ts).
     const sets = Array.from({ length: 15 }, (_, i) => names.filter((_, bit) => ((i + 1) >> bit) & 1));
     const roles = await Promise.all(sets.map((tables) => roleOf(racer, tables)));
     expect(new Set(roles.map((r) => r.name)).size).toBe(sets.length);
     const { rows } = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM ontology_sql_roles WHERE company_id = ${racer.companyId}`.execute(database.db);
-    expect(rows).toEqual([{ n: sets.length }]);
+    expect(rows).toEqual([{ n: MAX_ROLES_PER_CREDENTIAL }]);
   });
 
   it('runs at most SQL_ROLE_CONNECTIONS queries of one set of types at once', async () => {
