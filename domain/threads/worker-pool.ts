@@ -1,9 +1,12 @@
 // A few worker threads for CPU-heavy work on untrusted input (bundle validation, expressions), so that it
 // never blocks the event loop. Each thread runs one job at a time; jobs wait in order for a free
-// thread. A job that runs past the time limit is stopped by terminating its thread, which
+// thread, at the lowest scheduling priority (low-priority-thread.ts). A job that runs past the time limit is stopped by terminating its thread, which
 // nothing inside the job can prevent; a new thread replaces it when needed.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+
+/** Starts each thread at the lowest scheduling priority, then loads the pool's script. */
+const LOW_PRIORITY_THREAD = new URL('./low-priority-thread.ts', import.meta.url);
 
 /** A pool's default size: a thread per spare core (at most 4), leaving one core to the event loop. */
 export const SPARE_CORES = Math.max(1, Math.min(4, availableParallelism() - 1));
@@ -57,7 +60,7 @@ export class WorkerPool<I, O> {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(this.#options.script);
+    const worker = new Worker(LOW_PRIORITY_THREAD, { workerData: { script: this.#options.script.href } });
     this.#threads += 1;
     // A failure during a job reaches that job (below); any later one only ends the thread.
     worker.on('error', () => {});

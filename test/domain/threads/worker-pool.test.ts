@@ -1,7 +1,8 @@
+import { constants, getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { WorkerPool, WorkerTimeoutError } from '../../../domain/threads/worker-pool.ts';
 
-type Job = { busyMs?: number; fail?: boolean; value?: unknown };
+type Job = { busyMs?: number; fail?: boolean; value?: unknown; priority?: boolean };
 const ECHO = new URL('./fixtures/echo-worker.ts', import.meta.url);
 const pool = (size: number, timeLimitMs = 5000) => new WorkerPool<Job, unknown>({ script: ECHO, size, timeLimitMs });
 
@@ -9,6 +10,12 @@ describe('WorkerPool', () => {
   it('answers each job from a thread', async () => {
     const threads = pool(2);
     expect(await Promise.all([1, 2, 3, 4, 5].map((value) => threads.run({ value })))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('runs its threads at the lowest scheduling priority and leaves the event loop its own (hostile work ran at the same priority as every request)', async () => {
+    const before = getPriority();
+    expect(await pool(1).run({ priority: true })).toBe(constants.priority.PRIORITY_LOW);
+    expect(getPriority()).toBe(before);
   });
 
   it('leaves the event loop free while a job runs', async () => {
