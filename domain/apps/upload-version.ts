@@ -16,7 +16,7 @@ import { type Manifest, manifestSchema, type SdkName } from '../../schemas/manif
 import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { authorize, PUBLIC_NAMESPACE } from '../policy/index.ts';
+import { authorize, authorizeKey, PUBLIC_NAMESPACE } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import type { BlobStore } from './blob-store.ts';
@@ -192,8 +192,7 @@ export async function uploadVersion(
   bundle: ValidBundle,
 ): Promise<UploadedVersion> {
   // Checked again: cheap, and the use case stays safe whoever calls it.
-  authorize(principal, 'app.deploy', { namespace: input.namespace });
-  if (principal.kind !== 'key') throw new DomainError('unauthorized');
+  authorizeKey(principal, 'app.deploy', { namespace: input.namespace });
 
   await db
     .insertInto('apps')

@@ -221,6 +221,23 @@ export function authorize<A extends Action>(principal: Principal, action: A, sub
   if (refused) throw refused;
 }
 
+/** Actions whose rule admits account keys only. */
+type KeyOnlyAction = 'company.read' | 'app.deploy';
+
+/**
+ * `authorize` for the actions only a key passes, telling the type checker the caller is a key
+ * (use cases then read its company without a check of their own); fails closed should a rule
+ * ever admit another credential.
+ */
+export function authorizeKey<A extends KeyOnlyAction>(
+  principal: Principal,
+  action: A,
+  subject: Actions[A],
+): asserts principal is Extract<Principal, { kind: 'key' }> {
+  authorize(principal, action, subject);
+  if (principal.kind !== 'key') throw forbidden('A key of the company is required.');
+}
+
 /** The same decision as a boolean, for answers that only narrow (lists, flags). */
 export function can<A extends Action>(principal: Principal, action: A, subject: Actions[A]): boolean {
   return RULES[action](principal, subject) === null;

@@ -20,6 +20,7 @@ export {
   type Actions,
   type AppSubject,
   authorize,
+  authorizeKey,
   type CompanySubject,
   can,
   type ResourceSubject,
