@@ -38,7 +38,7 @@ function expectRefused(res: TestResponse, retryAfter: number) {
 const startDeviceCode = (ip: Record<string, string>) => svc.call('POST', '/api/v1/developer/device-codes', { body: {}, headers: ip });
 
 describe('per-route budgets', () => {
-  it('are declared on exactly eleven routes: 10 device-code starts, 150 polls, 60 login, 30 invitation, 20 OAuth registration, 60 token, 60 revocation, 10 mail-test and 120 ontology SQL requests per IP per minute', () => {
+  it('are declared on exactly fourteen routes: 10 device-code starts, 150 polls, 60 login, 30 invitation, 20 OAuth registration, 60 token, 60 revocation, 10 mail-test and 120 public-app-link requests per IP per minute, and 120 ontology SQL requests per company and IP', () => {
     const budgets = Object.fromEntries(routes.filter((r) => r.rateLimit).map((r) => [r.operationId, r.rateLimit]));
     expect(budgets).toEqual({
       createDeviceCode: { perMinute: 10 },
@@ -51,7 +51,10 @@ describe('per-route budgets', () => {
       issueOAuthToken: { perMinute: 60 },
       revokeOAuthToken: { perMinute: 60 },
       sendTestNotification: { perMinute: 10 },
-      executeOntologySql: { perMinute: 120 },
+      executeOntologySql: { perMinute: 120, per: 'tenant' },
+      getPublicApp: { perMinute: 120 },
+      listPublicAppObjects: { perMinute: 120 },
+      getPublicAppObject: { perMinute: 120 },
     });
   });
 
