@@ -9,11 +9,11 @@ import {
   type ContentEncoding,
   compressedVariant,
   describeAppPages,
+  filesSecretOf,
   listCatalog,
   type OpeningPrincipal,
   openApp,
   openAppAnonymously,
-  filesSecretOf,
 } from '../../domain/hosting/index.ts';
 import { authenticateKey } from '../../domain/keys/index.ts';
 import { isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';

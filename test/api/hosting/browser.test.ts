@@ -137,16 +137,13 @@ describe('a published app in the browser', () => {
       expect((await shown(second)).title).toBe('ran 1.0.0');
       // The first page loads a file of its version again (a query of its own: from the service, not the cache).
       const loaded = (page: Page) =>
-        page.evaluate(
-          () =>
-            new Promise<string>((resolve) => {
-              const s = document.createElement('script');
-              s.src = `app.js?again=${Math.random()}`;
-              s.onload = () => resolve('loaded');
-              s.onerror = () => resolve('refused');
-              document.body.append(s);
-            }),
-        );
+        page.evaluate<string>(`new Promise((resolve) => {
+          const s = document.createElement('script');
+          s.src = 'app.js?again=' + Math.random();
+          s.onload = () => resolve('loaded');
+          s.onerror = () => resolve('refused');
+          document.body.append(s);
+        })`);
       expect([await loaded(first), await loaded(second)]).toEqual(['loaded', 'loaded']);
     });
   });
