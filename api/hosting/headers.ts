@@ -10,17 +10,21 @@ import type { Manifest } from '../../schemas/manifest/index.ts';
  */
 export const MODELING_ASSET_ORIGIN = 'https://assets.world-model.svc.dev';
 
-/** Where the app's own files of one version live: `<address>/_v/<digest16>/`. */
-export const versionPath = (address: string, digest16: string) => `${address}/_v/${digest16}/`;
+/**
+ * Where the app's own files of one version live: `<address>/_v/<digest16>/`, and for a page with a
+ * ticket `<address>/_v/<digest16>-<secret>/`, the only address its ticket cookie admits (pages.ts).
+ */
+export const versionPath = (address: string, digest16: string, secret?: string) =>
+  `${address}/_v/${digest16}${secret ? `-${secret}` : ''}/`;
 
 /**
  * The isolation every response of an app carries. `sandbox` without allow-same-origin gives the
  * page an opaque origin: it cannot read the service's cookies or call the API as the visitor
- * (only with its ticket); scripts only from its own version, the platform SDK and the CDNs its
- * manifest lists (no inline script: the ticket and base are injected as elements, not code).
+ * (only with its ticket); scripts only from its own version (`own`, the `versionPath` the page
+ * uses), the platform SDK and the CDNs its manifest lists (no inline script: the ticket and base
+ * are injected as elements, not code).
  */
-export function appContentPolicy(addresses: PublicAddresses, address: string, digest16: string, manifest: Manifest): string {
-  const own = versionPath(address, digest16);
+export function appContentPolicy(addresses: PublicAddresses, address: string, own: string, manifest: Manifest): string {
   const sdk = `${addresses.baseUrl}${SDK_BASE_PATH}`;
   const modeling = manifest.sdk.includes('modeling');
   const cdn = manifest.cdn.map((host) => `https://${host}/`);

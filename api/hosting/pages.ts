@@ -9,11 +9,11 @@ import {
   type ContentEncoding,
   compressedVariant,
   describeAppPages,
+  filesSecretOf,
   listCatalog,
   type OpeningPrincipal,
   openApp,
   openAppAnonymously,
-  TICKET_TTL_MS,
 } from '../../domain/hosting/index.ts';
 import { authenticateKey } from '../../domain/keys/index.ts';
 import { isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
@@ -47,8 +47,11 @@ import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
  * Carries the app ticket to the version's files. The page has an opaque origin (CSP sandbox), so
  * every request it makes is cross-site: a Lax or Strict (or Partitioned) cookie never reaches the
  * files, and a same-site or same-origin resource policy blocks them (checked in Chromium, issue
- * 27). Hence SameSite=None and CORP cross-origin on files; see `fromForeignPage` for what limits
- * other sites' use of the cookie.
+ * 27). Hence SameSite=None and CORP cross-origin on files. Another site can make the browser send
+ * the cookie, but only to an address it can name: the cookie admits files only at the page's own
+ * `_v/<digest16>-<secret>/` (the secret derives from the ticket, `filesSecretOf`), and its Path is
+ * that address, so each open page keeps a cookie of its own. No Max-Age: the page renews its
+ * ticket for as long as it stays open, and the server decides what the cookie still admits.
  */
 const TICKET_COOKIE = 'svc_app_ticket';
 /**
@@ -65,7 +68,8 @@ const PRIVATE_IMMUTABLE = 'private, max-age=31536000, immutable';
  * the tier must refuse the next request at once.
  */
 const PUBLIC_REVALIDATED = 'public, no-cache';
-const DIGEST16 = /^[0-9a-f]{16}$/;
+/** A version's segment under `_v/`: its digest16, and on a ticketed page the cookie's secret. */
+const VERSION_SEGMENT = /^([0-9a-f]{16})(?:-([0-9a-f]{16}))?$/;
 /** Long enough to sign in on {base_url} between leaving the app host and coming back. */
 const HANDOFF_STATE_TTL_SECONDS = 15 * 60;
 
@@ -111,8 +115,8 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
   if (first === undefined) return serveEntry(ctx, deps, req, place);
   if (place.tail.length === 1 && (first === 'about' || first === 'about.md')) return serveAbout(ctx, deps, req, place, first);
   if (first === 'skills' && rest.length === 2 && rest[1] === 'SKILL.md') return serveSkill(ctx, deps, req, place, rest[0]!);
-  if (first === '_v' && rest.length >= 2 && DIGEST16.test(rest[0]!))
-    return serveAsset(ctx, deps, req, place, rest[0]!, rest.slice(1).join('/'));
+  const segment = first === '_v' && rest.length >= 2 ? VERSION_SEGMENT.exec(rest[0]!) : null;
+  if (segment) return serveAsset(ctx, deps, req, place, { digest16: segment[1]!, secret: segment[2] }, rest.slice(1).join('/'));
   return notFound(ctx, deps);
 }
 
@@ -299,26 +303,23 @@ async function serveEntry(
     return sendMessage(ctx, deps, 403, 'You cannot open this app', [result.access.message, result.access.remedy]);
   }
   const { version } = result;
+  const ticket = result.opened ? result.ticket : undefined;
+  const base = versionPath(place.address, version.digest16, ticket && filesSecretOf(ticket.ticket));
   setAppHeaders(ctx, {
-    csp: appContentPolicy(addresses, place.address, version.digest16, version.manifest),
+    csp: appContentPolicy(addresses, place.address, base, version.manifest),
     permissions: permissionsPolicy(version.manifest),
     asset: false,
   });
   // The entry page always shows the channel's current version and carries a personal ticket.
   ctx.set('Cache-Control', 'no-store');
-  if (!result.opened) {
+  if (!result.opened || !ticket) {
     ctx.status = 200;
     ctx.set('Content-Type', 'text/html; charset=utf-8');
     return;
   }
-  const { ticket } = result;
-  const cookiePath = `${new URL(place.address).pathname}/_v/`;
-  ctx.append(
-    'Set-Cookie',
-    `${TICKET_COOKIE}=${ticket.ticket}; Path=${cookiePath}; Max-Age=${TICKET_TTL_MS / 1000}; HttpOnly; Secure; SameSite=None`,
-  );
+  ctx.append('Set-Cookie', `${TICKET_COOKIE}=${ticket.ticket}; Path=${new URL(base).pathname}; HttpOnly; Secure; SameSite=None`);
   const app = { namespace: result.app.namespace, slug: result.app.slug };
-  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), versionPath(place.address, version.digest16), app, ticket));
+  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), base, app, ticket));
 }
 
 /**
@@ -333,8 +334,9 @@ async function serveEntryAnonymously(ctx: Context, deps: ApiDeps, req: TreeReque
       ? { ...(await anonymousAccessToApp(deps, target)), entry: null }
       : await openAppAnonymously(deps, target, clientIp(ctx, deps.http.trustedProxies));
   if (!access.allowed) return redirectToSignIn(ctx, deps);
+  const base = versionPath(place.address, version.digest16);
   setAppHeaders(ctx, {
-    csp: appContentPolicy(deps.addresses(), place.address, version.digest16, version.manifest),
+    csp: appContentPolicy(deps.addresses(), place.address, base, version.manifest),
     permissions: permissionsPolicy(version.manifest),
     asset: false,
   });
@@ -347,7 +349,7 @@ async function serveEntryAnonymously(ctx: Context, deps: ApiDeps, req: TreeReque
     return;
   }
   const ref = { namespace: app.namespace, slug: app.slug };
-  sendHtml(ctx, 200, injectIntoEntry(entry.toString('utf8'), versionPath(place.address, version.digest16), ref));
+  sendHtml(ctx, 200, injectIntoEntry(entry.toString('utf8'), base, ref));
 }
 
 /**
@@ -394,30 +396,14 @@ async function serveSkill(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
 }
 
 /**
- * A request for a version's file that names a page of another site as its referrer: another site
- * including the app's files. The app's own pages send no Referer (opaque origin, and
- * `Referrer-Policy: no-referrer` on everything the trees serve), so such a request is never theirs.
- * A site that suppresses its Referer is not told apart this way: the cookie's remaining exposure
- * (README, App pages).
+ * Whether the request may read the app's files: the ticket cookie (only at the address with its
+ * secret), else a key or a session with access today, else (no credential) the app at the
+ * internet tier, read by anyone.
  */
-function fromForeignPage(ctx: Context, place: AppPlace): boolean {
-  const referer = ctx.get('referer');
-  if (!referer) return false;
-  try {
-    return new URL(referer).origin !== new URL(place.address).origin;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * Whether the request may read the app's files: the ticket cookie, else a key or a session with
- * access today, else (no credential) the app at the internet tier, read by anyone.
- */
-async function assetAccess(ctx: Context, deps: ApiDeps, appId: string, req: TreeRequest, place: AppPlace) {
+async function assetAccess(ctx: Context, deps: ApiDeps, appId: string, req: TreeRequest, place: AppPlace, secret: string | undefined) {
   const ticket = ctx.cookies.get(TICKET_COOKIE);
-  const cookieApplies = ticket && !ctx.get('authorization') && !fromForeignPage(ctx, place);
-  if (cookieApplies && (await admitTicketCookie(deps, ticket, appId, req.channel))) return 'admitted';
+  const cookieApplies = ticket && secret && !ctx.get('authorization');
+  if (cookieApplies && (await admitTicketCookie(deps, ticket, secret, appId, req.channel))) return 'admitted';
   const principal = await pagePrincipal(ctx, deps);
   if (!principal) {
     const { access } = await anonymousAccessToApp(deps, { namespace: place.namespace, slug: place.slug, channel: req.channel });
@@ -427,18 +413,25 @@ async function assetAccess(ctx: Context, deps: ApiDeps, appId: string, req: Tree
   return access.allowed ? 'admitted' : access;
 }
 
-async function serveAsset(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, digest16: string, path: string): Promise<void> {
+async function serveAsset(
+  ctx: Context,
+  deps: ApiDeps,
+  req: TreeRequest,
+  place: AppPlace,
+  segment: { digest16: string; secret: string | undefined },
+  path: string,
+): Promise<void> {
   const app = await findHostedApp(deps.db, place.namespace, place.slug);
-  const version = app && (await findServedVersion(deps, app.id, req.channel, digest16));
+  const version = app && (await findServedVersion(deps, app.id, req.channel, segment.digest16));
   const file = version?.files.get(path);
   if (!app || !version || !file) return notFound(ctx, deps);
-  const access = await assetAccess(ctx, deps, app.id, req, place);
+  const access = await assetAccess(ctx, deps, app.id, req, place, segment.secret);
   if (access === 'sign_in') return redirectToSignIn(ctx, deps);
   if (access !== 'admitted' && access !== 'internet')
     return sendMessage(ctx, deps, 403, 'You cannot open this app', [access.message, access.remedy]);
 
   setAppHeaders(ctx, {
-    csp: appContentPolicy(deps.addresses(), place.address, version.digest16, version.manifest),
+    csp: appContentPolicy(deps.addresses(), place.address, versionPath(place.address, version.digest16, segment.secret), version.manifest),
     permissions: permissionsPolicy(version.manifest),
     asset: true,
   });

@@ -34,7 +34,16 @@ export async function findLiveTicket(
   opts: { forRenewal: boolean },
 ): Promise<{ principal: TicketPrincipal; validUntil: number }> {
   if (!isTicket(plaintext)) throw unauthorized('The app ticket is malformed.');
-  const hash = sha256(plaintext);
+  return findLiveTicketByHash(db, clock, sha256(plaintext), opts);
+}
+
+/** findLiveTicket for the ticket with this hash. */
+export async function findLiveTicketByHash(
+  db: DbOrTrx,
+  clock: Clock,
+  hash: Buffer,
+  opts: { forRenewal: boolean },
+): Promise<{ principal: TicketPrincipal; validUntil: number }> {
   const row = await db
     .selectFrom('app_tickets as t')
     .innerJoin('accounts as a', 'a.id', 't.account_id')

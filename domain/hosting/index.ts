@@ -8,4 +8,4 @@ export type { OpeningPrincipal } from './issue-ticket.ts';
 export { type CatalogEntry, listCatalog } from './list-catalog.ts';
 export { openApp, openAppAnonymously } from './open-app.ts';
 export { renewTicket } from './renew-ticket.ts';
-export { TICKET_PREFIX, TICKET_TTL_MS } from './ticket-format.ts';
+export { filesSecretOf, TICKET_PREFIX, TICKET_TTL_MS } from './ticket-format.ts';

@@ -1,4 +1,4 @@
-import { randomBase62, sha256 } from '../security/index.ts';
+import { randomBase62, sha256, sha256Hex } from '../security/index.ts';
 
 /** `svc-at-` + 33 base62 characters (192 random bits). */
 export const TICKET_PREFIX = 'svc-at-';
@@ -19,3 +19,11 @@ export const isTicket = (value: string) => TICKET_PATTERN.test(value);
  * (the SDK swaps tickets when the renewal answers); then only the new one does.
  */
 export const TICKET_RENEWAL_OVERLAP_MS = 60_000;
+
+/**
+ * The secret in the address of a ticketed page's files (`_v/<digest16>-<secret>/`): derived from
+ * the ticket the page's cookie holds, so only that page (and whoever holds the ticket) knows it,
+ * and another site cannot name a file the cookie is sent to and admitted for. 64 bits: guessed
+ * only online, one request of the visitor's browser per guess.
+ */
+export const filesSecretOf = (ticket: string) => sha256Hex(`svc-app-files\0${ticket}`).slice(0, 16);

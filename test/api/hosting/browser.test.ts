@@ -46,7 +46,8 @@ beforeAll(async () => {
     if (src) {
       res.setHeader('content-type', 'text/html');
       res.end(
-        `<!doctype html><title>outsider</title><script src="${src}"></script>` +
+        // No Referer, as any site can choose.
+        `<!doctype html><meta name="referrer" content="no-referrer"><title>outsider</title><script src="${src}"></script>` +
           "<script>setTimeout(() => { document.title = 'included: ' + (document.title.startsWith('ran ') ? 'yes' : 'no'); }, 500)</script>",
       );
       return;
@@ -105,21 +106,45 @@ describe('a published app in the browser', () => {
     });
   });
 
-  it('another website including a signed-in visitor’s private app file (SameSite=None cookie, CORP cross-origin) gets nothing; the app page still loads it', async () => {
+  it('another website including a signed-in visitor’s private app file (SameSite=None cookie, CORP cross-origin) without a Referer (<meta name=referrer content=no-referrer>) got it: now it gets nothing at the address it can name; the app page still loads it', async () => {
     await withSignedIn('mo', async (page) => {
       await page.goto(appAddress());
       expect((await shown(page)).out.ticket).toBe(true);
       const base = (await page.locator('base').getAttribute('href'))!;
       const script = new URL((await page.locator('script[src$="app.js"]').getAttribute('src'))!, base).href;
-      expect(script).toContain('/_v/');
+      // The page's files live under its secret; another site knows the app and its version, not the secret.
+      expect(script).toMatch(/\/_v\/[0-9a-f]{16}-[0-9a-f]{16}\/app\.js$/);
+      const guessable = script.replace(/(\/_v\/[0-9a-f]{16})-[0-9a-f]{16}\//, '$1/');
       // Another site (another host) includes the app's script with the visitor's browser: the ticket cookie goes along
-      // (a query of its own, so the request reaches the service rather than the browser's cache).
-      const outsiderPage = `${outsiderUrl.replace('127.0.0.1', 'localhost')}/?src=${encodeURIComponent(`${script}?from=outsider`)}`;
-      await page.goto(outsiderPage);
-      await page.waitForFunction("document.title.startsWith('included: ')");
-      expect(await page.title()).toBe('included: no');
+      // wherever its Path matches (a query of its own, so the request reaches the service rather than the browser's cache).
+      for (const src of [guessable, script.replace(/-[0-9a-f]{16}\//, `-${'0'.repeat(16)}/`)]) {
+        const outsiderPage = `${outsiderUrl.replace('127.0.0.1', 'localhost')}/?src=${encodeURIComponent(`${src}?from=outsider`)}`;
+        await page.goto(outsiderPage);
+        await page.waitForFunction("document.title.startsWith('included: ')");
+        expect([src, await page.title()]).toEqual([src, 'included: no']);
+      }
       await page.goto(appAddress());
       expect((await shown(page)).title).toBe('ran 1.0.0');
+    });
+  });
+
+  it('a page opened earlier keeps loading its files after the visitor opens the app again in another tab', async () => {
+    await withSignedIn('mo', async (first) => {
+      await first.goto(appAddress());
+      expect((await shown(first)).title).toBe('ran 1.0.0');
+      const second = await first.context().newPage();
+      await second.goto(appAddress());
+      expect((await shown(second)).title).toBe('ran 1.0.0');
+      // The first page loads a file of its version again (a query of its own: from the service, not the cache).
+      const loaded = (page: Page) =>
+        page.evaluate<string>(`new Promise((resolve) => {
+          const s = document.createElement('script');
+          s.src = 'app.js?again=' + Math.random();
+          s.onload = () => resolve('loaded');
+          s.onerror = () => resolve('refused');
+          document.body.append(s);
+        })`);
+      expect([await loaded(first), await loaded(second)]).toEqual(['loaded', 'loaded']);
     });
   });
 

@@ -31,6 +31,9 @@ const FILES = [
 
 let s3: TestS3 | undefined;
 
+/** The version a page's base is for (a ticketed page's base carries its cookie's secret too). */
+const digestOf = (base: string) => /\/_v\/([0-9a-f]{16})[-/]/.exec(base)?.[1];
+
 describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) => {
   beforeAll(async () => {
     s3 = await startBlobBackend(backend);
@@ -73,7 +76,8 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.headers['cache-control']).toBe('no-store');
       const { base, ticket } = injected(res.text);
-      expect(base).toMatch(new RegExp(`^${P}/cell-acme/apps/hello/_v/[0-9a-f]{16}/$`));
+      // On a ticketed page the version's digest16 and the cookie's secret.
+      expect(base).toMatch(new RegExp(`^${P}/cell-acme/apps/hello/_v/[0-9a-f]{16}-[0-9a-f]{16}/$`));
       expect(ticket).toMatch(/^svc-at-[0-9A-Za-z]{33}$/);
       // The base comes first in the head, before any relative address.
       expect(res.text).toMatch(/^<!doctype html><html><head><base href=/);
@@ -89,7 +93,8 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
       expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
       const cookie = res.headers['set-cookie']!.find((c) => c.startsWith('svc_app_ticket='))!;
-      expect(cookie).toBe(`svc_app_ticket=${ticket}; Path=/p/cell-acme/apps/hello/_v/; Max-Age=28800; HttpOnly; Secure; SameSite=None`);
+      // Path is the page's own base, so every open page keeps its cookie; no Max-Age: the page renews its ticket.
+      expect(cookie).toBe(`svc_app_ticket=${ticket}; Path=${new URL(base).pathname}; HttpOnly; Secure; SameSite=None`);
     });
 
     it('widens the policy for the manifest: cdn hosts, modeling (wasm, asset host), camera', async () => {
@@ -204,13 +209,33 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       expect([file.status, file.headers['cache-control']]).toEqual([200, 'public, max-age=31536000, s-maxage=60, immutable']);
     });
 
-    it('another site including a file with the visitor’s ticket cookie (its Referer names that site) is not admitted by the cookie', async () => {
+    it('another site that suppresses its Referer (<meta name=referrer content=no-referrer>) and includes the file at its plain address or with a wrong secret, the visitor’s ticket cookie going along, was admitted by the cookie: not now', async () => {
       const { base, cookie } = await entry();
-      const foreign = await rawGet(`${base}app.js`, { cookie, referer: 'https://evil.example/page' });
-      expect(foreign.status).toBe(302);
-      // The app's own page sends no Referer; a page of the same origin is not foreign.
+      const [plain, secret] = /^(.*\/_v\/[0-9a-f]{16})-([0-9a-f]{16})\/$/.exec(base)!.slice(1) as [string, string];
+      const wrong = `${plain}-${secret.replace(/^./, (c) => (c === '0' ? '1' : '0'))}/`;
+      for (const at of [`${plain}/`, wrong, `${plain}-${'0'.repeat(16)}/`]) {
+        const res = await rawGet(`${at}app.js`, { cookie });
+        expect([at, res.status]).toEqual([at, 302]);
+      }
+      // Another page's secret is not this cookie's either.
+      const other = await entry();
+      expect((await rawGet(`${other.base}app.js`, { cookie })).status).toBe(302);
+      // The page's own address with its own cookie, whatever Referer it sends.
       expect((await rawGet(`${base}app.js`, { cookie })).status).toBe(200);
-      expect((await rawGet(`${base}app.js`, { cookie, referer: `${P}/cell-acme/apps/hello` })).status).toBe(200);
+      expect((await rawGet(`${base}app.js`, { cookie, referer: 'https://evil.example/page' })).status).toBe(200);
+      // A session or a key still reads the plain address, as before.
+      expect((await rawGet(`${plain}/app.js`, { cookie: cookies.mo })).status).toBe(200);
+      expect((await rawGet(`${plain}/app.js`, { authorization: `Bearer ${dev}` })).status).toBe(200);
+    });
+
+    it('of a page opened earlier keep loading after the visitor opens the app again in another tab (each page’s cookie has its own Path)', async () => {
+      const first = await open(`${P}/cell-acme/apps/hello`, 'mo');
+      const second = await open(`${P}/cell-acme/apps/hello`, 'mo');
+      const pathOf = (res: typeof first) => res.headers['set-cookie']!.find((c) => c.startsWith('svc_app_ticket='))!.split('; ')[1];
+      // Two cookies of different Path: the second does not replace the first in the browser.
+      expect(pathOf(first)).not.toBe(pathOf(second));
+      expect((await rawGet(`${injected(first.text).base}app.js`, { cookie: ticketCookie(first) })).status).toBe(200);
+      expect((await rawGet(`${injected(second.text).base}app.js`, { cookie: ticketCookie(second) })).status).toBe(200);
     });
 
     it('are immutable, with a strong ETag, the exact type, and 304 on If-None-Match', async () => {
@@ -288,8 +313,9 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
         files: FILES.map((f) => (f.path === 'index.html' ? { ...f, content: `${f.content}<!-- 1.1 -->` } : f)),
       });
       const second = await entry();
-      expect(second.base).not.toBe(first.base);
-      expect((await rawGet(`${first.base}app.js`, { cookie: second.cookie })).status).toBe(200);
+      expect(digestOf(second.base)).not.toBe(digestOf(first.base));
+      // The page opened on the previous version keeps loading its files.
+      expect((await rawGet(`${first.base}app.js`, { cookie: first.cookie })).status).toBe(200);
       // An upload that never reached production is not served from the production tree.
       await release(svc, dev, { namespace: 'cell-acme', slug: 'hello', version: '1.2.0', files: [FILES[0]!] }, 'test');
       const testBase = injected((await open(`${D}/cell-acme/apps/hello`, 'dana')).text).base;
@@ -334,7 +360,7 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
         headers: { authorization: `Bearer ${dev}` },
       });
       expect([back.status, back.body.data.action]).toEqual([200, 'rollback']);
-      expect(injected((await open(`${P}/cell-acme/apps/releases`, 'dana')).text).base).toBe(v2);
+      expect(digestOf(injected((await open(`${P}/cell-acme/apps/releases`, 'dana')).text).base)).toBe(digestOf(v2));
       // v3, rolled back, goes offline; v2 is live again, and v1 is its rollback target again.
       expect([await served(v3), await served(v2), await served(v1)]).toEqual([404, 200, 200]);
       // Publishing v3 again brings it back, and v2 is its rollback target: v1 goes offline.

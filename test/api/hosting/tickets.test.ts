@@ -138,6 +138,39 @@ describe('what a ticket admits', () => {
     expect((await rawGet(file, { cookie })).status).toBe(302);
   });
 
+  it('as the page’s cookie, keeps admitting the files while the page renews its ticket (the cookie was refused 60 s after the first renewal), and stops when the newest renewal expires', async () => {
+    const visitor = await newMember();
+    const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie: await signIn(svc, visitor.username) });
+    const { ticket, base } = injected(page.text);
+    const cookie = ticketCookie(page);
+    const file = `${base}index.html`;
+    const first = await renew(ticket);
+    expect(first.status).toBe(201);
+    clock.advance({ seconds: 61 });
+    expect((await rawGet(file, { cookie })).status).toBe(200);
+    // Past the opening ticket's 8 hours, the page having renewed again in time.
+    clock.advance({ minutes: 7 * HOUR });
+    const second = await renew(first.body.data.ticket);
+    expect(second.status).toBe(201);
+    clock.advance({ minutes: 2 * HOUR });
+    expect((await rawGet(file, { cookie })).status).toBe(200);
+    // The page stopped renewing: its newest ticket has expired.
+    clock.advance({ minutes: 7 * HOUR });
+    expect((await rawGet(file, { cookie })).status).toBe(302);
+  });
+
+  it('as the page’s cookie after a renewal, stops admitting at once when the renewed ticket is revoked', async () => {
+    const visitor = await newMember();
+    const page = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie: await signIn(svc, visitor.username) });
+    const { ticket, base } = injected(page.text);
+    const cookie = ticketCookie(page);
+    const file = `${base}index.html`;
+    expect((await renew(ticket)).status).toBe(201);
+    expect((await rawGet(file, { cookie })).status).toBe(200);
+    await svc.call('DELETE', `/api/v1/admin/users/${visitor.id}/keys`, { headers: bearer(op) });
+    expect((await rawGet(file, { cookie })).status).toBe(302);
+  });
+
   it('a ticket opened with a key ends when its owner revokes that one key', async () => {
     const visitor = await newMember();
     const key = await passwordKey(svc, visitor.username);
