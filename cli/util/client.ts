@@ -18,6 +18,26 @@ export class ApiClient {
     this.apiKey = apiKey;
   }
 
+  /** Why the service cannot be reached, or nothing when it answers at all (whatever the status). */
+  async unreachable(): Promise<CliError | undefined> {
+    try {
+      await (await this.send(new URL(`${this.baseUrl}/`), { method: 'HEAD' })).body?.cancel();
+      return undefined;
+    } catch (error) {
+      if (error instanceof CliError && error.extra.code === 'unreachable') return error;
+      throw error;
+    }
+  }
+
+  /** fetch, with a connection that fails (refused, unknown host, timeout) said as "cannot reach" (exit 1). */
+  private async send(url: URL, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      throw new CliError(`cannot reach ${this.baseUrl}: ${reasonOf(error)}`, EXIT.failure, { code: 'unreachable' });
+    }
+  }
+
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
@@ -33,13 +53,7 @@ export class ApiClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(opts.body);
     }
-    let res: Response;
-    try {
-      res = await fetch(url, { method, headers, body, ...(opts.stream ? { duplex: 'half' } : {}) } as RequestInit);
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new CliError(`Cannot reach ${this.baseUrl} (${cause}). Is the service running? (--base-url, SVC_BASE_URL)`, EXIT.failure);
-    }
+    const res = await this.send(url, { method, headers, body, ...(opts.stream ? { duplex: 'half' } : {}) } as RequestInit);
     const text = await res.text();
     let envelope: any;
     try {
@@ -59,4 +73,23 @@ export class ApiClient {
       details: error.details,
     });
   }
+}
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found (DNS lookup failed)',
+  ETIMEDOUT: 'timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/** fetch's TypeError says only "fetch failed"; the system's reason is in its cause. */
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const code = cause?.code;
+  if (code && REASONS[code]) return `${REASONS[code]} (${code})`;
+  return cause?.message ?? (error as Error).message;
 }

@@ -34,3 +34,9 @@ export function exitCodeOf(serverCode: string): ExitCode {
 
 export const notLoggedIn = () =>
   new CliError('Not logged in: run `svc login`, or set SVC_API_KEY (or pass --api-key).', EXIT.notLoggedIn, { code: 'not_logged_in' });
+
+/** Logged in, but to other services than the one the command is for. */
+export const loggedInElsewhere = (loggedInTo: string[], baseUrl: string) =>
+  new CliError(`You are logged in to ${loggedInTo.join(', ')}, not ${baseUrl}: run svc login --base-url ${baseUrl}`, EXIT.notLoggedIn, {
+    code: 'not_logged_in',
+  });

@@ -211,6 +211,6 @@ describe('exit codes and errors', () => {
   it('1 when the service cannot be reached', async () => {
     const run = await runSvc(['whoami', '--base-url', 'http://127.0.0.1:9'], { env });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/Cannot reach http:\/\/127\.0\.0\.1:9/);
+    expect(run.stderr).toMatch(/^Error: unreachable: cannot reach http:\/\/127\.0\.0\.1:9: /);
   });
 });

@@ -7,14 +7,14 @@ import { removeStoredLogin, revokeStoredKey, storedLoginPath } from '../../util/
 export function registerLogout(program: Command): void {
   program
     .command('logout')
-    .description('Revoke the stored login’s key on the service and remove the stored login')
+    .description('Revoke the key of the stored login for this service and remove that login (logins to other services stay)')
     .action(withContext(logout));
 }
 
 async function logout(ctx: Context): Promise<void> {
   const stored = ctx.stored;
   if (!stored) {
-    ctx.out.result({ loggedOut: false }, () => 'Not logged in: nothing to do.');
+    ctx.out.result({ loggedOut: false, baseUrl: ctx.baseUrl }, () => `Not logged in to ${ctx.baseUrl}: nothing to do.`);
     return;
   }
   // Revoked with itself, at the service that issued it. A key already revoked (or unknown) is
@@ -26,10 +26,10 @@ async function logout(ctx: Context): Promise<void> {
     if (!(error instanceof CliError) || error.extra.status === undefined || error.extra.status >= 500) throw error;
     revoked = false;
   }
-  await removeStoredLogin();
-  ctx.out.result({ loggedOut: true, keyRevoked: revoked, keyId: stored.keyId, file: storedLoginPath() }, () =>
+  await removeStoredLogin(stored.baseUrl);
+  ctx.out.result({ loggedOut: true, baseUrl: stored.baseUrl, keyRevoked: revoked, keyId: stored.keyId, file: storedLoginPath() }, () =>
     revoked
-      ? `Logged out: key ${stored.prefix}… revoked and ${storedLoginPath()} removed.`
-      : `Logged out: ${storedLoginPath()} removed (the key was no longer valid).`,
+      ? `Logged out of ${stored.baseUrl}: key ${stored.prefix}… revoked and the login removed from ${storedLoginPath()}.`
+      : `Logged out of ${stored.baseUrl}: the login removed from ${storedLoginPath()} (the key was no longer valid).`,
   );
 }
