@@ -1,7 +1,20 @@
 import type { Command } from 'commander';
-import { APP_OPTION, type AppOptions, appPath, DIR_OPTION, resolveApp } from './app-address.ts';
+import { APP_OPTION, type AppAddress, type AppOptions, appPath, DIR_OPTION, resolveApp } from './app-address.ts';
 import { withContext } from './command.ts';
 import type { Context } from './context.ts';
+
+/** The app's page addresses, as the service describes them (schemas/apps.ts AppView.pages). */
+export type PageAddresses = Record<'test' | 'production', { address: string }>;
+
+const CHANNEL_LABEL = { test: 'Test', production: 'Production' } as const;
+
+/** The line naming a channel's address, e.g. `Test: http://…/d/cell-acme/apps/hello`. */
+export const addressLine = (channel: 'test' | 'production', pages: PageAddresses) => `${CHANNEL_LABEL[channel]}: ${pages[channel].address}`;
+
+/** The app's test and production addresses, read from the service (never built here). */
+export async function readPageAddresses(ctx: Context, app: AppAddress): Promise<PageAddresses> {
+  return (await ctx.client().request<{ pages: PageAddresses }>('GET', appPath(app))).pages;
+}
 
 type ChannelChange = { channel: 'test' | 'production'; action: string | null; from: string | null; to: string; changed: boolean };
 type ChannelOptions = AppOptions & { notes?: string; dryRun?: boolean };
@@ -42,9 +55,11 @@ async function moveChannel(
     ctx.out.result({ app, ...answer }, () => `Dry run: ${channel} of ${app.namespace}/${app.slug} can move; nothing changed.`);
     return;
   }
-  ctx.out.result({ app, ...answer }, () =>
+  const pages = await readPageAddresses(ctx, app);
+  ctx.out.result({ app, ...answer, address: pages[channel].address }, () => [
     answer.changed
       ? `${ctx.out.style('green', '✓')} ${app.namespace}/${app.slug} ${channel}: ${answer.from ?? '(none)'} → ${answer.to} (${ACTION_WORDS[answer.action ?? ''] ?? answer.action})`
       : `${app.namespace}/${app.slug} ${channel} is already at ${answer.to}; nothing changed.`,
-  );
+    addressLine(channel, pages),
+  ]);
 }

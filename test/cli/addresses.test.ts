@@ -1,0 +1,93 @@
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { cliHome, jsonOf, runSvc } from './support/cli.ts';
+
+// Issue 35, Deliver 2: every command that moves a channel prints the address it changed, status
+// shows both, and `open --browser` says when no browser can be opened. The CLI is a child
+// process against the real service on loopback.
+
+let svc: TestService;
+let home: Awaited<ReturnType<typeof cliHome>>;
+let env: Record<string, string>;
+let testAddress: string;
+let productionAddress: string;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  await seedCompanies(svc);
+  home = await cliHome();
+  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: await passwordKey(svc, 'dana') };
+  testAddress = `${svc.addresses.developerBase}/cell-acme/apps/where-app`;
+  productionAddress = `${svc.addresses.productionBase}/cell-acme/apps/where-app`;
+}, 120_000);
+afterAll(async () => {
+  await svc?.close();
+  await home?.remove();
+});
+beforeEach(() => resetRateLimits(svc));
+
+describe('addresses of channel moves', () => {
+  it('svc test, publish and rollback print the address they changed (was a status line only); status shows both', async () => {
+    const dir = path.join(home.dir, 'where-app');
+    const svcIn = (...args: string[]) => runSvc(args, { env, cwd: dir });
+    expect((await runSvc(['init', dir], { env })).code).toBe(0);
+    expect((await svcIn('deploy')).code).toBe(0);
+
+    const test = await svcIn('test');
+    expect(test.code, test.stderr).toBe(0);
+    expect(test.stdout).toContain(`\nTest: ${testAddress}\n`);
+    const publish = await svcIn('publish', '--json');
+    expect(jsonOf(publish)).toMatchObject({ channel: 'production', to: '0.1.0', address: productionAddress });
+    const humanPublish = await svcIn('publish');
+    expect(humanPublish.stdout).toMatch(/already at 0\.1\.0; nothing changed\.\nProduction: (\S+)\n$/);
+    expect(humanPublish.stdout).toContain(`Production: ${productionAddress}\n`);
+
+    const rollback = await svcIn('rollback', '0.1.0', '--json');
+    expect(rollback.code, rollback.stderr).toBe(0);
+    expect(jsonOf(rollback)).toMatchObject({ channel: 'production', address: productionAddress });
+
+    const status = await svcIn('status');
+    expect(status.stdout).toMatch(new RegExp(`test:\\s+0\\.1\\.0\\s+${escape(testAddress)}\\n`));
+    expect(status.stdout).toMatch(new RegExp(`production:\\s+0\\.1\\.0\\s+${escape(productionAddress)}\\n`));
+  });
+
+  it('svc status shows both addresses before anything is in a channel', async () => {
+    const dir = path.join(home.dir, 'fresh-app');
+    expect((await runSvc(['init', dir], { env })).code).toBe(0);
+    expect((await runSvc(['deploy'], { env, cwd: dir })).code).toBe(0);
+    const status = await runSvc(['status'], { env, cwd: dir });
+    expect(status.stdout).toMatch(new RegExp(`test:\\s+-\\s+${escape(`${svc.addresses.developerBase}/cell-acme/apps/fresh-app`)}\\n`));
+    expect(status.stdout).toMatch(
+      new RegExp(`production:\\s+-\\s+${escape(`${svc.addresses.productionBase}/cell-acme/apps/fresh-app`)}\\n`),
+    );
+  });
+});
+
+describe('svc open --browser without a desktop', () => {
+  it('says on stderr that no browser can be opened and exits 1, still printing the address (was exit 0, silent)', async () => {
+    // cliHome's environment has no DISPLAY, WAYLAND_DISPLAY or BROWSER: a machine without a desktop.
+    const run = await runSvc(['open', '--app', 'where-app', '--browser', 'test'], { env });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`test:        ${testAddress}`);
+    expect(run.stderr).toMatch(/Error: no_browser: No browser can be opened here .*: open \S+ yourself\./);
+    expect(run.stderr).toContain(testAddress);
+
+    const json = await runSvc(['open', '--app', 'where-app', '--browser', '--json'], { env });
+    expect(json.code).toBe(1);
+    expect(jsonOf(json)).toMatchObject({
+      ok: false,
+      error: { code: 'no_browser', details: { addresses: { test: testAddress, production: productionAddress } } },
+    });
+  });
+
+  it('without --browser it only shows the addresses and exits 0', async () => {
+    const run = await runSvc(['open', '--app', 'where-app'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain(`production:  ${productionAddress}`);
+  });
+});
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
