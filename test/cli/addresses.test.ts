@@ -49,8 +49,8 @@ describe('addresses of channel moves', () => {
     expect(jsonOf(rollback)).toMatchObject({ channel: 'production', address: productionAddress });
 
     const status = await svcIn('status');
-    expect(status.stdout).toMatch(new RegExp(`test:\\s+0\\.1\\.0\\s+${escape(testAddress)}\\n`));
-    expect(status.stdout).toMatch(new RegExp(`production:\\s+0\\.1\\.0\\s+${escape(productionAddress)}\\n`));
+    expect(status.stdout).toMatch(new RegExp(`test:\\s+0\\.1\\.0\\s+${literal(testAddress)}\\n`));
+    expect(status.stdout).toMatch(new RegExp(`production:\\s+0\\.1\\.0\\s+${literal(productionAddress)}\\n`));
   });
 
   it('svc status shows both addresses before anything is in a channel', async () => {
@@ -58,9 +58,9 @@ describe('addresses of channel moves', () => {
     expect((await runSvc(['init', dir], { env })).code).toBe(0);
     expect((await runSvc(['deploy'], { env, cwd: dir })).code).toBe(0);
     const status = await runSvc(['status'], { env, cwd: dir });
-    expect(status.stdout).toMatch(new RegExp(`test:\\s+-\\s+${escape(`${svc.addresses.developerBase}/cell-acme/apps/fresh-app`)}\\n`));
+    expect(status.stdout).toMatch(new RegExp(`test:\\s+-\\s+${literal(`${svc.addresses.developerBase}/cell-acme/apps/fresh-app`)}\\n`));
     expect(status.stdout).toMatch(
-      new RegExp(`production:\\s+-\\s+${escape(`${svc.addresses.productionBase}/cell-acme/apps/fresh-app`)}\\n`),
+      new RegExp(`production:\\s+-\\s+${literal(`${svc.addresses.productionBase}/cell-acme/apps/fresh-app`)}\\n`),
     );
   });
 });
@@ -90,4 +90,4 @@ describe('svc open --browser without a desktop', () => {
   });
 });
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
