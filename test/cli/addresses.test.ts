@@ -1,16 +1,19 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
+import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { cliHome, jsonOf, runSvc } from './support/cli.ts';
 
 // Issue 35, Deliver 2: every command that moves a channel prints the address it changed, status
-// shows both, and `open --browser` says when no browser can be opened. The CLI is a child
+// shows both, `open --browser` says when no browser can be opened, `deploy --bump` raises the
+// manifest's version. The CLI is a child
 // process against the real service on loopback.
 
 let svc: TestService;
 let home: Awaited<ReturnType<typeof cliHome>>;
 let env: Record<string, string>;
+let dev: string;
 let testAddress: string;
 let productionAddress: string;
 
@@ -18,7 +21,8 @@ beforeAll(async () => {
   svc = await startTestService();
   await seedCompanies(svc);
   home = await cliHome();
-  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: await passwordKey(svc, 'dana') };
+  dev = await passwordKey(svc, 'dana');
+  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: dev };
   testAddress = `${svc.addresses.developerBase}/cell-acme/apps/where-app`;
   productionAddress = `${svc.addresses.productionBase}/cell-acme/apps/where-app`;
 }, 120_000);
@@ -87,6 +91,47 @@ describe('svc open --browser without a desktop', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`production:  ${productionAddress}`);
+  });
+});
+
+describe('svc deploy --bump', () => {
+  const versionIn = async (dir: string) => JSON.parse(await readFile(path.join(dir, 'plugin.json'), 'utf8')).version;
+
+  it('raises the version in plugin.json, writes it back, uploads it and prints it (was: raise by hand or version_conflict)', async () => {
+    const dir = path.join(home.dir, 'bump-app');
+    const svcIn = (...args: string[]) => runSvc(args, { env, cwd: dir });
+    expect((await runSvc(['init', dir], { env })).code).toBe(0);
+    expect((await svcIn('deploy')).code).toBe(0);
+    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>Hello</title><h1>Two</h1>');
+
+    const patch = await svcIn('deploy', '--bump', 'patch');
+    expect(patch.code, patch.stderr).toBe(0);
+    expect(patch.stdout).toContain('Version raised 0.1.0 → 0.1.1 in plugin.json.');
+    expect(patch.stdout).toMatch(/version:\s+0\.1\.1\n/);
+    expect(await versionIn(dir)).toBe('0.1.1');
+
+    const pre = await svcIn('deploy', '--bump', 'prerelease', '--json');
+    expect(jsonOf(pre)).toMatchObject({ version: '0.1.2-0', bump: { from: '0.1.1', to: '0.1.2-0', file: 'plugin.json' } });
+    expect(jsonOf(await svcIn('deploy', '--bump', 'prerelease', '--json')).version).toBe('0.1.2-1');
+    expect(await versionIn(dir)).toBe('0.1.2-1');
+
+    const app = await svc.call('GET', '/api/v1/developer/apps/cell-acme/bump-app', { headers: bearer(dev) });
+    expect(app.body.data.versions.map((v: { version: string }) => v.version)).toEqual(['0.1.2-1', '0.1.2-0', '0.1.1', '0.1.0']);
+  });
+
+  it('leaves the manifest file as it was with --dry-run and when the bundle is refused', async () => {
+    const dir = path.join(home.dir, 'bump-dry');
+    expect((await runSvc(['init', dir], { env })).code).toBe(0);
+    const dry = await runSvc(['deploy', '--bump', 'minor', '--dry-run', '--json'], { env, cwd: dir });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(jsonOf(dry)).toMatchObject({ dryRun: true, bump: { from: '0.1.0', to: '0.2.0' } });
+    expect(await versionIn(dir)).toBe('0.1.0');
+
+    await writeFile(path.join(dir, 'tool.exe'), 'MZ');
+    const refused = await runSvc(['deploy', '--bump', 'major'], { env, cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(await versionIn(dir)).toBe('0.1.0');
+    expect((await runSvc(['deploy', '--bump', 'huge'], { env, cwd: dir })).code).toBe(2);
   });
 });
 
