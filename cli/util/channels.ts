@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { APP_OPTION, type AppAddress, type AppOptions, appPath, DIR_OPTION, resolveApp } from './app-address.ts';
 import { withContext } from './command.ts';
 import type { Context } from './context.ts';
+import { lastUpload } from './folder-state.ts';
 
 /** The app's page addresses, as the service describes them (schemas/apps.ts AppView.pages). */
 export type PageAddresses = Record<'test' | 'production', { address: string }>;
@@ -47,6 +48,15 @@ async function moveChannel(
 ): Promise<void> {
   const client = ctx.client();
   const app = await resolveApp(client, options);
+  if (channel === 'test' && version === undefined && options.app === undefined) {
+    // The folder's own last upload, not the app's newest (which may come from another folder).
+    const last = await lastUpload(options.dir ?? '.', ctx.baseUrl, app);
+    if (last) version = `#${last.build}`;
+    else
+      ctx.out.note(
+        `This folder has uploaded nothing to ${ctx.baseUrl} yet: the newest upload of ${app.namespace}/${app.slug} enters test.`,
+      );
+  }
   const answer = await client.request<ChannelChange | { dryRun: true; plan: unknown }>('POST', `${appPath(app)}/channels/${channel}`, {
     body: { ...(version !== undefined ? { version } : {}), ...(options.notes !== undefined ? { notes: options.notes } : {}) },
     dryRun: options.dryRun,

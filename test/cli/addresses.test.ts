@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
@@ -7,7 +7,7 @@ import { cliHome, jsonOf, runSvc } from './support/cli.ts';
 
 // Issue 35, Deliver 2: every command that moves a channel prints the address it changed, status
 // shows both, `open --browser` says when no browser can be opened, `deploy --bump` raises the
-// manifest's version. The CLI is a child
+// manifest's version, and `svc test` promotes what this folder uploaded. The CLI is a child
 // process against the real service on loopback.
 
 let svc: TestService;
@@ -132,6 +132,47 @@ describe('svc deploy --bump', () => {
     expect(refused.code).toBe(2);
     expect(await versionIn(dir)).toBe('0.1.0');
     expect((await runSvc(['deploy', '--bump', 'huge'], { env, cwd: dir })).code).toBe(2);
+  });
+});
+
+describe('svc test with no argument', () => {
+  it('promotes the version this folder last uploaded, not a newer upload from a copy of the folder (was: the copy’s newest)', async () => {
+    const first = path.join(home.dir, 'twin');
+    const copy = path.join(home.dir, 'twin-copy');
+    expect((await runSvc(['init', first], { env })).code).toBe(0);
+    expect((await runSvc(['deploy'], { env, cwd: first })).code).toBe(0);
+    await cp(first, copy, { recursive: true });
+    await writeFile(path.join(copy, 'index.html'), '<!doctype html><title>Copy</title><h1>Copy</h1>');
+    expect((await runSvc(['deploy', '--bump', 'minor'], { env, cwd: copy })).code).toBe(0);
+
+    const fromFirst = await runSvc(['test', '--json'], { env, cwd: first });
+    expect(fromFirst.code, fromFirst.stderr).toBe(0);
+    expect(jsonOf(fromFirst)).toMatchObject({ channel: 'test', to: '0.1.0', changed: true });
+    expect(jsonOf(await runSvc(['test', '--json'], { env, cwd: copy }))).toMatchObject({ from: '0.1.0', to: '0.2.0' });
+    expect(await readFile(path.join(first, '.svc', 'state.json'), 'utf8')).toContain('"version": "0.1.0"');
+  });
+
+  it('says so and takes the newest upload when the folder uploaded nothing, or with --app', async () => {
+    const uploader = path.join(home.dir, 'loner');
+    const fresh = path.join(home.dir, 'loner-fresh');
+    expect((await runSvc(['init', uploader], { env })).code).toBe(0);
+    expect((await runSvc(['deploy'], { env, cwd: uploader })).code).toBe(0);
+    expect((await runSvc(['deploy', '--bump', 'patch'], { env, cwd: uploader })).code).toBe(0);
+    expect((await runSvc(['init', fresh], { env })).code).toBe(0);
+    await writeFile(
+      path.join(fresh, 'plugin.json'),
+      JSON.stringify({ manifestVersion: 1, slug: 'loner', version: '9.0.0', title: 'Loner' }),
+    );
+
+    const run = await runSvc(['test', '--json'], { env, cwd: fresh });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`This folder has uploaded nothing to ${svc.url} yet: the newest upload of cell-acme/loner enters test.`);
+    expect(jsonOf(run)).toMatchObject({ to: '0.1.1', changed: true });
+
+    expect(jsonOf(await runSvc(['test', '0.1.0', '--app', 'loner', '--json'], { env }))).toMatchObject({ to: '0.1.0' });
+    const byApp = await runSvc(['test', '--app', 'loner', '--json'], { env });
+    expect(byApp.stderr).toBe('');
+    expect(jsonOf(byApp)).toMatchObject({ from: '0.1.0', to: '0.1.1' });
   });
 });
 

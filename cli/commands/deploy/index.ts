@@ -7,6 +7,7 @@ import { collectFiles, readManifest, validateLocally } from '../../util/app-fold
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
 import { CliError, EXIT } from '../../util/errors.ts';
+import { rememberUpload } from '../../util/folder-state.ts';
 import { BUMPS, type Bump, bumpVersion } from '../../util/version-bump.ts';
 import { type UploadedVersion, type UploadReport, uploadFiles } from './upload.ts';
 
@@ -74,6 +75,7 @@ async function deploy(ctx: Context, dir: string, options: DeployOptions): Promis
     return;
   }
   const uploaded = report.answer as UploadedVersion;
+  await rememberUpload(dir, { baseUrl: ctx.baseUrl, ...app, version: uploaded.version, build: uploaded.build });
   const view = await client.request<AppView>('GET', appPath(app));
   const status = view.versions.find((v) => v.build === uploaded.build)?.status ?? 'untested';
   ctx.out.result({ ...uploaded, status, upload, ...(bump ? { bump } : {}) }, () => [
