@@ -1,20 +1,21 @@
 import type { Command } from 'commander';
 import { APP_OPTION, type AppAddress, type AppOptions, appPath, DIR_OPTION, resolveApp } from './app-address.ts';
+import type { ApiClient } from './client.ts';
 import { withContext } from './command.ts';
 import type { Context } from './context.ts';
 import { lastUpload } from './folder-state.ts';
 
 /** The app's page addresses, as the service describes them (schemas/apps.ts AppView.pages). */
-export type PageAddresses = Record<'test' | 'production', { address: string }>;
+type PageAddresses = Record<'test' | 'production', { address: string }>;
 
 const CHANNEL_LABEL = { test: 'Test', production: 'Production' } as const;
 
 /** The line naming a channel's address, e.g. `Test: http://…/d/cell-acme/apps/hello`. */
-export const addressLine = (channel: 'test' | 'production', pages: PageAddresses) => `${CHANNEL_LABEL[channel]}: ${pages[channel].address}`;
+const addressLine = (channel: 'test' | 'production', pages: PageAddresses) => `${CHANNEL_LABEL[channel]}: ${pages[channel].address}`;
 
 /** The app's test and production addresses, read from the service (never built here). */
-export async function readPageAddresses(ctx: Context, app: AppAddress): Promise<PageAddresses> {
-  return (await ctx.client().request<{ pages: PageAddresses }>('GET', appPath(app))).pages;
+async function readPageAddresses(client: ApiClient, app: AppAddress): Promise<PageAddresses> {
+  return (await client.request<{ pages: PageAddresses }>('GET', appPath(app))).pages;
 }
 
 type ChannelChange = { channel: 'test' | 'production'; action: string | null; from: string | null; to: string; changed: boolean };
@@ -65,7 +66,7 @@ async function moveChannel(
     ctx.out.result({ app, ...answer }, () => `Dry run: ${channel} of ${app.namespace}/${app.slug} can move; nothing changed.`);
     return;
   }
-  const pages = await readPageAddresses(ctx, app);
+  const pages = await readPageAddresses(client, app);
   ctx.out.result({ app, ...answer, address: pages[channel].address }, () => [
     answer.changed
       ? `${ctx.out.style('green', '✓')} ${app.namespace}/${app.slug} ${channel}: ${answer.from ?? '(none)'} → ${answer.to} (${ACTION_WORDS[answer.action ?? ''] ?? answer.action})`
