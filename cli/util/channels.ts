@@ -1,7 +1,22 @@
 import type { Command } from 'commander';
-import { APP_OPTION, type AppOptions, appPath, DIR_OPTION, resolveApp } from './app-address.ts';
+import { APP_OPTION, type AppAddress, type AppOptions, appPath, DIR_OPTION, resolveApp } from './app-address.ts';
+import type { ApiClient } from './client.ts';
 import { withContext } from './command.ts';
 import type { Context } from './context.ts';
+import { lastUpload } from './folder-state.ts';
+
+/** The app's page addresses, as the service describes them (schemas/apps.ts AppView.pages). */
+type PageAddresses = Record<'test' | 'production', { address: string }>;
+
+const CHANNEL_LABEL = { test: 'Test', production: 'Production' } as const;
+
+/** The line naming a channel's address, e.g. `Test: http://…/d/cell-acme/apps/hello`. */
+const addressLine = (channel: 'test' | 'production', pages: PageAddresses) => `${CHANNEL_LABEL[channel]}: ${pages[channel].address}`;
+
+/** The app's test and production addresses, read from the service (never built here). */
+async function readPageAddresses(client: ApiClient, app: AppAddress): Promise<PageAddresses> {
+  return (await client.request<{ pages: PageAddresses }>('GET', appPath(app))).pages;
+}
 
 type ChannelChange = { channel: 'test' | 'production'; action: string | null; from: string | null; to: string; changed: boolean };
 type ChannelOptions = AppOptions & { notes?: string; dryRun?: boolean };
@@ -34,6 +49,15 @@ async function moveChannel(
 ): Promise<void> {
   const client = ctx.client();
   const app = await resolveApp(client, options);
+  if (channel === 'test' && version === undefined && options.app === undefined) {
+    // The folder's own last upload, not the app's newest (which may come from another folder).
+    const last = await lastUpload(options.dir ?? '.', ctx.baseUrl, app);
+    if (last) version = `#${last.build}`;
+    else
+      ctx.out.note(
+        `This folder has uploaded nothing to ${ctx.baseUrl} yet: the newest upload of ${app.namespace}/${app.slug} enters test.`,
+      );
+  }
   const answer = await client.request<ChannelChange | { dryRun: true; plan: unknown }>('POST', `${appPath(app)}/channels/${channel}`, {
     body: { ...(version !== undefined ? { version } : {}), ...(options.notes !== undefined ? { notes: options.notes } : {}) },
     dryRun: options.dryRun,
@@ -42,9 +66,11 @@ async function moveChannel(
     ctx.out.result({ app, ...answer }, () => `Dry run: ${channel} of ${app.namespace}/${app.slug} can move; nothing changed.`);
     return;
   }
-  ctx.out.result({ app, ...answer }, () =>
+  const pages = await readPageAddresses(client, app);
+  ctx.out.result({ app, ...answer, address: pages[channel].address }, () => [
     answer.changed
       ? `${ctx.out.style('green', '✓')} ${app.namespace}/${app.slug} ${channel}: ${answer.from ?? '(none)'} → ${answer.to} (${ACTION_WORDS[answer.action ?? ''] ?? answer.action})`
       : `${app.namespace}/${app.slug} ${channel} is already at ${answer.to}; nothing changed.`,
-  );
+    addressLine(channel, pages),
+  ]);
 }

@@ -37,10 +37,11 @@ async function status(ctx: Context, options: AppOptions): Promise<void> {
   const client = ctx.client();
   const app = await resolveApp(client, options);
   const view = await client.request<AppView>('GET', appPath(app));
+  const versionWidth = Math.max((view.channels.test ?? '-').length, (view.channels.production ?? '-').length);
   ctx.out.result(view, () => [
     `${view.title} (${view.namespace}/${view.slug})`,
-    `test:        ${view.channels.test ?? '-'}`,
-    `production:  ${view.channels.production ?? '-'}`,
+    `test:        ${(view.channels.test ?? '-').padEnd(versionWidth)}  ${view.pages.test.address}`,
+    `production:  ${(view.channels.production ?? '-').padEnd(versionWidth)}  ${view.pages.production.address}`,
     '',
     ...table(
       ['VERSION', 'BUILD', 'STATUS', 'DIGEST', 'CREATED'],
