@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { isCancel, password, select, text } from '@clack/prompts';
 import type { Command } from 'commander';
 import open from 'open';
+import { browserAvailable } from '../../util/browser.ts';
 import type { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
@@ -124,12 +125,6 @@ type DeviceCode = {
   expiresIn: number;
   interval: number;
 };
-
-/** A browser can be opened: a desktop session (not a plain SSH or container shell). */
-function browserAvailable(env: NodeJS.ProcessEnv): boolean {
-  if (process.platform === 'darwin' || process.platform === 'win32') return true;
-  return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY || env.BROWSER);
-}
 
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
