@@ -8,6 +8,7 @@ import type { Clock, OntologySqlSettings } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import type { Principal } from '../../principal.ts';
 import { mayRead, openOntology } from '../data-access.ts';
+import { lowerBackendPriority } from './backend-priority.ts';
 import { checkOntologySql } from './check-ontology-sql.ts';
 import { PortalQuery } from './portal-query.ts';
 import { SQL_ROLE_CONNECTIONS, SQL_WORK_MEM, type SqlCredential, type SqlRole, sqlRoleOf } from './sql-roles.ts';
@@ -21,7 +22,8 @@ import { SQL_ROLE_CONNECTIONS, SQL_WORK_MEM, type SqlCredential, type SqlRole, s
 // 3. A connection of its own, logged in as the SQL role of the caller's company, credential and
 //    set of types (sql-roles.ts; looked up or made only now, with the slot held, on a connection
 //    of the slot, never the service's pool), in a READ ONLY transaction with the statement, lock and idle
-//    timeouts and work_mem set locally (the role has them too), always rolled back.
+//    timeouts and work_mem set locally (the role has them too), no parallel workers, always rolled
+//    back; its backend at the lowest CPU priority where it runs on this machine (backend-priority.ts).
 // 4. The rows read from a portal up to the row limit (portal-query.ts), while every byte that
 //    arrives on the connection counts against SQL_MAX_RESULT_BYTES (below).
 // A caller that goes away (`signal`) cancels its backend.
@@ -59,12 +61,15 @@ export async function executeOntologySql(
         throw new DomainError('rate_limited', 'The SQL role of this credential is being replaced; retry.', { retryAfterSeconds: 1 });
     }
     const guard = guardConnection(client, signal);
+    await lowerBackendPriority(client);
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    // temp_file_limit is the role's only (only a superuser may set it; sql-roles.ts).
+    // temp_file_limit is the role's only (only a superuser may set it; sql-roles.ts). No parallel
+    // workers: they would be processes of normal priority beyond the SQL budget's connections.
     await client.query(
       `SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $1, true),
               set_config('idle_in_transaction_session_timeout', $1, true), set_config('work_mem', $2, true),
-              set_config('search_path', $3, true), set_config('TimeZone', 'UTC', true)`,
+              set_config('search_path', $3, true), set_config('TimeZone', 'UTC', true),
+              set_config('max_parallel_workers_per_gather', '0', true)`,
       [String(settings.statementTimeoutMs), SQL_WORK_MEM, quoteIdent(open.ontology.schemaName)],
     );
     guard.countFromNow();

@@ -124,6 +124,7 @@ export async function ensureSqlRole(db: Db, input: SqlRoleInput): Promise<SqlRol
       sql`lock_timeout = ${timeout}`,
       sql`idle_in_transaction_session_timeout = ${timeout}`,
       sql`work_mem = ${sql.lit(SQL_WORK_MEM)}`,
+      sql`max_parallel_workers_per_gather = 0`,
       sql`default_transaction_read_only = on`,
       sql`search_path = ${sql.id(input.schemaName)}`,
       ...(superuser ? [sql`temp_file_limit = ${sql.lit(SQL_TEMP_FILE_LIMIT)}`] : []),

@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -123,6 +124,23 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
       await vi.waitFor(() => expect(gate().load).toEqual({ running: 0, waiting: 0 }), { timeout: 20_000 });
     } finally {
       await lock.release();
+    }
+  });
+
+  it("a query's backend runs at nice 19; the service's own backends keep nice 0", async () => {
+    const lock = await lockAcmeOrders();
+    try {
+      const request = query(acmeKey, 'SELECT count(*) FROM "sales.Order"');
+      await vi.waitFor(async () => expect(await waitingBackends()).toHaveLength(1), { timeout: 20_000 });
+      const [{ pid }] = await waitingBackends();
+      const { rows: own } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND usename = current_user AND backend_type = 'client backend'`.execute(svc.database.db);
+      expect(own.length).toBeGreaterThan(0);
+      expect([getPriority(pid), ...new Set(own.map((b) => getPriority(b.pid)))]).toEqual([19, 0]);
+      await lock.release();
+      expect((await request).status).toBe(200);
+    } finally {
+      await lock.release().catch(() => {});
     }
   });
 

@@ -1,0 +1,51 @@
+import { getPriority } from 'node:os';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lowerBackendPriority } from '../../../../domain/ontology/sql/backend-priority.ts';
+import { createTestDatabase, type TestDatabase } from '../../../support/database.ts';
+import { startTcpProxy, type TcpProxy } from '../../../support/tcp-proxy.ts';
+
+// Ontology SQL's backends at the lowest CPU priority (issue 28), and only backends proven to be
+// the local end of the connection: the test's PostgreSQL is a process of this machine.
+
+let database: TestDatabase;
+let proxy: TcpProxy;
+const clients: pg.Client[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const url = new URL(database.url);
+  proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
+});
+afterAll(async () => {
+  for (const c of clients) await c.end().catch(() => {});
+  await proxy.close();
+  await database.drop();
+});
+
+async function connect(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  clients.push(client);
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return { client, pid: rows[0]!.pid };
+}
+
+describe('lowerBackendPriority', () => {
+  it("renices the connection's own backend to 19, and no other backend", async () => {
+    const bystander = await connect(database.url);
+    const { client, pid } = await connect(database.url);
+    expect([getPriority(pid), getPriority(bystander.pid)]).toEqual([0, 0]);
+    expect(await lowerBackendPriority(client)).toBe(true);
+    expect([getPriority(pid), getPriority(bystander.pid)]).toEqual([19, 0]);
+    // The backend still answers, at its new priority.
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it("leaves a backend alone when the connection's other end is not that process (a proxy, as a server elsewhere would be)", async () => {
+    // PostgreSQL reports a real local pid here, but this socket's peer is the proxy: the proof fails.
+    const { client, pid } = await connect(proxy.route(database.url));
+    expect(await lowerBackendPriority(client)).toBe(false);
+    expect(getPriority(pid)).toBe(0);
+  });
+});
