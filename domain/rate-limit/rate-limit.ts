@@ -41,22 +41,67 @@ export async function consume(
 ): Promise<void> {
   const now = clock.now();
   const window = windowOf(limit, now);
-  const row = await db
-    .insertInto('rate_limit_hits')
-    .values({ bucket: `${limit.name}:${subject}`, window_start: window.start, hits: cost })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + ${cost}` }))
-    .returning('hits')
-    .executeTakeFirstOrThrow();
-  if (row.hits === cost && random() < PRUNE_PROBABILITY) {
+  const hits = await addHits(db, `${limit.name}:${subject}`, window.start, cost);
+  if (hits === cost && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
       .where('window_start', '<', new Date(now.getTime() - PRUNE_AFTER_MS))
       .execute();
   }
-  if (row.hits > limit.max) {
+  if (hits > limit.max) {
     const retryAfter = Math.max(1, Math.ceil((window.end.getTime() - now.getTime()) / 1000));
     throw new DomainError('rate_limited', undefined, { details: { retryAfterSeconds: retryAfter }, retryAfterSeconds: retryAfter });
   }
+}
+
+type Waiter = { cost: number; resolve(hits: number): void; reject(err: unknown): void };
+/** Hits waiting for their bucket's statement in flight, by database and bucket window. */
+const waiting = new WeakMap<Db, Map<string, Waiter[]>>();
+
+/**
+ * Adds `cost` to the window's count; resolves to the count up to and including this hit. The hits
+ * of one bucket that arrive while its statement is in flight go together in the next one: a flood
+ * (one company's loop of requests answered 429) then writes one hot row with one statement, on one
+ * pool connection at a time, instead of queueing every request on that row's lock and taking the
+ * pool from everyone else's requests. The counts stay exact, each hit in arrival order.
+ */
+function addHits(db: Db, bucket: string, windowStart: Date, cost: number): Promise<number> {
+  const byBucket = waiting.get(db) ?? new Map<string, Waiter[]>();
+  waiting.set(db, byBucket);
+  const key = `${bucket}@${windowStart.getTime()}`;
+  return new Promise((resolve, reject) => {
+    const queued = byBucket.get(key);
+    if (queued) {
+      queued.push({ cost, resolve, reject });
+      return;
+    }
+    const first: Waiter[] = [{ cost, resolve, reject }];
+    byBucket.set(key, first);
+    void (async () => {
+      for (let batch = first; batch.length > 0; ) {
+        const next: Waiter[] = [];
+        byBucket.set(key, next);
+        const total = batch.reduce((sum, w) => sum + w.cost, 0);
+        try {
+          const row = await db
+            .insertInto('rate_limit_hits')
+            .values({ bucket, window_start: windowStart, hits: total })
+            .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + ${total}` }))
+            .returning('hits')
+            .executeTakeFirstOrThrow();
+          let count = row.hits - total;
+          for (const w of batch) {
+            count += w.cost;
+            w.resolve(count);
+          }
+        } catch (err) {
+          for (const w of batch) w.reject(err);
+        }
+        batch = next;
+      }
+      byBucket.delete(key);
+    })();
+  });
 }
 
 /**

@@ -94,6 +94,38 @@ describe('consume', () => {
     expect(await hit(tenMinutes, 'x', clock)).toBeUndefined();
   });
 
+  it('counts 50 hits of one bucket sent at once exactly, in arrival order, with two statements instead of 50 (a flood holds one pool connection)', async () => {
+    let statements = 0;
+    const counted = database.db.withPlugin({
+      transformQuery: ({ node }) => {
+        statements++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const clock = new TestClock('2031-03-04T10:00:30.000Z');
+    const flood: Limit = { name: 'test-flood', max: 20, windowSeconds: 60 };
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        consume(counted, flood, 'company', clock, never).then(
+          () => 'ok',
+          (err: DomainError) => err.code,
+        ),
+      ),
+    );
+    expect(answers).toEqual([...Array(20).fill('ok'), ...Array(30).fill('rate_limited')]);
+    // The first hit alone, then the 49 that arrived while it was in flight.
+    expect(statements).toBe(2);
+    const row = await database.db
+      .selectFrom('rate_limit_hits')
+      .select('hits')
+      .where('bucket', '=', 'test-flood:company')
+      .executeTakeFirstOrThrow();
+    expect(row.hits).toBe(50);
+    // The next hit starts a statement of its own and sees the count.
+    expect((await hit(flood, 'company', clock))?.code).toBe('rate_limited');
+  });
+
   it('prunes windows older than a day when the dice say so, relative to the clock', async () => {
     const clock = new TestClock('2031-03-04T09:00:00.000Z');
     await consume(database.db, PER_MINUTE, 'old', clock, never);
