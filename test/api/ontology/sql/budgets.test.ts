@@ -132,7 +132,7 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
     try {
       const request = query(acmeKey, 'SELECT count(*) FROM "sales.Order"');
       await vi.waitFor(async () => expect(await waitingBackends()).toHaveLength(1), { timeout: 20_000 });
-      const [{ pid }] = await waitingBackends();
+      const { pid } = (await waitingBackends())[0]!;
       const { rows: own } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity
         WHERE datname = current_database() AND usename = current_user AND backend_type = 'client backend'`.execute(svc.database.db);
       expect(own.length).toBeGreaterThan(0);
