@@ -510,7 +510,7 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
     });
   });
 
-  it('a role carries its limits: timeouts, work_mem, temp_file_limit, read-only, its schema', async () => {
+  it('a role carries its limits: timeouts, work_mem, temp_file_limit, no parallel workers, read-only, its schema', async () => {
     const schema = (await findOntologyOfCompany(database.db, acme.companyId))!.schemaName;
     const role = await ensureSqlRole(database.db, {
       companyId: acme.companyId,
@@ -529,6 +529,7 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
         `lock_timeout=${TIMEOUT_MS}ms`,
         `idle_in_transaction_session_timeout=${TIMEOUT_MS}ms`,
         'work_mem=16MB',
+        'max_parallel_workers_per_gather=0',
         'temp_file_limit=256MB',
         'default_transaction_read_only=on',
         `search_path=${schema}`,
