@@ -165,6 +165,55 @@ describe('a published app in the browser', () => {
     });
   });
 
+  it('blocks what the deploy warned about: inline scripts, event handlers, a host not in cdn, the SDK from another host', async () => {
+    const page =
+      '<!doctype html><html><head><title>loading</title>' +
+      `<link rel="stylesheet" href="${outsiderUrl}/developer/sdk/v1/ui.css"></head><body>` +
+      '<script>self.inlineRan = true;</script>' +
+      '<img src="missing.png" onerror="self.handlerRan = true">' +
+      `<script src="${outsiderUrl}/not-in-cdn.js"></script>` +
+      '<script src="report.js"></script></body></html>';
+    // Reports once the image has failed (its handler would have run by then).
+    const report =
+      "addEventListener('load', () => setTimeout(() => { document.title = 'ran ' + JSON.stringify(" +
+      '{ inline: self.inlineRan === true, handler: self.handlerRan === true, evil: self.evil === true }); }, 200));';
+    const base = '/api/v1/developer/apps/cell-acme/warned';
+    const files = [
+      { path: 'index.html', encoding: 'utf8' as const, content: page },
+      { path: 'report.js', encoding: 'utf8' as const, content: report },
+    ];
+    const up = await svc.call('POST', `${base}/versions`, {
+      body: { manifest: { manifestVersion: 1, slug: 'warned', version: '1.0.0', title: 'Warned', sdk: ['ui'] }, files },
+      headers: bearer(dev),
+    });
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    const warnings = (up.body as { data: { warnings: { code: string }[] } }).data.warnings;
+    expect(warnings.map((w) => w.code)).toEqual([
+      'inline_script_blocked',
+      'inline_handler_blocked',
+      'script_source_blocked',
+      'sdk_host_blocked',
+    ]);
+    for (const channel of ['test', 'production']) {
+      const moved = await svc.call('POST', `${base}/channels/${channel}`, { body: { version: '1.0.0' }, headers: bearer(dev) });
+      expect(moved.status).toBe(200);
+    }
+    await withSignedIn('mo', async (tab) => {
+      const violations: string[] = [];
+      tab.on('console', (m) => {
+        if (m.text().includes('Content Security Policy')) violations.push(m.text());
+      });
+      await tab.goto(`${svc.addresses.productionBase}/cell-acme/apps/warned`);
+      // Polled from outside: waitForFunction would evaluate a string in the page, which its CSP forbids.
+      await expect.poll(() => tab.title(), { timeout: 10_000 }).toMatch(/^ran /);
+      // The page's own file ran; nothing the warnings named did.
+      expect(await tab.title()).toBe(`ran ${JSON.stringify({ inline: false, handler: false, evil: false })}`);
+      expect(outsiderHits.filter((hit) => hit.includes('not-in-cdn') || hit.includes('/developer/sdk/'))).toEqual([]);
+      expect(violations.filter((v) => v.includes('inline')).length).toBeGreaterThanOrEqual(2);
+      expect(violations.some((v) => v.includes(`${outsiderUrl}/developer/sdk/v1/ui.css`))).toBe(true);
+    });
+  });
+
   it('lets the page use the camera only when its manifest asks (Permissions-Policy)', async () => {
     const probe = [
       { path: 'index.html', encoding: 'utf8' as const, content: '<!doctype html><body><script src="probe.js"></script></body>' },
