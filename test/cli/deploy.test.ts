@@ -46,7 +46,13 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
       slug: 'hello-cli',
       version: '0.1.0',
       title: 'Hello cli',
+      sdk: ['semantic', 'ui'],
     });
+    // The page takes the SDK and ui.css from the service it was made for, its code from a file.
+    expect(await readFile(path.join(dir, 'index.html'), 'utf8')).toContain(
+      `<link rel="stylesheet" href="${svc.url}/developer/sdk/v1/ui.css">`,
+    );
+    expect(await readFile(path.join(dir, 'app.js'), 'utf8')).toContain(`import('${svc.url}/developer/sdk/v1/semantic.js')`);
     // A bigger app: a folder of assets, plus what a deploy must leave out.
     await mkdir(path.join(dir, 'assets'), { recursive: true });
     for (let i = 0; i < 20; i += 1)
@@ -63,7 +69,9 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
       buildLabel: '#1',
       created: true,
       status: 'untested',
-      upload: { filesSent: 21, filesReused: 0 },
+      upload: { filesSent: 22, filesReused: 0 },
+      // The template passes the checks of the page's Content-Security-Policy.
+      warnings: [],
     });
     expect(jsonOf(first).digest).toMatch(/^[0-9a-f]{64}$/);
 
@@ -82,7 +90,7 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
       version: '0.2.0',
       buildLabel: '#2',
       status: 'untested',
-      upload: { filesSent: 1, filesReused: 20 },
+      upload: { filesSent: 1, filesReused: 21 },
     });
     expect(jsonOf(second).upload.bytesSent).toBeLessThan(jsonOf(first).upload.bytesSent);
 
@@ -116,7 +124,7 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
     });
     await expect.poll(() => readFile(opened, 'utf8').catch(() => '')).toBe(`${open.addresses.test}\n`);
     const stored = await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello-cli', { headers: bearer(dev) });
-    expect(stored.body.data.versions.map((v: { fileCount: number }) => v.fileCount)).toEqual([21, 21]);
+    expect(stored.body.data.versions.map((v: { fileCount: number }) => v.fileCount)).toEqual([22, 22]);
   });
 
   it('shows the upload’s progress at a terminal', async () => {
