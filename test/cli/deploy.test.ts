@@ -35,6 +35,7 @@ const svcIn = (cwd: string, ...args: string[]) => runSvc(args, { env, cwd });
 const ESC = '\u001b';
 
 describe('svc init, deploy, test, publish, rollback, status', () => {
+  // Fifteen CLI processes, each starting Node: longer than the default timeout on a busy machine.
   it('runs the whole flow in a fresh folder, sending only the changed file on the second deploy', async () => {
     const dir = path.join(home.dir, 'hello-cli');
     const init = await runSvc(['init', dir, '--json'], { env });
@@ -125,7 +126,7 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
     await expect.poll(() => readFile(opened, 'utf8').catch(() => '')).toBe(`${open.addresses.test}\n`);
     const stored = await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello-cli', { headers: bearer(dev) });
     expect(stored.body.data.versions.map((v: { fileCount: number }) => v.fileCount)).toEqual([22, 22]);
-  });
+  }, 120_000);
 
   it('shows the upload’s progress at a terminal', async () => {
     const dir = path.join(home.dir, 'progress-app');
