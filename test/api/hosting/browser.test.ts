@@ -2,6 +2,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appTemplate } from '../../../cli/commands/init/template.ts';
 import { launchBrowser } from '../../support/browser.ts';
 import { release } from '../../support/hosting.ts';
 import { bearer, PASSWORD, passwordKey, seedCompanies } from '../../support/identity.ts';
@@ -211,6 +212,30 @@ describe('a published app in the browser', () => {
       expect(outsiderHits.filter((hit) => hit.includes('not-in-cdn') || hit.includes('/developer/sdk/'))).toEqual([]);
       expect(violations.filter((v) => v.includes('inline')).length).toBeGreaterThanOrEqual(2);
       expect(violations.some((v) => v.includes(`${outsiderUrl}/developer/sdk/v1/ui.css`))).toBe(true);
+    });
+  });
+
+  it('runs the svc init template: ui.css and the SDK from this service, auth.me() names the visitor, no warning', async () => {
+    const template = appTemplate(svc.url!, 'Hello');
+    const files = Object.entries(template).map(([path, content]) => ({ path, encoding: 'utf8' as const, content }));
+    const base = '/api/v1/developer/apps/cell-acme/templated';
+    const up = await svc.call('POST', `${base}/versions`, {
+      body: { manifest: { manifestVersion: 1, slug: 'templated', version: '0.1.0', title: 'Hello', sdk: ['semantic', 'ui'] }, files },
+      headers: bearer(dev),
+    });
+    expect([up.status, up.body.data.warnings]).toEqual([201, []]);
+    for (const channel of ['test', 'production']) {
+      const moved = await svc.call('POST', `${base}/channels/${channel}`, { body: { version: '0.1.0' }, headers: bearer(dev) });
+      expect(moved.status).toBe(200);
+    }
+    await withSignedIn('mo', async (tab) => {
+      await tab.goto(`${svc.addresses.productionBase}/cell-acme/apps/templated`);
+      await expect
+        .poll(() => tab.locator('#me').textContent(), { timeout: 10_000 })
+        .toMatch(/^Hello mo: \w+ in templated, version 0\.1\.0 \(production\)\.$/);
+      // ui.css applied: the card's radius is the platform's.
+      type Styled = { getComputedStyle(element: unknown): { borderRadius: string } };
+      expect(await tab.locator('#me').evaluate((el) => (globalThis as unknown as Styled).getComputedStyle(el).borderRadius)).toBe('8px');
     });
   });
 
