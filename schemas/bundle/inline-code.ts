@@ -5,7 +5,7 @@
 // what would run is reported: a data block (`type="application/json"`), an empty script, a
 // `nomodule` classic script (modern browsers skip it anyway) and inline styles (style-src allows
 // them) are not.
-import type { HtmlParts, HtmlTag } from './html.ts';
+import type { HtmlParts, HtmlScript, HtmlTag } from './html.ts';
 import type { JsToken } from './js-lexer.ts';
 
 export type InlineCode = { kind: 'script' | 'handler'; tag: HtmlTag; what: string };
@@ -94,7 +94,7 @@ function scriptType(tag: HtmlTag): string | undefined {
   return OTHER_RUNNING_TYPES.has(normalized) ? normalized : undefined;
 }
 
-function runsInline(script: HtmlParts['scripts'][number]): boolean {
+function runsInline(script: HtmlScript): boolean {
   const { tag, text } = script;
   if (tag.attributes.has('src') || text.trim() === '') return false;
   const type = scriptType(tag);
