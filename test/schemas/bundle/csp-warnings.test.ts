@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PageHosting } from '../../../schemas/bundle/csp-warnings.ts';
 import { validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
-import { baseManifest, textFile } from './fixtures.ts';
+import { baseManifest, policyWarnings, textFile } from './fixtures.ts';
 
 const HOSTING: PageHosting = { sdkBase: 'https://svc.acme.test/developer/sdk/v1/', pageOrigins: ['https://svc.acme.test'] };
 const APP_HOSTS: PageHosting = { sdkBase: 'https://svc.acme.test/developer/sdk/v1/', pageOrigins: ['https://apps.acme.test'] };
@@ -153,5 +154,41 @@ describe('the SDK from another host', () => {
 
   it('checks no host without knowing the service (local validation)', () => {
     expect(codesOf('<script src="https://svc.example.com/developer/sdk/v1/semantic.js"></script>', {}, null)).toEqual([]);
+  });
+});
+
+describe('hostile pages', () => {
+  it('reads a javascript: URL behind C0 controls and with tabs and newlines, as a URL parser does', () => {
+    expect(codesOf('<a href="\u0000\u001f javas\ncript:go()">x</a>')).toEqual([['files[0].content', 'inline_handler_blocked']]);
+    expect(codesOf('<a href="\u00a0javascript:go()">x</a>')).toEqual([]);
+  });
+
+  it('never throws, whatever the page or script', () => {
+    const parts = fc.constantFrom(
+      '<script',
+      '>',
+      '</script>',
+      ' src=',
+      ' type=',
+      ' onclick=',
+      'javascript:',
+      '"',
+      "'",
+      '\u0000',
+      '//',
+      'import(',
+      ' from ',
+      '/developer/sdk/v1/ui.css',
+      'http://[',
+      '%',
+    );
+    const text = fc.array(fc.oneof(parts, fc.string({ unit: 'binary' })), { maxLength: 40 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(text, (input) => {
+        policyWarnings('index.html', input);
+        policyWarnings('app.js', input);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
