@@ -188,6 +188,13 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
     const dry = await svcIn(dir, 'deploy', '--dry-run', '--json');
     expect(dry.code, dry.stderr).toBe(0);
     expect(jsonOf(dry)).toMatchObject({ dryRun: true });
+    // The service's warnings, printed: here what the page's Content-Security-Policy will block.
+    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>dry</title><script>go()</script>');
+    const warned = await svcIn(dir, 'deploy', '--dry-run');
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stdout).toMatch(
+      /^warning: {2}files\[\d\]\.content: index\.html has 1 inline <script> element\(s\), the first at line 1, .* \(inline_script_blocked\)$/m,
+    );
     expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/dry-app', { headers: bearer(dev) })).status).toBe(404);
   });
 });
