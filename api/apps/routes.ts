@@ -49,7 +49,7 @@ export const uploadVersionRoute = defineRoute({
   },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'bundle_invalid', 'version_conflict'],
   prepare: ({ principal, params, body, deps, dryRun }) =>
-    checkUpload(principal, params, body, { db: deps.db, blobs: deps.blobs, dryRun, checkWorkflow }),
+    checkUpload(principal, params, body, { db: deps.db, blobs: deps.blobs, dryRun, checkWorkflow, addresses: deps.addresses() }),
   async handler({ db, principal, params, body, prepared: bundle }) {
     const uploaded = await uploadVersion(db, principal, { ...params, notes: body.notes }, bundle);
     return { status: uploaded.created ? 201 : 200, data: uploaded };

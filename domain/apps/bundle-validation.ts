@@ -1,15 +1,26 @@
 // Bundle validation (schemas/bundle) runs on worker threads: analysing uploaded code must never
 // hold the event loop, whatever the input, and is stopped when it runs past a time limit.
-import type { BundleInput, InvalidBundle, ValidBundle } from '../../schemas/bundle/index.ts';
+import { type BundleInput, type InvalidBundle, type PageHosting, SDK_BASE_PATH, type ValidBundle } from '../../schemas/bundle/index.ts';
 import { problem } from '../../schemas/problems.ts';
+import type { PublicAddresses } from '../deps.ts';
 import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/index.ts';
 
 type Validation = ValidBundle | InvalidBundle;
+/** One message to a thread: the bundle, and where this service hosts pages and the SDK. */
+export type ValidationRequest = BundleInput & { hosting?: PageHosting | undefined };
+
+/** What the pages' Content-Security-Policy is made of (api/hosting/headers.ts): the SDK on `{base_url}`, pages on the two bases. */
+export function pageHostingOf(addresses: PublicAddresses): PageHosting {
+  return {
+    sdkBase: `${addresses.baseUrl}${SDK_BASE_PATH}`,
+    pageOrigins: [...new Set([addresses.developerBase, addresses.productionBase].map((base) => new URL(base).origin))],
+  };
+}
 
 /** Far above the slowest bundle measured (3 MiB of adversarial script: about 0.6 s), so only analysis gone wrong reaches it. */
 const ANALYSIS_TIME_LIMIT_MS = 10_000;
 
-const threads = new WorkerPool<BundleInput, Validation>({
+const threads = new WorkerPool<ValidationRequest, Validation>({
   script: new URL('./validate-bundle-worker.ts', import.meta.url),
   size: SPARE_CORES,
   timeLimitMs: ANALYSIS_TIME_LIMIT_MS,
@@ -21,7 +32,7 @@ const threads = new WorkerPool<BundleInput, Validation>({
  * when a thread takes the bundle and is far above what any bundle needs, so only its content
  * can reach it, and would again.
  */
-export async function validateBundleOffThread(input: BundleInput, pool = threads): Promise<Validation> {
+export async function validateBundleOffThread(input: ValidationRequest, pool = threads): Promise<Validation> {
   try {
     const result = await pool.run(input);
     if (!result.ok) return result;

@@ -15,12 +15,13 @@ import {
 import { type Manifest, manifestSchema, type SdkName } from '../../schemas/manifest/index.ts';
 import { type Problem, problem, quoted, reportedProblems } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import type { PublicAddresses } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { authorize, authorizeKey, PUBLIC_NAMESPACE } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import type { BlobStore } from './blob-store.ts';
-import { validateBundleOffThread } from './bundle-validation.ts';
+import { pageHostingOf, validateBundleOffThread } from './bundle-validation.ts';
 import { getApp, namespaceContents, storedVersion } from './repository.ts';
 
 export type AppAddress = { namespace: string; slug: string };
@@ -150,7 +151,7 @@ export async function checkUpload(
   principal: Principal,
   address: AppAddress,
   bundle: UploadInput,
-  store: { db: DbOrTrx; blobs: BlobStore; dryRun: boolean; checkWorkflow: WorkflowCheck },
+  store: { db: DbOrTrx; blobs: BlobStore; dryRun: boolean; checkWorkflow: WorkflowCheck; addresses: PublicAddresses },
 ): Promise<ValidBundle> {
   authorize(principal, 'app.deploy', { namespace: address.namespace });
   // Its files are stored already, so they are not sent to the store again either.
@@ -160,7 +161,11 @@ export async function checkUpload(
     ? await resolveStoredFiles(store, address.namespace, bundle.storedFiles)
     : { files: [], problems: [] };
   if (stored.problems.length > 0) throw invalidBundle(stored.problems, []);
-  const validation = await validateBundleOffThread({ manifest: bundle.manifest, files: [...bundle.files, ...stored.files] });
+  const validation = await validateBundleOffThread({
+    manifest: bundle.manifest,
+    files: [...bundle.files, ...stored.files],
+    hosting: pageHostingOf(store.addresses),
+  });
   const problems = [
     ...(validation.ok ? [] : storedFilePaths(validation.problems, bundle.files.length)),
     ...addressProblems(bundle.manifest, address),

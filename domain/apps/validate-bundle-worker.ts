@@ -1,5 +1,6 @@
 // Thread entry of the bundle validation pool (bundle-validation.ts): one bundle per message.
 import { parentPort } from 'node:worker_threads';
-import { type BundleInput, validateBundle } from '../../schemas/bundle/index.ts';
+import { validateBundle } from '../../schemas/bundle/index.ts';
+import type { ValidationRequest } from './bundle-validation.ts';
 
-parentPort?.on('message', (input: BundleInput) => parentPort?.postMessage(validateBundle(input)));
+parentPort?.on('message', ({ hosting, ...bundle }: ValidationRequest) => parentPort?.postMessage(validateBundle(bundle, hosting)));

@@ -4,8 +4,11 @@
 // reads each character a bounded number of times, so the cost is linear whatever the input.
 import { skipSpace } from './scan.ts';
 
-export type HtmlTag = { name: string; attributes: Map<string, string> };
-export type HtmlParts = { tags: HtmlTag[]; scripts: string[]; styles: string[] };
+/** `offset`: where the tag's `<` is in the source. */
+export type HtmlTag = { name: string; attributes: Map<string, string>; offset: number };
+/** An inline `<script>` element's tag and its raw text (empty for `<script src>`). */
+export type HtmlScript = { tag: HtmlTag; text: string };
+export type HtmlParts = { tags: HtmlTag[]; scripts: HtmlScript[]; styles: string[] };
 
 const TAG_NAME = /<([A-Za-z][A-Za-z0-9-]*)/y;
 const RAW_TEXT_END = { script: /<\/script/gi, style: /<\/style/gi };
@@ -73,13 +76,16 @@ export function parseHtml(source: string): HtmlParts {
     }
     const tag = readTag(source, lt + 1 + name.length);
     if (tag === undefined) break;
-    parts.tags.push({ name, attributes: tag.attributes });
+    const element = { name, attributes: tag.attributes, offset: lt };
+    parts.tags.push(element);
     i = tag.end + 1;
     if (name === 'script' || name === 'style') {
       const closing = RAW_TEXT_END[name];
       closing.lastIndex = i;
       const close = closing.exec(source)?.index ?? source.length;
-      (name === 'script' ? parts.scripts : parts.styles).push(source.slice(i, close));
+      const text = source.slice(i, close);
+      if (name === 'script') parts.scripts.push({ tag: element, text });
+      else parts.styles.push(text);
       const after = source.indexOf('>', close);
       i = after < 0 ? source.length : after + 1;
     }

@@ -1,3 +1,4 @@
+export type { PageHosting } from './csp-warnings.ts';
 export { decodeContent, decodedSize } from './decode.ts';
 export { bundleDigest, canonicalJson, manifestHash, sha256Hex } from './digest.ts';
 export { ALLOWED_EXTENSIONS, fileTypeOf } from './file-types.ts';

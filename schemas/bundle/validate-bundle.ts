@@ -5,6 +5,7 @@ import { parseManifest, salvageManifest } from '../manifest/parse-manifest.ts';
 import type { SdkName } from '../manifest/sdk.ts';
 import { formatPath, type Problem, problem, quoted } from '../problems.ts';
 import { analyzeFiles } from './analyze.ts';
+import { contentPolicyWarnings, type PageHosting } from './csp-warnings.ts';
 import { type DecodedFile, decodeContent, decodedSize, decodeText } from './decode.ts';
 import { bundleDigest, sha256Hex } from './digest.ts';
 import { checkEvolveSlots } from './evolve-slots.ts';
@@ -116,7 +117,8 @@ function checkPages(manifest: Partial<Manifest>, paths: ReadonlySet<string>): Pr
   );
 }
 
-export function validateBundle(input: BundleInput): ValidBundle | InvalidBundle {
+/** `hosting`: where the service serves the SDK and the pages (the SDK-host warning needs it). */
+export function validateBundle(input: BundleInput, hosting?: PageHosting): ValidBundle | InvalidBundle {
   const parsed = parseManifest(input.manifest);
   // When the manifest is invalid, the checks below still use every field that is valid alone.
   const manifest = parsed.ok ? parsed.manifest : salvageManifest(input.manifest);
@@ -133,7 +135,12 @@ export function validateBundle(input: BundleInput): ValidBundle | InvalidBundle 
     // Slots are declared in pages: unread pages (an oversized bundle) would make every token look unused.
     ...(files.tooLarge ? [] : checkEvolveSlots(manifest.evolve, analyses)),
   ];
-  const warnings = [...limitWarnings(manifest.limits), ...scheduleWarnings(manifest.workflow), ...pollingWarnings(analyses)];
+  const warnings = [
+    ...limitWarnings(manifest.limits),
+    ...scheduleWarnings(manifest.workflow),
+    ...pollingWarnings(analyses),
+    ...contentPolicyWarnings(analyses, manifest.cdn ?? [], hosting),
+  ];
   if (!parsed.ok || problems.length > 0) return { ok: false, problems, warnings };
 
   const stored = bundleFiles(files.decoded);

@@ -35,6 +35,7 @@ const svcIn = (cwd: string, ...args: string[]) => runSvc(args, { env, cwd });
 const ESC = '\u001b';
 
 describe('svc init, deploy, test, publish, rollback, status', () => {
+  // Fifteen CLI processes, each starting Node: longer than the default timeout on a busy machine.
   it('runs the whole flow in a fresh folder, sending only the changed file on the second deploy', async () => {
     const dir = path.join(home.dir, 'hello-cli');
     const init = await runSvc(['init', dir, '--json'], { env });
@@ -46,7 +47,13 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
       slug: 'hello-cli',
       version: '0.1.0',
       title: 'Hello cli',
+      sdk: ['semantic', 'ui'],
     });
+    // The page takes the SDK and ui.css from the service it was made for, its code from a file.
+    expect(await readFile(path.join(dir, 'index.html'), 'utf8')).toContain(
+      `<link rel="stylesheet" href="${svc.url}/developer/sdk/v1/ui.css">`,
+    );
+    expect(await readFile(path.join(dir, 'app.js'), 'utf8')).toContain(`import('${svc.url}/developer/sdk/v1/semantic.js')`);
     // A bigger app: a folder of assets, plus what a deploy must leave out.
     await mkdir(path.join(dir, 'assets'), { recursive: true });
     for (let i = 0; i < 20; i += 1)
@@ -63,7 +70,9 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
       buildLabel: '#1',
       created: true,
       status: 'untested',
-      upload: { filesSent: 21, filesReused: 0 },
+      upload: { filesSent: 22, filesReused: 0 },
+      // The template passes the checks of the page's Content-Security-Policy.
+      warnings: [],
     });
     expect(jsonOf(first).digest).toMatch(/^[0-9a-f]{64}$/);
 
@@ -82,7 +91,7 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
       version: '0.2.0',
       buildLabel: '#2',
       status: 'untested',
-      upload: { filesSent: 1, filesReused: 20 },
+      upload: { filesSent: 1, filesReused: 21 },
     });
     expect(jsonOf(second).upload.bytesSent).toBeLessThan(jsonOf(first).upload.bytesSent);
 
@@ -116,8 +125,8 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
     });
     await expect.poll(() => readFile(opened, 'utf8').catch(() => '')).toBe(`${open.addresses.test}\n`);
     const stored = await svc.call('GET', '/api/v1/developer/apps/cell-acme/hello-cli', { headers: bearer(dev) });
-    expect(stored.body.data.versions.map((v: { fileCount: number }) => v.fileCount)).toEqual([21, 21]);
-  });
+    expect(stored.body.data.versions.map((v: { fileCount: number }) => v.fileCount)).toEqual([22, 22]);
+  }, 120_000);
 
   it('shows the upload’s progress at a terminal', async () => {
     const dir = path.join(home.dir, 'progress-app');
@@ -133,12 +142,59 @@ describe('svc init, deploy, test, publish, rollback, status', () => {
     }
   });
 
+  it('at a terminal, offers the next free patch number when the version holds other content', async () => {
+    const dir = path.join(home.dir, 'prompted');
+    await runSvc(['init', dir], { env });
+    expect((await svcIn(dir, 'deploy')).code).toBe(0);
+    const manifestFile = path.join(dir, 'plugin.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    // 0.1.1 is taken too (uploaded from elsewhere): the offer skips it.
+    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>two</title>');
+    await writeFile(manifestFile, JSON.stringify({ ...manifest, version: '0.1.1' }));
+    expect((await svcIn(dir, 'deploy')).code).toBe(0);
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>three</title>');
+
+    const declined = await Terminal.start(['deploy', dir], env, home.dir);
+    try {
+      await declined.waitFor(/0\.1\.0 already holds different content\. Deploy as 0\.1\.2\? \[Y\/n\]/);
+      await declined.type('n');
+      expect(await declined.exitCode()).toBe(1);
+      expect(await declined.screen()).toMatch(/svc deploy --bump patch deploys it as 0\.1\.2/);
+    } finally {
+      await declined.close();
+    }
+    expect(JSON.parse(await readFile(manifestFile, 'utf8')).version).toBe('0.1.0');
+
+    const accepted = await Terminal.start(['deploy', dir], env, home.dir);
+    try {
+      await accepted.waitFor(/Deploy as 0\.1\.2\? \[Y\/n\]/);
+      await accepted.press('Enter');
+      expect(await accepted.exitCode()).toBe(0);
+      const screen = await accepted.screen();
+      expect(screen).toMatch(/Version raised 0\.1\.0 → 0\.1\.2 in plugin\.json/);
+      expect(screen).toMatch(/Deployed cell-acme\/prompted 0\.1\.2 as build #3/);
+    } finally {
+      await accepted.close();
+    }
+    expect(JSON.parse(await readFile(manifestFile, 'utf8'))).toEqual({ ...manifest, version: '0.1.2' });
+    const versions = (await svc.call('GET', '/api/v1/developer/apps/cell-acme/prompted', { headers: bearer(dev) })).body.data.versions;
+    expect(versions.map((v: { version: string }) => v.version)).toEqual(['0.1.2', '0.1.1', '0.1.0']);
+  });
+
   it('--dry-run deploys nothing', async () => {
     const dir = path.join(home.dir, 'dry-app');
     await runSvc(['init', dir], { env });
     const dry = await svcIn(dir, 'deploy', '--dry-run', '--json');
     expect(dry.code, dry.stderr).toBe(0);
     expect(jsonOf(dry)).toMatchObject({ dryRun: true });
+    // The service's warnings, printed: here what the page's Content-Security-Policy will block.
+    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>dry</title><script>go()</script>');
+    const warned = await svcIn(dir, 'deploy', '--dry-run');
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stdout).toMatch(
+      /^warning: {2}files\[\d\]\.content: index\.html has 1 inline <script> element\(s\), the first at line 1, .* \(inline_script_blocked\)$/m,
+    );
     expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/dry-app', { headers: bearer(dev) })).status).toBe(404);
   });
 });
@@ -186,7 +242,7 @@ describe('exit codes and errors', () => {
     const run = await svcIn(dir, 'deploy');
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /bundle_invalid: The bundle has 1 problem\(s\); nothing was sent\.\n\s+files\[1\]\.path: "tool\.exe": "\.exe" is not an allowed type/,
+      /bundle_invalid: The bundle has 1 problem\(s\); nothing was sent\.\n\s+files\[2\]\.path: "tool\.exe": "\.exe" is not an allowed type/,
     );
     expect((await svc.call('GET', '/api/v1/developer/apps/cell-acme/bad-app', { headers: bearer(dev) })).status).toBe(404);
     expect((await runSvc(['deploy', path.join(home.dir, 'missing')], { env })).code).toBe(2);
@@ -200,9 +256,24 @@ describe('exit codes and errors', () => {
     expect(untested.code).toBe(1);
     expect(untested.stderr).toMatch(/Error: conflict: .*\n\s+request id: \S+/);
     await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>changed</title>');
+    // Without a terminal (and with --json) no question: the service's refusal, naming --bump.
     const conflict = await svcIn(dir, 'deploy', '--json');
     expect(conflict.code).toBe(1);
-    expect(jsonOf(conflict)).toMatchObject({ ok: false, error: { code: 'version_conflict', requestId: expect.any(String) } });
+    expect(jsonOf(conflict)).toMatchObject({
+      ok: false,
+      error: {
+        code: 'version_conflict',
+        message: expect.stringContaining('svc deploy --bump patch deploys it as 0.1.1'),
+        requestId: expect.any(String),
+        details: { version: '0.1.0', build: 1, next: '0.1.1' },
+      },
+    });
+    const piped = await svcIn(dir, 'deploy');
+    expect([piped.code, piped.stderr]).toEqual([
+      1,
+      expect.stringMatching(/version_conflict: Version 0\.1\.0 already holds different content \(build #1\): raise the version/),
+    ]);
+    expect(JSON.parse(await readFile(path.join(dir, 'plugin.json'), 'utf8')).version).toBe('0.1.0');
     const asMember = await runSvc(['deploy', dir], { env: { ...env, SVC_API_KEY: member } });
     expect(asMember.code).toBe(1);
     expect(asMember.stderr).toMatch(/forbidden/);

@@ -10,6 +10,7 @@ import { CliError, EXIT } from '../../util/errors.ts';
 import { rememberUpload } from '../../util/folder-state.ts';
 import { BUMPS, type Bump, bumpVersion } from '../../util/version-bump.ts';
 import { type UploadedVersion, type UploadReport, uploadFiles } from './upload.ts';
+import { canAsk, takenVersion, versionConflict, versionInstead } from './version-taken.ts';
 
 type DeployOptions = { notes?: string; dryRun?: boolean; bump?: Bump };
 type AppView = { versions: { build: number; status: string }[] };
@@ -35,15 +36,23 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 async function deploy(ctx: Context, dir: string, options: DeployOptions): Promise<void> {
   const client = ctx.client();
   const folder = await readManifest(dir);
-  const bumped = options.bump ? bumpManifest(folder.manifest, options.bump) : undefined;
-  const manifest = bumped?.manifest ?? folder.manifest;
+  let bumped = options.bump ? bumpManifest(folder.manifest, options.bump) : undefined;
+  let manifest = bumped?.manifest ?? folder.manifest;
   const files = await collectFiles(dir);
-  const valid = validateLocally(manifest, files);
+  let valid = validateLocally(manifest, files);
+  const app: AppAddress = { namespace: folder.namespace ?? (await defaultNamespace(client)), slug: valid.manifest.slug };
+  // At a terminal, a number taken by other content is found before the upload and the next one offered.
+  const taken = canAsk(ctx) ? await takenVersion(client, app, valid.manifest.version, valid.digest) : undefined;
+  if (taken) {
+    const next = await versionInstead(taken);
+    bumped = { manifest: { ...(manifest as Record<string, unknown>), version: next }, from: bumped?.from ?? taken.version };
+    manifest = bumped.manifest;
+    valid = validateLocally(manifest, files);
+  }
   // Written back only once the bundle is valid, so a refused deploy leaves the folder as it was.
   if (bumped && !options.dryRun) await writeFile(folder.file, `${JSON.stringify(manifest, null, 2)}\n`);
   const bump = bumped && { from: bumped.from, to: valid.manifest.version, file: basename(folder.file) };
   const bumpLines = bump ? [`Version raised ${bump.from} → ${bump.to}${options.dryRun ? '' : ` in ${bump.file}`}.`] : [];
-  const app: AppAddress = { namespace: folder.namespace ?? (await defaultNamespace(client)), slug: valid.manifest.slug };
   const bar = ctx.out.interactive ? progress({ output: process.stderr, max: 100 }) : undefined;
   bar?.start(`Uploading ${app.namespace}/${app.slug} ${valid.manifest.version}`);
   let shown = 0;
@@ -60,6 +69,10 @@ async function deploy(ctx: Context, dir: string, options: DeployOptions): Promis
     });
   } catch (error) {
     bar?.error('Upload failed');
+    // Refused by the service (no terminal to ask at, or taken meanwhile): the refusal names --bump.
+    const conflict = error instanceof CliError && error.extra.code === 'version_conflict';
+    const taken = conflict ? await takenVersion(client, app, valid.manifest.version, valid.digest) : undefined;
+    if (taken) throw versionConflict(taken, { requestId: (error as CliError).extra.requestId });
     throw error;
   }
   bar?.stop(`Uploaded ${kib(report.bytesSent)}`);
@@ -70,7 +83,8 @@ async function deploy(ctx: Context, dir: string, options: DeployOptions): Promis
       ...bumpLines,
       `Dry run: the service accepted ${app.namespace}/${app.slug} ${valid.manifest.version}; nothing was stored.`,
       `digest:   ${valid.digest}`,
-      ...warningLines(valid.warnings),
+      // The service's: it knows where it serves the SDK (sdk_host_blocked).
+      ...warningLines(answer.plan.warnings),
     ]);
     return;
   }

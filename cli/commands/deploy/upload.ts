@@ -17,8 +17,8 @@ export type UploadedVersion = {
 };
 
 export type UploadReport = {
-  /** The answer: the version, or `{dryRun, plan}` for a dry run. */
-  answer: UploadedVersion | { dryRun: true; plan: unknown };
+  /** The answer: the version, or `{dryRun, plan}` for a dry run (the plan: the version it would be). */
+  answer: UploadedVersion | { dryRun: true; plan: UploadedVersion };
   filesSent: number;
   filesReused: number;
   /** Request body bytes of the upload (the stored-files questions not included). */

@@ -6,13 +6,14 @@ import { readManifest } from '../../util/app-folder.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
 import { CliError, EXIT } from '../../util/errors.ts';
+import { appTemplate } from './template.ts';
 
 type InitOptions = { slug?: string; title?: string };
 
 export function registerInit(program: Command): void {
   program
     .command('init')
-    .description(`Create an app folder: ${MANIFEST_FILE_NAME} (with $schema) and index.html`)
+    .description(`Create an app folder: ${MANIFEST_FILE_NAME} (with $schema), index.html and app.js using this service’s SDK and ui.css`)
     .argument('[dir]', 'the folder (created when missing)', '.')
     .option('--slug <slug>', 'the app’s slug (default: from the folder name)')
     .option('--title <title>', 'the app’s title (default: from the slug)')
@@ -45,27 +46,30 @@ async function init(ctx: Context, dir: string, options: InitOptions): Promise<vo
     );
   }
   const title = options.title ?? slug.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase());
-  const manifest = { $schema: `${ctx.baseUrl}${MANIFEST_SCHEMA_PATH}`, manifestVersion: 1, slug, version: '0.1.0', title };
-  const page = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>${title}</title>
-  </head>
-  <body>
-    <h1>${title}</h1>
-    <p>Edit index.html, then <code>svc deploy</code>.</p>
-  </body>
-</html>
-`;
+  const manifest = {
+    $schema: `${ctx.baseUrl}${MANIFEST_SCHEMA_PATH}`,
+    manifestVersion: 1,
+    slug,
+    version: '0.1.0',
+    title,
+    sdk: ['semantic', 'ui'],
+  };
   await mkdir(folder, { recursive: true });
-  const written = [join(folder, MANIFEST_FILE_NAME), join(folder, 'index.html')];
-  await writeFile(written[0]!, `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
-  await writeFile(written[1]!, page, { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-    written.pop();
-  });
+  const manifestFile = join(folder, MANIFEST_FILE_NAME);
+  await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`, { flag: 'wx' });
+  const written = [manifestFile];
+  // A file the folder holds already is kept as it is.
+  for (const [name, content] of Object.entries(appTemplate(ctx.baseUrl, title))) {
+    const file = join(folder, name);
+    const created = await writeFile(file, content, { flag: 'wx' }).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+    if (created) written.push(file);
+  }
   ctx.out.result({ dir: folder, slug, files: written }, () => [
     `${ctx.out.style('green', '✓')} Created ${slug} in ${folder}: ${written.map((f) => basename(f)).join(', ')}.`,
     `Next: ${dir === '.' ? '' : `cd ${dir} && `}svc deploy`,

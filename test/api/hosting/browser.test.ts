@@ -2,6 +2,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appTemplate } from '../../../cli/commands/init/template.ts';
 import { launchBrowser } from '../../support/browser.ts';
 import { release } from '../../support/hosting.ts';
 import { bearer, PASSWORD, passwordKey, seedCompanies } from '../../support/identity.ts';
@@ -162,6 +163,79 @@ describe('a published app in the browser', () => {
       expect(rollback.status).toBe(200);
       await page.goto(appAddress());
       expect((await shown(page)).title).toBe('ran 1.0.0');
+    });
+  });
+
+  it('blocks what the deploy warned about: inline scripts, event handlers, a host not in cdn, the SDK from another host', async () => {
+    const page =
+      '<!doctype html><html><head><title>loading</title>' +
+      `<link rel="stylesheet" href="${outsiderUrl}/developer/sdk/v1/ui.css"></head><body>` +
+      '<script>self.inlineRan = true;</script>' +
+      '<img src="missing.png" onerror="self.handlerRan = true">' +
+      `<script src="${outsiderUrl}/not-in-cdn.js"></script>` +
+      '<script src="report.js"></script></body></html>';
+    // Reports once the image has failed (its handler would have run by then).
+    const report =
+      "addEventListener('load', () => setTimeout(() => { document.title = 'ran ' + JSON.stringify(" +
+      '{ inline: self.inlineRan === true, handler: self.handlerRan === true, evil: self.evil === true }); }, 200));';
+    const base = '/api/v1/developer/apps/cell-acme/warned';
+    const files = [
+      { path: 'index.html', encoding: 'utf8' as const, content: page },
+      { path: 'report.js', encoding: 'utf8' as const, content: report },
+    ];
+    const up = await svc.call('POST', `${base}/versions`, {
+      body: { manifest: { manifestVersion: 1, slug: 'warned', version: '1.0.0', title: 'Warned', sdk: ['ui'] }, files },
+      headers: bearer(dev),
+    });
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    const warnings = (up.body as { data: { warnings: { code: string }[] } }).data.warnings;
+    expect(warnings.map((w) => w.code)).toEqual([
+      'inline_script_blocked',
+      'inline_handler_blocked',
+      'script_source_blocked',
+      'sdk_host_blocked',
+    ]);
+    for (const channel of ['test', 'production']) {
+      const moved = await svc.call('POST', `${base}/channels/${channel}`, { body: { version: '1.0.0' }, headers: bearer(dev) });
+      expect(moved.status).toBe(200);
+    }
+    await withSignedIn('mo', async (tab) => {
+      const violations: string[] = [];
+      tab.on('console', (m) => {
+        if (m.text().includes('Content Security Policy')) violations.push(m.text());
+      });
+      await tab.goto(`${svc.addresses.productionBase}/cell-acme/apps/warned`);
+      // Polled from outside: waitForFunction would evaluate a string in the page, which its CSP forbids.
+      await expect.poll(() => tab.title(), { timeout: 10_000 }).toMatch(/^ran /);
+      // The page's own file ran; nothing the warnings named did.
+      expect(await tab.title()).toBe(`ran ${JSON.stringify({ inline: false, handler: false, evil: false })}`);
+      expect(outsiderHits.filter((hit) => hit.includes('not-in-cdn') || hit.includes('/developer/sdk/'))).toEqual([]);
+      expect(violations.filter((v) => v.includes('inline')).length).toBeGreaterThanOrEqual(2);
+      expect(violations.some((v) => v.includes(`${outsiderUrl}/developer/sdk/v1/ui.css`))).toBe(true);
+    });
+  });
+
+  it('runs the svc init template: ui.css and the SDK from this service, auth.me() names the visitor, no warning', async () => {
+    const template = appTemplate(svc.url!, 'Hello');
+    const files = Object.entries(template).map(([path, content]) => ({ path, encoding: 'utf8' as const, content }));
+    const base = '/api/v1/developer/apps/cell-acme/templated';
+    const up = await svc.call('POST', `${base}/versions`, {
+      body: { manifest: { manifestVersion: 1, slug: 'templated', version: '0.1.0', title: 'Hello', sdk: ['semantic', 'ui'] }, files },
+      headers: bearer(dev),
+    });
+    expect([up.status, up.body.data.warnings]).toEqual([201, []]);
+    for (const channel of ['test', 'production']) {
+      const moved = await svc.call('POST', `${base}/channels/${channel}`, { body: { version: '0.1.0' }, headers: bearer(dev) });
+      expect(moved.status).toBe(200);
+    }
+    await withSignedIn('mo', async (tab) => {
+      await tab.goto(`${svc.addresses.productionBase}/cell-acme/apps/templated`);
+      await expect
+        .poll(() => tab.locator('#me').textContent(), { timeout: 10_000 })
+        .toMatch(/^Hello mo: \w+ in templated, version 0\.1\.0 \(production\)\.$/);
+      // ui.css applied: the card's radius is the platform's.
+      type Styled = { getComputedStyle(element: unknown): { borderRadius: string } };
+      expect(await tab.locator('#me').evaluate((el) => (globalThis as unknown as Styled).getComputedStyle(el).borderRadius)).toBe('8px');
     });
   });
 

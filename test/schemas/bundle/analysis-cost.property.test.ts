@@ -13,6 +13,7 @@ import { scanJs } from '../../../schemas/bundle/js-lexer.ts';
 import { checkBundlePath } from '../../../schemas/bundle/paths.ts';
 import { PollingDetector } from '../../../schemas/bundle/polling.ts';
 import { sdkOfReference } from '../../../schemas/bundle/sdk-usage.ts';
+import { policyWarnings } from './fixtures.ts';
 
 // Linear analysers take well under 1 µs per character; a quadratic one on 30,000 characters
 // takes seconds. The fastest of three tries counts, so a GC pause or a busy machine does not
@@ -53,6 +54,13 @@ const FRAGMENTS = [
   '\u2028',
   '\uff0e',
   '/developer/sdk/v1/',
+  '<script src=',
+  '<script type=',
+  ' onclick=',
+  'javascript:',
+  'import(',
+  ' from ',
+  '//',
 ];
 const RUNS = [' ', '\t', '\n', 'x', '(', '/', '"', "'", '=', 'a:', '<a', 'url('];
 
@@ -73,6 +81,8 @@ const ANALYSERS: [string, (input: string) => unknown][] = [
     },
   ],
   ['html', parseHtml],
+  ['page policy warnings', (input) => policyWarnings('index.html', input)],
+  ['script policy warnings', (input) => policyWarnings('app.js', input)],
   ['css', cssReferences],
   ['frontmatter', (input) => parseFrontmatter(`---\n${input}\n---\nbody`)],
   ['sdk references', sdkOfReference],

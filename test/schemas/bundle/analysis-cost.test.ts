@@ -13,6 +13,7 @@ import { PollingDetector } from '../../../schemas/bundle/polling.ts';
 import { sdkOfReference } from '../../../schemas/bundle/sdk-usage.ts';
 import { checkSkills, MAX_SKILL_FILE_BYTES } from '../../../schemas/bundle/skills.ts';
 import { MAX_BUNDLE_BYTES } from '../../../schemas/bundle/validate-bundle.ts';
+import { policyWarnings } from './fixtures.ts';
 
 const BOUND_MS = 5000;
 // A path or an encoded content is bounded only by the request body (SVC_MAX_BODY_BYTES, 8 MiB).
@@ -61,6 +62,26 @@ describe(`analysis cost (adversarial input of the largest size, under ${BOUND_MS
     ['many tags without >', fill(MAX_BUNDLE_BYTES, '<a b ')],
   ])('html: %s', (_label, source) => {
     expectLinear(() => parseHtml(source));
+  });
+
+  it.each([
+    ['many event handlers', fill(MAX_BUNDLE_BYTES, '<a onclick=x>')],
+    ['many inline scripts', fill(MAX_BUNDLE_BYTES, '<script>x</script>', '\n'.repeat(100_000))],
+    ['the first inline script after many lines', fill(MAX_BUNDLE_BYTES, '\n', '', '<script>x</script>')],
+    ['a javascript: URL split by tabs', fill(MAX_BUNDLE_BYTES, '\t', '<a href="j', 'avascript:x">')],
+    ['a type of spaces', fill(MAX_BUNDLE_BYTES, ' ', '<script type="', 'x">go()</script>')],
+    ['many distinct script hosts', Array.from({ length: 120_000 }, (_, i) => `<script src=https://h${i}.test/></script>`).join('')],
+    ['many SDK references on another host', fill(MAX_BUNDLE_BYTES, '<link href=//x/developer/sdk/v1/ui.css>')],
+    ['many SDK paths', fill(MAX_BUNDLE_BYTES, '<link href=/developer/sdk/v1/ui.css>')],
+  ])('page policy warnings: %s', (_label, source) => {
+    expectLinear(() => policyWarnings('index.html', source));
+  });
+
+  it.each([
+    ['many dynamic imports', fill(MAX_BUNDLE_BYTES, 'import("https://x.test/a.js");')],
+    ['many static imports', fill(MAX_BUNDLE_BYTES, 'import a from "/a.js";\n')],
+  ])('script imports: %s', (_label, source) => {
+    expectLinear(() => policyWarnings('app.js', source));
   });
 
   it.each([

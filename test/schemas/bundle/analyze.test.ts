@@ -13,7 +13,8 @@ describe('parseHtml', () => {
     expect(html.tags.map((t) => t.name)).toEqual(['div', 'script', 'style', 'img']);
     expect(html.tags[0]?.attributes.get('data-evolve')).toBe('hero');
     expect(html.tags[3]?.attributes.get('src')).toBe('x.png');
-    expect(html.scripts).toEqual(['if (a < b) x("<p>")']);
+    expect(html.scripts.map((s) => [s.tag.attributes.get('type'), s.text])).toEqual([['module', 'if (a < b) x("<p>")']]);
+    expect(html.tags.map((t) => t.offset)).toEqual([41, 73, 121, 139]);
     expect(html.styles).toEqual(['p{}']);
   });
 });
@@ -31,7 +32,7 @@ describe('parseHtml edge cases', () => {
   });
 
   it('takes an unclosed script as running to the end', () => {
-    expect(parseHtml('<script>let a = "</scr" + "ipt>";').scripts).toEqual(['let a = "</scr" + "ipt>";']);
+    expect(parseHtml('<script>let a = "</scr" + "ipt>";').scripts.map((s) => s.text)).toEqual(['let a = "</scr" + "ipt>";']);
     expect(parseHtml('<SCRIPT>x()</Script ><b>').tags.map((t) => t.name)).toEqual(['script', 'b']);
   });
 });

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import { analyzeFiles } from '../../../schemas/bundle/analyze.ts';
+import { contentPolicyWarnings } from '../../../schemas/bundle/csp-warnings.ts';
 import type { BundleFileInput } from '../../../schemas/bundle/request.ts';
 import { type InvalidBundle, type ValidBundle, validateBundle } from '../../../schemas/bundle/validate-bundle.ts';
 import type { Problem } from '../../../schemas/problems.ts';
@@ -41,4 +43,10 @@ export function expectProblem(result: ValidBundle | InvalidBundle, path: string,
   const found = problems.find((p) => p.path === path && p.code === code);
   if (!found) throw new Error(`expected problem ${code} at ${path}, got ${JSON.stringify(problems, null, 1)}`);
   return found;
+}
+
+/** One file's analysis and the warnings of the page's Content-Security-Policy (pages on a host of their own). */
+export function policyWarnings(path: string, text: string) {
+  const hosting = { sdkBase: 'https://svc.test/developer/sdk/v1/', pageOrigins: ['https://apps.test'] };
+  return contentPolicyWarnings(analyzeFiles([{ index: 0, path, bytes: Buffer.alloc(0), text }]), [], hosting);
 }

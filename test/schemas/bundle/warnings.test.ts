@@ -50,9 +50,10 @@ describe('warnings', () => {
     expect(codes(validate([textFile('app.js', code)]))).toEqual([['files[1].content', 'polling_fetch']]);
   });
 
-  it('warns for polling inside an inline script', () => {
+  it('warns for polling inside an inline script (which the page’s policy blocks too)', () => {
     expect(codes(validate([textFile('index.html', '<script>setInterval(() => fetch("/x"), 1000)</script>')]))).toEqual([
       ['files[0].content', 'polling_fetch'],
+      ['files[0].content', 'inline_script_blocked'],
     ]);
   });
 
