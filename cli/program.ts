@@ -9,6 +9,7 @@ import { registerLogout } from './commands/logout/index.ts';
 import { registerOpen } from './commands/open/index.ts';
 import { registerPublish } from './commands/publish/index.ts';
 import { registerRollback } from './commands/rollback/index.ts';
+import { registerShare } from './commands/share/index.ts';
 import { registerStatus } from './commands/status/index.ts';
 import { registerTest } from './commands/test/index.ts';
 import { registerWhoami } from './commands/whoami/index.ts';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
     registerStatus,
     registerApps,
     registerOpen,
+    registerShare,
   ]) {
     register(program);
   }
