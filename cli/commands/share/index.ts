@@ -1,6 +1,7 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { ShareView } from '../../../schemas/sharing.ts';
 import { APP_OPTION, type AppAddress, type AppOptions, DIR_OPTION, resolveApp } from '../../util/app-address.ts';
+import { wholeNumber } from '../../util/arguments.ts';
 import type { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
@@ -40,7 +41,7 @@ export function registerShare(program: Command): void {
       ),
     )
     .addOption(new Option('--public', 'make a new public link: login required, production read-only').conflicts(others('public')))
-    .addOption(new Option('--expires-in-days <days>', 'with --user: the share ends after this many days').argParser(positiveInteger))
+    .addOption(new Option('--expires-in-days <days>', 'with --user: the share ends after this many days').argParser(wholeNumber(1, 3650)))
     .option('--dry-run', 'check the share and show the plan; nothing changes')
     .action(withContext(shareApp));
   share
@@ -123,8 +124,3 @@ function audienceText(share: ShareView): string {
 const day = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 
 const usage = (message: string) => new CliError(message, EXIT.usage, { code: 'invalid_option' });
-
-function positiveInteger(value: string): number {
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('a whole number of days, 1 or more.');
-  return Number(value);
-}
