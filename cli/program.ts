@@ -6,6 +6,7 @@ import { registerInit } from './commands/init/index.ts';
 import { registerKeys } from './commands/keys/index.ts';
 import { registerLogin } from './commands/login/index.ts';
 import { registerLogout } from './commands/logout/index.ts';
+import { registerLogs } from './commands/logs/index.ts';
 import { registerOpen } from './commands/open/index.ts';
 import { registerPublish } from './commands/publish/index.ts';
 import { registerRollback } from './commands/rollback/index.ts';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
     registerApps,
     registerOpen,
     registerShare,
+    registerLogs,
   ]) {
     register(program);
   }
