@@ -22,7 +22,8 @@ afterAll(async () => {
   await home?.remove();
 });
 
-describe('svc apps list', () => {
+// Each test runs the CLI several times, a Node start each: room for a loaded machine.
+describe('svc apps list', { timeout: 90_000 }, () => {
   it('says how to make the first app when there is none', async () => {
     const run = await runSvc(['apps', 'list'], { env });
     expect([run.code, run.stdout]).toEqual([0, 'No apps yet: `svc init` and `svc deploy` make the first.\n']);

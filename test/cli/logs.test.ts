@@ -37,7 +37,8 @@ afterAll(async () => {
 });
 beforeEach(() => resetRateLimits(svc));
 
-describe('svc logs', () => {
+// Each test runs the CLI several times, a Node start each: room for a loaded machine.
+describe('svc logs', { timeout: 90_000 }, () => {
   it('shows the folder’s app log oldest first: releases and usage, with who and which version', async () => {
     const json = await svcIn('logs', '--json');
     expect(json.code, json.stderr).toBe(0);

@@ -28,7 +28,8 @@ afterAll(async () => {
 });
 beforeEach(() => resetRateLimits(svc));
 
-describe('svc share', () => {
+// Each test runs the CLI several times, a Node start each: room for a loaded machine.
+describe('svc share', { timeout: 90_000 }, () => {
   it('lists, shares with an account, the company and a public link, and revokes by the share id alone', async () => {
     const none = await svcIn('share');
     expect(none.code, none.stderr).toBe(0);
