@@ -7,6 +7,7 @@ import { registerKeys } from './commands/keys/index.ts';
 import { registerLogin } from './commands/login/index.ts';
 import { registerLogout } from './commands/logout/index.ts';
 import { registerLogs } from './commands/logs/index.ts';
+import { registerMembers } from './commands/members/index.ts';
 import { registerOpen } from './commands/open/index.ts';
 import { registerPublish } from './commands/publish/index.ts';
 import { registerRollback } from './commands/rollback/index.ts';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
     registerOpen,
     registerShare,
     registerLogs,
+    registerMembers,
   ]) {
     register(program);
   }
