@@ -39,7 +39,13 @@ export const ListedRun = RunView.extend({
 });
 export type ListedRun = z.infer<typeof ListedRun>;
 
-export const RunList = z.object({ runs: z.array(ListedRun) });
+export const RunList = z.object({
+  runs: z.array(ListedRun),
+  lastEventSeq: z
+    .number()
+    .int()
+    .meta({ description: 'The app’s newest run-progress sequence number when the list was read: watch with `after` it to follow on.' }),
+});
 
 export const RunListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -56,7 +56,7 @@ export const listRunsRoute = defineRoute({
   response: { status: 200, description: 'The runs.', schema: RunList },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'invalid_payload', 'app_not_found'],
   handler: async ({ db, deps, principal, params, query }) => ({
-    data: { runs: await listRuns({ db, clock: deps.clock, temporalUi: deps.temporalUi }, principal, params, query) },
+    data: await listRuns({ db, clock: deps.clock, temporalUi: deps.temporalUi }, principal, params, query),
   }),
 });
 

@@ -3,6 +3,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock, TemporalUi } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { appOfCaller } from './app-of-caller.ts';
+import { lastRunEventSeq } from './list-run-events.ts';
 import type { StepRecord } from './runs.ts';
 
 type RunRow = {
@@ -63,21 +64,25 @@ export function selectRuns(db: DbOrTrx) {
 /**
  * An app's runs, newest first, each with its steps, its Temporal workflow id and its address in the
  * Temporal Web UI when one is known, for those the policy lets read them (app.workflow.read-runs).
+ * `lastEventSeq` is read first: a watcher resuming after it misses no progress of runs not yet
+ * listed (it may see some of those listed again).
  */
 export async function listRuns(
   deps: { db: DbOrTrx; clock: Clock; temporalUi?: TemporalUi | undefined },
   principal: Principal,
   address: { namespace: string; slug: string },
   page: { limit: number; before?: string | undefined },
-): Promise<ListedRun[]> {
+): Promise<{ runs: ListedRun[]; lastEventSeq: number }> {
   const { app } = await appOfCaller(deps, principal, address, 'app.workflow.read-runs');
+  const lastEventSeq = await lastRunEventSeq(deps.db, app.id);
   let query = selectRuns(deps.db).where('r.app_id', '=', app.id);
   if (page.before) query = query.where('r.started_at', '<', new Date(page.before));
   const rows = await query.orderBy('r.started_at', 'desc').orderBy('r.id', 'desc').limit(page.limit).execute();
   const ui = deps.temporalUi;
-  return rows.map((row) => ({
+  const runs = rows.map((row) => ({
     ...runView(row),
     // The Web UI's own route to a workflow (its latest run).
     temporalUi: ui ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(row.workflow_id)}` : null,
   }));
+  return { runs, lastEventSeq };
 }

@@ -301,6 +301,8 @@ describe('workflow APIs and execute', () => {
     // Where the embedded server's Web UI shows the run (a page of the UI, not a 404).
     const ui = `${svc.temporal!.uiUrl}/namespaces/default/workflows/${encodeURIComponent(run.workflowId)}`;
     expect(list.body.data.runs[0].temporalUi).toBe(ui);
+    // Where a watcher follows on from: the newest progress event of the app (the run's end at least).
+    expect(list.body.data.lastEventSeq).toBeGreaterThanOrEqual(4);
     const page = await fetch(ui);
     expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
   });
