@@ -11,6 +11,7 @@ import { registerMembers } from './commands/members/index.ts';
 import { registerOpen } from './commands/open/index.ts';
 import { registerPublish } from './commands/publish/index.ts';
 import { registerRollback } from './commands/rollback/index.ts';
+import { registerRuns } from './commands/runs/index.ts';
 import { registerShare } from './commands/share/index.ts';
 import { registerStatus } from './commands/status/index.ts';
 import { registerTest } from './commands/test/index.ts';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
     registerShare,
     registerLogs,
     registerMembers,
+    registerRuns,
   ]) {
     register(program);
   }
