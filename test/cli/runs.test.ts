@@ -110,6 +110,18 @@ describe('svc runs', { timeout: 90_000 }, () => {
     expect(events.filter((e) => e.type === 'listed')).toHaveLength(before);
   });
 
+  it('--follow ends with exit 3 when the watch stream ends on the revoked key (no reconnect)', async () => {
+    const key = await passwordKey(svc, 'dana');
+    const follow = startSvc(['runs', '--app', 'flow', '--follow'], { env: { ...env, SVC_API_KEY: key } });
+    await expect.poll(() => follow.stderr(), { timeout: 20_000 }).toContain('Following the runs of cell-acme/flow');
+    const keys = await svc.call('GET', '/api/v1/developer/keys', { headers: bearer(key) });
+    const keyId = keys.body.data.keys.find((k: { current: boolean }) => k.current).keyId;
+    expect((await svc.call('DELETE', `/api/v1/developer/keys/${keyId}`, { headers: bearer(key) })).status).toBe(200);
+    const ended = await follow.ended;
+    expect(ended.code).toBe(3);
+    expect(ended.stderr).toMatch(/Error: (unauthorized|invalid_key): /);
+  });
+
   it('exits 1 for an unknown app, 2 on a bad --limit, 3 without a credential', async () => {
     const unknown = await runSvc(['runs', '--app', 'nope', '--json'], { env });
     expect([unknown.code, jsonOf(unknown).error.code]).toEqual([1, 'app_not_found']);
