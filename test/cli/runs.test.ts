@@ -68,7 +68,7 @@ describe('svc runs', { timeout: 90_000 }, () => {
 
     const human = await runSvc(['runs', '--app', 'flow'], { env });
     expect(human.stdout).toMatch(new RegExp(`^${run.id} {2}succeeded {2}api {2}1\\.0\\.0 production {2}\\d{4}-.+ {2}steps 2/2\\n`));
-    expect(human.stdout).toMatch(/\n {2}✓ people \(use\) succeeded \d+ ms\n {2}✓ names \(compute\) succeeded \d+ ms\n/);
+    expect(human.stdout).toMatch(/\n {2}✓ people \(use\) succeeded \d+(\.\d)? m?s\n {2}✓ names \(compute\) succeeded \d+(\.\d)? m?s\n/);
     expect(human.stdout).toContain(`\n  Temporal: ${uiOf(run.workflowId)}\n`);
     const none = await runSvc(['runs', '--app', 'still'], { env });
     expect([none.code, none.stdout]).toEqual([0, 'cell-acme/still has no workflow runs yet.\n']);
