@@ -66,6 +66,7 @@ const EnvSchema = z
     ),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     SVC_TEMPORAL_UI_PORT: z.union([z.literal('off'), port]).default(8233),
+    SVC_TEMPORAL_UI_URL: unsetIfBlank(httpUrl.optional()),
     SVC_TRUSTED_PROXIES: z
       .string()
       .default('')
@@ -171,6 +172,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   temporalNamespace: e.TEMPORAL_NAMESPACE,
   /** Port of the in-memory Temporal server's Web UI (0: a free port; undefined: no UI). */
   temporalUiPort: e.SVC_TEMPORAL_UI_PORT === 'off' ? undefined : e.SVC_TEMPORAL_UI_PORT,
+  /** The Temporal Web UI that shows TEMPORAL_ADDRESS's runs; the embedded server's own is known without it. */
+  temporalUiUrl: e.SVC_TEMPORAL_UI_URL,
   trustedProxies: e.SVC_TRUSTED_PROXIES,
   operator:
     e.SVC_OPERATOR_LOGIN && e.SVC_OPERATOR_PASSWORD

@@ -139,6 +139,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       keyUses,
       companyRoot,
       addresses: () => addresses,
+      ...(config.temporalUiUrl ? { temporalUi: { url: config.temporalUiUrl, namespace: config.temporalNamespace } } : {}),
       blobs: cachedBlobStore(blobBackend, config.blobCacheBytes),
       mailer,
       ontologySql: {
@@ -187,6 +188,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);
+      if (!deps.temporalUi && connected.uiUrl) deps.temporalUi = { url: connected.uiUrl, namespace: config.temporalNamespace };
     }
 
     const connected = temporal;

@@ -6,9 +6,13 @@ import { registerInit } from './commands/init/index.ts';
 import { registerKeys } from './commands/keys/index.ts';
 import { registerLogin } from './commands/login/index.ts';
 import { registerLogout } from './commands/logout/index.ts';
+import { registerLogs } from './commands/logs/index.ts';
+import { registerMembers } from './commands/members/index.ts';
 import { registerOpen } from './commands/open/index.ts';
 import { registerPublish } from './commands/publish/index.ts';
 import { registerRollback } from './commands/rollback/index.ts';
+import { registerRuns } from './commands/runs/index.ts';
+import { registerShare } from './commands/share/index.ts';
 import { registerStatus } from './commands/status/index.ts';
 import { registerTest } from './commands/test/index.ts';
 import { registerWhoami } from './commands/whoami/index.ts';
@@ -41,6 +45,10 @@ export function buildProgram(): Command {
     registerStatus,
     registerApps,
     registerOpen,
+    registerShare,
+    registerLogs,
+    registerMembers,
+    registerRuns,
   ]) {
     register(program);
   }

@@ -14,6 +14,12 @@ export interface PublicAddresses {
   developerBase: string;
 }
 
+/** A Temporal Web UI and the namespace the service's workflows run in. */
+export interface TemporalUi {
+  url: string;
+  namespace: string;
+}
+
 /**
  * Where use cases read the time. Production uses the system clock; tests pass one they set, so
  * rate-limit windows and the login lockout are checked at exact instants and never wait.
@@ -53,6 +59,11 @@ export interface DomainDeps {
   mailer: Mailer;
   /** Where company initialization's rootPath may lie (SVC_COMPANY_ROOT) and where never. */
   companyRoot: CompanyRootPolicy;
+  /**
+   * The Temporal Web UI where runs are shown (their addresses in the run list): SVC_TEMPORAL_UI_URL,
+   * else the embedded server's where this process runs it; unset when neither is known.
+   */
+  temporalUi?: TemporalUi;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
   /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */

@@ -30,7 +30,22 @@ export const RunView = z.object({
 });
 export type RunView = z.infer<typeof RunView>;
 
-export const RunList = z.object({ runs: z.array(RunView) });
+/** A run of the list, with where Temporal's own Web UI shows it. */
+export const ListedRun = RunView.extend({
+  temporalUi: z
+    .string()
+    .nullable()
+    .meta({ description: 'The run’s workflow in the Temporal Web UI; null when the service knows no UI (SVC_TEMPORAL_UI_URL).' }),
+});
+export type ListedRun = z.infer<typeof ListedRun>;
+
+export const RunList = z.object({
+  runs: z.array(ListedRun),
+  lastEventSeq: z
+    .number()
+    .int()
+    .meta({ description: 'The app’s newest run-progress sequence number when the list was read: watch with `after` it to follow on.' }),
+});
 
 export const RunListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -70,6 +70,12 @@ export const AppSummary = z
   .meta({ id: 'AppSummary' });
 export type AppSummary = z.input<typeof AppSummary>;
 
+/** An app of the developer's list: its summary and where its channels are opened. */
+export const ListedApp = AppSummary.extend({
+  addresses: z.object({ test: z.string(), production: z.string() }).meta({ description: 'The test and production addresses.' }),
+}).meta({ id: 'ListedApp' });
+export type ListedApp = z.input<typeof ListedApp>;
+
 export const UploadedVersion = z.object({
   app: z.object({ namespace: z.string(), slug: z.string() }),
   version: z.string(),

@@ -29,6 +29,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ SVC_TEMPORAL_UI_PORT: 'on' })).toThrow(/SVC_TEMPORAL_UI_PORT/);
   });
 
+  it("names an external cluster's Temporal Web UI for run addresses", () => {
+    expect(loadConfig({}).temporalUiUrl).toBeUndefined();
+    expect(loadConfig({ SVC_TEMPORAL_UI_URL: 'https://temporal.example.com/' }).temporalUiUrl).toBe('https://temporal.example.com');
+    expect(() => loadConfig({ SVC_TEMPORAL_UI_URL: 'temporal.example.com' })).toThrow(/SVC_TEMPORAL_UI_URL/);
+  });
+
   it('fails fast naming every bad variable', () => {
     let error: unknown;
     try {

@@ -48,7 +48,7 @@ export const listRunsRoute = defineRoute({
   path: `${APP}/workflow-runs`,
   operationId: 'listWorkflowRuns',
   summary:
-    'The app’s workflow runs, newest first: trigger, status, duration, each step’s status, duration and output, the Temporal workflow id',
+    'The app’s workflow runs, newest first: trigger, status, duration, each step’s status, duration and output, the Temporal workflow id and its Temporal Web UI address',
   tags: ['workflows'],
   auth: 'credential',
   params: AppParams,
@@ -56,7 +56,7 @@ export const listRunsRoute = defineRoute({
   response: { status: 200, description: 'The runs.', schema: RunList },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'invalid_payload', 'app_not_found'],
   handler: async ({ db, deps, principal, params, query }) => ({
-    data: { runs: await listRuns({ db, clock: deps.clock }, principal, params, query) },
+    data: await listRuns({ db, clock: deps.clock, temporalUi: deps.temporalUi }, principal, params, query),
   }),
 });
 

@@ -3,7 +3,7 @@ import { listRegistry } from '../../domain/app-surface/index.ts';
 import { checkWorkflow } from '../../domain/app-workflows/index.ts';
 import { checkUpload, describeApp, findStoredFiles, listApps, promoteVersion, uploadVersion } from '../../domain/apps/index.ts';
 import { RegistryRow } from '../../schemas/app-surface.ts';
-import { AppParams, AppSummary, AppView, Channel, ChannelChange, Notes, UploadedVersion } from '../../schemas/apps.ts';
+import { AppParams, AppView, Channel, ChannelChange, ListedApp, Notes, UploadedVersion } from '../../schemas/apps.ts';
 import { bundleFilesSchema, MAX_BUNDLE_FILES, SHA256_HEX, storedFilesSchema, tooManyFilesInTotal } from '../../schemas/bundle/index.ts';
 import { MANIFEST_SCHEMA_PATH, manifestJsonSchema } from '../../schemas/manifest/index.ts';
 import { MAX_REPORTED_PROBLEMS } from '../../schemas/problems.ts';
@@ -132,9 +132,13 @@ export const listAppsRoute = defineRoute({
   summary: 'Apps visible to the key: its company namespace, plus public for platform keys',
   tags: ['apps'],
   auth: 'credential',
-  response: { status: 200, description: 'Apps by namespace and slug.', schema: z.object({ apps: z.array(AppSummary) }) },
+  response: {
+    status: 200,
+    description: 'Apps by namespace and slug, with their addresses.',
+    schema: z.object({ apps: z.array(ListedApp) }),
+  },
   errors: ['unauthorized'],
-  handler: async ({ db, principal }) => ({ data: { apps: await listApps(db, principal) } }),
+  handler: async ({ db, deps, principal }) => ({ data: { apps: await listApps(db, principal, deps.addresses()) } }),
 });
 
 export const registryRoute = defineRoute({

@@ -6,7 +6,8 @@ import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // App roles and shares (spec C). auth/me describes the caller in the app of its ticket, or the one
 // named. Shares are managed by the app's developers through a key or a web session, naming the app
-// by namespace and slug (body of POST, query otherwise); app tickets never share (the route table).
+// by namespace and slug (body of POST, query otherwise; a revoke may name the share alone); app
+// tickets never share (the route table).
 
 const SHARE_ERRORS = ['unauthorized', 'forbidden', 'invalid_payload', 'app_not_found'] as const;
 
@@ -69,7 +70,10 @@ export const revokeShareRoute = defineRoute({
   method: 'delete',
   path: '/api/v1/developer/shares/{id}',
   operationId: 'revokeShare',
-  summary: 'Revoke a share of the current app: the link or grant stops at once (idempotent)',
+  summary: 'Revoke a share: the link or grant stops at once (idempotent)',
+  description:
+    'The id alone names the share and so its app; namespace and slug, when given, must be the share’s app (else 404 not_found). ' +
+    'Only the app’s developers may revoke, whichever way it is named.',
   tags: ['sharing'],
   auth: 'credential',
   write: true,

@@ -38,11 +38,19 @@ export class ApiClient {
     }
   }
 
-  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  private urlOf(path: string, query: Record<string, string> = {}): URL {
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    return url;
+  }
+
+  private headersFor(accept: string): Record<string, string> {
+    return { accept, ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) };
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const url = this.urlOf(path, opts.query);
+    const headers = this.headersFor('application/json');
     if (opts.dryRun) headers['x-svc-dry-run'] = 'true';
     let body: string | ReadableStream<Uint8Array> | undefined;
     if (opts.stream) {
@@ -54,6 +62,33 @@ export class ApiClient {
       body = JSON.stringify(opts.body);
     }
     const res = await this.send(url, { method, headers, body, ...(opts.stream ? { duplex: 'half' } : {}) } as RequestInit);
+    return this.answerOf<T>(method, url, res);
+  }
+
+  /**
+   * A server-sent event stream (GET), each event as it arrives, until the service ends it. A
+   * refusal before the stream starts is the failure envelope, thrown as `request` throws it.
+   */
+  async *events(path: string, query: Record<string, string> = {}): AsyncGenerator<ServerEvent> {
+    const url = this.urlOf(path, query);
+    const res = await this.send(url, { method: 'GET', headers: this.headersFor('text/event-stream') });
+    if (!res.ok || !res.headers.get('content-type')?.startsWith('text/event-stream') || !res.body) {
+      await this.answerOf('GET', url, res);
+      throw new CliError(`GET ${url.pathname}: HTTP ${res.status}, not an event stream`, EXIT.failure, { status: res.status });
+    }
+    let buffer = '';
+    for await (const chunk of res.body.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk.replaceAll('\r\n', '\n');
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const event = parseEvent(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (event) yield event;
+      }
+    }
+  }
+
+  /** The success envelope's data, or its failure envelope as a CliError. */
+  private async answerOf<T>(method: string, url: URL, res: Response): Promise<T> {
     const text = await res.text();
     let envelope: any;
     try {
@@ -73,6 +108,27 @@ export class ApiClient {
       details: error.details,
     });
   }
+}
+
+/** One server-sent event; `data` parsed as JSON. */
+export type ServerEvent = { id: string | undefined; event: string; data: unknown };
+
+/** An event block's fields (comments and `retry` ignored); nothing for a block without data. */
+function parseEvent(block: string): ServerEvent | undefined {
+  let id: string | undefined;
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon === 0) continue;
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'id') id = value;
+    else if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+  }
+  if (data.length === 0) return undefined;
+  return { id, event, data: JSON.parse(data.join('\n')) };
 }
 
 const REASONS: Record<string, string> = {

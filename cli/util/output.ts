@@ -49,6 +49,11 @@ export class Output {
     if (text) this.stdout.write(`${text}\n`);
   }
 
+  /** One item of a stream that goes on (`--follow`): a JSON line with --json, else its human line. */
+  item(data: unknown, human: () => string): void {
+    this.stdout.write(`${this.json ? JSON.stringify(data) : human()}\n`);
+  }
+
   failure(error: CliError): void {
     const { code, requestId, details } = error.extra;
     if (this.json) {

@@ -1,8 +1,9 @@
-import type { RunView } from '../../schemas/app-workflows.ts';
+import type { ListedRun, RunView } from '../../schemas/app-workflows.ts';
 import type { DbOrTrx } from '../db/index.ts';
-import type { Clock } from '../deps.ts';
+import type { Clock, TemporalUi } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { appOfCaller } from './app-of-caller.ts';
+import { lastRunEventSeq } from './list-run-events.ts';
 import type { StepRecord } from './runs.ts';
 
 type RunRow = {
@@ -60,16 +61,28 @@ export function selectRuns(db: DbOrTrx) {
     ]);
 }
 
-/** An app's runs, newest first, each with its steps and its Temporal workflow id, for those the policy lets read them (app.workflow.read-runs). */
+/**
+ * An app's runs, newest first, each with its steps, its Temporal workflow id and its address in the
+ * Temporal Web UI when one is known, for those the policy lets read them (app.workflow.read-runs).
+ * `lastEventSeq` is read first: a watcher resuming after it misses no progress of runs not yet
+ * listed (it may see some of those listed again).
+ */
 export async function listRuns(
-  deps: { db: DbOrTrx; clock: Clock },
+  deps: { db: DbOrTrx; clock: Clock; temporalUi?: TemporalUi | undefined },
   principal: Principal,
   address: { namespace: string; slug: string },
   page: { limit: number; before?: string | undefined },
-): Promise<RunView[]> {
+): Promise<{ runs: ListedRun[]; lastEventSeq: number }> {
   const { app } = await appOfCaller(deps, principal, address, 'app.workflow.read-runs');
+  const lastEventSeq = await lastRunEventSeq(deps.db, app.id);
   let query = selectRuns(deps.db).where('r.app_id', '=', app.id);
   if (page.before) query = query.where('r.started_at', '<', new Date(page.before));
   const rows = await query.orderBy('r.started_at', 'desc').orderBy('r.id', 'desc').limit(page.limit).execute();
-  return rows.map(runView);
+  const ui = deps.temporalUi;
+  const runs = rows.map((row) => ({
+    ...runView(row),
+    // The Web UI's own route to a workflow (its latest run).
+    temporalUi: ui ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(row.workflow_id)}` : null,
+  }));
+  return { runs, lastEventSeq };
 }

@@ -1,8 +1,10 @@
-import type { AppSummary } from '../../schemas/apps.ts';
+import type { AppSummary, ListedApp } from '../../schemas/apps.ts';
 import { type Manifest, manifestSchema } from '../../schemas/manifest/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import type { PublicAddresses } from '../deps.ts';
 import { keyNamespaces } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
+import { pageAddresses } from './page-addresses.ts';
 
 /**
  * Apps of these namespaces (one app when `slug` is given), by namespace and slug, with the
@@ -65,7 +67,10 @@ export const appSummaryOf = ({ manifest, summary }: Awaited<ReturnType<typeof ap
   department: manifest.owner?.department ?? null,
 });
 
-/** Apps the caller may read (its company's namespace, plus public for platform staff), by namespace and slug. */
-export async function listApps(db: DbOrTrx, principal: Principal): Promise<AppSummary[]> {
-  return (await appRows(db, keyNamespaces(principal))).map(appSummaryOf);
+/** Apps the caller may read (its company's namespace, plus public for platform staff), by namespace and slug, with their addresses. */
+export async function listApps(db: DbOrTrx, principal: Principal, addresses: PublicAddresses): Promise<ListedApp[]> {
+  return (await appRows(db, keyNamespaces(principal))).map((row) => {
+    const pages = pageAddresses(addresses, row.namespace, row.slug, []);
+    return { ...appSummaryOf(row), addresses: { test: pages.test.address, production: pages.production.address } };
+  });
 }

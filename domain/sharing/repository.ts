@@ -14,6 +14,16 @@ export async function findLiveLink(db: DbOrTrx, tokenHash: Buffer, now: Date) {
     .executeTakeFirst();
 }
 
+/** The app a share belongs to (revoked or not), by the share's id. */
+export async function findAppOfShare(db: DbOrTrx, shareId: string) {
+  return db
+    .selectFrom('app_shares as s')
+    .innerJoin('apps as a', 'a.id', 's.app_id')
+    .select(['a.namespace', 'a.slug'])
+    .where('s.id', '=', shareId)
+    .executeTakeFirst();
+}
+
 export async function findLiveShare(db: DbOrTrx, appId: string, audience: 'company' | 'users', accountId: string | null, now: Date) {
   let q = db
     .selectFrom('app_shares as s')

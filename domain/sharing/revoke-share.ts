@@ -5,11 +5,13 @@ import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { loadShare } from './create-share.ts';
 import { type AppRef, currentApp } from './current-app.ts';
-import { recordShare } from './repository.ts';
+import { findAppOfShare, recordShare } from './repository.ts';
 
 /**
  * Ends a share at once: the next open is refused and tickets opened through it stop working
  * (authenticateTicket checks the share). Idempotent; the first revoke writes the share/revoke record.
+ * A share id is unique, so the app may go unnamed: it is then the share's own, and the policy
+ * (app.share) decides on it as on a named one.
  */
 export async function revokeShare(
   db: DbOrTrx,
@@ -18,7 +20,8 @@ export async function revokeShare(
   ref: AppRef,
   shareId: string,
 ): Promise<{ share: ShareView; alreadyRevoked: boolean }> {
-  const app = await currentApp(db, principal, ref);
+  const named = ref.namespace !== undefined || ref.slug !== undefined;
+  const app = await currentApp(db, principal, named ? ref : await appOfShare(db, shareId));
   const row = await db
     .selectFrom('app_shares')
     .selectAll()
@@ -41,4 +44,10 @@ export async function revokeShare(
     at: clock.now(),
   });
   return { share: await loadShare(db, shareId), alreadyRevoked: false };
+}
+
+async function appOfShare(db: DbOrTrx, shareId: string): Promise<AppRef> {
+  const app = await findAppOfShare(db, shareId);
+  if (!app) throw new DomainError('not_found', `No share ${shareId}.`, { details: { shareId } });
+  return app;
 }

@@ -100,7 +100,8 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   controlPlaneInitializeCompany: () => ({ body: initializeBody('cell-matrix-init', '/srv/cell-matrix-init') }),
   listShares: () => ({ query: APP_QUERY }),
   createShare: () => ({ body: { ...APP_QUERY, audience: 'company' } }),
-  revokeShare: (t) => ({ params: { id: t.shareId }, query: APP_QUERY }),
+  // By the share id alone: the share names its app, and the policy decides on that app.
+  revokeShare: (t) => ({ params: { id: t.shareId } }),
   importMembers: () => ({ body: [{ email: 'matrix-import@example.com' }] }),
   addResourceRole: () => ({ body: { principal: 'cell-globex', role: 'viewer' } }),
   removeResourceRole: () => ({ body: { principal: 'cell-globex' } }),

@@ -298,6 +298,13 @@ describe('workflow APIs and execute', () => {
     const list = await svc.call('GET', `${base('flow')}/workflow-runs`, { headers: bearer(dev) });
     expect(list.status).toBe(200);
     expect(list.body.data.runs[0]).toMatchObject({ id: run.id, workflowId: run.workflowId, durationMs: expect.any(Number) });
+    // Where the embedded server's Web UI shows the run (a page of the UI, not a 404).
+    const ui = `${svc.temporal!.uiUrl}/namespaces/default/workflows/${encodeURIComponent(run.workflowId)}`;
+    expect(list.body.data.runs[0].temporalUi).toBe(ui);
+    // Where a watcher follows on from: the newest progress event of the app (the run's end at least).
+    expect(list.body.data.lastEventSeq).toBeGreaterThanOrEqual(4);
+    const page = await fetch(ui);
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
   });
 
   it('answers 404 for an API the app does not have, and keeps other companies out', async () => {

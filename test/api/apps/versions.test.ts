@@ -196,6 +196,10 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       const slugs = mine.body.data.apps.map((a: { namespace: string; slug: string }) => `${a.namespace}/${a.slug}`);
       expect(slugs).toEqual(expect.arrayContaining(['cell-acme/hello', 'cell-acme/world']));
       expect(slugs.some((s: string) => s.startsWith('public/'))).toBe(false);
+      expect(mine.body.data.apps.find((a: { slug: string }) => a.slug === 'hello').addresses).toEqual({
+        test: `${svc.addresses.developerBase}/cell-acme/apps/hello`,
+        production: `${svc.addresses.productionBase}/cell-acme/apps/hello`,
+      });
       const ops = await svc.call('GET', '/api/v1/developer/apps', { headers: bearer(op) });
       expect(ops.body.data.apps.map((a: { namespace: string }) => a.namespace)).toContain('public');
 

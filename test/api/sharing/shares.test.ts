@@ -107,6 +107,27 @@ describe('named-account shares', () => {
     });
     expect(twice.body.data.alreadyRevoked).toBe(true);
   });
+
+  it('a revoke by the share id alone finds the app from the share; the policy still decides (was invalid_payload)', async () => {
+    const res = await share({ ...app('secret'), audience: 'users', account: 'gus' });
+    const id: string = res.body.data.share.id;
+    const revoke = (key: string, query = '') => svc.call('DELETE', `/api/v1/developer/shares/${id}${query}`, { headers: bearer(key) });
+    const outsider = await revoke(gusKey);
+    expect([outsider.status, outsider.body.error.code]).toEqual([403, 'forbidden']);
+    const halfNamed = await revoke(dev, '?namespace=cell-acme');
+    expect([halfNamed.status, halfNamed.body.error.code]).toEqual([400, 'invalid_payload']);
+    const otherApp = await revoke(dev, '?namespace=cell-acme&slug=hello');
+    expect([otherApp.status, otherApp.body.error.code]).toEqual([404, 'not_found']);
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(200);
+
+    const revoked = await revoke(dev);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(revoked.body.data).toMatchObject({ revoked: true, alreadyRevoked: false, share: { id, account: { username: 'gus' } } });
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(403);
+    expect((await revoke(dev)).body.data.alreadyRevoked).toBe(true);
+    const unknown = await svc.call('DELETE', '/api/v1/developer/shares/shr_0000000000000000', { headers: bearer(dev) });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+  });
 });
 
 describe('company shares', () => {

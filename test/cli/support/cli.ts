@@ -24,6 +24,13 @@ export const storedLoginFile = (home: string) => path.join(home, 'config', 'svc'
 
 /** Runs `svc <args>` to its end; stdin is /dev/null unless given. */
 export function runSvc(args: string[], opts: { env: Record<string, string>; cwd?: string; stdin?: string }): Promise<CliRun> {
+  return startSvc(args, opts).ended;
+}
+
+/** A `svc` that goes on until stopped (`--follow`): its output so far, and how it ended. */
+export type RunningSvc = { stdout(): string; stderr(): string; ended: Promise<CliRun>; stop(): Promise<CliRun> };
+
+export function startSvc(args: string[], opts: { env: Record<string, string>; cwd?: string; stdin?: string }): RunningSvc {
   const child = spawn(process.execPath, [SVC_BIN, ...args], {
     env: opts.env,
     cwd: opts.cwd,
@@ -38,10 +45,19 @@ export function runSvc(args: string[], opts: { env: Record<string, string>; cwd?
   child.stderr!.on('data', (chunk) => {
     stderr += chunk;
   });
-  return new Promise((resolve, reject) => {
+  const ended = new Promise<CliRun>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    ended,
+    stop: () => {
+      child.kill('SIGINT');
+      return ended;
+    },
+  };
 }
 
 /** The JSON document a `--json` run printed. */

@@ -1,0 +1,103 @@
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { cliHome, jsonOf, runSvc, startSvc } from './support/cli.ts';
+
+// Issue 35, Deliver 3: `svc logs` reads the app log, filtered by kind and time, and follows it. The
+// CLI is a child process against the real service on loopback.
+
+let svc: TestService;
+let home: Awaited<ReturnType<typeof cliHome>>;
+let env: Record<string, string>;
+let dev: string;
+let dir: string;
+const svcIn = (...args: string[]) => runSvc(args, { env, cwd: dir });
+const track = (name: string, data: Record<string, unknown>) =>
+  svc.call('POST', '/api/v1/developer/log/cell-acme/events', {
+    body: { slug: 'logged-app', events: [{ kind: 'usage', name, data }] },
+    headers: bearer(dev),
+  });
+
+beforeAll(async () => {
+  svc = await startTestService();
+  await seedCompanies(svc);
+  home = await cliHome();
+  dev = await passwordKey(svc, 'dana');
+  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: dev };
+  dir = path.join(home.dir, 'logged-app');
+  expect((await runSvc(['init', dir], { env })).code).toBe(0);
+  expect((await svcIn('deploy')).code).toBe(0);
+  expect((await svcIn('test')).code).toBe(0);
+  expect((await track('clicked', { button: 'save' })).status).toBe(201);
+}, 120_000);
+afterAll(async () => {
+  await svc?.close();
+  await home?.remove();
+});
+beforeEach(() => resetRateLimits(svc));
+
+// Each test runs the CLI several times, a Node start each: room for a loaded machine.
+describe('svc logs', { timeout: 90_000 }, () => {
+  it('shows the folder’s app log oldest first: releases and usage, with who and which version', async () => {
+    const json = await svcIn('logs', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const { app, events } = jsonOf(json);
+    expect(app).toEqual({ namespace: 'cell-acme', slug: 'logged-app' });
+    expect(events.map((e: { kind: string; name: string }) => `${e.kind}/${e.name}`)).toEqual([
+      'release/deploy',
+      'release/enter_test',
+      'usage/clicked',
+    ]);
+
+    const human = await svcIn('logs');
+    expect(human.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}release\/deploy +dana +0\.1\.0 +build=1\n/);
+    expect(human.stdout).toMatch(/ {2}release\/enter_test +dana +0\.1\.0 test\n/);
+    expect(human.stdout).toMatch(/ {2}usage\/clicked +dana +- +button=save\n$/);
+  });
+
+  it('filters by --kind and --since, and keeps the newest --limit records', async () => {
+    const usage = jsonOf(await runSvc(['logs', '--app', 'logged-app', '--kind', 'usage', '--json'], { env }));
+    expect(usage.events.map((e: { name: string }) => e.name)).toEqual(['clicked']);
+    expect(jsonOf(await svcIn('logs', '--since', '1h', '--json')).events).toHaveLength(3);
+    const future = await svcIn('logs', '--since', '2099-01-01T00:00:00Z');
+    expect([future.code, future.stdout]).toEqual([0, 'No records in the log of cell-acme/logged-app since 2099-01-01T00:00:00.000Z.\n']);
+    const newest = jsonOf(await svcIn('logs', '--limit', '2', '--json')).events;
+    expect(newest.map((e: { name: string }) => e.name)).toEqual(['enter_test', 'clicked']);
+  });
+
+  it('--follow prints the records there are, then each new one once, as JSON lines with --json', async () => {
+    const follow = startSvc(['logs', '--follow', '--kind', 'usage', '--json'], { env, cwd: dir });
+    try {
+      await expect.poll(() => follow.stdout(), { timeout: 15_000 }).toContain('"name":"clicked"');
+      expect((await track('saved', { rows: 2 })).status).toBe(201);
+      await expect.poll(() => follow.stdout(), { timeout: 15_000 }).toContain('"name":"saved"');
+      // Two more polls: nothing is printed twice.
+      await new Promise((resolve) => setTimeout(resolve, 4500));
+    } finally {
+      await follow.stop();
+    }
+    const lines = follow
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((e) => e.name)).toEqual(['clicked', 'saved']);
+    expect(lines[1]).toMatchObject({ kind: 'usage', data: { rows: 2 }, visitor: { username: 'dana' } });
+  });
+
+  it('exits 2 on a bad --kind, --since or --limit, 1 for an unknown app, 3 without a credential', async () => {
+    for (const args of [
+      ['--kind', 'visits'],
+      ['--since', 'yesterday'],
+      ['--since', '2026-11-27T10:00'],
+      ['--limit', '0'],
+    ]) {
+      const run = await svcIn('logs', ...args);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
+    }
+    const unknown = await runSvc(['logs', '--app', 'no-such-app', '--json'], { env });
+    expect([unknown.code, jsonOf(unknown).error.code]).toEqual([1, 'app_not_found']);
+    expect((await runSvc(['logs'], { env: { ...home.env, SVC_BASE_URL: svc.url! }, cwd: dir })).code).toBe(3);
+  });
+});
