@@ -1,67 +1,41 @@
-import type { AppPages, CatalogEntry } from '../../domain/hosting/index.ts';
+import type { AppPages, CatalogEntry, SharedEntry } from '../../domain/hosting/index.ts';
+import { escapeHtml, link, name, type PageAccount, platformPage } from '../web/platform-page.ts';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
-/** A platform page in the trees: no script, the sign-in pages' stylesheet. */
-export function platformPage(baseUrl: string, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · svc</title>
-<link rel="stylesheet" href="${escapeHtml(baseUrl)}/web/assets/web.css">
-</head>
-<body><main>
-${body}
-</main></body>
-</html>`;
+/** A catalog: its own apps and, for a signed-in visitor, the apps of other companies shared with them. */
+export function catalogPage(
+  baseUrl: string,
+  account: PageAccount,
+  heading: string,
+  entries: readonly CatalogEntry[],
+  shared: readonly SharedEntry[] = [],
+): string {
+  const item = (e: CatalogEntry, from = '') =>
+    `<li>${appLink(e)} <small>${escapeHtml(e.version)}</small>${from} · ${link(e.about, 'about')}` +
+    `${e.summary ? `<br>${name(e.summary)}` : ''}</li>`;
+  const list = (items: string[]) => `<ul class="apps">\n${items.join('\n')}\n</ul>`;
+  const parts = [`<h1>${name(heading)}</h1>`, entries.length ? list(entries.map((e) => item(e))) : '<p>No apps yet.</p>'];
+  if (shared.length) {
+    parts.push('<h2>Shared with you</h2>', list(shared.map((e) => item(e, ` · from ${name(e.company)}`))));
+  }
+  return platformPage(baseUrl, heading, account, parts.join('\n'));
 }
 
-const link = (href: string, text: string) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+const appLink = (e: CatalogEntry) => `<a href="${escapeHtml(e.address)}">${name(e.title)}</a>`;
 
-export function catalogPage(baseUrl: string, heading: string, entries: readonly CatalogEntry[]): string {
-  const items = entries.map(
-    (e) =>
-      `<li>${link(e.address, e.title)} <small>${escapeHtml(e.version)}</small> · ${link(e.about, 'about')}` +
-      `${e.summary ? `<br>${escapeHtml(e.summary)}` : ''}</li>`,
-  );
-  return platformPage(
-    baseUrl,
-    heading,
-    `<h1>${escapeHtml(heading)}</h1>\n${items.length ? `<ul>\n${items.join('\n')}\n</ul>` : '<p>No apps yet.</p>'}`,
-  );
-}
-
-export function aboutPage(baseUrl: string, p: AppPages): string {
-  const parts = [`<h1>${escapeHtml(p.title)}</h1>`, `<p><small>Version ${escapeHtml(p.version)}</small></p>`];
-  if (p.summary) parts.push(`<p>${escapeHtml(p.summary)}</p>`);
-  if (p.description) parts.push(`<p>${escapeHtml(p.description)}</p>`);
+export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages): string {
+  const parts = [`<h1>${name(p.title)}</h1>`, `<p><small>Version ${escapeHtml(p.version)}</small></p>`];
+  if (p.summary) parts.push(`<p>${name(p.summary)}</p>`);
+  if (p.description) parts.push(`<p>${name(p.description)}</p>`);
   if (p.hasInterface) parts.push(`<p>${link(p.pages.address, 'Open the app')} (sign-in required)</p>`);
-  if (p.examples.length) parts.push('<h2>Try saying</h2>', `<ul>${p.examples.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>`);
+  if (p.examples.length) parts.push('<h2>Try saying</h2>', `<ul>${p.examples.map((e) => `<li>${name(e)}</li>`).join('')}</ul>`);
   if (p.skills.length) {
     parts.push(
       '<h2>Skills</h2>',
-      `<ul>${p.skills.map((s, i) => `<li>${link(p.pages.skills[i]!, s.name)}: ${escapeHtml(s.description)}</li>`).join('')}</ul>`,
+      `<ul>${p.skills.map((s, i) => `<li>${link(p.pages.skills[i]!, s.name)}: ${name(s.description)}</li>`).join('')}</ul>`,
     );
   }
   parts.push(`<p>${link(p.pages.aboutMarkdown, 'about.md')} (for agents)</p>`);
-  return platformPage(baseUrl, p.title, parts.join('\n'));
-}
-
-export function messagePage(
-  baseUrl: string,
-  heading: string,
-  lines: readonly string[],
-  links: readonly { href: string; text: string }[] = [],
-): string {
-  const body = [
-    `<h1>${escapeHtml(heading)}</h1>`,
-    ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
-    ...links.map((l) => `<p>${link(l.href, l.text)}</p>`),
-  ];
-  return platformPage(baseUrl, heading, body.join('\n'));
+  return platformPage(baseUrl, p.title, account, parts.join('\n'));
 }
 
 const HEAD = /<head(?:\s[^>]*)?>/i;

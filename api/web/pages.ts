@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { ApiDeps } from '../deps.ts';
+import { serveLanding } from './landing.ts';
 
-// The browser pages: web sign-in, the device approval page at the
+// The browser pages: web sign-in and sign-out, the landing page, the device approval page at the
 // verification address, the OAuth authorization page and the app log. Static HTML; the pages' scripts call the JSON API.
 // They are pages, not API operations, so they are not in the OpenAPI document.
 
 const ASSETS = new Map(
-  ['web.css', 'common.js', 'signin.js', 'device.js', 'log.js', 'authorize.js'].map((name) => [
+  ['web.css', 'common.js', 'signin.js', 'signout.js', 'device.js', 'log.js', 'authorize.js'].map((name) => [
     name,
     {
       body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
@@ -61,6 +63,16 @@ const SIGN_IN = page(
   <input id="activateConfirm" name="activateConfirm" type="password" autocomplete="new-password" required minlength="12" maxlength="256">
   <button type="submit">Activate and sign in</button>
 </form>`,
+);
+
+// Where the platform pages' "Sign out" leads: they run no script, and ending a session takes a click here.
+const SIGN_OUT = page(
+  'Sign out',
+  'signout.js',
+  `<h1>Sign out of svc</h1>
+<p id="who" class="who"></p>
+<button id="signout" type="button" hidden>Sign out</button>
+<p><a href="/">Back to svc</a></p>`,
 );
 
 const DEVICE = page(
@@ -134,9 +146,11 @@ function sendPage(ctx: Context, html: string): void {
   ctx.body = html;
 }
 
-export function pagesRouter(): Router {
+export function pagesRouter(deps: ApiDeps): Router {
   const router = new Router();
+  router.get('/', (ctx) => serveLanding(ctx, deps));
   router.get('/signin', (ctx) => sendPage(ctx, SIGN_IN));
+  router.get('/signout', (ctx) => sendPage(ctx, SIGN_OUT));
   router.get('/device', (ctx) => sendPage(ctx, DEVICE));
   router.get('/web/log', (ctx) => sendPage(ctx, LOG));
   router.get('/oauth/authorize', (ctx) => sendPage(ctx, AUTHORIZE));

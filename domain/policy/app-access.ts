@@ -64,17 +64,31 @@ export type AppAccess =
       message: string;
       /** What the visitor can do about it. */
       remedy: string;
-      /** A member on a test address: the production address is theirs to open. */
+      /** A member on a test address: the production address is theirs to open, and they are sent there. */
       productionInstead: boolean;
+      /**
+       * The visitor may open the production version (a member, or a share holder on the test
+       * address): the 403 says what they already have instead of sending them to ask for it.
+       */
+      productionOpen: boolean;
     };
 
-const refuse = (reason: AccessRefusal, message: string, remedy: string, productionInstead = false): AppAccess => ({
+const refuse = (
+  reason: AccessRefusal,
+  message: string,
+  remedy: string,
+  production: { instead: boolean; open: boolean } = { instead: false, open: false },
+): AppAccess => ({
   allowed: false,
   reason,
   message,
   remedy,
-  productionInstead,
+  productionInstead: production.instead,
+  productionOpen: production.open,
 });
+
+/** Sent to the production address, which is theirs to open. */
+const PRODUCTION_INSTEAD = { instead: true, open: true };
 
 /**
  * The one rule of who may open an app and with which role (spec Authentication 9-11, Rules for
@@ -97,14 +111,19 @@ export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareG
     }
     const developer = visitor.platformStaff || visitor.licenses.some((l) => l.role === 'developer');
     if (target.channel === 'test' && !developer) {
-      return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', true);
+      return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', PRODUCTION_INSTEAD);
     }
     return { allowed: true, role: developer ? 'developer' : 'member', member: true, viaShare: null, viaGrant: null };
   }
   const license = visitor.licenses.find((l) => l.companyId === target.companyId);
   if (!license) return outsiderAccess(target, shares);
   if (target.channel === 'test' && license.role !== 'developer') {
-    return refuse('developers_only', 'The test version is for the company’s developers.', 'Open the production address instead.', true);
+    return refuse(
+      'developers_only',
+      'The test version is for the company’s developers.',
+      'Open the production address instead.',
+      PRODUCTION_INSTEAD,
+    );
   }
   if (license.role === 'developer') return { allowed: true, role: 'developer', member: true, viaShare: null, viaGrant: null };
   if (target.access === 'company') return { allowed: true, role: 'member', member: true, viaShare: null, viaGrant: null };
@@ -127,7 +146,14 @@ function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
       `This app belongs to ${target.namespace} and you are not a member of that company.`,
       'Ask an admin of that company for a license, or a developer of the app to share it with you.',
     );
-  if (target.channel === 'test') return notMember();
+  if (target.channel === 'test') {
+    // A share admits to production only: say so, rather than asking for the share they hold.
+    if (!outsiderAccess({ ...target, channel: 'production' }, shares).allowed) return notMember();
+    return refuse('developers_only', 'The test version is for the company’s developers.', 'You have access to the production version.', {
+      instead: false,
+      open: true,
+    });
+  }
   if (shares.account) return { allowed: true, role: 'editor', member: false, viaShare: shares.account.id, viaGrant: null };
   // An Editor or Owner grant on the app's resource reads as a named share; a Viewer grant as a link.
   const grant = shares.resource;
