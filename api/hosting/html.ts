@@ -1,3 +1,4 @@
+import type { Channel } from '../../domain/db/index.ts';
 import type { AppPages, CatalogEntry, SharedEntry } from '../../domain/hosting/index.ts';
 import { escapeHtml, link, name, type PageAccount, platformPage } from '../web/platform-page.ts';
 
@@ -5,19 +6,23 @@ import { escapeHtml, link, name, type PageAccount, platformPage } from '../web/p
 export function catalogPage(
   baseUrl: string,
   account: PageAccount,
-  heading: string,
+  catalog: { company: string | null; channel: Channel },
   entries: readonly CatalogEntry[],
   shared: readonly SharedEntry[] = [],
 ): string {
+  const test = catalog.channel === 'test' ? ' (test)' : '';
+  // The company's name isolated on its own: its direction never reorders the words after it.
+  const heading = catalog.company === null ? `Official apps${test}` : `${name(catalog.company)} apps${test}`;
+  const title = catalog.company === null ? `Official apps${test}` : `${catalog.company} apps${test}`;
   const item = (e: CatalogEntry, from = '') =>
     `<li>${appLink(e)} <small>${escapeHtml(e.version)}</small>${from} · ${link(e.about, 'about')}` +
     `${e.summary ? `<br>${name(e.summary)}` : ''}</li>`;
   const list = (items: string[]) => `<ul class="apps">\n${items.join('\n')}\n</ul>`;
-  const parts = [`<h1>${name(heading)}</h1>`, entries.length ? list(entries.map((e) => item(e))) : '<p>No apps yet.</p>'];
+  const parts = [`<h1>${heading}</h1>`, entries.length ? list(entries.map((e) => item(e))) : '<p>No apps yet.</p>'];
   if (shared.length) {
     parts.push('<h2>Shared with you</h2>', list(shared.map((e) => item(e, ` · from ${name(e.company)}`))));
   }
-  return platformPage(baseUrl, heading, account, parts.join('\n'));
+  return platformPage(baseUrl, title, account, parts.join('\n'));
 }
 
 const appLink = (e: CatalogEntry) => `<a href="${escapeHtml(e.address)}">${name(e.title)}</a>`;

@@ -302,9 +302,9 @@ async function serveCatalog(ctx: Context, deps: ApiDeps, req: TreeRequest, names
   // Shares open production only; a company's catalog lists its own apps already.
   const principal = req.channel === 'production' ? await pagePrincipal(ctx, deps) : undefined;
   const shared = principal ? await listSharedApps(deps, principal) : [];
-  const heading = `${company === null ? 'Official apps' : `${company} apps`}${req.channel === 'test' ? ' (test)' : ''}`;
   ctx.set('Cache-Control', 'private, no-cache');
-  sendPlatformPage(ctx, deps.addresses(), 200, catalogPage(addresses.baseUrl, await accountOf(ctx, deps), heading, entries, shared));
+  const html = catalogPage(addresses.baseUrl, await accountOf(ctx, deps), { company, channel: req.channel }, entries, shared);
+  sendPlatformPage(ctx, addresses, 200, html);
 }
 
 /**

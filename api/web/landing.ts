@@ -37,4 +37,4 @@ export async function serveLanding(ctx: Context, deps: ApiDeps): Promise<void> {
 }
 
 const catalogItem = (c: VisitorCatalog) =>
-  `<li><a href="${escapeHtml(c.production)}">${name(`${c.company} apps`)}</a>${c.test ? ` · ${link(c.test, 'test')}` : ''}</li>`;
+  `<li><a href="${escapeHtml(c.production)}">${name(c.company)} apps</a>${c.test ? ` · ${link(c.test, 'test')}` : ''}</li>`;
