@@ -110,11 +110,14 @@ const AUTHORIZE = page(
 </section>`,
 );
 
-// The app log for the app's developers: /web/log?namespace=<ns>&slug=<slug> (spec E).
+// The app log for the app's developers: /web/log?namespace=<ns>&slug=<slug> (spec E). The interface
+// stays hidden until the log answers: anyone else sees only why they are refused.
 const LOG = page(
   'App log',
   'log.js',
   `<h1>App log · <span id="app"></span></h1>
+<p class="who"><span id="who"></span> · <a href="/signout">Sign out</a></p>
+<div id="log" hidden>
 <ul id="figures" class="figures" aria-label="Last 30 days"></ul>
 <h2>Usage by day</h2>
 <svg id="chart" class="chart" role="img" aria-label="Usage by day, last 30 days"></svg>
@@ -124,14 +127,15 @@ const LOG = page(
     <option value="">all</option><option>usage</option><option>feedback</option><option>error</option>
     <option>action</option><option>share</option><option>release</option></select></div>
   <div><label for="name">Name</label><input id="name" name="name" maxlength="100"></div>
-  <div><label for="visitor">Visitor (account id)</label><input id="visitor" name="visitor" maxlength="100"></div>
+  <div><label for="username">Visitor (username)</label><input id="username" name="username" maxlength="64" autocomplete="off"></div>
   <div><label for="status">Feedback status</label><select id="status" name="status">
     <option value="">any</option><option>open</option><option>planned</option><option>done</option><option>dismissed</option></select></div>
   <div><button type="submit">Filter</button></div>
 </form>
-<table class="log"><thead><tr><th>Time (UTC)</th><th>Kind</th><th>Name</th><th>Visitor</th><th>Version</th><th>Details</th><th>Status</th></tr></thead>
-<tbody id="events"></tbody></table>
-<button id="more" class="secondary" type="button" hidden>More</button>`,
+<div class="table"><table class="log"><thead><tr><th>Time (UTC)</th><th>Kind</th><th>Name</th><th>Visitor</th><th>Version</th><th>Details</th><th>Status</th></tr></thead>
+<tbody id="events"></tbody></table></div>
+<button id="more" class="secondary" type="button" hidden>More</button>
+</div>`,
   'wide',
 );
 
