@@ -27,11 +27,35 @@ export function catalogPage(
 
 const appLink = (e: CatalogEntry) => `<a href="${escapeHtml(e.address)}">${name(e.title)}</a>`;
 
+/** Who may open the app, in words, by its manifest's `auth.access` (the policy decides each visit). */
+function openedBy(p: AppPages): string {
+  if (p.owner === null) return 'Members of any company on svc, after signing in.';
+  const company = name(p.owner);
+  return p.access === 'restricted'
+    ? `Developers of ${company} and the people it is shared with, after signing in.`
+    : `Members of ${company} and the people it is shared with, after signing in.`;
+}
+
+const list = (items: readonly string[]) => (items.length ? items.map(name).join(', ') : 'none');
+
+/** The app page (`about`): what it is, whose, which version, what it uses, and how to open it. */
 export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages): string {
-  const parts = [`<h1>${name(p.title)}</h1>`, `<p><small>Version ${escapeHtml(p.version)}</small></p>`];
-  if (p.summary) parts.push(`<p>${name(p.summary)}</p>`);
+  const facts: [string, string][] = [
+    ['Owner', p.owner === null ? 'svc (official app)' : name(p.owner)],
+    ['Version', escapeHtml(p.version)],
+    ['SDKs', list(p.sdks)],
+    ['Reads', list(p.reads)],
+    ['Writes', list(p.writes)],
+  ];
+  const parts = [`<h1>${name(p.title)}</h1>`];
+  if (p.summary) parts.push(`<p class="lead">${name(p.summary)}</p>`);
   if (p.description) parts.push(`<p>${name(p.description)}</p>`);
-  if (p.hasInterface) parts.push(`<p>${link(p.pages.address, 'Open the app')} (sign-in required)</p>`);
+  parts.push(`<dl class="facts">${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('')}</dl>`);
+  parts.push('<h2>How to open it</h2>', '<ul>');
+  if (p.hasInterface) parts.push(`<li>${link(p.pages.address, 'Open the app')}: ${openedBy(p)}</li>`);
+  else parts.push('<li>No interface: its skills and APIs only.</li>');
+  parts.push(`<li>AI hosts (MCP, sign-in through OAuth): <code>${escapeHtml(p.mcp)}</code></li>`);
+  parts.push(`<li>Agents: ${link(p.pages.aboutMarkdown, 'about.md')}</li>`, '</ul>');
   if (p.examples.length) parts.push('<h2>Try saying</h2>', `<ul>${p.examples.map((e) => `<li>${name(e)}</li>`).join('')}</ul>`);
   if (p.skills.length) {
     parts.push(
@@ -39,7 +63,11 @@ export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages): s
       `<ul>${p.skills.map((s, i) => `<li>${link(p.pages.skills[i]!, s.name)}: ${name(s.description)}</li>`).join('')}</ul>`,
     );
   }
-  parts.push(`<p>${link(p.pages.aboutMarkdown, 'about.md')} (for agents)</p>`);
+  if (p.apis.length) {
+    const api = (a: AppPages['apis'][number]) =>
+      `<li><code>${escapeHtml(a.name)}</code>: ${name(a.title)}${a.description ? `. ${name(a.description)}` : ''}</li>`;
+    parts.push('<h2>APIs</h2>', `<ul>${p.apis.map(api).join('')}</ul>`);
+  }
   return platformPage(baseUrl, p.title, account, parts.join('\n'));
 }
 

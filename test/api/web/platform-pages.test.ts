@@ -25,7 +25,19 @@ beforeAll(async () => {
   await createUser(svc, op, 'eve', [{ cellId: 'cell-evil', role: 'member' }]);
   const dev = await passwordKey(svc, 'dana');
   await release(svc, dev, { namespace: 'cell-acme', slug: 'hello', version: '1.0.0' });
-  await release(svc, dev, { namespace: 'cell-acme', slug: 'ledger', version: '1.0.0', manifest: { auth: { access: 'restricted' } } });
+  await release(svc, dev, {
+    namespace: 'cell-acme',
+    slug: 'ledger',
+    version: '1.0.0',
+    manifest: {
+      auth: { access: 'restricted' },
+      summary: 'The orders of the week',
+      description: 'Lists the week’s orders and lets the sales team mark them shipped.',
+      examples: ['Which orders are late?'],
+      sdk: ['semantic'],
+      semantic: { types: ['acme.Order'], write: ['acme.Order'] },
+    },
+  });
   const shared = await svc.call('POST', '/api/v1/developer/shares', {
     body: { namespace: 'cell-acme', slug: 'ledger', audience: 'users', account: 'gus' },
     headers: bearer(dev),
@@ -157,6 +169,32 @@ describe('platform pages', () => {
       expect(await who(page)).toBe('Sign in');
       const session = await page.request.get(`${svc.url}/api/v1/web/session`);
       expect(session.status()).toBe(401);
+    });
+  });
+
+  it('the app page says what the app is, whose, which version, what it reads and writes, and how to open it', async () => {
+    await withPage(browser, svc.url!, async (page) => {
+      const res = await page.goto(`${svc.addresses.productionBase}/cell-acme/apps/ledger/about`);
+      expect(res!.status()).toBe(200);
+      expect(await page.locator('h1').textContent()).toBe('App ledger');
+      expect(await page.locator('.lead').textContent()).toBe('The orders of the week');
+      const facts = Object.fromEntries((await page.locator('dl.facts dt').allTextContents()).map((term, i) => [term, i]));
+      const values = await page.locator('dl.facts dd').allTextContents();
+      expect(Object.fromEntries(Object.entries(facts).map(([term, i]) => [term, values[i]]))).toEqual({
+        Owner: 'Acme',
+        Version: '1.0.0',
+        SDKs: 'semantic',
+        Reads: 'acme.Order',
+        Writes: 'acme.Order',
+      });
+      const open = page.locator('h2:has-text("How to open it") + ul li');
+      expect(await open.first().textContent()).toBe('Open the app: Developers of Acme and the people it is shared with, after signing in.');
+      expect(await open.nth(1).textContent()).toBe(
+        `AI hosts (MCP, sign-in through OAuth): ${svc.url}/api/v1/developer/apps/cell-acme/ledger/mcp`,
+      );
+      expect(await page.getByText('Which orders are late?').count()).toBe(1);
+      expect(await who(page)).toBe('Sign in');
+      await checked(page, 'about');
     });
   });
 
