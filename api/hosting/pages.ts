@@ -223,17 +223,20 @@ function sendHtml(ctx: Context, status: number, html: string): void {
 }
 
 /**
- * Who the page shows as signed in: the request's principal, or nobody when its credential is bad
- * (the page is then the 401 saying so). Sign-in comes back to a page of {base_url}; from an app
- * host, to the landing page.
+ * The request's principal where a page only shows who it is for (the account bar, "Shared with
+ * you"): nobody when its credential is bad, which such a page does not refuse.
  */
-async function accountOf(ctx: Context, deps: ApiDeps): Promise<PageAccount> {
-  const principal = await pagePrincipal(ctx, deps).catch((err: unknown) => {
+function shownPrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPrincipal | undefined> {
+  return pagePrincipal(ctx, deps).catch((err: unknown) => {
     if (err instanceof DomainError) return undefined;
     throw err;
   });
+}
+
+/** Who the page shows as signed in. Sign-in comes back to a page of {base_url}; from an app host, to the landing page. */
+async function accountOf(ctx: Context, deps: ApiDeps): Promise<PageAccount> {
   const addresses = deps.addresses();
-  return pageAccount(principal, addresses.baseUrl, appHostOf(ctx, addresses) ? '/' : ctx.url);
+  return pageAccount(await shownPrincipal(ctx, deps), addresses.baseUrl, appHostOf(ctx, addresses) ? '/' : ctx.url);
 }
 
 async function sendMessage(
@@ -299,8 +302,8 @@ async function serveCatalog(ctx: Context, deps: ApiDeps, req: TreeRequest, names
       return ctx.redirect(`${addresses.productionBase}/${namespace}/apps`);
   }
   const { company, entries } = await listCatalog(deps.db, addresses, namespace, req.channel);
-  // Shares open production only; a company's catalog lists its own apps already.
-  const principal = req.channel === 'production' ? await pagePrincipal(ctx, deps) : undefined;
+  // Shares open production only.
+  const principal = req.channel === 'production' ? await shownPrincipal(ctx, deps) : undefined;
   const shared = principal ? await listSharedApps(deps, principal) : [];
   ctx.set('Cache-Control', 'private, no-cache');
   const html = catalogPage(addresses.baseUrl, await accountOf(ctx, deps), { company, channel: req.channel }, entries, shared);

@@ -143,6 +143,12 @@ describe('platform pages', () => {
         'This app belongs to cell-acme and you are not a member of that company.',
         'Ask an admin of that company for a license, or a developer of the app to share it with you.',
       ]);
+      // Another company's catalog points to the visitor's own.
+      const other = await page.goto(`${svc.addresses.productionBase}/cell-acme/apps`);
+      expect(other!.status()).toBe(403);
+      await page.getByRole('link', { name: 'Your catalogs' }).click();
+      await page.waitForURL(`${svc.url}/`);
+      expect(await page.getByRole('link', { name: 'Globex apps' }).count()).toBe(1);
       // The production address opens the app.
       await page.goto(`${svc.addresses.developerBase}/cell-acme/apps/ledger`);
       await page.getByRole('link', { name: `${svc.addresses.productionBase}/cell-acme/apps/ledger` }).click();
