@@ -252,10 +252,6 @@ async function sendMessage(
 }
 
 /**
- * A plain 404: never another app's file, never a platform page. Not kept by any cache: the address
- * may serve something after the next channel move (a rollback brings a version back online).
- */
-/**
  * The 403 of an app page, saying what the visitor already has: the address of the production
  * version when the policy admits them there (a share holder on a test address).
  */
@@ -270,6 +266,10 @@ function refuseApp(
   return sendMessage(ctx, deps, 403, heading, [access.message, access.remedy], links);
 }
 
+/**
+ * A plain 404: never another app's file, never a platform page. Not kept by any cache: the address
+ * may serve something after the next channel move (a rollback brings a version back online).
+ */
 function notFound(ctx: Context, deps: ApiDeps): Promise<void> {
   ctx.set('Cache-Control', 'no-store');
   return sendMessage(ctx, deps, 404, 'Not found', ['There is no page at this address.']);

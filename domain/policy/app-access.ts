@@ -87,8 +87,9 @@ const refuse = (
   productionOpen: production.open,
 });
 
-/** Sent to the production address, which is theirs to open. */
-const PRODUCTION_INSTEAD = { instead: true, open: true };
+/** Whether the app-open rule admits the visitor to the production version of the same app. */
+const opensProduction = (visitor: Visitor, target: AccessTarget, shares: ShareGrants) =>
+  appRoleOf(visitor, { ...target, channel: 'production' }, shares).allowed;
 
 /**
  * The one rule of who may open an app and with which role (spec Authentication 9-11, Rules for
@@ -111,18 +112,22 @@ export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareG
     }
     const developer = visitor.platformStaff || visitor.licenses.some((l) => l.role === 'developer');
     if (target.channel === 'test' && !developer) {
-      return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', PRODUCTION_INSTEAD);
+      return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', {
+        instead: true,
+        open: true,
+      });
     }
     return { allowed: true, role: developer ? 'developer' : 'member', member: true, viaShare: null, viaGrant: null };
   }
   const license = visitor.licenses.find((l) => l.companyId === target.companyId);
-  if (!license) return outsiderAccess(target, shares);
+  if (!license) return outsiderAccess(visitor, target, shares);
   if (target.channel === 'test' && license.role !== 'developer') {
     return refuse(
       'developers_only',
       'The test version is for the company’s developers.',
       'Open the production address instead.',
-      PRODUCTION_INSTEAD,
+      // Members are sent to production, which may still refuse them (a restricted app not shared with them).
+      { instead: true, open: opensProduction(visitor, target, shares) },
     );
   }
   if (license.role === 'developer') return { allowed: true, role: 'developer', member: true, viaShare: null, viaGrant: null };
@@ -139,7 +144,7 @@ export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareG
 }
 
 /** People without a license in the app's company: production only, and only through a share. */
-function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
+function outsiderAccess(visitor: Visitor, target: AccessTarget, shares: ShareGrants): AppAccess {
   const notMember = () =>
     refuse(
       'not_member',
@@ -148,7 +153,7 @@ function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
     );
   if (target.channel === 'test') {
     // A share admits to production only: say so, rather than asking for the share they hold.
-    if (!outsiderAccess({ ...target, channel: 'production' }, shares).allowed) return notMember();
+    if (!opensProduction(visitor, target, shares)) return notMember();
     return refuse('developers_only', 'The test version is for the company’s developers.', 'You have access to the production version.', {
       instead: false,
       open: true,

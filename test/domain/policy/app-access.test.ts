@@ -63,6 +63,12 @@ describe('appRoleOf', () => {
     expect(outcome(member, companyApp('production', 'restricted'), accountShare)).toBe('allowed as member via shr_a');
     expect(outcome(member, companyApp('production', 'restricted'), link)).toBe('allowed as member via shr_l');
     expect(outcome(member, companyApp('test', 'restricted'), accountShare)).toBe('developers_only (production instead)');
+    // Sent to production all the same, but the refusal does not claim production is theirs.
+    const opens = (shares: ShareGrants) => {
+      const access = appRoleOf(member, companyApp('test', 'restricted'), shares);
+      return !access.allowed && access.productionOpen;
+    };
+    expect([opens(NO_SHARES), opens(accountShare)]).toEqual([false, true]);
   });
 
   it('people of other companies: editor through a named share, viewer through a link, never the test channel', () => {
