@@ -23,6 +23,7 @@ beforeAll(async () => {
   const { op } = await seedCompanies(svc);
   await createOrganization(svc, op, 'cell-evil', HOSTILE_NAME);
   await createUser(svc, op, 'eve', [{ cellId: 'cell-evil', role: 'member' }]);
+  await createUser(svc, op, 'nell', []);
   const dev = await passwordKey(svc, 'dana');
   await release(svc, dev, { namespace: 'cell-acme', slug: 'hello', version: '1.0.0' });
   await release(svc, dev, {
@@ -38,11 +39,13 @@ beforeAll(async () => {
       semantic: { types: ['acme.Order'], write: ['acme.Order'] },
     },
   });
-  const shared = await svc.call('POST', '/api/v1/developer/shares', {
-    body: { namespace: 'cell-acme', slug: 'ledger', audience: 'users', account: 'gus' },
-    headers: bearer(dev),
-  });
-  expect(shared.status).toBe(201);
+  for (const account of ['gus', 'nell']) {
+    const shared = await svc.call('POST', '/api/v1/developer/shares', {
+      body: { namespace: 'cell-acme', slug: 'ledger', audience: 'users', account },
+      headers: bearer(dev),
+    });
+    expect(shared.status).toBe(201);
+  }
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
@@ -108,9 +111,20 @@ describe('platform pages', () => {
       expect(await page.getByRole('link', { name: 'App hello' }).count()).toBe(0);
       expect(await who(page)).toBe('Signed in as gus · Sign out');
       await checked(page, 'catalog-shared-with-you');
-
-      // The member's own catalog lists the company's apps, and nothing under "Shared with you".
     });
+    // An account in no company lands on the official catalog, which lists what is shared with it.
+    await withPage(browser, svc.url!, async (page) => {
+      await page.goto(`${svc.addresses.productionBase}`);
+      await page.getByLabel('Username or email').fill('nell');
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${svc.addresses.productionBase}/apps`);
+      expect(await page.locator('h1').textContent()).toBe('Official apps');
+      expect(await page.locator('h2').textContent()).toBe('Shared with you');
+      expect(await page.getByRole('link', { name: 'App ledger' }).count()).toBe(1);
+      await checked(page, 'catalog-official-shared');
+    });
+    // The member's own catalog lists the company's apps, and nothing under "Shared with you".
     await withPage(browser, svc.url!, async (page) => {
       await page.goto(`${svc.addresses.productionBase}`);
       await page.getByLabel('Username or email').fill('mo');
@@ -122,7 +136,7 @@ describe('platform pages', () => {
       expect(await page.locator('h2').count()).toBe(0);
       await checked(page, 'catalog-member');
     });
-  });
+  }, 60_000);
 
   it('a share holder on the test address is told they have the production version, with its address', async () => {
     await withPage(browser, svc.url!, async (page) => {
