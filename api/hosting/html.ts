@@ -36,16 +36,16 @@ function openedBy(p: AppPages): string {
     : `Members of ${company} and the people it is shared with, after signing in.`;
 }
 
-const list = (items: readonly string[]) => (items.length ? items.map(name).join(', ') : 'none');
+const namesOrNone = (items: readonly string[]) => (items.length ? items.map(name).join(', ') : 'none');
 
 /** The app page (`about`): what it is, whose, which version, what it uses, and how to open it. */
 export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages): string {
   const facts: [string, string][] = [
     ['Owner', p.owner === null ? 'svc (official app)' : name(p.owner)],
     ['Version', escapeHtml(p.version)],
-    ['SDKs', list(p.sdks)],
-    ['Reads', list(p.reads)],
-    ['Writes', list(p.writes)],
+    ['SDKs', namesOrNone(p.sdks)],
+    ['Reads', namesOrNone(p.reads)],
+    ['Writes', namesOrNone(p.writes)],
   ];
   const parts = [`<h1>${name(p.title)}</h1>`];
   if (p.summary) parts.push(`<p class="lead">${name(p.summary)}</p>`);
