@@ -19,7 +19,7 @@ export function createApp(deps: ApiDeps, routes: readonly AnyRoute[]): Koa {
   app.use(mountRoutes(routes, deps));
   const sdk = sdkRouter();
   app.use(sdk.routes());
-  const pages = pagesRouter();
+  const pages = pagesRouter(deps);
   app.use(pages.routes());
   app.use(pages.allowedMethods());
   return app;

@@ -86,6 +86,7 @@ export const ListEventsQuery = z.strictObject({
   kind: LogKind.optional(),
   name: z.string().min(1).max(100).optional(),
   visitor: z.string().min(1).max(100).optional().meta({ description: 'An account id.' }),
+  username: z.string().min(1).max(64).optional().meta({ description: 'A visitor’s username, as the records show it (any case).' }),
   version: z.string().min(1).max(100).optional(),
   from: IsoTime.optional(),
   to: IsoTime.optional(),

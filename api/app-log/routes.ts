@@ -51,7 +51,7 @@ export const listEventsRoute = defineRoute({
   summary: 'Query the app log of one app or the whole namespace, newest first',
   description:
     'Kinds: usage (usage/open and track), feedback, error, action, share, release (deploy, enter_test, publish, rollback). ' +
-    'Filters: slug, kind, name, visitor (account id), version, from and to (ISO times, to exclusive), status. ' +
+    'Filters: slug, kind, name, visitor (account id), username, version, from and to (ISO times, to exclusive), status. ' +
     'Pass `nextCursor` back as `cursor` for the next page.',
   tags: ['log'],
   auth: 'credential',

@@ -11,12 +11,13 @@ import {
   describeAppPages,
   filesSecretOf,
   listCatalog,
+  listSharedApps,
   type OpeningPrincipal,
   openApp,
   openAppAnonymously,
 } from '../../domain/hosting/index.ts';
 import { authenticateKey } from '../../domain/keys/index.ts';
-import { isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
+import { type AppAccess, isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
 import { randomBase62 } from '../../domain/security/index.ts';
 import { findSession, issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/index.ts';
 import { findLinkByToken } from '../../domain/sharing/index.ts';
@@ -25,6 +26,7 @@ import { clientIp } from '../auth/client-ip.ts';
 import { readCookie, readSessionCookie } from '../auth/session-cookie.ts';
 import type { ApiDeps } from '../deps.ts';
 import { setRetryAfter } from '../http/error-middleware.ts';
+import { messagePage, type PageAccount, pageAccount, sendPlatformPage } from '../web/platform-page.ts';
 import {
   appAddressBase,
   appHostCookie,
@@ -36,7 +38,7 @@ import {
   STATE_PATTERN,
 } from './handoff.ts';
 import { appContentPolicy, permissionsPolicy, setAppHeaders, setPlatformPageHeaders, versionPath } from './headers.ts';
-import { aboutPage, catalogPage, injectIntoEntry, messagePage } from './html.ts';
+import { aboutPage, catalogPage, injectIntoEntry } from './html.ts';
 import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
 
 // The page trees under {production_base} and {developer_base} (spec Rules for B3): catalogs, app
@@ -91,7 +93,7 @@ export function hostingPages(deps: ApiDeps): Middleware {
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       setRetryAfter(ctx, err);
-      sendMessage(ctx, deps, ERRORS[err.code].status, ERRORS[err.code].status === 404 ? 'Not found' : 'Cannot open this page', [
+      await sendMessage(ctx, deps, ERRORS[err.code].status, ERRORS[err.code].status === 404 ? 'Not found' : 'Cannot open this page', [
         err.message,
       ]);
     }
@@ -122,9 +124,15 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
 
 /**
  * Bearer key or web session (on an app host, its own handed-off one); undefined when the request
- * carries neither. A bad key is a 401.
+ * carries neither. A bad key is a 401. Looked up once per request: the page's account bar asks too.
  */
-async function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPrincipal | undefined> {
+function pagePrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPrincipal | undefined> {
+  const state = ctx.state as { pagePrincipal?: Promise<OpeningPrincipal | undefined> };
+  state.pagePrincipal ??= findPagePrincipal(ctx, deps);
+  return state.pagePrincipal;
+}
+
+async function findPagePrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPrincipal | undefined> {
   const header = ctx.get('authorization');
   if (header) {
     const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
@@ -214,25 +222,57 @@ function sendHtml(ctx: Context, status: number, html: string): void {
   ctx.set('Content-Type', 'text/html; charset=utf-8');
 }
 
-function sendMessage(
+/**
+ * The request's principal where a page only shows who it is for (the account bar, "Shared with
+ * you"): nobody when its credential is bad, which such a page does not refuse.
+ */
+function shownPrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPrincipal | undefined> {
+  return pagePrincipal(ctx, deps).catch((err: unknown) => {
+    if (err instanceof DomainError) return undefined;
+    throw err;
+  });
+}
+
+/** Who the page shows as signed in. Sign-in comes back to a page of {base_url}; from an app host, to the landing page. */
+async function accountOf(ctx: Context, deps: ApiDeps): Promise<PageAccount> {
+  const addresses = deps.addresses();
+  return pageAccount(await shownPrincipal(ctx, deps), addresses.baseUrl, appHostOf(ctx, addresses) ? '/' : ctx.url);
+}
+
+async function sendMessage(
   ctx: Context,
   deps: ApiDeps,
   status: number,
   heading: string,
   lines: string[],
   links: { href: string; text: string }[] = [],
-) {
-  setPlatformPageHeaders(ctx, deps.addresses());
-  sendHtml(ctx, status, messagePage(deps.addresses().baseUrl, heading, lines, links));
+): Promise<void> {
+  const account = await accountOf(ctx, deps);
+  sendPlatformPage(ctx, deps.addresses(), status, messagePage(deps.addresses().baseUrl, account, heading, lines, links));
+}
+
+/**
+ * The 403 of an app page, saying what the visitor already has: the address of the production
+ * version when the policy admits them there (a share holder on a test address).
+ */
+function refuseApp(
+  ctx: Context,
+  deps: ApiDeps,
+  access: Extract<AppAccess, { allowed: false }>,
+  production: string,
+  heading = 'You cannot open this app',
+): Promise<void> {
+  const links = access.productionOpen ? [{ href: production, text: production }] : [];
+  return sendMessage(ctx, deps, 403, heading, [access.message, access.remedy], links);
 }
 
 /**
  * A plain 404: never another app's file, never a platform page. Not kept by any cache: the address
  * may serve something after the next channel move (a rollback brings a version back online).
  */
-function notFound(ctx: Context, deps: ApiDeps): void {
+function notFound(ctx: Context, deps: ApiDeps): Promise<void> {
   ctx.set('Cache-Control', 'no-store');
-  sendMessage(ctx, deps, 404, 'Not found', ['There is no page at this address.']);
+  return sendMessage(ctx, deps, 404, 'Not found', ['There is no page at this address.']);
 }
 
 async function serveRoot(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<void> {
@@ -249,19 +289,25 @@ async function serveCatalog(ctx: Context, deps: ApiDeps, req: TreeRequest, names
     const principal = await pagePrincipal(ctx, deps);
     if (!principal) return redirectToSignIn(ctx, deps);
     if (!isMemberOf(principal, namespace)) {
-      return sendMessage(ctx, deps, 403, 'Not your company', [
-        `The ${namespace} catalog is for members of that company.`,
-        'Ask an admin of that company for a license.',
-      ]);
+      return sendMessage(
+        ctx,
+        deps,
+        403,
+        'Not your company',
+        [`The ${namespace} catalog is for members of that company.`, 'Ask an admin of that company for a license.'],
+        [{ href: `${addresses.baseUrl}/`, text: 'Your catalogs' }],
+      );
     }
     if (req.channel === 'test' && !isDeveloperOf(principal, namespace))
       return ctx.redirect(`${addresses.productionBase}/${namespace}/apps`);
   }
-  const entries = await listCatalog(deps.db, addresses, namespace, req.channel);
-  const heading = `${namespace === 'public' ? 'Official apps' : `Apps of ${namespace}`}${req.channel === 'test' ? ' (test)' : ''}`;
-  setPlatformPageHeaders(ctx, addresses);
-  ctx.set('Cache-Control', 'no-cache');
-  sendHtml(ctx, 200, catalogPage(addresses.baseUrl, heading, entries));
+  const { company, entries } = await listCatalog(deps.db, addresses, namespace, req.channel);
+  // Shares open production only.
+  const principal = req.channel === 'production' ? await shownPrincipal(ctx, deps) : undefined;
+  const shared = principal ? await listSharedApps(deps, principal) : [];
+  ctx.set('Cache-Control', 'private, no-cache');
+  const html = catalogPage(addresses.baseUrl, await accountOf(ctx, deps), { company, channel: req.channel }, entries, shared);
+  sendPlatformPage(ctx, addresses, 200, html);
 }
 
 /**
@@ -298,9 +344,9 @@ async function serveEntry(
       : await openApp(deps, principal, target, linkShareId);
   const addresses = deps.addresses();
   if (!result.access.allowed) {
-    const production = pageAddresses(addresses, place.namespace, place.slug, []).production.address;
-    if (result.access.productionInstead) return ctx.redirect(production);
-    return sendMessage(ctx, deps, 403, 'You cannot open this app', [result.access.message, result.access.remedy]);
+    const { production } = pageAddresses(addresses, place.namespace, place.slug, []);
+    if (result.access.productionInstead) return ctx.redirect(production.address);
+    return refuseApp(ctx, deps, result.access, production.address);
   }
   const { version } = result;
   const ticket = result.opened ? result.ticket : undefined;
@@ -367,7 +413,8 @@ async function mayReadGeneratedPage(ctx: Context, deps: ApiDeps, req: TreeReques
   }
   const { access } = await accessToApp(deps, principal, { namespace: place.namespace, slug: place.slug, channel: req.channel });
   if (access.allowed) return true;
-  sendMessage(ctx, deps, 403, 'You cannot read this page', [access.message, access.remedy]);
+  const { production } = pageAddresses(deps.addresses(), place.namespace, place.slug, []);
+  await refuseApp(ctx, deps, access, production.about, 'You cannot read this page');
   return false;
 }
 
@@ -377,9 +424,13 @@ const generatedPageCaching = (req: TreeRequest) => (req.channel === 'test' ? 'pr
 async function serveAbout(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, page: 'about' | 'about.md'): Promise<void> {
   if (!(await mayReadGeneratedPage(ctx, deps, req, place))) return;
   const pages = await describeAppPages(deps, { namespace: place.namespace, slug: place.slug, channel: req.channel });
+  if (page === 'about') {
+    // It names the visitor: for their browser only.
+    ctx.set('Cache-Control', 'private, no-cache');
+    return sendPlatformPage(ctx, deps.addresses(), 200, aboutPage(deps.addresses().baseUrl, await accountOf(ctx, deps), pages));
+  }
   setPlatformPageHeaders(ctx, deps.addresses());
   ctx.set('Cache-Control', generatedPageCaching(req));
-  if (page === 'about') return sendHtml(ctx, 200, aboutPage(deps.addresses().baseUrl, pages));
   ctx.body = aboutMarkdown(pages);
   ctx.set('Content-Type', 'text/markdown; charset=utf-8');
 }
@@ -427,8 +478,9 @@ async function serveAsset(
   if (!app || !version || !file) return notFound(ctx, deps);
   const access = await assetAccess(ctx, deps, app.id, req, place, segment.secret);
   if (access === 'sign_in') return redirectToSignIn(ctx, deps);
-  if (access !== 'admitted' && access !== 'internet')
-    return sendMessage(ctx, deps, 403, 'You cannot open this app', [access.message, access.remedy]);
+  if (access !== 'admitted' && access !== 'internet') {
+    return refuseApp(ctx, deps, access, pageAddresses(deps.addresses(), place.namespace, place.slug, []).production.address);
+  }
 
   setAppHeaders(ctx, {
     csp: appContentPolicy(deps.addresses(), place.address, versionPath(place.address, version.digest16, segment.secret), version.manifest),

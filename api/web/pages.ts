@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { ApiDeps } from '../deps.ts';
+import { serveLanding } from './landing.ts';
 
-// The browser pages: web sign-in, the device approval page at the
+// The browser pages: web sign-in and sign-out, the landing page, the device approval page at the
 // verification address, the OAuth authorization page and the app log. Static HTML; the pages' scripts call the JSON API.
 // They are pages, not API operations, so they are not in the OpenAPI document.
 
 const ASSETS = new Map(
-  ['web.css', 'common.js', 'signin.js', 'device.js', 'log.js', 'authorize.js'].map((name) => [
+  ['web.css', 'common.js', 'signin.js', 'signout.js', 'device.js', 'log.js', 'authorize.js'].map((name) => [
     name,
     {
       body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
@@ -63,6 +65,16 @@ const SIGN_IN = page(
 </form>`,
 );
 
+// Where the platform pages' "Sign out" leads: they run no script, and ending a session takes a click here.
+const SIGN_OUT = page(
+  'Sign out',
+  'signout.js',
+  `<h1>Sign out of svc</h1>
+<p id="who" class="who"></p>
+<button id="signout" type="button" hidden>Sign out</button>
+<p><a href="/">Back to svc</a></p>`,
+);
+
 const DEVICE = page(
   'Approve a device',
   'device.js',
@@ -98,11 +110,14 @@ const AUTHORIZE = page(
 </section>`,
 );
 
-// The app log for the app's developers: /web/log?namespace=<ns>&slug=<slug> (spec E).
+// The app log for the app's developers: /web/log?namespace=<ns>&slug=<slug> (spec E). The interface
+// stays hidden until the log answers: anyone else sees only why they are refused.
 const LOG = page(
   'App log',
   'log.js',
   `<h1>App log · <span id="app"></span></h1>
+<p class="who"><span id="who"></span> · <a href="/signout">Sign out</a></p>
+<div id="log" hidden>
 <ul id="figures" class="figures" aria-label="Last 30 days"></ul>
 <h2>Usage by day</h2>
 <svg id="chart" class="chart" role="img" aria-label="Usage by day, last 30 days"></svg>
@@ -112,14 +127,15 @@ const LOG = page(
     <option value="">all</option><option>usage</option><option>feedback</option><option>error</option>
     <option>action</option><option>share</option><option>release</option></select></div>
   <div><label for="name">Name</label><input id="name" name="name" maxlength="100"></div>
-  <div><label for="visitor">Visitor (account id)</label><input id="visitor" name="visitor" maxlength="100"></div>
+  <div><label for="username">Visitor (username)</label><input id="username" name="username" maxlength="64" autocomplete="off"></div>
   <div><label for="status">Feedback status</label><select id="status" name="status">
     <option value="">any</option><option>open</option><option>planned</option><option>done</option><option>dismissed</option></select></div>
   <div><button type="submit">Filter</button></div>
 </form>
-<table class="log"><thead><tr><th>Time (UTC)</th><th>Kind</th><th>Name</th><th>Visitor</th><th>Version</th><th>Details</th><th>Status</th></tr></thead>
-<tbody id="events"></tbody></table>
-<button id="more" class="secondary" type="button" hidden>More</button>`,
+<div class="table"><table class="log"><thead><tr><th>Time (UTC)</th><th>Kind</th><th>Name</th><th>Visitor</th><th>Version</th><th>Details</th><th>Status</th></tr></thead>
+<tbody id="events"></tbody></table></div>
+<button id="more" class="secondary" type="button" hidden>More</button>
+</div>`,
   'wide',
 );
 
@@ -134,9 +150,11 @@ function sendPage(ctx: Context, html: string): void {
   ctx.body = html;
 }
 
-export function pagesRouter(): Router {
+export function pagesRouter(deps: ApiDeps): Router {
   const router = new Router();
+  router.get('/', (ctx) => serveLanding(ctx, deps));
   router.get('/signin', (ctx) => sendPage(ctx, SIGN_IN));
+  router.get('/signout', (ctx) => sendPage(ctx, SIGN_OUT));
   router.get('/device', (ctx) => sendPage(ctx, DEVICE));
   router.get('/web/log', (ctx) => sendPage(ctx, LOG));
   router.get('/oauth/authorize', (ctx) => sendPage(ctx, AUTHORIZE));

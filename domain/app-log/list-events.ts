@@ -100,6 +100,7 @@ export async function listEvents(
   if (query.kind) where.push(sql`e.kind = ${query.kind}`);
   if (query.name) where.push(sql`e.name = ${query.name}`);
   if (query.visitor) where.push(sql`e.account_id = ${query.visitor}`);
+  if (query.username) where.push(sql`lower(acc.username) = lower(${query.username})`);
   if (query.version) where.push(sql`v.version = ${query.version}`);
   if (query.from) where.push(sql`e.at >= ${new Date(query.from)}`);
   if (query.to) where.push(sql`e.at < ${new Date(query.to)}`);

@@ -1,5 +1,7 @@
 import { type AppTarget, findChannelVersion, pageAddresses } from '../apps/index.ts';
+import { findCompany } from '../companies/index.ts';
 import type { DomainDeps } from '../deps.ts';
+import { PUBLIC_NAMESPACE } from '../policy/index.ts';
 
 /**
  * What the generated pages under an app address show (about, about.md, skills): the version the
@@ -16,6 +18,13 @@ export async function describeAppPages(deps: DomainDeps, target: AppTarget) {
   )[target.channel];
   return {
     title: manifest.title,
+    /** The company's name; null for an official app. */
+    owner: app.namespace === PUBLIC_NAMESPACE ? null : (await findCompany(deps.db, app.namespace)).name,
+    /** Who the manifest opens it to: the company's members, or (restricted) its developers and the people it is shared with. */
+    access: manifest.auth.access,
+    sdks: manifest.sdk,
+    reads: manifest.semantic.types,
+    writes: manifest.semantic.write,
     summary: manifest.summary,
     description: manifest.description ?? '',
     examples: manifest.examples,

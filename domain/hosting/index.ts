@@ -6,6 +6,8 @@ export { type ContentEncoding, compressedVariant } from './compressed-variants.t
 export { type AppPages, aboutMarkdown, copyLine, describeAppPages } from './describe-app-pages.ts';
 export type { OpeningPrincipal } from './issue-ticket.ts';
 export { type CatalogEntry, listCatalog } from './list-catalog.ts';
+export { listSharedApps, type SharedEntry } from './list-shared-apps.ts';
+export { listVisitorCatalogs, type VisitorCatalog } from './list-visitor-catalogs.ts';
 export { openApp, openAppAnonymously } from './open-app.ts';
 export { renewTicket } from './renew-ticket.ts';
 export { filesSecretOf, TICKET_PREFIX, TICKET_TTL_MS } from './ticket-format.ts';

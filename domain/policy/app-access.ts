@@ -64,17 +64,32 @@ export type AppAccess =
       message: string;
       /** What the visitor can do about it. */
       remedy: string;
-      /** A member on a test address: the production address is theirs to open. */
+      /** A member on a test address: the production address is theirs to open, and they are sent there. */
       productionInstead: boolean;
+      /**
+       * The visitor may open the production version (a member, or a share holder on the test
+       * address): the 403 says what they already have instead of sending them to ask for it.
+       */
+      productionOpen: boolean;
     };
 
-const refuse = (reason: AccessRefusal, message: string, remedy: string, productionInstead = false): AppAccess => ({
+const refuse = (
+  reason: AccessRefusal,
+  message: string,
+  remedy: string,
+  production: { instead: boolean; open: boolean } = { instead: false, open: false },
+): AppAccess => ({
   allowed: false,
   reason,
   message,
   remedy,
-  productionInstead,
+  productionInstead: production.instead,
+  productionOpen: production.open,
 });
+
+/** Whether the app-open rule admits the visitor to the production version of the same app. */
+const opensProduction = (visitor: Visitor, target: AccessTarget, shares: ShareGrants) =>
+  appRoleOf(visitor, { ...target, channel: 'production' }, shares).allowed;
 
 /**
  * The one rule of who may open an app and with which role (spec Authentication 9-11, Rules for
@@ -97,14 +112,23 @@ export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareG
     }
     const developer = visitor.platformStaff || visitor.licenses.some((l) => l.role === 'developer');
     if (target.channel === 'test' && !developer) {
-      return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', true);
+      return refuse('developers_only', 'The test version is for developers.', 'Open the production address instead.', {
+        instead: true,
+        open: true,
+      });
     }
     return { allowed: true, role: developer ? 'developer' : 'member', member: true, viaShare: null, viaGrant: null };
   }
   const license = visitor.licenses.find((l) => l.companyId === target.companyId);
-  if (!license) return outsiderAccess(target, shares);
+  if (!license) return outsiderAccess(visitor, target, shares);
   if (target.channel === 'test' && license.role !== 'developer') {
-    return refuse('developers_only', 'The test version is for the company’s developers.', 'Open the production address instead.', true);
+    return refuse(
+      'developers_only',
+      'The test version is for the company’s developers.',
+      'Open the production address instead.',
+      // Members are sent to production, which may still refuse them (a restricted app not shared with them).
+      { instead: true, open: opensProduction(visitor, target, shares) },
+    );
   }
   if (license.role === 'developer') return { allowed: true, role: 'developer', member: true, viaShare: null, viaGrant: null };
   if (target.access === 'company') return { allowed: true, role: 'member', member: true, viaShare: null, viaGrant: null };
@@ -120,14 +144,21 @@ export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareG
 }
 
 /** People without a license in the app's company: production only, and only through a share. */
-function outsiderAccess(target: AccessTarget, shares: ShareGrants): AppAccess {
+function outsiderAccess(visitor: Visitor, target: AccessTarget, shares: ShareGrants): AppAccess {
   const notMember = () =>
     refuse(
       'not_member',
       `This app belongs to ${target.namespace} and you are not a member of that company.`,
       'Ask an admin of that company for a license, or a developer of the app to share it with you.',
     );
-  if (target.channel === 'test') return notMember();
+  if (target.channel === 'test') {
+    // A share admits to production only: say so, rather than asking for the share they hold.
+    if (!opensProduction(visitor, target, shares)) return notMember();
+    return refuse('developers_only', 'The test version is for the company’s developers.', 'You have access to the production version.', {
+      instead: false,
+      open: true,
+    });
+  }
   if (shares.account) return { allowed: true, role: 'editor', member: false, viaShare: shares.account.id, viaGrant: null };
   // An Editor or Owner grant on the app's resource reads as a named share; a Viewer grant as a link.
   const grant = shares.resource;

@@ -55,3 +55,25 @@ export async function findAppGrants(
   });
   return { ...shares, resource: await appGrantOf(db, input.visitor, input.app) };
 }
+
+/** At most this many apps in a visitor's "Shared with you": a catalog page stays a page. */
+const SHARED_APPS_SHOWN = 100;
+
+/**
+ * The company apps shared with an account by name (live `users` shares), with their company's
+ * name: the candidates of its "Shared with you", each still to be admitted by the app-open rule.
+ */
+export async function appsSharedWith(db: DbOrTrx, accountId: string, now: Date) {
+  return db
+    .selectFrom('app_shares as s')
+    .innerJoin('apps as a', 'a.id', 's.app_id')
+    .innerJoin('companies as c', 'c.id', 'a.company_id')
+    .select(['a.namespace', 'a.slug', 'c.name as company'])
+    .where('s.audience', '=', 'users')
+    .where('s.account_id', '=', accountId)
+    .where(liveShare(now))
+    .orderBy('c.name')
+    .orderBy('a.slug')
+    .limit(SHARED_APPS_SHOWN)
+    .execute();
+}

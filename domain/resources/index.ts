@@ -2,7 +2,7 @@
 export { isInternetTier } from './app-grant.ts';
 export { addGrant, removeGrant } from './change-grant.ts';
 export { describeResource } from './describe-resource.ts';
-export { findAppGrants, liveShare } from './find-app-grants.ts';
+export { appsSharedWith, findAppGrants, liveShare } from './find-app-grants.ts';
 export { TIERS } from './kind.ts';
 export { agentRid } from './kinds/agent.ts';
 export { createLink, LINK_DEFAULT_DAYS, redeemLink, revokeLink } from './links.ts';

@@ -62,7 +62,10 @@ function drawChart(days) {
 async function loadSummary() {
   const res = await api('GET', `${base}/summary?slug=${encodeURIComponent(slug)}&days=30`);
   if (!res.ok) return show(message, res.error.message, 'error');
-  const s = res.data;
+  showSummary(res.data);
+}
+
+function showSummary(s) {
   const figures = document.getElementById('figures');
   figures.replaceChildren(
     ...[
@@ -108,11 +111,24 @@ function statusButtons(event) {
   return cell;
 }
 
+/** A value of a record's data as a person reads it: nested objects as `key: value` too, never JSON. */
+function readable(value) {
+  if (value === null || typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return value.map(readable).join(', ');
+  return Object.entries(value)
+    .map(([key, v]) => `${key}: ${readable(v)}`)
+    .join(', ');
+}
+
 function details(event) {
   const d = event.data ?? {};
   if (event.kind === 'feedback') return [d.rating ? `${d.rating}/5` : '', d.message ?? ''].filter(Boolean).join(' · ');
   if (event.kind === 'error') return `${d.error?.message ?? ''}${d.context?.where ? ` (at ${d.context.where})` : ''}`;
-  return Object.keys(d).length ? JSON.stringify(d) : '';
+  // Fields a record leaves empty (no share, no notes) say nothing.
+  return Object.entries(d)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([key, value]) => `${key}: ${readable(value)}`)
+    .join(' · ');
 }
 
 function addRow(event) {
@@ -133,7 +149,7 @@ function addRow(event) {
 
 async function loadEvents(append) {
   const query = new URLSearchParams({ slug, limit: '50' });
-  for (const name of ['kind', 'name', 'visitor', 'status']) if (filters[name].value) query.set(name, filters[name].value);
+  for (const name of ['kind', 'name', 'username', 'status']) if (filters[name].value) query.set(name, filters[name].value.trim());
   if (append && cursor) query.set('cursor', cursor);
   const res = await api('GET', `${base}/events?${query}`);
   if (!res.ok) return show(message, res.error.message, 'error');
@@ -151,13 +167,22 @@ async function init() {
     location.assign(`/signin?next=${encodeURIComponent(location.pathname + location.search)}`);
     return;
   }
+  document.getElementById('who').textContent = `Signed in as ${session.data.account.username}`;
   document.getElementById('app').textContent = `${namespace}/${slug}`;
+  // The interface shows only once the log answers: a member, or anyone else it refuses, sees why and nothing more.
+  const first = await api('GET', `${base}/summary?slug=${encodeURIComponent(slug)}&days=30`);
+  if (!first.ok) {
+    const refused = first.status === 403 ? 'Only the app’s developers read its log.' : first.error.message;
+    return show(message, refused, 'error');
+  }
+  document.getElementById('log').hidden = false;
+  showSummary(first.data);
   filters.addEventListener('submit', (e) => {
     e.preventDefault();
     loadEvents(false);
   });
   more.addEventListener('click', () => loadEvents(true));
-  await reload();
+  await loadEvents(false);
 }
 
 init();

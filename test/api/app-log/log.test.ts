@@ -217,7 +217,7 @@ describe('service records and listing', () => {
     ]);
   });
 
-  it('pages with a cursor, newest first, without gaps or repeats; filters by visitor, name, version and time', async () => {
+  it('pages with a cursor, newest first, without gaps or repeats; filters by visitor, username, name, version and time', async () => {
     clock.set('2026-11-24T09:00:00Z');
     const names = Array.from({ length: 7 }, (_, i) => ({ kind: 'usage', name: `page-${i}` }));
     for (const [i, event] of names.entries()) {
@@ -236,6 +236,10 @@ describe('service records and listing', () => {
     } while (cursor);
     expect(seen).toEqual(names.map((n) => n.name).reverse());
     expect((await list('slug=other&name=page-3')).body.data.events).toHaveLength(1);
+    // By the username the records show, in any case: the same events as by account id.
+    const byName = (await list('slug=other&kind=usage&username=DANA&from=2026-11-24T00:00:00Z&limit=200')).body.data.events;
+    expect(byName.map((e: { name: string }) => e.name)).toEqual(names.map((n) => n.name).reverse());
+    expect((await list('slug=other&username=nobody')).body.data.events).toHaveLength(0);
     expect((await list('slug=other&to=2026-11-24T00:00:00Z&name=page-3')).body.data.events).toHaveLength(0);
     expect((await list('slug=hello&version=1.0.0&kind=usage&name=open')).body.data.events.length).toBeGreaterThan(0);
     expect((await list('slug=hello&version=9.9.9')).body.data.events).toHaveLength(0);

@@ -406,7 +406,7 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       const about = await rawGet(`${P}/cell-acme/apps/hello/about`);
       expect(about.status).toBe(200);
       expect(about.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(about.text).toContain('<h1>App hello</h1>');
+      expect(about.text).toContain('<h1><bdi>App hello</bdi></h1>');
       expect(about.text).toContain('Says hello');
       const md = await rawGet(`${P}/cell-acme/apps/hello/about.md`);
       expect(md.headers['content-type']).toBe('text/markdown; charset=utf-8');

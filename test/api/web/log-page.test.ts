@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, seriousViolations } from '../../support/axe.ts';
 import { launchBrowser } from '../../support/browser.ts';
 import { injected, rawGet, release } from '../../support/hosting.ts';
 import { bearer, PASSWORD, passwordKey, seedCompanies, signIn } from '../../support/identity.ts';
@@ -75,6 +76,42 @@ describe('app log page', () => {
       await page.getByRole('button', { name: 'Filter' }).click();
       await expect.poll(() => page.locator('#events tr').count()).toBe(1);
       expect(await page.locator('#events tr').first().getAttribute('data-kind')).toBe('error');
+
+      // By the username the rows show (any case): mo's open and three events.
+      await page.getByLabel('Kind').selectOption('');
+      await page.getByLabel('Visitor (username)').fill('MO');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect.poll(() => page.locator('#events tr').count()).toBe(4);
+      expect(new Set(await page.locator('#events tr td:nth-child(4)').allTextContents())).toEqual(new Set(['mo']));
+      // Details read as text, not JSON.
+      for (const text of await page.locator('#events tr td:nth-child(6)').allTextContents()) expect(text).not.toMatch(/^[{[]/);
+      expect(await page.locator('.who').textContent()).toBe('Signed in as dana · Sign out');
+      await page.getByLabel('Visitor (username)').fill('');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect.poll(() => page.locator('#events tr').count()).toBeGreaterThan(4);
+
+      // The table stays within its card.
+      const card = (await page.locator('main').boundingBox())!;
+      const table = (await page.locator('.table').boundingBox())!;
+      expect(table.x + table.width).toBeLessThanOrEqual(card.x + card.width);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'log-developer');
+    });
+  });
+
+  it('refuses a member before any of the interface shows', async () => {
+    await withPage(browser, svc.url!, async (page) => {
+      await page.goto(`${svc.url}/web/log?namespace=cell-acme&slug=hello`);
+      await page.waitForURL(/\/signin\?next=/);
+      await page.getByLabel('Username or email').fill('mo');
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/web\/log\?namespace=cell-acme&slug=hello/);
+      await expect.poll(() => page.locator('#message').textContent()).toBe('Only the app’s developers read its log.');
+      expect(await page.locator('#log').isHidden()).toBe(true);
+      expect(await page.locator('.who').textContent()).toBe('Signed in as mo · Sign out');
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'log-member-refused');
     });
   });
 });

@@ -41,7 +41,7 @@ const outcome = (v: Visitor, t: AccessTarget, shares: ShareGrants = NO_SHARES) =
   const access = appRoleOf(v, t, shares);
   return access.allowed
     ? `allowed as ${access.role}${access.viaShare ? ` via ${access.viaShare}` : ''}${access.viaGrant ? ` via grant to ${access.viaGrant.principal}` : ''}`
-    : `${access.reason}${access.productionInstead ? ' (production instead)' : ''}`;
+    : `${access.reason}${access.productionInstead ? ' (production instead)' : access.productionOpen ? ' (production open)' : ''}`;
 };
 const accountShare: ShareGrants = { ...NO_SHARES, account: { id: 'shr_a' } };
 const companyShare: ShareGrants = { ...NO_SHARES, company: { id: 'shr_c' } };
@@ -63,6 +63,12 @@ describe('appRoleOf', () => {
     expect(outcome(member, companyApp('production', 'restricted'), accountShare)).toBe('allowed as member via shr_a');
     expect(outcome(member, companyApp('production', 'restricted'), link)).toBe('allowed as member via shr_l');
     expect(outcome(member, companyApp('test', 'restricted'), accountShare)).toBe('developers_only (production instead)');
+    // Sent to production all the same, but the refusal does not claim production is theirs.
+    const opens = (shares: ShareGrants) => {
+      const access = appRoleOf(member, companyApp('test', 'restricted'), shares);
+      return !access.allowed && access.productionOpen;
+    };
+    expect([opens(NO_SHARES), opens(accountShare)]).toEqual([false, true]);
   });
 
   it('people of other companies: editor through a named share, viewer through a link, never the test channel', () => {
@@ -73,7 +79,10 @@ describe('appRoleOf', () => {
       'allowed as editor via shr_a',
     );
     expect(outcome(outsider, companyApp('production'), companyShare)).toBe('not_member');
-    expect(outcome(outsider, companyApp('test'), accountShare)).toBe('not_member');
+    // A share holder on the test address is told they hold the production version, not to ask for a share.
+    expect(outcome(outsider, companyApp('test'), accountShare)).toBe('developers_only (production open)');
+    expect(outcome(outsider, companyApp('test', 'company', 'members'), link)).toBe('not_member');
+    expect(outcome(outsider, companyApp('test'))).toBe('not_member');
   });
 
   it('generic resource grants on the app (or its applications resource) admit like shares, production only; the ticket records the grant', () => {
@@ -85,7 +94,7 @@ describe('appRoleOf', () => {
     expect(outcome(outsider, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as viewer via grant to acc_1');
     expect(outcome(outsider, companyApp('production'), grant('editor', 'everyone'))).toBe('allowed as editor via grant to everyone');
     expect(outcome(outsider, companyApp('production'), grant('owner'))).toBe('allowed as editor via grant to acc_1');
-    expect(outcome(outsider, companyApp('test'), grant('owner'))).toBe('not_member');
+    expect(outcome(outsider, companyApp('test'), grant('owner'))).toBe('developers_only (production open)');
     expect(outcome(member, companyApp('production', 'restricted'), grant('viewer'))).toBe('allowed as member via grant to acc_1');
     // A share admits first: the ticket then ends with the share, not the grant.
     expect(outcome(member, companyApp('production', 'restricted'), { ...grant('viewer'), account: { id: 'shr_a' } })).toBe(
