@@ -1,12 +1,10 @@
 // `npm run build -w @svc/cli` (and `npm pack`, through prepack): the CLI as one JavaScript file,
-// dist/svc.js, with every dependency and the shared schemas/ inside, for Node 20.19 and later.
+// dist/svc.js (run by the package's bin, svc.mjs), with every dependency and the shared schemas/
+// inside, for Node 20.19 and later.
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 import versionFile from '../version.json' with { type: 'json' };
 import cliPackage from './package.json' with { type: 'json' };
-
-/** The bundle, relative to this folder (the package's `bin`). */
-export const BUNDLE = 'dist/svc.js';
 
 // version.json is the one version of API, CLI and SDK; the package only repeats it for npm.
 if (cliPackage.version !== versionFile.version) {
@@ -20,5 +18,5 @@ await build({
   platform: 'node',
   // The package's `engines`: syntax newer than Node 20 is lowered (node: APIs are not polyfilled).
   transform: { target: 'node20.19' },
-  output: { file: here(BUNDLE), format: 'esm', banner: '#!/usr/bin/env node', codeSplitting: false },
+  output: { file: here('dist/svc.js'), format: 'esm', codeSplitting: false },
 });

@@ -45,15 +45,12 @@ async function packAndInstall() {
   const pack = await exec('npm', ['pack', '--workspace', '@svc/cli', '--pack-destination', scratch, '--json']);
   [packed] = JSON.parse(pack.stdout);
   prefix = path.join(scratch, 'prefix');
-  // From the scratch folder, so none of the checkout's npm settings apply; --offline because a
+  // As on another machine: none of the checkout's npm settings, neither its .npmrc (from the
+  // scratch folder) nor the npm_config_* variables npm hands to the test run; --offline because a
   // package without dependencies needs nothing from a registry.
-  await exec(
-    'npm',
-    ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(scratch, packed.filename)],
-    {
-      cwd: scratch,
-    },
-  );
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
+  const args = ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(scratch, packed.filename)];
+  await exec('npm', args, { cwd: scratch, env });
 }
 
 beforeAll(async () => {
@@ -67,11 +64,11 @@ afterAll(async () => {
 beforeEach(() => resetRateLimits(svc));
 
 describe('the packed CLI', () => {
-  it('is the bundle and its manifest, named by the version of version.json, with no dependencies to install', async () => {
+  it('is the bin, the bundle it runs and the manifest, named by the version of version.json, with no dependencies to install', async () => {
     expect(packed.filename).toBe(`svc-cli-${versionFile.version}.tgz`);
-    expect(packed.files.map((f) => f.path).sort()).toEqual(['dist/svc.js', 'package.json']);
+    expect(packed.files.map((f) => f.path).sort()).toEqual(['dist/svc.js', 'package.json', 'svc.mjs']);
     const manifest = JSON.parse(await readFile(path.join(prefix, 'lib', 'node_modules', '@svc', 'cli', 'package.json'), 'utf8'));
-    expect(manifest).toMatchObject({ name: '@svc/cli', version: versionFile.version, bin: { svc: 'dist/svc.js' } });
+    expect(manifest).toMatchObject({ name: '@svc/cli', version: versionFile.version, bin: { svc: 'svc.mjs' } });
     expect(manifest.dependencies).toBeUndefined();
   });
 });
