@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import versionFile from '../../version.json' with { type: 'json' };
 import { PASSWORD, resetRateLimits, seedCompanies } from '../support/identity.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { cliHome, jsonOf, runSvc, type SvcCommand } from './support/cli.ts';
+import { cliHome } from './support/cli.ts';
 import { Terminal } from './support/terminal.ts';
 
 // The CLI as people install it (issue 35, deliver 1): `npm pack` of the workspace package (its
@@ -76,8 +76,10 @@ describe('the packed CLI', () => {
 describe.each([20, 24])('the installed svc on Node %i', (major) => {
   let env: Record<string, string>;
   let home: string;
-  // As a user runs it: the link npm put in the prefix's bin, whose `#!/usr/bin/env node` finds this Node on PATH.
-  const installed = (): SvcCommand => [path.join(prefix, 'bin', 'svc')];
+  // As a user runs it: the link npm put in the prefix's bin, whose `#!/usr/bin/env node` finds
+  // this Node on PATH. A run that does not exit 0 fails the test with its stderr.
+  const svcBin = () => path.join(prefix, 'bin', 'svc');
+  const installedSvc = (args: string[], cwd?: string) => exec(svcBin(), args, { env, cwd });
 
   beforeAll(async () => {
     const node = major === 24 ? process.execPath : await machineNode();
@@ -90,20 +92,17 @@ describe.each([20, 24])('the installed svc on Node %i', (major) => {
   });
 
   it('prints the version of version.json', async () => {
-    const run = await runSvc(['--version'], { env, command: installed() });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout.trim()).toBe(versionFile.version);
+    expect((await installedSvc(['--version'])).stdout.trim()).toBe(versionFile.version);
   });
 
   it('prints the help of svc login', async () => {
-    const run = await runSvc(['login', '--help'], { env, command: installed() });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^Usage: svc login \[options\]/);
-    expect(run.stdout).toContain('--password');
+    const { stdout } = await installedSvc(['login', '--help']);
+    expect(stdout).toMatch(/^Usage: svc login \[options\]/);
+    expect(stdout).toContain('--password');
   });
 
   it('logs in with a password at a terminal, then deploys an app it initialised', async () => {
-    const t = await Terminal.start(['login', '--password'], env, home, installed());
+    const t = await Terminal.start(['login', '--password'], env, home, [svcBin()]);
     cleanups.push(() => t.close());
     await t.waitFor(/Account \(username or email\)/);
     await t.type('dana');
@@ -114,14 +113,12 @@ describe.each([20, 24])('the installed svc on Node %i', (major) => {
     expect(await t.exitCode(), await t.screen()).toBe(0);
     expect(await t.screen()).toMatch(/Logged in to .* as dana for Acme \(cell-acme\), developer/);
 
-    const whoami = await runSvc(['whoami', '--json'], { env, command: installed() });
-    expect(jsonOf(whoami)).toMatchObject({ account: { username: 'dana' }, company: { cellId: 'cell-acme' } });
+    const whoami = JSON.parse((await installedSvc(['whoami', '--json'])).stdout);
+    expect(whoami).toMatchObject({ account: { username: 'dana' }, company: { cellId: 'cell-acme' } });
 
     const dir = path.join(home, `hello-node${major}`);
-    const init = await runSvc(['init', dir, '--json'], { env, command: installed() });
-    expect(init.code, init.stderr).toBe(0);
-    const deploy = await runSvc(['deploy', '--json'], { env, cwd: dir, command: installed() });
-    expect(deploy.code, deploy.stderr).toBe(0);
-    expect(jsonOf(deploy)).toMatchObject({ version: '0.1.0', build: 1, created: true, status: 'untested' });
+    await installedSvc(['init', dir, '--json']);
+    const deploy = JSON.parse((await installedSvc(['deploy', '--json'], dir)).stdout);
+    expect(deploy).toMatchObject({ version: '0.1.0', build: 1, created: true, status: 'untested' });
   });
 });

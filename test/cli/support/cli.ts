@@ -7,11 +7,6 @@ import path from 'node:path';
 
 export const SVC_BIN = path.resolve('cli/svc.mjs');
 
-/** How `svc` is started: the program and its first arguments. */
-export type SvcCommand = readonly string[];
-/** The checkout's bin on the test runner's Node. */
-export const CHECKOUT_SVC: SvcCommand = [process.execPath, SVC_BIN];
-
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
 /** A home folder of its own (the stored login lives under its XDG config folder). */
@@ -28,12 +23,8 @@ export async function cliHome(): Promise<{ dir: string; env: Record<string, stri
 export const storedLoginFile = (home: string) => path.join(home, 'config', 'svc', 'login.json');
 
 /** Runs `svc <args>` to its end; stdin is /dev/null unless given. */
-export function runSvc(
-  args: string[],
-  opts: { env: Record<string, string>; cwd?: string; stdin?: string; command?: SvcCommand },
-): Promise<CliRun> {
-  const [program, ...first] = opts.command ?? CHECKOUT_SVC;
-  const child = spawn(program!, [...first, ...args], {
+export function runSvc(args: string[], opts: { env: Record<string, string>; cwd?: string; stdin?: string }): Promise<CliRun> {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], {
     env: opts.env,
     cwd: opts.cwd,
     stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CHECKOUT_SVC, type SvcCommand } from './cli.ts';
+import { SVC_BIN } from './cli.ts';
 
 // A real pseudo-terminal for the prompts: tmux (Debian's package) runs `svc` in a detached
 // session; the test reads the screen and types keys as a person would.
@@ -19,8 +19,13 @@ export class Terminal {
     this.socket = socket;
   }
 
-  /** Starts `svc <args>` in a terminal of 120 x 40 with exactly `env`. */
-  static async start(args: string[], env: Record<string, string>, scratch: string, command: SvcCommand = CHECKOUT_SVC): Promise<Terminal> {
+  /** Starts `svc <args>` in a terminal of 120 x 40 with exactly `env`; `svc` is the program and its first arguments. */
+  static async start(
+    args: string[],
+    env: Record<string, string>,
+    scratch: string,
+    svc: readonly string[] = [process.execPath, SVC_BIN],
+  ): Promise<Terminal> {
     sessions += 1;
     const socket = `svc-test-${process.pid}-${sessions}`;
     const script = path.join(scratch, `${socket}.sh`);
@@ -28,7 +33,7 @@ export class Terminal {
     // turns colour off) to the shell; the command must see exactly `env`.
     const vars = Object.entries({ ...env, TERM: 'xterm-256color' }).map(([k, v]) => `${k}=${v}`);
     // The exit code is printed after the command, and the shell stays so the screen can be read.
-    const run = ['env', '-i', ...vars, ...command, ...args].map(quote).join(' ');
+    const run = ['env', '-i', ...vars, ...svc, ...args].map(quote).join(' ');
     await writeFile(script, ['#!/bin/sh', run, 'echo "[exit $?]"', 'sleep 600', ''].join('\n'), {
       mode: 0o700,
     });
