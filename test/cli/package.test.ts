@@ -45,10 +45,11 @@ async function packAndInstall() {
   const pack = await exec('npm', ['pack', '--workspace', '@svc/cli', '--pack-destination', scratch, '--json']);
   [packed] = JSON.parse(pack.stdout);
   prefix = path.join(scratch, 'prefix');
-  // As on another machine: none of the checkout's npm settings, neither its .npmrc (from the
-  // scratch folder) nor the npm_config_* variables npm hands to the test run; --offline because a
-  // package without dependencies needs nothing from a registry.
+  // As on another machine: npm on the machine's Node, none of the checkout's npm settings (neither
+  // its .npmrc, from the scratch folder, nor the npm_config_* variables npm hands to the test run);
+  // --offline because a package without dependencies needs nothing from a registry.
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
+  env.PATH = `${path.dirname(await machineNode())}${path.delimiter}${env.PATH}`;
   const args = ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(scratch, packed.filename)];
   await exec('npm', args, { cwd: scratch, env });
 }
