@@ -23,18 +23,17 @@ let packed: { filename: string; files: { path: string }[] };
 let svc: TestService;
 const cleanups: (() => Promise<void>)[] = [];
 
+const executable = (file: string) =>
+  access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+
 /** The machine's own Node: the first `node` on PATH outside node_modules (npm and vitest put the pinned one first). */
 async function machineNode(): Promise<string> {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir.split(path.sep).includes('node_modules')) continue;
     const node = path.join(dir, 'node');
-    if (
-      await access(node, constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
-      return node;
+    if (!dir.split(path.sep).includes('node_modules') && (await executable(node))) return node;
   }
   throw new Error('no node on PATH outside node_modules');
 }
