@@ -84,7 +84,7 @@ module.exports = {
   options: {
     parser: 'swc',
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|infra/temporal-dev/(node_modules|ui)/)' },
+    exclude: { path: '^(node_modules|cli/dist/|infra/temporal-dev/(node_modules|ui)/)' },
     moduleSystems: ['es6'],
     // Type-only imports count too: a capability's face is its contract for types as well. (It warns
     // that TypeScript 7 has no compiler API yet; the swc parser reads type-only imports all the same.)

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import versionFile from '../version.json' with { type: 'json' };
 import { registerApps } from './commands/apps/index.ts';
 import { registerDeploy } from './commands/deploy/index.ts';
 import { registerInit } from './commands/init/index.ts';
@@ -20,7 +20,7 @@ import { CliError, EXIT, type ExitCode } from './util/errors.ts';
 import { Output } from './util/output.ts';
 
 /** The single version file of API, CLI and SDK (spec "Versioning" 2). */
-const VERSION = (JSON.parse(readFileSync(new URL('../version.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = versionFile.version;
 
 /** The whole command tree; help is generated from it. */
 export function buildProgram(): Command {

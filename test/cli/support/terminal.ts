@@ -19,8 +19,13 @@ export class Terminal {
     this.socket = socket;
   }
 
-  /** Starts `svc <args>` in a terminal of 120 x 40 with exactly `env`. */
-  static async start(args: string[], env: Record<string, string>, scratch: string): Promise<Terminal> {
+  /** Starts `svc <args>` in a terminal of 120 x 40 with exactly `env`; `svc` is the program and its first arguments. */
+  static async start(
+    args: string[],
+    env: Record<string, string>,
+    scratch: string,
+    svc: readonly string[] = [process.execPath, SVC_BIN],
+  ): Promise<Terminal> {
     sessions += 1;
     const socket = `svc-test-${process.pid}-${sessions}`;
     const script = path.join(scratch, `${socket}.sh`);
@@ -28,7 +33,7 @@ export class Terminal {
     // turns colour off) to the shell; the command must see exactly `env`.
     const vars = Object.entries({ ...env, TERM: 'xterm-256color' }).map(([k, v]) => `${k}=${v}`);
     // The exit code is printed after the command, and the shell stays so the screen can be read.
-    const run = ['env', '-i', ...vars, process.execPath, SVC_BIN, ...args].map(quote).join(' ');
+    const run = ['env', '-i', ...vars, ...svc, ...args].map(quote).join(' ');
     await writeFile(script, ['#!/bin/sh', run, 'echo "[exit $?]"', 'sleep 600', ''].join('\n'), {
       mode: 0o700,
     });
