@@ -35,7 +35,7 @@ export async function serveLanding(ctx: Context, deps: ApiDeps): Promise<void> {
     `<ul>\n${DOCS.map((d) => `<li>${link(`${addresses.baseUrl}${d.path}`, d.text)}</li>`).join('\n')}\n</ul>`,
   ];
   ctx.set('Cache-Control', 'private, no-cache');
-  sendPlatformPage(ctx, addresses, 200, platformPage(addresses.baseUrl, 'svc', account, body.join('\n')));
+  sendPlatformPage(ctx, addresses, 200, platformPage(addresses.baseUrl, 'Home', account, body.join('\n')));
 }
 
 const catalogItem = (c: VisitorCatalog) =>

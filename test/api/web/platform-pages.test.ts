@@ -76,7 +76,7 @@ describe('platform pages', () => {
       const res = await page.goto(`${svc.url}/`);
       expect(res!.status()).toBe(200);
       expect(res!.headers()['content-security-policy']).toMatch(/^sandbox; default-src 'none'/);
-      expect(await page.locator('h1').textContent()).toBe('svc');
+      expect([await page.title(), await page.locator('h1').textContent()]).toEqual(['Home · svc', 'svc']);
       expect(await page.locator('.lead').textContent()).toContain('single-page apps');
       expect(await who(page)).toBe('Sign in');
       const openapi = page.getByRole('link', { name: 'API description (OpenAPI 3.1, JSON)' });
