@@ -1,15 +1,17 @@
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { bearer, resetRateLimits } from '../support/identity.ts';
+import type { TestService } from '../support/service.ts';
+import { type cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { startCliService } from './support/cli-service.ts';
 
 // Issue 35, Deliver 2: every command that moves a channel prints the address it changed, status
 // shows both, `open --browser` says when no browser can be opened, `deploy --bump` raises the
 // manifest's version, and `svc test` promotes what this folder uploaded. The CLI is a child
 // process against the real service on loopback.
 
+let cli: Awaited<ReturnType<typeof startCliService>>;
 let svc: TestService;
 let home: Awaited<ReturnType<typeof cliHome>>;
 let env: Record<string, string>;
@@ -18,18 +20,12 @@ let testAddress: string;
 let productionAddress: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  await seedCompanies(svc);
-  home = await cliHome();
-  dev = await passwordKey(svc, 'dana');
-  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: dev };
+  cli = await startCliService();
+  ({ svc, home, env, key: dev } = cli);
   testAddress = `${svc.addresses.developerBase}/cell-acme/apps/where-app`;
   productionAddress = `${svc.addresses.productionBase}/cell-acme/apps/where-app`;
 }, 120_000);
-afterAll(async () => {
-  await svc?.close();
-  await home?.remove();
-});
+afterAll(() => cli?.close());
 beforeEach(() => resetRateLimits(svc));
 
 describe('addresses of channel moves', () => {

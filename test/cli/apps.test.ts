@@ -1,26 +1,22 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { passwordKey, seedCompanies } from '../support/identity.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { cliHome, jsonOf, runSvc } from './support/cli.ts';
+import type { TestService } from '../support/service.ts';
+import { type cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { startCliService } from './support/cli-service.ts';
 
 // Issue 35, Deliver 3: `svc apps list` shows each app's versions and both addresses, as the service
 // computes them. The CLI is a child process against the real service on loopback.
 
+let cli: Awaited<ReturnType<typeof startCliService>>;
 let svc: TestService;
 let home: Awaited<ReturnType<typeof cliHome>>;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  await seedCompanies(svc);
-  home = await cliHome();
-  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: await passwordKey(svc, 'dana') };
+  cli = await startCliService();
+  ({ svc, home, env } = cli);
 }, 120_000);
-afterAll(async () => {
-  await svc?.close();
-  await home?.remove();
-});
+afterAll(() => cli?.close());
 
 // Each test runs the CLI several times, a Node start each: room for a loaded machine.
 describe('svc apps list', { timeout: 90_000 }, () => {

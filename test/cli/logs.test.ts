@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { cliHome, jsonOf, runSvc, startSvc } from './support/cli.ts';
+import { bearer, resetRateLimits } from '../support/identity.ts';
+import type { TestService } from '../support/service.ts';
+import { type cliHome, jsonOf, runSvc, startSvc } from './support/cli.ts';
+import { startCliService } from './support/cli-service.ts';
 
 // Issue 35, Deliver 3: `svc logs` reads the app log, filtered by kind and time, and follows it. The
 // CLI is a child process against the real service on loopback.
 
+let cli: Awaited<ReturnType<typeof startCliService>>;
 let svc: TestService;
 let home: Awaited<ReturnType<typeof cliHome>>;
 let env: Record<string, string>;
@@ -20,21 +22,15 @@ const track = (name: string, data: Record<string, unknown>) =>
   });
 
 beforeAll(async () => {
-  svc = await startTestService();
-  await seedCompanies(svc);
-  home = await cliHome();
-  dev = await passwordKey(svc, 'dana');
-  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: dev };
+  cli = await startCliService();
+  ({ svc, home, env, key: dev } = cli);
   dir = path.join(home.dir, 'logged-app');
   expect((await runSvc(['init', dir], { env })).code).toBe(0);
   expect((await svcIn('deploy')).code).toBe(0);
   expect((await svcIn('test')).code).toBe(0);
   expect((await track('clicked', { button: 'save' })).status).toBe(201);
 }, 120_000);
-afterAll(async () => {
-  await svc?.close();
-  await home?.remove();
-});
+afterAll(() => cli?.close());
 beforeEach(() => resetRateLimits(svc));
 
 // Each test runs the CLI several times, a Node start each: room for a loaded machine.

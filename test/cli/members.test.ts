@@ -1,13 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { bearer, passwordKey, resetRateLimits } from '../support/identity.ts';
+import type { TestService } from '../support/service.ts';
+import { type cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { startCliService } from './support/cli-service.ts';
 
 // Issue 35, Deliver 3: `svc members list` and `svc members import <file.csv|file.json> [--dry-run]`
 // over the member import API. The CLI is a child process against the real service on loopback.
 
+let cli: Awaited<ReturnType<typeof startCliService>>;
 let svc: TestService;
 let op: string;
 let home: Awaited<ReturnType<typeof cliHome>>;
@@ -20,15 +22,11 @@ const file = async (name: string, text: string) => {
 const emails = async () => jsonOf(await svcRun('members', 'list', '--json')).members.map((m: { email: string }) => m.email);
 
 beforeAll(async () => {
-  svc = await startTestService();
-  ({ op } = await seedCompanies(svc));
-  home = await cliHome();
-  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: await passwordKey(svc, 'dana') };
+  cli = await startCliService();
+  ({ svc, home, env } = cli);
+  ({ op } = cli.seeded);
 }, 120_000);
-afterAll(async () => {
-  await svc?.close();
-  await home?.remove();
-});
+afterAll(() => cli?.close());
 beforeEach(() => resetRateLimits(svc));
 
 // Each test runs the CLI several times, a Node start each: room for a loaded machine.

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { release } from '../support/hosting.ts';
-import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { cliHome, jsonOf, runSvc, startSvc } from './support/cli.ts';
+import { bearer, passwordKey, resetRateLimits } from '../support/identity.ts';
+import type { TestService } from '../support/service.ts';
+import { type cliHome, jsonOf, runSvc, startSvc } from './support/cli.ts';
+import { startCliService } from './support/cli-service.ts';
 
 // Issue 35, Deliver 3: `svc runs` shows an app's workflow runs with their step progress and each
 // run's Temporal UI address, and `--follow` prints progress from the watch stream. The CLI is a
 // child process against the real service on loopback, with its worker and embedded Temporal.
 
+let cli: Awaited<ReturnType<typeof startCliService>>;
 let svc: TestService;
 let home: Awaited<ReturnType<typeof cliHome>>;
 let env: Record<string, string>;
@@ -27,18 +29,12 @@ const execute = () =>
 const uiOf = (workflowId: string) => `${svc.temporal!.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
 
 beforeAll(async () => {
-  svc = await startTestService({ role: 'all', env: { SVC_RUN_START_WAIT_MS: '30000' } });
-  await seedCompanies(svc);
-  home = await cliHome();
-  dev = await passwordKey(svc, 'dana');
-  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: dev };
+  cli = await startCliService({ role: 'all', env: { SVC_RUN_START_WAIT_MS: '30000' } });
+  ({ svc, home, env, key: dev } = cli);
   await release(svc, dev, { namespace: 'cell-acme', slug: 'flow', version: '1.0.0', manifest: flow });
   await release(svc, dev, { namespace: 'cell-acme', slug: 'still', version: '1.0.0' });
 }, 180_000);
-afterAll(async () => {
-  await svc?.close();
-  await home?.remove();
-});
+afterAll(() => cli?.close());
 beforeEach(() => resetRateLimits(svc));
 
 // Each test runs the CLI several times, a Node start each: room for a loaded machine.

@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
-import { startTestService, type TestService } from '../support/service.ts';
-import { cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { passwordKey, resetRateLimits } from '../support/identity.ts';
+import type { TestService } from '../support/service.ts';
+import { type cliHome, jsonOf, runSvc } from './support/cli.ts';
+import { startCliService } from './support/cli-service.ts';
 
 // Issue 35, Deliver 3: `svc share` lists, adds and revokes (by id alone) the shares of an app. The
 // CLI is a child process against the real service on loopback.
 
+let cli: Awaited<ReturnType<typeof startCliService>>;
 let svc: TestService;
 let home: Awaited<ReturnType<typeof cliHome>>;
 let env: Record<string, string>;
@@ -14,18 +16,13 @@ let dir: string;
 const svcIn = (...args: string[]) => runSvc(args, { env, cwd: dir });
 
 beforeAll(async () => {
-  svc = await startTestService();
-  await seedCompanies(svc);
-  home = await cliHome();
-  env = { ...home.env, SVC_BASE_URL: svc.url!, SVC_API_KEY: await passwordKey(svc, 'dana') };
+  cli = await startCliService();
+  ({ svc, home, env } = cli);
   dir = path.join(home.dir, 'shared-app');
   expect((await runSvc(['init', dir], { env })).code).toBe(0);
   expect((await svcIn('deploy')).code).toBe(0);
 }, 120_000);
-afterAll(async () => {
-  await svc?.close();
-  await home?.remove();
-});
+afterAll(() => cli?.close());
 beforeEach(() => resetRateLimits(svc));
 
 // Each test runs the CLI several times, a Node start each: room for a loaded machine.
