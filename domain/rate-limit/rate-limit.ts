@@ -75,10 +75,9 @@ function addHits(db: Db, bucket: string, windowStart: Date, cost: number): Promi
       queued.push({ cost, resolve, reject });
       return;
     }
-    const first: Waiter[] = [{ cost, resolve, reject }];
-    byBucket.set(key, first);
+    // Runs at once up to its first await: the queue for hits arriving meanwhile is in place before this returns.
     void (async () => {
-      for (let batch = first; batch.length > 0; ) {
+      for (let batch: Waiter[] = [{ cost, resolve, reject }]; batch.length > 0; ) {
         const next: Waiter[] = [];
         byBucket.set(key, next);
         const total = batch.reduce((sum, w) => sum + w.cost, 0);
