@@ -84,6 +84,8 @@ describe('POST /api/v1/developer/password-tokens', () => {
   });
 
   it('answers a dry run with the company the key would act for, issuing nothing', async () => {
+    // Earlier tests' key uses are written off the request path; write them now, not mid-comparison.
+    await svc.deps.keyUses.flush();
     const before = await snapshotDatabase(svc.database.db);
     const res = await login({ login: 'multi', password: PASSWORD, cellId: 'cell-acme' }, { 'x-svc-dry-run': 'true' });
     expect(res.status).toBe(202);
@@ -99,6 +101,7 @@ describe('POST /api/v1/developer/password-tokens', () => {
       },
     });
     expect(JSON.stringify(res.body)).not.toContain('svc-dk-');
+    await svc.deps.keyUses.flush();
     const after = await snapshotDatabase(svc.database.db);
     // Only the rate-limit counters moved: no key, no session, no account change.
     const { ['table:rate_limit_hits']: _b, ...restBefore } = before;
