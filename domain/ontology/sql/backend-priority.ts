@@ -2,12 +2,15 @@
 // PostgreSQL backend busy for its whole statement timeout; at the default priority two of them
 // take both cores of a small machine from the service's own backends (readiness, logins, other
 // companies' reads). At nice 19 they still get every idle cycle but yield whenever those want
-// the CPU. Only a backend proven to be a process of this machine is touched: PostgreSQL reports
+// the CPU. A nice value alone is not enough on Linux: each backend calls setsid() at its start, so
+// with autogroup scheduling (the default on desktops and many servers) it is a session, and so a
+// CPU group, of its own, and the kernel shares the CPU between groups before nice counts inside
+// one. The backend's group gets nice 19 too (/proc/<pid>/autogroup). Only a backend proven to be a process of this machine is touched: PostgreSQL reports
 // its pid in its own process namespace, and a server elsewhere (another host, a container) may
 // report the pid of an unrelated local process. The proof: the pid holds the other end of this
 // very connection's TCP socket (Linux /proc). Anywhere else nothing changes: same answers, and
 // the budgets (statement timeout, gate) still bound what a query costs.
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import type net from 'node:net';
 import { constants, setPriority } from 'node:os';
 import type pg from 'pg';
@@ -29,6 +32,8 @@ export async function lowerBackendPriority(client: pg.Client): Promise<boolean> 
     }
     if (!(await holdsSocket(pid, inode))) return false;
     setPriority(pid, constants.priority.PRIORITY_LOW);
+    // No such file without autogroup scheduling (then the nice value above is what counts).
+    await writeFile(`/proc/${pid}/autogroup`, String(constants.priority.PRIORITY_LOW)).catch(() => undefined);
     return true;
   } catch {
     // No /proc, no right to read the backend's descriptors or to renice it: it keeps its priority.

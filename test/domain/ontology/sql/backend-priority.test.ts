@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,9 @@ async function connect(url: string) {
   return { client, pid: rows[0]!.pid };
 }
 
+/** The nice of the process's autogroup ("/autogroup-123 nice 19"). */
+const autogroupNice = (pid: number) => Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
+
 describe('lowerBackendPriority', () => {
   it("renices the connection's own backend to 19, and no other backend", async () => {
     const bystander = await connect(database.url);
@@ -38,6 +42,9 @@ describe('lowerBackendPriority', () => {
     expect([getPriority(pid), getPriority(bystander.pid)]).toEqual([0, 0]);
     expect(await lowerBackendPriority(client)).toBe(true);
     expect([getPriority(pid), getPriority(bystander.pid)]).toEqual([19, 0]);
+    // Each backend is a session (setsid) and so, with autogroup scheduling, a CPU group of its own:
+    // the group's nice is what decides its share against the service's process.
+    if (existsSync(`/proc/${pid}/autogroup`)) expect([autogroupNice(pid), autogroupNice(bystander.pid)]).toEqual([19, 0]);
     // The backend still answers, at its new priority.
     expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
@@ -47,5 +54,6 @@ describe('lowerBackendPriority', () => {
     const { client, pid } = await connect(proxy.route(database.url));
     expect(await lowerBackendPriority(client)).toBe(false);
     expect(getPriority(pid)).toBe(0);
+    if (existsSync(`/proc/${pid}/autogroup`)) expect(autogroupNice(pid)).toBe(0);
   });
 });
