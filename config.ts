@@ -99,6 +99,7 @@ const EnvSchema = z
     SVC_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
     SVC_SQL_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(4),
     SVC_SQL_COMPANY_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(2),
+    SVC_SQL_BACKEND_NICE: z.coerce.number().int().min(0).max(19).default(19),
     SVC_BLOB_CACHE_BYTES: z.coerce
       .number()
       .int()
@@ -189,6 +190,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   sqlMaxConnections: e.SVC_SQL_MAX_CONNECTIONS,
   /** Of those, at most this many for one company (capped at sqlMaxConnections). */
   sqlCompanyConnections: e.SVC_SQL_COMPANY_CONNECTIONS,
+  /** The nice value of ontology SQL backends (and their CPU group) when PostgreSQL runs on this machine; 0 leaves them alone. */
+  sqlBackendNice: e.SVC_SQL_BACKEND_NICE,
   /** How long a control-plane call waits for the relay to report the run it started or joined. */
   runStartWaitMs: e.SVC_RUN_START_WAIT_MS,
   /** Workflow notify emails: SMTP (`smtp://user:pass@host:port`, `smtps://…`); unset, messages are recorded and not sent. */

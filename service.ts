@@ -145,6 +145,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       ontologySql: {
         databaseUrl,
         statementTimeoutMs: config.sqlStatementTimeoutMs,
+        backendNice: config.sqlBackendNice,
         gate: new SqlGate({
           maxRunning: config.sqlMaxConnections,
           perCompany: config.sqlCompanyConnections,

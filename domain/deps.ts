@@ -35,6 +35,8 @@ export interface OntologySqlSettings {
   /** The service's connection string; a query replaces its user and password with its SQL role's. */
   databaseUrl: string;
   statementTimeoutMs: number;
+  /** The nice value of a query's backend where it runs on this machine (backend-priority.ts); 0 leaves it alone. */
+  backendNice: number;
   /** The process's concurrency budget of ontology SQL (global and per company). */
   gate: SqlGate;
 }

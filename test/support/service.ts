@@ -68,6 +68,9 @@ export async function startTestService(
     SVC_OPERATOR_LOGIN: TEST_OPERATOR.login,
     SVC_OPERATOR_PASSWORD: TEST_OPERATOR.password,
     SVC_COMPANY_ROOT: companyRoot,
+    // Ontology SQL backends at normal priority: tests run short statement timeouts on a busy machine,
+    // where nice 19 could hold a query past them (the budgets test sets 19, the service's default).
+    SVC_SQL_BACKEND_NICE: '0',
     ...opts.env,
   });
   const service = await startService(config, {

@@ -23,7 +23,7 @@ import { SQL_ROLE_CONNECTIONS, SQL_WORK_MEM, type SqlCredential, type SqlRole, s
 //    set of types (sql-roles.ts; looked up or made only now, with the slot held, on a connection
 //    of the slot, never the service's pool), in a READ ONLY transaction with the statement, lock and idle
 //    timeouts and work_mem set locally (the role has them too), no parallel workers, always rolled
-//    back; its backend at the lowest CPU priority where it runs on this machine (backend-priority.ts).
+//    back; its backend at a low CPU priority where it runs on this machine (backend-priority.ts).
 // 4. The rows read from a portal up to the row limit (portal-query.ts), while every byte that
 //    arrives on the connection counts against SQL_MAX_RESULT_BYTES (below).
 // A caller that goes away (`signal`) cancels its backend.
@@ -61,7 +61,7 @@ export async function executeOntologySql(
         throw new DomainError('rate_limited', 'The SQL role of this credential is being replaced; retry.', { retryAfterSeconds: 1 });
     }
     const guard = guardConnection(client, signal);
-    await lowerBackendPriority(client);
+    await lowerBackendPriority(client, settings.backendNice);
     await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // temp_file_limit is the role's only (only a superuser may set it; sql-roles.ts). No parallel
     // workers: they would be processes of normal priority beyond the SQL budget's connections.

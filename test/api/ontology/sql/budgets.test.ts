@@ -21,11 +21,21 @@ let globexKey: string;
 let acmeOrders: string;
 const SQL = '/api/v1/sqlQueries/executeOntology';
 
-/** A service with the SQL budgets given (each describe its own), two companies with SALES defined and their keys. */
-function serveCompanies(statementTimeoutMs: number) {
+/**
+ * A service with the SQL budgets given (each describe its own), two companies with SALES defined and
+ * their keys. `backendNice`: the test services' default is 0 (normal priority), as at nice 19 a
+ * query that must do seconds of work to reach a limit could wait behind the rest of a busy test run
+ * for longer than its statement timeout.
+ */
+function serveCompanies(statementTimeoutMs: number, backendNice = 0) {
   beforeAll(async () => {
     svc = await startTestService({
-      env: { SVC_SQL_STATEMENT_TIMEOUT_MS: String(statementTimeoutMs), SVC_SQL_MAX_CONNECTIONS: '3', SVC_SQL_COMPANY_CONNECTIONS: '2' },
+      env: {
+        SVC_SQL_STATEMENT_TIMEOUT_MS: String(statementTimeoutMs),
+        SVC_SQL_MAX_CONNECTIONS: '3',
+        SVC_SQL_COMPANY_CONNECTIONS: '2',
+        SVC_SQL_BACKEND_NICE: String(backendNice),
+      },
     });
     await seedCompanies(svc);
     acmeKey = await passwordKey(svc, 'dana');
@@ -76,8 +86,9 @@ const waitingBackends = async () =>
   ).rows;
 
 describe('ontology SQL budgets over HTTP (issue 28)', () => {
-  // A long statement timeout, so that only the budget under test can stop a query.
-  serveCompanies(120_000);
+  // A long statement timeout, so that only the budget under test can stop a query; the service's
+  // default priority for SQL backends (these tests hold queries by locks, not by CPU).
+  serveCompanies(120_000, 19);
 
   it('finding 5 (90 concurrent pg_sleep, scaled down): a company past its share waits, then gets 429 with an accurate message; others keep working', async () => {
     const lock = await lockAcmeOrders();
@@ -146,6 +157,15 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
 
   // repeat is refused before it runs since the PostgreSQL memory fix; rows of 1 MB are still made
   // from 25 columns of 10,000 four-byte characters (the rpad cap).
+});
+
+describe('result size and PostgreSQL memory of ontology SQL over HTTP (issue 28)', () => {
+  // A short statement timeout bounds every random query of the property below: some nestings are
+  // cheap in memory but cost minutes of CPU (10^6 rows of a 1,000-row subquery), and a 120 s
+  // timeout let twelve of them outlast the test. These queries must reach the byte budget or
+  // PostgreSQL's memory ceiling within that timeout, so their backends keep normal priority.
+  serveCompanies(5_000);
+
   it("finding 3: 6,000 rows of 1 MB (25 columns of rpad('', 10000, '😀'); was repeat('x',1000000)), twice at once, answer 422 ResultTooLarge and the process stays bounded", async () => {
     const rows = `SELECT ${'x, '.repeat(24)}x FROM (SELECT rpad('', 10000, '😀') AS x FROM generate_series(1, 6000)) AS s`;
     const growth = await rssGrowthDuring(async () => {
@@ -168,13 +188,6 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
     const body = (await answer.json()) as { error: { code: string; details: Record<string, unknown> } };
     expect([answer.status, body.error.code, body.error.details.errorName]).toEqual([422, 'sql_query_failed', 'ResultTooLarge']);
   });
-});
-
-describe('PostgreSQL memory of ontology SQL over HTTP (issue 28)', () => {
-  // A short statement timeout bounds every random query of the property below: some nestings are
-  // cheap in memory but cost minutes of CPU (10^6 rows of a 1,000-row subquery), and a 120 s
-  // timeout let twelve of them outlast the test.
-  serveCompanies(5_000);
 
   type Failure = { error: { code: string; message: string; details: Record<string, unknown> } };
   /** Another company's SELECT 1 and the service's health still answer. */

@@ -40,7 +40,7 @@ describe('lowerBackendPriority', () => {
     const bystander = await connect(database.url);
     const { client, pid } = await connect(database.url);
     expect([getPriority(pid), getPriority(bystander.pid)]).toEqual([0, 0]);
-    expect(await lowerBackendPriority(client)).toBe(true);
+    expect(await lowerBackendPriority(client, 19)).toBe(true);
     expect([getPriority(pid), getPriority(bystander.pid)]).toEqual([19, 0]);
     // Each backend is a session (setsid) and so, with autogroup scheduling, a CPU group of its own:
     // the group's nice is what decides its share against the service's process.
@@ -49,10 +49,16 @@ describe('lowerBackendPriority', () => {
     expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 
+  it('leaves the backend alone with nice 0 (SVC_SQL_BACKEND_NICE=0)', async () => {
+    const { client, pid } = await connect(database.url);
+    expect(await lowerBackendPriority(client, 0)).toBe(false);
+    expect(getPriority(pid)).toBe(0);
+  });
+
   it("leaves a backend alone when the connection's other end is not that process (a proxy, as a server elsewhere would be)", async () => {
     // PostgreSQL reports a real local pid here, but this socket's peer is the proxy: the proof fails.
     const { client, pid } = await connect(proxy.route(database.url));
-    expect(await lowerBackendPriority(client)).toBe(false);
+    expect(await lowerBackendPriority(client, 19)).toBe(false);
     expect(getPriority(pid)).toBe(0);
     if (existsSync(`/proc/${pid}/autogroup`)) expect(autogroupNice(pid)).toBe(0);
   });

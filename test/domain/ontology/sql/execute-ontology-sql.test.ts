@@ -54,7 +54,9 @@ const gate = new SqlGate({ maxRunning: 4, perCompany: 4, maxWaitMs: 10_000 });
 const deps = () => ({
   db: database.db,
   clock: systemClock,
-  ontologySql: { databaseUrl: database.url, statementTimeoutMs: TIMEOUT_MS, gate },
+  // Normal priority: at nice 19 a busy test machine could hold a backend past these short
+  // statement timeouts (backend-priority.test.ts and the HTTP budgets test cover the nice value).
+  ontologySql: { databaseUrl: database.url, statementTimeoutMs: TIMEOUT_MS, backendNice: 0, gate },
 });
 /** The role a fixture's developer key runs as. */
 const roleOf = async (f: OntologyFixture, tables: string[]) =>

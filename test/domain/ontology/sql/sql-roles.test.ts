@@ -25,6 +25,7 @@ afterAll(() => database.drop());
 const settings = (gate = new SqlGate({ maxRunning: 4, perCompany: 4, maxWaitMs: 10_000 })) => ({
   databaseUrl: database.url,
   statementTimeoutMs: 2000,
+  backendNice: 0, // normal priority: see execute-ontology-sql.test.ts
   gate,
 });
 const deps = (gate?: SqlGate) => ({ db: database.db, clock: systemClock, ontologySql: settings(gate) });
