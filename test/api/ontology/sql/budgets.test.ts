@@ -154,9 +154,6 @@ describe('ontology SQL budgets over HTTP (issue 28)', () => {
       await lock.release().catch(() => {});
     }
   });
-
-  // repeat is refused before it runs since the PostgreSQL memory fix; rows of 1 MB are still made
-  // from 25 columns of 10,000 four-byte characters (the rpad cap).
 });
 
 describe('result size and PostgreSQL memory of ontology SQL over HTTP (issue 28)', () => {
@@ -166,6 +163,8 @@ describe('result size and PostgreSQL memory of ontology SQL over HTTP (issue 28)
   // PostgreSQL's memory ceiling within that timeout, so their backends keep normal priority.
   serveCompanies(5_000);
 
+  // repeat is refused before it runs since the PostgreSQL memory fix; rows of 1 MB are still made
+  // from 25 columns of 10,000 four-byte characters (the rpad cap).
   it("finding 3: 6,000 rows of 1 MB (25 columns of rpad('', 10000, '😀'); was repeat('x',1000000)), twice at once, answer 422 ResultTooLarge and the process stays bounded", async () => {
     const rows = `SELECT ${'x, '.repeat(24)}x FROM (SELECT rpad('', 10000, '😀') AS x FROM generate_series(1, 6000)) AS s`;
     const growth = await rssGrowthDuring(async () => {
