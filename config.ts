@@ -4,7 +4,8 @@ import type { PublicAddresses } from './domain/deps.ts';
 import { type CompanyRootPolicy, isInside, SYSTEM_DIRECTORIES } from './domain/provisioning/index.ts';
 
 // Every environment variable the service reads, validated once at start.
-// README.md documents each of them; keep the two in step.
+// Each one's description is its documentation: `npm run docs` prints them in
+// docs/operators/configuration.md (a test keeps that file in step).
 
 const port = z.coerce.number().int().min(0).max(65535);
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
@@ -34,39 +35,84 @@ const blobStore = z.string().transform((v, ctx) => {
   return { kind: 's3' as const, bucket, prefix };
 });
 
-const EnvSchema = z
+// Exported for the generated configuration table (infra/docs): each variable's description is its
+// documentation, and `shown` says what the table prints as the default when the value is derived.
+const shown = (text: string) => ({ shownDefault: text });
+
+export const EnvSchema = z
   .object({
-    PORT: port.default(8080),
-    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: port.default(8080).describe('HTTP port (`0` picks a free one).'),
+    HOST: z.string().min(1).default('127.0.0.1').describe('Address to listen on.'),
     DATABASE_URL: unsetIfBlank(
       z
         .string()
         .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
         .optional(),
-    ),
-    SVC_DATA_DIR: z.string().min(1).default('./.data'),
-    SVC_COMPANY_ROOT: unsetIfBlank(z.string().optional()),
-    SVC_EMBEDDED_PG_PORT: unsetIfBlank(port.optional()),
-    SVC_BASE_URL: unsetIfBlank(httpUrl.optional()),
-    SVC_PRODUCTION_BASE: unsetIfBlank(httpUrl.optional()),
-    SVC_DEVELOPER_BASE: unsetIfBlank(httpUrl.optional()),
+    ).describe('`postgres://…` of an external PostgreSQL. Unset: an embedded PostgreSQL is started.'),
+    SVC_DATA_DIR: z
+      .string()
+      .min(1)
+      .default('./.data')
+      .describe(
+        'Persistent data of the embedded PostgreSQL (`postgres/` and its generated `postgres.password`), of the embedded Temporal server (`temporal/temporal.sqlite`), the workflow bundle cache (`cache/`) and the local cloud (`local-cloud/`).',
+      ),
+    SVC_COMPANY_ROOT: unsetIfBlank(z.string().optional())
+      .describe(
+        "The folder every company initialization `rootPath` must lie under once symlinks are resolved (the real path of its deepest existing part); anything else is refused with 400 `invalid_payload` (problem `path_not_allowed` at `rootPath`) before a run is asked for, and each file step checks again. Whatever it is set to (even `/`), `/proc`, `/sys`, `/dev`, the service's folders of `SVC_DATA_DIR` (`postgres/`, `temporal/`, `cache/`, `local-cloud/`; all of `SVC_DATA_DIR` when the root contains it) and PostgreSQL's own data directory (when the service's database user may read `data_directory`) are refused. Must not itself lie in those.",
+      )
+      .meta(shown('`SVC_DATA_DIR/companies`')),
+    SVC_EMBEDDED_PG_PORT: unsetIfBlank(port.optional())
+      .describe('Fixed loopback port for the embedded PostgreSQL.')
+      .meta(shown('a free port')),
+    SVC_BASE_URL: unsetIfBlank(httpUrl.optional())
+      .describe("The spec's `{base_url}`: the public address of the service.")
+      .meta(shown('`http://HOST:PORT`')),
+    SVC_PRODUCTION_BASE: unsetIfBlank(httpUrl.optional())
+      .describe('`{production_base}`: base of the production-channel page tree (may be another host: see hosting).')
+      .meta(shown('`{base_url}/p`')),
+    SVC_DEVELOPER_BASE: unsetIfBlank(httpUrl.optional())
+      .describe('`{developer_base}`: base of the test-channel page tree (may be another host).')
+      .meta(shown('`{base_url}/d`')),
     SVC_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
       .min(1024)
-      .default(8 * 1024 * 1024),
-    SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    SVC_LOG_FORMAT: unsetIfBlank(z.enum(['pretty', 'json']).optional()),
-    SVC_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+      .default(8 * 1024 * 1024)
+      .describe(
+        'Largest version-bundle upload; fits a 3 MB bundle sent as base64 JSON. Other routes read at most 64 KiB, and 4 KiB when they need no credential.',
+      )
+      .meta(shown('`8388608` (8 MiB)')),
+    SVC_LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('pino level: fatal, error, warn, info, debug, trace, silent.'),
+    SVC_LOG_FORMAT: unsetIfBlank(z.enum(['pretty', 'json']).optional())
+      .describe('`pretty`: readable lines; `json`: one JSON object per line (for log collectors).')
+      .meta(shown('`pretty` on a terminal, else `json`')),
+    SVC_SHUTDOWN_GRACE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe('On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut.'),
     TEMPORAL_ADDRESS: unsetIfBlank(
       z
         .string()
         .regex(/^[^\s:]+:\d+$/, 'must be host:port')
         .optional(),
+    ).describe(
+      '`host:port` of a Temporal cluster. Unset: the embedded server in the process (local use only), its state in `SVC_DATA_DIR/temporal/temporal.sqlite`.',
     ),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-    SVC_TEMPORAL_UI_PORT: z.union([z.literal('off'), port]).default(8233),
-    SVC_TEMPORAL_UI_URL: unsetIfBlank(httpUrl.optional()),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('Temporal namespace.'),
+    SVC_TEMPORAL_UI_PORT: z
+      .union([z.literal('off'), port])
+      .default(8233)
+      .describe(
+        "With `TEMPORAL_ADDRESS` unset: loopback port of the embedded server's Temporal Web UI (printed at start as `Temporal UI:`); `0` picks a free port, `off` serves none. A fixed default because the embedded server's gRPC port is random (Temporal's own dev server uses its gRPC port + 1000, i.e. 8233 for 7233).",
+      ),
+    SVC_TEMPORAL_UI_URL: unsetIfBlank(httpUrl.optional()).describe(
+      "The Temporal Web UI that shows `TEMPORAL_ADDRESS`'s workflows (e.g. `https://temporal.example.com`): the run list (and `svc runs`) links each run there. Unset: the embedded server's UI where this process runs it, else no link.",
+    ),
     SVC_TRUSTED_PROXIES: z
       .string()
       .default('')
@@ -76,35 +122,101 @@ const EnvSchema = z
           .map((p) => p.trim())
           .filter(Boolean),
       )
-      .pipe(z.array(z.union([z.ipv4(), z.ipv6()]))),
-    SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()),
-    SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()),
-    SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional()),
-    SVC_BLOB_STORE: unsetIfBlank(blobStore.default({ kind: 'postgres' })),
-    SVC_BLOB_STORE_ENDPOINT: unsetIfBlank(httpUrl.optional()),
-    SVC_RUN_START_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
-    SVC_CLOUD_PROVIDER: z.enum(['local', 'aws']).default('local'),
+      .pipe(z.array(z.union([z.ipv4(), z.ipv6()])))
+      .describe('Comma-separated IPs of reverse proxies whose `X-Forwarded-For` is believed (for per-IP rate limits).')
+      .meta(shown('none')),
+    SVC_OPERATOR_LOGIN: unsetIfBlank(z.string().min(1).max(254).optional()).describe(
+      'Set it with `SVC_OPERATOR_PASSWORD` and a fresh instance creates this platform-staff account at start, with a developer and admin license in the platform company `cell-platform`. An existing account is never changed.',
+    ),
+    SVC_OPERATOR_PASSWORD: unsetIfBlank(z.string().min(12, 'must be at least 12 characters').max(256).optional()).describe(
+      'The password of that operator account (at least 12 characters); set it with `SVC_OPERATOR_LOGIN`.',
+    ),
+    SVC_OPERATOR_EMAIL: unsetIfBlank(z.email().optional())
+      .describe('Email of that operator account.')
+      .meta(shown('the login if it is an email')),
+    SVC_BLOB_STORE: unsetIfBlank(blobStore.default({ kind: 'postgres' }))
+      .describe(
+        "Where version files live, each stored once under its SHA-256. `postgres`: the `blobs` table of the service's database. `s3://bucket/prefix`: objects `<prefix>/sha256/<hex>` in that bucket (the prefix may be empty), for several API processes without growing the database; region and credentials come from the standard AWS chain (`AWS_REGION`, `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE`, an instance or task role). Switching does not move existing files.",
+      )
+      .meta(shown('`postgres`')),
+    SVC_BLOB_STORE_ENDPOINT: unsetIfBlank(httpUrl.optional())
+      .describe(
+        'With an `s3://` store only: `http(s)://host:port` of an S3-compatible server (MinIO, Ceph, …), addressed path-style. The SDK still needs a region: set `AWS_REGION` (most such servers accept any, e.g. `us-east-1`).',
+      )
+      .meta(shown('AWS')),
+    SVC_RUN_START_WAIT_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(10_000)
+      .describe(
+        'How long a control-plane call waits for the outbox relay to report the run it started or joined; after that it answers 202 with `runId: null` and the run starts once a worker is up. Also how long a workflow `execute` waits for its run to finish before answering 202 with the run still going.',
+      ),
+    SVC_CLOUD_PROVIDER: z
+      .enum(['local', 'aws'])
+      .default('local')
+      .describe(
+        "Where company initialization makes server instances. `local`: a simulated instance per company, a JSON file in `SVC_DATA_DIR/local-cloud/` (the whole flow on one machine, no account). `aws`: EC2 through the AWS SDK v3, credentials from the standard chain of the worker's machine under the request's `cloud.profile`, in its `cloud.region`.",
+      ),
     SVC_AWS_IMAGE_ID: unsetIfBlank(
       z
         .string()
         .regex(/^ami-[0-9a-f]{8,17}$/, 'must be an AMI id (ami-…)')
         .optional(),
-    ),
+    ).describe('With `aws` (required there): the AMI new instances start from.'),
     SVC_AWS_INSTANCE_TYPE: z
       .string()
       .regex(/^[a-z0-9-]+\.[a-z0-9]+$/, 'must be an instance type such as t3.small')
-      .default('t3.small'),
-    SVC_SMTP_URL: unsetIfBlank(z.url({ protocol: /^smtps?$/ }).optional()),
-    SVC_MAIL_FROM: z.email().default('svc@localhost'),
-    SVC_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
-    SVC_SQL_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(4),
-    SVC_SQL_COMPANY_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(2),
-    SVC_SQL_BACKEND_NICE: z.coerce.number().int().min(0).max(19).default(19),
+      .default('t3.small')
+      .describe('With `aws`: the instance type of new instances.'),
+    SVC_SMTP_URL: unsetIfBlank(z.url({ protocol: /^smtps?$/ }).optional()).describe(
+      'Email of workflow notify steps, the mail test and member invitations: `smtp://user:pass@host:587` or `smtps://…:465` (nodemailer; connections pooled unless the URL says `?pool=false`). Unset: messages are recorded (status `recorded`) and not sent, and the usage view says `emailConfigured: false`; invitations then cannot reach anyone.',
+    ),
+    SVC_MAIL_FROM: z.email().default('svc@localhost').describe('The From address of those emails.'),
+    SVC_SQL_STATEMENT_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(20_000)
+      .describe(
+        'How long one ontology SQL statement may run before it is cancelled (`timeout`); also its lock and idle-in-transaction timeouts, and how long a query waits for a slot.',
+      ),
+    SVC_SQL_MAX_CONNECTIONS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(4)
+      .describe(
+        "Ontology SQL queries one process runs at once, each on a connection of its own (never one of the service's pool); as many more may wait, then 429 `rate_limited`. Each API process has its own budget: count them against PostgreSQL's `max_connections`.",
+      ),
+    SVC_SQL_COMPANY_CONNECTIONS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(2)
+      .describe('Of those, at most this many for one company (as many more of it may wait), so one company never takes every slot.'),
+    SVC_SQL_BACKEND_NICE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(19)
+      .default(19)
+      .describe(
+        "The nice value of ontology SQL backends, and of their CPU group under Linux autogroup scheduling, when PostgreSQL runs on this machine (proven per connection), so that a company's heavy query yields the CPU to the service and to other companies' requests; `0` leaves them alone. No effect on a PostgreSQL elsewhere.",
+      ),
     SVC_BLOB_CACHE_BYTES: z.coerce
       .number()
       .int()
       .min(0)
-      .default(64 * 1024 * 1024),
+      .default(64 * 1024 * 1024)
+      .describe(
+        'Per-process cache of file bytes, least recently used evicted first; `0` caches nothing. Files never change under their hash, so the cache is never stale; bytes are checked against their hash as they enter it.',
+      )
+      .meta(shown('`67108864` (64 MiB)')),
   })
   .refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
     path: ['SVC_OPERATOR_PASSWORD'],

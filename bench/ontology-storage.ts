@@ -1,4 +1,4 @@
-// Storage of objects, measured for the data-layer decision (README "Data layer"): search and
+// Storage of objects, measured for the data-layer decision (docs/app-developers/data-layer.md): search and
 // aggregate over 10^5 and 10^6 objects, (a) per-type tables with typed columns and B-tree indexes
 // (what svc does, queried through its own where compiler and aggregator) against (b) one shared
 // JSONB table with expression indexes on the same properties. Median of 5 runs per query.

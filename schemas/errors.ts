@@ -1,8 +1,8 @@
 // The one table of error codes: each code has exactly one HTTP status and a short meaning.
 // The spec's codes come first; the platform codes cover what the spec leaves open (unknown
 // route, wrong method, a generic conflict, timeouts, outages). Shared with the CLI (exit codes)
-// and served in the OpenAPI document; docs/ARCHITECTURE.md prints the same table (a test keeps
-// them equal). Add a code here only together with the code that raises it.
+// and served in the OpenAPI document; docs/api/errors.md prints the same table (`npm run docs`; a
+// test keeps them equal). Add a code here only together with the code that raises it.
 
 export const ERRORS = {
   // spec

@@ -9,7 +9,7 @@ import type { AnyRoute } from './route.ts';
 
 export const API_VERSION: string = versionFile.version;
 
-/** The error table as Markdown, the same rows docs/ARCHITECTURE.md shows. */
+/** The error table as Markdown, the same rows docs/api/errors.md shows (npm run docs prints it there). */
 export function errorTable(): string {
   const rows = Object.entries(ERRORS).map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning} |`);
   return ['| Code | HTTP | Meaning |', '| --- | --- | --- |', ...rows].join('\n');

@@ -5,12 +5,14 @@ import { SDK_BASE_PATH } from '../../schemas/bundle/index.ts';
 import { MANIFEST_SCHEMA_PATH } from '../../schemas/manifest/index.ts';
 import { readSessionCookie } from '../auth/session-cookie.ts';
 import type { ApiDeps } from '../deps.ts';
+import { API_REFERENCE_PATH } from './api-reference.ts';
 import { escapeHtml, link, name, pageAccount, platformPage, sendPlatformPage } from './platform-page.ts';
 
 // The service root `/`: what svc is, who is signed in, their catalogs and where the API is described.
 
 /** Public addresses a developer starts from (all readable without sign-in). */
 const DOCS = [
+  { path: API_REFERENCE_PATH, text: 'API reference' },
   { path: '/api/v1/openapi.json', text: 'API description (OpenAPI 3.1, JSON)' },
   { path: MANIFEST_SCHEMA_PATH, text: 'App manifest (JSON Schema)' },
   { path: `${SDK_BASE_PATH}client.d.ts`, text: 'Browser and Node SDK (TypeScript declarations)' },

@@ -2,20 +2,23 @@ import { readFileSync } from 'node:fs';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ApiDeps } from '../deps.ts';
+import { mountApiReference } from './api-reference.ts';
 import { serveLanding } from './landing.ts';
 
 // The browser pages: web sign-in and sign-out, the landing page, the device approval page at the
-// verification address, the OAuth authorization page and the app log. Static HTML; the pages' scripts call the JSON API.
+// verification address, the OAuth authorization page, the app log and the API reference. Static HTML; the pages' scripts call the JSON API.
 // They are pages, not API operations, so they are not in the OpenAPI document.
 
 const ASSETS = new Map(
-  ['web.css', 'common.js', 'signin.js', 'signout.js', 'device.js', 'log.js', 'authorize.js'].map((name) => [
-    name,
-    {
-      body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
-      type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
-    },
-  ]),
+  ['web.css', 'common.js', 'signin.js', 'signout.js', 'device.js', 'log.js', 'authorize.js', 'reference.js', 'reference.css'].map(
+    (name) => [
+      name,
+      {
+        body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
+        type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+      },
+    ],
+  ),
 );
 
 function page(title: string, script: string, body: string, mainClass = ''): string {
@@ -158,6 +161,7 @@ export function pagesRouter(deps: ApiDeps): Router {
   router.get('/device', (ctx) => sendPage(ctx, DEVICE));
   router.get('/web/log', (ctx) => sendPage(ctx, LOG));
   router.get('/oauth/authorize', (ctx) => sendPage(ctx, AUTHORIZE));
+  mountApiReference(router);
   router.get('/web/assets/:name', (ctx, next) => {
     const asset = ASSETS.get(ctx.params.name!);
     if (!asset) return next();

@@ -11,7 +11,7 @@ export const INVITATION_PATTERN = /^[0-9A-Za-z]{33}$/;
 /**
  * What the answer says of one invitation email: `queued` (sent after the commit by the worker,
  * retried until the SMTP server takes it, send-invitation.ts) or `recorded` (no SMTP server is
- * configured: nothing is sent and no link exists, see README Members).
+ * configured: nothing is sent and no link exists, see docs/app-developers/sharing.md, Members).
  */
 export type InvitationStatus = 'queued' | 'recorded';
 

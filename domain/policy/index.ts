@@ -25,7 +25,7 @@ export {
   can,
   type ResourceSubject,
 } from './authorize.ts';
-export { type CallerKind, callerKindOf, credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
+export { type CallerKind, callerKindOf, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
 export {
   agentMayWrite,
   agentRestrictionsOf,

@@ -281,3 +281,22 @@ export function credentialTypesOf(access: RouteAccess): CredentialTypes {
   }
   return types;
 }
+
+/**
+ * The service's pages and their files, outside the OpenAPI document, by route path: static shells
+ * and server-rendered pages open to anyone. What a page shows beyond itself comes from API calls
+ * its script makes (decided by ROUTE_ACCESS) or, for the landing page, from the visitor's own
+ * session. The route × principal matrix test asks each of them with every caller.
+ */
+export const PAGE_ACCESS: Readonly<Record<string, RouteAccess>> = {
+  '/': PUBLIC,
+  '/signin': PUBLIC,
+  '/signout': PUBLIC,
+  '/device': PUBLIC,
+  '/web/log': PUBLIC,
+  '/oauth/authorize': PUBLIC,
+  '/web/assets/:name': PUBLIC,
+  // The API reference (swagger-ui over the OpenAPI document, itself public) and swagger-ui's files.
+  '/docs/api': PUBLIC,
+  '/web/assets/swagger-ui/:version/:file': PUBLIC,
+};

@@ -1,5 +1,5 @@
 // `workflow`: a flow of steps run on a trigger. The spec fixes only the facts below; the rest
-// is documented in README.md ("workflow").
+// is documented in docs/app-developers/workflows.md.
 //   - step kinds: use (call a capability), compute (per-row, join, summarize), model (AI
 //     analysis returning declared fields), notify (email to accounts listed here)
 //   - every step may have `when` (expression) and `lane`

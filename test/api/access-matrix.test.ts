@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallerKind, credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
+import type { ApiDeps } from '../../api/deps.ts';
+import { SWAGGER_UI_VERSION } from '../../api/web/api-reference.ts';
+import { pagesRouter } from '../../api/web/pages.ts';
+import { type CallerKind, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
 import { bundle } from '../support/bundles.ts';
 import { snapshotDatabase } from '../support/db-snapshot.ts';
 import { resetRateLimits } from '../support/identity.ts';
@@ -301,5 +304,24 @@ describe('route × principal access matrix', () => {
     expect.soft(changed, 'the matrix (dry runs, reads, refusals) changed the database').toEqual([]);
     const table = ['| operationId | caller | expected | got | route |', '| --- | --- | --- | --- | --- |', ...mismatches].join('\n');
     expect(mismatches.length, `${mismatches.length} of ${asked} answers differ from ROUTE_ACCESS:\n${table}\n`).toBe(0);
+  });
+
+  // The pages and their files are outside the OpenAPI document: their own table, PAGE_ACCESS.
+  it('has an access entry for every page route, and answers each page to every caller as that table says', async () => {
+    // The routes are only declared here: no handler runs, so no dependency is needed.
+    const routes = pagesRouter({} as ApiDeps).stack.map((layer) => layer.path);
+    expect(new Set(routes), 'page routes and PAGE_ACCESS (domain/policy/route-access.ts)').toEqual(new Set(Object.keys(PAGE_ACCESS)));
+    const params: Record<string, string> = { name: 'web.css', version: SWAGGER_UI_VERSION, file: 'swagger-ui.css' };
+    const mismatches: string[] = [];
+    for (const [route, access] of Object.entries(PAGE_ACCESS)) {
+      const path = route.replace(/:(\w+)/g, (_, name: string) => params[name]!);
+      for (const caller of fixture.callers) {
+        const res = await fetch(`${svc.url}${path}`, { headers: caller.headers });
+        await res.arrayBuffer();
+        const verdict = judge(access, caller, { status: res.status, code: undefined });
+        if (!verdict.ok || res.status !== 200) mismatches.push(`GET ${path} by ${caller.name}: ${res.status}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { ACTIONS, ADD_CUSTOMER } from '../support/ontology-actions.ts';
 import { initializeBody } from '../support/provisioning.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
-// README: "Every write accepts x-svc-dry-run: true … the very same use case runs and the
+// docs/api/conventions.md: "Every write accepts x-svc-dry-run: true … the very same use case runs and the
 // transaction is rolled back … the answer is 202 {dryRun: true, plan}". One valid request per
 // write operation of the OpenAPI document, sent first as a dry run (nothing may change) and then
 // for real (something must change: the proof that the request was valid and that the snapshot

@@ -12,8 +12,8 @@ describe('the error table', () => {
     }
   });
 
-  it('is printed in docs/ARCHITECTURE.md exactly as the OpenAPI document describes it', () => {
-    const doc = readFileSync(new URL('../../docs/ARCHITECTURE.md', import.meta.url), 'utf8');
+  it('is printed in docs/api/errors.md exactly as the OpenAPI document describes it', () => {
+    const doc = readFileSync(new URL('../../docs/api/errors.md', import.meta.url), 'utf8');
     expect(doc).toContain(errorTable());
     expect(errorTable().split('\n')).toHaveLength(Object.keys(ERRORS).length + 2);
   });

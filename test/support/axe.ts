@@ -18,8 +18,11 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-/** The serious and critical violations of the page at the address `page` shows, one line each (none is the goal). */
-export async function seriousViolations(page: Page): Promise<string[]> {
+/**
+ * The serious and critical violations of the page at the address `page` shows, one line each (none
+ * is the goal). A page its own script renders names the element that shows it is done (`ready`).
+ */
+export async function seriousViolations(page: Page, ready?: string): Promise<string[]> {
   source ??= readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const context = await page
     .context()
@@ -28,6 +31,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   try {
     const checked = await context.newPage();
     await checked.goto(page.url());
+    if (ready) await checked.locator(ready).first().waitFor({ state: 'attached', timeout: 60_000 });
     await checked.evaluate(await source);
     const violations = await checked.evaluate(
       async () => (await (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe.run()).violations,

@@ -7,7 +7,7 @@ const escapeHtml = (text: string) =>
  * The files of a new app: a page with the platform's look and a script that asks the SDK who is
  * signed in. The SDK and ui.css come from the service the folder was created for (`baseUrl`): the
  * page's Content-Security-Policy admits them from there only. The code is in a file, since the
- * policy runs no inline script; a classic script loads the SDK with import() (README, SDK).
+ * policy runs no inline script; a classic script loads the SDK with import() (docs/app-developers/sdk.md).
  */
 export function appTemplate(baseUrl: string, title: string): { 'index.html': string; 'app.js': string } {
   const sdk = `${baseUrl}${SDK_BASE_PATH}`;

@@ -379,7 +379,7 @@ function checkNode(kind: string, node: JsonObject, { schemaName, parameters }: C
         return { errorName: 'FunctionNotAllowed', message: AMPLIFIERS_REFUSED[bare]! };
       return {
         errorName: 'FunctionNotAllowed',
-        message: `The function ${quoted(name)} is not allowed in ontology SQL (only computations over the query's own rows are: see README, Ontology SQL).`,
+        message: `The function ${quoted(name)} is not allowed in ontology SQL (only computations over the query's own rows are: see docs/app-developers/ontology-sql.md).`,
       };
     }
     case 'RangeVar': {

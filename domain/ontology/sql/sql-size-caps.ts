@@ -3,7 +3,7 @@
 // refused. Checked on libpg_query's tree by sql-allowlist.ts, one node at a time (linear in the
 // text). This is not a bound on its own: `||`, replace, string_agg over a cross join and the like
 // grow values without any size argument, so the backend's address-space ceiling
-// (infra/postgres/embedded-postgres.ts, README "Ontology SQL") is what holds in the end; the caps
+// (infra/postgres/embedded-postgres.ts, docs/app-developers/ontology-sql.md) is what holds in the end; the caps
 // make the cheap one-line attacks fail at once, with a message, before anything runs.
 
 /** lpad/rpad lengths, format widths and char(n)/bit(n) lengths: characters (or bits) of one value. */

@@ -4,7 +4,7 @@ import { bearer, browser, createUser, resetRateLimits, seedCompanies, signIn } f
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // A person approves a device login in the browser as a developer; before the CLI polls, an
-// operator demotes them, removes their license or disables the account. README: "A key acts for
+// operator demotes them, removes their license or disables the account. docs/operators/identity.md: "A key acts for
 // one company with the role it was issued with, never above the account's role there today:
 // demoting a developer makes their keys act as a member, removing the license or disabling the
 // account makes them fail with 401 at once." So the poll issues a key with the role of the moment

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browser, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, type TestResponse, type TestService } from '../../support/service.ts';
 
-// README: "A request never waits for Temporal: workflow starts and signals are outbox rows
+// docs/api/conventions.md: "A request never calls Temporal: workflow starts and signals are outbox rows
 // delivered by the relay", and `npm run api` "needs no Temporal". The API role runs here with
 // TEMPORAL_ADDRESS at a closed port; the device-login writes that start or signal a workflow must
 // still answer at once, their intents waiting in the outbox for a worker.

@@ -5,10 +5,10 @@ import { TestClock } from '../../support/clock.ts';
 import { browser, createUser, PASSWORD, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, type TestResponse, type TestService } from '../../support/service.ts';
 
-// Every request budget the README promises, pinned at its exact threshold over HTTP. The service
+// Every request budget docs/operators/identity.md promises, pinned at its exact threshold over HTTP. The service
 // runs on an injected clock standing at 05:06:45, 15 s before its minute ends, so the windows are
 // known: nothing waits, nothing depends on the wall clock, and Retry-After is exact.
-// README: "Rate limits: 30 attempts per IP and 10 per login per minute (429 rate_limited with
+// docs/operators/identity.md: "Rate limits: 30 attempts per IP and 10 per login per minute (429 rate_limited with
 // Retry-After)"; "Device codes may be started 10 times per IP per minute"; code entry "allows 20
 // lookups per account per 10 minutes".
 

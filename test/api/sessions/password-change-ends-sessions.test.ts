@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, createUser, PASSWORD, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
-// README: web sessions are "ended on the server by sign-out, by a password change and by an
+// docs/operators/identity.md: web sessions are "ended on the server by sign-out, by a password change and by an
 // operator's password reset". A person signed in on two browsers changes their password on one.
 //
 // The change form (POST /api/v1/web/password) authenticates by login and current password, not

@@ -8,7 +8,7 @@ import { TestClock } from '../../support/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 
 // The one password check behind terminal login and web sign-in (domain/accounts/check-password.ts).
-// README: "5 consecutive failures lock the account for 15 minutes; a locked account, a wrong
+// docs/operators/identity.md: "5 consecutive failures lock the account for 15 minutes; a locked account, a wrong
 // password and an unknown login get byte-identical answers, and an unknown login still runs a
 // scrypt hash." Both are checked by observation: the time comes from an injected clock, and the
 // hash verification is counted through a wrapper around the real one, never by timing.

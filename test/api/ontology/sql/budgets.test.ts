@@ -248,7 +248,7 @@ describe('result size and PostgreSQL memory of ontology SQL over HTTP (issue 28)
           body: JSON.stringify({ query: text, parameters: text.includes('$1') ? [n] : [] }),
         });
         const body = (await answer.json()) as Failure;
-        // 503 timeout is the documented answer of a query that outlives its time budget (README, ontology SQL).
+        // 503 timeout is the documented answer of a query that outlives its time budget (docs/app-developers/ontology-sql.md).
         const outcome = answer.status === 503 ? `503 ${body.error.code}` : answer.status;
         expect([200, 400, 422, '503 timeout'], `${text}: ${JSON.stringify(body)}`).toContain(outcome);
       }),
