@@ -36,3 +36,19 @@ export const DryRunPlan = z
   .meta({ id: 'DryRunPlan' });
 
 export type ApiFailureBody = z.infer<typeof ApiFailure>;
+
+/**
+ * Success data already serialized, e.g. on a worker thread (ontology SQL): sent into the envelope
+ * as it is, never parsed on the event loop. Any other path that stringifies it gets the same JSON.
+ */
+export class JsonText {
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}

@@ -10,6 +10,7 @@ import { issuesToProblems, problem, reportedProblems } from '../../schemas/probl
 import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
 import type { ApiDeps } from '../deps.ts';
+import { JsonText } from './envelope.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { type AnyRoute, bodyLimitOf, routerPath } from './route.ts';
 import { assertCleanStrings } from './string-rule.ts';
@@ -95,7 +96,10 @@ function handle(route: AnyRoute, deps: ApiDeps) {
     }
     ctx.status = result.status ?? route.response.status;
     if (route.envelope === false) ctx.body = result.data;
-    else sendJson(ctx, { ok: true, data: result.data, requestId: ctx.state.requestId });
+    else if (result.data instanceof JsonText) {
+      ctx.set('Content-Type', 'application/json; charset=utf-8');
+      ctx.body = `{"ok":true,"data":${result.data.text},"requestId":${JSON.stringify(ctx.state.requestId)}}`;
+    } else sendJson(ctx, { ok: true, data: result.data, requestId: ctx.state.requestId });
   };
 }
 

@@ -4,6 +4,7 @@ import type { DbOrTrx } from '../../domain/db/index.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { ErrorCode } from '../../schemas/errors.ts';
 import type { ApiDeps } from '../deps.ts';
+import type { JsonText } from './envelope.ts';
 
 // A route is declared once: the same object is mounted on the router and
 // written into the OpenAPI document, so the two cannot drift apart.
@@ -43,7 +44,7 @@ export interface HandlerInput<P, Q, B, A extends AuthRequirement = AuthRequireme
 
 export interface HandlerResult<R> {
   status?: number;
-  data: R;
+  data: R | JsonText;
   /** The dry-run answer when it must differ from `data` (e.g. never show a secret that would be issued). */
   plan?: unknown;
   headers?: Record<string, string>;

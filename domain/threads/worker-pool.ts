@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 /** Starts each thread at the lowest scheduling priority, then loads the pool's script. */
-const LOW_PRIORITY_THREAD = new URL('./low-priority-thread.ts', import.meta.url);
+export const LOW_PRIORITY_THREAD = new URL('./low-priority-thread.ts', import.meta.url);
 
 /** A pool's default size: a thread per spare core (at most 4), leaving one core to the event loop. */
 export const SPARE_CORES = Math.max(1, Math.min(4, availableParallelism() - 1));

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { describeOntologyDatabase, executeOntologySql } from '../../../domain/ontology/index.ts';
 import { OntologyParams } from '../../../schemas/ontology.ts';
 import { ExecuteOntologySqlRequest, ExecuteOntologySqlResponse, OntologyDatabase } from '../../../schemas/ontology-sql.ts';
+import { JsonText } from '../../http/envelope.ts';
 import { defineRoute } from '../../http/route.ts';
 
 // Ontology SQL (issue 15 item 5). Keys, web sessions and app tickets (for their own app's types)
@@ -42,7 +43,9 @@ export const executeOntologySqlRoute = defineRoute({
     'timeout',
     'service_unavailable',
   ],
-  handler: async ({ deps, principal, body, ctx }) => ({ data: await executeOntologySql(deps, principal, body, clientGone(ctx)) }),
+  handler: async ({ deps, principal, body, ctx }) => ({
+    data: new JsonText((await executeOntologySql(deps, principal, body, clientGone(ctx))).json),
+  }),
 });
 
 export const describeOntologyDatabaseRoute = defineRoute({

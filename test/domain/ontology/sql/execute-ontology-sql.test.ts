@@ -10,9 +10,9 @@ import { SqlGate } from '../../../../domain/ontology/sql/sql-gate.ts';
 import { ensureSqlRole, MAX_ROLES_PER_CREDENTIAL, SQL_ROLE_CONNECTIONS } from '../../../../domain/ontology/sql/sql-roles.ts';
 import { writeEdits } from '../../../../domain/ontology/write-edits.ts';
 import type { Principal } from '../../../../domain/principal.ts';
-import { type ExecuteOntologySqlRequest, SQL_MAX_RESULT_BYTES } from '../../../../schemas/ontology-sql.ts';
+import { type ExecuteOntologySqlRequest, type ExecuteOntologySqlResponse, SQL_MAX_RESULT_BYTES } from '../../../../schemas/ontology-sql.ts';
 import { createTestDatabase, type TestDatabase } from '../../../support/database.ts';
-import { rssGrowthDuring } from '../../../support/memory.ts';
+import { rssGrowthDuring, threadMemoryGrowthDuring } from '../../../support/memory.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture, SALES } from '../../../support/ontology.ts';
 
 // Ontology SQL over a real PostgreSQL: what a query may read (its company's readable tables only),
@@ -67,7 +67,9 @@ const roleOf = async (f: OntologyFixture, tables: string[]) =>
     tables,
     statementTimeoutMs: TIMEOUT_MS,
   });
-const run = (request: ExecuteOntologySqlRequest, f: OntologyFixture = acme) => executeOntologySql(deps(), f.developer, request);
+/** The answer as the caller reads it (the use case gives its JSON text, made on the reader thread). */
+const run = async (request: ExecuteOntologySqlRequest, f: OntologyFixture = acme): Promise<ExecuteOntologySqlResponse> =>
+  JSON.parse((await executeOntologySql(deps(), f.developer, request)).json);
 
 async function failure(query: string, parameters?: (string | number)[], statementTimeoutMs = TIMEOUT_MS): Promise<DomainError> {
   const settings = { ...deps().ontologySql, statementTimeoutMs };
@@ -426,6 +428,15 @@ describe('issue 28: ontology SQL cannot slow, starve or crash other companies', 
     });
     // 6 GB each if read whole; the budget lets each hold about 16 MiB (plus its parsed rows).
     expect(growth).toBeLessThan(400 * 1024 * 1024);
+  });
+
+  it('issue 28: a result past the byte budget is read on the SQL reader thread, never on the thread that answers everyone (its garbage paused the event loop for 60-90 ms)', async () => {
+    const growth = await threadMemoryGrowthDuring(async () => {
+      const err = await failure(ROWS_OF_1_MB, [], LONG_MS);
+      expect(err.details?.errorName).toBe('ResultTooLarge');
+    });
+    // Read on this thread, the budget's 16 MiB of rows arrive here before the query is stopped.
+    expect(growth).toBeLessThan(SQL_MAX_RESULT_BYTES / 4);
   });
 
   it("finding 3: one huge row (SELECT string_agg(rpad('', 10000, 'x'), '') of 2,000 rows: 20 MB; was repeat('x', 20000000)) stops at the byte budget", async () => {

@@ -63,7 +63,7 @@ describe('SQL role lifecycle', () => {
     const made = new Set<string>();
     for (const tables of EVERY_SET) {
       const res = await executeOntologySql(deps(), agent(f, tables), { query: `SELECT count(*) AS n FROM "${tables[0]}"` });
-      expect(res.rows).toEqual([[0]]);
+      expect(JSON.parse(res.json).rows).toEqual([[0]]);
       for (const name of await rolesOf(f.companyId)) made.add(name);
     }
     expect(made.size).toBe(EVERY_SET.length);
