@@ -99,6 +99,16 @@ export const ListEventsQuery = z.strictObject({
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;
 
+export const FollowEventsQuery = z.strictObject({
+  ...ListEventsQuery.pick({ slug: true, kind: true, name: true, username: true, from: true }).shape,
+  after: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be an event id the stream sent')
+    .optional()
+    .meta({ description: 'Resume after this event id (what `Last-Event-ID` carries); `from` is then ignored.' }),
+});
+export type FollowEventsQuery = z.infer<typeof FollowEventsQuery>;
+
 export const SetFeedbackStatusInput = z.strictObject({ status: FeedbackStatus.exclude(['open']) });
 export const LogEventId = z.string().regex(/^log_[0-9A-Za-z]{10,40}$/, 'must be a log event id (log_…)');
 

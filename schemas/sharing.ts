@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CellId } from './identity.ts';
 import { NAMESPACE_PATTERN, SLUG_PATTERN } from './manifest/index.ts';
 
 // Sharing contracts shared by the service, the CLI and the browser SDK: app roles, auth/me, shares.
@@ -43,6 +44,10 @@ export const ShareView = z
     audience: ShareAudience,
     role: z.enum(['editor', 'viewer']),
     account: z.object({ id: z.string(), username: z.string() }).nullable(),
+    company: z
+      .object({ cellId: z.string(), name: z.string() })
+      .nullable()
+      .meta({ description: 'The company whose members the share admits (audience company): the app’s own or another.' }),
     linkPrefix: z.string().nullable().meta({ description: 'The first characters of a public link’s token.' }),
     expiresAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
@@ -52,7 +57,13 @@ export const ShareView = z
 export type ShareView = z.input<typeof ShareView>;
 
 export const CreateShareInput = z.discriminatedUnion('audience', [
-  z.strictObject({ ...CurrentAppRef, audience: z.literal('company'), role: z.literal('editor').default('editor') }),
+  z.strictObject({
+    ...CurrentAppRef,
+    audience: z.literal('company'),
+    company: CellId.optional().meta({ description: 'The company whose members may open the app (its cell id); default the app’s own.' }),
+    role: z.literal('editor').default('editor'),
+    expiresInDays: z.number().int().min(1).max(3650).optional(),
+  }),
   z.strictObject({
     ...CurrentAppRef,
     audience: z.literal('users'),

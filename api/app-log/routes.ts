@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { admitEvents, listEvents, recordEvents, setFeedbackStatus, summarizeLog } from '../../domain/app-log/index.ts';
+import { admitEvents, followEvents, listEvents, recordEvents, setFeedbackStatus, summarizeLog } from '../../domain/app-log/index.ts';
+import { ROUTE_ACCESS } from '../../domain/policy/index.ts';
 import {
+  FollowEventsQuery,
   ListEventsQuery,
   LOG_LIMITS,
   LogEventId,
@@ -12,7 +14,9 @@ import {
   SetFeedbackStatusInput,
   SummaryQuery,
 } from '../../schemas/app-log.ts';
+import { SSE_HEADERS } from '../http/event-stream.ts';
 import { defineRoute } from '../http/route.ts';
+import { followLog } from './follow-stream.ts';
 
 // The app log (spec E): apps send usage, feedback and errors; developers read, handle feedback
 // and see the summary (also on the web page /web/log).
@@ -66,6 +70,46 @@ export const listEventsRoute = defineRoute({
   handler: async ({ db, principal, params, query }) => ({ data: await listEvents(db, principal, params.namespace, query) }),
 });
 
+/** A resume point as `Last-Event-ID` carries it; anything else there is ignored (the stream starts afresh). */
+const LastEventId = FollowEventsQuery.shape.after.unwrap();
+
+export const followEventsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/developer/log/{namespace}/events/stream',
+  operationId: 'followLogEvents',
+  summary: 'Follow the app log as server-sent events (`log`, `reconnect`, `end`), resumable by event id',
+  description:
+    'Each record is a `log` event (data: the record as the query returns it), oldest first, with the filters slug, kind, name, ' +
+    'username and from; without `from` only records written from now on. Its `id` is the resume point: reconnect with ' +
+    '`Last-Event-ID` (or `?after=`) to get the records after it. A record that becomes visible late (its transaction ' +
+    'committed after newer ones) comes after them. About every 280 seconds `reconnect` (`{after}`) asks the client to ' +
+    'reconnect; the credential and the right to read the log are checked again every few seconds, and a failure ends the ' +
+    'stream with `end` (`{code, status}`: 401, 403 or 404), after which clients must not reconnect.',
+  tags: ['log'],
+  auth: 'credential',
+  envelope: false,
+  params: z.object({ namespace: Namespace }),
+  query: FollowEventsQuery,
+  response: { status: 200, description: 'text/event-stream', schema: z.string() },
+  errors: [...READ_ERRORS],
+  async handler({ deps, principal, params, query, ctx }) {
+    const resume = LastEventId.safeParse(ctx.get('last-event-id'));
+    const after = query.after ?? (resume.success ? resume.data : undefined);
+    // The stream outlives the request's transaction: it reads through the pool.
+    const follow = await followEvents(deps.db, principal, params.namespace, { ...query, after });
+    return {
+      data: followLog(
+        ctx,
+        deps,
+        ROUTE_ACCESS.followLogEvents!,
+        { namespace: params.namespace, slug: query.slug },
+        follow,
+      ) as unknown as string,
+      headers: SSE_HEADERS,
+    };
+  },
+});
+
 export const setFeedbackStatusRoute = defineRoute({
   method: 'patch',
   path: '/api/v1/developer/log/{namespace}/events/{id}',
@@ -107,4 +151,4 @@ export const logSummaryRoute = defineRoute({
   }),
 });
 
-export const logRoutes = [recordEventsRoute, listEventsRoute, setFeedbackStatusRoute, logSummaryRoute];
+export const logRoutes = [recordEventsRoute, listEventsRoute, followEventsRoute, setFeedbackStatusRoute, logSummaryRoute];

@@ -24,6 +24,7 @@ import {
 } from '../../schemas/app-workflows.ts';
 import { AppParams } from '../../schemas/apps.ts';
 import { NAMESPACE_PATTERN, WORKFLOW_SCHEMA_PATH, workflowJsonSchema } from '../../schemas/manifest/index.ts';
+import { SSE_HEADERS } from '../http/event-stream.ts';
 import { defineRoute } from '../http/route.ts';
 import { watchRuns } from './watch-stream.ts';
 
@@ -83,7 +84,7 @@ export const watchRunsRoute = defineRoute({
     const after = query.after ?? (Number.isSafeInteger(lastEventId) && lastEventId > 0 ? lastEventId : 0);
     return {
       data: watchRuns(ctx, deps, ROUTE_ACCESS.watchWorkflowRuns!, app.id, after) as unknown as string,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+      headers: SSE_HEADERS,
     };
   },
 });

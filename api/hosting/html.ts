@@ -1,5 +1,6 @@
 import type { Channel } from '../../domain/db/index.ts';
 import type { AppPages, CatalogEntry, SharedEntry } from '../../domain/hosting/index.ts';
+import type { AppCard } from '../../schemas/app-surface.ts';
 import { escapeHtml, link, name, type PageAccount, platformPage } from '../web/platform-page.ts';
 
 /** A catalog: its own apps and, for a signed-in visitor, the apps of other companies shared with them. */
@@ -16,6 +17,7 @@ export function catalogPage(
   const title = catalog.company === null ? `Official apps${test}` : `${catalog.company} apps${test}`;
   const item = (e: CatalogEntry, from = '') =>
     `<li>${appLink(e)} <small>${escapeHtml(e.version)}</small>${from} · ${link(e.about, 'about')}` +
+    `${e.card ? ` · ${link(e.card, 'card')}` : ''}` +
     `${e.summary ? `<br>${name(e.summary)}` : ''}</li>`;
   const list = (items: string[]) => `<ul class="apps">\n${items.join('\n')}\n</ul>`;
   const parts = [`<h1>${heading}</h1>`, entries.length ? list(entries.map((e) => item(e))) : '<p>No apps yet.</p>'];
@@ -38,8 +40,12 @@ function openedBy(p: AppPages): string {
 
 const namesOrNone = (items: readonly string[]) => (items.length ? items.map(name).join(', ') : 'none');
 
+/** Terms and their values side by side (values already HTML). */
+const factList = (facts: readonly [string, string][]) =>
+  `<dl class="facts">${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('')}</dl>`;
+
 /** The app page (`about`): what it is, whose, which version, what it uses, and how to open it. */
-export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages): string {
+export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages, card?: string): string {
   const facts: [string, string][] = [
     ['Owner', p.owner === null ? 'svc (official app)' : name(p.owner)],
     ['Version', escapeHtml(p.version)],
@@ -50,12 +56,14 @@ export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages): s
   const parts = [`<h1>${name(p.title)}</h1>`];
   if (p.summary) parts.push(`<p class="lead">${name(p.summary)}</p>`);
   if (p.description) parts.push(`<p>${name(p.description)}</p>`);
-  parts.push(`<dl class="facts">${facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('')}</dl>`);
+  parts.push(factList(facts));
   parts.push('<h2>How to open it</h2>', '<ul>');
   if (p.hasInterface) parts.push(`<li>${link(p.pages.address, 'Open the app')}: ${openedBy(p)}</li>`);
   else parts.push('<li>No interface: its skills and APIs only.</li>');
   parts.push(`<li>AI hosts (MCP, sign-in through OAuth): <code>${escapeHtml(p.mcp)}</code></li>`);
-  parts.push(`<li>Agents: ${link(p.pages.aboutMarkdown, 'about.md')}</li>`, '</ul>');
+  parts.push(`<li>Agents: ${link(p.pages.aboutMarkdown, 'about.md')}</li>`);
+  if (card) parts.push(`<li>Developers: ${link(card, 'the app card')} (versions, SDKs, dependencies, use and spend)</li>`);
+  parts.push('</ul>');
   if (p.examples.length) parts.push('<h2>Try saying</h2>', `<ul>${p.examples.map((e) => `<li>${name(e)}</li>`).join('')}</ul>`);
   if (p.skills.length) {
     parts.push(
@@ -69,6 +77,93 @@ export function aboutPage(baseUrl: string, account: PageAccount, p: AppPages): s
     parts.push('<h2>APIs</h2>', `<ul>${p.apis.map(api).join('')}</ul>`);
   }
   return platformPage(baseUrl, p.title, account, parts.join('\n'));
+}
+
+const ACCESS_WORDS: Record<AppCard['access']['scope'], string> = {
+  company: 'company: its members and the people it is shared with',
+  restricted: 'restricted: its developers and the people it is shared with',
+};
+const LINK_WORDS: Record<AppCard['access']['publicLink'], string> = {
+  signin: 'public links open read-only to anyone signed in',
+  members: 'public links open only to company people and named shares',
+};
+
+/** US dollars from micro-dollars: cents, or more digits for amounts under a cent. */
+const dollars = (micro: number) => `$${(micro / 1e6).toFixed(micro > 0 && micro < 10_000 ? 6 : 2)}`;
+
+/**
+ * The app card page for the company's developers (spec B, app card): owner, versions, registered
+ * and used SDKs, data read and written, exports and dependencies, access, 7-day use and spend.
+ */
+export function cardPage(
+  baseUrl: string,
+  account: PageAccount,
+  card: AppCard,
+  links: { about: string; test: string; log: string; json: string },
+): string {
+  const { app, owner, version, sdk, data, dependencies: dep } = card;
+  const ownerWords = [owner.department, owner.team && `team ${owner.team}`, owner.contact].filter((x): x is string => !!x);
+  const sections: [string, [string, string][]][] = [
+    [
+      'Owner and versions',
+      [
+        ['Owner', ownerWords.length ? ownerWords.map(name).join(' · ') : 'not given in the manifest'],
+        ['Production', version.production ? escapeHtml(version.production) : 'not published'],
+        ['Test', version.test ? escapeHtml(version.test) : 'none'],
+        ['Card of', escapeHtml(version.shown)],
+      ],
+    ],
+    [
+      'SDKs',
+      [
+        ['Registered', namesOrNone(sdk.registered)],
+        ['Used by the files', namesOrNone(sdk.used)],
+      ],
+    ],
+    [
+      'Data',
+      [
+        ['Reads', namesOrNone(data.read)],
+        ['Writes', namesOrNone(data.written)],
+        ['Actions', namesOrNone(data.actions)],
+      ],
+    ],
+    [
+      'Exports and dependencies',
+      [
+        ['Exports', namesOrNone(card.exports)],
+        ['Models', namesOrNone(dep.models)],
+        ['Datasets', namesOrNone(dep.datasets)],
+        ['Streams', namesOrNone(dep.streams)],
+        ['Cameras', namesOrNone(dep.cameras)],
+        ['CDN hosts', namesOrNone(dep.cdn)],
+      ],
+    ],
+    [
+      'Access and use',
+      [
+        ['Access', `${escapeHtml(ACCESS_WORDS[card.access.scope])}; ${escapeHtml(LINK_WORDS[card.access.publicLink])}`],
+        ['Last 7 days', `${card.use7d.opens} opens by ${card.use7d.visitors} ${card.use7d.visitors === 1 ? 'person' : 'people'}`],
+        ...(card.spend ? [[`Spend ${escapeHtml(card.spend.month)}`, dollars(card.spend.totalMicroUsd)] as [string, string]] : []),
+      ],
+    ],
+  ];
+  const parts = [`<h1>${name(app.title)} <small>card</small></h1>`];
+  if (app.summary) parts.push(`<p class="lead">${name(app.summary)}</p>`);
+  parts.push(`<p><code>${escapeHtml(`${app.namespace}/${app.slug}`)}</code> · ${escapeHtml(app.category)}</p>`);
+  for (const [heading, facts] of sections) parts.push(`<h2>${heading}</h2>`, factList(facts));
+  parts.push(
+    '<h2>Pages</h2>',
+    `<ul>${[
+      link(links.about, 'About page'),
+      link(links.test, 'Open the test version'),
+      link(links.log, 'App log'),
+      link(links.json, 'This card as JSON (API, with a key)'),
+    ]
+      .map((l) => `<li>${l}</li>`)
+      .join('')}</ul>`,
+  );
+  return platformPage(baseUrl, `${app.title} card`, account, parts.join('\n'));
 }
 
 const HEAD = /<head(?:\s[^>]*)?>/i;

@@ -1,5 +1,13 @@
 import type { Context, Middleware } from 'koa';
-import { accessToApp, anonymousAccessToApp, findHostedApp, findServedVersion, pageAddresses } from '../../domain/apps/index.ts';
+import { describeCardPage } from '../../domain/app-surface/index.ts';
+import {
+  accessToApp,
+  anonymousAccessToApp,
+  cardAddress,
+  findHostedApp,
+  findServedVersion,
+  pageAddresses,
+} from '../../domain/apps/index.ts';
 import { visitorOf } from '../../domain/companies/index.ts';
 import { DomainError } from '../../domain/errors.ts';
 import {
@@ -17,7 +25,7 @@ import {
   openAppAnonymously,
 } from '../../domain/hosting/index.ts';
 import { authenticateKey } from '../../domain/keys/index.ts';
-import { type AppAccess, isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
+import { type AppAccess, can, isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
 import { randomBase62 } from '../../domain/security/index.ts';
 import { findSession, issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/index.ts';
 import { findLinkByToken } from '../../domain/sharing/index.ts';
@@ -38,7 +46,7 @@ import {
   STATE_PATTERN,
 } from './handoff.ts';
 import { appContentPolicy, permissionsPolicy, setAppHeaders, setPlatformPageHeaders, versionPath } from './headers.ts';
-import { aboutPage, catalogPage, injectIntoEntry } from './html.ts';
+import { aboutPage, cardPage, catalogPage, injectIntoEntry } from './html.ts';
 import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
 
 // The page trees under {production_base} and {developer_base} (spec Rules for B3): catalogs, app
@@ -116,6 +124,7 @@ async function serve(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<voi
   const [first, ...rest] = place.tail;
   if (first === undefined) return serveEntry(ctx, deps, req, place);
   if (place.tail.length === 1 && (first === 'about' || first === 'about.md')) return serveAbout(ctx, deps, req, place, first);
+  if (place.tail.length === 1 && first === 'card' && req.channel === 'test') return serveCard(ctx, deps, place);
   if (first === 'skills' && rest.length === 2 && rest[1] === 'SKILL.md') return serveSkill(ctx, deps, req, place, rest[0]!);
   const segment = first === '_v' && rest.length >= 2 ? VERSION_SEGMENT.exec(rest[0]!) : null;
   if (segment) return serveAsset(ctx, deps, req, place, { digest16: segment[1]!, secret: segment[2] }, rest.slice(1).join('/'));
@@ -427,12 +436,43 @@ async function serveAbout(ctx: Context, deps: ApiDeps, req: TreeRequest, place: 
   if (page === 'about') {
     // It names the visitor: for their browser only.
     ctx.set('Cache-Control', 'private, no-cache');
-    return sendPlatformPage(ctx, deps.addresses(), 200, aboutPage(deps.addresses().baseUrl, await accountOf(ctx, deps), pages));
+    // The card link only for those the card page admits (the policy decides there too).
+    const principal = await shownPrincipal(ctx, deps);
+    const card = principal && can(principal, 'app.read-card', { namespace: place.namespace });
+    const html = aboutPage(
+      deps.addresses().baseUrl,
+      await accountOf(ctx, deps),
+      pages,
+      card ? cardAddress(deps.addresses(), place.namespace, place.slug) : undefined,
+    );
+    return sendPlatformPage(ctx, deps.addresses(), 200, html);
   }
   setPlatformPageHeaders(ctx, deps.addresses());
   ctx.set('Cache-Control', generatedPageCaching(req));
   ctx.body = aboutMarkdown(pages);
   ctx.set('Content-Type', 'text/markdown; charset=utf-8');
+}
+
+/**
+ * The app card page (`{developer_base}/…/apps/<slug>/card`): the company's developers, by key or
+ * web session (app.read-card); a refusal is the platform's 403 page, before anything of the card.
+ */
+async function serveCard(ctx: Context, deps: ApiDeps, place: AppPlace): Promise<void> {
+  const principal = await pagePrincipal(ctx, deps);
+  if (!principal) return redirectToSignIn(ctx, deps);
+  const addresses = deps.addresses();
+  const card = await describeCardPage(deps, principal, { namespace: place.namespace, slug: place.slug });
+  const { test, production } = pageAddresses(addresses, place.namespace, place.slug, []);
+  const query = new URLSearchParams({ namespace: place.namespace, slug: place.slug });
+  const links = {
+    about: card.version.production ? production.about : test.about,
+    test: test.address,
+    log: `${addresses.baseUrl}/web/log?${query}`,
+    json: `${addresses.baseUrl}/api/v1/developer/apps/${place.namespace}/${place.slug}/card`,
+  };
+  // It holds the company's spend: for this browser only.
+  ctx.set('Cache-Control', 'private, no-store');
+  sendPlatformPage(ctx, addresses, 200, cardPage(addresses.baseUrl, await accountOf(ctx, deps), card, links));
 }
 
 async function serveSkill(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace, name: string): Promise<void> {

@@ -46,8 +46,10 @@ export const createShareRoute = defineRoute({
   method: 'post',
   path: '/api/v1/developer/shares',
   operationId: 'createShare',
-  summary: 'Share the current app with the company, named accounts (any company) or a public link',
+  summary: 'Share the current app with a company (its own or another), named accounts (any company) or a public link',
   description:
+    'A company share admits the members of the app’s company (`company` absent) or of the company named by its cell id: ' +
+    'another company’s people open the production version as editors. ' +
     'Repeating a company or users share for the same target changes its role and expiry (`created: false`); each public share ' +
     'makes a new link, whose `url` is returned only here (the service keeps its hash). Links need login and open production read-only.',
   tags: ['sharing'],
@@ -59,7 +61,7 @@ export const createShareRoute = defineRoute({
     description: 'The share.',
     schema: z.object({ share: ShareView, created: z.boolean(), url: z.string().optional() }),
   },
-  errors: [...SHARE_ERRORS, 'user_not_found', 'conflict'],
+  errors: [...SHARE_ERRORS, 'user_not_found', 'organization_not_found', 'conflict'],
   async handler({ db, deps, principal, body }) {
     const created = await createShare(db, { clock: deps.clock, addresses: deps.addresses() }, principal, body);
     return { ...withoutIssuedSecret(created, 'url'), status: created.created ? 201 : 200 };

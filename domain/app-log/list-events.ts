@@ -3,9 +3,9 @@ import type { FeedbackStatus, ListEventsQuery, LogEventView, LogKind } from '../
 import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { appForReading, assertLogReader } from './log-app.ts';
+import { logScope } from './log-app.ts';
 
-interface Row {
+export interface Row {
   id: string;
   app: string;
   at_key: string;
@@ -42,8 +42,8 @@ const LOG = sql`(
 )`;
 
 /** Cursor: the last row's time (microseconds, UTC) and id, base64url. */
-const encodeCursor = (row: Row) => Buffer.from(`${row.at_key} ${row.id}`).toString('base64url');
-function decodeCursor(cursor: string): { at: string; id: string } {
+export const encodeCursor = (row: Pick<Row, 'at_key' | 'id'>) => Buffer.from(`${row.at_key} ${row.id}`).toString('base64url');
+export function decodeCursor(cursor: string): { at: string; id: string } {
   const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split(' ');
   if (!at || !id || extra !== undefined || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at)) {
     throw new DomainError('invalid_payload', 'cursor is not one this service returned.', { details: { field: 'cursor' } });
@@ -69,8 +69,8 @@ export function toView(row: Row): LogEventView {
   };
 }
 
-/** Log records matching `where`, newest first, with the names a reader needs. */
-export async function selectLog(db: DbOrTrx, where: RawBuilder<unknown>[], limit: number): Promise<Row[]> {
+/** Log records matching `where`, newest first (oldest first with `ascending`), with the names a reader needs. */
+export async function selectLog(db: DbOrTrx, where: RawBuilder<unknown>[], limit: number, ascending = false): Promise<Row[]> {
   const result = await sql<Row>`
     SELECT e.id, a.slug AS app, to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_key,
            e.kind, e.source, e.name, e.account_id, acc.username, v.version, e.channel, e.data, e.status, e.status_by, e.status_at
@@ -79,9 +79,29 @@ export async function selectLog(db: DbOrTrx, where: RawBuilder<unknown>[], limit
     LEFT JOIN accounts acc ON acc.id = e.account_id
     LEFT JOIN app_versions v ON v.id = e.version_id
     WHERE ${sql.join(where, sql` AND `)}
-    ORDER BY e.at DESC, e.id DESC
+    ORDER BY ${ascending ? sql`e.at, e.id` : sql`e.at DESC, e.id DESC`}
     LIMIT ${limit}`.execute(db);
   return result.rows;
+}
+
+/** The filters of a log query, as conditions: one app or every app of the namespace, once the caller may read its log. */
+export async function logFilters(
+  db: DbOrTrx,
+  principal: Principal,
+  namespace: string,
+  query: Omit<ListEventsQuery, 'cursor' | 'limit'>,
+): Promise<RawBuilder<unknown>[]> {
+  const appId = await logScope(db, principal, namespace, query.slug);
+  const where = [appId ? sql`e.app_id = ${appId}` : sql`e.app_id IN (SELECT id FROM apps WHERE namespace = ${namespace})`];
+  if (query.kind) where.push(sql`e.kind = ${query.kind}`);
+  if (query.name) where.push(sql`e.name = ${query.name}`);
+  if (query.visitor) where.push(sql`e.account_id = ${query.visitor}`);
+  if (query.username) where.push(sql`lower(acc.username) = lower(${query.username})`);
+  if (query.version) where.push(sql`v.version = ${query.version}`);
+  if (query.from) where.push(sql`e.at >= ${new Date(query.from)}`);
+  if (query.to) where.push(sql`e.at < ${new Date(query.to)}`);
+  if (query.status) where.push(sql`e.status = ${query.status}`);
+  return where;
 }
 
 /** GET events: one app or every app of the namespace, filtered, newest first, a page at a time. */
@@ -91,20 +111,7 @@ export async function listEvents(
   namespace: string,
   query: ListEventsQuery,
 ): Promise<{ events: LogEventView[]; nextCursor: string | null }> {
-  const where: RawBuilder<unknown>[] = [];
-  if (query.slug !== undefined) where.push(sql`e.app_id = ${(await appForReading(db, principal, namespace, query.slug)).id}`);
-  else {
-    assertLogReader(principal, namespace);
-    where.push(sql`e.app_id IN (SELECT id FROM apps WHERE namespace = ${namespace})`);
-  }
-  if (query.kind) where.push(sql`e.kind = ${query.kind}`);
-  if (query.name) where.push(sql`e.name = ${query.name}`);
-  if (query.visitor) where.push(sql`e.account_id = ${query.visitor}`);
-  if (query.username) where.push(sql`lower(acc.username) = lower(${query.username})`);
-  if (query.version) where.push(sql`v.version = ${query.version}`);
-  if (query.from) where.push(sql`e.at >= ${new Date(query.from)}`);
-  if (query.to) where.push(sql`e.at < ${new Date(query.to)}`);
-  if (query.status) where.push(sql`e.status = ${query.status}`);
+  const where = await logFilters(db, principal, namespace, query);
   if (query.cursor) {
     const c = decodeCursor(query.cursor);
     where.push(sql`(e.at, e.id) < (${c.at}::timestamptz, ${c.id})`);

@@ -53,3 +53,10 @@ export async function appForReading(db: DbOrTrx, principal: Principal, namespace
   assertLogReader(principal, namespace);
   return namedApp(db, namespace, slug);
 }
+
+/** The log a developer reads: one app's (its id), or every app's of the namespace (null). */
+export async function logScope(db: DbOrTrx, principal: Principal, namespace: string, slug: string | undefined): Promise<string | null> {
+  if (slug !== undefined) return (await appForReading(db, principal, namespace, slug)).id;
+  assertLogReader(principal, namespace);
+  return null;
+}

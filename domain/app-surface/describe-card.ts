@@ -29,19 +29,25 @@ function assertCardReader(principal: Principal, namespace: string): void {
  * GET …/card: owner, versions, registered and used SDKs, data read and written, exports and
  * dependencies, access scope, 7-day use, and for company developers this month's spend.
  */
-export async function describeCard(
-  deps: DomainDeps,
-  principal: Principal,
-  app: { namespace: string; slug: string },
-): Promise<z.input<typeof AppCard>> {
+export function describeCard(deps: DomainDeps, principal: Principal, app: { namespace: string; slug: string }) {
   assertCardReader(principal, app.namespace);
+  return cardOf(deps, principal, app);
+}
+
+/** The card page of the developer tree: the company's developers only, by key or web session, always with the spend. */
+export function describeCardPage(deps: DomainDeps, principal: Principal, app: { namespace: string; slug: string }) {
+  authorize(principal, 'app.read-card', { namespace: app.namespace });
+  return cardOf(deps, principal, app);
+}
+
+async function cardOf(deps: DomainDeps, principal: Principal, app: { namespace: string; slug: string }): Promise<z.input<typeof AppCard>> {
   const [row] = await appRows(deps.db, [app.namespace], app.slug);
   if (!row) throw new DomainError('app_not_found', `No app ${app.namespace}/${app.slug}.`);
   const m = row.manifest;
   const now = deps.clock.now();
   const use = (await useLast7Days(deps.db, [row.id], now)).get(row.id)!;
   const month = now.toISOString().slice(0, 7);
-  const developer = principal.kind === 'key' && can(principal, 'company.manage', { namespace: app.namespace });
+  const developer = principal.kind !== 'ticket' && can(principal, 'company.manage', { namespace: app.namespace });
   const spend = developer
     ? {
         month,

@@ -16,7 +16,7 @@ export {
   loadVersion,
 } from './hosted-apps.ts';
 export { appRows, appSummaryOf, listApps } from './list-apps.ts';
-export { pageAddresses } from './page-addresses.ts';
+export { cardAddress, pageAddresses } from './page-addresses.ts';
 export { promoteVersion } from './promote-version.ts';
 export { reachApp, targetOf } from './reach-app.ts';
 export { getApp } from './repository.ts';

@@ -15,3 +15,7 @@ export function pageAddresses(addresses: PublicAddresses, namespace: string, slu
   };
   return { test: under(addresses.developerBase), production: under(addresses.productionBase) };
 }
+
+/** The app card page for the company's developers: in the developer tree, next to the test version's `about`. */
+export const cardAddress = (addresses: PublicAddresses, namespace: string, slug: string) =>
+  `${pageAddresses(addresses, namespace, slug, []).test.address}/card`;

@@ -31,7 +31,7 @@ export async function listBillingRecords(
   namespace: string,
   range: { from: string; to: string },
 ): Promise<Record[]> {
-  authorize(principal, 'company.read', { namespace: namespace });
+  authorize(principal, 'company.manage', { namespace: namespace });
   const months = monthsBetween(range.from, range.to);
   if (months < 1 || months > MAX_MONTHS) {
     throw new DomainError('invalid_payload', `from must not be after to, and at most ${MAX_MONTHS} months apart.`, {

@@ -334,6 +334,8 @@ export interface AppSharesTable {
   audience: ShareAudience;
   /** The named account (audience users). */
   account_id: string | null;
+  /** The company whose members it admits (audience company): the app's own or another. */
+  company_id: string | null;
   role: ShareRole;
   /** SHA-256 of a public link's token (audience public). */
   token_hash: Buffer | null;

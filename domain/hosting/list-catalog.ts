@@ -1,4 +1,4 @@
-import { catalogRows, pageAddresses } from '../apps/index.ts';
+import { cardAddress, catalogRows, pageAddresses } from '../apps/index.ts';
 import { findCompany } from '../companies/index.ts';
 import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { PublicAddresses } from '../deps.ts';
@@ -11,6 +11,8 @@ export interface CatalogEntry {
   version: string;
   address: string;
   about: string;
+  /** The card page, listed in the test catalog (its developers'). */
+  card: string | null;
 }
 
 /** One app as a catalog lists it: its title, summary and version in the channel, and its addresses there. */
@@ -29,6 +31,7 @@ export function catalogEntry(
     version: version.version,
     address: pages.address,
     about: pages.about,
+    card: channel === 'test' ? cardAddress(addresses, app.namespace, app.slug) : null,
   };
 }
 

@@ -25,7 +25,10 @@ export interface AccessTarget {
 
 /** The live shares of the app that concern this visitor (found by `findShareGrants`). */
 export interface ShareGrants {
-  /** A share with the whole company: opens a restricted app to its members. */
+  /**
+   * A share with a company the visitor holds a license in: the app's own opens a restricted app to
+   * its members; another company's admits its people to production as editors.
+   */
   company: { id: string } | null;
   /** A share with the visitor's account (any company), role editor. */
   account: { id: string } | null;
@@ -97,9 +100,9 @@ const opensProduction = (visitor: Visitor, target: AccessTarget, shares: ShareGr
  * developers (of an official app's test channel: a developer of any company, or platform staff).
  * Company apps: developers as developer; members as member, on a restricted app only when it is
  * shared with them (company, account or link share, or a grant on the app's resource); other people
- * only through a share: a named account share (or an Editor/Owner resource grant) as editor, a
- * public link (or a Viewer resource grant) read-only as viewer, a link refused when
- * `auth.publicLink` is `members`.
+ * only through a share: a named account share, a share with their company (or an Editor/Owner
+ * resource grant) as editor, a public link (or a Viewer resource grant) read-only as viewer, a
+ * link refused when `auth.publicLink` is `members`.
  */
 export function appRoleOf(visitor: Visitor, target: AccessTarget, shares: ShareGrants = NO_SHARES): AppAccess {
   if (target.namespace === PUBLIC_NAMESPACE) {
@@ -159,7 +162,8 @@ function outsiderAccess(visitor: Visitor, target: AccessTarget, shares: ShareGra
       open: true,
     });
   }
-  if (shares.account) return { allowed: true, role: 'editor', member: false, viaShare: shares.account.id, viaGrant: null };
+  const share = shares.account ?? shares.company;
+  if (share) return { allowed: true, role: 'editor', member: false, viaShare: share.id, viaGrant: null };
   // An Editor or Owner grant on the app's resource reads as a named share; a Viewer grant as a link.
   const grant = shares.resource;
   if (grant && grant.role !== 'viewer') return { allowed: true, role: 'editor', member: false, viaShare: null, viaGrant: grantKey(grant) };

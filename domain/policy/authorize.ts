@@ -52,6 +52,8 @@ export interface Actions {
   'app.deploy': CompanySubject;
   /** Manage the company: agent keys, members, billing, usage, the app log, semantic definitions: its developers. */
   'company.manage': CompanySubject;
+  /** Read an app's card page (the card with the company's spend): the company's developers, by key or web session. */
+  'app.read-card': CompanySubject;
   /** Open the app's channel (the app-open rule). */
   'app.open': AppSubject;
   /** Call its exports (reads, as the caller) and its MCP endpoint. */
@@ -111,6 +113,10 @@ const developerOnly = (principal: Principal, namespace: string): Refusal =>
 
 const companyName = (namespace: string): CompanyName => (namespace === PUBLIC_NAMESPACE ? null : namespace);
 
+/** The company's developers: a developer key of it, or a developer's web session (staff for `public`). */
+const developersOfCompany = (p: Principal, s: CompanySubject): Refusal | null =>
+  keyOutside(p, s.namespace) ?? (isDeveloperOf(p, companyName(s.namespace)) ? null : developerOnly(p, s.namespace));
+
 /** A key acts for its one company (staff keys also for `public`); sessions and tickets are judged by their licenses and apps. */
 function keyOutside(principal: Principal, namespace: string): Refusal | null {
   if (principal.kind !== 'key' || keyNamespaces(principal).includes(namespace)) return null;
@@ -140,8 +146,8 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     (p.kind === 'key' && isDeveloperOf(p, companyName(s.namespace))
       ? null
       : forbidden('Members cannot write apps; a developer key is needed.', { namespace: s.namespace })),
-  'company.manage': (p, s) =>
-    keyOutside(p, s.namespace) ?? (isDeveloperOf(p, companyName(s.namespace)) ? null : developerOnly(p, s.namespace)),
+  'company.manage': developersOfCompany,
+  'app.read-card': developersOfCompany,
   'app.open': appRefusal,
   'app.call': appRefusal,
   'app.share': (p, s) => {

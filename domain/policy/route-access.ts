@@ -180,6 +180,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // E. App log: anyone who may open the app sends events; its developers read them.
   recordLogEvents: route('app', KEYS, TICKETS),
   listLogEvents: DEVELOPERS,
+  followLogEvents: DEVELOPERS,
   setFeedbackStatus: DEVELOPERS,
   getLogSummary: DEVELOPERS,
 

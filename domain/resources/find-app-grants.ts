@@ -10,12 +10,13 @@ import { appGrantOf } from './app-grant.ts';
 export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > ${now})`;
 
 /**
- * The live shares of an app that concern one account: the company share, the account's own share
+ * The live shares of an app that concern one account: a share with a company it holds a license
+ * in (the app's own or another), the account's own share
  * and, on a visit through a public link, that link (when it is still live and of this app).
  */
 async function findShareGrants(
   db: DbOrTrx,
-  input: { appId: string; accountId: string; linkShareId: string | null; now: Date },
+  input: { appId: string; accountId: string; companyIds: readonly string[]; linkShareId: string | null; now: Date },
 ): Promise<Omit<ShareGrants, 'resource'>> {
   const rows = await db
     .selectFrom('app_shares as s')
@@ -24,7 +25,7 @@ async function findShareGrants(
     .where(liveShare(input.now))
     .where((eb) =>
       eb.or([
-        eb('s.audience', '=', 'company'),
+        ...(input.companyIds.length === 0 ? [] : [eb.and([eb('s.audience', '=', 'company'), eb('s.company_id', 'in', input.companyIds)])]),
         eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', input.accountId)]),
         ...(input.linkShareId ? [eb.and([eb('s.audience', '=', 'public'), eb('s.id', '=', input.linkShareId)])] : []),
       ]),
@@ -50,6 +51,7 @@ export async function findAppGrants(
   const shares = await findShareGrants(db, {
     appId: input.app.id,
     accountId: input.visitor.accountId,
+    companyIds: input.visitor.licenses.map((l) => l.companyId),
     linkShareId: input.linkShareId,
     now: input.now,
   });
@@ -60,17 +62,33 @@ export async function findAppGrants(
 const SHARED_APPS_SHOWN = 100;
 
 /**
- * The company apps shared with an account by name (live `users` shares), with their company's
- * name: the candidates of its "Shared with you", each still to be admitted by the app-open rule.
+ * The company apps shared with a visitor: by name (live `users` shares) or with a company it holds
+ * a license in (live `company` shares), with their company's name: the candidates of its "Shared
+ * with you", each still to be admitted by the app-open rule.
  */
-export async function appsSharedWith(db: DbOrTrx, accountId: string, now: Date) {
+export async function appsSharedWith(db: DbOrTrx, visitor: Visitor, now: Date) {
+  const companyIds = visitor.licenses.map((l) => l.companyId);
   return db
     .selectFrom('app_shares as s')
     .innerJoin('apps as a', 'a.id', 's.app_id')
     .innerJoin('companies as c', 'c.id', 'a.company_id')
     .select(['a.namespace', 'a.slug', 'c.name as company'])
-    .where('s.audience', '=', 'users')
-    .where('s.account_id', '=', accountId)
+    .distinct()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', visitor.accountId)]),
+        // A share with the app's own company is no share with outsiders: its members find the app in their catalog.
+        ...(companyIds.length === 0
+          ? []
+          : [
+              eb.and([
+                eb('s.audience', '=', 'company'),
+                eb('s.company_id', 'in', companyIds),
+                eb('s.company_id', '!=', eb.ref('a.company_id')),
+              ]),
+            ]),
+      ]),
+    )
     .where(liveShare(now))
     .orderBy('c.name')
     .orderBy('a.slug')

@@ -1,6 +1,7 @@
 import type { CreateShareInput, ShareView } from '../../schemas/sharing.ts';
 import { findAccountByLogin } from '../accounts/index.ts';
 import type { HostedApp } from '../apps/index.ts';
+import { findCompany } from '../companies/index.ts';
 import type { DbOrTrx, ShareRecordName } from '../db/index.ts';
 import type { Clock, PublicAddresses } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -8,7 +9,7 @@ import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import { currentApp } from './current-app.ts';
 import { newLinkToken } from './link-token.ts';
-import { findLiveShare, recordShare, shareRows } from './repository.ts';
+import { findLiveShare, recordShare, type ShareTarget, shareRows } from './repository.ts';
 import { shareView } from './share-view.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -57,22 +58,9 @@ export async function createShare(
     return { share: await loadShare(db, id), created: true, url: `${ctx.addresses.productionBase}/s/${token}` };
   }
 
-  let accountId: string | null = null;
-  let object: string;
-  let expiresAt: Date | null = null;
-  if (input.audience === 'company') {
-    if (!app.companyId) throw new DomainError('conflict', 'Official apps belong to no company: share them with accounts or a link.');
-    object = app.namespace;
-  } else {
-    const account = input.account.startsWith('acc_')
-      ? await db.selectFrom('accounts').selectAll().where('id', '=', input.account).executeTakeFirst()
-      : await findAccountByLogin(db, input.account);
-    if (!account) throw new DomainError('user_not_found', `No account ${input.account}.`, { details: { account: input.account } });
-    accountId = account.id;
-    object = account.id;
-    expiresAt = input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
-  }
-  const existing = await findLiveShare(db, app.id, input.audience, accountId, now);
+  const target = input.audience === 'company' ? await companyTarget(db, app, input.company) : await accountTarget(db, input.account);
+  const expiresAt = input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
+  const existing = await findLiveShare(db, app.id, input.audience, target, now);
   let id: string;
   let name: ShareRecordName;
   if (existing) {
@@ -81,8 +69,9 @@ export async function createShare(
     await db.updateTable('app_shares').set({ role: input.role, expires_at: expiresAt, updated_at: now }).where('id', '=', id).execute();
   } else {
     name = 'share/create';
-    id = await insertShare(db, { app, actor: principal.account.id, audience: input.audience, role: input.role, accountId, expiresAt });
+    id = await insertShare(db, { app, actor: principal.account.id, audience: input.audience, role: input.role, ...target, expiresAt });
   }
+  const object = input.audience === 'company' ? (input.company ?? app.namespace) : target.accountId!;
   await recordShare(db, {
     appId: app.id,
     name,
@@ -97,6 +86,20 @@ export async function createShare(
   return { share: await loadShare(db, id), created: !existing };
 }
 
+/** A company share admits the members of the app's own company, or of the one named (by cell id). */
+async function companyTarget(db: DbOrTrx, app: HostedApp, cellId: string | undefined): Promise<ShareTarget> {
+  if (!app.companyId) throw new DomainError('conflict', 'Official apps belong to no company: share them with accounts or a link.');
+  return { accountId: null, companyId: cellId === undefined ? app.companyId : (await findCompany(db, cellId)).id };
+}
+
+async function accountTarget(db: DbOrTrx, login: string): Promise<ShareTarget> {
+  const account = login.startsWith('acc_')
+    ? await db.selectFrom('accounts').selectAll().where('id', '=', login).executeTakeFirst()
+    : await findAccountByLogin(db, login);
+  if (!account) throw new DomainError('user_not_found', `No account ${login}.`, { details: { account: login } });
+  return { accountId: account.id, companyId: null };
+}
+
 async function insertShare(
   db: DbOrTrx,
   s: {
@@ -105,6 +108,7 @@ async function insertShare(
     audience: 'company' | 'users' | 'public';
     role: 'editor' | 'viewer';
     accountId?: string | null;
+    companyId?: string | null;
     expiresAt?: Date | null;
     tokenHash?: Buffer;
     tokenPrefix?: string;
@@ -118,6 +122,7 @@ async function insertShare(
       app_id: s.app.id,
       audience: s.audience,
       account_id: s.accountId ?? null,
+      company_id: s.companyId ?? null,
       role: s.role,
       token_hash: s.tokenHash ?? null,
       token_prefix: s.tokenPrefix ?? null,

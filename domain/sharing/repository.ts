@@ -24,15 +24,22 @@ export async function findAppOfShare(db: DbOrTrx, shareId: string) {
     .executeTakeFirst();
 }
 
-export async function findLiveShare(db: DbOrTrx, appId: string, audience: 'company' | 'users', accountId: string | null, now: Date) {
-  let q = db
+/** Whom a company or users share is with: one account, or the members of one company. */
+export interface ShareTarget {
+  accountId: string | null;
+  companyId: string | null;
+}
+
+export async function findLiveShare(db: DbOrTrx, appId: string, audience: 'company' | 'users', target: ShareTarget, now: Date) {
+  const row = await db
     .selectFrom('app_shares as s')
     .selectAll('s')
     .where('s.app_id', '=', appId)
     .where('s.audience', '=', audience)
-    .where('s.revoked_at', 'is', null);
-  if (accountId) q = q.where('s.account_id', '=', accountId);
-  const row = await q.forUpdate().executeTakeFirst();
+    .where('s.revoked_at', 'is', null)
+    .where(audience === 'users' ? 's.account_id' : 's.company_id', '=', (target.accountId ?? target.companyId)!)
+    .forUpdate()
+    .executeTakeFirst();
   // An expired share is over: the repeat makes a new one (the old row is closed first).
   if (row?.expires_at && row.expires_at <= now) {
     await db.updateTable('app_shares').set({ revoked_at: row.expires_at }).where('id', '=', row.id).execute();
@@ -45,6 +52,7 @@ export const shareRows = (db: DbOrTrx) =>
   db
     .selectFrom('app_shares as s')
     .leftJoin('accounts as a', 'a.id', 's.account_id')
+    .leftJoin('companies as c', 'c.id', 's.company_id')
     .select([
       's.id',
       's.audience',
@@ -56,6 +64,8 @@ export const shareRows = (db: DbOrTrx) =>
       's.updated_at',
       'a.id as account_id',
       'a.username',
+      'c.cell_id',
+      'c.name as company_name',
     ]);
 
 /** A share/* record of the app log (spec: share and revoke; object and role). */

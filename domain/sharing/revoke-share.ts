@@ -32,18 +32,19 @@ export async function revokeShare(
   if (!row) throw new DomainError('not_found', `No share ${shareId} of ${app.namespace}/${app.slug}.`, { details: { shareId } });
   if (row.revoked_at) return { share: await loadShare(db, shareId), alreadyRevoked: true };
   await db.updateTable('app_shares').set({ revoked_at: clock.now() }).where('id', '=', shareId).execute();
+  const share = await loadShare(db, shareId);
   await recordShare(db, {
     appId: app.id,
     name: 'share/revoke',
     shareId,
     audience: row.audience,
-    object: row.audience === 'users' ? row.account_id! : row.audience === 'public' ? row.token_prefix! : app.namespace,
+    object: row.audience === 'users' ? row.account_id! : row.audience === 'public' ? row.token_prefix! : share.company!.cellId,
     role: row.role,
     expiresAt: row.expires_at,
     actorId: principal.account.id,
     at: clock.now(),
   });
-  return { share: await loadShare(db, shareId), alreadyRevoked: false };
+  return { share, alreadyRevoked: false };
 }
 
 async function appOfShare(db: DbOrTrx, shareId: string): Promise<AppRef> {

@@ -11,6 +11,8 @@ export interface ShareRow {
   updated_at: Date;
   account_id: string | null;
   username: string | null;
+  cell_id: string | null;
+  company_name: string | null;
 }
 
 export function shareView(row: ShareRow): ShareView {
@@ -19,6 +21,7 @@ export function shareView(row: ShareRow): ShareView {
     audience: row.audience,
     role: row.role,
     account: row.account_id && row.username ? { id: row.account_id, username: row.username } : null,
+    company: row.cell_id && row.company_name ? { cellId: row.cell_id, name: row.company_name } : null,
     linkPrefix: row.token_prefix,
     expiresAt: row.expires_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),

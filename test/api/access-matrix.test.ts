@@ -113,6 +113,7 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   searchPrincipals: () => ({ query: { q: 'gus' } }),
   recordLogEvents: () => ({ body: { slug: APP.slug, events: [{ kind: 'usage', name: 'matrix' }] } }),
   listLogEvents: () => ({ query: { slug: APP.slug } }),
+  followLogEvents: () => ({ query: { slug: APP.slug }, stream: true }),
   setFeedbackStatus: (t) => ({ params: { id: t.feedbackId }, body: { status: 'planned' } }),
   getLogSummary: () => ({ query: { slug: APP.slug } }),
   estimateBillingCost: () => ({ body: { computeMinutes: 1 } }),

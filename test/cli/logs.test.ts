@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, resetRateLimits } from '../support/identity.ts';
+import { bearer, passwordKey, resetRateLimits } from '../support/identity.ts';
 import type { TestService } from '../support/service.ts';
 import { type cliHome, jsonOf, runSvc, startSvc } from './support/cli.ts';
 import { startCliService } from './support/cli-service.ts';
@@ -68,8 +68,8 @@ describe('svc logs', { timeout: 90_000 }, () => {
       await expect.poll(() => follow.stdout(), { timeout: 15_000 }).toContain('"name":"clicked"');
       expect((await track('saved', { rows: 2 })).status).toBe(201);
       await expect.poll(() => follow.stdout(), { timeout: 15_000 }).toContain('"name":"saved"');
-      // Two more polls: nothing is printed twice.
-      await new Promise((resolve) => setTimeout(resolve, 4500));
+      expect((await track('clicked', { button: 'undo' })).status).toBe(201);
+      await expect.poll(() => follow.stdout(), { timeout: 15_000 }).toContain('"button":"undo"');
     } finally {
       await follow.stop();
     }
@@ -78,8 +78,30 @@ describe('svc logs', { timeout: 90_000 }, () => {
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(lines.map((e) => e.name)).toEqual(['clicked', 'saved']);
+    // Each record once, in order, only usage (the releases are left out by --kind).
+    expect(lines.map((e) => e.name)).toEqual(['clicked', 'saved', 'clicked']);
     expect(lines[1]).toMatchObject({ kind: 'usage', data: { rows: 2 }, visitor: { username: 'dana' } });
+  });
+
+  it('--follow --since shows the records from then on, follows new ones, and exits 3 when its key is revoked', async () => {
+    const key = await passwordKey(svc, 'dana');
+    const follow = startSvc(['logs', '--follow', '--since', '1h'], { env: { ...env, SVC_API_KEY: key }, cwd: dir });
+    try {
+      await expect.poll(() => follow.stdout(), { timeout: 15_000 }).toContain('button=undo');
+      expect(follow.stdout()).toMatch(/release\/deploy[\s\S]*release\/enter_test[\s\S]*usage\/clicked/);
+      expect(follow.stderr()).toContain('Following the log of cell-acme/logged-app');
+      expect((await track('exported', { rows: 7 })).status).toBe(201);
+      await expect.poll(() => follow.stdout(), { timeout: 15_000 }).toMatch(/usage\/exported +dana +- +rows=7\n$/);
+      const keys = await svc.call('GET', '/api/v1/developer/keys', { headers: bearer(key) });
+      const current = (keys.body.data.keys as { keyId: string; current: boolean }[]).find((k) => k.current)!;
+      expect((await svc.call('DELETE', `/api/v1/developer/keys/${current.keyId}`, { headers: bearer(key) })).status).toBe(200);
+      const ended = await follow.ended;
+      expect(ended.code, ended.stderr).toBe(3);
+      expect(ended.stderr).toContain('unauthorized');
+    } finally {
+      await follow.stop();
+    }
+    expect(follow.stdout().match(/usage\/exported/g)).toHaveLength(1);
   });
 
   it('exits 2 on a bad --kind, --since or --limit, 1 for an unknown app, 3 without a credential', async () => {

@@ -42,7 +42,7 @@ describe('svc share', { timeout: 90_000 }, () => {
     expect(jsonOf(user).share.expiresAt).not.toBeNull();
     const company = await svcIn('share', '--company', 'cell-acme');
     expect(company.code, company.stderr).toBe(0);
-    expect(company.stdout).toMatch(/✓ cell-acme\/shared-app shared with the company as editor \(shr_\w+\)/);
+    expect(company.stdout).toMatch(/✓ cell-acme\/shared-app shared with Acme \(cell-acme\) as editor \(shr_\w+\)/);
     const link = await svcIn('share', '--public');
     expect(link.code, link.stderr).toBe(0);
     const url = new RegExp(`Link: (${svc.addresses.productionBase}/s/[0-9A-Za-z]{33})\\n`).exec(link.stdout)?.[1];
@@ -65,6 +65,28 @@ describe('svc share', { timeout: 90_000 }, () => {
     expect([again.code, again.stdout]).toEqual([0, `Share ${userShareId} (gus) was already revoked.\n`]);
   });
 
+  it('--company <cellId> shares with another company; repeating it changes the expiry; an unknown company exits 1', async () => {
+    const shared = await svcIn('share', '--company', 'cell-globex', '--expires-in-days', '3', '--json');
+    expect(shared.code, shared.stderr).toBe(0);
+    const first = jsonOf(shared);
+    expect(first).toMatchObject({
+      app: { namespace: 'cell-acme', slug: 'shared-app' },
+      created: true,
+      share: { audience: 'company', role: 'editor', company: { cellId: 'cell-globex', name: 'Globex' } },
+    });
+    const again = await svcIn('share', '--company', 'cell-globex');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(`✓ cell-acme/shared-app share updated for Globex (cell-globex) as editor (${first.share.id})\n`);
+    const listed = jsonOf(await svcIn('share', '--json')).shares.find((s: { id: string }) => s.id === first.share.id);
+    expect(listed).toMatchObject({ company: { cellId: 'cell-globex' }, expiresAt: null });
+    expect((await svcIn('share')).stdout).toMatch(new RegExp(`${first.share.id}\\s+Globex \\(cell-globex\\)\\s+editor\\s+-`));
+
+    const unknown = await svcIn('share', '--company', 'cell-nowhere', '--json');
+    expect([unknown.code, jsonOf(unknown).error.code]).toEqual([1, 'organization_not_found']);
+    const revoked = await runSvc(['share', 'revoke', first.share.id, '--json'], { env });
+    expect([revoked.code, jsonOf(revoked).share.company.cellId]).toEqual([0, 'cell-globex']);
+  });
+
   it('--dry-run checks a share or a revoke and changes nothing', async () => {
     const before = jsonOf(await svcIn('share', '--json')).shares;
     const dry = await svcIn('share', '--public', '--dry-run', '--json');
@@ -79,7 +101,7 @@ describe('svc share', { timeout: 90_000 }, () => {
   it('exits 2 on bad arguments, before anything is sent', async () => {
     for (const args of [
       ['--user', 'gus', '--public'],
-      ['--company', 'cell-globex'],
+      ['--company', 'globex'],
       ['--public', '--expires-in-days', '3'],
       ['--user', 'gus', '--expires-in-days', '0'],
       ['revoke'],

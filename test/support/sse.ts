@@ -1,4 +1,5 @@
-// A server-sent events client over fetch (POST with a JSON body, as subscription streams take):
+// A server-sent events client over fetch (POST with a JSON body, as subscription streams take; GET
+// without one):
 // events in arrival order, consumed one by one with next().
 
 export interface SseEvent {
@@ -23,9 +24,9 @@ export interface SseStream {
 export async function openSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<SseStream> {
   const abort = new AbortController();
   const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
-    body: JSON.stringify(body),
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'text/event-stream', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
     signal: abort.signal,
   });
   const queue: SseEvent[] = [];

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type LogEventView, LogKind } from '../../../schemas/app-log.ts';
 import { APP_OPTION, type AppAddress, type AppOptions, DIR_OPTION, resolveApp } from '../../util/app-address.ts';
@@ -6,18 +5,13 @@ import { wholeNumber } from '../../util/arguments.ts';
 import type { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
+import { followStream } from '../../util/follow-stream.ts';
 
 type LogsOptions = AppOptions & { kind?: LogKind; since?: string; limit: number; follow?: true };
 type Page = { events: LogEventView[]; nextCursor: string | null };
 
 /** The API's largest page. */
 const PAGE = 200;
-const POLL_MS = 2000;
-/**
- * A record's time is taken before its transaction commits, so one may appear after a newer one was
- * read: each poll reads again from this far before the newest record seen (ids already shown are skipped).
- */
-const OVERLAP_MS = 60_000;
 
 export function registerLogs(program: Command): void {
   program
@@ -28,7 +22,10 @@ export function registerLogs(program: Command): void {
     .addOption(new Option('--kind <kind>', 'only records of this kind').choices(LogKind.options))
     .addOption(new Option('--since <when>', 'records from then on: a duration back (30s, 15m, 2h, 7d) or an ISO time').argParser(sinceTime))
     .addOption(new Option('--limit <n>', 'at most this many of the newest records').default(50).argParser(wholeNumber(1, 1000)))
-    .option('-f, --follow', 'then print new records as they come, until interrupted (with --json: one JSON record per line)')
+    .option(
+      '-f, --follow',
+      'then print new records as they come (the log’s event stream), until interrupted or the key is revoked (exit 3); with --json one JSON record per line',
+    )
     .action(withContext(showLogs));
 }
 
@@ -48,30 +45,26 @@ async function showLogs(ctx: Context, options: LogsOptions): Promise<void> {
   }
   for (const event of events) ctx.out.item(event, () => lineOf(event));
   if (!ctx.out.json) ctx.out.note(`Following the log of ${app.namespace}/${app.slug} (Ctrl-C ends) …`);
-  // Ids shown, by time, to skip the overlap of the next poll.
-  const shown = new Map(events.map((e) => [e.id, Date.parse(e.at)]));
-  let from = events.length ? Date.parse(events.at(-1)!.at) - OVERLAP_MS : options.since ? Date.parse(options.since) : undefined;
-  for (;;) {
-    await sleep(POLL_MS);
-    const fresh = (await readLog(client, app, { ...filter, ...(from !== undefined ? { from: new Date(from).toISOString() } : {}) }))
-      .reverse()
-      .filter((e) => !shown.has(e.id));
-    for (const event of fresh) {
-      ctx.out.item(event, () => lineOf(event));
-      shown.set(event.id, Date.parse(event.at));
-    }
-    const latest = Math.max(...shown.values());
-    if (Number.isFinite(latest)) from = latest - OVERLAP_MS;
-    for (const [id, at] of shown) if (from !== undefined && at < from) shown.delete(id);
-  }
+  // The stream goes on from the newest record shown (its millisecond, so records of the same one
+  // are skipped by id), else from --since, else from the start of a log that was empty.
+  const shown = new Set(events.map((e) => e.id));
+  const from = events.at(-1)?.at ?? options.since ?? EPOCH;
+  await followStream(client, `${logPath(app)}/events/stream`, { ...filter, from }, undefined, ({ event, data }) => {
+    const record = data as LogEventView;
+    if (event !== 'log' || shown.delete(record.id)) return;
+    ctx.out.item(record, () => lineOf(record));
+  });
 }
+
+const EPOCH = '1970-01-01T00:00:00.000Z';
+const logPath = (app: AppAddress) => `/api/v1/developer/log/${encodeURIComponent(app.namespace)}`;
 
 /** The newest records matching `query` (all of them without `limit`), newest first. */
 async function readLog(client: ApiClient, app: AppAddress, query: Record<string, string>, limit = Number.POSITIVE_INFINITY) {
   const events: LogEventView[] = [];
   let cursor: string | null = null;
   do {
-    const page: Page = await client.request<Page>('GET', `/api/v1/developer/log/${encodeURIComponent(app.namespace)}/events`, {
+    const page: Page = await client.request<Page>('GET', `${logPath(app)}/events`, {
       query: { ...query, limit: String(Math.min(PAGE, limit - events.length)), ...(cursor ? { cursor } : {}) },
     });
     events.push(...page.events);

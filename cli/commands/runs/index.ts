@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Command, Option } from 'commander';
 import type { ListedRun, RunView } from '../../../schemas/app-workflows.ts';
 import { APP_OPTION, type AppAddress, type AppOptions, appPath, DIR_OPTION, resolveApp } from '../../util/app-address.ts';
@@ -6,7 +5,7 @@ import { wholeNumber } from '../../util/arguments.ts';
 import type { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
-import { CliError, exitCodeOf } from '../../util/errors.ts';
+import { followStream } from '../../util/follow-stream.ts';
 
 type RunsOptions = AppOptions & { limit: number; follow?: true };
 type RunList = { runs: ListedRun[]; lastEventSeq: number };
@@ -16,8 +15,6 @@ type RunEvent = Pick<RunView, 'workflowId' | 'trigger' | 'status' | 'durationMs'
 type StepEvent = { type: 'step'; runId: string; step: Step };
 
 const MARK: Record<Step['status'], string> = { running: '…', succeeded: '✓', failed: '✗', skipped: '-', suppressed: '-' };
-/** Before reconnecting a stream that ended without saying why (the service restarting). */
-const RECONNECT_MS = 2000;
 
 export function registerRuns(program: Command): void {
   program
@@ -50,31 +47,20 @@ const listRuns = (client: ApiClient, app: AppAddress, limit: number) =>
   client.request<RunList>('GET', `${appPath(app)}/workflow-runs`, { query: { limit: String(limit) } });
 
 /** The watch stream from `after` on, reconnecting where it asks to; `end` fails the command with its code. */
-async function follow(ctx: Context, client: ApiClient, app: AppAddress, after: number, known: Set<string>): Promise<never> {
-  for (;;) {
-    let reconnect = false;
-    for await (const { id, event, data } of client.events(`${appPath(app)}/workflow-runs/watch`, { after: String(after) })) {
-      if (id !== undefined) after = Number(id);
-      if (event === 'end') {
-        const end = data as { code: string; message: string };
-        throw new CliError(end.message, exitCodeOf(end.code), { code: end.code });
-      }
-      if (event === 'reconnect') {
-        after = (data as { after: number }).after;
-        reconnect = true;
-      } else if (event === 'run') {
-        const run = data as RunEvent;
-        // A run first seen here: its Temporal UI address comes with the list.
-        const temporalUi = known.has(run.runId) ? undefined : await addressOf(client, app, run.runId);
-        known.add(run.runId);
-        ctx.out.item({ seq: after, ...run, ...(temporalUi !== undefined ? { temporalUi } : {}) }, () => runEventLine(run, temporalUi));
-      } else if (event === 'step') {
-        const { runId, step } = data as StepEvent;
-        ctx.out.item({ type: 'step', seq: after, runId, step }, () => `${runId}  ${stepLine(step)}`);
-      }
+function follow(ctx: Context, client: ApiClient, app: AppAddress, after: number, known: Set<string>): Promise<never> {
+  return followStream(client, `${appPath(app)}/workflow-runs/watch`, {}, String(after), async ({ id, event, data }) => {
+    const seq = Number(id);
+    if (event === 'run') {
+      const run = data as RunEvent;
+      // A run first seen here: its Temporal UI address comes with the list.
+      const temporalUi = known.has(run.runId) ? undefined : await addressOf(client, app, run.runId);
+      known.add(run.runId);
+      ctx.out.item({ seq, ...run, ...(temporalUi !== undefined ? { temporalUi } : {}) }, () => runEventLine(run, temporalUi));
+    } else if (event === 'step') {
+      const { runId, step } = data as StepEvent;
+      ctx.out.item({ type: 'step', seq, runId, step }, () => `${runId}  ${stepLine(step)}`);
     }
-    if (!reconnect) await sleep(RECONNECT_MS);
-  }
+  });
 }
 
 async function addressOf(client: ApiClient, app: AppAddress, runId: string): Promise<string | null> {

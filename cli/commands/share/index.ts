@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import type { ShareView } from '../../../schemas/sharing.ts';
 import { APP_OPTION, type AppAddress, type AppOptions, DIR_OPTION, resolveApp } from '../../util/app-address.ts';
-import { wholeNumber } from '../../util/arguments.ts';
+import { cellId, wholeNumber } from '../../util/arguments.ts';
 import type { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
@@ -36,12 +36,19 @@ export function registerShare(program: Command): void {
       ),
     )
     .addOption(
-      new Option('--company [cellId]', 'share with the members of the app’s company (a restricted app opens to them)').conflicts(
-        others('company'),
-      ),
+      new Option(
+        '--company [cellId]',
+        'share with the members of the app’s company (a restricted app opens to them), or of another company by its cell id (as editors, production only)',
+      )
+        .conflicts(others('company'))
+        .argParser(cellId),
     )
     .addOption(new Option('--public', 'make a new public link: login required, production read-only').conflicts(others('public')))
-    .addOption(new Option('--expires-in-days <days>', 'with --user: the share ends after this many days').argParser(wholeNumber(1, 3650)))
+    .addOption(
+      new Option('--expires-in-days <days>', 'with --user or --company: the share ends after this many days').argParser(
+        wholeNumber(1, 3650),
+      ),
+    )
     .option('--dry-run', 'check the share and show the plan; nothing changes')
     .action(withContext(shareApp));
   share
@@ -62,18 +69,13 @@ async function shareApp(ctx: Context, options: ShareOptions): Promise<void> {
       throw usage('--expires-in-days and --dry-run go with --user, --company or --public.');
     return listShares(ctx, client, app);
   }
-  if (options.expiresInDays !== undefined && audience !== 'users') throw usage('--expires-in-days goes with --user only.');
-  // A company share is with the app's own company: the API has no other (other companies' people are shared with by account).
-  if (typeof options.company === 'string' && options.company !== app.namespace) {
-    throw usage(
-      `--company ${options.company}: an app is shared with its own company only (${app.namespace}); share with people of another one by --user.`,
-    );
-  }
+  if (options.expiresInDays !== undefined && audience === 'public') throw usage('--expires-in-days goes with --user or --company.');
   const answer = await client.request<Created | DryRun>('POST', SHARES, {
     body: {
       ...app,
       audience,
       ...(options.user !== undefined ? { account: options.user } : {}),
+      ...(typeof options.company === 'string' ? { company: options.company } : {}),
       ...(options.expiresInDays !== undefined ? { expiresInDays: options.expiresInDays } : {}),
     },
     dryRun: options.dryRun,
@@ -117,7 +119,7 @@ async function revokeShare(ctx: Context, id: string, dryRun: boolean | undefined
 /** Whom a share is with, as a person reads it. */
 function audienceText(share: ShareView): string {
   if (share.audience === 'users') return share.account?.username ?? 'an account';
-  if (share.audience === 'company') return 'the company';
+  if (share.audience === 'company') return share.company ? `${share.company.name} (${share.company.cellId})` : 'a company';
   return `public link ${share.linkPrefix ?? ''}…`;
 }
 

@@ -148,6 +148,86 @@ describe('company shares', () => {
   });
 });
 
+describe('shares with another company', () => {
+  const revoke = (id: string) => svc.call('DELETE', `/api/v1/developer/shares/${id}`, { headers: bearer(dev) });
+
+  it('admit its people to the production app as editors; a revoke stops them and their tickets at once', async () => {
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(403);
+    const res = await share({ ...app('secret'), audience: 'company', company: 'cell-globex' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.data).toMatchObject({
+      created: true,
+      share: { audience: 'company', role: 'editor', account: null, company: { cellId: 'cell-globex', name: 'Globex' } },
+    });
+    const page = await open('/cell-acme/apps/secret', 'gus');
+    expect(page.status).toBe(200);
+    const ticket = injected(page.text).ticket;
+    expect((await me(ticket)).body.data).toMatchObject({ role: 'editor', member: false, viaShare: true, channel: 'production' });
+    // Acme's own members are not its audience, and the test channel stays Acme's developers'.
+    expect((await open('/cell-acme/apps/secret', 'mo')).status).toBe(403);
+    const test = await rawGet(`${svc.addresses.developerBase}/cell-acme/apps/secret`, { cookie: await signIn(svc, 'gus') });
+    expect(test.status).toBe(403);
+    // Globex's people find it under "Shared with you".
+    const catalog = await rawGet(`${svc.addresses.productionBase}/cell-globex/apps`, { cookie: await signIn(svc, 'gus') });
+    expect(catalog.text).toContain('Shared with you');
+    expect(catalog.text).toContain('/cell-acme/apps/secret');
+
+    const revoked = await revoke(res.body.data.share.id);
+    expect([revoked.status, revoked.body.data.alreadyRevoked]).toEqual([200, false]);
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(403);
+    expect((await me(ticket)).status).toBe(401);
+  });
+
+  it('a repeat for the same company changes its expiry; each company has its own share', async () => {
+    const first = await share({ ...app('hello'), audience: 'company', company: 'cell-globex', expiresInDays: 2 });
+    const again = await share({ ...app('hello'), audience: 'company', company: 'cell-globex', expiresInDays: 5 });
+    expect([again.status, again.body.data.created, again.body.data.share.id]).toEqual([200, false, first.body.data.share.id]);
+    expect(again.body.data.share.expiresAt).toBe('2026-11-27T10:00:00.000Z');
+    const own = await share({ ...app('hello'), audience: 'company' });
+    expect(own.body.data).toMatchObject({ created: true, share: { company: { cellId: 'cell-acme', name: 'Acme' }, expiresAt: null } });
+    expect(own.body.data.share.id).not.toBe(first.body.data.share.id);
+
+    await revoke(first.body.data.share.id);
+    await revoke(own.body.data.share.id);
+    // The test clock stands still, so the records are told apart by name rather than time.
+    const records = await svc.database.db
+      .selectFrom('app_log_events')
+      .select(['kind', 'name', 'data'])
+      .where(sql`data->>'shareId'`, '=', first.body.data.share.id)
+      .orderBy('name')
+      .execute();
+    const data = (expiresAt: string) => ({
+      shareId: first.body.data.share.id,
+      audience: 'company',
+      object: 'cell-globex',
+      role: 'editor',
+      expiresAt,
+    });
+    expect(records).toEqual([
+      { kind: 'share', name: 'create', data: data('2026-11-24T10:00:00.000Z') },
+      { kind: 'share', name: 'revoke', data: data('2026-11-27T10:00:00.000Z') },
+      { kind: 'share', name: 'update', data: data('2026-11-27T10:00:00.000Z') },
+    ]);
+  });
+
+  it('an unknown company is organization_not_found, a bad cell id invalid_payload; a dry run changes nothing', async () => {
+    const unknown = await share({ ...app('hello'), audience: 'company', company: 'cell-nowhere' });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'organization_not_found']);
+    const malformed = await share({ ...app('hello'), audience: 'company', company: 'globex' });
+    expect([malformed.status, malformed.body.error.code]).toEqual([400, 'invalid_payload']);
+    const before = await svc.database.db.selectFrom('app_shares').selectAll().execute();
+    const events = await svc.database.db.selectFrom('app_log_events').select('id').execute();
+    const dry = await share({ ...app('secret'), audience: 'company', company: 'cell-globex' }, dev, { 'x-svc-dry-run': 'true' });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(202);
+    expect(await svc.database.db.selectFrom('app_shares').selectAll().execute()).toEqual(before);
+    expect(await svc.database.db.selectFrom('app_log_events').select('id').execute()).toHaveLength(events.length);
+    expect((await open('/cell-acme/apps/secret', 'gus')).status).toBe(403);
+    // A dry run of an unknown company answers as the real call would.
+    const dryUnknown = await share({ ...app('hello'), audience: 'company', company: 'cell-nowhere' }, dev, { 'x-svc-dry-run': 'true' });
+    expect(dryUnknown.body.error?.code).toBe('organization_not_found');
+  });
+});
+
 describe('public links', () => {
   it('return the token once, store only its hash, and list a prefix', async () => {
     const res = await share({ ...app('hello'), audience: 'public' });

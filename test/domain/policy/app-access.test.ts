@@ -71,14 +71,17 @@ describe('appRoleOf', () => {
     expect([opens(NO_SHARES), opens(accountShare)]).toEqual([false, true]);
   });
 
-  it('people of other companies: editor through a named share, viewer through a link, never the test channel', () => {
+  it('people of other companies: editor through a named or company share, viewer through a link, never the test channel', () => {
     expect(outcome(outsider, companyApp('production', 'restricted'), accountShare)).toBe('allowed as editor via shr_a');
     expect(outcome(nobody, companyApp('production'), accountShare)).toBe('allowed as editor via shr_a');
     expect(outcome(outsider, companyApp('production'), link)).toBe('allowed as viewer via shr_l');
     expect(outcome(outsider, companyApp('production', 'restricted'), { ...link, account: { id: 'shr_a' } })).toBe(
       'allowed as editor via shr_a',
     );
-    expect(outcome(outsider, companyApp('production'), companyShare)).toBe('not_member');
+    // A company share reaches the visitor only when it is with one of the visitor's companies
+    // (findAppGrants): another company's people then open production as editors, never the test channel.
+    expect(outcome(outsider, companyApp('production', 'restricted'), companyShare)).toBe('allowed as editor via shr_c');
+    expect(outcome(outsider, companyApp('test'), companyShare)).toBe('developers_only (production open)');
     // A share holder on the test address is told they hold the production version, not to ask for a share.
     expect(outcome(outsider, companyApp('test'), accountShare)).toBe('developers_only (production open)');
     expect(outcome(outsider, companyApp('test', 'company', 'members'), link)).toBe('not_member');
