@@ -33,6 +33,13 @@ export const InitializeCompanyRequest = z
     cellId: CellId,
     rootPath: RootPath,
     cloud: CloudTarget,
+    apply: z
+      .enum(['move'])
+      .optional()
+      .describe(
+        'How to apply a companyKey or rootPath that differs from the stored one: "move" moves the company tree and renames the agent profiles. ' +
+          'Without it such a change is refused (409 conflict, details.changes) and nothing changes. A changed cloud target is refused either way.',
+      ),
   })
   .meta({ id: 'InitializeCompanyRequest' });
 export type InitializeCompanyRequest = z.output<typeof InitializeCompanyRequest>;

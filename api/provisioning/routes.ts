@@ -20,7 +20,18 @@ import { defineRoute, type HandlerInput } from '../http/route.ts';
 const BASE = '/api/v1/control-plane/companies';
 const CellParams = z.object({ cell: CellId });
 
-const Change = z.object({ item: z.string(), outcome: z.enum(['created', 'reused', 'refreshed']) });
+const Change = z.object({ item: z.string(), outcome: z.enum(['created', 'reused', 'refreshed', 'moved']) });
+const ParameterChange = z.object({ field: z.string(), stored: z.string(), requested: z.string() });
+const PlannedStep = z
+  .object({
+    step: z.enum(['move', 'cloud-instance', 'folders', 'agent-profiles']),
+    target: z.string(),
+    action: z.enum(['create', 'reuse', 'move', 'refresh', 'blocked']),
+    path: z.string().optional(),
+    from: z.string().optional().describe('Where a moved folder or profile is now.'),
+    reason: z.string().optional().describe('Why the run would stop at a blocked target.'),
+  })
+  .meta({ id: 'ProvisioningPlannedStep' });
 const Step = z.object({
   name: z.string(),
   status: z.enum(['running', 'retrying', 'completed', 'failed']),
@@ -44,6 +55,8 @@ const Accepted = z
 const InitializeAccepted = Accepted.extend({
   company: z.object({ cellId: z.string(), outcome: z.enum(['created', 'reused']) }),
   record: z.enum(['created', 'updated', 'unchanged']),
+  changes: z.array(ParameterChange).describe('Parameters this call changed (names; companyKey and rootPath only with apply "move").'),
+  plan: z.array(PlannedStep).describe('What the run will do per instance, folder and profile, as seen now.'),
 }).meta({ id: 'InitializationAccepted' });
 
 const ProvisioningStatus = z
@@ -59,6 +72,10 @@ const ProvisioningStatus = z
         nameZh: z.string(),
         rootPath: z.string(),
         cloud: z.object({ profile: z.string(), accountId: z.string(), region: z.string(), instanceName: z.string() }),
+        pendingMove: z
+          .object({ fromRoot: z.string(), toRoot: z.string(), fromKey: z.string(), toKey: z.string() })
+          .nullable()
+          .describe('A move asked for with apply "move" that no run has carried out yet.'),
       })
       .nullable(),
     server: z
@@ -138,16 +155,20 @@ export const initializeCompanyRoute = defineRoute({
     'Rerunning changes nothing that exists; provisioning-status says per step what was created, reused or refreshed. ' +
     'Credentials, keys, tokens and connection strings are refused anywhere in the body. rootPath must lie under the ' +
     "company root (SVC_COMPANY_ROOT) once symlinks are resolved, and never in /proc, /sys, /dev or the service's data " +
-    'directories (invalid_payload, problem path_not_allowed at rootPath).',
+    'directories (invalid_payload, problem path_not_allowed at rootPath). A companyKey, rootPath or cloud target that differs from the ' +
+    'stored one is refused with 409 conflict and details.changes ([{field, stored, requested}]) unless apply is "move" (companyKey and ' +
+    'rootPath: the run first moves the tree and renames the profiles, exactly once); while a run of the company goes, other parameters ' +
+    'are refused with details.running. The dry run answers the same diff and the plan per instance, folder and profile.',
   tags: ['control-plane'],
   auth: 'credential',
   write: true,
   body: InitializeCompanyRequest,
   response: { status: 202, description: 'The run was started or joined.', schema: InitializeAccepted },
-  errors: ['unauthorized', 'forbidden', 'invalid_payload'],
+  errors: ['unauthorized', 'forbidden', 'invalid_payload', 'conflict'],
   async handler({ db, body, principal, deps, afterCommit }) {
-    const queued = await initializeCompany(db, { ...body, accountId: principal.account.id }, deps.companyRoot);
-    return accepted(queued, { company: queued.company, record: queued.record }, { deps, afterCommit });
+    const queued = await initializeCompany(db, { ...body, accountId: principal.account.id }, deps);
+    const { company, record, changes, plan } = queued;
+    return accepted(queued, { company, record, changes, plan }, { deps, afterCommit });
   },
 });
 

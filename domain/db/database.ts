@@ -260,8 +260,17 @@ export interface CompanyProvisioningTable {
   cloud: ColumnType<{ profile: string; accountId: string; region: string; instanceName: string }, string, string>;
   instance: ColumnType<InstanceRecord | null, string | null, string | null>;
   instance_synced_at: Date | null;
+  /** What the next run's move step still has to do on disk (set by initialize with `apply: "move"`). */
+  pending_move: ColumnType<PendingMove | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+export interface PendingMove {
+  fromRoot: string;
+  toRoot: string;
+  fromKey: string;
+  toKey: string;
 }
 
 export type { ProvisioningPart } from '../../schemas/workflow-keys.ts';
@@ -285,8 +294,8 @@ export interface ProvisioningStepRecord {
   /** Attempts made so far (Temporal's attempt number of the latest). */
   attempts: number;
   lastError: string | null;
-  /** What the step did to each thing it looked after: created, reused or refreshed. */
-  changes: { item: string; outcome: 'created' | 'reused' | 'refreshed' }[];
+  /** What the step did to each thing it looked after: created, reused, refreshed or moved. */
+  changes: { item: string; outcome: 'created' | 'reused' | 'refreshed' | 'moved' }[];
   at: string;
 }
 

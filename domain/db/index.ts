@@ -16,6 +16,7 @@ export type {
   LogKind,
   NotificationStatus,
   OntologyBranchesTable,
+  PendingMove,
   ProposalStatus,
   ProvisioningPart,
   ProvisioningRunStatus,

@@ -81,7 +81,14 @@ export async function getProvisioningStatus(db: DbOrTrx, live: LiveRunObserver |
     currentStep: running?.currentStep ?? null,
     failingStep: failing ? { name: failing.name, attempts: failing.attempts, lastError: failing.lastError } : null,
     company: record
-      ? { companyKey: record.company_key, nameEn: record.name_en, nameZh: record.name_zh, rootPath: record.root_path, cloud: record.cloud }
+      ? {
+          companyKey: record.company_key,
+          nameEn: record.name_en,
+          nameZh: record.name_zh,
+          rootPath: record.root_path,
+          cloud: record.cloud,
+          pendingMove: record.pending_move,
+        }
       : null,
     server: record?.instance ? { ...record.instance, syncedAt: record.instance_synced_at?.toISOString() ?? null } : null,
     folders: folders.map((f) => ({ name: f.name, path: f.path, updatedAt: f.updated_at.toISOString() })),

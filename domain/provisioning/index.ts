@@ -10,6 +10,7 @@ export { finishRun } from './finish-run.ts';
 export { getProvisioningStatus } from './get-provisioning-status.ts';
 export { initializeCompany } from './initialize-company.ts';
 export type { LiveRun, LiveRunObserver } from './live-runs.ts';
+export { applyPendingMove } from './move-company-tree.ts';
 export { recordRunStart } from './record-run-start.ts';
 export { type QueuedRun, requestProvisioning } from './request-provisioning.ts';
 export type { RunContext } from './run-step.ts';

@@ -1,0 +1,144 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXECUTIVE_ROLES } from '../../../domain/provisioning/catalog.ts';
+import { operatorKey } from '../../support/identity.ts';
+import { controlPlane, initializeBody } from '../../support/provisioning.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+// Re-running initialize with other parameters: refused with the diff unless asked how to apply
+// it; `apply: "move"` moves the tree and renames the profiles exactly once; names reach the company.
+
+let svc: TestService;
+let op: string;
+
+beforeAll(async () => {
+  svc = await startTestService({ role: 'all' });
+  op = await operatorKey(svc);
+}, 120_000);
+afterAll(() => svc.close());
+
+const initialize = (body: unknown, headers: Record<string, string> = {}) => controlPlane(svc, op).initialize(body, headers);
+const status = (cellId: string) => controlPlane(svc, op).status(cellId);
+const finished = (run: { workflowId: string; runId: string }) => controlPlane(svc, op).finished(run);
+/** Every entry under `dir`, relative, sorted: the tree as it is on disk. */
+const tree = async (dir: string) => ((await fs.readdir(dir, { recursive: true })) as string[]).sort();
+const requests = async () => (await svc.database.db.selectFrom('provisioning_requests').select('id').execute()).length;
+
+const A = () => path.join(svc.companyRoot, 'params', 'first');
+const B = () => path.join(svc.companyRoot, 'params', 'second');
+const first = () => initializeBody('cell-params', A());
+const moved = (overrides: Record<string, unknown> = {}) => initializeBody('cell-params', B(), { companyKey: 'relocated', ...overrides });
+
+describe('initialize with changed parameters', () => {
+  beforeAll(async () => {
+    const res = await initialize(first());
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await finished(res.body.data);
+  });
+
+  it('answers 409 conflict with the diff and changes nothing, dry run or not', async () => {
+    const before = { status: await status('cell-params'), tree: await tree(A()), requests: await requests() };
+    for (const headers of [{}, { 'x-svc-dry-run': 'true' }] as Record<string, string>[]) {
+      const res = await initialize(moved(), headers);
+      expect([res.status, res.body.error.code]).toEqual([409, 'conflict']);
+      expect(res.body.error.details.changes).toEqual([
+        { field: 'companyKey', stored: 'params', requested: 'relocated' },
+        { field: 'rootPath', stored: A(), requested: B() },
+      ]);
+      expect(res.body.error.message).toMatch(/"apply": "move"/);
+    }
+    const after = await status('cell-params');
+    expect(after.company).toEqual(before.status.company);
+    expect(after.runs).toEqual(before.status.runs);
+    expect(await tree(A())).toEqual(before.tree);
+    await expect(fs.stat(B())).rejects.toThrow();
+    expect(await requests()).toBe(before.requests);
+  });
+
+  it('refuses a changed cloud target even with apply "move", naming it', async () => {
+    const res = await initialize(
+      moved({ apply: 'move', cloud: { profile: 'ops', accountId: '123456789012', region: 'us-east-1', instanceName: 'params-main' } }),
+    );
+    expect([res.status, res.body.error.code]).toEqual([409, 'conflict']);
+    expect(res.body.error.details.unsupported).toEqual(['cloud.region']);
+    expect((await status('cell-params')).company.rootPath).toBe(A());
+  });
+
+  it('dry run with apply "move": the same diff and the plan per folder and profile, nothing moved', async () => {
+    const res = await initialize(moved({ apply: 'move' }), { 'x-svc-dry-run': 'true' });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const { changes, plan } = res.body.data.plan.wouldStartOrJoin;
+    expect(changes.map((c: { field: string }) => c.field)).toEqual(['companyKey', 'rootPath']);
+    expect(plan[0]).toEqual({ step: 'move', target: 'root', action: 'move', from: A(), path: B() });
+    expect(plan.find((s: { step: string }) => s.step === 'cloud-instance').action).toBe('reuse');
+    const folders = plan.filter((s: { step: string }) => s.step === 'folders');
+    expect(folders).toHaveLength(10);
+    expect(folders[0]).toEqual({
+      step: 'folders',
+      target: '01_executive',
+      action: 'move',
+      from: path.join(A(), '01_executive'),
+      path: path.join(B(), '01_executive'),
+    });
+    const profiles = plan.filter((s: { step: string }) => s.step === 'agent-profiles');
+    expect(profiles.map((s: { target: string; action: string; from: string }) => [s.target, s.action, s.from])).toEqual(
+      EXECUTIVE_ROLES.map((r) => [`relocated-${r.role}`, 'move', path.join(A(), 'agents', `params-${r.role}`)]),
+    );
+    await expect(fs.stat(B())).rejects.toThrow();
+    expect((await status('cell-params')).company).toMatchObject({ companyKey: 'params', rootPath: A(), pendingMove: null });
+  });
+
+  it('apply "move" from two calls at once moves the tree exactly once and renames the profiles', async () => {
+    const before = await tree(A());
+    const answers = await Promise.all([initialize(moved({ apply: 'move' })), initialize(moved({ apply: 'move' }))]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202]);
+    // One call changed the parameters; the other found them stored and joined.
+    expect(answers.map((a) => a.body.data.changes.length).sort()).toEqual([0, 2]);
+    for (const a of answers) await finished(a.body.data);
+
+    await expect(fs.stat(A())).rejects.toThrow();
+    const renamed = (entry: string) => entry.replace(/^agents\/params-/, 'agents/relocated-');
+    expect(await tree(B())).toEqual(before.map(renamed).sort());
+    const s = await status('cell-params');
+    expect(s.status).toBe('completed');
+    expect(s.company).toMatchObject({ companyKey: 'relocated', rootPath: B(), pendingMove: null });
+    const moves = s.runs
+      .flatMap((r: { steps: { name: string; changes: { item: string; outcome: string }[] }[] }) => r.steps)
+      .filter((st: { name: string }) => st.name === 'move')
+      .flatMap((st: { changes: { item: string; outcome: string }[] }) => st.changes)
+      .filter((c: { outcome: string }) => c.outcome === 'moved');
+    expect(moves).toHaveLength(11);
+    expect(moves[0].item).toBe(`root ${A()} -> ${B()}`);
+    expect(s.agentProfiles.map((p: { name: string }) => p.name).sort()).toEqual(EXECUTIVE_ROLES.map((r) => `relocated-${r.role}`).sort());
+    expect(s.folders.every((f: { path: string }) => f.path.startsWith(`${B()}/`))).toBe(true);
+    const description = await fs.readFile(path.join(B(), 'agents', 'relocated-cfo', 'description.md'), 'utf8');
+    expect(description).toContain('# relocated-cfo');
+    expect(description).toContain(`Company folder: ${path.join(B(), '03_finance')}`);
+  });
+
+  it('a name change reaches the company record and the descriptions, planned as refresh', async () => {
+    const body = moved({ nameEn: 'Relocated Trading GmbH' });
+    const dry = await initialize(body, { 'x-svc-dry-run': 'true' });
+    expect(dry.status).toBe(202);
+    const planned = dry.body.data.plan.wouldStartOrJoin;
+    expect(planned.changes).toEqual([{ field: 'nameEn', stored: 'params Trading', requested: 'Relocated Trading GmbH' }]);
+    expect(
+      new Set(planned.plan.filter((s: { step: string }) => s.step === 'agent-profiles').map((s: { action: string }) => s.action)),
+    ).toEqual(new Set(['refresh']));
+    expect(new Set(planned.plan.filter((s: { step: string }) => s.step === 'folders').map((s: { action: string }) => s.action))).toEqual(
+      new Set(['reuse']),
+    );
+
+    const res = await initialize(body);
+    expect([res.status, res.body.data.record]).toEqual([202, 'updated']);
+    await finished(res.body.data);
+    const company = await svc.database.db
+      .selectFrom('companies')
+      .select('name')
+      .where('cell_id', '=', 'cell-params')
+      .executeTakeFirstOrThrow();
+    expect(company.name).toBe('Relocated Trading GmbH');
+    expect(await fs.readFile(path.join(B(), 'agents', 'relocated-ceo', 'description.md'), 'utf8')).toContain('for Relocated Trading GmbH.');
+  });
+});
