@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { ProvisioningPart } from '../../domain/db/index.ts';
 import {
   awaitRunStart,
   getProvisioningStatus,
   initializeCompany,
   type QueuedRun,
+  replaceCloudInstance,
   requestProvisioning,
 } from '../../domain/provisioning/index.ts';
 import { CellId } from '../../schemas/identity.ts';
-import { InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
+import { CloudInstanceRequest, InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
 import type { ApiDeps } from '../deps.ts';
 import { defineRoute, type HandlerInput } from '../http/route.ts';
 
@@ -86,6 +86,11 @@ const ProvisioningStatus = z
         address: z.string().nullable(),
         securityGroups: z.array(z.object({ id: z.string(), name: z.string() })),
         syncedAt: z.string().nullable(),
+        generation: z.number().int().describe('Client-token generation: 0 for the first instance, counted up by each replacement.'),
+        replaced: z
+          .array(z.object({ instanceId: z.string(), state: z.string(), replacedAt: z.string(), generation: z.number().int() }))
+          .describe('Instances replaced so far, oldest first.'),
+        remedy: z.string().nullable().describe('What to do when the instance is dead or stopped; null when nothing is needed.'),
       })
       .nullable(),
     folders: z.array(z.object({ name: z.string(), path: z.string(), updatedAt: z.string() })),
@@ -172,15 +177,17 @@ export const initializeCompanyRoute = defineRoute({
   },
 });
 
-function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, summary: string) {
+const partDescription = (part: string) =>
+  `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize. ` +
+  'The part uses the stored initialization; a body that is not JSON, or any field not listed, is refused and starts nothing.';
+
+function partRoute(part: 'folders' | 'agent-profiles', operationId: string, summary: string) {
   return defineRoute({
     method: 'post',
     path: `${BASE}/{cell}/${part}`,
     operationId,
     summary,
-    description:
-      `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize. ` +
-      'The part uses the stored initialization: send no body or {} (any field, or a body that is not JSON, is refused and starts nothing).',
+    description: `${partDescription(part)} Send no body or {}.`,
     tags: ['control-plane'],
     auth: 'credential',
     write: true,
@@ -194,6 +201,40 @@ function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, 
     },
   });
 }
+
+export const cloudInstanceRoute = defineRoute({
+  method: 'post',
+  path: `${BASE}/{cell}/cloud-instance`,
+  operationId: 'controlPlaneCloudInstance',
+  summary: 'Create or reuse the server instance and sync its metadata; replace a dead one (operators)',
+  description:
+    `${partDescription('cloud-instance')} ` +
+    'With {"replace": true} a terminated (or shutting-down) instance is replaced: its id is kept in server.replaced and the run creates ' +
+    'a new instance under the next client-token generation. A second replace while that one is still to be made joins it; replacing an ' +
+    'instance that is not dead is refused (409 conflict with its state and the remedy).',
+  tags: ['control-plane'],
+  auth: 'credential',
+  write: true,
+  params: CellParams,
+  body: CloudInstanceRequest,
+  response: {
+    status: 202,
+    description: 'The run was started or joined.',
+    schema: Accepted.extend({
+      replacing: z.string().nullable().describe('The id of the instance being replaced; null without replace.'),
+    }).meta({
+      id: 'CloudInstanceAccepted',
+    }),
+  },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found', 'conflict'],
+  async handler({ db, params, body, principal, deps, afterCommit }) {
+    const input = { cellId: params.cell, accountId: principal.account.id };
+    if (!body?.replace)
+      return accepted(await requestProvisioning(db, { ...input, part: 'cloud-instance' }), { replacing: null }, { deps, afterCommit });
+    const queued = await replaceCloudInstance(db, input, deps.liveRuns);
+    return accepted(queued, { replacing: queued.replacing }, { deps, afterCommit });
+  },
+});
 
 export const getProvisioningStatusRoute = defineRoute({
   method: 'get',
@@ -211,7 +252,7 @@ export const getProvisioningStatusRoute = defineRoute({
 
 export const controlPlaneRoutes = [
   initializeCompanyRoute,
-  partRoute('cloud-instance', 'controlPlaneCloudInstance', 'Create or reuse the server instance and sync its metadata (operators)'),
+  cloudInstanceRoute,
   partRoute('folders', 'controlPlaneFolders', 'Create the ten folders (operators)'),
   partRoute(
     'agent-profiles',

@@ -262,8 +262,21 @@ export interface CompanyProvisioningTable {
   instance_synced_at: Date | null;
   /** What the next run's move step still has to do on disk (set by initialize with `apply: "move"`). */
   pending_move: ColumnType<PendingMove | null, string | null | undefined, string | null>;
+  /** The client-token generation of the current instance; a replacement counts it up. */
+  instance_generation: ColumnType<number, number | undefined, number>;
+  /** The instances replaced so far, oldest first. */
+  replaced_instances: ColumnType<ReplacedInstance[], string | undefined, string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+export interface ReplacedInstance {
+  instanceId: string;
+  /** Its state when the replacement was asked for. */
+  state: string;
+  replacedAt: string;
+  /** The generation of its replacement. */
+  generation: number;
 }
 
 export interface PendingMove {

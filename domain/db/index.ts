@@ -23,6 +23,7 @@ export type {
   ProvisioningStepRecord,
   ReleaseAction,
   ReleaseRecordsTable,
+  ReplacedInstance,
   ResourceRole,
   SecurityEventKind,
   ShareAudience,

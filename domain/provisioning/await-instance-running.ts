@@ -1,9 +1,8 @@
 import { DomainError } from '../errors.ts';
+import { DEAD_STATES, instanceRemedy, STOPPED_STATES } from './cloud-provider.ts';
 import { type CloudDeps, instanceRequest, storeInstance } from './ensure-cloud-instance.ts';
 import { loadProvisioning } from './repository.ts';
 import { type RunContext, runStep } from './run-step.ts';
-
-const GIVEN_UP_STATES = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
 
 /**
  * Step instance-running: looks at the instance until it runs, calling `heartbeat` with each
@@ -29,9 +28,12 @@ export async function awaitInstanceRunning(
           result: { state: instance.state, address: instance.address },
         };
       }
-      if (GIVEN_UP_STATES.has(instance.state)) {
+      if (DEAD_STATES.has(instance.state) || STOPPED_STATES.has(instance.state)) {
         await storeInstance(deps.db, record, deps.cloud.kind, instance);
-        throw new DomainError('conflict', `Instance ${instance.instanceId} is ${instance.state}; it will not start by itself.`);
+        throw new DomainError(
+          'conflict',
+          `Instance ${instance.instanceId} is ${instance.state}; it will not start by itself. ${instanceRemedy(input.cellId, instance.state)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, deps.cloud.pollIntervalMs));
     }

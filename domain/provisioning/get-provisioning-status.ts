@@ -1,5 +1,6 @@
 import { findCompany } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import { instanceRemedy } from './cloud-provider.ts';
 import { redactForbidden } from './forbidden-data.ts';
 import type { LiveRun, LiveRunObserver } from './live-runs.ts';
 import { findProvisioning } from './repository.ts';
@@ -90,7 +91,18 @@ export async function getProvisioningStatus(db: DbOrTrx, live: LiveRunObserver |
           pendingMove: record.pending_move,
         }
       : null,
-    server: record?.instance ? { ...record.instance, syncedAt: record.instance_synced_at?.toISOString() ?? null } : null,
+    server: record?.instance
+      ? {
+          ...record.instance,
+          syncedAt: record.instance_synced_at?.toISOString() ?? null,
+          generation: record.instance_generation,
+          replaced: record.replaced_instances,
+          // A replacement already asked for needs nothing more than its run.
+          remedy: record.replaced_instances.some((r) => r.instanceId === record.instance?.instanceId)
+            ? null
+            : instanceRemedy(company.cell_id, record.instance.state),
+        }
+      : null,
     folders: folders.map((f) => ({ name: f.name, path: f.path, updatedAt: f.updated_at.toISOString() })),
     agentProfiles: profiles.map((p) => ({
       name: p.name,

@@ -12,6 +12,7 @@ export { initializeCompany } from './initialize-company.ts';
 export type { LiveRun, LiveRunObserver } from './live-runs.ts';
 export { applyPendingMove } from './move-company-tree.ts';
 export { recordRunStart } from './record-run-start.ts';
+export { replaceCloudInstance } from './replace-cloud-instance.ts';
 export { type QueuedRun, requestProvisioning } from './request-provisioning.ts';
 export type { RunContext } from './run-step.ts';
 export { writeAgentProfiles } from './write-agent-profiles.ts';

@@ -15,7 +15,7 @@ import {
   STRUCTURAL_FIELDS,
   settingsOf,
 } from './plan-initialization.ts';
-import { activeRun, findProvisioning, saveProvisioning, setPendingMove } from './repository.ts';
+import { activeRun, findProvisioning, lockCompany, saveProvisioning, setPendingMove } from './repository.ts';
 import { type QueuedRun, requestProvisioning } from './request-provisioning.ts';
 
 export interface InitializationAnswer extends QueuedRun {
@@ -54,21 +54,13 @@ export async function initializeCompany(
     .returning('id')
     .executeTakeFirst();
   const outcome = inserted ? 'created' : 'reused';
-  const company = await db
-    .selectFrom('companies')
-    .select(['id', 'name'])
-    .where('cell_id', '=', request.cellId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+  const company = await lockCompany(db, request.cellId);
   const before = await findProvisioning(db, company.id);
   const { cellId, ...settings } = request;
   const changes = before ? parameterChanges(settingsOf(before), settings) : [];
   let move = before?.pending_move ?? null;
   if (changes.length) {
-    const running = await activeRun(db, company.id, async (workflowId, runId) => {
-      const live = await deps.liveRuns?.observe(workflowId, runId);
-      return !live || live.status === 'RUNNING';
-    });
+    const running = await activeRun(db, company.id, deps.liveRuns);
     if (running) {
       throw new DomainError(
         'conflict',

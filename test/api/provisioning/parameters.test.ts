@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTIVE_ROLES } from '../../../domain/provisioning/catalog.ts';
-import { operatorKey } from '../../support/identity.ts';
+import { bearer, operatorKey } from '../../support/identity.ts';
 import { controlPlane, initializeBody } from '../../support/provisioning.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -140,5 +140,55 @@ describe('initialize with changed parameters', () => {
       .executeTakeFirstOrThrow();
     expect(company.name).toBe('Relocated Trading GmbH');
     expect(await fs.readFile(path.join(B(), 'agents', 'relocated-ceo', 'description.md'), 'utf8')).toContain('for Relocated Trading GmbH.');
+  });
+});
+
+describe('POST .../cloud-instance with replace', () => {
+  const cloudInstance = (body: unknown, headers: Record<string, string> = {}) =>
+    svc.call('POST', '/api/v1/control-plane/companies/cell-params/cloud-instance', { body, headers: { ...bearer(op), ...headers } });
+  const localCloud = () => path.join(path.dirname(path.dirname(svc.temporal!.embeddedStateFile!)), 'local-cloud');
+  /** Terminates the instance behind svc's back, as the cloud console would. */
+  async function terminate(instanceId: string) {
+    for (const name of await fs.readdir(localCloud())) {
+      const file = path.join(localCloud(), name);
+      const instance = JSON.parse(await fs.readFile(file, 'utf8'));
+      if (instance.instanceId === instanceId) await fs.writeFile(file, JSON.stringify({ ...instance, state: 'terminated' }));
+    }
+  }
+
+  it('refuses other fields and values with their path, and a live instance with its state', async () => {
+    for (const [body, where] of [
+      [{ replace: 'yes' }, 'replace'],
+      [{ replace: true, force: true }, 'force'],
+    ] as const) {
+      const res = await cloudInstance(body);
+      expect([res.status, res.body.error.code]).toEqual([400, 'invalid_payload']);
+      expect(res.body.error.details.problems.map((p: { path: string }) => p.path)).toEqual([where]);
+    }
+    const live = await cloudInstance({ replace: true });
+    expect([live.status, live.body.error.code]).toEqual([409, 'conflict']);
+    expect(live.body.error.details).toMatchObject({ state: 'running' });
+  });
+
+  it('replaces a terminated instance once: dry run plans it, the call does it, the status shows the old id', async () => {
+    const old = (await status('cell-params')).server;
+    await terminate(old.instanceId);
+    const failed = await svc.call('POST', '/api/v1/control-plane/companies/cell-params/cloud-instance', { headers: bearer(op) });
+    await finished(failed.body.data).catch(() => undefined);
+    const dead = await status('cell-params');
+    expect(dead.server).toMatchObject({ state: 'terminated', remedy: expect.stringContaining('{"replace": true}') });
+
+    const dry = await cloudInstance({ replace: true }, { 'x-svc-dry-run': 'true' });
+    expect(dry.status).toBe(202);
+    expect(dry.body.data.plan.wouldStartOrJoin).toMatchObject({ replacing: old.instanceId, steps: ['cloud-instance'] });
+    expect((await status('cell-params')).server).toMatchObject({ instanceId: old.instanceId, generation: 0, replaced: [] });
+
+    const res = await cloudInstance({ replace: true });
+    expect([res.status, res.body.data.replacing]).toEqual([202, old.instanceId]);
+    await finished(res.body.data);
+    const after = await status('cell-params');
+    expect(after.server).toMatchObject({ state: 'running', generation: 1, remedy: null, replaced: [{ instanceId: old.instanceId }] });
+    expect(after.server.instanceId).not.toBe(old.instanceId);
+    expect((await fs.readdir(localCloud())).filter((n) => n.endsWith('.json'))).toHaveLength(2);
   });
 });
