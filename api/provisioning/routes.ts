@@ -20,7 +20,11 @@ import { defineRoute, type HandlerInput } from '../http/route.ts';
 const BASE = '/api/v1/control-plane/companies';
 const CellParams = z.object({ cell: CellId });
 
-const Change = z.object({ item: z.string(), outcome: z.enum(['created', 'reused', 'refreshed', 'moved']) });
+const Change = z.object({
+  item: z.string(),
+  outcome: z.enum(['created', 'reused', 'refreshed', 'moved']),
+  note: z.string().optional().describe('What else the change did, e.g. where a hand-edited description was kept.'),
+});
 const ParameterChange = z.object({ field: z.string(), stored: z.string(), requested: z.string() });
 const PlannedStep = z
   .object({
@@ -120,6 +124,24 @@ const ProvisioningStatus = z
         finishedAt: z.string().nullable(),
       }),
     ),
+    drift: z
+      .object({
+        checked: z.boolean().describe('False when the root could not be looked at (refused by the root policy).'),
+        count: z.number().int(),
+        entries: z.array(
+          z.object({
+            kind: z.enum(['missing', 'changed', 'unexpected']),
+            target: z.enum(['root', 'folder', 'profile', 'description', 'entry']),
+            name: z.string(),
+            path: z.string(),
+          }),
+        ),
+      })
+      .nullable()
+      .describe(
+        'The disk against the record: missing folders, profiles and description files, descriptions whose SHA-256 differs from the ' +
+          'recorded one (edited by hand), and entries in the root or agents/ that no step made (at most 50 per folder). Null before the first initialize.',
+      ),
   })
   .meta({ id: 'ProvisioningStatus' });
 
@@ -247,7 +269,7 @@ export const getProvisioningStatusRoute = defineRoute({
   snapshot: true,
   response: { status: 200, description: 'The stored record combined with the live runs.', schema: ProvisioningStatus },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found'],
-  handler: async ({ db, deps, params }) => ({ data: await getProvisioningStatus(db, deps.liveRuns, params.cell) }),
+  handler: async ({ db, deps, params }) => ({ data: await getProvisioningStatus(db, deps.liveRuns, params.cell, deps.companyRoot) }),
 });
 
 export const controlPlaneRoutes = [

@@ -308,7 +308,7 @@ export interface ProvisioningStepRecord {
   attempts: number;
   lastError: string | null;
   /** What the step did to each thing it looked after: created, reused, refreshed or moved. */
-  changes: { item: string; outcome: 'created' | 'reused' | 'refreshed' | 'moved' }[];
+  changes: { item: string; outcome: 'created' | 'reused' | 'refreshed' | 'moved'; note?: string }[];
   at: string;
 }
 

@@ -15,7 +15,7 @@ export async function awaitInstanceRunning(
   input: { cellId: string; instanceId: string },
   heartbeat: (state: string) => void,
 ): Promise<{ state: string; address: string | null }> {
-  return runStep(deps.db, run, 'instance-running', async () => {
+  return runStep(deps.db, run, 'instance-running', async (changes) => {
     const record = await loadProvisioning(deps.db, input.cellId);
     const request = instanceRequest(record);
     for (;;) {
@@ -23,13 +23,12 @@ export async function awaitInstanceRunning(
       heartbeat(instance.state);
       if (instance.state === 'running') {
         const outcome = await storeInstance(deps.db, record, deps.cloud.kind, instance);
-        return {
-          changes: [{ item: `instance ${instance.instanceId} running`, outcome }],
-          result: { state: instance.state, address: instance.address },
-        };
+        changes.push({ item: `instance ${instance.instanceId} running`, outcome });
+        return { state: instance.state, address: instance.address };
       }
       if (DEAD_STATES.has(instance.state) || STOPPED_STATES.has(instance.state)) {
-        await storeInstance(deps.db, record, deps.cloud.kind, instance);
+        const outcome = await storeInstance(deps.db, record, deps.cloud.kind, instance);
+        changes.push({ item: `instance ${instance.instanceId} ${instance.state}`, outcome });
         throw new DomainError(
           'conflict',
           `Instance ${instance.instanceId} is ${instance.state}; it will not start by itself. ${instanceRemedy(input.cellId, instance.state)}`,

@@ -48,7 +48,7 @@ export async function ensureCloudInstance(
   cellId: string,
   heartbeat: () => void,
 ): Promise<{ instanceId: string }> {
-  return runStep(deps.db, run, 'cloud-instance', async () => {
+  return runStep(deps.db, run, 'cloud-instance', async (changes) => {
     const record = await loadProvisioning(deps.db, cellId);
     const request = instanceRequest(record);
     const replaced = new Set(record.replaced_instances.map((r) => r.instanceId));
@@ -64,6 +64,7 @@ export async function ensureCloudInstance(
       before && before !== instance.instanceId && replaced.has(before)
         ? `instance ${instance.instanceId} (replaces ${before})`
         : `instance ${instance.instanceId}`;
-    return { changes: [{ item, outcome }], result: { instanceId: instance.instanceId } };
+    changes.push({ item, outcome });
+    return { instanceId: instance.instanceId };
   });
 }

@@ -6,7 +6,7 @@ import { DomainError } from '../errors.ts';
 import { AGENTS_FOLDER, EXECUTIVE_ROLES, profileName } from './catalog.ts';
 import { type CompanyRootPolicy, resolveCompanyRoot } from './company-root.ts';
 import { clearPendingMove, loadProvisioning } from './repository.ts';
-import { type Changes, type RunContext, runStep } from './run-step.ts';
+import { type RunContext, runStep } from './run-step.ts';
 import { ensureDirectory, ensureRoot } from './safe-paths.ts';
 
 // Step move: what initialize with `apply: "move"` left to do on disk. Each move is one rename
@@ -53,8 +53,7 @@ export async function applyPendingMove(
 ): Promise<{ moved: boolean }> {
   const { pending_move: move } = await loadProvisioning(db, cellId);
   if (!move) return { moved: false };
-  return runStep(db, run, 'move', async () => {
-    const changes: Changes = [];
+  return runStep(db, run, 'move', async (changes) => {
     if (move.fromRoot !== move.toRoot) {
       const source = await resolveCompanyRoot(companyRoot, move.fromRoot);
       const target = await resolveCompanyRoot(companyRoot, move.toRoot);
@@ -79,6 +78,6 @@ export async function applyPendingMove(
       }
     }
     await clearPendingMove(db, cellId, move);
-    return { changes, result: { moved: true } };
+    return { moved: true };
   });
 }

@@ -95,6 +95,8 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
     expect(changes.find((c) => c.item === 'north-cto')?.outcome).toBe('refreshed');
     expect(changes.filter((c) => c.outcome === 'reused')).toHaveLength(9);
     expect(await fs.readFile(file, 'utf8')).toMatch(/^# north-cto/);
+    expect(changes.find((c) => c.item === 'north-cto')).toMatchObject({ note: 'hand edit kept in description.md.previous' });
+    expect(await fs.readFile(`${file}.previous`, 'utf8')).toBe('edited');
   });
 
   it('runs one part on its own: cloud-instance reuses the instance, folders the folders', async () => {

@@ -192,3 +192,69 @@ describe('POST .../cloud-instance with replace', () => {
     expect((await fs.readdir(localCloud())).filter((n) => n.endsWith('.json'))).toHaveLength(2);
   });
 });
+
+describe('drift between the record and the disk', () => {
+  const C = () => path.join(svc.companyRoot, 'drift');
+  const profile = (role: string) => path.join(C(), 'agents', `drift-${role}`);
+  const agentProfiles = async () => {
+    const res = await svc.call('POST', '/api/v1/control-plane/companies/cell-drift/agent-profiles', { headers: bearer(op) });
+    expect(res.status).toBe(202);
+    await finished(res.body.data).catch(() => undefined);
+    return (await status('cell-drift')).runs[0];
+  };
+
+  it('reports each kind of drift; a refresh keeps a hand-edited description in description.md.previous', async () => {
+    const res = await initialize(initializeBody('cell-drift', C()));
+    await finished(res.body.data);
+    expect((await status('cell-drift')).drift).toEqual({ checked: true, count: 0, entries: [] });
+
+    await fs.rmdir(path.join(C(), '04_product'));
+    await fs.rm(profile('cmo'), { recursive: true });
+    await fs.writeFile(path.join(profile('cto'), 'description.md'), 'edited by hand');
+    await fs.rm(path.join(profile('clo'), 'description.md'));
+    await fs.writeFile(path.join(C(), 'notes.txt'), 'x');
+    await fs.mkdir(path.join(C(), 'agents', 'rogue'));
+    const { drift } = await status('cell-drift');
+    expect(drift.count).toBe(6);
+    expect(drift.entries.map((e: { kind: string; target: string; name: string }) => [e.kind, e.target, e.name]).sort()).toEqual(
+      [
+        ['missing', 'folder', '04_product'],
+        ['missing', 'profile', 'drift-cmo'],
+        ['changed', 'description', 'drift-cto'],
+        ['missing', 'description', 'drift-clo'],
+        ['unexpected', 'entry', 'notes.txt'],
+        ['unexpected', 'entry', 'rogue'],
+      ].sort(),
+    );
+
+    const run = await agentProfiles();
+    expect(run.status).toBe('completed');
+    expect(run.steps[0].changes).toContainEqual({
+      item: 'drift-cto',
+      outcome: 'refreshed',
+      note: 'hand edit kept in description.md.previous',
+    });
+    expect(await fs.readFile(path.join(profile('cto'), 'description.md.previous'), 'utf8')).toBe('edited by hand');
+    expect(await fs.readFile(path.join(profile('cto'), 'description.md'), 'utf8')).toMatch(/^# drift-cto/);
+    // A description that was still svc's own text is refreshed without a copy.
+    await expect(fs.stat(path.join(profile('ceo'), 'description.md.previous'))).rejects.toThrow();
+    const after = (await status('cell-drift')).drift;
+    expect(after.entries.map((e: { name: string }) => e.name).sort()).toEqual(['notes.txt', 'rogue']);
+  });
+
+  it('a step that fails halfway records what it had changed', async () => {
+    await fs.writeFile(path.join(profile('ceo'), 'description.md'), 'edited again');
+    const target = path.join(svc.companyRoot, 'drift-elsewhere.md');
+    await fs.writeFile(target, 'not a description');
+    await fs.rm(path.join(profile('cso'), 'description.md'));
+    await fs.symlink(target, path.join(profile('cso'), 'description.md'));
+    const run = await agentProfiles();
+    expect(run.status).toBe('failed');
+    const [step] = run.steps;
+    expect(step).toMatchObject({ name: 'agent-profiles', status: 'failed', lastError: expect.stringMatching(/symbolic link/) });
+    // Nine profiles came before the one that failed (10_sales is the last); the ceo edit was kept.
+    expect(step.changes).toHaveLength(9);
+    expect(step.changes[0]).toEqual({ item: 'drift-ceo', outcome: 'refreshed', note: 'hand edit kept in description.md.previous' });
+    expect(await fs.readFile(target, 'utf8')).toBe('not a description');
+  });
+});
