@@ -3,6 +3,7 @@ import {
   awaitRunStart,
   getProvisioningStatus,
   initializeCompany,
+  listProvisionedCompanies,
   type QueuedRun,
   replaceCloudInstance,
   requestProvisioning,
@@ -272,7 +273,54 @@ export const getProvisioningStatusRoute = defineRoute({
   handler: async ({ db, deps, params }) => ({ data: await getProvisioningStatus(db, deps.liveRuns, params.cell, deps.companyRoot) }),
 });
 
+export const listCompaniesRoute = defineRoute({
+  method: 'get',
+  path: BASE,
+  operationId: 'controlPlaneListCompanies',
+  summary: 'Every company with its provisioning state, last run, instance state and drift count, by cell id (operators)',
+  tags: ['control-plane'],
+  auth: 'credential',
+  query: z.strictObject({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    after: CellId.optional().meta({ description: 'Continue after this cell id (the previous page’s `next`).' }),
+  }),
+  response: {
+    status: 200,
+    description: 'One page of companies.',
+    schema: z
+      .object({
+        companies: z.array(
+          z.object({
+            cellId: z.string(),
+            name: z.string(),
+            companyKey: z.string().nullable(),
+            status: ProvisioningStatus.shape.status,
+            lastRun: z
+              .object({
+                workflowId: z.string(),
+                runId: z.string(),
+                part: z.string(),
+                status: z.enum(['running', 'completed', 'failed']),
+                startedAt: z.string(),
+                finishedAt: z.string().nullable(),
+                error: z.string().nullable(),
+              })
+              .nullable(),
+            instance: z.object({ instanceId: z.string(), state: z.string(), remedy: z.string().nullable() }).nullable(),
+            driftCount: z.number().int().nullable().describe('Entries of provisioning-status drift; null before the first initialize.'),
+            pendingMove: z.boolean(),
+          }),
+        ),
+        next: z.string().nullable(),
+      })
+      .meta({ id: 'ControlPlaneCompanies' }),
+  },
+  errors: ['unauthorized', 'forbidden', 'invalid_payload'],
+  handler: async ({ db, deps, query }) => ({ data: await listProvisionedCompanies(db, deps, query) }),
+});
+
 export const controlPlaneRoutes = [
+  listCompaniesRoute,
   initializeCompanyRoute,
   cloudInstanceRoute,
   partRoute('folders', 'controlPlaneFolders', 'Create the ten folders (operators)'),

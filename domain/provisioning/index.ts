@@ -9,6 +9,7 @@ export { ensureCloudInstance } from './ensure-cloud-instance.ts';
 export { finishRun } from './finish-run.ts';
 export { getProvisioningStatus } from './get-provisioning-status.ts';
 export { initializeCompany } from './initialize-company.ts';
+export { listProvisionedCompanies } from './list-companies.ts';
 export type { LiveRun, LiveRunObserver } from './live-runs.ts';
 export { applyPendingMove } from './move-company-tree.ts';
 export { recordRunStart } from './record-run-start.ts';

@@ -258,3 +258,46 @@ describe('drift between the record and the disk', () => {
     expect(await fs.readFile(target, 'utf8')).toBe('not a description');
   });
 });
+
+describe('GET /api/v1/control-plane/companies', () => {
+  it('pages through every company with its state, last run, instance and drift count as provisioning-status says', async () => {
+    const seen = [];
+    let after: string | null = null;
+    do {
+      const res = await svc.call('GET', `/api/v1/control-plane/companies?limit=1${after ? `&after=${after}` : ''}`, {
+        headers: bearer(op),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.companies.length).toBeLessThanOrEqual(1);
+      seen.push(...res.body.data.companies);
+      after = res.body.data.next;
+    } while (after);
+    const cells = seen.map((c) => c.cellId);
+    expect(cells).toEqual([...cells].sort());
+    expect(cells).toEqual(expect.arrayContaining(['cell-drift', 'cell-params']));
+    for (const cellId of ['cell-drift', 'cell-params']) {
+      const s = await status(cellId);
+      expect(seen.find((c) => c.cellId === cellId)).toEqual({
+        cellId,
+        name: expect.any(String),
+        companyKey: s.company.companyKey,
+        status: s.status,
+        lastRun: {
+          workflowId: s.runs[0].workflowId,
+          runId: s.runs[0].runId,
+          part: s.runs[0].part,
+          status: s.runs[0].status,
+          startedAt: s.runs[0].startedAt,
+          finishedAt: s.runs[0].finishedAt,
+          error: s.runs[0].error,
+        },
+        instance: { instanceId: s.server.instanceId, state: s.server.state, remedy: s.server.remedy },
+        driftCount: s.drift.count,
+        pendingMove: false,
+      });
+    }
+    expect(seen.find((c) => c.cellId === 'cell-drift').driftCount).toBeGreaterThan(0);
+    const bad = await svc.call('GET', '/api/v1/control-plane/companies?limit=0&extra=1', { headers: bearer(op) });
+    expect(bad.status).toBe(400);
+  });
+});
