@@ -84,6 +84,11 @@ describe('a terminated instance', () => {
 
     const after = await status();
     expect(after.status).toBe('completed');
+    // The run carries its company in its memo.
+    expect((await env.client.workflow.getHandle(answers[0]!.workflowId).describe()).memo).toEqual({
+      cellId: CELL,
+      part: 'cloud-instance',
+    });
     expect(after.server).toMatchObject({ state: 'running', generation: 1, remedy: null });
     expect(after.server!.instanceId).not.toBe(first.instanceId);
     expect(after.server!.replaced).toEqual([
