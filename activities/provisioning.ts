@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Db, ProvisioningPart } from '../domain/db/index.ts';
 import { DomainError } from '../domain/errors.ts';
 import {
+  applyPendingMove,
   awaitInstanceRunning,
   beginRun,
   type CloudProvider,
@@ -38,6 +39,7 @@ export function createProvisioningActivities(deps: { db: Db; cloud: CloudProvide
       effect(() => ensureCloudInstance(deps, currentRun(), cellId, () => Context.current().heartbeat())),
     awaitInstanceRunning: (input: { cellId: string; instanceId: string }) =>
       effect(() => awaitInstanceRunning(deps, currentRun(), input, (state) => Context.current().heartbeat(state))),
+    applyPendingMove: (cellId: string) => effect(() => applyPendingMove(deps, currentRun(), cellId)),
     createFolders: (cellId: string) => effect(() => createFolders(deps, currentRun(), cellId)),
     writeAgentProfiles: (cellId: string) => effect(() => writeAgentProfiles(deps, currentRun(), cellId)),
     finishProvisioningRun: (outcome: { status: 'completed' } | { status: 'failed'; step: string; error: string }) =>

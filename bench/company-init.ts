@@ -47,7 +47,7 @@ async function direct(cellId: string): Promise<number> {
   const db = svc.deps.db;
   const cloud = localCloudProvider({ dir: path.join(dataDir, 'direct-cloud'), pollIntervalMs: 0 });
   return time(async () => {
-    await db.transaction().execute((trx) => initializeCompany(trx, { ...body(cellId), accountId: 'bench' }, svc.deps.companyRoot));
+    await db.transaction().execute((trx) => initializeCompany(trx, { ...body(cellId), accountId: 'bench' }, svc.deps));
     const run = { runId: `direct-${cellId}`, workflowId: `direct:${cellId}`, attempt: 1 };
     await beginRun(db, run, { cellId, part: 'all' });
     const { instanceId } = await ensureCloudInstance({ db, cloud }, run, cellId, () => undefined);

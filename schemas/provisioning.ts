@@ -33,6 +33,13 @@ export const InitializeCompanyRequest = z
     cellId: CellId,
     rootPath: RootPath,
     cloud: CloudTarget,
+    apply: z
+      .enum(['move'])
+      .optional()
+      .describe(
+        'How to apply a companyKey or rootPath that differs from the stored one: "move" moves the company tree and renames the agent profiles. ' +
+          'Without it such a change is refused (409 conflict, details.changes) and nothing changes. A changed cloud target is refused either way.',
+      ),
   })
   .meta({ id: 'InitializeCompanyRequest' });
 export type InitializeCompanyRequest = z.output<typeof InitializeCompanyRequest>;
@@ -47,3 +54,16 @@ export const ProvisioningPartRequest = z
   .strictObject({})
   .optional()
   .meta({ id: 'ProvisioningPartRequest', description: 'No fields: send no body or {}. Every field is refused with its path.' });
+
+/** The cloud-instance route's body: like the other parts, plus `replace` for a dead instance. */
+export const CloudInstanceRequest = z
+  .strictObject({
+    replace: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: the recorded instance is terminated (or shutting down); create a new one under the next client-token generation and keep the old id on record (server.replaced).',
+      ),
+  })
+  .optional()
+  .meta({ id: 'CloudInstanceRequest', description: 'No body, {} or {"replace": true}. Any other field is refused with its path.' });

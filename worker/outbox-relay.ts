@@ -49,6 +49,8 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
       workflowId: provisioningWorkflowId(payload.cellId, payload.part),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [{ cellId: payload.cellId, part: payload.part }],
+      // The company on the run itself, for the Web UI and describe (metadata only: the cell id and the part).
+      memo: { cellId: payload.cellId, part: payload.part },
     });
     await recordRunStart(db, key, handle.firstExecutionRunId);
   },

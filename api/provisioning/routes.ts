@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import type { ProvisioningPart } from '../../domain/db/index.ts';
 import {
   awaitRunStart,
   getProvisioningStatus,
   initializeCompany,
+  listProvisionedCompanies,
   type QueuedRun,
+  replaceCloudInstance,
   requestProvisioning,
 } from '../../domain/provisioning/index.ts';
 import { CellId } from '../../schemas/identity.ts';
-import { InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
+import { CloudInstanceRequest, InitializeCompanyRequest, ProvisioningPartRequest } from '../../schemas/provisioning.ts';
 import type { ApiDeps } from '../deps.ts';
 import { defineRoute, type HandlerInput } from '../http/route.ts';
 
@@ -20,7 +21,22 @@ import { defineRoute, type HandlerInput } from '../http/route.ts';
 const BASE = '/api/v1/control-plane/companies';
 const CellParams = z.object({ cell: CellId });
 
-const Change = z.object({ item: z.string(), outcome: z.enum(['created', 'reused', 'refreshed']) });
+const Change = z.object({
+  item: z.string(),
+  outcome: z.enum(['created', 'reused', 'refreshed', 'moved']),
+  note: z.string().optional().describe('What else the change did, e.g. where a hand-edited description was kept.'),
+});
+const ParameterChange = z.object({ field: z.string(), stored: z.string(), requested: z.string() });
+const PlannedStep = z
+  .object({
+    step: z.enum(['move', 'cloud-instance', 'folders', 'agent-profiles']),
+    target: z.string(),
+    action: z.enum(['create', 'reuse', 'move', 'refresh', 'blocked']),
+    path: z.string().optional(),
+    from: z.string().optional().describe('Where a moved folder or profile is now.'),
+    reason: z.string().optional().describe('Why the run would stop at a blocked target.'),
+  })
+  .meta({ id: 'ProvisioningPlannedStep' });
 const Step = z.object({
   name: z.string(),
   status: z.enum(['running', 'retrying', 'completed', 'failed']),
@@ -44,6 +60,8 @@ const Accepted = z
 const InitializeAccepted = Accepted.extend({
   company: z.object({ cellId: z.string(), outcome: z.enum(['created', 'reused']) }),
   record: z.enum(['created', 'updated', 'unchanged']),
+  changes: z.array(ParameterChange).describe('Parameters this call changed (names; companyKey and rootPath only with apply "move").'),
+  plan: z.array(PlannedStep).describe('What the run will do per instance, folder and profile, as seen now.'),
 }).meta({ id: 'InitializationAccepted' });
 
 const ProvisioningStatus = z
@@ -59,6 +77,10 @@ const ProvisioningStatus = z
         nameZh: z.string(),
         rootPath: z.string(),
         cloud: z.object({ profile: z.string(), accountId: z.string(), region: z.string(), instanceName: z.string() }),
+        pendingMove: z
+          .object({ fromRoot: z.string(), toRoot: z.string(), fromKey: z.string(), toKey: z.string() })
+          .nullable()
+          .describe('A move asked for with apply "move" that no run has carried out yet.'),
       })
       .nullable(),
     server: z
@@ -69,6 +91,11 @@ const ProvisioningStatus = z
         address: z.string().nullable(),
         securityGroups: z.array(z.object({ id: z.string(), name: z.string() })),
         syncedAt: z.string().nullable(),
+        generation: z.number().int().describe('Client-token generation: 0 for the first instance, counted up by each replacement.'),
+        replaced: z
+          .array(z.object({ instanceId: z.string(), state: z.string(), replacedAt: z.string(), generation: z.number().int() }))
+          .describe('Instances replaced so far, oldest first.'),
+        remedy: z.string().nullable().describe('What to do when the instance is dead or stopped; null when nothing is needed.'),
       })
       .nullable(),
     folders: z.array(z.object({ name: z.string(), path: z.string(), updatedAt: z.string() })),
@@ -98,6 +125,24 @@ const ProvisioningStatus = z
         finishedAt: z.string().nullable(),
       }),
     ),
+    drift: z
+      .object({
+        checked: z.boolean().describe('False when the root could not be looked at (refused by the root policy).'),
+        count: z.number().int(),
+        entries: z.array(
+          z.object({
+            kind: z.enum(['missing', 'changed', 'unexpected']),
+            target: z.enum(['root', 'folder', 'profile', 'description', 'entry']),
+            name: z.string(),
+            path: z.string(),
+          }),
+        ),
+      })
+      .nullable()
+      .describe(
+        'The disk against the record: missing folders, profiles and description files, descriptions whose SHA-256 differs from the ' +
+          'recorded one (edited by hand), and entries in the root or agents/ that no step made (at most 50 per folder). Null before the first initialize.',
+      ),
   })
   .meta({ id: 'ProvisioningStatus' });
 
@@ -138,28 +183,34 @@ export const initializeCompanyRoute = defineRoute({
     'Rerunning changes nothing that exists; provisioning-status says per step what was created, reused or refreshed. ' +
     'Credentials, keys, tokens and connection strings are refused anywhere in the body. rootPath must lie under the ' +
     "company root (SVC_COMPANY_ROOT) once symlinks are resolved, and never in /proc, /sys, /dev or the service's data " +
-    'directories (invalid_payload, problem path_not_allowed at rootPath).',
+    'directories (invalid_payload, problem path_not_allowed at rootPath). A companyKey, rootPath or cloud target that differs from the ' +
+    'stored one is refused with 409 conflict and details.changes ([{field, stored, requested}]) unless apply is "move" (companyKey and ' +
+    'rootPath: the run first moves the tree and renames the profiles, exactly once); while a run of the company goes, other parameters ' +
+    'are refused with details.running. The dry run answers the same diff and the plan per instance, folder and profile.',
   tags: ['control-plane'],
   auth: 'credential',
   write: true,
   body: InitializeCompanyRequest,
   response: { status: 202, description: 'The run was started or joined.', schema: InitializeAccepted },
-  errors: ['unauthorized', 'forbidden', 'invalid_payload'],
+  errors: ['unauthorized', 'forbidden', 'invalid_payload', 'conflict'],
   async handler({ db, body, principal, deps, afterCommit }) {
-    const queued = await initializeCompany(db, { ...body, accountId: principal.account.id }, deps.companyRoot);
-    return accepted(queued, { company: queued.company, record: queued.record }, { deps, afterCommit });
+    const queued = await initializeCompany(db, { ...body, accountId: principal.account.id }, deps);
+    const { company, record, changes, plan } = queued;
+    return accepted(queued, { company, record, changes, plan }, { deps, afterCommit });
   },
 });
 
-function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, summary: string) {
+const partDescription = (part: string) =>
+  `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize. ` +
+  'The part uses the stored initialization; a body that is not JSON, or any field not listed, is refused and starts nothing.';
+
+function partRoute(part: 'folders' | 'agent-profiles', operationId: string, summary: string) {
   return defineRoute({
     method: 'post',
     path: `${BASE}/{cell}/${part}`,
     operationId,
     summary,
-    description:
-      `Starts or joins the run company-init:<cellId>:${part}, with the same idempotency as initialize. ` +
-      'The part uses the stored initialization: send no body or {} (any field, or a body that is not JSON, is refused and starts nothing).',
+    description: `${partDescription(part)} Send no body or {}.`,
     tags: ['control-plane'],
     auth: 'credential',
     write: true,
@@ -174,6 +225,40 @@ function partRoute(part: Exclude<ProvisioningPart, 'all'>, operationId: string, 
   });
 }
 
+export const cloudInstanceRoute = defineRoute({
+  method: 'post',
+  path: `${BASE}/{cell}/cloud-instance`,
+  operationId: 'controlPlaneCloudInstance',
+  summary: 'Create or reuse the server instance and sync its metadata; replace a dead one (operators)',
+  description:
+    `${partDescription('cloud-instance')} ` +
+    'With {"replace": true} a terminated (or shutting-down) instance is replaced: its id is kept in server.replaced and the run creates ' +
+    'a new instance under the next client-token generation. A second replace while that one is still to be made joins it; replacing an ' +
+    'instance that is not dead is refused (409 conflict with its state and the remedy).',
+  tags: ['control-plane'],
+  auth: 'credential',
+  write: true,
+  params: CellParams,
+  body: CloudInstanceRequest,
+  response: {
+    status: 202,
+    description: 'The run was started or joined.',
+    schema: Accepted.extend({
+      replacing: z.string().nullable().describe('The id of the instance being replaced; null without replace.'),
+    }).meta({
+      id: 'CloudInstanceAccepted',
+    }),
+  },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found', 'conflict'],
+  async handler({ db, params, body, principal, deps, afterCommit }) {
+    const input = { cellId: params.cell, accountId: principal.account.id };
+    if (!body?.replace)
+      return accepted(await requestProvisioning(db, { ...input, part: 'cloud-instance' }), { replacing: null }, { deps, afterCommit });
+    const queued = await replaceCloudInstance(db, input, deps.liveRuns);
+    return accepted(queued, { replacing: queued.replacing }, { deps, afterCommit });
+  },
+});
+
 export const getProvisioningStatusRoute = defineRoute({
   method: 'get',
   path: `${BASE}/{cell}/provisioning-status`,
@@ -185,12 +270,59 @@ export const getProvisioningStatusRoute = defineRoute({
   snapshot: true,
   response: { status: 200, description: 'The stored record combined with the live runs.', schema: ProvisioningStatus },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found'],
-  handler: async ({ db, deps, params }) => ({ data: await getProvisioningStatus(db, deps.liveRuns, params.cell) }),
+  handler: async ({ db, deps, params }) => ({ data: await getProvisioningStatus(db, deps.liveRuns, params.cell, deps.companyRoot) }),
+});
+
+export const listCompaniesRoute = defineRoute({
+  method: 'get',
+  path: BASE,
+  operationId: 'controlPlaneListCompanies',
+  summary: 'Every company with its provisioning state, last run, instance state and drift count, by cell id (operators)',
+  tags: ['control-plane'],
+  auth: 'credential',
+  query: z.strictObject({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    after: CellId.optional().meta({ description: 'Continue after this cell id (the previous page’s `next`).' }),
+  }),
+  response: {
+    status: 200,
+    description: 'One page of companies.',
+    schema: z
+      .object({
+        companies: z.array(
+          z.object({
+            cellId: z.string(),
+            name: z.string(),
+            companyKey: z.string().nullable(),
+            status: ProvisioningStatus.shape.status,
+            lastRun: z
+              .object({
+                workflowId: z.string(),
+                runId: z.string(),
+                part: z.string(),
+                status: z.enum(['running', 'completed', 'failed']),
+                startedAt: z.string(),
+                finishedAt: z.string().nullable(),
+                error: z.string().nullable(),
+              })
+              .nullable(),
+            instance: z.object({ instanceId: z.string(), state: z.string(), remedy: z.string().nullable() }).nullable(),
+            driftCount: z.number().int().nullable().describe('Entries of provisioning-status drift; null before the first initialize.'),
+            pendingMove: z.boolean(),
+          }),
+        ),
+        next: z.string().nullable(),
+      })
+      .meta({ id: 'ControlPlaneCompanies' }),
+  },
+  errors: ['unauthorized', 'forbidden', 'invalid_payload'],
+  handler: async ({ db, deps, query }) => ({ data: await listProvisionedCompanies(db, deps, query) }),
 });
 
 export const controlPlaneRoutes = [
+  listCompaniesRoute,
   initializeCompanyRoute,
-  partRoute('cloud-instance', 'controlPlaneCloudInstance', 'Create or reuse the server instance and sync its metadata (operators)'),
+  cloudInstanceRoute,
   partRoute('folders', 'controlPlaneFolders', 'Create the ten folders (operators)'),
   partRoute(
     'agent-profiles',

@@ -260,8 +260,30 @@ export interface CompanyProvisioningTable {
   cloud: ColumnType<{ profile: string; accountId: string; region: string; instanceName: string }, string, string>;
   instance: ColumnType<InstanceRecord | null, string | null, string | null>;
   instance_synced_at: Date | null;
+  /** What the next run's move step still has to do on disk (set by initialize with `apply: "move"`). */
+  pending_move: ColumnType<PendingMove | null, string | null | undefined, string | null>;
+  /** The client-token generation of the current instance; a replacement counts it up. */
+  instance_generation: ColumnType<number, number | undefined, number>;
+  /** The instances replaced so far, oldest first. */
+  replaced_instances: ColumnType<ReplacedInstance[], string | undefined, string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+export interface ReplacedInstance {
+  instanceId: string;
+  /** Its state when the replacement was asked for. */
+  state: string;
+  replacedAt: string;
+  /** The generation of its replacement. */
+  generation: number;
+}
+
+export interface PendingMove {
+  fromRoot: string;
+  toRoot: string;
+  fromKey: string;
+  toKey: string;
 }
 
 export type { ProvisioningPart } from '../../schemas/workflow-keys.ts';
@@ -285,8 +307,8 @@ export interface ProvisioningStepRecord {
   /** Attempts made so far (Temporal's attempt number of the latest). */
   attempts: number;
   lastError: string | null;
-  /** What the step did to each thing it looked after: created, reused or refreshed. */
-  changes: { item: string; outcome: 'created' | 'reused' | 'refreshed' }[];
+  /** What the step did to each thing it looked after: created, reused, refreshed or moved. */
+  changes: { item: string; outcome: 'created' | 'reused' | 'refreshed' | 'moved'; note?: string }[];
   at: string;
 }
 

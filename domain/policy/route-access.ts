@@ -131,6 +131,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   controlPlaneFolders: OPERATORS,
   controlPlaneAgentProfiles: OPERATORS,
   controlPlaneProvisioningStatus: OPERATORS,
+  controlPlaneListCompanies: OPERATORS,
 
   // B. Apps, versions, channels.
   listApps: route('none', KEYS),

@@ -1,9 +1,8 @@
 import { DomainError } from '../errors.ts';
+import { DEAD_STATES, instanceRemedy, STOPPED_STATES } from './cloud-provider.ts';
 import { type CloudDeps, instanceRequest, storeInstance } from './ensure-cloud-instance.ts';
 import { loadProvisioning } from './repository.ts';
 import { type RunContext, runStep } from './run-step.ts';
-
-const GIVEN_UP_STATES = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
 
 /**
  * Step instance-running: looks at the instance until it runs, calling `heartbeat` with each
@@ -16,7 +15,7 @@ export async function awaitInstanceRunning(
   input: { cellId: string; instanceId: string },
   heartbeat: (state: string) => void,
 ): Promise<{ state: string; address: string | null }> {
-  return runStep(deps.db, run, 'instance-running', async () => {
+  return runStep(deps.db, run, 'instance-running', async (changes) => {
     const record = await loadProvisioning(deps.db, input.cellId);
     const request = instanceRequest(record);
     for (;;) {
@@ -24,14 +23,16 @@ export async function awaitInstanceRunning(
       heartbeat(instance.state);
       if (instance.state === 'running') {
         const outcome = await storeInstance(deps.db, record, deps.cloud.kind, instance);
-        return {
-          changes: [{ item: `instance ${instance.instanceId} running`, outcome }],
-          result: { state: instance.state, address: instance.address },
-        };
+        changes.push({ item: `instance ${instance.instanceId} running`, outcome });
+        return { state: instance.state, address: instance.address };
       }
-      if (GIVEN_UP_STATES.has(instance.state)) {
-        await storeInstance(deps.db, record, deps.cloud.kind, instance);
-        throw new DomainError('conflict', `Instance ${instance.instanceId} is ${instance.state}; it will not start by itself.`);
+      if (DEAD_STATES.has(instance.state) || STOPPED_STATES.has(instance.state)) {
+        const outcome = await storeInstance(deps.db, record, deps.cloud.kind, instance);
+        changes.push({ item: `instance ${instance.instanceId} ${instance.state}`, outcome });
+        throw new DomainError(
+          'conflict',
+          `Instance ${instance.instanceId} is ${instance.state}; it will not start by itself. ${instanceRemedy(input.cellId, instance.state)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, deps.cloud.pollIntervalMs));
     }

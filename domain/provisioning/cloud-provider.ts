@@ -34,7 +34,27 @@ export interface CloudProvider {
 /** The tag that finds a company's instance again. */
 export const CELL_TAG = 'svc:cell';
 
-/** At most 64 ASCII characters (EC2's limit); the same for every attempt and run of this cell. */
-export function instanceClientToken(cellId: string): string {
-  return `svc-${createHash('sha256').update(`${cellId}:cloud-instance`).digest('hex').slice(0, 40)}`;
+/**
+ * At most 64 ASCII characters (EC2's limit); the same for every attempt and run of this cell and
+ * generation. Generation 0 is the first instance's token; each replacement counts up, so the
+ * provider makes a new instance instead of answering with the dead one.
+ */
+export function instanceClientToken(cellId: string, generation = 0): string {
+  const seed = generation === 0 ? `${cellId}:cloud-instance` : `${cellId}:cloud-instance:${generation}`;
+  return `svc-${createHash('sha256').update(seed).digest('hex').slice(0, 40)}`;
+}
+
+/** States from which an instance never comes back: it is replaced (`{"replace": true}` on cloud-instance). */
+export const DEAD_STATES: ReadonlySet<string> = new Set(['shutting-down', 'terminated']);
+/** States in which it waits for someone to start it; svc never starts a stopped instance. */
+export const STOPPED_STATES: ReadonlySet<string> = new Set(['stopping', 'stopped']);
+
+/** What an operator does about an instance in `state`; null when nothing is needed. */
+export function instanceRemedy(cellId: string, state: string): string | null {
+  const path = `/api/v1/control-plane/companies/${cellId}/cloud-instance`;
+  if (DEAD_STATES.has(state)) {
+    return `The instance will not come back: POST ${path} with {"replace": true} creates a new one (the old id stays on record).`;
+  }
+  if (STOPPED_STATES.has(state)) return `Start the instance in the cloud console (svc never starts a stopped instance), then POST ${path}.`;
+  return null;
 }

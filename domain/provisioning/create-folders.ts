@@ -12,15 +12,14 @@ export async function createFolders(
   run: RunContext,
   cellId: string,
 ): Promise<{ root: string }> {
-  return runStep(db, run, 'folders', async () => {
+  return runStep(db, run, 'folders', async (changes) => {
     const record = await loadProvisioning(db, cellId);
     const root = await ensureRoot(companyRoot, record.root_path);
-    const changes = [];
     for (const { folder } of EXECUTIVE_ROLES) {
       const created = await ensureDirectory(root, [folder]);
       await saveFolder(db, record.company_id, folder, path.join(root, folder));
-      changes.push({ item: folder, outcome: created ? ('created' as const) : ('reused' as const) });
+      changes.push({ item: folder, outcome: created ? 'created' : 'reused' });
     }
-    return { changes, result: { root } };
+    return { root };
   });
 }

@@ -10,7 +10,12 @@ export interface CloudDeps {
 }
 
 export function instanceRequest(record: ProvisioningRecord): InstanceRequest {
-  return { cellId: record.cell_id, companyKey: record.company_key, ...record.cloud, clientToken: instanceClientToken(record.cell_id) };
+  return {
+    cellId: record.cell_id,
+    companyKey: record.company_key,
+    ...record.cloud,
+    clientToken: instanceClientToken(record.cell_id, record.instance_generation),
+  };
 }
 
 /** Stores what the provider said, after the guard: metadata only ever reaches the database. */
@@ -35,6 +40,7 @@ export async function storeInstance(db: Db, record: ProvisioningRecord, provider
 /**
  * Step cloud-instance: the company's instance found by its tag, else created with the
  * cell's client token (a retry after a crash right after the create gets the same instance).
+ * An instance that was replaced is never taken again, whatever state the provider shows.
  */
 export async function ensureCloudInstance(
   deps: CloudDeps,
@@ -42,15 +48,23 @@ export async function ensureCloudInstance(
   cellId: string,
   heartbeat: () => void,
 ): Promise<{ instanceId: string }> {
-  return runStep(deps.db, run, 'cloud-instance', async () => {
+  return runStep(deps.db, run, 'cloud-instance', async (changes) => {
     const record = await loadProvisioning(deps.db, cellId);
     const request = instanceRequest(record);
-    const found = await deps.cloud.findInstance(request);
+    const replaced = new Set(record.replaced_instances.map((r) => r.instanceId));
+    const candidate = await deps.cloud.findInstance(request);
+    const found = candidate && !replaced.has(candidate.instanceId) ? candidate : undefined;
     heartbeat();
     const instance = found ?? (await deps.cloud.runInstance(request));
     heartbeat();
     const stored = await storeInstance(deps.db, record, deps.cloud.kind, instance);
     const outcome = found ? (stored === 'created' ? 'refreshed' : stored) : 'created';
-    return { changes: [{ item: `instance ${instance.instanceId}`, outcome }], result: { instanceId: instance.instanceId } };
+    const before = record.instance?.instanceId;
+    const item =
+      before && before !== instance.instanceId && replaced.has(before)
+        ? `instance ${instance.instanceId} (replaces ${before})`
+        : `instance ${instance.instanceId}`;
+    changes.push({ item, outcome });
+    return { instanceId: instance.instanceId };
   });
 }

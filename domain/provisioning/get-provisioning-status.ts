@@ -1,5 +1,8 @@
 import { findCompany } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import { instanceRemedy } from './cloud-provider.ts';
+import type { CompanyRootPolicy } from './company-root.ts';
+import { detectDrift } from './detect-drift.ts';
 import { redactForbidden } from './forbidden-data.ts';
 import type { LiveRun, LiveRunObserver } from './live-runs.ts';
 import { findProvisioning } from './repository.ts';
@@ -10,8 +13,14 @@ const RUNS_SHOWN = 20;
  * F5: the stored record (server, folders, profiles, runs with their steps) combined with what
  * Temporal says of runs still going (current step, attempt and last failure of a retried step).
  * Without a live observer (an API process without Temporal) the stored record alone answers.
+ * With the root policy, the disk is compared with the record (drift); without it drift is null.
  */
-export async function getProvisioningStatus(db: DbOrTrx, live: LiveRunObserver | undefined, cellId: string) {
+export async function getProvisioningStatus(
+  db: DbOrTrx,
+  live: LiveRunObserver | undefined,
+  cellId: string,
+  companyRoot?: CompanyRootPolicy,
+) {
   const company = await findCompany(db, cellId);
   const record = await findProvisioning(db, company.id);
   const [runs, waiting, folders, profiles] = await Promise.all([
@@ -66,6 +75,7 @@ export async function getProvisioningStatus(db: DbOrTrx, live: LiveRunObserver |
     };
   });
 
+  const drift = record && companyRoot ? await detectDrift(companyRoot, record.root_path, folders, profiles) : null;
   const latest = runViews[0];
   const running = runViews.find((r) => r.status === 'running');
   const failing = (running ?? latest)?.steps.findLast((s) => s.lastError && s.status !== 'completed');
@@ -81,9 +91,27 @@ export async function getProvisioningStatus(db: DbOrTrx, live: LiveRunObserver |
     currentStep: running?.currentStep ?? null,
     failingStep: failing ? { name: failing.name, attempts: failing.attempts, lastError: failing.lastError } : null,
     company: record
-      ? { companyKey: record.company_key, nameEn: record.name_en, nameZh: record.name_zh, rootPath: record.root_path, cloud: record.cloud }
+      ? {
+          companyKey: record.company_key,
+          nameEn: record.name_en,
+          nameZh: record.name_zh,
+          rootPath: record.root_path,
+          cloud: record.cloud,
+          pendingMove: record.pending_move,
+        }
       : null,
-    server: record?.instance ? { ...record.instance, syncedAt: record.instance_synced_at?.toISOString() ?? null } : null,
+    server: record?.instance
+      ? {
+          ...record.instance,
+          syncedAt: record.instance_synced_at?.toISOString() ?? null,
+          generation: record.instance_generation,
+          replaced: record.replaced_instances,
+          // A replacement already asked for needs nothing more than its run.
+          remedy: record.replaced_instances.some((r) => r.instanceId === record.instance?.instanceId)
+            ? null
+            : instanceRemedy(company.cell_id, record.instance.state),
+        }
+      : null,
     folders: folders.map((f) => ({ name: f.name, path: f.path, updatedAt: f.updated_at.toISOString() })),
     agentProfiles: profiles.map((p) => ({
       name: p.name,
@@ -97,6 +125,7 @@ export async function getProvisioningStatus(db: DbOrTrx, live: LiveRunObserver |
     })),
     queued: waiting.map((w) => ({ requestId: w.id, part: w.part, workflowId: w.workflow_id, requestedAt: w.requested_at.toISOString() })),
     runs: runViews,
+    drift,
   };
 }
 

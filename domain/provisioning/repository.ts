@@ -1,7 +1,16 @@
 import { sql } from 'kysely';
 import { findCompany } from '../companies/index.ts';
-import type { DbOrTrx, InstanceRecord, ProvisioningPart, ProvisioningRunStatus, ProvisioningStepRecord } from '../db/index.ts';
+import type {
+  DbOrTrx,
+  InstanceRecord,
+  PendingMove,
+  ProvisioningPart,
+  ProvisioningRunStatus,
+  ProvisioningStepRecord,
+  ReplacedInstance,
+} from '../db/index.ts';
 import { DomainError } from '../errors.ts';
+import type { LiveRunObserver } from './live-runs.ts';
 
 /** The stored initialization record of a company (by company id); undefined before its first initialize. */
 export async function findProvisioning(db: DbOrTrx, companyId: string) {
@@ -45,6 +54,70 @@ export async function saveProvisioning(db: DbOrTrx, companyId: string, s: Provis
     .values({ company_id: companyId, ...values })
     .onConflict((oc) => oc.column('company_id').doUpdateSet({ ...values, updated_at: sql`now()` }))
     .execute();
+}
+
+/** Locks the company's row until the transaction ends: calls that change its provisioning go one at a time. */
+export async function lockCompany(db: DbOrTrx, cellId: string) {
+  await findCompany(db, cellId);
+  return db.selectFrom('companies').select(['id', 'name']).where('cell_id', '=', cellId).forUpdate().executeTakeFirstOrThrow();
+}
+
+/** The instance is being replaced: its id goes on record and the client token moves to the next generation. */
+export async function recordReplacement(db: DbOrTrx, companyId: string, replaced: ReplacedInstance): Promise<void> {
+  await db
+    .updateTable('company_provisioning')
+    .set({
+      instance_generation: replaced.generation,
+      replaced_instances: sql`replaced_instances || jsonb_build_array(${JSON.stringify(replaced)}::jsonb)`,
+    })
+    .where('company_id', '=', companyId)
+    .execute();
+}
+
+/** Records (or, with null, forgets) the move the next run has to do on disk. */
+export async function setPendingMove(db: DbOrTrx, companyId: string, move: PendingMove | null): Promise<void> {
+  await db
+    .updateTable('company_provisioning')
+    .set({ pending_move: move && JSON.stringify(move) })
+    .where('company_id', '=', companyId)
+    .execute();
+}
+
+/** Done: clears the move, unless a newer one replaced it meanwhile. */
+export async function clearPendingMove(db: DbOrTrx, cellId: string, move: PendingMove): Promise<void> {
+  await sql`UPDATE company_provisioning p SET pending_move = NULL FROM companies c
+    WHERE c.id = p.company_id AND c.cell_id = ${cellId} AND p.pending_move = ${JSON.stringify(move)}::jsonb`.execute(db);
+}
+
+/**
+ * The run going on for the company, or the request still waiting for one: a run is never
+ * re-parameterised under it. A row still `running` whose workflow Temporal reports ended
+ * (a crashed run) does not count.
+ */
+export async function activeRun(
+  db: DbOrTrx,
+  companyId: string,
+  live: LiveRunObserver | undefined,
+): Promise<{ runId: string | null; workflowId: string } | undefined> {
+  // Unknown to Temporal or Temporal out of reach: counted as going (the safe side).
+  const stillRunning = async (workflowId: string, runId: string) => {
+    const seen = await live?.observe(workflowId, runId);
+    return !seen || seen.status === 'RUNNING';
+  };
+  const runs = await db
+    .selectFrom('provisioning_runs')
+    .select(['run_id', 'workflow_id'])
+    .where('company_id', '=', companyId)
+    .where('status', '=', 'running')
+    .execute();
+  for (const r of runs) if (await stillRunning(r.workflow_id, r.run_id)) return { runId: r.run_id, workflowId: r.workflow_id };
+  const queued = await db
+    .selectFrom('provisioning_requests')
+    .select('workflow_id')
+    .where('company_id', '=', companyId)
+    .where('run_id', 'is', null)
+    .executeTakeFirst();
+  return queued && { runId: null, workflowId: queued.workflow_id };
 }
 
 export async function insertRequest(

@@ -13,20 +13,22 @@ export type Changes = ProvisioningStepRecord['changes'];
 
 /**
  * Runs one step of a run and records it: running with its attempt number, then completed with
- * what it changed, or retrying with the (redacted) error. The record is written at the end of
- * every attempt, so provisioning-status is right even after a crash.
+ * what it changed, or retrying with the (redacted) error and what it had changed before it
+ * failed. `work` pushes each change as it makes it. The record is written at the end of every
+ * attempt, so provisioning-status is right even after a crash.
  */
-export async function runStep<T>(db: Db, run: RunContext, name: string, work: () => Promise<{ changes: Changes; result: T }>): Promise<T> {
+export async function runStep<T>(db: Db, run: RunContext, name: string, work: (changes: Changes) => Promise<T>): Promise<T> {
   const previous = await stepOf(db, run.runId, name);
   const record = (status: ProvisioningStepRecord['status'], lastError: string | null, changes: Changes = []) =>
     saveStep(db, run.runId, { name, status, attempts: run.attempt, lastError, changes, at: new Date().toISOString() });
   await record('running', previous?.lastError ?? null);
+  const changes: Changes = [];
   try {
-    const { changes, result } = await work();
+    const result = await work(changes);
     await record('completed', previous?.lastError ?? null, changes);
     return result;
   } catch (err) {
-    await record('retrying', redactForbidden(err instanceof Error ? err.message : String(err)));
+    await record('retrying', redactForbidden(err instanceof Error ? err.message : String(err)), changes);
     throw err;
   }
 }

@@ -68,7 +68,7 @@ export async function readFileNoFollow(file: string): Promise<Buffer | undefined
 }
 
 /** Replaces the file atomically: a fresh temporary file (O_EXCL, never through a link), then rename over it. */
-export async function writeFileAtomic(file: string, content: string): Promise<void> {
+export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   await fs.writeFile(temp, content, { flag: 'wx', mode: 0o640 });
   try {

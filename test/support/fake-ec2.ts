@@ -78,5 +78,7 @@ export function installFakeEc2(stateFile: string, opts: FakeEc2Options = {}) {
     found = all.filter((i) => matches(i, input.Filters ?? []));
     return { Reservations: found.length ? [{ Instances: found.map(view) }] : [] };
   });
-  return { mock, instances: load };
+  /** What happens outside svc: someone terminates or stops an instance in the console. */
+  const setState = (id: string, state: string) => save(load().map((i) => (i.id === id ? { ...i, state } : i)));
+  return { mock, instances: load, setState };
 }

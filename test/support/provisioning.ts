@@ -1,8 +1,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { loadConfig } from '../../config.ts';
 import type { CompanyRootPolicy } from '../../domain/provisioning/company-root.ts';
+import { bearer } from './identity.ts';
+import type { TestService } from './service.ts';
 
 // Initialize requests and company roots for the control-plane tests and benches.
 
@@ -23,5 +26,21 @@ export function initializeBody(cellId: string, rootPath: string, overrides: Reco
     rootPath,
     cloud: { profile: 'ops', accountId: '123456789012', region: 'eu-central-1', instanceName: `${key}-main` },
     ...overrides,
+  };
+}
+
+/** The control-plane calls of the API tests, as operator `op` of `svc`. */
+export function controlPlane(svc: TestService, op: string) {
+  return {
+    initialize: (body: unknown, headers: Record<string, string> = {}) =>
+      svc.call('POST', '/api/v1/control-plane/companies/initialize', { body, headers: { ...bearer(op), ...headers } }),
+    /** The provisioning status (asserted 200). */
+    status: async (cellId: string) => {
+      const res = await svc.call('GET', `/api/v1/control-plane/companies/${cellId}/provisioning-status`, { headers: bearer(op) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data;
+    },
+    /** Waits for the run an answer started or joined. */
+    finished: (run: { workflowId: string; runId: string }) => svc.temporal!.client.workflow.getHandle(run.workflowId, run.runId).result(),
   };
 }

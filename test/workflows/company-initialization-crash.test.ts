@@ -68,7 +68,11 @@ describe('a worker killed after RunInstances', () => {
     const queued = await database.db
       .transaction()
       .execute((trx) =>
-        initializeCompany(trx, { ...initializeBody('cell-crash', path.join(roots, 'crash')), accountId: 'acc_test' }, companyRootAt(roots)),
+        initializeCompany(
+          trx,
+          { ...initializeBody('cell-crash', path.join(roots, 'crash')), accountId: 'acc_test' },
+          { companyRoot: companyRootAt(roots) },
+        ),
       );
     await relayDue({ db: database.db, client, logger: pino({ level: 'silent' }) });
     const { run_id: runId } = await database.db

@@ -75,7 +75,11 @@ async function initialize(cellId: string) {
   const queued = await database.db
     .transaction()
     .execute((trx) =>
-      initializeCompany(trx, { ...initializeBody(cellId, path.join(roots, cellId)), accountId: 'acc_test' }, companyRootAt(roots)),
+      initializeCompany(
+        trx,
+        { ...initializeBody(cellId, path.join(roots, cellId)), accountId: 'acc_test' },
+        { companyRoot: companyRootAt(roots) },
+      ),
     );
   return delivered(queued);
 }
@@ -139,6 +143,36 @@ describe('companyInitialization workflow', () => {
     open();
     await result(first);
     expect((await statusOf('cell-slow')).status).toBe('completed');
+  });
+
+  it('never re-parameterises the run that is going: other parameters are refused with its run id', async () => {
+    let open!: () => void;
+    faults.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const run = await initialize('cell-busy');
+    await expect.poll(async () => (await statusOf('cell-busy', true)).currentStep).toBe('instance-running');
+    const other = { ...initializeBody('cell-busy', path.join(roots, 'cell-busy-2'), { companyKey: 'busy-two' }), apply: 'move' as const };
+    const refused = database.db
+      .transaction()
+      .execute((trx) =>
+        initializeCompany(
+          trx,
+          { ...other, accountId: 'acc_test' },
+          { companyRoot: companyRootAt(roots), liveRuns: temporalRunObserver(env.client) },
+        ),
+      );
+    await expect(refused).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining(run.runId),
+      details: { running: { workflowId: 'company-init:cell-busy', runId: run.runId } },
+    });
+    faults.gate = undefined;
+    open();
+    await result(run);
+    const s = await statusOf('cell-busy');
+    expect(s.company).toMatchObject({ companyKey: 'busy', rootPath: path.join(roots, 'cell-busy'), pendingMove: null });
+    expect(s.runs).toHaveLength(1);
   });
 
   it('shows the attempt and last failure of a step being retried, live', async () => {

@@ -38,8 +38,11 @@ export async function companyInitialization(input: CompanyInitializationInput): 
     }
   };
 
-  await records.beginProvisioningRun(input);
-  for (const part of partsOf(input.part)) {
+  const { pendingMove } = await records.beginProvisioningRun(input);
+  const parts = partsOf(input.part);
+  // A move asked for by initialize with apply "move" comes before anything touches the tree.
+  if (pendingMove && parts.some((p) => p !== 'cloud-instance')) await step('move', () => files.applyPendingMove(input.cellId));
+  for (const part of parts) {
     if (part === 'cloud-instance') {
       const { instanceId } = await step('cloud-instance', () => create.ensureCloudInstance(input.cellId));
       await step('instance-running', () => wait.awaitInstanceRunning({ cellId: input.cellId, instanceId }));

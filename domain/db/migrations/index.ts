@@ -27,6 +27,8 @@ import * as onlineVersions from './2026-11-25T0130-online-versions.ts';
 import * as ticketGrantSource from './2026-11-25T0140-ticket-grant-source.ts';
 import * as sqlRoleLifecycle from './2026-11-25T0150-sql-role-lifecycle.ts';
 import * as ticketRenewals from './2026-11-25T0160-ticket-renewals.ts';
+import * as provisioningMoves from './2026-11-27T0200-provisioning-moves.ts';
+import * as provisioningReplacements from './2026-11-27T0200-provisioning-replacements.ts';
 import * as companyShares from './2026-11-27T0300-company-shares.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
@@ -62,4 +64,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T0150-sql-role-lifecycle': sqlRoleLifecycle,
   '2026-11-25T0160-ticket-renewals': ticketRenewals,
   '2026-11-27T0300-company-shares': companyShares,
+  '2026-11-27T0200-provisioning-moves': provisioningMoves,
+  '2026-11-27T0200-provisioning-replacements': provisioningReplacements,
 };

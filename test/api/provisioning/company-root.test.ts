@@ -101,14 +101,23 @@ describe('rootPath under the default company root (SVC_COMPANY_ROOT)', () => {
       expect([await requests(), await intents()]).toEqual([before, queuedBefore]);
     });
 
-    it('are documented with an optional body of no fields (ProvisioningPartRequest)', async () => {
+    it('are documented with an optional body of no fields (ProvisioningPartRequest), cloud-instance with replace only', async () => {
       const doc = (await svc.call('GET', '/api/v1/openapi.json')).body;
-      for (const name of ['cloud-instance', 'folders', 'agent-profiles']) {
+      for (const [name, schema] of [
+        ['cloud-instance', 'CloudInstanceRequest'],
+        ['folders', 'ProvisioningPartRequest'],
+        ['agent-profiles', 'ProvisioningPartRequest'],
+      ]) {
         const body = doc.paths[`/api/v1/control-plane/companies/{cell}/${name}`].post.requestBody;
         expect(body.required, name).toBe(false);
-        expect(body.content['application/json'].schema.$ref).toBe('#/components/schemas/ProvisioningPartRequest');
+        expect(body.content['application/json'].schema.$ref).toBe(`#/components/schemas/${schema}`);
       }
       expect(doc.components.schemas.ProvisioningPartRequest).toMatchObject({ type: 'object', properties: {}, additionalProperties: false });
+      expect(doc.components.schemas.CloudInstanceRequest).toMatchObject({
+        type: 'object',
+        properties: { replace: { type: 'boolean' } },
+        additionalProperties: false,
+      });
       expect(doc.paths['/api/v1/control-plane/companies/initialize'].post.requestBody.required).toBe(true);
     });
 

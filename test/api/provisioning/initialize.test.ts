@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXECUTIVE_ROLES } from '../../../domain/provisioning/catalog.ts';
 import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../../support/identity.ts';
-import { initializeBody } from '../../support/provisioning.ts';
+import { controlPlane, initializeBody } from '../../support/provisioning.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // The whole control plane over HTTP: the service (role all) with the local cloud provider, the
@@ -18,16 +18,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => svc.close());
 
-const initialize = (body: unknown, headers: Record<string, string> = {}) =>
-  svc.call('POST', '/api/v1/control-plane/companies/initialize', { body, headers: { ...bearer(op), ...headers } });
-const status = async (cellId: string) => {
-  const res = await svc.call('GET', `/api/v1/control-plane/companies/${cellId}/provisioning-status`, { headers: bearer(op) });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data;
-};
-async function finished(workflowId: string, runId: string) {
-  await svc.temporal!.client.workflow.getHandle(workflowId, runId).result();
-}
+const initialize = (body: unknown, headers: Record<string, string> = {}) => controlPlane(svc, op).initialize(body, headers);
+const status = (cellId: string) => controlPlane(svc, op).status(cellId);
+const finished = (workflowId: string, runId: string) => controlPlane(svc, op).finished({ workflowId, runId });
 const localInstances = async () => (await fs.readdir(path.join(dataDir(), 'local-cloud'))).filter((n) => n.endsWith('.json'));
 const dataDir = () => path.dirname(path.dirname(svc.temporal!.embeddedStateFile!));
 /** SVC_COMPANY_ROOT of this service: every rootPath lies under it. */
@@ -102,6 +95,8 @@ describe('POST /api/v1/control-plane/companies/initialize', () => {
     expect(changes.find((c) => c.item === 'north-cto')?.outcome).toBe('refreshed');
     expect(changes.filter((c) => c.outcome === 'reused')).toHaveLength(9);
     expect(await fs.readFile(file, 'utf8')).toMatch(/^# north-cto/);
+    expect(changes.find((c) => c.item === 'north-cto')).toMatchObject({ note: 'hand edit kept in description.md.previous' });
+    expect(await fs.readFile(`${file}.previous`, 'utf8')).toBe('edited');
   });
 
   it('runs one part on its own: cloud-instance reuses the instance, folders the folders', async () => {

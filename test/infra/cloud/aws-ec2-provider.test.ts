@@ -67,5 +67,12 @@ describe('awsCloudProvider', () => {
     expect(fake.instances()).toHaveLength(1);
     const other = await provider.runInstance({ ...request, cellId: 'cell-south', clientToken: instanceClientToken('cell-south') });
     expect(other.instanceId).not.toBe(first.instanceId);
+    // A replacement's generation is a new token: EC2 makes a new instance instead of answering with the dead one.
+    const next = instanceClientToken('cell-north', 1);
+    expect(next).not.toBe(request.clientToken);
+    expect(next.length).toBeLessThanOrEqual(64);
+    const replacement = await provider.runInstance({ ...request, clientToken: next });
+    expect(replacement.instanceId).not.toBe(first.instanceId);
+    expect((await provider.runInstance({ ...request, clientToken: next })).instanceId).toBe(replacement.instanceId);
   });
 });
