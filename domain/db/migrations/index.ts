@@ -63,7 +63,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T0140-ticket-grant-source': ticketGrantSource,
   '2026-11-25T0150-sql-role-lifecycle': sqlRoleLifecycle,
   '2026-11-25T0160-ticket-renewals': ticketRenewals,
-  '2026-11-27T0300-company-shares': companyShares,
   '2026-11-27T0200-provisioning-moves': provisioningMoves,
   '2026-11-27T0200-provisioning-replacements': provisioningReplacements,
+  '2026-11-27T0300-company-shares': companyShares,
 };
