@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Two test files at once on CI's two cores (vitest's default is cores - 1): the suite waits on
+    // PostgreSQL, Temporal and a browser as much as on its own CPU. Measured on a quiet machine:
+    // 780 s against 1,391 s one at a time, same 2,655 tests green.
+    maxWorkers: 2,
     projects: [
       {
         test: {
