@@ -8,6 +8,9 @@ window.SwaggerUIBundle({
   domNode: root,
   deepLinking: true,
   validatorUrl: null,
+  // Tags start closed: the page opens as a short table of contents, and a deep link opens its tag.
+  // Past 150 open rows swagger-ui switches to a virtualized list, where its deep links do not land.
+  docExpansion: 'none',
   // swagger-ui's server list is a <select> with no label: name it for screen readers.
   onComplete: () => document.getElementById('servers')?.setAttribute('aria-label', 'Server'),
 });
