@@ -26,9 +26,29 @@ export function windowOf(limit: Limit, at: Date): { start: Date; end: Date } {
 }
 
 /**
- * Counts `cost` hits (default one) for `subject` in the fixed window the clock's time falls in and refuses past
- * `max` (the refused hit counts too). Always written with the pool, outside the request's
- * transaction: a failed or dry-run request must still count, or it would be a free guess.
+ * Bucket windows this process has seen past their limit, by database: a window's count only grows,
+ * so the rest of a flood in that window is refused here without a statement (each refused request
+ * would otherwise write the same hot row and take a pool connection from the service's other
+ * requests). Bounded: the oldest entries go first.
+ */
+const refusedWindows = new WeakMap<Db, Set<string>>();
+const MAX_REFUSED_WINDOWS = 10_000;
+
+/** Forgets the windows refused from memory, for when their counts are deleted (tests start each case afresh so). */
+export function forgetRefusedWindows(db: Db): void {
+  refusedWindows.delete(db);
+}
+
+function rateLimited(window: { end: Date }, now: Date): DomainError {
+  const retryAfter = Math.max(1, Math.ceil((window.end.getTime() - now.getTime()) / 1000));
+  return new DomainError('rate_limited', undefined, { details: { retryAfterSeconds: retryAfter }, retryAfterSeconds: retryAfter });
+}
+
+/**
+ * Counts `cost` hits (default one) for `subject` in the fixed window the clock's time falls in and
+ * refuses past `max` (the first refused hit counts too; later ones in that window are refused from
+ * memory, see `refusedWindows`). Always written with the pool, outside the request's transaction: a
+ * failed or dry-run request must still count, or it would be a free guess.
  */
 export async function consume(
   db: Db,
@@ -41,7 +61,12 @@ export async function consume(
 ): Promise<void> {
   const now = clock.now();
   const window = windowOf(limit, now);
-  const hits = await addHits(db, `${limit.name}:${subject}`, window.start, cost);
+  const bucket = `${limit.name}:${subject}`;
+  const refused = refusedWindows.get(db) ?? new Set<string>();
+  refusedWindows.set(db, refused);
+  const key = `${bucket}@${window.start.getTime()}`;
+  if (refused.has(key)) throw rateLimited(window, now);
+  const hits = await addHits(db, bucket, window.start, cost);
   if (hits === cost && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
@@ -49,8 +74,9 @@ export async function consume(
       .execute();
   }
   if (hits > limit.max) {
-    const retryAfter = Math.max(1, Math.ceil((window.end.getTime() - now.getTime()) / 1000));
-    throw new DomainError('rate_limited', undefined, { details: { retryAfterSeconds: retryAfter }, retryAfterSeconds: retryAfter });
+    refused.add(key);
+    if (refused.size > MAX_REFUSED_WINDOWS) refused.delete(refused.values().next().value!);
+    throw rateLimited(window, now);
   }
 }
 

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { forgetRefusedWindows } from '../../domain/rate-limit/index.ts';
 import { TEST_OPERATOR, type TestService } from './service.ts';
 
 // Builds companies and people through the real API, as an operator would.
@@ -84,4 +85,5 @@ export async function seedCompanies(svc: TestService) {
 /** Every request of a test file comes from 127.0.0.1: each test starts in a fresh rate-limit window. */
 export async function resetRateLimits(svc: TestService): Promise<void> {
   await svc.database.db.deleteFrom('rate_limit_hits').execute();
+  forgetRefusedWindows(svc.deps.db);
 }

@@ -62,16 +62,25 @@ describe('consume', () => {
     expect((await hit(PER_MINUTE, 'edge', clock))?.code).toBe('rate_limited');
   });
 
-  it('counts refused hits too, so hammering does not shorten the wait', async () => {
+  it('refuses the rest of a window from memory once a bucket is past its limit, with the seconds left, then counts afresh', async () => {
     const clock = new TestClock('2031-03-04T06:00:10.000Z');
     for (let i = 0; i < 3; i++) await hit(PER_MINUTE, 'hammer', clock);
-    for (let i = 0; i < 5; i++) expect((await hit(PER_MINUTE, 'hammer', clock))?.code).toBe('rate_limited');
-    const row = await database.db
-      .selectFrom('rate_limit_hits')
-      .select(['hits', 'window_start'])
-      .where('bucket', '=', 'test-minute:hammer')
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ hits: 8, window_start: new Date('2031-03-04T06:00:00.000Z') });
+    expect((await hit(PER_MINUTE, 'hammer', clock))?.code).toBe('rate_limited');
+    const row = () =>
+      database.db
+        .selectFrom('rate_limit_hits')
+        .select(['hits', 'window_start'])
+        .where('bucket', '=', 'test-minute:hammer')
+        .executeTakeFirstOrThrow();
+    expect(await row()).toEqual({ hits: 4, window_start: new Date('2031-03-04T06:00:00.000Z') });
+    // Hammering: no more writes, and the wait does not change with it.
+    for (let i = 0; i < 5; i++) {
+      clock.advance({ seconds: 9 });
+      expect((await hit(PER_MINUTE, 'hammer', clock))?.retryAfterSeconds).toBe(50 - 9 * (i + 1));
+    }
+    expect((await row()).hits).toBe(4);
+    clock.set('2031-03-04T06:01:00.000Z');
+    expect(await hit(PER_MINUTE, 'hammer', clock)).toBeUndefined();
   });
 
   it('keeps one budget per subject and per limit name', async () => {
@@ -122,8 +131,9 @@ describe('consume', () => {
       .where('bucket', '=', 'test-flood:company')
       .executeTakeFirstOrThrow();
     expect(row.hits).toBe(50);
-    // The next hit starts a statement of its own and sees the count.
-    expect((await hit(flood, 'company', clock))?.code).toBe('rate_limited');
+    // The next hit is refused from memory: the bucket is past its limit until its window ends.
+    expect(await consume(counted, flood, 'company', clock, never).catch((err: DomainError) => err.code)).toBe('rate_limited');
+    expect(statements).toBe(2);
   });
 
   it('prunes windows older than a day when the dice say so, relative to the clock', async () => {
