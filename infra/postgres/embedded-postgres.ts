@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -104,6 +104,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     }
   }
 
+  await stopOrphanedServer(opts.dataDir, clusterDir);
   try {
     await server.start();
   } catch {
@@ -116,7 +117,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   // The postmaster's pid is the first line of its lock file.
   const pid = Number((await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  await fs.writeFile(ownerFile(opts.dataDir), `${process.pid} ${(await processStartTime(process.pid)) ?? ''}\n`, { mode: 0o600 });
+  const watchdog = watchParent(pid);
   const stopOnExit = () => {
+    watchdog.kill();
     try {
       process.kill(pid, 'SIGINT'); // fast shutdown; nothing async can run in 'exit'
     } catch {
@@ -133,10 +137,77 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     port,
     backendMemoryLimit,
     stop: () =>
-      (stopped ??= server.stop().then(() => {
+      (stopped ??= (async () => {
+        watchdog.kill();
+        await server.stop();
         process.removeListener('exit', stopOnExit);
-      })),
+      })()),
   };
+}
+
+/**
+ * Who started the cluster of a data folder (pid and start time), so that a later start can tell a
+ * server its owner left behind (a SIGKILL, a crash past every exit handler) from one a live
+ * process uses.
+ */
+const ownerFile = (dataDir: string) => path.join(dataDir, 'postgres.owner');
+
+/** A process's start time in clock ticks since boot (Linux), which a reused pid does not share. */
+async function processStartTime(pid: number): Promise<string | undefined> {
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A postmaster whose owner no longer runs is stopped (fast shutdown) before this start, so a
+ * SIGKILL of `npm start` never needs a person to stop PostgreSQL by hand. Left alone: a server a
+ * live process uses, one no svc process started (no owner file), and a pid that is no longer a
+ * postgres; the start then explains why it cannot run.
+ */
+async function stopOrphanedServer(dataDir: string, clusterDir: string): Promise<void> {
+  const lock = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '');
+  const pid = Number(lock.split('\n')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid)) return; // none, or a stale lock file PostgreSQL clears itself
+  const owner = await fs.readFile(ownerFile(dataDir), 'utf8').catch(() => undefined);
+  if (owner === undefined) return;
+  const [ownerPid = '', started = ''] = owner.trim().split(' ');
+  if (isAlive(Number(ownerPid)) && ((await processStartTime(Number(ownerPid))) ?? '') === started) return;
+  const name = await fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => 'postgres\n');
+  if (name.trim() !== 'postgres') return;
+  process.kill(pid, 'SIGINT');
+  for (const until = Date.now() + 30_000; isAlive(pid); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > until)
+      throw new EmbeddedPostgresError(`PostgreSQL (pid ${pid}) left running by an earlier start did not stop within 30 s.`);
+  }
+}
+
+/**
+ * A watchdog in a process of its own: once this process is gone without stopping the server (a
+ * SIGKILL), it stops the postmaster within about a second. Killed first on every normal stop.
+ */
+function watchParent(postmasterPid: number) {
+  const watchdog = spawn(
+    'sh',
+    ['-c', 'while kill -0 "$0" 2>/dev/null; do sleep 1; done; kill -INT "$1" 2>/dev/null', String(process.pid), String(postmasterPid)],
+    { detached: true, stdio: 'ignore' },
+  );
+  // Without a shell there is no watchdog; the next start still stops the orphan.
+  watchdog.on('error', () => {});
+  watchdog.unref();
+  return watchdog;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,6 +118,58 @@ describe('embedded PostgreSQL', () => {
       .toBe('free');
     const again = await startEmbeddedPostgres({ dataDir: dir });
     await again.stop();
+  });
+
+  /** A process that starts the cluster, writes a row, says so, and is then killed with SIGKILL: no exit handler runs. */
+  async function killedOwner(row: string): Promise<number> {
+    const script = `
+      const { startEmbeddedPostgres } = await import(${JSON.stringify(path.resolve('infra/postgres/embedded-postgres.ts'))});
+      const pg = (await import('pg')).default;
+      const server = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dir)} });
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      await client.query("CREATE TABLE IF NOT EXISTS left_behind (v text); INSERT INTO left_behind VALUES ('${row}')");
+      console.log('started');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await once(child.stdout, 'data');
+    const postmaster = Number((await fs.readFile(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+    return postmaster;
+  }
+  const running = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('after a SIGKILL of its owner, the next start stops the server left behind and runs on the same data (no hand needed)', async () => {
+    const orphan = await killedOwner('first');
+    expect(running(orphan)).toBe(true);
+    const next = await startEmbeddedPostgres({ dataDir: dir });
+    try {
+      expect(running(orphan)).toBe(false);
+      expect(await query(next.url, 'SELECT v FROM left_behind')).toEqual([{ v: 'first' }]);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it('a server whose owner was killed stops by itself within seconds (a watchdog on the owner), its lock file removed', async () => {
+    const orphan = await killedOwner('second');
+    await expect.poll(() => running(orphan), { timeout: 15_000 }).toBe(false);
+    await expect(fs.access(path.join(dir, 'postgres', 'postmaster.pid'))).rejects.toThrow();
+    const next = await startEmbeddedPostgres({ dataDir: dir });
+    try {
+      expect(await query(next.url, 'SELECT v FROM left_behind ORDER BY v')).toEqual([{ v: 'first' }, { v: 'second' }]);
+    } finally {
+      await next.stop();
+    }
   });
 
   it.runIf(os.userInfo().uid === 0)('as root, refuses a data folder the postgres user cannot reach', async () => {
