@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Figure, round } from './support/report.ts';
+import { type Figure, round, verdict } from './support/report.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..');
@@ -45,7 +45,7 @@ const figures = existsSync(figuresFile)
 rmSync(scratch, { recursive: true, force: true });
 
 const rows = [
-  ['bench', 'figure', 'value', 'baseline', 'ratio', 'goal'],
+  ['bench', 'figure', 'value', 'baseline', 'ratio', 'goal', 'met'],
   ...figures.map((f) => [
     f.bench,
     f.name,
@@ -53,10 +53,14 @@ const rows = [
     f.baseline ? `${round(f.baseline)} ${f.unit}` : '',
     f.baseline ? `${(f.value / f.baseline).toFixed(2)}x` : '',
     f.goal ?? '',
+    verdict(f),
   ]),
 ];
 const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-console.log(`\n== every figure (${figures.length}), ratio = value / same-run baseline`);
+const judged = figures.map(verdict).filter(Boolean);
+console.log(
+  `\n== every figure (${figures.length}), ratio = value / same-run baseline; goals met: ${judged.filter((v) => v === '✓').length} of ${judged.length} judged`,
+);
 for (const r of rows)
   console.log(r.map((cell, c) => (c === 2 || c === 3 || c === 4 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  '));
 if (failed.length) console.log(`\nfailed: ${failed.join(', ')}`);

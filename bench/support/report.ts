@@ -16,12 +16,30 @@ export interface Figure {
 
 const bench = path.basename(process.argv[1] ?? 'bench', '.ts');
 
+/**
+ * Whether the figure meets its goal, read from the goal's text: `< 100 ms`, `<= 0.3`, `0` (equal),
+ * or a ratio to the same-run baseline (`>= 0.5x bare Koa`). Undefined: no goal, or one this cannot
+ * judge (`flat (about 0)`): the reader judges it.
+ */
+export function goalMet(figure: Figure): boolean | undefined {
+  const goal = /^\s*(<=|>=|<|>|=)?\s*(\d+(?:\.\d+)?)(x?)(?=\s|$)/.exec(figure.goal ?? '');
+  if (!goal) return undefined;
+  const [, op = '=', bound, ratio] = goal;
+  if (ratio && !figure.baseline) return undefined;
+  const value = ratio ? figure.value / figure.baseline! : figure.value;
+  const limit = Number(bound);
+  return { '<': value < limit, '<=': value <= limit, '>': value > limit, '>=': value >= limit, '=': value === limit }[op];
+}
+
+/** ✓ or ✗ beside a goal this can judge (goalMet). */
+export const verdict = (figure: Figure): string => ({ true: '✓', false: '✗', undefined: '' })[String(goalMet(figure))] ?? '';
+
 /** Prints the figure and records it for the table. */
 export function report(figure: Figure): void {
   const ratio = figure.baseline
     ? ` (${(figure.value / figure.baseline).toFixed(2)}x baseline ${round(figure.baseline)} ${figure.unit})`
     : '';
-  const goal = figure.goal ? `  goal: ${figure.goal}` : '';
+  const goal = figure.goal ? `  goal: ${figure.goal} ${verdict(figure)}` : '';
   console.log(`${figure.name.padEnd(64)} ${round(figure.value).padStart(10)} ${figure.unit}${ratio}${goal}`);
   record(figure);
 }
