@@ -1,4 +1,5 @@
 import type { DbOrTrx } from '../db/index.ts';
+import type { CloudProvider } from './cloud-provider.ts';
 import type { CompanyRootPolicy } from './company-root.ts';
 import { getProvisioningStatus } from './get-provisioning-status.ts';
 import type { LiveRunObserver } from './live-runs.ts';
@@ -12,11 +13,12 @@ export interface ListCompaniesInput {
 /**
  * The control plane's overview: every company by cell id, one page at a time, with its
  * provisioning state, last run, instance state and drift count, each as provisioning-status
- * says it (one status per company of the page, so the page size bounds the work).
+ * says it (one status per company of the page, so the page size bounds the work; each look at
+ * the provider is bounded in time).
  */
 export async function listProvisionedCompanies(
   db: DbOrTrx,
-  deps: { liveRuns?: LiveRunObserver | undefined; companyRoot: CompanyRootPolicy },
+  deps: { liveRuns?: LiveRunObserver | undefined; companyRoot: CompanyRootPolicy; cloud?: CloudProvider | undefined },
   input: ListCompaniesInput,
 ) {
   let q = db
@@ -29,7 +31,7 @@ export async function listProvisionedCompanies(
   const page = rows.slice(0, input.limit);
   const companies = [];
   for (const row of page) {
-    const s = await getProvisioningStatus(db, deps.liveRuns, row.cell_id, deps.companyRoot);
+    const s = await getProvisioningStatus(db, deps.liveRuns, row.cell_id, deps.companyRoot, deps.cloud);
     const last = s.runs[0];
     companies.push({
       cellId: row.cell_id,

@@ -206,7 +206,12 @@ describe('drift between the record and the disk', () => {
   it('reports each kind of drift; a refresh keeps a hand-edited description in description.md.previous', async () => {
     const res = await initialize(initializeBody('cell-drift', C()));
     await finished(res.body.data);
-    expect((await status('cell-drift')).drift).toEqual({ checked: true, count: 0, entries: [] });
+    expect((await status('cell-drift')).drift).toEqual({
+      checked: true,
+      count: 0,
+      entries: [],
+      instance: { checked: true, state: 'running', error: null },
+    });
 
     await fs.rmdir(path.join(C(), '04_product'));
     await fs.rm(profile('cmo'), { recursive: true });
