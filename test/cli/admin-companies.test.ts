@@ -116,5 +116,12 @@ describe('svc admin companies', { timeout: 120_000 }, () => {
     ]);
     const badCell = await admin('status', 'not a cell');
     expect(badCell.code).toBe(2);
+    const noFile = await admin('init', 'absent.json');
+    expect([noFile.code, noFile.stderr]).toEqual([2, 'Error: invalid_file: absent.json: no such file\n']);
+    const list = await admin('init', await requestFile('list.json', [initializeBody(CELL, A())]));
+    expect([list.code, list.stderr]).toEqual([2, 'Error: invalid_file: list.json: a JSON object is expected.\n']);
+    const unknown = await admin('init', await requestFile('extra.json', { ...initializeBody(CELL, A()), extra: 1 }));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('extra:');
   });
 });

@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { cellId, wholeNumber } from '../../util/arguments.ts';
 import type { ApiClient } from '../../util/client.ts';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
 import { CliError, EXIT } from '../../util/errors.ts';
+import { invalidFile, parseJsonFile, readInputFile } from '../../util/input-file.ts';
 import { type Accepted, acceptedLines, type Listed, listLines, type Status, statusLines } from './views.ts';
 
 // `svc admin companies …`: the control plane (spec F) for operators. Every write shows its plan
@@ -139,20 +139,7 @@ async function waitForRun(client: ApiClient, cell: string, answer: Accepted): Pr
 
 /** The initialize request from a JSON file; the service refuses anything else with its path (exit 2). */
 async function readRequest(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw usage(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw usage(`${file} is not valid JSON: ${(error as Error).message}`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw usage(`${file}: a JSON object is expected.`);
+  const parsed = parseJsonFile(file, await readInputFile(file));
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalidFile(`${file}: a JSON object is expected.`);
   return parsed as Record<string, unknown>;
 }
-
-const usage = (message: string) => new CliError(message, EXIT.usage, { code: 'invalid_file' });
