@@ -187,9 +187,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       });
       cleanups.push(() => worker.stop());
       logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
-      // Before the relay: a provisioning start sets these attributes, which the server must know.
-      const added = await ensureSearchAttributes(connected.client, config.temporalNamespace);
-      if (added.length) logger.info({ searchAttributes: added }, 'search attributes registered');
+      // Before the relay: a provisioning start sets these attributes, which the server must know. A
+      // cluster that keeps its operator API from this credential has them registered by hand (docs).
+      await ensureSearchAttributes(connected.client, config.temporalNamespace).then(
+        (added) => {
+          if (added.length) logger.info({ searchAttributes: added }, 'search attributes registered');
+        },
+        (err: unknown) =>
+          logger.warn(
+            { err },
+            'cannot register the search attributes SvcCellId and SvcProvisioningPart: register them by hand (docs/operators/temporal.md)',
+          ),
+      );
       const reconciled = await reconcileAllAppTriggers(connected.client, db);
       if (Object.keys(reconciled.failed).length) logger.warn(reconciled, 'some app workflow triggers could not be reconciled');
       else logger.info({ apps: reconciled.apps }, 'app workflow triggers reconciled');
