@@ -28,6 +28,7 @@ import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
 import { runWorker } from './worker/run-worker.ts';
 import { ensureProductSchedules } from './worker/schedules.ts';
+import { ensureSearchAttributes } from './worker/search-attributes.ts';
 
 // The composition root: the one place that starts the database, Temporal, the worker with the
 // outbox relay, and the HTTP server, and wires the dependencies each layer declares.
@@ -157,6 +158,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       health: { instance, readiness },
     };
 
+    // The worker creates instances with it; provisioning-status compares the record with it.
+    const cloud =
+      config.cloud.kind === 'aws'
+        ? (await import('./infra/cloud/aws-ec2-provider.ts')).awsCloudProvider(config.cloud)
+        : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
+    deps.cloud = cloud;
+
     let temporal: TemporalConnections | undefined;
     if (role !== 'api') {
       const connected = await connectTemporal({
@@ -168,10 +176,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       });
       temporal = connected;
       cleanups.push(() => connected.close());
-      const cloud =
-        config.cloud.kind === 'aws'
-          ? (await import('./infra/cloud/aws-ec2-provider.ts')).awsCloudProvider(config.cloud)
-          : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
       const worker = await runWorker(connected, {
         db,
         logger,
@@ -183,6 +187,18 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       });
       cleanups.push(() => worker.stop());
       logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
+      // Before the relay: a provisioning start sets these attributes, which the server must know. A
+      // cluster that keeps its operator API from this credential has them registered by hand (docs).
+      await ensureSearchAttributes(connected.client, config.temporalNamespace).then(
+        (added) => {
+          if (added.length) logger.info({ searchAttributes: added }, 'search attributes registered');
+        },
+        (err: unknown) =>
+          logger.warn(
+            { err },
+            'cannot register the search attributes SvcCellId and SvcProvisioningPart: register them by hand (docs/operators/temporal.md)',
+          ),
+      );
       const reconciled = await reconcileAllAppTriggers(connected.client, db);
       if (Object.keys(reconciled.failed).length) logger.warn(reconciled, 'some app workflow triggers could not be reconciled');
       else logger.info({ apps: reconciled.apps }, 'app workflow triggers reconciled');

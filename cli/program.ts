@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import versionFile from '../version.json' with { type: 'json' };
+import { registerAdmin } from './commands/admin/index.ts';
 import { registerApps } from './commands/apps/index.ts';
 import { registerDeploy } from './commands/deploy/index.ts';
 import { registerInit } from './commands/init/index.ts';
@@ -49,14 +50,18 @@ export function buildProgram(): Command {
     registerLogs,
     registerMembers,
     registerRuns,
+    registerAdmin,
   ]) {
     register(program);
   }
-  // Subcommands stop on usage errors too instead of exiting the process themselves.
-  for (const command of program.commands) {
-    command.exitOverride();
-    for (const sub of command.commands) sub.exitOverride();
-  }
+  // Subcommands, at every depth (`admin companies list`), stop on usage errors too instead of exiting the process themselves.
+  const override = (command: Command): void => {
+    for (const sub of command.commands) {
+      sub.exitOverride();
+      override(sub);
+    }
+  };
+  override(program);
   return program;
 }
 

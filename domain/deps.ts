@@ -4,7 +4,7 @@ import type { Db } from './db/index.ts';
 import type { KeyUseRecorder, PrincipalCache } from './keys/index.ts';
 import type { Mailer } from './mail/index.ts';
 import type { ChangeHub, SqlGate } from './ontology/index.ts';
-import type { CompanyRootPolicy, LiveRunObserver } from './provisioning/index.ts';
+import type { CloudProvider, CompanyRootPolicy, LiveRunObserver } from './provisioning/index.ts';
 import type { ScryptParams } from './security/index.ts';
 
 /** The spec's {base_url}, {production_base} and {developer_base}. */
@@ -66,6 +66,8 @@ export interface DomainDeps {
    * else the embedded server's where this process runs it; unset when neither is known.
    */
   temporalUi?: TemporalUi;
+  /** The cloud of company instances (SVC_CLOUD): provisioning-status compares the recorded instance with it. */
+  cloud?: CloudProvider;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
   /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */

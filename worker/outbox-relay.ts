@@ -22,6 +22,7 @@ import {
 } from '../workflows/contract.ts';
 import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
+import { SVC_CELL_ID, SVC_PROVISIONING_PART } from './search-attributes.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
 // workflow start or signal here, with the workflow id derived from the business key. A start
@@ -49,8 +50,13 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
       workflowId: provisioningWorkflowId(payload.cellId, payload.part),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [{ cellId: payload.cellId, part: payload.part }],
-      // The company on the run itself, for the Web UI and describe (metadata only: the cell id and the part).
+      // The company on the run itself, for the Web UI and describe (metadata only: the cell id and the part);
+      // the search attributes let the Web UI and `workflow list` filter by it (registered at worker start).
       memo: { cellId: payload.cellId, part: payload.part },
+      typedSearchAttributes: [
+        { key: SVC_CELL_ID, value: payload.cellId },
+        { key: SVC_PROVISIONING_PART, value: payload.part },
+      ],
     });
     await recordRunStart(db, key, handle.firstExecutionRunId);
   },

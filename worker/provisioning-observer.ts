@@ -4,6 +4,7 @@ import { provisioningProgressQuery } from '../workflows/contract.ts';
 
 /** Activity type → the step it performs (bookkeeping activities are no step). */
 const STEP_OF_ACTIVITY: Record<string, string> = {
+  applyPendingMove: 'move',
   ensureCloudInstance: 'cloud-instance',
   awaitInstanceRunning: 'instance-running',
   createFolders: 'folders',

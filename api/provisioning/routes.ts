@@ -132,16 +132,32 @@ const ProvisioningStatus = z
         entries: z.array(
           z.object({
             kind: z.enum(['missing', 'changed', 'unexpected']),
-            target: z.enum(['root', 'folder', 'profile', 'description', 'entry']),
+            target: z.enum(['root', 'folder', 'profile', 'description', 'entry', 'instance']),
             name: z.string(),
-            path: z.string(),
+            path: z.string().describe('Empty for an instance.'),
+            detail: z
+              .string()
+              .optional()
+              .describe('How an instance differs from the record, e.g. "recorded running, the provider says terminated".'),
           }),
         ),
+        instance: z
+          .object({
+            checked: z.boolean().describe('False when the provider could not be asked (see error).'),
+            state: z.string().nullable().describe('The state the provider reports for the recorded instance.'),
+            error: z.string().nullable(),
+          })
+          .nullable()
+          .describe(
+            'The recorded instance against the provider; null without an instance on record, or while its replacement waits for its run.',
+          ),
       })
       .nullable()
       .describe(
         'The disk against the record: missing folders, profiles and description files, descriptions whose SHA-256 differs from the ' +
-          'recorded one (edited by hand), and entries in the root or agents/ that no step made (at most 50 per folder). Null before the first initialize.',
+          'recorded one (edited by hand), and entries in the root or agents/ that no step made (at most 50 per folder); the instance ' +
+          'against the provider: missing (unknown to it), changed (state or address), unexpected (another instance with the company tag). ' +
+          'Null before the first initialize.',
       ),
   })
   .meta({ id: 'ProvisioningStatus' });
@@ -232,7 +248,8 @@ export const cloudInstanceRoute = defineRoute({
   summary: 'Create or reuse the server instance and sync its metadata; replace a dead one (operators)',
   description:
     `${partDescription('cloud-instance')} ` +
-    'With {"replace": true} a terminated (or shutting-down) instance is replaced: its id is kept in server.replaced and the run creates ' +
+    'With {"replace": true} a terminated (or shutting-down) instance, as recorded or as the provider reports it (or one the provider no ' +
+    'longer knows), is replaced: its id is kept in server.replaced and the run creates ' +
     'a new instance under the next client-token generation. A second replace while that one is still to be made joins it; replacing an ' +
     'instance that is not dead is refused (409 conflict with its state and the remedy).',
   tags: ['control-plane'],
@@ -254,7 +271,7 @@ export const cloudInstanceRoute = defineRoute({
     const input = { cellId: params.cell, accountId: principal.account.id };
     if (!body?.replace)
       return accepted(await requestProvisioning(db, { ...input, part: 'cloud-instance' }), { replacing: null }, { deps, afterCommit });
-    const queued = await replaceCloudInstance(db, input, deps.liveRuns);
+    const queued = await replaceCloudInstance(db, input, deps.liveRuns, deps.cloud);
     return accepted(queued, { replacing: queued.replacing }, { deps, afterCommit });
   },
 });
@@ -270,7 +287,9 @@ export const getProvisioningStatusRoute = defineRoute({
   snapshot: true,
   response: { status: 200, description: 'The stored record combined with the live runs.', schema: ProvisioningStatus },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found'],
-  handler: async ({ db, deps, params }) => ({ data: await getProvisioningStatus(db, deps.liveRuns, params.cell, deps.companyRoot) }),
+  handler: async ({ db, deps, params }) => ({
+    data: await getProvisioningStatus(db, deps.liveRuns, params.cell, deps.companyRoot, deps.cloud),
+  }),
 });
 
 export const listCompaniesRoute = defineRoute({

@@ -69,12 +69,22 @@ export class Output {
   }
 }
 
-/** Problems and warnings of a bundle_invalid or invalid_payload answer, one line each. */
+/**
+ * Problems and warnings of a bundle_invalid or invalid_payload answer, and the parameter diff
+ * and the run in progress of a refused provisioning call (conflict), one line each.
+ */
 function detailLines(details: unknown): string[] {
   if (!details || typeof details !== 'object') return [];
-  const d = details as { problems?: { path: string; code: string; message: string }[]; omittedProblems?: number; companies?: unknown[] };
+  const d = details as {
+    problems?: { path: string; code: string; message: string }[];
+    omittedProblems?: number;
+    changes?: { field: string; stored: string; requested: string }[];
+    running?: { workflowId: string; runId: string | null };
+  };
   const lines = (d.problems ?? []).map((p) => `${p.path}: ${p.message} (${p.code})`);
   if (d.omittedProblems) lines.push(`… and ${d.omittedProblems} more`);
+  for (const c of d.changes ?? []) lines.push(`${c.field}: stored ${c.stored}, requested ${c.requested}`);
+  if (d.running) lines.push(`running: ${d.running.workflowId}${d.running.runId ? ` (run ${d.running.runId})` : ' (waiting to start)'}`);
   return lines;
 }
 

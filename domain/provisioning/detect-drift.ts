@@ -14,9 +14,12 @@ const MAX_UNEXPECTED = 50;
 
 export interface DriftEntry {
   kind: 'missing' | 'changed' | 'unexpected';
-  target: 'root' | 'folder' | 'profile' | 'description' | 'entry';
+  target: 'root' | 'folder' | 'profile' | 'description' | 'entry' | 'instance';
   name: string;
+  /** Empty for an instance. */
   path: string;
+  /** How an instance differs from the record. */
+  detail?: string;
 }
 
 export interface Drift {

@@ -1,8 +1,9 @@
 import { findCompany } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
-import { instanceRemedy } from './cloud-provider.ts';
+import { type CloudProvider, instanceRemedy } from './cloud-provider.ts';
 import type { CompanyRootPolicy } from './company-root.ts';
 import { detectDrift } from './detect-drift.ts';
+import { detectInstanceDrift } from './detect-instance-drift.ts';
 import { redactForbidden } from './forbidden-data.ts';
 import type { LiveRun, LiveRunObserver } from './live-runs.ts';
 import { findProvisioning } from './repository.ts';
@@ -14,12 +15,15 @@ const RUNS_SHOWN = 20;
  * Temporal says of runs still going (current step, attempt and last failure of a retried step).
  * Without a live observer (an API process without Temporal) the stored record alone answers.
  * With the root policy, the disk is compared with the record (drift); without it drift is null.
+ * With a cloud provider, the recorded instance is compared with the provider's (instance drift),
+ * and the remedy follows the state the provider reports.
  */
 export async function getProvisioningStatus(
   db: DbOrTrx,
   live: LiveRunObserver | undefined,
   cellId: string,
   companyRoot?: CompanyRootPolicy,
+  cloud?: CloudProvider,
 ) {
   const company = await findCompany(db, cellId);
   const record = await findProvisioning(db, company.id);
@@ -75,7 +79,16 @@ export async function getProvisioningStatus(
     };
   });
 
-  const drift = record && companyRoot ? await detectDrift(companyRoot, record.root_path, folders, profiles) : null;
+  const [disk, instanceDrift] = await Promise.all([
+    record && companyRoot ? detectDrift(companyRoot, record.root_path, folders, profiles) : null,
+    record && cloud ? detectInstanceDrift(cloud, { ...record, cell_id: company.cell_id }) : null,
+  ]);
+  const drift = disk && {
+    ...disk,
+    count: disk.count + (instanceDrift?.entries.length ?? 0),
+    entries: [...disk.entries, ...(instanceDrift?.entries ?? [])],
+    instance: instanceDrift && { checked: instanceDrift.checked, state: instanceDrift.state, error: instanceDrift.error },
+  };
   const latest = runViews[0];
   const running = runViews.find((r) => r.status === 'running');
   const failing = (running ?? latest)?.steps.findLast((s) => s.lastError && s.status !== 'completed');
@@ -109,7 +122,7 @@ export async function getProvisioningStatus(
           // A replacement already asked for needs nothing more than its run.
           remedy: record.replaced_instances.some((r) => r.instanceId === record.instance?.instanceId)
             ? null
-            : instanceRemedy(company.cell_id, record.instance.state),
+            : instanceRemedy(company.cell_id, instanceDrift?.state ?? record.instance.state),
         }
       : null,
     folders: folders.map((f) => ({ name: f.name, path: f.path, updatedAt: f.updated_at.toISOString() })),

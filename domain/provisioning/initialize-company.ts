@@ -94,7 +94,7 @@ export async function initializeCompany(
     await db.updateTable('companies').set({ name: settings.nameEn }).where('id', '=', company.id).execute();
   }
   const queued = await requestProvisioning(db, { cellId, part: 'all', accountId });
-  const plan = await planSteps(deps.companyRoot, { ...settings, cellId }, before?.instance ?? null, move);
+  const plan = await planSteps(deps.companyRoot, { ...settings, cellId }, before?.instance ?? null, move, before?.replaced_instances);
   return { ...queued, company: { cellId, outcome }, record: !before ? 'created' : same ? 'unchanged' : 'updated', changes, plan };
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { InstanceRecord, PendingMove } from '../db/index.ts';
 import { AGENTS_FOLDER, DESCRIPTION_FILE, describeProfile, EXECUTIVE_ROLES, LOG_FOLDER, profileName } from './catalog.ts';
+import { DEAD_STATES, instanceRemedy } from './cloud-provider.ts';
 import { type CompanyRootPolicy, resolveCompanyRoot } from './company-root.ts';
 import type { ProvisioningSettings } from './repository.ts';
 import { readFileNoFollow } from './safe-paths.ts';
@@ -90,6 +91,26 @@ const exists = (file: string) =>
   );
 
 /**
+ * The instance as the run would find it (as last recorded): a replacement asked for is created, a
+ * dead instance stops the run (with the remedy), any other is reused.
+ */
+function instancePlan(cellId: string, instance: InstanceRecord | null, replaced: readonly { instanceId: string }[]): PlannedStep {
+  if (!instance) return { step: 'cloud-instance', target: 'instance', action: 'create' };
+  if (replaced.some((r) => r.instanceId === instance.instanceId)) {
+    return { step: 'cloud-instance', target: `instance (replaces ${instance.instanceId})`, action: 'create' };
+  }
+  const target = `instance ${instance.instanceId}`;
+  return DEAD_STATES.has(instance.state)
+    ? {
+        step: 'cloud-instance',
+        target,
+        action: 'blocked',
+        reason: `${instance.instanceId} is ${instance.state}. ${instanceRemedy(cellId, instance.state)}`,
+      }
+    : { step: 'cloud-instance', target, action: 'reuse' };
+}
+
+/**
  * The step plan of a run with `settings` (already stored or about to be), given what is recorded
  * (`instance`) and a move still to do. A file that cannot be read safely (a symlink in its place)
  * is `blocked`: the run would stop there with that reason.
@@ -99,16 +120,13 @@ export async function planSteps(
   settings: ProvisioningSettings & { cellId: string },
   instance: InstanceRecord | null,
   move: PendingMove | null,
+  replaced: readonly { instanceId: string }[] = [],
 ): Promise<PlannedStep[]> {
   const root = await realRoot(policy, settings.rootPath);
   const fromRoot = move && move.fromRoot !== move.toRoot ? await realRoot(policy, move.fromRoot).catch(() => move.fromRoot) : null;
   const steps: PlannedStep[] = [];
   if (fromRoot) steps.push({ step: 'move', target: 'root', action: 'move', from: fromRoot, path: root });
-  steps.push({
-    step: 'cloud-instance',
-    target: instance ? `instance ${instance.instanceId}` : 'instance',
-    action: instance ? 'reuse' : 'create',
-  });
+  steps.push(instancePlan(settings.cellId, instance, replaced));
   // Before the move, what exists lies under the old root.
   const current = fromRoot ?? root;
   for (const { folder } of EXECUTIVE_ROLES) {

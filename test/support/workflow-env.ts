@@ -7,6 +7,7 @@ import { localModelProvider } from '../../domain/app-workflows/model-provider.ts
 import { unconfiguredMailer } from '../../domain/mail/mailer.ts';
 import type { CloudProvider } from '../../domain/provisioning/cloud-provider.ts';
 import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
+import { ensureSearchAttributes } from '../../worker/search-attributes.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { TASK_QUEUE } from '../../workflows/contract.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -32,6 +33,7 @@ export async function startWorkflowTestEnv(
 ): Promise<WorkflowTestEnv> {
   const database = await createTestDatabase();
   const env = await createTemporalEnv('time-skipping');
+  await ensureSearchAttributes(env.client, env.client.options.namespace);
   const workflowBundle = await bundleWorkflows();
   let deps: ActivityDeps = {
     db: database.db,

@@ -14,6 +14,7 @@ import { initializeCompany } from '../../domain/provisioning/initialize-company.
 import { awsCloudProvider } from '../../infra/cloud/aws-ec2-provider.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { installTemporalRuntime } from '../../worker/runtime.ts';
+import { ensureSearchAttributes } from '../../worker/search-attributes.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { TASK_QUEUE } from '../../workflows/contract.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -39,6 +40,8 @@ beforeAll(async () => {
   roots = await tempRoots();
   client = new Client({ connection: await Connection.connect({ address: server.address }) });
   native = await NativeConnection.connect({ address: server.address });
+  // As the worker does at start: the relay's starts set the company's search attributes.
+  await ensureSearchAttributes(client, 'default');
 }, 120_000);
 afterAll(async () => {
   await native?.close();

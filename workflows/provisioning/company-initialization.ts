@@ -19,6 +19,12 @@ const create = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', h
 const wait = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
 const files = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: STEP_RETRY });
 
+/**
+ * Each activity carries its summary "<step> <target>" (user metadata): the Web UI's timeline names
+ * it so. `targets` is absent when replaying a run begun before it existed; summaries never affect replay.
+ */
+const named = (summary: string) => ({ summary });
+
 export async function companyInitialization(input: CompanyInitializationInput): Promise<ProvisioningProgress> {
   const progress: ProvisioningProgress = { part: input.part, currentStep: null, completedSteps: [], failedStep: null };
   setHandler(provisioningProgressQuery, () => progress);
@@ -33,26 +39,36 @@ export async function companyInitialization(input: CompanyInitializationInput): 
       const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
       progress.currentStep = null;
       progress.failedStep = name;
-      await records.finishProvisioningRun({ status: 'failed', step: name, error });
+      await records.finishProvisioningRun.executeWithOptions(named(`finish: ${name} failed`), [{ status: 'failed', step: name, error }]);
       throw ApplicationFailure.nonRetryable(`${name}: ${error}`, 'ProvisioningStepFailed');
     }
   };
 
-  const { pendingMove } = await records.beginProvisioningRun(input);
+  const { pendingMove, targets } = await records.beginProvisioningRun.executeWithOptions(named(`begin ${input.part} of ${input.cellId}`), [
+    input,
+  ]);
   const parts = partsOf(input.part);
   // A move asked for by initialize with apply "move" comes before anything touches the tree.
-  if (pendingMove && parts.some((p) => p !== 'cloud-instance')) await step('move', () => files.applyPendingMove(input.cellId));
+  if (pendingMove && parts.some((p) => p !== 'cloud-instance')) {
+    await step('move', () => files.applyPendingMove.executeWithOptions(named(`move ${targets?.move}`), [input.cellId]));
+  }
   for (const part of parts) {
     if (part === 'cloud-instance') {
-      const { instanceId } = await step('cloud-instance', () => create.ensureCloudInstance(input.cellId));
-      await step('instance-running', () => wait.awaitInstanceRunning({ cellId: input.cellId, instanceId }));
+      const { instanceId } = await step('cloud-instance', () =>
+        create.ensureCloudInstance.executeWithOptions(named(`cloud-instance ${targets?.instance}`), [input.cellId]),
+      );
+      await step('instance-running', () =>
+        wait.awaitInstanceRunning.executeWithOptions(named(`instance-running ${instanceId}`), [{ cellId: input.cellId, instanceId }]),
+      );
     } else if (part === 'folders') {
-      await step('folders', () => files.createFolders(input.cellId));
+      await step('folders', () => files.createFolders.executeWithOptions(named(`folders in ${targets?.root}`), [input.cellId]));
     } else {
-      await step('agent-profiles', () => files.writeAgentProfiles(input.cellId));
+      await step('agent-profiles', () =>
+        files.writeAgentProfiles.executeWithOptions(named(`agent-profiles in ${targets?.root}/agents`), [input.cellId]),
+      );
     }
   }
   progress.currentStep = null;
-  await records.finishProvisioningRun({ status: 'completed' });
+  await records.finishProvisioningRun.executeWithOptions(named('finish: completed'), [{ status: 'completed' }]);
   return progress;
 }

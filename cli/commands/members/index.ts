@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { withContext } from '../../util/command.ts';
 import type { Context } from '../../util/context.ts';
-import { CliError, EXIT } from '../../util/errors.ts';
+import { invalidFile, parseJsonFile, readInputFile } from '../../util/input-file.ts';
 import { table } from '../../util/output.ts';
 
 type Seats = { limit: number | null; used: number };
@@ -101,24 +100,12 @@ async function importMembers(ctx: Context, file: string, options: ImportOptions)
 /** The request body: CSV travels as text in `members`; a JSON file is the list or the whole object. */
 async function readMemberFile(file: string): Promise<{ members: unknown; source?: unknown }> {
   const kind = extname(file).toLowerCase();
-  if (kind !== '.csv' && kind !== '.json') throw usage(`${file}: a .csv or .json file is expected.`);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw usage(`${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
+  if (kind !== '.csv' && kind !== '.json') throw invalidFile(`${file}: a .csv or .json file is expected.`);
+  const text = await readInputFile(file);
   if (kind === '.csv') return { members: text };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw usage(`${file} is not valid JSON: ${(error as Error).message}`);
-  }
+  const parsed = parseJsonFile(file, text);
   // The service refuses any other shape with every problem named (exit 2).
   return Array.isArray(parsed) || parsed === null || typeof parsed !== 'object' ? { members: parsed } : (parsed as { members: unknown });
 }
 
 const seatLine = (seats: Seats) => `Seats: ${seats.used} used of ${seats.limit ?? 'unlimited'}`;
-
-const usage = (message: string) => new CliError(message, EXIT.usage, { code: 'invalid_file' });

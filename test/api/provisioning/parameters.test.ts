@@ -177,6 +177,14 @@ describe('POST .../cloud-instance with replace', () => {
     await finished(failed.body.data).catch(() => undefined);
     const dead = await status('cell-params');
     expect(dead.server).toMatchObject({ state: 'terminated', remedy: expect.stringContaining('{"replace": true}') });
+    // A re-run's plan says the run would stop at the dead instance, and what to do.
+    const rerun = await initialize(moved({ nameEn: 'Relocated Trading GmbH' }), { 'x-svc-dry-run': 'true' });
+    expect(rerun.body.data.plan.wouldStartOrJoin.plan[0]).toEqual({
+      step: 'cloud-instance',
+      target: `instance ${old.instanceId}`,
+      action: 'blocked',
+      reason: expect.stringMatching(/is terminated\. The instance will not come back: POST .*\{"replace": true\}/),
+    });
 
     const dry = await cloudInstance({ replace: true }, { 'x-svc-dry-run': 'true' });
     expect(dry.status).toBe(202);
@@ -206,7 +214,12 @@ describe('drift between the record and the disk', () => {
   it('reports each kind of drift; a refresh keeps a hand-edited description in description.md.previous', async () => {
     const res = await initialize(initializeBody('cell-drift', C()));
     await finished(res.body.data);
-    expect((await status('cell-drift')).drift).toEqual({ checked: true, count: 0, entries: [] });
+    expect((await status('cell-drift')).drift).toEqual({
+      checked: true,
+      count: 0,
+      entries: [],
+      instance: { checked: true, state: 'running', error: null },
+    });
 
     await fs.rmdir(path.join(C(), '04_product'));
     await fs.rm(profile('cmo'), { recursive: true });
