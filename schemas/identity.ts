@@ -117,6 +117,10 @@ export const SecurityEventKind = z.enum([
   'account_disabled',
   'account_enabled',
   'license_removed',
+  'group_created',
+  'group_deleted',
+  'group_member_added',
+  'group_member_removed',
 ]);
 
 export const SecurityEventView = z

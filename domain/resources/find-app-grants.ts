@@ -11,11 +11,12 @@ export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s
 
 /**
  * The live shares of an app that concern one account: the company share, the account's own share
- * and, on a visit through a public link, that link (when it is still live and of this app).
+ * (or, failing one, a share with a group it is a live member of: a named share all the same) and,
+ * on a visit through a public link, that link (when it is still live and of this app).
  */
 async function findShareGrants(
   db: DbOrTrx,
-  input: { appId: string; accountId: string; linkShareId: string | null; now: Date },
+  input: { appId: string; accountId: string; groups: readonly string[]; linkShareId: string | null; now: Date },
 ): Promise<Omit<ShareGrants, 'resource'>> {
   const rows = await db
     .selectFrom('app_shares as s')
@@ -26,12 +27,14 @@ async function findShareGrants(
       eb.or([
         eb('s.audience', '=', 'company'),
         eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', input.accountId)]),
+        ...(input.groups.length > 0 ? [eb.and([eb('s.audience', '=', 'users'), eb('s.group_id', 'in', input.groups)])] : []),
         ...(input.linkShareId ? [eb.and([eb('s.audience', '=', 'public'), eb('s.id', '=', input.linkShareId)])] : []),
       ]),
     )
     .execute();
   const pick = (audience: ShareAudience) => {
-    const row = rows.find((r) => r.audience === audience);
+    // The account's own share first: it outlives any group membership.
+    const row = rows.find((r) => r.audience === audience && r.account_id !== null) ?? rows.find((r) => r.audience === audience);
     return row ? { id: row.id } : null;
   };
   return { company: pick('company'), account: pick('users'), link: pick('public') };
@@ -50,6 +53,7 @@ export async function findAppGrants(
   const shares = await findShareGrants(db, {
     appId: input.app.id,
     accountId: input.visitor.accountId,
+    groups: input.visitor.groups,
     linkShareId: input.linkShareId,
     now: input.now,
   });

@@ -4,6 +4,7 @@ import type { HostedApp } from '../apps/index.ts';
 import type { DbOrTrx, ShareRecordName } from '../db/index.ts';
 import type { Clock, PublicAddresses } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { assertGroupOf } from '../groups/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import { currentApp } from './current-app.ts';
@@ -22,7 +23,8 @@ export interface CreatedShare {
 }
 
 /**
- * Shares the app (spec C): repeating a company or users share changes its role and expiry; each
+ * Shares the app (spec C): a users share names an account (any company) or a group of the app's
+ * company, whose live members it admits as a named share does. Repeating a company or users share changes its role and expiry; each
  * public share is a new link. Writes the share/* record of the app log in the same transaction.
  */
 export async function createShare(
@@ -58,11 +60,18 @@ export async function createShare(
   }
 
   let accountId: string | null = null;
+  let groupId: string | null = null;
   let object: string;
   let expiresAt: Date | null = null;
   if (input.audience === 'company') {
     if (!app.companyId) throw new DomainError('conflict', 'Official apps belong to no company: share them with accounts or a link.');
     object = app.namespace;
+  } else if (input.account.startsWith('grp_')) {
+    // A group of the app's company only: any other group id is not found (never confirmed across companies).
+    const group = await assertGroupOf(db, input.account, app.companyId);
+    groupId = group.id;
+    object = group.id;
+    expiresAt = input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
   } else {
     const account = input.account.startsWith('acc_')
       ? await db.selectFrom('accounts').selectAll().where('id', '=', input.account).executeTakeFirst()
@@ -72,7 +81,7 @@ export async function createShare(
     object = account.id;
     expiresAt = input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
   }
-  const existing = await findLiveShare(db, app.id, input.audience, accountId, now);
+  const existing = await findLiveShare(db, app.id, input.audience, { accountId, groupId }, now);
   let id: string;
   let name: ShareRecordName;
   if (existing) {
@@ -81,7 +90,15 @@ export async function createShare(
     await db.updateTable('app_shares').set({ role: input.role, expires_at: expiresAt, updated_at: now }).where('id', '=', id).execute();
   } else {
     name = 'share/create';
-    id = await insertShare(db, { app, actor: principal.account.id, audience: input.audience, role: input.role, accountId, expiresAt });
+    id = await insertShare(db, {
+      app,
+      actor: principal.account.id,
+      audience: input.audience,
+      role: input.role,
+      accountId,
+      groupId,
+      expiresAt,
+    });
   }
   await recordShare(db, {
     appId: app.id,
@@ -105,6 +122,7 @@ async function insertShare(
     audience: 'company' | 'users' | 'public';
     role: 'editor' | 'viewer';
     accountId?: string | null;
+    groupId?: string | null;
     expiresAt?: Date | null;
     tokenHash?: Buffer;
     tokenPrefix?: string;
@@ -118,6 +136,7 @@ async function insertShare(
       app_id: s.app.id,
       audience: s.audience,
       account_id: s.accountId ?? null,
+      group_id: s.groupId ?? null,
       role: s.role,
       token_hash: s.tokenHash ?? null,
       token_prefix: s.tokenPrefix ?? null,

@@ -24,14 +24,21 @@ export async function findAppOfShare(db: DbOrTrx, shareId: string) {
     .executeTakeFirst();
 }
 
-export async function findLiveShare(db: DbOrTrx, appId: string, audience: 'company' | 'users', accountId: string | null, now: Date) {
+export async function findLiveShare(
+  db: DbOrTrx,
+  appId: string,
+  audience: 'company' | 'users',
+  named: { accountId: string | null; groupId: string | null },
+  now: Date,
+) {
   let q = db
     .selectFrom('app_shares as s')
     .selectAll('s')
     .where('s.app_id', '=', appId)
     .where('s.audience', '=', audience)
     .where('s.revoked_at', 'is', null);
-  if (accountId) q = q.where('s.account_id', '=', accountId);
+  if (named.accountId) q = q.where('s.account_id', '=', named.accountId);
+  if (named.groupId) q = q.where('s.group_id', '=', named.groupId);
   const row = await q.forUpdate().executeTakeFirst();
   // An expired share is over: the repeat makes a new one (the old row is closed first).
   if (row?.expires_at && row.expires_at <= now) {
@@ -45,6 +52,7 @@ export const shareRows = (db: DbOrTrx) =>
   db
     .selectFrom('app_shares as s')
     .leftJoin('accounts as a', 'a.id', 's.account_id')
+    .leftJoin('groups as g', 'g.id', 's.group_id')
     .select([
       's.id',
       's.audience',
@@ -56,6 +64,8 @@ export const shareRows = (db: DbOrTrx) =>
       's.updated_at',
       'a.id as account_id',
       'a.username',
+      'g.id as group_id',
+      'g.name as group_name',
     ]);
 
 /** A share/* record of the app log (spec: share and revoke; object and role). */

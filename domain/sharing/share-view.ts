@@ -11,6 +11,8 @@ export interface ShareRow {
   updated_at: Date;
   account_id: string | null;
   username: string | null;
+  group_id: string | null;
+  group_name: string | null;
 }
 
 export function shareView(row: ShareRow): ShareView {
@@ -19,6 +21,7 @@ export function shareView(row: ShareRow): ShareView {
     audience: row.audience,
     role: row.role,
     account: row.account_id && row.username ? { id: row.account_id, username: row.username } : null,
+    group: row.group_id && row.group_name ? { id: row.group_id, name: row.group_name } : null,
     linkPrefix: row.token_prefix,
     expiresAt: row.expires_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
