@@ -39,6 +39,11 @@ export const ERRORS = {
   principal_not_found: { status: 404, meaning: 'No such account, company or group to share with.' },
   group_not_found: { status: 404, meaning: 'No such group, or not one of the caller’s companies.' },
   group_name_exists: { status: 409, meaning: 'The company already has a group of that name (names compare case-insensitively).' },
+  attributes_not_editable: {
+    status: 422,
+    meaning:
+      'A user’s attributes come from their account and licenses (username, email, companies, roles); they are not edited through the API.',
+  },
   invalid_group_membership_expiration: {
     status: 422,
     meaning: 'The membership expiration is in the past, or beyond what the group’s membership expiration policy allows.',

@@ -118,9 +118,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 
   // Operators.
   adminCreateOrganization: OPERATORS,
-  adminGetOrganization: OPERATORS,
+  // A company's own admins and developers read it and its people; which company is decided inside (people.manage).
+  adminGetOrganization: PEOPLE,
   adminCreateUser: OPERATORS,
-  adminListUsers: OPERATORS,
+  adminListUsers: PEOPLE,
+  adminGetUser: PEOPLE,
+  // Every person sees themselves.
+  adminGetCurrentUser: route('none', KEYS),
   adminUpdateUser: OPERATORS,
   adminPutLicense: OPERATORS,
   adminDeleteLicense: OPERATORS,
