@@ -20,8 +20,12 @@ export const LicenseInput = z.strictObject({ role: Role, admin: z.boolean().defa
 
 export const CompanySummary = z.object({ cellId: z.string(), name: z.string() }).meta({ id: 'CompanySummary' });
 
-/** The Foundry User fields beyond id, username, email and status (spec G, Admin). */
-const UserFields = {
+/** A user as the spec's Admin API shows one (Foundry's User shape). */
+const UserShape = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string(),
+  status: z.enum(['active', 'pending', 'disabled']),
   givenName: z.string().nullable().meta({ description: 'The first word of the display name (member import); null without one.' }),
   familyName: z.string().nullable().meta({ description: 'The rest of the display name; null without one.' }),
   organization: z
@@ -32,34 +36,18 @@ const UserFields = {
     description:
       'Derived from the account and the licenses the caller may see (svc:username, svc:email, svc:organizations, svc:role:<cellId>); read-only.',
   }),
-};
-
-/** A user as the spec's Admin API shows one (Foundry's User shape). */
-export const UserView = z
-  .object({
-    id: z.string(),
-    username: z.string(),
-    email: z.string(),
-    status: z.enum(['active', 'pending', 'disabled']),
-    ...UserFields,
-  })
-  .meta({ id: 'User' });
+});
+export const UserView = UserShape.meta({ id: 'User' });
 export type UserView = z.input<typeof UserView>;
 
-export const AccountView = z
-  .object({
-    id: z.string(),
-    username: z.string(),
-    email: z.string(),
-    status: z.enum(['active', 'pending', 'disabled']),
-    ...UserFields,
-    emailVerified: z.boolean(),
-    mustChangePassword: z.boolean(),
-    platformStaff: z.boolean(),
-    licenses: z.array(CompanySummary.extend({ role: Role, admin: z.boolean() })),
-    createdAt: z.iso.datetime(),
-  })
-  .meta({ id: 'Account' });
+/** A user with what operators (and company admins, for their company's licenses) manage. */
+export const AccountView = UserShape.extend({
+  emailVerified: z.boolean(),
+  mustChangePassword: z.boolean(),
+  platformStaff: z.boolean(),
+  licenses: z.array(CompanySummary.extend({ role: Role, admin: z.boolean() })),
+  createdAt: z.iso.datetime(),
+}).meta({ id: 'Account' });
 export type AccountView = z.input<typeof AccountView>;
 
 export const CompanyView = z
