@@ -64,17 +64,21 @@ export async function findAppGrants(
 const SHARED_APPS_SHOWN = 100;
 
 /**
- * The company apps shared with an account by name (live `users` shares), with their company's
- * name: the candidates of its "Shared with you", each still to be admitted by the app-open rule.
+ * The company apps shared with an account by name or with a group it is a live member of (live
+ * `users` shares), with their company's name: the candidates of its "Shared with you", each still
+ * to be admitted by the app-open rule.
  */
-export async function appsSharedWith(db: DbOrTrx, accountId: string, now: Date) {
+export async function appsSharedWith(db: DbOrTrx, visitor: Pick<Visitor, 'accountId' | 'groups'>, now: Date) {
   return db
     .selectFrom('app_shares as s')
     .innerJoin('apps as a', 'a.id', 's.app_id')
     .innerJoin('companies as c', 'c.id', 'a.company_id')
     .select(['a.namespace', 'a.slug', 'c.name as company'])
+    .distinct()
     .where('s.audience', '=', 'users')
-    .where('s.account_id', '=', accountId)
+    .where((eb) =>
+      eb.or([eb('s.account_id', '=', visitor.accountId), ...(visitor.groups.length > 0 ? [eb('s.group_id', 'in', visitor.groups)] : [])]),
+    )
     .where(liveShare(now))
     .orderBy('c.name')
     .orderBy('a.slug')

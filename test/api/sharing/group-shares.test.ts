@@ -85,6 +85,10 @@ describe('a users share naming a group', () => {
     expect((await me(gusTicket)).body.data).toMatchObject({ role: 'editor', member: false, viaShare: true });
     // Not a member: still refused.
     expect((await open('vault', 'multi')).status).toBe(403);
+    // The outsider finds it under "Shared with you" in their own company's catalog.
+    const catalog = async () =>
+      (await rawGet(`${svc.addresses.productionBase}/cell-globex/apps`, { cookie: await signIn(svc, 'gus') })).text;
+    expect(await catalog()).toContain(`${svc.addresses.productionBase}/cell-acme/apps/vault`);
 
     await remove(id, [accounts.mo]);
     expect((await open('vault', 'mo')).status).toBe(403);
@@ -94,6 +98,7 @@ describe('a users share naming a group', () => {
     clock.set('2026-11-28T10:00:00Z');
     expect((await open('vault', 'gus')).status).toBe(403);
     expect((await me(gusTicket)).status).toBe(401);
+    expect(await catalog()).not.toContain('/cell-acme/apps/vault');
   });
 
   it('refuses a group of another company, and an unknown group, as principal_not_found', async () => {
