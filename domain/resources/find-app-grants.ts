@@ -17,7 +17,14 @@ export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s
  */
 async function findShareGrants(
   db: DbOrTrx,
-  input: { appId: string; accountId: string; companyIds: readonly string[]; groups: readonly string[]; linkShareId: string | null; now: Date },
+  input: {
+    appId: string;
+    accountId: string;
+    companyIds: readonly string[];
+    groups: readonly string[];
+    linkShareId: string | null;
+    now: Date;
+  },
 ): Promise<Omit<ShareGrants, 'resource'>> {
   const rows = await db
     .selectFrom('app_shares as s')

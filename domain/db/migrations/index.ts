@@ -27,8 +27,8 @@ import * as onlineVersions from './2026-11-25T0130-online-versions.ts';
 import * as ticketGrantSource from './2026-11-25T0140-ticket-grant-source.ts';
 import * as sqlRoleLifecycle from './2026-11-25T0150-sql-role-lifecycle.ts';
 import * as ticketRenewals from './2026-11-25T0160-ticket-renewals.ts';
-import * as companyShares from './2026-11-27T0300-company-shares.ts';
 import * as groups from './2026-11-27T0100-groups.ts';
+import * as companyShares from './2026-11-27T0300-company-shares.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
