@@ -5,6 +5,7 @@ import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
+import { groupRoutes } from './groups/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { agentKeyRoutes } from './keys/agents/routes.ts';
@@ -35,6 +36,7 @@ export const routes: readonly AnyRoute[] = [
   ...deviceLoginRoutes,
   ...sessionRoutes,
   ...adminRoutes,
+  ...groupRoutes,
   ...appRoutes,
   ...appSurfaceRoutes,
   ...mcpRoutes,

@@ -53,8 +53,8 @@ export const listResourcesRoute = defineRoute({
   }),
   response: { status: 200, description: 'Resources the caller has a role on.', schema: z.object({ resources: z.array(ResourceView) }) },
   errors: ['unauthorized', 'invalid_session', 'invalid_payload'],
-  async handler({ db, principal, query }) {
-    return { data: { resources: await listResources(db, principal, query.scope, query.type) } };
+  async handler({ db, deps, principal, query }) {
+    return { data: { resources: await listResources(db, deps.clock, principal, query.scope, query.type) } };
   },
 });
 
@@ -68,7 +68,7 @@ export const getResourceRoute = defineRoute({
   params: RidParams,
   response: { status: 200, description: 'The resource (404 when the caller has no role on it).', schema: ResourceView },
   errors: [...ERRORS],
-  handler: async ({ db, principal, params }) => ({ data: await describeResource(db, principal, params.rid) }),
+  handler: async ({ db, deps, principal, params }) => ({ data: await describeResource(db, deps.clock, principal, params.rid) }),
 });
 
 export const listRolesRoute = defineRoute({
@@ -89,7 +89,7 @@ export const listRolesRoute = defineRoute({
     }),
   },
   errors: [...ERRORS],
-  handler: async ({ db, principal, params }) => ({ data: await listRoles(db, principal, params.rid) }),
+  handler: async ({ db, deps, principal, params }) => ({ data: await listRoles(db, deps.clock, principal, params.rid) }),
 });
 
 export const addRoleRoute = defineRoute({
@@ -107,7 +107,7 @@ export const addRoleRoute = defineRoute({
   body: z.strictObject({ principal: Principal, role: Role }),
   response: { status: 200, description: 'The resource after the grant.', schema: ResourceView },
   errors: [...ERRORS, 'invalid_payload', 'principal_not_found', 'tier_unsupported'],
-  handler: async ({ db, principal, params, body }) => ({ data: await addGrant(db, principal, params.rid, body) }),
+  handler: async ({ db, deps, principal, params, body }) => ({ data: await addGrant(db, deps.clock, principal, params.rid, body) }),
 });
 
 export const removeRoleRoute = defineRoute({
@@ -122,8 +122,8 @@ export const removeRoleRoute = defineRoute({
   body: z.strictObject({ principal: Principal }),
   response: { status: 200, description: 'The resource after the revoke.', schema: ResourceView.extend({ removed: z.boolean() }) },
   errors: [...ERRORS, 'invalid_payload'],
-  handler: async ({ db, principal, params, body }) => ({
-    data: await removeGrant(db, principal, params.rid, body.principal),
+  handler: async ({ db, deps, principal, params, body }) => ({
+    data: await removeGrant(db, deps.clock, principal, params.rid, body.principal),
   }),
 });
 
@@ -143,7 +143,7 @@ export const setTierRoute = defineRoute({
   body: z.strictObject({ tier: Tier }),
   response: { status: 200, description: 'The resource at its new tier.', schema: ResourceView },
   errors: [...ERRORS, 'invalid_payload', 'conflict', 'tier_unsupported'],
-  handler: async ({ db, principal, params, body }) => ({ data: await setTier(db, principal, params.rid, body.tier) }),
+  handler: async ({ db, deps, principal, params, body }) => ({ data: await setTier(db, deps.clock, principal, params.rid, body.tier) }),
 });
 
 const IssuedLink = z.object({
@@ -215,8 +215,10 @@ export const searchPrincipalsRoute = defineRoute({
   method: 'get',
   path: '/api/v1/filesystem/principals',
   operationId: 'searchPrincipals',
-  summary: 'Sharing targets: own organization and developer groups; accounts by exact username or email; organizations by exact cellId',
+  summary:
+    'Sharing targets: own organization, developer group and groups (by name); accounts by exact username or email; organizations by exact cellId',
   description:
+    'Groups of the caller’s companies are found by a part of their name (the first 50 by name; without `q`, the first 50). ' +
     'Accounts are found only by exact username or email, and only those the caller may see: people of the caller’s companies and ' +
     'accounts those companies already share with (a named app share, a resource grant by one of their people); developers and ' +
     'platform staff, who share with named people of any company, find any account.',
@@ -227,12 +229,14 @@ export const searchPrincipalsRoute = defineRoute({
     status: 200,
     description: 'Matching principals.',
     schema: z.object({
-      principals: z.array(z.object({ principal: z.string(), kind: z.enum(['organization', 'developers', 'account']), label: z.string() })),
+      principals: z.array(
+        z.object({ principal: z.string(), kind: z.enum(['organization', 'developers', 'group', 'account']), label: z.string() }),
+      ),
     }),
   },
   errors: ['unauthorized', 'invalid_session'],
-  handler: async ({ db, principal, query }) => ({
-    data: { principals: await searchPrincipals(db, principal, query.q) },
+  handler: async ({ db, deps, principal, query }) => ({
+    data: { principals: await searchPrincipals(db, deps.clock, principal, query.q) },
   }),
 });
 

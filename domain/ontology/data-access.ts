@@ -63,7 +63,7 @@ export async function dataAccess(
   if (isDataDeveloperOf(principal, company.id)) {
     return { ...EVERYTHING, author: authorOf(principal) };
   }
-  const visitor = await visitorOf(deps.db, principal);
+  const visitor = await visitorOf(deps.db, principal, deps.clock.now());
 
   const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
   const openApps = new Set<string>();

@@ -9,6 +9,7 @@ import {
   isDataDeveloperOf,
   isDeveloperOf,
   keyNamespaces,
+  managesPeopleOf,
   mayWriteAs,
   PUBLIC_NAMESPACE,
   sharesAcrossCompanies,
@@ -84,6 +85,8 @@ export interface Actions {
   'resource.change-sharing': ResourceSubject;
   /** Send the mail test to the caller's own address: a person's key or web session; never an agent key, a ticket or an app token (an app page's scripts). */
   'notify.test': Record<string, never>;
+  /** Create, read and delete a company's groups and their members, read its people: its developers and company admins, operators for every company; other companies' groups do not exist for the caller. */
+  'people.manage': CompanySubject;
   /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
   'account.find': AccountSubject;
 }
@@ -215,6 +218,13 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     p.kind === 'ticket' || isAgentKey(p)
       ? forbidden('The mail test is sent for a person’s own key or web session, never for an agent key or an app’s credential.')
       : null,
+  'people.manage': (p, s) =>
+    managesPeopleOf(p, companyName(s.namespace))
+      ? null
+      : forbidden(`Only admins and developers of ${s.namespace} (and operators) manage its groups and read its people.`, {
+          namespace: s.namespace,
+          required: 'developer',
+        }),
   'account.find': (p, s) =>
     s.related || sharesAcrossCompanies(p)
       ? null

@@ -83,6 +83,8 @@ const DATA = route('company', KEYS, SESSIONS, TICKETS, AGENT_KEYS);
 /** Applying actions: not the read-only credentials (viewers, read-only agent keys). */
 const DATA_WRITE = route('company', KEYS, SESSIONS, WRITING_TICKETS, ['agent-key-restricted']);
 const OPERATORS = route('none', OPERATOR);
+/** A company's people and groups: its admins and developers (developer keys), operators for every company. */
+const PEOPLE = route('none', DEVELOPER_KEYS);
 /** The resource access model: signed-in people (keys and sessions); never tickets, never agent keys. */
 const RESOURCES = route('none', KEYS, SESSIONS);
 
@@ -116,9 +118,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 
   // Operators.
   adminCreateOrganization: OPERATORS,
-  adminGetOrganization: OPERATORS,
+  // A company's own admins and developers read it and its people; which company is decided inside (people.manage).
+  adminGetOrganization: PEOPLE,
   adminCreateUser: OPERATORS,
-  adminListUsers: OPERATORS,
+  adminListUsers: PEOPLE,
+  adminGetUser: PEOPLE,
+  // Every person sees themselves.
+  adminGetCurrentUser: route('none', KEYS),
   adminUpdateUser: OPERATORS,
   adminPutLicense: OPERATORS,
   adminDeleteLicense: OPERATORS,
@@ -127,6 +133,16 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   adminListSecurityEvents: OPERATORS,
   adminSetSeatLimit: OPERATORS,
   controlPlaneInitializeCompany: OPERATORS,
+
+  // Groups (spec G): a company's admins and developers by key (as they manage its members),
+  // operators for every company; which company is decided inside (people.manage).
+  adminCreateGroup: PEOPLE,
+  adminListGroups: PEOPLE,
+  adminGetGroup: PEOPLE,
+  adminDeleteGroup: PEOPLE,
+  adminListGroupMembers: PEOPLE,
+  adminAddGroupMembers: PEOPLE,
+  adminRemoveGroupMembers: PEOPLE,
   controlPlaneCloudInstance: OPERATORS,
   controlPlaneFolders: OPERATORS,
   controlPlaneAgentProfiles: OPERATORS,

@@ -18,6 +18,21 @@ const isPlatform = (company: CompanyName) => company === null || company === PUB
 const names = (company: CompanyName, ref: { companyId: string | null; cellId: string | null }) =>
   company !== null && (ref.companyId === company || ref.cellId === company);
 
+/** One group membership of an account: the group, its company, and when the membership ends (null: never). */
+export interface GroupMembership {
+  groupId: string;
+  companyId: string;
+  expiresAt: Date | null;
+}
+
+/**
+ * The groups an account answers to at `now` (the one membership rule): a membership counts until
+ * its expiration, judged at each check, so an expired one stops granting at once, with no sweeper.
+ * Groups are flat (no group is a member of another), so this is linear in the account's memberships.
+ */
+export const liveGroupIds = (memberships: readonly GroupMembership[], now: Date): string[] =>
+  memberships.filter((m) => m.expiresAt === null || m.expiresAt.getTime() > now.getTime()).map((m) => m.groupId);
+
 /** An agent key's restrictions (spec Authentication 7); null for any other credential, a developer key sent with x-author included. */
 export function agentRestrictionsOf(principal: Principal): AgentRestrictions | null {
   return principal.kind === 'key' ? (principal.agent?.restrictions ?? null) : null;
@@ -116,6 +131,17 @@ export function sharesAcrossCompanies(principal: Principal): boolean {
     case 'ticket':
       return false;
   }
+}
+
+/**
+ * Manages a company's groups and reads its people (spec G, Admin): its company admins and
+ * developers (as they manage its members today: a developer key there), and platform staff for
+ * every company. Never an agent key, never a ticket.
+ */
+export function managesPeopleOf(principal: Principal, company: CompanyName): boolean {
+  if (principal.kind === 'ticket' || isAgentKey(principal)) return false;
+  if (principal.account.platformStaff) return true;
+  return !isPlatform(company) && isDeveloperOf(principal, company);
 }
 
 /** The namespaces a key acts in: its company's, plus `public` for platform staff. Other credentials: none (they act through apps). */

@@ -14,7 +14,7 @@ const TOKEN_PATTERN = /^[0-9A-Za-z]{33}$/;
 
 /** An invitation link to a resource (Owner only, rule 6): the token is returned once and kept as a hash. */
 export async function createLink(db: DbOrTrx, clock: Clock, principal: Principal, rid: string, days = LINK_DEFAULT_DAYS) {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
   await requireRole(db, principal, visitor, resource, 'owner');
   const token = randomBase62(24);
@@ -28,7 +28,7 @@ export async function createLink(db: DbOrTrx, clock: Clock, principal: Principal
 }
 
 export async function revokeLink(db: DbOrTrx, clock: Clock, principal: Principal, rid: string, linkId: string) {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
   await requireRole(db, principal, visitor, resource, 'owner');
   const result = await db
@@ -48,7 +48,7 @@ export async function revokeLink(db: DbOrTrx, clock: Clock, principal: Principal
  * tier); a caller who already has a role keeps it.
  */
 export async function redeemLink(db: DbOrTrx, clock: Clock, principal: Principal, token: string) {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const invalid = () => new DomainError('not_found', 'This invitation link was revoked, has expired or does not exist.');
   if (!TOKEN_PATTERN.test(token)) throw invalid();
   const hash = sha256(token);

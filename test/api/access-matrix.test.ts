@@ -72,6 +72,7 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   userCode: t.userCode,
   linkId: t.resourceLinkId,
   accountId: t.pendingAccountId,
+  groupId: t.groupId,
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
 });
@@ -86,12 +87,16 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   decideDeviceCode: (t) => ({ body: { userCode: t.userCode, decision: 'deny' } }),
   adminCreateOrganization: () => ({ body: { cellId: 'cell-matrix-new', name: 'New' } }),
   adminGetOrganization: () => ({ params: { rid: COMPANY_A } }),
+  adminGetUser: (t) => ({ params: { id: t.spareAccountId } }),
   adminUpdateUser: (t) => ({ params: { id: t.spareAccountId }, body: { status: 'disabled' } }),
   adminPutLicense: (t) => ({ params: { id: t.spareAccountId }, body: { role: 'developer' } }),
   adminDeleteLicense: (t) => ({ params: { id: t.spareAccountId } }),
   adminListUserKeys: (t) => ({ params: { id: t.spareAccountId } }),
   adminRevokeUserKeys: (t) => ({ params: { id: t.spareAccountId } }),
   adminSetSeatLimit: () => ({ params: { rid: COMPANY_A }, body: { limit: 50 } }),
+  adminCreateGroup: () => ({ body: { name: 'Matrix new group' } }),
+  adminAddGroupMembers: (t) => ({ body: { principalIds: [t.spareAccountId] } }),
+  adminRemoveGroupMembers: (t) => ({ body: { principalIds: [t.spareAccountId] } }),
   findStoredFiles: () => ({ query: { sha256: '0'.repeat(64) } }),
   uploadAppVersion: () => ({ body: bundle(APP.slug, '2.0.0') }),
   callAppMcp: () => ({
@@ -138,6 +143,8 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
 
 /** Operations that end a fixture's credential or grant if a dry run ever failed to roll back: run after all others. */
 const LAST = [
+  'adminRemoveGroupMembers',
+  'adminDeleteGroup',
   'revokeShare',
   'revokeResourceLink',
   'revokeAgentKey',

@@ -43,6 +43,16 @@ afterAll(async () => {
 });
 beforeEach(() => resetRateLimits(svc));
 
+/** A new group of Acme, made for real (dana's key). */
+async function newGroup(): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/admin/groups', { body: { name: unique('dry-group') }, headers: bearer(dev) });
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+
+const accountIdOf = async (username: string) =>
+  (await svc.database.db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id;
+
 /**
  * Written outside the request's transaction on purpose, so a dry run rightly moves them:
  * rate-limit counters ("failures and dry runs count too"), the poll clock of a device login
@@ -263,6 +273,24 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     return { params: { accountId: res.body.data.results[0].accountId }, headers: bearer(dev), status: 201, enqueues: 1 };
   },
   adminSetSeatLimit: async () => ({ params: { rid: 'cell-globex' }, body: { limit: 50 + counter++ }, headers: bearer(op), status: 200 }),
+  adminCreateGroup: async () => ({ body: { name: unique('dry-group') }, headers: bearer(dev), status: 201 }),
+  adminDeleteGroup: async () => ({ params: { groupId: await newGroup() }, headers: bearer(dev), status: 200 }),
+  adminAddGroupMembers: async () => ({
+    params: { groupId: await newGroup() },
+    body: { principalIds: [await accountIdOf('mo')] },
+    headers: bearer(dev),
+    status: 200,
+  }),
+  adminRemoveGroupMembers: async () => {
+    const groupId = await newGroup();
+    const mo = await accountIdOf('mo');
+    const added = await svc.call('POST', `/api/v1/admin/groups/${groupId}/groupMembers/add`, {
+      body: { principalIds: [mo] },
+      headers: bearer(dev),
+    });
+    expect(added.status).toBe(200);
+    return { params: { groupId }, body: { principalIds: [mo] }, headers: bearer(dev), status: 200 };
+  },
   webAcceptInvitation: async () => {
     const res = await svc.call('POST', '/api/v1/developer/members/import', {
       body: [{ email: `${unique('invited')}@example.com` }],

@@ -38,6 +38,8 @@ export interface Targets {
   spareAgentKeyId: string;
   /** A member of A made only to be the target of the admin routes. */
   spareAccountId: string;
+  /** A group of A with spare as its member, for the group routes. */
+  groupId: string;
   /** A member of A imported (pending), for reissueMemberInvitation. */
   pendingAccountId: string;
   userCode: string;
@@ -177,12 +179,16 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
   const proposal = await call('POST', `/api/v1/developer/semantic/${COMPANY_A}/branches/matrix/proposals`, { title: 'Matrix' });
   ok(proposal, 201);
   const spareAgent = await agentKey('spare');
+  const group = await call('POST', '/api/v1/admin/groups', { name: 'Matrix group' });
+  ok(group, 201);
+  ok(await call('POST', `/api/v1/admin/groups/${group.body.data.id}/groupMembers/add`, { principalIds: [spare.id] }));
 
   return {
     callers,
     targets: {
       spareAgentKeyId: spareAgent.keyId,
       spareAccountId: spare.id,
+      groupId: group.body.data.id,
       pendingAccountId: imported.body.data.results[0].accountId,
       userCode: device.body.data.userCode,
       shareId: companyShare.body.data.share.id,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { can } from '../../../domain/policy/authorize.ts';
+import { liveGroupIds } from '../../../domain/policy/rules.ts';
 import type { Principal } from '../../../domain/principal.ts';
 
 // Issue 27, leftovers 3 and 4: decisions that were inline credential-kind checks in use cases
@@ -69,5 +70,40 @@ describe('ontology.decide-proposal: approve, reject and merge only through a dev
     expect(can(session('developer'), 'ontology.decide-proposal', acmeNs)).toBe(true);
     expect(can(session('member'), 'ontology.decide-proposal', acmeNs)).toBe(false);
     expect(can(session('developer'), 'ontology.decide-proposal', { namespace: 'cell-globex' })).toBe(false);
+  });
+});
+
+describe('people.manage: a company’s groups and people are its admins’ and developers’, every company’s for operators', () => {
+  const acmeNs = { namespace: 'cell-acme' };
+  it('a developer key or session of the company → may; a member, an agent key, a ticket → may not', () => {
+    expect([key('developer'), session('developer')].map((p) => can(p, 'people.manage', acmeNs))).toEqual([true, true]);
+    expect(
+      [key('member'), session('member'), key('developer', true), ticket(), ticket(true)].map((p) => can(p, 'people.manage', acmeNs)),
+    ).toEqual([false, false, false, false, false]);
+  });
+
+  it('a developer of another company → may not; platform staff → may, for any company', () => {
+    expect(can(key('developer'), 'people.manage', { namespace: 'cell-globex' })).toBe(false);
+    const staff: Principal = { ...key('member'), account: account(true) };
+    expect(can(staff, 'people.manage', { namespace: 'cell-globex' })).toBe(true);
+    expect(can({ ...key('developer', true), account: account(true) }, 'people.manage', acmeNs)).toBe(false);
+  });
+});
+
+describe('liveGroupIds: the one membership rule, judged at the check', () => {
+  const m = (groupId: string, expiresAt: string | null) => ({
+    groupId,
+    companyId: 'org_acme',
+    expiresAt: expiresAt ? new Date(expiresAt) : null,
+  });
+  it('counts memberships without an end and those ending after now; one ending now or before grants nothing', () => {
+    const memberships = [
+      m('grp_forever', null),
+      m('grp_later', '2026-11-27T10:00:00.001Z'),
+      m('grp_now', '2026-11-27T10:00:00Z'),
+      m('grp_past', '2026-01-01T00:00:00Z'),
+    ];
+    expect(liveGroupIds(memberships, new Date('2026-11-27T10:00:00Z'))).toEqual(['grp_forever', 'grp_later']);
+    expect(liveGroupIds(memberships, new Date('2026-11-27T10:00:00.001Z'))).toEqual(['grp_forever']);
   });
 });
