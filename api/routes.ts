@@ -10,6 +10,7 @@ import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { agentKeyRoutes } from './keys/agents/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
+import { markingRoutes } from './markings/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
@@ -37,6 +38,7 @@ export const routes: readonly AnyRoute[] = [
   ...sessionRoutes,
   ...adminRoutes,
   ...groupRoutes,
+  ...markingRoutes,
   ...appRoutes,
   ...appSurfaceRoutes,
   ...mcpRoutes,

@@ -39,6 +39,13 @@ export const ERRORS = {
   principal_not_found: { status: 404, meaning: 'No such account, company or group to share with.' },
   group_not_found: { status: 404, meaning: 'No such group, or not one of the caller’s companies.' },
   group_name_exists: { status: 409, meaning: 'The company already has a group of that name (names compare case-insensitively).' },
+  marking_category_not_found: { status: 404, meaning: 'No such marking category, or not one of the caller’s companies.' },
+  marking_not_found: { status: 404, meaning: 'No such marking, or not one of the caller’s (or the resource’s) company.' },
+  marking_name_exists: { status: 409, meaning: 'The category already has a marking of that name (names compare case-insensitively).' },
+  last_admin_protected: {
+    status: 409,
+    meaning: 'A marking keeps at least one ADMINISTER role assignment; this change would remove the last.',
+  },
   attributes_not_editable: {
     status: 422,
     meaning:

@@ -140,6 +140,12 @@ export const SecurityEventKind = z.enum([
   'group_deleted',
   'group_member_added',
   'group_member_removed',
+  'marking_category_created',
+  'marking_created',
+  'marking_role_added',
+  'marking_role_removed',
+  'resource_marking_added',
+  'resource_marking_removed',
 ]);
 
 export const SecurityEventView = z

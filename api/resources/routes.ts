@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import {
   addGrant,
+  changeResourceMarkings,
   createLink,
   describeResource,
   LINK_DEFAULT_DAYS,
+  listResourceMarkings,
   listResources,
   listRoles,
   redeemLink,
@@ -13,6 +15,7 @@ import {
   setTier,
   TIERS,
 } from '../../domain/resources/index.ts';
+import { ResourceMarkingsInput, ResourceMarkingView } from '../../schemas/markings.ts';
 import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // Generic resource access (spec D): one access model over the registered resource kinds
@@ -240,6 +243,59 @@ export const searchPrincipalsRoute = defineRoute({
   }),
 });
 
+const ResourceMarkings = z.object({ data: z.array(ResourceMarkingView) });
+
+export const listResourceMarkingsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/filesystem/resources/{rid}/markings',
+  operationId: 'listResourceMarkings',
+  summary: 'The markings on a resource, its own and those it inherits (an object type’s ontology’s)',
+  description:
+    'A marked resource exists only for principals cleared for its markings (all of a CONJUNCTIVE category’s, any of a ' +
+    'DISJUNCTIVE category’s), in addition to their role; for anyone else it is 404.',
+  tags: ['filesystem'],
+  auth: 'credential',
+  params: RidParams,
+  response: { status: 200, description: 'The markings.', schema: ResourceMarkings },
+  errors: [...ERRORS],
+  handler: async ({ db, deps, principal, params }) => ({ data: await listResourceMarkings(db, deps.clock, principal, params.rid) }),
+});
+
+export const addResourceMarkingsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/filesystem/resources/{rid}/addMarkings',
+  operationId: 'addResourceMarkings',
+  summary: 'Put markings on a resource (Owner, with USE on each marking)',
+  description: 'Markings of the resource’s own company only (marking_not_found otherwise). Recorded in the security event log.',
+  tags: ['filesystem'],
+  auth: 'credential',
+  write: true,
+  params: RidParams,
+  body: ResourceMarkingsInput,
+  response: { status: 200, description: 'The resource’s markings after the change.', schema: ResourceMarkings },
+  errors: [...ERRORS, 'invalid_payload', 'marking_not_found'],
+  handler: async ({ db, deps, principal, params, body, ip }) => ({
+    data: await changeResourceMarkings(db, deps.clock, principal, params.rid, 'add', body.markingIds, ip),
+  }),
+});
+
+export const removeResourceMarkingsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/filesystem/resources/{rid}/removeMarkings',
+  operationId: 'removeResourceMarkings',
+  summary: 'Take markings off a resource (Owner, with DECLASSIFY on each marking; idempotent)',
+  tags: ['filesystem'],
+  auth: 'credential',
+  write: true,
+  params: RidParams,
+  body: ResourceMarkingsInput,
+  response: { status: 200, description: 'The resource’s markings after the change.', schema: ResourceMarkings },
+  errors: [...ERRORS, 'invalid_payload', 'marking_not_found'],
+  handler: async ({ db, deps, principal, params, body, ip }) => ({
+    data: await changeResourceMarkings(db, deps.clock, principal, params.rid, 'remove', body.markingIds, ip),
+  }),
+});
+
 export const filesystemRoutes = [
   listResourcesRoute,
   getResourceRoute,
@@ -251,4 +307,7 @@ export const filesystemRoutes = [
   revokeLinkRoute,
   redeemLinkRoute,
   searchPrincipalsRoute,
+  listResourceMarkingsRoute,
+  addResourceMarkingsRoute,
+  removeResourceMarkingsRoute,
 ];

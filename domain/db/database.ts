@@ -207,7 +207,13 @@ export type SecurityEventKind =
   | 'group_created'
   | 'group_deleted'
   | 'group_member_added'
-  | 'group_member_removed';
+  | 'group_member_removed'
+  | 'marking_category_created'
+  | 'marking_created'
+  | 'marking_role_added'
+  | 'marking_role_removed'
+  | 'resource_marking_added'
+  | 'resource_marking_removed';
 
 export interface SecurityEventsTable {
   id: string;
@@ -415,6 +421,45 @@ export interface GroupMembersTable {
   added_at: Generated<Date>;
 }
 
+export type CategoryType = 'conjunctive' | 'disjunctive';
+export type MarkingRole = 'administer' | 'declassify' | 'use';
+
+export interface MarkingCategoriesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  description: Generated<string>;
+  category_type: CategoryType;
+  marking_type: Generated<'mandatory' | 'cbac'>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface MarkingsTable {
+  id: string;
+  category_id: string;
+  name: string;
+  description: Generated<string>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+/** A role on a marking, held by an account id or a group id. */
+export interface MarkingRoleAssignmentsTable {
+  marking_id: string;
+  principal: string;
+  role: MarkingRole;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface ResourceMarkingsTable {
+  rid: string;
+  marking_id: string;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface ResourceGrantsTable {
   rid: string;
   principal: string;
@@ -505,6 +550,10 @@ export interface Database {
   resource_grants: ResourceGrantsTable;
   groups: GroupsTable;
   group_members: GroupMembersTable;
+  marking_categories: MarkingCategoriesTable;
+  markings: MarkingsTable;
+  marking_role_assignments: MarkingRoleAssignmentsTable;
+  resource_markings: ResourceMarkingsTable;
   resource_links: ResourceLinksTable;
   app_log_events: AppLogEventsTable;
   app_log_error_counts: AppLogErrorCountsTable;

@@ -6,4 +6,4 @@ export { getGroup } from './get-group.ts';
 export { listGroupMembers } from './list-group-members.ts';
 export { listGroups } from './list-groups.ts';
 export { removeGroupMembers } from './remove-group-members.ts';
-export { assertGroupOf, membershipsOf } from './repository.ts';
+export { assertGroupOf, companyNamed, companyToManage, membershipsOf } from './repository.ts';

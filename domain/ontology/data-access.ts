@@ -5,7 +5,18 @@ import { findCompany, visitorOf } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { agentRestrictionsOf, appRoleOf, authorize, isDataDeveloperOf, permissionsOf, ticketAdmits } from '../policy/index.ts';
+import type { PrincipalCache } from '../keys/index.ts';
+import { clearanceOf, markingsOnResources } from '../markings/index.ts';
+import {
+  agentRestrictionsOf,
+  appRoleOf,
+  authorize,
+  isDataDeveloperOf,
+  NO_CLEARANCE,
+  permissionsOf,
+  satisfiesMarkings,
+  ticketAdmits,
+} from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
 import {
@@ -50,11 +61,47 @@ type ObjectTypeRef = { id: string; apiName: string };
  * `types`: the ontology's object types, for resolving grants.
  */
 export async function dataAccess(
-  deps: { db: DbOrTrx; clock: Clock },
+  deps: DataDeps,
   principal: Principal,
   company: Company,
   types: readonly ObjectTypeRef[] = [],
 ): Promise<DataAccess> {
+  const access = await roleAccess(deps, principal, company, types);
+  return access === NOTHING
+    ? access
+    : withinMarkings(deps, { accountId: principal.account.id, now: deps.clock.now() }, company, types, access);
+}
+
+type DataDeps = { db: DbOrTrx; clock: Clock; principals?: PrincipalCache | undefined };
+
+/**
+ * Markings on top of roles (domain/policy satisfiesMarkings): an object type exists for the caller
+ * only while it satisfies the type's markings and its ontology's (inherited); a marked ontology it
+ * does not satisfy hides everything, definitions included. Nobody bypasses them, developers and
+ * staff included. `caller` null: the anonymous visitor, cleared for nothing. Costs one query
+ * when nothing is marked.
+ */
+export async function withinMarkings(
+  deps: Omit<DataDeps, 'clock'>,
+  caller: { accountId: string; now: Date } | null,
+  company: { cellId: string },
+  types: readonly ObjectTypeRef[],
+  access: DataAccess,
+): Promise<DataAccess> {
+  const ontology = ontologyRid(company.cellId);
+  const marked = await markingsOnResources(deps.db, [ontology, ...types.map((t) => objectTypeRid(t.id))]);
+  if (marked.size === 0) return access;
+  const clearance = caller === null ? NO_CLEARANCE : await clearanceOf(deps, caller.accountId, caller.now);
+  const inherited = marked.get(ontology) ?? [];
+  if (!satisfiesMarkings(clearance, inherited)) return NOTHING;
+  const readable = types
+    .filter((t) => mayRead(access, t.apiName) && satisfiesMarkings(clearance, [...inherited, ...(marked.get(objectTypeRid(t.id)) ?? [])]))
+    .map((t) => t.apiName);
+  return { ...access, readTypes: new Set(readable) };
+}
+
+/** What the caller's role gives, before markings. */
+async function roleAccess(deps: DataDeps, principal: Principal, company: Company, types: readonly ObjectTypeRef[]): Promise<DataAccess> {
   // A key acts for its one company; a ticket admits only its own app, so only that app's company.
   if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
   const restrictions = agentRestrictionsOf(principal);
@@ -166,7 +213,7 @@ const ontologyNotFound = (ref: string) => new DomainError('ontology_not_found', 
  * The ontology named by API name or RID, for a caller who may do something in it (define, read at
  * least one type or run at least one action); otherwise it does not exist for them (404 ontology_not_found).
  */
-export async function openOntology(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, ref: string): Promise<OpenOntology> {
+export async function openOntology(deps: DataDeps, principal: Principal, ref: string): Promise<OpenOntology> {
   const ontology = await findOntology(deps.db, ref);
   if (!ontology) throw ontologyNotFound(ref);
   const types = await listObjectTypeRecords(deps.db, ontology.id);

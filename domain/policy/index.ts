@@ -23,8 +23,20 @@ export {
   authorizeKey,
   type CompanySubject,
   can,
+  type MarkingSubject,
+  type ResourceMarkingSubject,
   type ResourceSubject,
 } from './authorize.ts';
+export {
+  clearanceAt,
+  MARKING_ROLES,
+  type MarkingAssignment,
+  type MarkingClearance,
+  markingRoleIncludes,
+  NO_CLEARANCE,
+  type RequiredMarking,
+  satisfiesMarkings,
+} from './markings.ts';
 export { type CallerKind, callerKindOf, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
 export {
   agentMayWrite,

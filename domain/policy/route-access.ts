@@ -85,6 +85,8 @@ const DATA_WRITE = route('company', KEYS, SESSIONS, WRITING_TICKETS, ['agent-key
 const OPERATORS = route('none', OPERATOR);
 /** A company's people and groups: its admins and developers (developer keys), operators for every company. */
 const PEOPLE = route('none', DEVELOPER_KEYS);
+/** Markings: people's keys (a member reads the markings of its company and may hold roles on them). */
+const MARKINGS = route('none', KEYS);
 /** The resource access model: signed-in people (keys and sessions); never tickets, never agent keys. */
 const RESOURCES = route('none', KEYS, SESSIONS);
 
@@ -143,6 +145,19 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   adminListGroupMembers: PEOPLE,
   adminAddGroupMembers: PEOPLE,
   adminRemoveGroupMembers: PEOPLE,
+
+  // Markings (spec G): a company's people read its categories and markings by key; who may create
+  // them (people.manage) and change a marking's role assignments (its ADMINISTERs, operators:
+  // marking.administer) is decided inside.
+  adminCreateMarkingCategory: { ...MARKINGS, deniedInside: ['member-key'] },
+  adminListMarkingCategories: MARKINGS,
+  adminGetMarkingCategory: MARKINGS,
+  adminCreateMarking: { ...MARKINGS, deniedInside: ['member-key'] },
+  adminListMarkings: MARKINGS,
+  adminGetMarking: MARKINGS,
+  adminListMarkingRoleAssignments: MARKINGS,
+  adminAddMarkingRoleAssignments: { ...MARKINGS, deniedInside: ['member-key'] },
+  adminRemoveMarkingRoleAssignments: { ...MARKINGS, deniedInside: ['member-key'] },
   controlPlaneCloudInstance: OPERATORS,
   controlPlaneFolders: OPERATORS,
   controlPlaneAgentProfiles: OPERATORS,
@@ -193,6 +208,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   revokeResourceLink: RESOURCES,
   redeemResourceLink: RESOURCES,
   searchPrincipals: RESOURCES,
+  // Resource markings: whoever sees the resource reads them; Owners with USE (add) or DECLASSIFY
+  // (remove) on each marking change them (resource.mark).
+  listResourceMarkings: RESOURCES,
+  addResourceMarkings: RESOURCES,
+  removeResourceMarkings: RESOURCES,
 
   // E. App log: anyone who may open the app sends events; its developers read them.
   recordLogEvents: route('app', KEYS, TICKETS),

@@ -2,6 +2,7 @@ import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import type { AppRole } from '../../schemas/sharing.ts';
 import type { ResourceRole } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
+import { type MarkingClearance, NO_CLEARANCE, type RequiredMarking, satisfiesMarkings } from './markings.ts';
 
 // The shared rules every access decision is built from (authorize.ts is their one caller
 // outside this folder, with the app-open rule in app-access.ts and the route table in
@@ -161,13 +162,16 @@ export const mayWriteAs = (role: AppRole | null) => role === 'developer' || role
  * developer is always Owner" and "the creator is one" hold only while the person holds a developer
  * license in the resource's company (so the creator rule adds nothing beyond it); otherwise the
  * highest role the caller's grants give (`granted`). An agent key is never an Owner: its grants
- * read at most as Viewer.
+ * read at most as Viewer. `markings`: the resource's own and inherited markings and the caller's clearance.
  */
 export function resourceRoleOf(
   principal: Principal,
   resource: { companyId: string | null },
   granted: ResourceRole | null,
+  markings: { required: readonly RequiredMarking[]; clearance: MarkingClearance } = { required: [], clearance: NO_CLEARANCE },
 ): ResourceRole | null {
+  // Markings come on top of roles: a resource whose markings the caller does not satisfy has no role for them, Owners included.
+  if (!satisfiesMarkings(markings.clearance, markings.required)) return null;
   if (isAgentKey(principal)) return granted === null ? null : 'viewer';
   if (resource.companyId !== null && isDeveloperOf(principal, resource.companyId)) return 'owner';
   return granted;

@@ -24,7 +24,7 @@ export async function addGrant(
 ): Promise<ResourceView> {
   const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, principal, visitor, resource, 'owner');
+  const role = await requireRole(db, clock, principal, visitor, resource, 'owner');
   const kind = await assertPrincipalExists(db, grant.principal, resource.companyId);
   if ((kind === 'everyone' || kind === 'internet') && grant.role !== 'viewer') {
     throw new DomainError('invalid_payload', 'Public and Internet grants may be Viewer only.', {
@@ -46,7 +46,7 @@ export async function removeGrant(
 ): Promise<ResourceView & { removed: boolean }> {
   const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, principal, visitor, resource, 'owner');
+  const role = await requireRole(db, clock, principal, visitor, resource, 'owner');
   const removed = (await deleteGrants(db, rid, [grantee])) > 0;
   return { ...(await viewOf(db, resource, role)), removed };
 }

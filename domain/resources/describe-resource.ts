@@ -35,5 +35,5 @@ export async function viewOf(db: DbOrTrx, resource: ResourceRecord, role: Resour
 export async function describeResource(db: DbOrTrx, clock: Clock, principal: Principal, rid: string): Promise<ResourceView> {
   const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  return viewOf(db, resource, await requireRole(db, principal, visitor, resource, 'viewer'));
+  return viewOf(db, resource, await requireRole(db, clock, principal, visitor, resource, 'viewer'));
 }

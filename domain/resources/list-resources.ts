@@ -41,7 +41,7 @@ export async function listResources(db: DbOrTrx, clock: Clock, principal: Princi
   }
   const views: ResourceView[] = [];
   for (const resource of candidates) {
-    const role = await roleOf(db, principal, visitor, resource);
+    const role = await roleOf(db, clock, principal, visitor, resource);
     if (role) views.push(await viewOf(db, resource, role));
   }
   return views;

@@ -9,7 +9,7 @@ import { findResource } from './registry.ts';
 export async function listRoles(db: DbOrTrx, clock: Clock, principal: Principal, rid: string) {
   const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  await requireRole(db, principal, visitor, resource, 'viewer');
+  await requireRole(db, clock, principal, visitor, resource, 'viewer');
   const { own, inherited } = await effectiveGrants(db, resource);
   return {
     rid,

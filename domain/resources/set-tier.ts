@@ -19,7 +19,7 @@ import { assertTierAllowed } from './tier-rules.ts';
 export async function setTier(db: DbOrTrx, clock: Clock, principal: Principal, rid: string, tier: Tier): Promise<ResourceView> {
   const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, principal, visitor, resource, 'owner');
+  const role = await requireRole(db, clock, principal, visitor, resource, 'owner');
   assertTierAllowed(kindOfRid(rid)!.kind, resource, tier);
   const grants = await grantsOf(db, [rid]);
   const shares = grants.filter((g) => g.role !== 'owner').map((g) => g.principal);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CachedKey, LISTENER_NAME, startPrincipalCache } from '../../../domain/keys/principal-cache.ts';
 import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
 import { bearer, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../../support/identity.ts';
+import { SALES } from '../../support/ontology.ts';
 import { type StartedProcess, startProcess } from '../../support/process.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -127,6 +128,42 @@ describe('principal cache across processes', () => {
     expect((await rawGet(file, { cookie })).status).toBe(200);
     expect((await a.call('POST', `${members}/remove`, { body: { principalIds: [memberId] }, headers: bearer(key) })).status).toBe(200);
     expect((await rawGet(file, { cookie })).status).not.toBe(200);
+  });
+
+  it('a marking role given or a group membership ended through process A changes, in process B, what a developer reads at once', async () => {
+    const admin = await developer();
+    const reader = await developer();
+    const call = (method: string, path: string, body?: unknown) => a.call(method, path, { body, headers: bearer(admin.key) });
+    expect((await call('POST', '/api/v1/developer/semantic/cell-acme/types', SALES)).status).toBe(200);
+    const category = await call('POST', '/api/v1/admin/markingCategories', { name: `Cache ${n}`, categoryType: 'CONJUNCTIVE' });
+    const marking = await call('POST', '/api/v1/admin/markings', {
+      categoryId: category.body.data.id,
+      name: 'Cached',
+      initialRoleAssignments: [{ principalType: 'USER', principalId: admin.id, role: 'ADMINISTER' }],
+    });
+    expect(marking.status, JSON.stringify(marking.body)).toBe(201);
+    const rid = (await call('GET', '/api/v1/ontologies/cell-acme/objectTypes/sales.Order')).body.data.rid;
+    expect((await call('POST', `/api/v1/filesystem/resources/${rid}/addMarkings`, { markingIds: [marking.body.data.id] })).status).toBe(
+      200,
+    );
+    // Twice on B: its cache now holds the reader's (empty) clearance.
+    const onB = async () =>
+      (await fetch(`${b.ready}/api/v1/ontologies/cell-acme/objectTypes/sales.Order`, { headers: bearer(reader.key) })).status;
+    expect(await onB()).toBe(404);
+    expect(await onB()).toBe(404);
+
+    const made = await call('POST', '/api/v1/admin/groups', { name: `Cleared ${n}` });
+    const members = `/api/v1/admin/groups/${made.body.data.id}/groupMembers`;
+    expect((await call('POST', `${members}/add`, { principalIds: [reader.id] })).status).toBe(200);
+    const roles = `/api/v1/admin/markings/${marking.body.data.id}/roleAssignments`;
+    expect(
+      (await call('POST', `${roles}/add`, { roleAssignments: [{ principalType: 'GROUP', principalId: made.body.data.id, role: 'USE' }] }))
+        .status,
+    ).toBe(200);
+    expect(await onB()).toBe(200);
+    expect(await onB()).toBe(200);
+    expect((await call('POST', `${members}/remove`, { principalIds: [reader.id] })).status).toBe(200);
+    expect(await onB()).toBe(404);
   });
 
   it('records key use off the request path, at most once a minute per key', async () => {
