@@ -155,6 +155,9 @@ describe('principal cache across processes', () => {
     const made = await call('POST', '/api/v1/admin/groups', { name: `Cleared ${n}` });
     const members = `/api/v1/admin/groups/${made.body.data.id}/groupMembers`;
     expect((await call('POST', `${members}/add`, { principalIds: [reader.id] })).status).toBe(200);
+    // B caches the membership without a role: only the role's own NOTIFY can clear the reader.
+    expect(await onB()).toBe(404);
+    expect(await onB()).toBe(404);
     const roles = `/api/v1/admin/markings/${marking.body.data.id}/roleAssignments`;
     expect(
       (await call('POST', `${roles}/add`, { roleAssignments: [{ principalType: 'GROUP', principalId: made.body.data.id, role: 'USE' }] }))
