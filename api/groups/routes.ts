@@ -90,13 +90,14 @@ export const deleteGroupRoute = defineRoute({
   method: 'delete',
   path: '/api/v1/admin/groups/{groupId}',
   operationId: 'adminDeleteGroup',
-  summary: 'Delete a group: its memberships, its shares and its resource grants end at once',
+  summary:
+    'Delete a group: its memberships, shares, resource grants and marking roles end at once (not while it is a marking’s last ADMINISTER)',
   tags: ['admin'],
   auth: 'credential',
   write: true,
   params: GroupParams,
   response: { status: 200, description: 'Deleted.', schema: z.object({ deleted: z.literal(true) }) },
-  errors: [...ERRORS, 'invalid_path', 'group_not_found'],
+  errors: [...ERRORS, 'invalid_path', 'group_not_found', 'last_admin_protected'],
   handler: async ({ db, principal, params, ip }) => ({ data: await deleteGroup(db, principal, params.groupId, ip) }),
 });
 

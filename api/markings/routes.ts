@@ -34,6 +34,11 @@ const Organization = CellId.optional().meta({ description: 'The company; default
 const CategoryParams = z.object({ categoryId: MarkingCategoryId });
 const MarkingParams = z.object({ markingId: MarkingId });
 const Assignments = z.object({ data: z.array(MarkingRoleAssignment) });
+const page = (what: string, item: z.ZodType) => ({
+  status: 200 as const,
+  description: `One page of ${what}.`,
+  schema: z.object({ data: z.array(item), nextPageToken: z.string().nullable() }),
+});
 
 export const createMarkingCategoryRoute = defineRoute({
   method: 'post',
@@ -60,11 +65,7 @@ export const listMarkingCategoriesRoute = defineRoute({
   tags: ['admin'],
   auth: 'credential',
   query: z.strictObject({ organization: Organization, pageSize: PageSize, pageToken: PageToken }),
-  response: {
-    status: 200,
-    description: 'One page of categories.',
-    schema: z.object({ data: z.array(MarkingCategoryView), nextPageToken: z.string().nullable() }),
-  },
+  response: page('categories', MarkingCategoryView),
   errors: [...ERRORS, 'invalid_payload', 'organization_not_found'],
   handler: async ({ db, principal, query }) => ({ data: await listMarkingCategories(db, principal, query) }),
 });
@@ -107,11 +108,7 @@ export const listMarkingsRoute = defineRoute({
   tags: ['admin'],
   auth: 'credential',
   query: z.strictObject({ organization: Organization, categoryId: MarkingCategoryId.optional(), pageSize: PageSize, pageToken: PageToken }),
-  response: {
-    status: 200,
-    description: 'One page of markings.',
-    schema: z.object({ data: z.array(MarkingView), nextPageToken: z.string().nullable() }),
-  },
+  response: page('markings', MarkingView),
   errors: [...ERRORS, 'invalid_payload', 'organization_not_found'],
   handler: async ({ db, principal, query }) => ({ data: await listMarkings(db, principal, query) }),
 });

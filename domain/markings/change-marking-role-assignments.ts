@@ -5,7 +5,7 @@ import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { recordSecurityEvent } from '../security-events/index.ts';
 import { listMarkingRoleAssignments } from './list-marking-role-assignments.ts';
-import { assertAssignees, markingToAdminister, roleStored } from './repository.ts';
+import { assertAssignees, assignmentRows, markingToAdminister, roleStored } from './repository.ts';
 
 const event = (a: MarkingRoleAssignment, markingId: string) => ({
   accountId: a.principalType === 'USER' ? a.principalId : null,
@@ -25,14 +25,7 @@ export async function addMarkingRoleAssignments(
   await assertAssignees(db, marking.company_id, input.roleAssignments);
   const added = await db
     .insertInto('marking_role_assignments')
-    .values(
-      input.roleAssignments.map((a) => ({
-        marking_id: id,
-        principal: a.principalId,
-        role: roleStored(a.role),
-        created_by: principal.account.id,
-      })),
-    )
+    .values(assignmentRows(id, input.roleAssignments, principal.account.id))
     .onConflict((oc) => oc.doNothing())
     .returning(['principal', 'role'])
     .execute();

@@ -5,7 +5,7 @@ import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import { recordSecurityEvent } from '../security-events/index.ts';
-import { assertAssignees, categoryToRead, markingRows, markingView, roleStored } from './repository.ts';
+import { assertAssignees, assignmentRows, categoryToRead, markingRows, markingView } from './repository.ts';
 
 /**
  * Creates a marking in a category (its company's admins and developers, operators: people.manage),
@@ -35,14 +35,7 @@ export async function createMarking(db: DbOrTrx, principal: Principal, input: Cr
   }
   await db
     .insertInto('marking_role_assignments')
-    .values(
-      input.initialRoleAssignments.map((a) => ({
-        marking_id: id,
-        principal: a.principalId,
-        role: roleStored(a.role),
-        created_by: principal.account.id,
-      })),
-    )
+    .values(assignmentRows(id, input.initialRoleAssignments, principal.account.id))
     .onConflict((oc) => oc.doNothing())
     .execute();
   await recordSecurityEvent(db, {

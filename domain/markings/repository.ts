@@ -14,6 +14,10 @@ export const markingNotFound = (id: string) => new DomainError('marking_not_foun
 export const roleOnWire = (role: MarkingRole) => role.toUpperCase() as MarkingRoleAssignment['role'];
 export const roleStored = (role: MarkingRoleAssignment['role']) => role.toLowerCase() as MarkingRole;
 
+/** The rows of role assignments given to a marking by an account. */
+export const assignmentRows = (markingId: string, assignments: readonly MarkingRoleAssignment[], by: string) =>
+  assignments.map((a) => ({ marking_id: markingId, principal: a.principalId, role: roleStored(a.role), created_by: by }));
+
 export const categoryRows = (db: DbOrTrx) =>
   db
     .selectFrom('marking_categories as k')

@@ -213,6 +213,23 @@ describe('role assignments', () => {
     ]);
   });
 
+  it('a group holds roles for its live members; while it is a marking’s last ADMINISTER it cannot be deleted', async () => {
+    const group = await call('POST', '/api/v1/admin/groups', dana, { name: 'Marking admins' });
+    const groupId = group.body.data.id;
+    const id = await marking(await category(), [{ principalType: 'GROUP', principalId: groupId, role: 'ADMINISTER' }]);
+    const path = `/api/v1/admin/markings/${id}/roleAssignments`;
+    // dana is no ADMINISTER until she is a member of the group.
+    expect((await call('POST', `${path}/add`, dana, { roleAssignments: [user(accounts.dana, 'ADMINISTER')] })).status).toBe(403);
+    expect((await call('POST', `/api/v1/admin/groups/${groupId}/groupMembers/add`, dana, { principalIds: [accounts.dana] })).status).toBe(
+      200,
+    );
+    const deleted = await call('DELETE', `/api/v1/admin/groups/${groupId}`, dana);
+    expect([deleted.status, deleted.body.error.code]).toEqual([409, 'last_admin_protected']);
+    expect((await call('POST', `${path}/add`, dana, { roleAssignments: [user(accounts.dana, 'ADMINISTER')] })).status).toBe(200);
+    expect((await call('DELETE', `/api/v1/admin/groups/${groupId}`, dana)).status).toBe(200);
+    expect(await roles(id)).toEqual([user(accounts.dana, 'ADMINISTER')]);
+  });
+
   it('a dry run changes nothing', async () => {
     const id = await marking(await category());
     const res = await svc.call('POST', `/api/v1/admin/markings/${id}/roleAssignments/add`, {
