@@ -42,6 +42,8 @@ export interface DataAccess {
   author: 'human' | 'agent';
   /** The company's apps (slugs) the caller may open, and so act through (`x-svc-app`); absent: none. */
   openApps?: 'all' | ReadonlySet<string>;
+  /** The object types the caller's markings hide from it (whatever its role): never written either. */
+  markedOut?: ReadonlySet<string>;
 }
 
 const NOTHING: DataAccess = { define: false, writeDirect: false, readTypes: new Set(), runActions: new Set(), author: 'human' };
@@ -94,10 +96,11 @@ export async function withinMarkings(
   const clearance = caller === null ? NO_CLEARANCE : await clearanceOf(deps, caller.accountId, caller.now);
   const inherited = marked.get(ontology) ?? [];
   if (!satisfiesMarkings(clearance, inherited)) return NOTHING;
-  const readable = types
-    .filter((t) => mayRead(access, t.apiName) && satisfiesMarkings(clearance, [...inherited, ...(marked.get(objectTypeRid(t.id)) ?? [])]))
-    .map((t) => t.apiName);
-  return { ...access, readTypes: new Set(readable) };
+  const markedOut = new Set(
+    types.filter((t) => !satisfiesMarkings(clearance, [...inherited, ...(marked.get(objectTypeRid(t.id)) ?? [])])).map((t) => t.apiName),
+  );
+  const readable = types.filter((t) => mayRead(access, t.apiName) && !markedOut.has(t.apiName)).map((t) => t.apiName);
+  return { ...access, readTypes: new Set(readable), markedOut };
 }
 
 /** What the caller's role gives, before markings. */
@@ -236,4 +239,13 @@ export function readableType(open: OpenOntology, apiName: string): ObjectTypeRec
     throw new DomainError('object_type_not_found', `No object type ${apiName}.`, { details: { objectType: apiName } });
   }
   return type;
+}
+
+/** Edits (direct or an action's) never write a type the caller's markings hide from it: object_type_not_found, as on reads. */
+export function assertNotMarkedOut(open: OpenOntology, edits: readonly ({ objectType: string } | { linkType: string })[]): void {
+  for (const e of edits) {
+    if ('objectType' in e && open.access.markedOut?.has(e.objectType)) {
+      throw new DomainError('object_type_not_found', `No object type ${e.objectType}.`, { details: { objectType: e.objectType } });
+    }
+  }
 }

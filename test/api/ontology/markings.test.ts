@@ -128,6 +128,13 @@ describe('a marked object type', () => {
     expect(await seesOrders(bearer(dev2))).toEqual(HIDDEN);
     // Its unmarked neighbour stays readable.
     expect((await svc.call('GET', `${O}/objects/sales.Customer`, { headers: bearer(dev2) })).status).toBe(200);
+    // Nor does it write the hidden type directly.
+    const edit = await svc.call('POST', `${O}/edits`, {
+      body: { edits: [{ type: 'delete', objectType: 'sales.Order', primaryKey: 1 }] },
+      headers: bearer(dev2),
+    });
+    expect([edit.status, edit.body.error.code]).toEqual([404, 'object_type_not_found']);
+    expect((await svc.call('GET', `${O}/objects/sales.Order/1`, { headers: bearer(dana) })).status).toBe(200);
   });
 
   it('shows once the developer is cleared directly, and hides again when the role is removed', async () => {
