@@ -5,10 +5,12 @@ import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
+import { groupRoutes } from './groups/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
 import { agentKeyRoutes } from './keys/agents/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
+import { markingRoutes } from './markings/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
@@ -35,6 +37,8 @@ export const routes: readonly AnyRoute[] = [
   ...deviceLoginRoutes,
   ...sessionRoutes,
   ...adminRoutes,
+  ...groupRoutes,
+  ...markingRoutes,
   ...appRoutes,
   ...appSurfaceRoutes,
   ...mcpRoutes,

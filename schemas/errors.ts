@@ -37,6 +37,24 @@ export const ERRORS = {
   user_not_found: { status: 404, meaning: 'No such account.' },
   organization_not_found: { status: 404, meaning: 'No such company.' },
   principal_not_found: { status: 404, meaning: 'No such account, company or group to share with.' },
+  group_not_found: { status: 404, meaning: 'No such group, or not one of the caller’s companies.' },
+  group_name_exists: { status: 409, meaning: 'The company already has a group of that name (names compare case-insensitively).' },
+  marking_category_not_found: { status: 404, meaning: 'No such marking category, or not one of the caller’s companies.' },
+  marking_not_found: { status: 404, meaning: 'No such marking, or not one of the caller’s (or the resource’s) company.' },
+  marking_name_exists: { status: 409, meaning: 'The category already has a marking of that name (names compare case-insensitively).' },
+  last_admin_protected: {
+    status: 409,
+    meaning: 'A marking keeps at least one ADMINISTER role assignment; this change would remove the last.',
+  },
+  attributes_not_editable: {
+    status: 422,
+    meaning:
+      'A user’s attributes come from their account and licenses (username, email, companies, roles); they are not edited through the API.',
+  },
+  invalid_group_membership_expiration: {
+    status: 422,
+    meaning: 'The membership expiration is in the past, or beyond what the group’s membership expiration policy allows.',
+  },
   ontology_not_found: { status: 404, meaning: 'No such ontology, or not visible to the caller.' },
   object_type_not_found: { status: 404, meaning: 'No such object type, or not visible to the caller.' },
   object_not_found: { status: 404, meaning: 'No such object.' },

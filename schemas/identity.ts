@@ -20,19 +20,34 @@ export const LicenseInput = z.strictObject({ role: Role, admin: z.boolean().defa
 
 export const CompanySummary = z.object({ cellId: z.string(), name: z.string() }).meta({ id: 'CompanySummary' });
 
-export const AccountView = z
-  .object({
-    id: z.string(),
-    username: z.string(),
-    email: z.string(),
-    status: z.enum(['active', 'pending', 'disabled']),
-    emailVerified: z.boolean(),
-    mustChangePassword: z.boolean(),
-    platformStaff: z.boolean(),
-    licenses: z.array(CompanySummary.extend({ role: Role, admin: z.boolean() })),
-    createdAt: z.iso.datetime(),
-  })
-  .meta({ id: 'Account' });
+/** A user as the spec's Admin API shows one (Foundry's User shape). */
+const UserShape = z.object({
+  id: z.string(),
+  username: z.string(),
+  email: z.string(),
+  status: z.enum(['active', 'pending', 'disabled']),
+  givenName: z.string().nullable().meta({ description: 'The first word of the display name (member import); null without one.' }),
+  familyName: z.string().nullable().meta({ description: 'The rest of the display name; null without one.' }),
+  organization: z
+    .string()
+    .nullable()
+    .meta({ description: 'The company (cellId) the user was first licensed in, among those the caller may see; null: none.' }),
+  attributes: z.record(z.string(), z.array(z.string())).meta({
+    description:
+      'Derived from the account and the licenses the caller may see (svc:username, svc:email, svc:organizations, svc:role:<cellId>); read-only.',
+  }),
+});
+export const UserView = UserShape.meta({ id: 'User' });
+export type UserView = z.input<typeof UserView>;
+
+/** A user with what operators (and company admins, for their company's licenses) manage. */
+export const AccountView = UserShape.extend({
+  emailVerified: z.boolean(),
+  mustChangePassword: z.boolean(),
+  platformStaff: z.boolean(),
+  licenses: z.array(CompanySummary.extend({ role: Role, admin: z.boolean() })),
+  createdAt: z.iso.datetime(),
+}).meta({ id: 'Account' });
 export type AccountView = z.input<typeof AccountView>;
 
 export const CompanyView = z
@@ -65,6 +80,10 @@ export const UpdateAccountInput = z
     password: NewPassword.optional(),
     mustChangePassword: z.boolean().optional(),
     emailVerified: z.boolean().optional(),
+    attributes: z
+      .unknown()
+      .optional()
+      .meta({ description: 'Never editable: any value is refused with attributes_not_editable (attributes derive from the account).' }),
   })
   .refine((b) => Object.keys(b).length > 0, 'name at least one field to change');
 export type UpdateAccountInput = z.output<typeof UpdateAccountInput>;
@@ -117,6 +136,16 @@ export const SecurityEventKind = z.enum([
   'account_disabled',
   'account_enabled',
   'license_removed',
+  'group_created',
+  'group_deleted',
+  'group_member_added',
+  'group_member_removed',
+  'marking_category_created',
+  'marking_created',
+  'marking_role_added',
+  'marking_role_removed',
+  'resource_marking_added',
+  'resource_marking_removed',
 ]);
 
 export const SecurityEventView = z

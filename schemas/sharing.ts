@@ -48,6 +48,10 @@ export const ShareView = z
       .object({ cellId: z.string(), name: z.string() })
       .nullable()
       .meta({ description: 'The company whose members the share admits (audience company): the app’s own or another.' }),
+    group: z
+      .object({ id: z.string(), name: z.string() })
+      .nullable()
+      .meta({ description: 'The group a users share names instead of an account.' }),
     linkPrefix: z.string().nullable().meta({ description: 'The first characters of a public link’s token.' }),
     expiresAt: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
@@ -67,7 +71,11 @@ export const CreateShareInput = z.discriminatedUnion('audience', [
   z.strictObject({
     ...CurrentAppRef,
     audience: z.literal('users'),
-    account: z.string().min(1).max(254).meta({ description: 'Account id, username or email; any company.' }),
+    account: z
+      .string()
+      .min(1)
+      .max(254)
+      .meta({ description: 'Account id, username or email (any company), or the id of a group of the app’s company (grp_…).' }),
     role: z.literal('editor').default('editor'),
     expiresInDays: z.number().int().min(1).max(3650).optional(),
   }),

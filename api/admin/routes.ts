@@ -1,6 +1,16 @@
 import { z } from 'zod';
-import { createAccount, getAccount, listAccountKeys, listAccounts, revokeAccountKeys, updateAccount } from '../../domain/accounts/index.ts';
-import { createCompany, getCompany } from '../../domain/companies/index.ts';
+import {
+  createAccount,
+  getAccount,
+  getCurrentUser,
+  getUser,
+  listAccountKeys,
+  listAccounts,
+  peopleScope,
+  revokeAccountKeys,
+  updateAccount,
+} from '../../domain/accounts/index.ts';
+import { createCompany, readCompany } from '../../domain/companies/index.ts';
 import { removeLicense, setLicense } from '../../domain/members/index.ts';
 import { hashPassword } from '../../domain/security/index.ts';
 import { listSecurityEvents } from '../../domain/security-events/index.ts';
@@ -15,11 +25,13 @@ import {
   SecurityEventKind,
   SecurityEventView,
   UpdateAccountInput,
+  UserView,
 } from '../../schemas/identity.ts';
 import { defineRoute } from '../http/route.ts';
 
-// Operator-only endpoints (platform staff, by key: the spec lists web sessions only for the
-// device decision, key listing, ontology and filesystem APIs, and no admin page exists).
+// Admin endpoints, by key (the spec lists web sessions only for the device decision, key listing,
+// ontology and filesystem APIs, and no admin page exists): operators (platform staff) for every
+// company; a company's admins and developers read its people and its organization (people.manage).
 // The paths keep the spec's names (organizations, users); the bodies speak of companies,
 // accounts and licenses.
 const ADMIN_ERRORS = ['unauthorized', 'forbidden'] as const;
@@ -44,13 +56,13 @@ export const getOrganizationRoute = defineRoute({
   method: 'get',
   path: '/api/v1/admin/organizations/{rid}',
   operationId: 'adminGetOrganization',
-  summary: 'One company and its members (operators); rid is the cellId or the company id',
+  summary: 'One company and its members (its admins and developers, operators any); rid is the cellId or the company id',
   tags: ['admin'],
   auth: 'credential',
   params: z.object({ rid: z.union([CellId, z.string().regex(/^org_[0-9A-Za-z_]{3,40}$/)]) }),
   response: { status: 200, description: 'The company.', schema: CompanyView },
   errors: [...ADMIN_ERRORS, 'invalid_path', 'organization_not_found'],
-  handler: async ({ db, params }) => ({ data: await getCompany(db, params.rid) }),
+  handler: async ({ db, principal, params }) => ({ data: await readCompany(db, principal, params.rid) }),
 });
 
 export const createUserRoute = defineRoute({
@@ -76,11 +88,15 @@ export const listUsersRoute = defineRoute({
   method: 'get',
   path: '/api/v1/admin/users',
   operationId: 'adminListUsers',
-  summary: 'Accounts by username, optionally filtered (operators)',
+  summary: 'Accounts by username, optionally filtered: a company’s people (its admins and developers), any account (operators)',
+  description:
+    'A company admin or developer lists the people licensed in their company, each showing that license only; operators list ' +
+    'every account, or one company’s people with `organization`.',
   tags: ['admin'],
   auth: 'credential',
   query: z.strictObject({
     q: z.string().max(254).optional().meta({ description: 'Part of a username or email.' }),
+    organization: CellId.optional().meta({ description: 'Only this company’s people.' }),
     limit: z.coerce.number().int().min(1).max(200).default(50),
     after: z.string().max(64).optional().meta({ description: 'Continue after this username (the previous page’s `next`).' }),
   }),
@@ -89,18 +105,44 @@ export const listUsersRoute = defineRoute({
     description: 'One page of accounts.',
     schema: z.object({ users: z.array(AccountView), next: z.string().nullable() }),
   },
-  errors: [...ADMIN_ERRORS],
-  async handler({ db, query }) {
-    const page = await listAccounts(db, query);
+  errors: [...ADMIN_ERRORS, 'invalid_payload', 'organization_not_found'],
+  async handler({ db, principal, query }) {
+    const companyIds = await peopleScope(db, principal, query.organization);
+    const page = await listAccounts(db, { ...query, companyIds });
     return { data: { users: page.accounts, next: page.next } };
   },
+});
+
+export const getCurrentUserRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/admin/users/me',
+  operationId: 'adminGetCurrentUser',
+  summary: 'The caller as a user (any person’s key)',
+  tags: ['admin'],
+  auth: 'credential',
+  response: { status: 200, description: 'The caller.', schema: UserView },
+  errors: ['unauthorized', 'forbidden'],
+  handler: async ({ db, principal }) => ({ data: await getCurrentUser(db, principal) }),
+});
+
+export const getUserRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/admin/users/{id}',
+  operationId: 'adminGetUser',
+  summary: 'One user: a person of the caller’s company (its admins and developers), any account (operators)',
+  tags: ['admin'],
+  auth: 'credential',
+  params: AccountParams,
+  response: { status: 200, description: 'The user.', schema: UserView },
+  errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found'],
+  handler: async ({ db, principal, params }) => ({ data: await getUser(db, principal, params.id) }),
 });
 
 export const updateUserRoute = defineRoute({
   method: 'patch',
   path: '/api/v1/admin/users/{id}',
   operationId: 'adminUpdateUser',
-  summary: 'Disable or re-enable an account, set flags or a new password (operators)',
+  summary: 'Disable or re-enable an account, set flags or a new password (operators); attributes are never editable',
   description:
     'Disabling the account or setting a new password ends its web sessions and revokes its keys for good ' +
     '(re-enabling does not bring them back); both are written to the security event log.',
@@ -110,7 +152,7 @@ export const updateUserRoute = defineRoute({
   params: AccountParams,
   body: UpdateAccountInput,
   response: { status: 200, description: 'The account after the change.', schema: AccountView },
-  errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found', 'invalid_payload'],
+  errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found', 'invalid_payload', 'attributes_not_editable'],
   prepare: async ({ body, deps }) => (body.password ? hashPassword(body.password, deps.passwordHashing) : undefined),
   async handler({ db, params, body: { password: _plaintext, ...change }, principal, ip, prepared: passwordHash }) {
     return { data: await updateAccount(db, principal, params.id, { ...change, passwordHash }, ip) };
@@ -207,6 +249,8 @@ export const adminRoutes = [
   getOrganizationRoute,
   createUserRoute,
   listUsersRoute,
+  getCurrentUserRoute,
+  getUserRoute,
   updateUserRoute,
   putLicenseRoute,
   deleteLicenseRoute,

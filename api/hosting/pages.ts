@@ -287,7 +287,7 @@ function notFound(ctx: Context, deps: ApiDeps): Promise<void> {
 async function serveRoot(ctx: Context, deps: ApiDeps, req: TreeRequest): Promise<void> {
   const principal = await pagePrincipal(ctx, deps);
   if (!principal) return redirectToSignIn(ctx, deps);
-  const { licenses } = await visitorOf(deps.db, principal);
+  const { licenses } = await visitorOf(deps.db, principal, deps.clock.now());
   // The company's catalog; accounts in no company go to the official one.
   ctx.redirect(licenses[0] ? `${req.base}/${licenses[0].cellId}/apps` : `${req.base}/apps`);
 }

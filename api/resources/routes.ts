@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import {
   addGrant,
+  changeResourceMarkings,
   createLink,
   describeResource,
   LINK_DEFAULT_DAYS,
+  listResourceMarkings,
   listResources,
   listRoles,
   redeemLink,
@@ -13,6 +15,7 @@ import {
   setTier,
   TIERS,
 } from '../../domain/resources/index.ts';
+import { ResourceMarkingsInput, ResourceMarkingView } from '../../schemas/markings.ts';
 import { defineRoute, withoutIssuedSecret } from '../http/route.ts';
 
 // Generic resource access (spec D): one access model over the registered resource kinds
@@ -53,8 +56,8 @@ export const listResourcesRoute = defineRoute({
   }),
   response: { status: 200, description: 'Resources the caller has a role on.', schema: z.object({ resources: z.array(ResourceView) }) },
   errors: ['unauthorized', 'invalid_session', 'invalid_payload'],
-  async handler({ db, principal, query }) {
-    return { data: { resources: await listResources(db, principal, query.scope, query.type) } };
+  async handler({ db, deps, principal, query }) {
+    return { data: { resources: await listResources(db, deps.clock, principal, query.scope, query.type) } };
   },
 });
 
@@ -68,7 +71,7 @@ export const getResourceRoute = defineRoute({
   params: RidParams,
   response: { status: 200, description: 'The resource (404 when the caller has no role on it).', schema: ResourceView },
   errors: [...ERRORS],
-  handler: async ({ db, principal, params }) => ({ data: await describeResource(db, principal, params.rid) }),
+  handler: async ({ db, deps, principal, params }) => ({ data: await describeResource(db, deps.clock, principal, params.rid) }),
 });
 
 export const listRolesRoute = defineRoute({
@@ -89,7 +92,7 @@ export const listRolesRoute = defineRoute({
     }),
   },
   errors: [...ERRORS],
-  handler: async ({ db, principal, params }) => ({ data: await listRoles(db, principal, params.rid) }),
+  handler: async ({ db, deps, principal, params }) => ({ data: await listRoles(db, deps.clock, principal, params.rid) }),
 });
 
 export const addRoleRoute = defineRoute({
@@ -107,7 +110,7 @@ export const addRoleRoute = defineRoute({
   body: z.strictObject({ principal: Principal, role: Role }),
   response: { status: 200, description: 'The resource after the grant.', schema: ResourceView },
   errors: [...ERRORS, 'invalid_payload', 'principal_not_found', 'tier_unsupported'],
-  handler: async ({ db, principal, params, body }) => ({ data: await addGrant(db, principal, params.rid, body) }),
+  handler: async ({ db, deps, principal, params, body }) => ({ data: await addGrant(db, deps.clock, principal, params.rid, body) }),
 });
 
 export const removeRoleRoute = defineRoute({
@@ -122,8 +125,8 @@ export const removeRoleRoute = defineRoute({
   body: z.strictObject({ principal: Principal }),
   response: { status: 200, description: 'The resource after the revoke.', schema: ResourceView.extend({ removed: z.boolean() }) },
   errors: [...ERRORS, 'invalid_payload'],
-  handler: async ({ db, principal, params, body }) => ({
-    data: await removeGrant(db, principal, params.rid, body.principal),
+  handler: async ({ db, deps, principal, params, body }) => ({
+    data: await removeGrant(db, deps.clock, principal, params.rid, body.principal),
   }),
 });
 
@@ -143,7 +146,7 @@ export const setTierRoute = defineRoute({
   body: z.strictObject({ tier: Tier }),
   response: { status: 200, description: 'The resource at its new tier.', schema: ResourceView },
   errors: [...ERRORS, 'invalid_payload', 'conflict', 'tier_unsupported'],
-  handler: async ({ db, principal, params, body }) => ({ data: await setTier(db, principal, params.rid, body.tier) }),
+  handler: async ({ db, deps, principal, params, body }) => ({ data: await setTier(db, deps.clock, principal, params.rid, body.tier) }),
 });
 
 const IssuedLink = z.object({
@@ -215,8 +218,10 @@ export const searchPrincipalsRoute = defineRoute({
   method: 'get',
   path: '/api/v1/filesystem/principals',
   operationId: 'searchPrincipals',
-  summary: 'Sharing targets: own organization and developer groups; accounts by exact username or email; organizations by exact cellId',
+  summary:
+    'Sharing targets: own organization, developer group and groups (by name); accounts by exact username or email; organizations by exact cellId',
   description:
+    'Groups of the caller’s companies are found by a part of their name (the first 50 by name; without `q`, the first 50). ' +
     'Accounts are found only by exact username or email, and only those the caller may see: people of the caller’s companies and ' +
     'accounts those companies already share with (a named app share, a resource grant by one of their people); developers and ' +
     'platform staff, who share with named people of any company, find any account.',
@@ -227,12 +232,67 @@ export const searchPrincipalsRoute = defineRoute({
     status: 200,
     description: 'Matching principals.',
     schema: z.object({
-      principals: z.array(z.object({ principal: z.string(), kind: z.enum(['organization', 'developers', 'account']), label: z.string() })),
+      principals: z.array(
+        z.object({ principal: z.string(), kind: z.enum(['organization', 'developers', 'group', 'account']), label: z.string() }),
+      ),
     }),
   },
   errors: ['unauthorized', 'invalid_session'],
-  handler: async ({ db, principal, query }) => ({
-    data: { principals: await searchPrincipals(db, principal, query.q) },
+  handler: async ({ db, deps, principal, query }) => ({
+    data: { principals: await searchPrincipals(db, deps.clock, principal, query.q) },
+  }),
+});
+
+const ResourceMarkings = z.object({ data: z.array(ResourceMarkingView) });
+
+export const listResourceMarkingsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/filesystem/resources/{rid}/markings',
+  operationId: 'listResourceMarkings',
+  summary: 'The markings on a resource, its own and those it inherits (an object type’s ontology’s)',
+  description:
+    'A marked resource exists only for principals cleared for its markings (all of a CONJUNCTIVE category’s, any of a ' +
+    'DISJUNCTIVE category’s), in addition to their role; for anyone else it is 404.',
+  tags: ['filesystem'],
+  auth: 'credential',
+  params: RidParams,
+  response: { status: 200, description: 'The markings.', schema: ResourceMarkings },
+  errors: [...ERRORS],
+  handler: async ({ db, deps, principal, params }) => ({ data: await listResourceMarkings(db, deps.clock, principal, params.rid) }),
+});
+
+export const addResourceMarkingsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/filesystem/resources/{rid}/addMarkings',
+  operationId: 'addResourceMarkings',
+  summary: 'Put markings on a resource (Owner, with USE on each marking)',
+  description: 'Markings of the resource’s own company only (marking_not_found otherwise). Recorded in the security event log.',
+  tags: ['filesystem'],
+  auth: 'credential',
+  write: true,
+  params: RidParams,
+  body: ResourceMarkingsInput,
+  response: { status: 200, description: 'The resource’s markings after the change.', schema: ResourceMarkings },
+  errors: [...ERRORS, 'invalid_payload', 'marking_not_found'],
+  handler: async ({ db, deps, principal, params, body, ip }) => ({
+    data: await changeResourceMarkings(db, deps.clock, principal, params.rid, 'add', body.markingIds, ip),
+  }),
+});
+
+export const removeResourceMarkingsRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/filesystem/resources/{rid}/removeMarkings',
+  operationId: 'removeResourceMarkings',
+  summary: 'Take markings off a resource (Owner, with DECLASSIFY on each marking; idempotent)',
+  tags: ['filesystem'],
+  auth: 'credential',
+  write: true,
+  params: RidParams,
+  body: ResourceMarkingsInput,
+  response: { status: 200, description: 'The resource’s markings after the change.', schema: ResourceMarkings },
+  errors: [...ERRORS, 'invalid_payload', 'marking_not_found'],
+  handler: async ({ db, deps, principal, params, body, ip }) => ({
+    data: await changeResourceMarkings(db, deps.clock, principal, params.rid, 'remove', body.markingIds, ip),
   }),
 });
 
@@ -247,4 +307,7 @@ export const filesystemRoutes = [
   revokeLinkRoute,
   redeemLinkRoute,
   searchPrincipalsRoute,
+  listResourceMarkingsRoute,
+  addResourceMarkingsRoute,
+  removeResourceMarkingsRoute,
 ];

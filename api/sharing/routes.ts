@@ -61,7 +61,7 @@ export const createShareRoute = defineRoute({
     description: 'The share.',
     schema: z.object({ share: ShareView, created: z.boolean(), url: z.string().optional() }),
   },
-  errors: [...SHARE_ERRORS, 'user_not_found', 'organization_not_found', 'conflict'],
+  errors: [...SHARE_ERRORS, 'user_not_found', 'organization_not_found', 'principal_not_found', 'conflict'],
   async handler({ db, deps, principal, body }) {
     const created = await createShare(db, { clock: deps.clock, addresses: deps.addresses() }, principal, body);
     return { ...withoutIssuedSecret(created, 'url'), status: created.created ? 201 : 200 };

@@ -27,6 +27,9 @@ export async function updateAccount(db: DbOrTrx, operator: Principal, accountId:
     .forUpdate()
     .executeTakeFirst();
   if (!current) throw new DomainError('user_not_found', `No account ${accountId}.`, { details: { id: accountId } });
+  if (change.attributes !== undefined) {
+    throw new DomainError('attributes_not_editable', undefined, { details: { path: ['attributes'] } });
+  }
   if (change.status === 'disabled' && accountId === operator.account.id) {
     throw new DomainError('forbidden', 'Operators cannot disable their own account.');
   }

@@ -33,7 +33,7 @@ export async function accessToApp(
   linkShareId: string | null = null,
 ) {
   const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
-  const visitor = await visitorOf(deps.db, principal);
+  const visitor = await visitorOf(deps.db, principal, deps.clock.now());
   const shares = await findAppGrants(deps.db, {
     app,
     visitor,

@@ -203,7 +203,17 @@ export type SecurityEventKind =
   | 'password_reset'
   | 'account_disabled'
   | 'account_enabled'
-  | 'license_removed';
+  | 'license_removed'
+  | 'group_created'
+  | 'group_deleted'
+  | 'group_member_added'
+  | 'group_member_removed'
+  | 'marking_category_created'
+  | 'marking_created'
+  | 'marking_role_added'
+  | 'marking_role_removed'
+  | 'resource_marking_added'
+  | 'resource_marking_removed';
 
 export interface SecurityEventsTable {
   id: string;
@@ -354,10 +364,12 @@ export interface AppSharesTable {
   id: string;
   app_id: string;
   audience: ShareAudience;
-  /** The named account (audience users). */
+  /** The named account (audience users), or null when a group is named. */
   account_id: string | null;
   /** The company whose members it admits (audience company): the app's own or another. */
   company_id: string | null;
+  /** The named group (audience users), or null when an account is named. */
+  group_id: ColumnType<string | null, string | null | undefined, never>;
   role: ShareRole;
   /** SHA-256 of a public link's token (audience public). */
   token_hash: Buffer | null;
@@ -389,6 +401,64 @@ export interface AccountInvitationsTable {
 }
 
 export type ResourceRole = 'owner' | 'editor' | 'viewer';
+
+export interface GroupsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  description: Generated<string>;
+  /** The membership expiration policy: memberships last at most this many days (null: no limit). */
+  max_membership_days: number | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface GroupMembersTable {
+  account_id: string;
+  group_id: string;
+  expires_at: Date | null;
+  added_by: string | null;
+  added_at: Generated<Date>;
+}
+
+export type CategoryType = 'conjunctive' | 'disjunctive';
+export type MarkingRole = 'administer' | 'declassify' | 'use';
+
+export interface MarkingCategoriesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  description: Generated<string>;
+  category_type: CategoryType;
+  marking_type: Generated<'mandatory' | 'cbac'>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface MarkingsTable {
+  id: string;
+  category_id: string;
+  name: string;
+  description: Generated<string>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+/** A role on a marking, held by an account id or a group id. */
+export interface MarkingRoleAssignmentsTable {
+  marking_id: string;
+  principal: string;
+  role: MarkingRole;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface ResourceMarkingsTable {
+  rid: string;
+  marking_id: string;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
 
 export interface ResourceGrantsTable {
   rid: string;
@@ -478,6 +548,12 @@ export interface Database {
   account_invitations: AccountInvitationsTable;
   member_invitations: MemberInvitationsTable;
   resource_grants: ResourceGrantsTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  marking_categories: MarkingCategoriesTable;
+  markings: MarkingsTable;
+  marking_role_assignments: MarkingRoleAssignmentsTable;
+  resource_markings: ResourceMarkingsTable;
   resource_links: ResourceLinksTable;
   app_log_events: AppLogEventsTable;
   app_log_error_counts: AppLogErrorCountsTable;

@@ -2,6 +2,7 @@
 export { connectDatabase } from './connect.ts';
 export type {
   AppRole,
+  CategoryType,
   ChangeState,
   Channel,
   CompanyRole,
@@ -14,6 +15,7 @@ export type {
   KeyRevocationReason,
   LinkCardinality,
   LogKind,
+  MarkingRole,
   NotificationStatus,
   OntologyBranchesTable,
   PendingMove,

@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { liveGroupIds } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/index.ts';
 import { isTicket, TICKET_RENEWAL_GRACE_MS, TICKET_RENEWAL_OVERLAP_MS } from './ticket-format.ts';
@@ -14,7 +15,8 @@ const unauthorized = (message: string) => new DomainError('unauthorized', messag
  * within 24 hours of its expiry; a revoked one never, nor one of an inactive account. A ticket
  * ends with what it derives from, checked here on every use: the share it was opened through
  * (revoked or expired), the key it was opened with (revoked), the web session it was opened with
- * (ended: signed out, password changed, account disabled). A renewed ticket admits one overlap
+ * (ended: signed out, password changed, account disabled), the group membership it was opened
+ * through (removed or expired). A renewed ticket admits one overlap
  * more (requests already in flight), and never renews again.
  */
 export async function authenticateTicket(
@@ -51,6 +53,10 @@ export async function findLiveTicketByHash(
     .leftJoin('app_shares as s', 's.id', 't.share_id')
     .leftJoin('developer_keys as k', 'k.id', 't.key_id')
     .leftJoin('web_sessions as w', 'w.hash', 't.session_hash')
+    // The membership behind a ticket opened through a group's share or a group's grant.
+    .leftJoin('group_members as gm', (j) =>
+      j.onRef('gm.account_id', '=', 't.account_id').on((eb) => eb('gm.group_id', '=', eb.fn.coalesce('s.group_id', 't.grant_principal'))),
+    )
     .select([
       't.id',
       't.hash',
@@ -76,6 +82,10 @@ export async function findLiveTicketByHash(
       'k.revoked_at as key_revoked_at',
       't.session_hash',
       'w.hash as session_found',
+      's.group_id as share_group_id',
+      't.grant_principal',
+      'gm.group_id as membership_group_id',
+      'gm.expires_at as membership_expires_at',
     ])
     .where('t.hash', '=', hash)
     .executeTakeFirst();
@@ -86,6 +96,14 @@ export async function findLiveTicketByHash(
   // A ticket opened through a share ends with it, at once.
   if (row.share_revoked_at || (row.share_expires_at && row.share_expires_at.getTime() <= now)) {
     throw unauthorized('The share this app was opened through has ended.');
+  }
+  // Through a group: it ends with the membership (removed, expired, or the group deleted).
+  const viaGroup = row.share_group_id ?? (row.grant_principal?.startsWith('grp_') ? row.grant_principal : null);
+  const membership = row.membership_group_id
+    ? [{ groupId: row.membership_group_id, companyId: row.company_id ?? '', expiresAt: row.membership_expires_at }]
+    : [];
+  if (viaGroup && liveGroupIds(membership, new Date(now)).length === 0) {
+    throw unauthorized('The group membership this app was opened through has ended.');
   }
   if (row.key_id && row.key_revoked_at) throw unauthorized('The key this app was opened with was revoked; open the app again.');
   if (row.session_hash && !row.session_found) throw unauthorized('The web session this app was opened with has ended; sign in again.');
@@ -100,6 +118,7 @@ export async function findLiveTicketByHash(
     expires,
     row.renewed_at ? row.renewed_at.getTime() + TICKET_RENEWAL_OVERLAP_MS : Number.POSITIVE_INFINITY,
     row.share_expires_at?.getTime() ?? Number.POSITIVE_INFINITY,
+    (viaGroup && row.membership_expires_at?.getTime()) || Number.POSITIVE_INFINITY,
   );
   return {
     principal: {

@@ -13,12 +13,13 @@ export interface SharedEntry extends CatalogEntry {
 
 /**
  * A visitor's "Shared with you": the apps of companies they are not in, shared with their account
- * by name or with a company of theirs, that the app-open rule admits them to in production today (an app with no production
+ * by name, with one of their groups or with a company of theirs, that the app-open rule admits them to in production today (an app with no production
  * version, or whose manifest now refuses them, is left out).
  */
 export async function listSharedApps(deps: Pick<DomainDeps, 'db' | 'clock' | 'addresses'>, principal: Principal): Promise<SharedEntry[]> {
   const shared: SharedEntry[] = [];
-  for (const candidate of await appsSharedWith(deps.db, await visitorOf(deps.db, principal), deps.clock.now())) {
+  const now = deps.clock.now();
+  for (const candidate of await appsSharedWith(deps.db, await visitorOf(deps.db, principal, now), now)) {
     const target = { namespace: candidate.namespace, slug: candidate.slug, channel: 'production' as const };
     const opened = await accessToApp(deps, principal, target).catch((err: unknown) => {
       if (err instanceof DomainError && err.code === 'app_not_found') return null;

@@ -22,12 +22,13 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
   const app = await db.selectFrom('apps').select(['company_id']).where('id', '=', ticket.appId).executeTakeFirstOrThrow();
   const shownId = (await currentVersionId(db, ticket.appId, ticket.channel)) ?? ticket.versionId;
   const shown = await loadVersion(db, shownId);
-  const visitor = await visitorOf(db, principal);
+  const now = clock.now();
+  const visitor = await visitorOf(db, principal, now);
   const shares = await findAppGrants(db, {
     app: { id: ticket.appId, namespace: ticket.namespace, slug: ticket.slug, companyId: app.company_id },
     visitor,
     linkShareId: ticket.shareId,
-    now: clock.now(),
+    now,
   });
   const access = appRoleOf(
     visitor,

@@ -2,12 +2,14 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { BoundedCache } from '../cache/index.ts';
 import type { Channel } from '../db/index.ts';
+import type { MarkingAssignment } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 
 /**
  * Sent by triggers when a key, account, license or company changes (migration
  * 2026-11-22T2230-performance), a ticket, share or web session (2026-11-25T0060-credential-sources),
- * or an app's channel pointers (2026-11-25T0130-online-versions).
+ * an app's channel pointers (2026-11-25T0130-online-versions), group memberships (2026-11-27T0400-groups),
+ * marking role assignments and resource markings (2026-11-27T0500-markings).
  */
 export const PRINCIPALS_CHANNEL = 'svc_principals';
 
@@ -31,7 +33,12 @@ export interface CachedOnlineVersions {
   onlineVersionIds: readonly string[];
 }
 
-export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions;
+/** An account's roles on markings, direct and through groups (domain/markings clearanceOf); membership ends are judged at each check. */
+export interface CachedMarkingAssignments {
+  markingAssignments: readonly MarkingAssignment[];
+}
+
+export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments;
 
 /**
  * The principals behind keys by key hash, the ticket cookies admitted to version files by

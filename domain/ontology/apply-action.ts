@@ -19,7 +19,7 @@ import { newId } from '../security/index.ts';
 import { type ActingApp, findActingApp } from './acting-app.ts';
 import { holds } from './action-criteria.ts';
 import { type ActionTypeRecord, findActionTypeRecord } from './action-types.ts';
-import { mayRun, type OpenOntology, openOntology } from './data-access.ts';
+import { assertNotMarkedOut, mayRun, type OpenOntology, openOntology } from './data-access.ts';
 import { changeVerb, countLinkEdits, linkEditsPart, summaryLine } from './log-summary.ts';
 import { selectObjects, toApiObject } from './objects.ts';
 import { valueProblem } from './property-values.ts';
@@ -220,6 +220,7 @@ async function execute(
   operationId: string,
 ) {
   const edits = runs.flatMap((r) => editsOf(action, r.values));
+  assertNotMarkedOut(open, edits);
   const written = await writeEdits(deps.db, {
     companyId: open.ontology.companyId,
     accountId: caller.principal.account.id,

@@ -5,7 +5,18 @@ import { findCompany, visitorOf } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { agentRestrictionsOf, appRoleOf, authorize, isDataDeveloperOf, permissionsOf, ticketAdmits } from '../policy/index.ts';
+import type { PrincipalCache } from '../keys/index.ts';
+import { clearanceOf, markingsOnResources } from '../markings/index.ts';
+import {
+  agentRestrictionsOf,
+  appRoleOf,
+  authorize,
+  isDataDeveloperOf,
+  NO_CLEARANCE,
+  permissionsOf,
+  satisfiesMarkings,
+  ticketAdmits,
+} from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
 import {
@@ -31,6 +42,8 @@ export interface DataAccess {
   author: 'human' | 'agent';
   /** The company's apps (slugs) the caller may open, and so act through (`x-svc-app`); absent: none. */
   openApps?: 'all' | ReadonlySet<string>;
+  /** The object types the caller's markings hide from it (whatever its role): never written either. */
+  markedOut?: ReadonlySet<string>;
 }
 
 const NOTHING: DataAccess = { define: false, writeDirect: false, readTypes: new Set(), runActions: new Set(), author: 'human' };
@@ -50,11 +63,48 @@ type ObjectTypeRef = { id: string; apiName: string };
  * `types`: the ontology's object types, for resolving grants.
  */
 export async function dataAccess(
-  deps: { db: DbOrTrx; clock: Clock },
+  deps: DataDeps,
   principal: Principal,
   company: Company,
   types: readonly ObjectTypeRef[] = [],
 ): Promise<DataAccess> {
+  const access = await roleAccess(deps, principal, company, types);
+  return access === NOTHING
+    ? access
+    : withinMarkings(deps, { accountId: principal.account.id, now: deps.clock.now() }, company, types, access);
+}
+
+type DataDeps = { db: DbOrTrx; clock: Clock; principals?: PrincipalCache | undefined };
+
+/**
+ * Markings on top of roles (domain/policy satisfiesMarkings): an object type exists for the caller
+ * only while it satisfies the type's markings and its ontology's (inherited); a marked ontology it
+ * does not satisfy hides everything, definitions included. Nobody bypasses them, developers and
+ * staff included. `caller` null: the anonymous visitor, cleared for nothing. Costs one query
+ * when nothing is marked.
+ */
+export async function withinMarkings(
+  deps: Omit<DataDeps, 'clock'>,
+  caller: { accountId: string; now: Date } | null,
+  company: { cellId: string },
+  types: readonly ObjectTypeRef[],
+  access: DataAccess,
+): Promise<DataAccess> {
+  const ontology = ontologyRid(company.cellId);
+  const marked = await markingsOnResources(deps.db, [ontology, ...types.map((t) => objectTypeRid(t.id))]);
+  if (marked.size === 0) return access;
+  const clearance = caller === null ? NO_CLEARANCE : await clearanceOf(deps, caller.accountId, caller.now);
+  const inherited = marked.get(ontology) ?? [];
+  if (!satisfiesMarkings(clearance, inherited)) return NOTHING;
+  const markedOut = new Set(
+    types.filter((t) => !satisfiesMarkings(clearance, [...inherited, ...(marked.get(objectTypeRid(t.id)) ?? [])])).map((t) => t.apiName),
+  );
+  const readable = types.filter((t) => mayRead(access, t.apiName) && !markedOut.has(t.apiName)).map((t) => t.apiName);
+  return { ...access, readTypes: new Set(readable), markedOut };
+}
+
+/** What the caller's role gives, before markings. */
+async function roleAccess(deps: DataDeps, principal: Principal, company: Company, types: readonly ObjectTypeRef[]): Promise<DataAccess> {
   // A key acts for its one company; a ticket admits only its own app, so only that app's company.
   if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
   const restrictions = agentRestrictionsOf(principal);
@@ -63,7 +113,7 @@ export async function dataAccess(
   if (isDataDeveloperOf(principal, company.id)) {
     return { ...EVERYTHING, author: authorOf(principal) };
   }
-  const visitor = await visitorOf(deps.db, principal);
+  const visitor = await visitorOf(deps.db, principal, deps.clock.now());
 
   const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
   const openApps = new Set<string>();
@@ -166,7 +216,7 @@ const ontologyNotFound = (ref: string) => new DomainError('ontology_not_found', 
  * The ontology named by API name or RID, for a caller who may do something in it (define, read at
  * least one type or run at least one action); otherwise it does not exist for them (404 ontology_not_found).
  */
-export async function openOntology(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, ref: string): Promise<OpenOntology> {
+export async function openOntology(deps: DataDeps, principal: Principal, ref: string): Promise<OpenOntology> {
   const ontology = await findOntology(deps.db, ref);
   if (!ontology) throw ontologyNotFound(ref);
   const types = await listObjectTypeRecords(deps.db, ontology.id);
@@ -189,4 +239,13 @@ export function readableType(open: OpenOntology, apiName: string): ObjectTypeRec
     throw new DomainError('object_type_not_found', `No object type ${apiName}.`, { details: { objectType: apiName } });
   }
   return type;
+}
+
+/** Edits (direct or an action's) never write a type the caller's markings hide from it: object_type_not_found, as on reads. */
+export function assertNotMarkedOut(open: OpenOntology, edits: readonly ({ objectType: string } | { linkType: string })[]): void {
+  for (const e of edits) {
+    if ('objectType' in e && open.access.markedOut?.has(e.objectType)) {
+      throw new DomainError('object_type_not_found', `No object type ${e.objectType}.`, { details: { objectType: e.objectType } });
+    }
+  }
 }

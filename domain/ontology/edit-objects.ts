@@ -5,7 +5,7 @@ import type { Clock } from '../deps.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
-import { type OpenOntology, openOntology } from './data-access.ts';
+import { assertNotMarkedOut, type OpenOntology, openOntology } from './data-access.ts';
 import { countLinkEdits } from './log-summary.ts';
 import { recordDataEdit } from './record-data-edit.ts';
 import { writeEdits } from './write-edits.ts';
@@ -35,6 +35,7 @@ export async function editObjects(
   app: { namespace: string; slug: string } | null = null,
 ): Promise<z.input<typeof EditObjectsResponse>> {
   const open = await openForDirectEdits(deps, principal, ontology);
+  assertNotMarkedOut(open, request.edits);
   const operationId = newId('ope');
   const result = await writeEdits(deps.db, {
     companyId: open.ontology.companyId,

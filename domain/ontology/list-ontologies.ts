@@ -16,7 +16,7 @@ export const ontologyWire = (o: OntologyRecord): Ontology => ({
 
 /** The ontologies of the caller's companies (a key: its one company) that the caller may read something in. */
 export async function listOntologies(deps: { db: DbOrTrx; clock: Clock }, principal: Principal): Promise<Ontology[]> {
-  const { licenses } = await visitorOf(deps.db, principal);
+  const { licenses } = await visitorOf(deps.db, principal, deps.clock.now());
   const out: Ontology[] = [];
   for (const license of licenses) {
     try {

@@ -2,7 +2,7 @@ import type { ObjectPage, ObjectType, OntologyObject } from '../../schemas/ontol
 import { anonymousAccessToApp, pageAddresses } from '../apps/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { mayRead, type OpenOntology, readableType, readOnlyAccess } from './data-access.ts';
+import { mayRead, type OpenOntology, readableType, readOnlyAccess, withinMarkings } from './data-access.ts';
 import { findObject } from './get-object.ts';
 import { objectTypeWire } from './list-object-types.ts';
 import { findOntology, listObjectTypeRecords } from './repository.ts';
@@ -22,11 +22,14 @@ async function openPublicApp(deps: Pick<DomainDeps, 'db'>, name: AppName) {
     throw new DomainError('app_not_found', `No app ${name.namespace}/${name.slug} is open to the internet.`, { details: name });
   }
   const ontology = await findOntology(deps.db, app.namespace);
-  const open: OpenOntology | undefined = ontology && {
-    ontology,
-    access: readOnlyAccess(access.readTypes),
-    types: await listObjectTypeRecords(deps.db, ontology.id),
-  };
+  const types = ontology && (await listObjectTypeRecords(deps.db, ontology.id));
+  const open: OpenOntology | undefined = ontology &&
+    types && {
+      ontology,
+      // The anonymous visitor is cleared for no marking: a marked type is never on the internet.
+      access: await withinMarkings(deps, null, ontology, types, readOnlyAccess(access.readTypes)),
+      types,
+    };
   return { app, version, open };
 }
 

@@ -10,6 +10,8 @@ export interface Visitor {
   accountId: string;
   platformStaff: boolean;
   licenses: readonly { companyId: string; cellId: string; role: CompanyRole }[];
+  /** The groups the account is a live member of at the visit (domain/policy liveGroupIds). */
+  groups: readonly string[];
 }
 
 export interface AccessTarget {

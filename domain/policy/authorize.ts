@@ -1,14 +1,17 @@
-import type { Channel, ResourceRole } from '../db/index.ts';
+import type { Channel, MarkingRole, ResourceRole } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import type { AppAccess } from './app-access.ts';
+import { markingRoleIncludes } from './markings.ts';
 import {
   agentMayWrite,
   type CompanyName,
   isAgentKey,
   isDataDeveloperOf,
   isDeveloperOf,
+  isMemberOf,
   keyNamespaces,
+  managesPeopleOf,
   mayWriteAs,
   PUBLIC_NAMESPACE,
   sharesAcrossCompanies,
@@ -36,6 +39,18 @@ export interface AppSubject {
 export interface ResourceSubject {
   rid: string;
   role: ResourceRole | null;
+}
+
+/** A marking and the caller's live role on it (null: none). */
+export interface MarkingSubject {
+  markingId: string;
+  role: MarkingRole | null;
+}
+
+/** Markings to put on (add) or take off (remove) a resource: the caller's role on the resource and on each marking. */
+export interface ResourceMarkingSubject extends ResourceSubject {
+  change: 'add' | 'remove';
+  markings: readonly MarkingSubject[];
 }
 
 /** An account found by exact username or email, and whether it relates to the caller's companies. */
@@ -84,6 +99,14 @@ export interface Actions {
   'resource.change-sharing': ResourceSubject;
   /** Send the mail test to the caller's own address: a person's key or web session; never an agent key, a ticket or an app token (an app page's scripts). */
   'notify.test': Record<string, never>;
+  /** Create, read and delete a company's groups and their members, read its people: its developers and company admins, operators for every company; other companies' groups do not exist for the caller. */
+  'people.manage': CompanySubject;
+  /** Read a company's marking categories, markings and their role assignments: its people by key, operators for every company. */
+  'markings.read': CompanySubject;
+  /** Change a marking's role assignments: its ADMINISTER holders, and operators. */
+  'marking.administer': MarkingSubject;
+  /** Put markings on a resource (USE on each) or take them off (DECLASSIFY on each): its Owners only, never an agent key. */
+  'resource.mark': ResourceMarkingSubject;
   /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
   'account.find': AccountSubject;
 }
@@ -215,6 +238,38 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     p.kind === 'ticket' || isAgentKey(p)
       ? forbidden('The mail test is sent for a person’s own key or web session, never for an agent key or an app’s credential.')
       : null,
+  'people.manage': (p, s) =>
+    managesPeopleOf(p, companyName(s.namespace))
+      ? null
+      : forbidden(`Only admins and developers of ${s.namespace} (and operators) manage its groups and read its people.`, {
+          namespace: s.namespace,
+          required: 'developer',
+        }),
+  'markings.read': (p, s) =>
+    p.kind !== 'ticket' && !isAgentKey(p) && (p.account.platformStaff || isMemberOf(p, companyName(s.namespace)))
+      ? null
+      : forbidden(`Only people of ${s.namespace} (and operators) read its markings.`, { namespace: s.namespace }),
+  'marking.administer': (p, s) =>
+    (p.kind !== 'ticket' && !isAgentKey(p) && p.account.platformStaff) || markingRoleIncludes(s.role, 'administer')
+      ? null
+      : forbidden('Only an ADMINISTER of the marking (or an operator) changes its role assignments.', {
+          markingId: s.markingId,
+          role: s.role,
+          required: 'administer',
+        }),
+  'resource.mark': (p, s) => {
+    const refused = RULES['resource.change-sharing'](p, s);
+    if (refused) return refused;
+    if (isAgentKey(p)) return forbidden('Agent keys never change a resource’s markings.');
+    const needed: MarkingRole = s.change === 'add' ? 'use' : 'declassify';
+    const lacking = s.markings.filter((m) => !markingRoleIncludes(m.role, needed)).map((m) => m.markingId);
+    return lacking.length === 0
+      ? null
+      : forbidden(
+          s.change === 'add' ? 'Applying a marking needs the USE role on it.' : 'Removing a marking needs the DECLASSIFY role on it.',
+          { markingIds: lacking, required: needed },
+        );
+  },
   'account.find': (p, s) =>
     s.related || sharesAcrossCompanies(p)
       ? null

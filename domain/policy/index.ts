@@ -23,18 +23,33 @@ export {
   authorizeKey,
   type CompanySubject,
   can,
+  type MarkingSubject,
+  type ResourceMarkingSubject,
   type ResourceSubject,
 } from './authorize.ts';
+export {
+  clearanceAt,
+  MARKING_ROLES,
+  type MarkingAssignment,
+  type MarkingClearance,
+  markingRoleIncludes,
+  NO_CLEARANCE,
+  type RequiredMarking,
+  satisfiesMarkings,
+} from './markings.ts';
 export { type CallerKind, callerKindOf, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
 export {
   agentMayWrite,
   agentRestrictionsOf,
+  type GroupMembership,
   isAgentKey,
   isAppToken,
   isDataDeveloperOf,
   isDeveloperOf,
   isMemberOf,
   keyNamespaces,
+  liveGroupIds,
+  managesPeopleOf,
   mayWriteAs,
   PUBLIC_NAMESPACE,
   resourceRoleOf,

@@ -83,6 +83,10 @@ const DATA = route('company', KEYS, SESSIONS, TICKETS, AGENT_KEYS);
 /** Applying actions: not the read-only credentials (viewers, read-only agent keys). */
 const DATA_WRITE = route('company', KEYS, SESSIONS, WRITING_TICKETS, ['agent-key-restricted']);
 const OPERATORS = route('none', OPERATOR);
+/** A company's people and groups: its admins and developers (developer keys), operators for every company. */
+const PEOPLE = route('none', DEVELOPER_KEYS);
+/** Markings: people's keys (a member reads the markings of its company and may hold roles on them). */
+const MARKINGS = route('none', KEYS);
 /** The resource access model: signed-in people (keys and sessions); never tickets, never agent keys. */
 const RESOURCES = route('none', KEYS, SESSIONS);
 
@@ -116,9 +120,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 
   // Operators.
   adminCreateOrganization: OPERATORS,
-  adminGetOrganization: OPERATORS,
+  // A company's own admins and developers read it and its people; which company is decided inside (people.manage).
+  adminGetOrganization: PEOPLE,
   adminCreateUser: OPERATORS,
-  adminListUsers: OPERATORS,
+  adminListUsers: PEOPLE,
+  adminGetUser: PEOPLE,
+  // Every person sees themselves.
+  adminGetCurrentUser: route('none', KEYS),
   adminUpdateUser: OPERATORS,
   adminPutLicense: OPERATORS,
   adminDeleteLicense: OPERATORS,
@@ -127,6 +135,29 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   adminListSecurityEvents: OPERATORS,
   adminSetSeatLimit: OPERATORS,
   controlPlaneInitializeCompany: OPERATORS,
+
+  // Groups (spec G): a company's admins and developers by key (as they manage its members),
+  // operators for every company; which company is decided inside (people.manage).
+  adminCreateGroup: PEOPLE,
+  adminListGroups: PEOPLE,
+  adminGetGroup: PEOPLE,
+  adminDeleteGroup: PEOPLE,
+  adminListGroupMembers: PEOPLE,
+  adminAddGroupMembers: PEOPLE,
+  adminRemoveGroupMembers: PEOPLE,
+
+  // Markings (spec G): a company's people read its categories and markings by key; who may create
+  // them (people.manage) and change a marking's role assignments (its ADMINISTERs, operators:
+  // marking.administer) is decided inside.
+  adminCreateMarkingCategory: { ...MARKINGS, deniedInside: ['member-key'] },
+  adminListMarkingCategories: MARKINGS,
+  adminGetMarkingCategory: MARKINGS,
+  adminCreateMarking: { ...MARKINGS, deniedInside: ['member-key'] },
+  adminListMarkings: MARKINGS,
+  adminGetMarking: MARKINGS,
+  adminListMarkingRoleAssignments: MARKINGS,
+  adminAddMarkingRoleAssignments: { ...MARKINGS, deniedInside: ['member-key'] },
+  adminRemoveMarkingRoleAssignments: { ...MARKINGS, deniedInside: ['member-key'] },
   controlPlaneCloudInstance: OPERATORS,
   controlPlaneFolders: OPERATORS,
   controlPlaneAgentProfiles: OPERATORS,
@@ -177,6 +208,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   revokeResourceLink: RESOURCES,
   redeemResourceLink: RESOURCES,
   searchPrincipals: RESOURCES,
+  // Resource markings: whoever sees the resource reads them; Owners with USE (add) or DECLASSIFY
+  // (remove) on each marking change them (resource.mark).
+  listResourceMarkings: RESOURCES,
+  addResourceMarkings: RESOURCES,
+  removeResourceMarkings: RESOURCES,
 
   // E. App log: anyone who may open the app sends events; its developers read them.
   recordLogEvents: route('app', KEYS, TICKETS),

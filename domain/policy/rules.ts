@@ -2,6 +2,7 @@ import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import type { AppRole } from '../../schemas/sharing.ts';
 import type { ResourceRole } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
+import { type MarkingClearance, NO_CLEARANCE, type RequiredMarking, satisfiesMarkings } from './markings.ts';
 
 // The shared rules every access decision is built from (authorize.ts is their one caller
 // outside this folder, with the app-open rule in app-access.ts and the route table in
@@ -17,6 +18,21 @@ export type CompanyName = string | null;
 const isPlatform = (company: CompanyName) => company === null || company === PUBLIC_NAMESPACE;
 const names = (company: CompanyName, ref: { companyId: string | null; cellId: string | null }) =>
   company !== null && (ref.companyId === company || ref.cellId === company);
+
+/** One group membership of an account: the group, its company, and when the membership ends (null: never). */
+export interface GroupMembership {
+  groupId: string;
+  companyId: string;
+  expiresAt: Date | null;
+}
+
+/**
+ * The groups an account answers to at `now` (the one membership rule): a membership counts until
+ * its expiration, judged at each check, so an expired one stops granting at once, with no sweeper.
+ * Groups are flat (no group is a member of another), so this is linear in the account's memberships.
+ */
+export const liveGroupIds = (memberships: readonly GroupMembership[], now: Date): string[] =>
+  memberships.filter((m) => m.expiresAt === null || m.expiresAt.getTime() > now.getTime()).map((m) => m.groupId);
 
 /** An agent key's restrictions (spec Authentication 7); null for any other credential, a developer key sent with x-author included. */
 export function agentRestrictionsOf(principal: Principal): AgentRestrictions | null {
@@ -118,6 +134,17 @@ export function sharesAcrossCompanies(principal: Principal): boolean {
   }
 }
 
+/**
+ * Manages a company's groups and reads its people (spec G, Admin): its company admins and
+ * developers (as they manage its members today: a developer key there), and platform staff for
+ * every company. Never an agent key, never a ticket.
+ */
+export function managesPeopleOf(principal: Principal, company: CompanyName): boolean {
+  if (principal.kind === 'ticket' || isAgentKey(principal)) return false;
+  if (principal.account.platformStaff) return true;
+  return !isPlatform(company) && isDeveloperOf(principal, company);
+}
+
 /** The namespaces a key acts in: its company's, plus `public` for platform staff. Other credentials: none (they act through apps). */
 export function keyNamespaces(principal: Principal): string[] {
   if (principal.kind !== 'key') return [];
@@ -135,13 +162,16 @@ export const mayWriteAs = (role: AppRole | null) => role === 'developer' || role
  * developer is always Owner" and "the creator is one" hold only while the person holds a developer
  * license in the resource's company (so the creator rule adds nothing beyond it); otherwise the
  * highest role the caller's grants give (`granted`). An agent key is never an Owner: its grants
- * read at most as Viewer.
+ * read at most as Viewer. `markings`: the resource's own and inherited markings and the caller's clearance.
  */
 export function resourceRoleOf(
   principal: Principal,
   resource: { companyId: string | null },
   granted: ResourceRole | null,
+  markings: { required: readonly RequiredMarking[]; clearance: MarkingClearance } = { required: [], clearance: NO_CLEARANCE },
 ): ResourceRole | null {
+  // Markings come on top of roles: a resource whose markings the caller does not satisfy has no role for them, Owners included.
+  if (!satisfiesMarkings(markings.clearance, markings.required)) return null;
   if (isAgentKey(principal)) return granted === null ? null : 'viewer';
   if (resource.companyId !== null && isDeveloperOf(principal, resource.companyId)) return 'owner';
   return granted;

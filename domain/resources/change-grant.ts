@@ -1,6 +1,7 @@
 import { problem } from '../../schemas/problems.ts';
 import { visitorOf } from '../companies/index.ts';
 import type { DbOrTrx, ResourceRole } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { requireRole } from './access.ts';
@@ -16,14 +17,15 @@ import { assertInternetAllowed } from './tier-rules.ts';
  */
 export async function addGrant(
   db: DbOrTrx,
+  clock: Clock,
   principal: Principal,
   rid: string,
   grant: { principal: string; role: ResourceRole },
 ): Promise<ResourceView> {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, principal, visitor, resource, 'owner');
-  const kind = await assertPrincipalExists(db, grant.principal);
+  const role = await requireRole(db, clock, principal, visitor, resource, 'owner');
+  const kind = await assertPrincipalExists(db, grant.principal, resource.companyId);
   if ((kind === 'everyone' || kind === 'internet') && grant.role !== 'viewer') {
     throw new DomainError('invalid_payload', 'Public and Internet grants may be Viewer only.', {
       details: { problems: [problem('role', 'invalid_value', 'must be viewer for everyone and internet')] },
@@ -37,13 +39,14 @@ export async function addGrant(
 /** roles/remove (Owner only); removing a grant that does not exist changes nothing. */
 export async function removeGrant(
   db: DbOrTrx,
+  clock: Clock,
   principal: Principal,
   rid: string,
   grantee: string,
 ): Promise<ResourceView & { removed: boolean }> {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, principal, visitor, resource, 'owner');
+  const role = await requireRole(db, clock, principal, visitor, resource, 'owner');
   const removed = (await deleteGrants(db, rid, [grantee])) > 0;
   return { ...(await viewOf(db, resource, role)), removed };
 }

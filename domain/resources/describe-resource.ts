@@ -1,5 +1,6 @@
 import { visitorOf } from '../companies/index.ts';
 import type { DbOrTrx, ResourceRole } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { generalAccessOf, requireRole } from './access.ts';
 import type { ResourceRecord, Tier } from './kind.ts';
@@ -31,8 +32,8 @@ export async function viewOf(db: DbOrTrx, resource: ResourceRecord, role: Resour
 }
 
 /** GET resources/{rid}: the resource, the caller's role and its general access; 404 when the caller has no role. */
-export async function describeResource(db: DbOrTrx, principal: Principal, rid: string): Promise<ResourceView> {
-  const visitor = await visitorOf(db, principal);
+export async function describeResource(db: DbOrTrx, clock: Clock, principal: Principal, rid: string): Promise<ResourceView> {
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  return viewOf(db, resource, await requireRole(db, principal, visitor, resource, 'viewer'));
+  return viewOf(db, resource, await requireRole(db, clock, principal, visitor, resource, 'viewer'));
 }

@@ -11,12 +11,20 @@ export const liveShare = (now: Date) => sql<boolean>`s.revoked_at IS NULL AND (s
 
 /**
  * The live shares of an app that concern one account: a share with a company it holds a license
- * in (the app's own or another), the account's own share
- * and, on a visit through a public link, that link (when it is still live and of this app).
+ * in (the app's own or another), the account's own share (or, failing one, a share with a group it
+ * is a live member of: a named share all the same) and, on a visit through a public link, that link
+ * (when it is still live and of this app).
  */
 async function findShareGrants(
   db: DbOrTrx,
-  input: { appId: string; accountId: string; companyIds: readonly string[]; linkShareId: string | null; now: Date },
+  input: {
+    appId: string;
+    accountId: string;
+    companyIds: readonly string[];
+    groups: readonly string[];
+    linkShareId: string | null;
+    now: Date;
+  },
 ): Promise<Omit<ShareGrants, 'resource'>> {
   const rows = await db
     .selectFrom('app_shares as s')
@@ -27,12 +35,14 @@ async function findShareGrants(
       eb.or([
         ...(input.companyIds.length === 0 ? [] : [eb.and([eb('s.audience', '=', 'company'), eb('s.company_id', 'in', input.companyIds)])]),
         eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', input.accountId)]),
+        ...(input.groups.length > 0 ? [eb.and([eb('s.audience', '=', 'users'), eb('s.group_id', 'in', input.groups)])] : []),
         ...(input.linkShareId ? [eb.and([eb('s.audience', '=', 'public'), eb('s.id', '=', input.linkShareId)])] : []),
       ]),
     )
     .execute();
   const pick = (audience: ShareAudience) => {
-    const row = rows.find((r) => r.audience === audience);
+    // The account's own share first: it outlives any group membership.
+    const row = rows.find((r) => r.audience === audience && r.account_id !== null) ?? rows.find((r) => r.audience === audience);
     return row ? { id: row.id } : null;
   };
   return { company: pick('company'), account: pick('users'), link: pick('public') };
@@ -52,6 +62,7 @@ export async function findAppGrants(
     appId: input.app.id,
     accountId: input.visitor.accountId,
     companyIds: input.visitor.licenses.map((l) => l.companyId),
+    groups: input.visitor.groups,
     linkShareId: input.linkShareId,
     now: input.now,
   });
@@ -62,9 +73,10 @@ export async function findAppGrants(
 const SHARED_APPS_SHOWN = 100;
 
 /**
- * The company apps shared with a visitor: by name (live `users` shares) or with a company it holds
- * a license in (live `company` shares), with their company's name: the candidates of its "Shared
- * with you", each still to be admitted by the app-open rule.
+ * The company apps shared with a visitor: by name or with a group it is a live member of (live
+ * `users` shares), or with a company it holds a license in (live `company` shares), with their
+ * company's name: the candidates of its "Shared with you", each still to be admitted by the
+ * app-open rule.
  */
 export async function appsSharedWith(db: DbOrTrx, visitor: Visitor, now: Date) {
   const companyIds = visitor.licenses.map((l) => l.companyId);
@@ -77,6 +89,7 @@ export async function appsSharedWith(db: DbOrTrx, visitor: Visitor, now: Date) {
     .where((eb) =>
       eb.or([
         eb.and([eb('s.audience', '=', 'users'), eb('s.account_id', '=', visitor.accountId)]),
+        ...(visitor.groups.length === 0 ? [] : [eb.and([eb('s.audience', '=', 'users'), eb('s.group_id', 'in', visitor.groups)])]),
         // A share with the app's own company is no share with outsiders: its members find the app in their catalog.
         ...(companyIds.length === 0
           ? []

@@ -1,11 +1,13 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { isInternetTier } from './app-grant.ts';
 export { addGrant, removeGrant } from './change-grant.ts';
+export { changeResourceMarkings } from './change-resource-markings.ts';
 export { describeResource } from './describe-resource.ts';
 export { appsSharedWith, findAppGrants, liveShare } from './find-app-grants.ts';
 export { TIERS } from './kind.ts';
 export { agentRid } from './kinds/agent.ts';
 export { createLink, LINK_DEFAULT_DAYS, redeemLink, revokeLink } from './links.ts';
+export { listResourceMarkings } from './list-resource-markings.ts';
 export { listResources } from './list-resources.ts';
 export { listRoles } from './list-roles.ts';
 export { principalsOf } from './principals.ts';

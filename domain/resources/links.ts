@@ -14,9 +14,9 @@ const TOKEN_PATTERN = /^[0-9A-Za-z]{33}$/;
 
 /** An invitation link to a resource (Owner only, rule 6): the token is returned once and kept as a hash. */
 export async function createLink(db: DbOrTrx, clock: Clock, principal: Principal, rid: string, days = LINK_DEFAULT_DAYS) {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  await requireRole(db, principal, visitor, resource, 'owner');
+  await requireRole(db, clock, principal, visitor, resource, 'owner');
   const token = randomBase62(24);
   const id = newId('lnk');
   const expiresAt = new Date(clock.now().getTime() + days * 24 * 60 * 60 * 1000);
@@ -28,9 +28,9 @@ export async function createLink(db: DbOrTrx, clock: Clock, principal: Principal
 }
 
 export async function revokeLink(db: DbOrTrx, clock: Clock, principal: Principal, rid: string, linkId: string) {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  await requireRole(db, principal, visitor, resource, 'owner');
+  await requireRole(db, clock, principal, visitor, resource, 'owner');
   const result = await db
     .updateTable('resource_links')
     .set({ revoked_at: clock.now() })
@@ -48,14 +48,14 @@ export async function revokeLink(db: DbOrTrx, clock: Clock, principal: Principal
  * tier); a caller who already has a role keeps it.
  */
 export async function redeemLink(db: DbOrTrx, clock: Clock, principal: Principal, token: string) {
-  const visitor = await visitorOf(db, principal);
+  const visitor = await visitorOf(db, principal, clock.now());
   const invalid = () => new DomainError('not_found', 'This invitation link was revoked, has expired or does not exist.');
   if (!TOKEN_PATTERN.test(token)) throw invalid();
   const hash = sha256(token);
   const link = await db.selectFrom('resource_links').selectAll().where('hash', '=', hash).executeTakeFirst();
   if (!link || !equalHashes(link.hash, hash) || link.revoked_at || link.expires_at <= clock.now()) throw invalid();
   const resource = await findResource(db, link.rid);
-  const before = await roleOf(db, principal, visitor, resource);
+  const before = await roleOf(db, clock, principal, visitor, resource);
   if (!before) await putGrant(db, { rid: link.rid, principal: visitor.accountId, role: 'viewer', by: link.created_by });
   return { rid: link.rid, role: before ?? ('viewer' as const), granted: !before };
 }

@@ -1,5 +1,6 @@
 import { visitorOf } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { roleOf } from './access.ts';
@@ -16,8 +17,8 @@ export type Scope = 'public' | 'organization' | 'shared' | 'mine';
  * other companies granted to the caller, `public` those open to everyone or the internet, `mine`
  * those the caller created. Only resources on which the caller has a role are listed.
  */
-export async function listResources(db: DbOrTrx, principal: Principal, scope: Scope, type?: string): Promise<ResourceView[]> {
-  const visitor = await visitorOf(db, principal);
+export async function listResources(db: DbOrTrx, clock: Clock, principal: Principal, scope: Scope, type?: string): Promise<ResourceView[]> {
+  const visitor = await visitorOf(db, principal, clock.now());
   const kinds = type === undefined ? RESOURCE_KINDS : [kindNamed(type)].filter((k) => k !== undefined);
   if (kinds.length === 0)
     throw new DomainError('invalid_payload', `No resource type ${type}.`, { details: { types: RESOURCE_KINDS.map((k) => k.name) } });
@@ -40,7 +41,7 @@ export async function listResources(db: DbOrTrx, principal: Principal, scope: Sc
   }
   const views: ResourceView[] = [];
   for (const resource of candidates) {
-    const role = await roleOf(db, principal, visitor, resource);
+    const role = await roleOf(db, clock, principal, visitor, resource);
     if (role) views.push(await viewOf(db, resource, role));
   }
   return views;

@@ -1,24 +1,47 @@
 import { sql } from 'kysely';
 import { visitorOf } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
-import { can } from '../policy/index.ts';
+import type { Clock } from '../deps.ts';
+import { can, type Visitor } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 
 export interface PrincipalView {
   principal: string;
-  kind: 'organization' | 'developers' | 'account';
+  kind: 'organization' | 'developers' | 'group' | 'account';
   label: string;
 }
 
+/** The groups of these companies whose name contains the needle (case-insensitive), the first GROUPS_SHOWN by name. */
+async function groupsNamed(db: DbOrTrx, licenses: Visitor['licenses'], needle: string): Promise<PrincipalView[]> {
+  if (licenses.length === 0) return [];
+  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await db
+    .selectFrom('groups as g')
+    .innerJoin('companies as c', 'c.id', 'g.company_id')
+    .select(['g.id', 'g.name', 'c.cell_id'])
+    .where(
+      'g.company_id',
+      'in',
+      licenses.map((l) => l.companyId),
+    )
+    .where(sql<string>`lower(g.name)`, 'like', pattern)
+    .orderBy(sql`lower(g.name)`)
+    .limit(GROUPS_SHOWN)
+    .execute();
+  return rows.map((g) => ({ principal: g.id, kind: 'group' as const, label: `${g.name} (${g.cell_id})` }));
+}
+
+const GROUPS_SHOWN = 50;
+
 /**
- * Sharing targets (spec D): the caller's organization groups and developer groups (matching `q`
+ * Sharing targets (spec D): the caller's organization groups, developer groups and groups (matching `q`
  * when given); accounts only by exact username or email, and only those the policy lets the
  * caller find (`account.find`: people related to the caller's companies; any account for
  * developers); other organizations only by exact cellId. Nothing else is searchable, so the
  * directory cannot be enumerated, and a member learns nothing of unrelated people.
  */
-export async function searchPrincipals(db: DbOrTrx, principal: Principal, q: string | undefined): Promise<PrincipalView[]> {
-  const visitor = await visitorOf(db, principal);
+export async function searchPrincipals(db: DbOrTrx, clock: Clock, principal: Principal, q: string | undefined): Promise<PrincipalView[]> {
+  const visitor = await visitorOf(db, principal, clock.now());
   const needle = q?.trim().toLowerCase() ?? '';
   const out: PrincipalView[] = [];
   for (const l of visitor.licenses) {
@@ -28,6 +51,7 @@ export async function searchPrincipals(db: DbOrTrx, principal: Principal, q: str
     ];
     out.push(...groups.filter((g) => needle === '' || g.principal.includes(needle) || g.label.toLowerCase().includes(needle)));
   }
+  out.push(...(await groupsNamed(db, visitor.licenses, needle)));
   if (needle === '') return out;
   const companies = visitor.licenses.map((l) => l.companyId);
   const accounts = await db

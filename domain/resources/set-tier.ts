@@ -1,5 +1,6 @@
 import { visitorOf } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { requireRole } from './access.ts';
 import { type ResourceView, viewOf } from './describe-resource.ts';
@@ -15,10 +16,10 @@ import { assertTierAllowed } from './tier-rules.ts';
  * internet gives internet Viewer (kinds with an anonymous read entry only, else 422). A tier
  * narrower than the resource's own setting is refused with 409.
  */
-export async function setTier(db: DbOrTrx, principal: Principal, rid: string, tier: Tier): Promise<ResourceView> {
-  const visitor = await visitorOf(db, principal);
+export async function setTier(db: DbOrTrx, clock: Clock, principal: Principal, rid: string, tier: Tier): Promise<ResourceView> {
+  const visitor = await visitorOf(db, principal, clock.now());
   const resource = await findResource(db, rid);
-  const role = await requireRole(db, principal, visitor, resource, 'owner');
+  const role = await requireRole(db, clock, principal, visitor, resource, 'owner');
   assertTierAllowed(kindOfRid(rid)!.kind, resource, tier);
   const grants = await grantsOf(db, [rid]);
   const shares = grants.filter((g) => g.role !== 'owner').map((g) => g.principal);

@@ -5,6 +5,7 @@ import { findCompany } from '../companies/index.ts';
 import type { DbOrTrx, ShareRecordName } from '../db/index.ts';
 import type { Clock, PublicAddresses } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { assertGroupOf } from '../groups/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import { currentApp } from './current-app.ts';
@@ -23,7 +24,8 @@ export interface CreatedShare {
 }
 
 /**
- * Shares the app (spec C): repeating a company or users share changes its role and expiry; each
+ * Shares the app (spec C): a users share names an account (any company) or a group of the app's
+ * company, whose live members it admits as a named share does. Repeating a company or users share changes its role and expiry; each
  * public share is a new link. Writes the share/* record of the app log in the same transaction.
  */
 export async function createShare(
@@ -58,7 +60,7 @@ export async function createShare(
     return { share: await loadShare(db, id), created: true, url: `${ctx.addresses.productionBase}/s/${token}` };
   }
 
-  const target = input.audience === 'company' ? await companyTarget(db, app, input.company) : await accountTarget(db, input.account);
+  const target = input.audience === 'company' ? await companyTarget(db, app, input.company) : await namedTarget(db, app, input.account);
   const expiresAt = input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
   const existing = await findLiveShare(db, app.id, input.audience, target, now);
   let id: string;
@@ -71,7 +73,7 @@ export async function createShare(
     name = 'share/create';
     id = await insertShare(db, { app, actor: principal.account.id, audience: input.audience, role: input.role, ...target, expiresAt });
   }
-  const object = input.audience === 'company' ? (input.company ?? app.namespace) : target.accountId!;
+  const object = input.audience === 'company' ? (input.company ?? app.namespace) : (target.accountId ?? target.groupId)!;
   await recordShare(db, {
     appId: app.id,
     name,
@@ -89,15 +91,20 @@ export async function createShare(
 /** A company share admits the members of the app's own company, or of the one named (by cell id). */
 async function companyTarget(db: DbOrTrx, app: HostedApp, cellId: string | undefined): Promise<ShareTarget> {
   if (!app.companyId) throw new DomainError('conflict', 'Official apps belong to no company: share them with accounts or a link.');
-  return { accountId: null, companyId: cellId === undefined ? app.companyId : (await findCompany(db, cellId)).id };
+  return { accountId: null, groupId: null, companyId: cellId === undefined ? app.companyId : (await findCompany(db, cellId)).id };
 }
 
-async function accountTarget(db: DbOrTrx, login: string): Promise<ShareTarget> {
+/** A users share names an account (by id, username or email) or a group of the app's own company. */
+async function namedTarget(db: DbOrTrx, app: HostedApp, login: string): Promise<ShareTarget> {
+  if (login.startsWith('grp_')) {
+    // Any group but one of the app's company is not found (never confirmed across companies).
+    return { accountId: null, companyId: null, groupId: (await assertGroupOf(db, login, app.companyId)).id };
+  }
   const account = login.startsWith('acc_')
     ? await db.selectFrom('accounts').selectAll().where('id', '=', login).executeTakeFirst()
     : await findAccountByLogin(db, login);
   if (!account) throw new DomainError('user_not_found', `No account ${login}.`, { details: { account: login } });
-  return { accountId: account.id, companyId: null };
+  return { accountId: account.id, companyId: null, groupId: null };
 }
 
 async function insertShare(
@@ -109,6 +116,7 @@ async function insertShare(
     role: 'editor' | 'viewer';
     accountId?: string | null;
     companyId?: string | null;
+    groupId?: string | null;
     expiresAt?: Date | null;
     tokenHash?: Buffer;
     tokenPrefix?: string;
@@ -123,6 +131,7 @@ async function insertShare(
       audience: s.audience,
       account_id: s.accountId ?? null,
       company_id: s.companyId ?? null,
+      group_id: s.groupId ?? null,
       role: s.role,
       token_hash: s.tokenHash ?? null,
       token_prefix: s.tokenPrefix ?? null,

@@ -24,7 +24,7 @@ export async function describeCaller(
         ? { namespace: named.namespace, slug: named.slug, channel: named.channel }
         : undefined;
   if (!target) {
-    const { licenses } = await visitorOf(deps.db, principal);
+    const { licenses } = await visitorOf(deps.db, principal, deps.clock.now());
     const role = licenses.some((l) => l.role === 'developer') ? 'developer' : licenses.length > 0 ? 'member' : null;
     return {
       identity,

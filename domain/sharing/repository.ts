@@ -24,22 +24,24 @@ export async function findAppOfShare(db: DbOrTrx, shareId: string) {
     .executeTakeFirst();
 }
 
-/** Whom a company or users share is with: one account, or the members of one company. */
+/** Whom a company or users share is with: one account, one group, or the members of one company. */
 export interface ShareTarget {
   accountId: string | null;
   companyId: string | null;
+  groupId: string | null;
 }
 
 export async function findLiveShare(db: DbOrTrx, appId: string, audience: 'company' | 'users', target: ShareTarget, now: Date) {
-  const row = await db
+  let q = db
     .selectFrom('app_shares as s')
     .selectAll('s')
     .where('s.app_id', '=', appId)
     .where('s.audience', '=', audience)
-    .where('s.revoked_at', 'is', null)
-    .where(audience === 'users' ? 's.account_id' : 's.company_id', '=', (target.accountId ?? target.companyId)!)
-    .forUpdate()
-    .executeTakeFirst();
+    .where('s.revoked_at', 'is', null);
+  if (target.accountId) q = q.where('s.account_id', '=', target.accountId);
+  if (target.groupId) q = q.where('s.group_id', '=', target.groupId);
+  if (target.companyId) q = q.where('s.company_id', '=', target.companyId);
+  const row = await q.forUpdate().executeTakeFirst();
   // An expired share is over: the repeat makes a new one (the old row is closed first).
   if (row?.expires_at && row.expires_at <= now) {
     await db.updateTable('app_shares').set({ revoked_at: row.expires_at }).where('id', '=', row.id).execute();
@@ -53,6 +55,7 @@ export const shareRows = (db: DbOrTrx) =>
     .selectFrom('app_shares as s')
     .leftJoin('accounts as a', 'a.id', 's.account_id')
     .leftJoin('companies as c', 'c.id', 's.company_id')
+    .leftJoin('groups as g', 'g.id', 's.group_id')
     .select([
       's.id',
       's.audience',
@@ -66,6 +69,8 @@ export const shareRows = (db: DbOrTrx) =>
       'a.username',
       'c.cell_id',
       'c.name as company_name',
+      'g.id as group_id',
+      'g.name as group_name',
     ]);
 
 /** A share/* record of the app log (spec: share and revoke; object and role). */

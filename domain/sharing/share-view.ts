@@ -13,6 +13,8 @@ export interface ShareRow {
   username: string | null;
   cell_id: string | null;
   company_name: string | null;
+  group_id: string | null;
+  group_name: string | null;
 }
 
 export function shareView(row: ShareRow): ShareView {
@@ -22,6 +24,7 @@ export function shareView(row: ShareRow): ShareView {
     role: row.role,
     account: row.account_id && row.username ? { id: row.account_id, username: row.username } : null,
     company: row.cell_id && row.company_name ? { cellId: row.cell_id, name: row.company_name } : null,
+    group: row.group_id && row.group_name ? { id: row.group_id, name: row.group_name } : null,
     linkPrefix: row.token_prefix,
     expiresAt: row.expires_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),

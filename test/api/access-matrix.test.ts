@@ -72,6 +72,9 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   userCode: t.userCode,
   linkId: t.resourceLinkId,
   accountId: t.pendingAccountId,
+  groupId: t.groupId,
+  categoryId: t.categoryId,
+  markingId: t.markingId,
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
 });
@@ -86,12 +89,32 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   decideDeviceCode: (t) => ({ body: { userCode: t.userCode, decision: 'deny' } }),
   adminCreateOrganization: () => ({ body: { cellId: 'cell-matrix-new', name: 'New' } }),
   adminGetOrganization: () => ({ params: { rid: COMPANY_A } }),
+  adminGetUser: (t) => ({ params: { id: t.spareAccountId } }),
   adminUpdateUser: (t) => ({ params: { id: t.spareAccountId }, body: { status: 'disabled' } }),
   adminPutLicense: (t) => ({ params: { id: t.spareAccountId }, body: { role: 'developer' } }),
   adminDeleteLicense: (t) => ({ params: { id: t.spareAccountId } }),
   adminListUserKeys: (t) => ({ params: { id: t.spareAccountId } }),
   adminRevokeUserKeys: (t) => ({ params: { id: t.spareAccountId } }),
   adminSetSeatLimit: () => ({ params: { rid: COMPANY_A }, body: { limit: 50 } }),
+  adminCreateGroup: () => ({ body: { name: 'Matrix new group' } }),
+  adminAddGroupMembers: (t) => ({ body: { principalIds: [t.spareAccountId] } }),
+  adminRemoveGroupMembers: (t) => ({ body: { principalIds: [t.spareAccountId] } }),
+  adminCreateMarkingCategory: () => ({ body: { name: 'Matrix new category', categoryType: 'DISJUNCTIVE' } }),
+  adminCreateMarking: (t) => ({
+    body: {
+      categoryId: t.categoryId,
+      name: 'Matrix new marking',
+      initialRoleAssignments: [{ principalType: 'USER', principalId: t.spareAccountId, role: 'ADMINISTER' }],
+    },
+  }),
+  adminAddMarkingRoleAssignments: (t) => ({
+    body: { roleAssignments: [{ principalType: 'USER', principalId: t.spareAccountId, role: 'USE' }] },
+  }),
+  adminRemoveMarkingRoleAssignments: (t) => ({
+    body: { roleAssignments: [{ principalType: 'GROUP', principalId: t.groupId, role: 'USE' }] },
+  }),
+  addResourceMarkings: (t) => ({ body: { markingIds: [t.markingId] } }),
+  removeResourceMarkings: (t) => ({ body: { markingIds: [t.markingId] } }),
   findStoredFiles: () => ({ query: { sha256: '0'.repeat(64) } }),
   uploadAppVersion: () => ({ body: bundle(APP.slug, '2.0.0') }),
   callAppMcp: () => ({
@@ -138,6 +161,8 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
 
 /** Operations that end a fixture's credential or grant if a dry run ever failed to roll back: run after all others. */
 const LAST = [
+  'adminRemoveGroupMembers',
+  'adminDeleteGroup',
   'revokeShare',
   'revokeResourceLink',
   'revokeAgentKey',
@@ -305,6 +330,74 @@ describe('route × principal access matrix', () => {
     expect.soft(changed, 'the matrix (dry runs, reads, refusals) changed the database').toEqual([]);
     const table = ['| operationId | caller | expected | got | route |', '| --- | --- | --- | --- | --- |', ...mismatches].join('\n');
     expect(mismatches.length, `${mismatches.length} of ${asked} answers differ from ROUTE_ACCESS:\n${table}\n`).toBe(0);
+  });
+
+  // Markings on top of the table: a marked type keeps its answers for the callers of the account
+  // cleared for its marking (dana, the marking's ADMINISTER: her key, session, tickets and the agent
+  // keys she issued) and is found by no other caller, whatever the table admits them to.
+  it('hides a marked object type from every caller not cleared for its marking, in every data read', async () => {
+    const O = `/api/v1/ontologies/${COMPANY_A}`;
+    const reads: [string, string, unknown?][] = [
+      ['GET', `${O}/objectTypes/sales.Order`],
+      ['GET', `${O}/objects/sales.Order`],
+      ['GET', `${O}/objects/sales.Order/1`],
+      ['POST', `${O}/objects/sales.Order/search`, {}],
+      ['POST', `${O}/objects/sales.Order/aggregate`, { aggregation: [{ type: 'count' }] }],
+      ['POST', '/api/v1/sqlQueries/executeOntology', { ontology: COMPANY_A, query: 'SELECT count(*) FROM "sales.Order"' }],
+    ];
+    const answers = async () => {
+      const out: Record<string, number[]> = {};
+      for (const caller of fixture.callers) {
+        await resetRateLimits(svc);
+        out[caller.name] = [];
+        for (const [method, path, body] of reads) {
+          const res = await fetch(`${svc.url}${path}`, {
+            method,
+            headers: { ...caller.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          await res.arrayBuffer();
+          out[caller.name]!.push(res.status);
+        }
+      }
+      return out;
+    };
+    const dev = fixture.callers.find((c) => c.name === 'developer key')!;
+    const type = await fetch(`${svc.url}${O}/objectTypes/sales.Order`, { headers: dev.headers });
+    const rid = ((await type.json()) as { data: { rid: string } }).data.rid;
+    const before = await answers();
+    // Unmarked, members reach the type through their app: the marking is what changes their answers.
+    expect(before['member key']).toEqual([200, 200, 200, 200, 200, 200]);
+    const mark = (change: string) =>
+      fetch(`${svc.url}/api/v1/filesystem/resources/${rid}/${change}`, {
+        method: 'POST',
+        headers: { ...dev.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ markingIds: [fixture.targets.markingId] }),
+      });
+    expect((await mark('addMarkings')).status).toBe(200);
+    try {
+      const after = await answers();
+      const cleared = [
+        'developer key',
+        'developer session',
+        'developer ticket',
+        'developer ticket of another app',
+        'agent key (read-only)',
+        'agent key (restricted)',
+      ];
+      const leaks: string[] = [];
+      for (const caller of fixture.callers) {
+        const got = after[caller.name]!;
+        if (cleared.includes(caller.name)) {
+          if (JSON.stringify(got) !== JSON.stringify(before[caller.name])) leaks.push(`${caller.name}: ${before[caller.name]} -> ${got}`);
+        } else if (got.some((status) => status < 300)) {
+          leaks.push(`${caller.name} (not cleared): ${got}`);
+        }
+      }
+      expect(leaks).toEqual([]);
+    } finally {
+      expect((await mark('removeMarkings')).status).toBe(200);
+    }
   });
 
   // The pages and their files are outside the OpenAPI document: their own table, PAGE_ACCESS.

@@ -43,6 +43,36 @@ afterAll(async () => {
 });
 beforeEach(() => resetRateLimits(svc));
 
+/** A new group of Acme, made for real (dana's key). */
+async function newGroup(): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/admin/groups', { body: { name: unique('dry-group') }, headers: bearer(dev) });
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+
+/** A new marking of Acme in a new conjunctive category, dana its ADMINISTER (plus `more`), made for real. */
+async function newMarking(more: object[] = []): Promise<string> {
+  const category = await svc.call('POST', '/api/v1/admin/markingCategories', {
+    body: { name: unique('dry-category'), categoryType: 'CONJUNCTIVE' },
+    headers: bearer(dev),
+  });
+  expect(category.status).toBe(201);
+  const dana = await accountIdOf('dana');
+  const res = await svc.call('POST', '/api/v1/admin/markings', {
+    body: {
+      categoryId: category.body.data.id,
+      name: unique('dry-marking'),
+      initialRoleAssignments: [{ principalType: 'USER', principalId: dana, role: 'ADMINISTER' }, ...more],
+    },
+    headers: bearer(dev),
+  });
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+
+const accountIdOf = async (username: string) =>
+  (await svc.database.db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id;
+
 /**
  * Written outside the request's transaction on purpose, so a dry run rightly moves them:
  * rate-limit counters ("failures and dry runs count too"), the poll clock of a device login
@@ -263,6 +293,72 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     return { params: { accountId: res.body.data.results[0].accountId }, headers: bearer(dev), status: 201, enqueues: 1 };
   },
   adminSetSeatLimit: async () => ({ params: { rid: 'cell-globex' }, body: { limit: 50 + counter++ }, headers: bearer(op), status: 200 }),
+  adminCreateGroup: async () => ({ body: { name: unique('dry-group') }, headers: bearer(dev), status: 201 }),
+  adminDeleteGroup: async () => ({ params: { groupId: await newGroup() }, headers: bearer(dev), status: 200 }),
+  adminAddGroupMembers: async () => ({
+    params: { groupId: await newGroup() },
+    body: { principalIds: [await accountIdOf('mo')] },
+    headers: bearer(dev),
+    status: 200,
+  }),
+  adminRemoveGroupMembers: async () => {
+    const groupId = await newGroup();
+    const mo = await accountIdOf('mo');
+    const added = await svc.call('POST', `/api/v1/admin/groups/${groupId}/groupMembers/add`, {
+      body: { principalIds: [mo] },
+      headers: bearer(dev),
+    });
+    expect(added.status).toBe(200);
+    return { params: { groupId }, body: { principalIds: [mo] }, headers: bearer(dev), status: 200 };
+  },
+  adminCreateMarkingCategory: async () => ({
+    body: { name: unique('dry-category'), categoryType: 'DISJUNCTIVE' },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  adminCreateMarking: async () => {
+    const category = await svc.call('POST', '/api/v1/admin/markingCategories', {
+      body: { name: unique('dry-category'), categoryType: 'CONJUNCTIVE' },
+      headers: bearer(dev),
+    });
+    return {
+      body: {
+        categoryId: category.body.data.id,
+        name: unique('dry-marking'),
+        initialRoleAssignments: [{ principalType: 'USER', principalId: await accountIdOf('dana'), role: 'ADMINISTER' }],
+      },
+      headers: bearer(dev),
+      status: 201,
+    };
+  },
+  adminAddMarkingRoleAssignments: async () => ({
+    params: { markingId: await newMarking() },
+    body: { roleAssignments: [{ principalType: 'USER', principalId: await accountIdOf('mo'), role: 'USE' }] },
+    headers: bearer(dev),
+    status: 200,
+  }),
+  adminRemoveMarkingRoleAssignments: async () => {
+    const use = { principalType: 'USER', principalId: await accountIdOf('mo'), role: 'USE' };
+    return { params: { markingId: await newMarking([use]) }, body: { roleAssignments: [use] }, headers: bearer(dev), status: 200 };
+  },
+  addResourceMarkings: async () => {
+    const slug = unique('dry-marked');
+    await upload(slug, '1.0.0');
+    const rid = `ri.workshop.svc.app.cell-acme.${slug}`;
+    return { params: { rid }, body: { markingIds: [await newMarking()] }, headers: bearer(dev), status: 200 };
+  },
+  removeResourceMarkings: async () => {
+    const slug = unique('dry-unmarked');
+    await upload(slug, '1.0.0');
+    const rid = `ri.workshop.svc.app.cell-acme.${slug}`;
+    const markingId = await newMarking();
+    const added = await svc.call('POST', `/api/v1/filesystem/resources/${rid}/addMarkings`, {
+      body: { markingIds: [markingId] },
+      headers: bearer(dev),
+    });
+    expect(added.status).toBe(200);
+    return { params: { rid }, body: { markingIds: [markingId] }, headers: bearer(dev), status: 200 };
+  },
   webAcceptInvitation: async () => {
     const res = await svc.call('POST', '/api/v1/developer/members/import', {
       body: [{ email: `${unique('invited')}@example.com` }],

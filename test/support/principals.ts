@@ -38,6 +38,11 @@ export interface Targets {
   spareAgentKeyId: string;
   /** A member of A made only to be the target of the admin routes. */
   spareAccountId: string;
+  /** A group of A with spare as its member, for the group routes. */
+  groupId: string;
+  /** A marking category of A and a marking in it (the developer dana its ADMINISTER, with USE), for the marking routes. */
+  categoryId: string;
+  markingId: string;
   /** A member of A imported (pending), for reissueMemberInvitation. */
   pendingAccountId: string;
   userCode: string;
@@ -177,12 +182,28 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
   const proposal = await call('POST', `/api/v1/developer/semantic/${COMPANY_A}/branches/matrix/proposals`, { title: 'Matrix' });
   ok(proposal, 201);
   const spareAgent = await agentKey('spare');
+  const group = await call('POST', '/api/v1/admin/groups', { name: 'Matrix group' });
+  ok(group, 201);
+  ok(await call('POST', `/api/v1/admin/groups/${group.body.data.id}/groupMembers/add`, { principalIds: [spare.id] }));
+  const category = await call('POST', '/api/v1/admin/markingCategories', { name: 'Matrix category', categoryType: 'CONJUNCTIVE' });
+  ok(category, 201);
+  const me = await call('GET', '/api/v1/admin/users/me');
+  ok(me);
+  const marking = await call('POST', '/api/v1/admin/markings', {
+    categoryId: category.body.data.id,
+    name: 'Matrix marking',
+    initialRoleAssignments: [{ principalType: 'USER', principalId: me.body.data.id, role: 'ADMINISTER' }],
+  });
+  ok(marking, 201);
 
   return {
     callers,
     targets: {
       spareAgentKeyId: spareAgent.keyId,
       spareAccountId: spare.id,
+      groupId: group.body.data.id,
+      categoryId: category.body.data.id,
+      markingId: marking.body.data.id,
       pendingAccountId: imported.body.data.results[0].accountId,
       userCode: device.body.data.userCode,
       shareId: companyShare.body.data.share.id,

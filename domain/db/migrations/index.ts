@@ -30,6 +30,8 @@ import * as ticketRenewals from './2026-11-25T0160-ticket-renewals.ts';
 import * as provisioningMoves from './2026-11-27T0200-provisioning-moves.ts';
 import * as provisioningReplacements from './2026-11-27T0200-provisioning-replacements.ts';
 import * as companyShares from './2026-11-27T0300-company-shares.ts';
+import * as groups from './2026-11-27T0400-groups.ts';
+import * as markings from './2026-11-27T0500-markings.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -66,4 +68,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T0200-provisioning-moves': provisioningMoves,
   '2026-11-27T0200-provisioning-replacements': provisioningReplacements,
   '2026-11-27T0300-company-shares': companyShares,
+  '2026-11-27T0400-groups': groups,
+  '2026-11-27T0500-markings': markings,
 };

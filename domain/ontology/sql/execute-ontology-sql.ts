@@ -1,6 +1,5 @@
 import type { ExecuteOntologySqlRequest } from '../../../schemas/ontology-sql.ts';
 import { SQL_MAX_ROWS } from '../../../schemas/ontology-sql.ts';
-import { visitorOf } from '../../companies/index.ts';
 import type { Db } from '../../db/index.ts';
 import type { Clock, OntologySqlSettings } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
@@ -44,7 +43,7 @@ export async function executeOntologySql(
   signal?: AbortSignal,
 ): Promise<OntologySqlAnswer> {
   const settings = sqlSettings(deps);
-  const open = await openOntology(deps, principal, await ontologyOf(deps.db, principal, request.ontology));
+  const open = await openOntology(deps, principal, ontologyOf(principal, request.ontology));
   await checkOntologySql(request.query, open.ontology.schemaName, request.parameters ?? []);
   const roleInput = {
     companyId: open.ontology.companyId,
@@ -99,11 +98,11 @@ export function sqlSettings(deps: { ontologySql?: OntologySqlSettings | undefine
  * The ontology a query runs over: the one named, else the caller's only company (a key's company,
  * a ticket's app's company, a session's only license); a session of several companies must name it.
  */
-async function ontologyOf(db: Db, principal: Principal, named: string | undefined): Promise<string> {
+function ontologyOf(principal: Principal, named: string | undefined): string {
   if (named !== undefined) return named;
   if (principal.kind === 'key') return principal.company.cellId;
   if (principal.kind === 'ticket') return principal.ticket.namespace;
-  const companies = [...new Set((await visitorOf(db, principal)).licenses.map((l) => l.cellId))];
+  const companies = [...new Set(principal.licenses.map((l) => l.cellId))];
   if (companies.length === 1) return companies[0]!;
   if (companies.length === 0) throw new DomainError('ontology_not_found', 'No ontology: name one in `ontology`.');
   throw new DomainError('company_required', 'This account acts for several companies: name the ontology in `ontology`.', {

@@ -165,6 +165,40 @@ describe('an app at the internet tier', () => {
   });
 });
 
+describe('markings on the public app link', () => {
+  it('a marked type the app reads is not on the internet: the anonymous visitor is cleared for no marking', async () => {
+    await setTier(appRid('billboard'), 'internet');
+    const me = await svc.call('GET', '/api/v1/admin/users/me', { headers: bearer(dev) });
+    const category = await svc.call('POST', '/api/v1/admin/markingCategories', {
+      body: { name: 'Internet secrecy', categoryType: 'DISJUNCTIVE' },
+      headers: bearer(dev),
+    });
+    const marking = await svc.call('POST', '/api/v1/admin/markings', {
+      body: {
+        categoryId: category.body.data.id,
+        name: 'Staff only',
+        initialRoleAssignments: [{ principalType: 'USER', principalId: me.body.data.id, role: 'ADMINISTER' }],
+      },
+      headers: bearer(dev),
+    });
+    expect(marking.status, JSON.stringify(marking.body)).toBe(201);
+    const type = await svc.call('GET', '/api/v1/ontologies/cell-acme/objectTypes/sales.Customer', { headers: bearer(dev) });
+    const mark = (change: string) =>
+      svc.call('POST', `/api/v1/filesystem/resources/${enc(type.body.data.rid)}/${change}`, {
+        body: { markingIds: [marking.body.data.id] },
+        headers: bearer(dev),
+      });
+    expect((await mark('addMarkings')).status).toBe(200);
+    const app = await svc.call('GET', link('billboard'));
+    expect([app.status, app.body.data.objectTypes]).toEqual([200, []]);
+    const customers = await svc.call('GET', link('billboard', '/objects/sales.Customer'));
+    expect([customers.status, customers.body.error.code]).toEqual([404, 'object_type_not_found']);
+    expect((await mark('removeMarkings')).status).toBe(200);
+    expect((await svc.call('GET', link('billboard', '/objects/sales.Customer'))).status).toBe(200);
+    await setTier(appRid('billboard'), 'group');
+  });
+});
+
 describe('apps below the internet tier stay as they were', () => {
   it('company and restricted apps (even at the public tier) still require sign-in, and have no public app link', async () => {
     await setTier(appRid('lobby'), 'public');

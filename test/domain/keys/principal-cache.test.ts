@@ -2,8 +2,9 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CachedKey, LISTENER_NAME, startPrincipalCache } from '../../../domain/keys/principal-cache.ts';
-import { injected, rawGet, release } from '../../support/hosting.ts';
-import { bearer, createOrganization, createUser, operatorKey, passwordKey } from '../../support/identity.ts';
+import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
+import { bearer, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../../support/identity.ts';
+import { SALES } from '../../support/ontology.ts';
 import { type StartedProcess, startProcess } from '../../support/process.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -105,6 +106,67 @@ describe('principal cache across processes', () => {
     expect((await onB(`${v1}index.html`)).status).toBe(200);
     await release(a, key, { ...app, version: '3.0.0' });
     expect((await onB(`${v1}index.html`)).status).toBe(404);
+  });
+
+  it('removing a group member through process A refuses, in process B, the files of a page opened through the group’s share at once', async () => {
+    const { key } = await developer();
+    const { id: memberId } = await createUser(a, op, `cache-${++n}`, [{ cellId: 'cell-acme', role: 'member' }]);
+    const slug = `grouped-${n}`;
+    await release(a, key, { namespace: 'cell-acme', slug, version: '1.0.0', manifest: { auth: { access: 'restricted' } } });
+    const group = await a.call('POST', '/api/v1/admin/groups', { body: { name: slug }, headers: bearer(key) });
+    const members = `/api/v1/admin/groups/${group.body.data.id}/groupMembers`;
+    expect((await a.call('POST', `${members}/add`, { body: { principalIds: [memberId] }, headers: bearer(key) })).status).toBe(200);
+    const share = { namespace: 'cell-acme', slug, audience: 'users', account: group.body.data.id };
+    expect((await a.call('POST', '/api/v1/developer/shares', { body: share, headers: bearer(key) })).status).toBe(201);
+
+    const page = await rawGet(`${b.ready}/p/cell-acme/apps/${slug}`, { cookie: await signIn(a, `cache-${n}`) });
+    expect(page.status, page.text.slice(0, 300)).toBe(200);
+    const cookie = ticketCookie(page);
+    const file = `${injected(page.text).base}index.html`;
+    // Twice: B's cache now holds the ticket cookie's admission.
+    expect((await rawGet(file, { cookie })).status).toBe(200);
+    expect((await rawGet(file, { cookie })).status).toBe(200);
+    expect((await a.call('POST', `${members}/remove`, { body: { principalIds: [memberId] }, headers: bearer(key) })).status).toBe(200);
+    expect((await rawGet(file, { cookie })).status).not.toBe(200);
+  });
+
+  it('a marking role given or a group membership ended through process A changes, in process B, what a developer reads at once', async () => {
+    const admin = await developer();
+    const reader = await developer();
+    const call = (method: string, path: string, body?: unknown) => a.call(method, path, { body, headers: bearer(admin.key) });
+    expect((await call('POST', '/api/v1/developer/semantic/cell-acme/types', SALES)).status).toBe(200);
+    const category = await call('POST', '/api/v1/admin/markingCategories', { name: `Cache ${n}`, categoryType: 'CONJUNCTIVE' });
+    const marking = await call('POST', '/api/v1/admin/markings', {
+      categoryId: category.body.data.id,
+      name: 'Cached',
+      initialRoleAssignments: [{ principalType: 'USER', principalId: admin.id, role: 'ADMINISTER' }],
+    });
+    expect(marking.status, JSON.stringify(marking.body)).toBe(201);
+    const rid = (await call('GET', '/api/v1/ontologies/cell-acme/objectTypes/sales.Order')).body.data.rid;
+    expect((await call('POST', `/api/v1/filesystem/resources/${rid}/addMarkings`, { markingIds: [marking.body.data.id] })).status).toBe(
+      200,
+    );
+    // Twice on B: its cache now holds the reader's (empty) clearance.
+    const onB = async () =>
+      (await fetch(`${b.ready}/api/v1/ontologies/cell-acme/objectTypes/sales.Order`, { headers: bearer(reader.key) })).status;
+    expect(await onB()).toBe(404);
+    expect(await onB()).toBe(404);
+
+    const made = await call('POST', '/api/v1/admin/groups', { name: `Cleared ${n}` });
+    const members = `/api/v1/admin/groups/${made.body.data.id}/groupMembers`;
+    expect((await call('POST', `${members}/add`, { principalIds: [reader.id] })).status).toBe(200);
+    // B caches the membership without a role: only the role's own NOTIFY can clear the reader.
+    expect(await onB()).toBe(404);
+    expect(await onB()).toBe(404);
+    const roles = `/api/v1/admin/markings/${marking.body.data.id}/roleAssignments`;
+    expect(
+      (await call('POST', `${roles}/add`, { roleAssignments: [{ principalType: 'GROUP', principalId: made.body.data.id, role: 'USE' }] }))
+        .status,
+    ).toBe(200);
+    expect(await onB()).toBe(200);
+    expect(await onB()).toBe(200);
+    expect((await call('POST', `${members}/remove`, { principalIds: [reader.id] })).status).toBe(200);
+    expect(await onB()).toBe(404);
   });
 
   it('records key use off the request path, at most once a minute per key', async () => {

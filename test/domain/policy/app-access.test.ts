@@ -12,7 +12,12 @@ import {
 // 9-11, Rules for B3, C).
 
 const acme = { companyId: 'org_acme', cellId: 'cell-acme' };
-const visitor = (licenses: Visitor['licenses'], platformStaff = false): Visitor => ({ accountId: 'acc_1', platformStaff, licenses });
+const visitor = (licenses: Visitor['licenses'], platformStaff = false): Visitor => ({
+  accountId: 'acc_1',
+  platformStaff,
+  licenses,
+  groups: [],
+});
 const member = visitor([{ ...acme, role: 'member' }]);
 const developer = visitor([{ ...acme, role: 'developer' }]);
 const outsider = visitor([{ companyId: 'org_globex', cellId: 'cell-globex', role: 'developer' }]);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { can } from '../../../domain/policy/authorize.ts';
+import { clearanceAt, satisfiesMarkings } from '../../../domain/policy/markings.ts';
+import { liveGroupIds, resourceRoleOf } from '../../../domain/policy/rules.ts';
 import type { Principal } from '../../../domain/principal.ts';
 
 // Issue 27, leftovers 3 and 4: decisions that were inline credential-kind checks in use cases
@@ -69,5 +71,106 @@ describe('ontology.decide-proposal: approve, reject and merge only through a dev
     expect(can(session('developer'), 'ontology.decide-proposal', acmeNs)).toBe(true);
     expect(can(session('member'), 'ontology.decide-proposal', acmeNs)).toBe(false);
     expect(can(session('developer'), 'ontology.decide-proposal', { namespace: 'cell-globex' })).toBe(false);
+  });
+});
+
+describe('people.manage: a company’s groups and people are its admins’ and developers’, every company’s for operators', () => {
+  const acmeNs = { namespace: 'cell-acme' };
+  it('a developer key or session of the company → may; a member, an agent key, a ticket → may not', () => {
+    expect([key('developer'), session('developer')].map((p) => can(p, 'people.manage', acmeNs))).toEqual([true, true]);
+    expect(
+      [key('member'), session('member'), key('developer', true), ticket(), ticket(true)].map((p) => can(p, 'people.manage', acmeNs)),
+    ).toEqual([false, false, false, false, false]);
+  });
+
+  it('a developer of another company → may not; platform staff → may, for any company', () => {
+    expect(can(key('developer'), 'people.manage', { namespace: 'cell-globex' })).toBe(false);
+    const staff: Principal = { ...key('member'), account: account(true) };
+    expect(can(staff, 'people.manage', { namespace: 'cell-globex' })).toBe(true);
+    expect(can({ ...key('developer', true), account: account(true) }, 'people.manage', acmeNs)).toBe(false);
+  });
+});
+
+describe('liveGroupIds: the one membership rule, judged at the check', () => {
+  const m = (groupId: string, expiresAt: string | null) => ({
+    groupId,
+    companyId: 'org_acme',
+    expiresAt: expiresAt ? new Date(expiresAt) : null,
+  });
+  it('counts memberships without an end and those ending after now; one ending now or before grants nothing', () => {
+    const memberships = [
+      m('grp_forever', null),
+      m('grp_later', '2026-11-27T10:00:00.001Z'),
+      m('grp_now', '2026-11-27T10:00:00Z'),
+      m('grp_past', '2026-01-01T00:00:00Z'),
+    ];
+    expect(liveGroupIds(memberships, new Date('2026-11-27T10:00:00Z'))).toEqual(['grp_forever', 'grp_later']);
+    expect(liveGroupIds(memberships, new Date('2026-11-27T10:00:00.001Z'))).toEqual(['grp_forever']);
+  });
+});
+
+describe('markings: the clearance rule and the marking actions', () => {
+  const conj = (markingId: string, categoryId = 'mkc_all') => ({ markingId, categoryId, categoryType: 'conjunctive' as const });
+  const disj = (markingId: string, categoryId = 'mkc_any') => ({ markingId, categoryId, categoryType: 'disjunctive' as const });
+  const cleared = (...ids: string[]) => new Map(ids.map((id) => [id, 'use' as const]));
+
+  it('asks all of a conjunctive category’s markings, any one of each disjunctive category’s, and nothing of an unmarked resource', () => {
+    expect(satisfiesMarkings(cleared(), [])).toBe(true);
+    expect(satisfiesMarkings(cleared('a'), [conj('a'), conj('b')])).toBe(false);
+    expect(satisfiesMarkings(cleared('a', 'b'), [conj('a'), conj('b')])).toBe(true);
+    expect(satisfiesMarkings(cleared('x'), [disj('x'), disj('y')])).toBe(true);
+    // Two disjunctive categories: one marking of each.
+    expect(satisfiesMarkings(cleared('x'), [disj('x'), disj('z', 'mkc_other')])).toBe(false);
+    expect(satisfiesMarkings(cleared('x', 'a'), [disj('x'), disj('y'), conj('a')])).toBe(true);
+    expect(satisfiesMarkings(cleared('x'), [disj('x'), conj('a')])).toBe(false);
+  });
+
+  it('clears through a group only while the membership is live, and keeps the highest role', () => {
+    const now = new Date('2026-11-27T10:00:00Z');
+    const clearance = clearanceAt(
+      [
+        { markingId: 'a', role: 'use', via: 'account' },
+        { markingId: 'a', role: 'administer', via: 'group', expiresAt: null },
+        { markingId: 'b', role: 'use', via: 'group', expiresAt: new Date('2026-11-27T10:00:00Z') },
+        { markingId: 'c', role: 'declassify', via: 'group', expiresAt: new Date('2026-11-27T10:00:01Z') },
+      ],
+      now,
+    );
+    expect([...clearance.entries()]).toEqual([
+      ['a', 'administer'],
+      ['c', 'declassify'],
+    ]);
+  });
+
+  it('a marked resource has no role for a caller who does not satisfy it, Owners included', () => {
+    const marked = { required: [conj('a')], clearance: cleared() };
+    expect(resourceRoleOf(key('developer'), { companyId: acme.id }, null)).toBe('owner');
+    expect(resourceRoleOf(key('developer'), { companyId: acme.id }, null, marked)).toBe(null);
+    expect(resourceRoleOf(key('developer'), { companyId: acme.id }, null, { ...marked, clearance: cleared('a') })).toBe('owner');
+  });
+
+  it('resource.mark: Owners with USE to add and DECLASSIFY to remove; marking.administer: ADMINISTERs and operators', () => {
+    const subject = (
+      change: 'add' | 'remove',
+      role: 'use' | 'declassify' | 'administer' | null,
+      resourceRole: 'owner' | 'viewer' = 'owner',
+    ) => ({
+      rid: 'ri.x',
+      role: resourceRole,
+      change,
+      markings: [{ markingId: 'a', role }],
+    });
+    expect(can(key('developer'), 'resource.mark', subject('add', 'use'))).toBe(true);
+    expect(can(key('developer'), 'resource.mark', subject('add', null))).toBe(false);
+    expect(can(key('developer'), 'resource.mark', subject('add', 'use', 'viewer'))).toBe(false);
+    expect(can(key('developer'), 'resource.mark', subject('remove', 'use'))).toBe(false);
+    expect(can(key('developer'), 'resource.mark', subject('remove', 'declassify'))).toBe(true);
+    expect(can(key('developer'), 'resource.mark', subject('remove', 'administer'))).toBe(true);
+    expect(can(key('member'), 'marking.administer', { markingId: 'a', role: 'administer' })).toBe(true);
+    expect(can(key('developer'), 'marking.administer', { markingId: 'a', role: 'declassify' })).toBe(false);
+    expect(can({ ...key('developer'), account: account(true) }, 'marking.administer', { markingId: 'a', role: null })).toBe(true);
+    expect(can(ticket(), 'markings.read', { namespace: 'cell-acme' })).toBe(false);
+    expect(can(key('member'), 'markings.read', { namespace: 'cell-acme' })).toBe(true);
+    expect(can(key('member'), 'markings.read', { namespace: 'cell-globex' })).toBe(false);
   });
 });
