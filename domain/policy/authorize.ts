@@ -84,6 +84,8 @@ export interface Actions {
   'resource.change-sharing': ResourceSubject;
   /** Send the mail test to the caller's own address: a person's key or web session; never an agent key, a ticket or an app token (an app page's scripts). */
   'notify.test': Record<string, never>;
+  /** Read Temporal payloads in clear (the Web UI's codec server): platform staff only, by key or web session. */
+  'temporal.decode-payloads': Record<string, never>;
   /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
   'account.find': AccountSubject;
 }
@@ -215,6 +217,12 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     p.kind === 'ticket' || isAgentKey(p)
       ? forbidden('The mail test is sent for a person’s own key or web session, never for an agent key or an app’s credential.')
       : null,
+  'temporal.decode-payloads': (p) =>
+    p.kind !== 'ticket' && !isAgentKey(p) && p.account.platformStaff
+      ? null
+      : forbidden('Workflow payloads hold every company’s data: only platform staff may read them in clear.', {
+          required: 'platform-staff',
+        }),
   'account.find': (p, s) =>
     s.related || sharesAcrossCompanies(p)
       ? null

@@ -86,6 +86,7 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   decideDeviceCode: (t) => ({ body: { userCode: t.userCode, decision: 'deny' } }),
   adminCreateOrganization: () => ({ body: { cellId: 'cell-matrix-new', name: 'New' } }),
   adminGetOrganization: () => ({ params: { rid: COMPANY_A } }),
+  adminDecodeTemporalPayloads: () => ({ body: { payloads: [] } }),
   adminUpdateUser: (t) => ({ params: { id: t.spareAccountId }, body: { status: 'disabled' } }),
   adminPutLicense: (t) => ({ params: { id: t.spareAccountId }, body: { role: 'developer' } }),
   adminDeleteLicense: (t) => ({ params: { id: t.spareAccountId } }),
