@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { PublicAddresses } from './domain/deps.ts';
 import { type CompanyRootPolicy, isInside, SYSTEM_DIRECTORIES } from './domain/provisioning/index.ts';
+import { parsePayloadKeys } from './infra/temporal-codec/payload-codec.ts';
 
 // Every environment variable the service reads, validated once at start.
 // Each one's description is its documentation: `npm run docs` prints them in
@@ -54,7 +55,7 @@ export const EnvSchema = z
       .min(1)
       .default('./.data')
       .describe(
-        'Persistent data of the embedded PostgreSQL (`postgres/` and its generated `postgres.password`), of the embedded Temporal server (`temporal/temporal.sqlite`), the workflow bundle cache (`cache/`) and the local cloud (`local-cloud/`).',
+        'Persistent data of the embedded PostgreSQL (`postgres/` and its generated `postgres.password`), of the embedded Temporal server (`temporal/temporal.sqlite`), the generated Temporal payload key (`temporal/payload.key`), the workflow bundle cache (`cache/`) and the local cloud (`local-cloud/`).',
       ),
     SVC_COMPANY_ROOT: unsetIfBlank(z.string().optional())
       .describe(
@@ -112,6 +113,18 @@ export const EnvSchema = z
       ),
     SVC_TEMPORAL_UI_URL: unsetIfBlank(httpUrl.optional()).describe(
       "The Temporal Web UI that shows `TEMPORAL_ADDRESS`'s workflows (e.g. `https://temporal.example.com`): the run list (and `svc runs`) links each run there. Unset: the embedded server's UI where this process runs it, else no link.",
+    ),
+    SVC_TEMPORAL_PAYLOAD_KEYS: unsetIfBlank(
+      z
+        .string()
+        .transform((v, ctx) => {
+          const keys = parsePayloadKeys(v);
+          if (typeof keys === 'string') ctx.addIssue({ code: 'custom', message: keys });
+          return typeof keys === 'string' ? z.NEVER : keys;
+        })
+        .optional(),
+    ).describe(
+      'AES-256-GCM keys that seal every Temporal payload svc writes (workflow inputs, results, signals, schedule actions), as comma-separated `<id>:<base64 of 32 bytes>` (`openssl rand -base64 32`). The first encrypts; all decrypt (keep earlier keys after the current one until the runs they sealed are gone). Every API and worker process needs the same list. Unset: a key generated on first start in `SVC_DATA_DIR/temporal/payload.key` (mode 0600), enough for one process (`npm start`).',
     ),
     SVC_TRUSTED_PROXIES: z
       .string()
@@ -287,6 +300,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   temporalUiPort: e.SVC_TEMPORAL_UI_PORT === 'off' ? undefined : e.SVC_TEMPORAL_UI_PORT,
   /** The Temporal Web UI that shows TEMPORAL_ADDRESS's runs; the embedded server's own is known without it. */
   temporalUiUrl: e.SVC_TEMPORAL_UI_URL,
+  /** Payload encryption keys, the current one first; unset: the data folder's generated key. */
+  payloadKeys: e.SVC_TEMPORAL_PAYLOAD_KEYS,
   trustedProxies: e.SVC_TRUSTED_PROXIES,
   operator:
     e.SVC_OPERATOR_LOGIN && e.SVC_OPERATOR_PASSWORD

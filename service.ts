@@ -1,8 +1,10 @@
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
+import type { DataConverter } from '@temporalio/common';
 import { sql } from 'kysely';
 import { type Logger, pino } from 'pino';
+import { TEMPORAL_CODEC_PATH } from './api/admin/routes.ts';
 import { createApp } from './api/app.ts';
 import type { ApiDeps } from './api/deps.ts';
 import type { AnyRoute } from './api/http/route.ts';
@@ -22,12 +24,13 @@ import { databaseCheck, ensureInstance, type ReadinessCheck, readinessCheck } fr
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { smtpMailer } from './infra/mail/smtp-mailer.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
-import { reconcileAllAppTriggers } from './worker/app-triggers.ts';
+import { AesGcmPayloadCodec, generatedPayloadKey } from './infra/temporal-codec/payload-codec.ts';
 import { connectTemporal, describeOwnNamespace, type TemporalConnections } from './worker/connect-temporal.ts';
 import { startOutboxRelay } from './worker/outbox-relay.ts';
 import { temporalRunObserver } from './worker/provisioning-observer.ts';
 import { runWorker } from './worker/run-worker.ts';
-import { ensureProductSchedules } from './worker/schedules.ts';
+import { temporalScheduleObserver } from './worker/schedule-observer.ts';
+import { reconcileAllSchedules } from './worker/schedules.ts';
 import { ensureSearchAttributes } from './worker/search-attributes.ts';
 
 // The composition root: the one place that starts the database, Temporal, the worker with the
@@ -165,13 +168,27 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
     deps.cloud = cloud;
 
+    // The payload keys: configured, else the data folder's generated one (made by the roles that
+    // write payloads; the api role only decodes, with the worker's key when it shares the folder).
+    const payloadKeys =
+      config.payloadKeys ?? [await generatedPayloadKey(config.dataDir, { create: role !== 'api' })].filter((k) => k !== undefined);
+    const codec = payloadKeys.length ? new AesGcmPayloadCodec(payloadKeys) : undefined;
+    if (codec) deps.payloadDecoder = codec;
     let temporal: TemporalConnections | undefined;
     if (role !== 'api') {
+      // The one data converter of every Temporal client and worker this process makes.
+      const dataConverter: DataConverter = { payloadCodecs: [codec!] };
+      logger.info(
+        { keyId: codec!.keyId, source: config.payloadKeys ? 'SVC_TEMPORAL_PAYLOAD_KEYS' : 'generated key file' },
+        'Temporal payloads are encrypted',
+      );
       const connected = await connectTemporal({
         address: config.temporalAddress,
         namespace: config.temporalNamespace,
         dataDir: config.dataDir,
         uiPort: config.temporalUiPort,
+        uiCodecEndpoint: () => (role === 'all' ? `${addresses.baseUrl}${TEMPORAL_CODEC_PATH}` : undefined),
+        dataConverter,
         logger,
       });
       temporal = connected;
@@ -186,7 +203,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         models: localModelProvider,
       });
       cleanups.push(() => worker.stop());
-      logger.info({ schedules: await ensureProductSchedules(connected.client) }, 'schedules ensured');
       // Before the relay: a provisioning start sets these attributes, which the server must know. A
       // cluster that keeps its operator API from this credential has them registered by hand (docs).
       await ensureSearchAttributes(connected.client, config.temporalNamespace).then(
@@ -199,12 +215,15 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
             'cannot register the search attributes SvcCellId and SvcProvisioningPart: register them by hand (docs/operators/temporal.md)',
           ),
       );
-      const reconciled = await reconcileAllAppTriggers(connected.client, db);
+      // The first pass; the reconcile schedule (among the product schedules) repeats it every few minutes.
+      const { product, apps: reconciled } = await reconcileAllSchedules(connected.client, db);
+      logger.info({ schedules: product }, 'schedules ensured');
       if (Object.keys(reconciled.failed).length) logger.warn(reconciled, 'some app workflow triggers could not be reconciled');
       else logger.info({ apps: reconciled.apps }, 'app workflow triggers reconciled');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);
+      deps.appSchedules = temporalScheduleObserver(connected.client);
       if (!deps.temporalUi && connected.uiUrl) deps.temporalUi = { url: connected.uiUrl, namespace: config.temporalNamespace };
     }
 

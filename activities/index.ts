@@ -8,6 +8,7 @@ import { createDeviceLoginActivities } from './device-login.ts';
 import { createMemberActivities } from './members.ts';
 import { createOntologyActivities } from './ontology.ts';
 import { createProvisioningActivities } from './provisioning.ts';
+import { createScheduleActivities } from './schedules.ts';
 import { createUsageActivities } from './usage.ts';
 
 export interface ActivityDeps {
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOntologyActivities(deps),
     ...createAppWorkflowActivities(deps),
     ...createMemberActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }
 

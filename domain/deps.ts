@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
-import type { BlobStore } from './apps/index.ts';
+import type { AppScheduleObserver, BlobStore } from './apps/index.ts';
 import type { Db } from './db/index.ts';
 import type { KeyUseRecorder, PrincipalCache } from './keys/index.ts';
 import type { Mailer } from './mail/index.ts';
 import type { ChangeHub, SqlGate } from './ontology/index.ts';
 import type { CloudProvider, CompanyRootPolicy, LiveRunObserver } from './provisioning/index.ts';
 import type { ScryptParams } from './security/index.ts';
+import type { PayloadDecoder } from './system/index.ts';
 
 /** The spec's {base_url}, {production_base} and {developer_base}. */
 export interface PublicAddresses {
@@ -68,6 +69,10 @@ export interface DomainDeps {
   temporalUi?: TemporalUi;
   /** The cloud of company instances (SVC_CLOUD): provisioning-status compares the recorded instance with it. */
   cloud?: CloudProvider;
+  /** Apps' Temporal Schedules as Temporal holds them (the usage view); set where the process is connected to Temporal. */
+  appSchedules?: AppScheduleObserver;
+  /** svc's Temporal payload codec (the codec endpoint); unset where this process has no payload key. */
+  payloadDecoder?: PayloadDecoder;
   /** Provisioning runs as Temporal sees them now; set where the process is connected to Temporal. */
   liveRuns?: LiveRunObserver;
   /** The process's one reader of committed ontology changes (subscriptions); set where HTTP is served. */

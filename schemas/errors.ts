@@ -91,6 +91,11 @@ export const ERRORS = {
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },
   conflict: { status: 409, meaning: 'The request conflicts with the current state.' },
+  payload_undecodable: {
+    status: 422,
+    meaning:
+      'A Temporal payload does not open: its key is not configured, or not the one it was sealed with (the message names the key id).',
+  },
   tier_unsupported: { status: 422, meaning: 'This resource kind has no anonymous read entry: the internet tier does not apply.' },
   timeout: { status: 503, meaning: 'The operation took too long; retry.' },
   service_unavailable: { status: 503, meaning: 'The service is temporarily unavailable; retry.' },

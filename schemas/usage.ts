@@ -37,10 +37,23 @@ export const AppUsage = z
       exhausted: z.boolean(),
     }),
     limits: z.record(z.string(), z.number()).meta({ description: 'Every cap in effect (manifest `limits` with the defaults filled in).' }),
-    nextScheduledRun: z.iso
-      .datetime()
+    nextScheduledRun: z.iso.datetime().nullable().meta({
+      description:
+        'The next run of the app workflow’s schedule trigger, as Temporal plans it; null while the app has none, while its schedule is paused or missing in Temporal, and while the month’s compute minutes are used up.',
+    }),
+    schedule: z
+      .object({
+        state: z.enum(['active', 'paused', 'missing', 'unconfirmed']).meta({
+          description:
+            'Temporal’s state of the app’s schedule: `active`; `paused` (in the Temporal Web UI: no run starts until it is resumed there); `missing` (deleted in Temporal: svc makes it again within 5 minutes); `unconfirmed` (Temporal did not answer, or this process does not reach it: the times are computed from the manifest).',
+        }),
+        note: z.string().nullable().meta({ description: 'The note given when it was paused or resumed in Temporal.' }),
+        nextActionTimes: z
+          .array(z.iso.datetime())
+          .meta({ description: 'Its next start times as Temporal computes them (shown for a paused schedule too: when it would run).' }),
+      })
       .nullable()
-      .meta({ description: 'The next run of the app workflow’s schedule trigger; null while the app has none.' }),
+      .meta({ description: 'The app workflow’s schedule trigger as Temporal holds it; null while the app has none.' }),
     emailConfigured: z.boolean().meta({ description: 'Whether the service has an email channel for notify steps.' }),
     lastReset: z
       .object({ month: z.string(), ranAt: z.iso.datetime() })

@@ -1,6 +1,7 @@
 import {
   type Client,
   ScheduleAlreadyRunning,
+  type ScheduleDescription,
   ScheduleNotFoundError,
   type ScheduleOptions,
   ScheduleOverlapPolicy,
@@ -23,12 +24,19 @@ import type { appChangeTrigger, appWorkflowRun } from '../workflows/index.ts';
 // the long-running change trigger. Reconciled after every production change (publish, rollback:
 // the outbox intent `app-workflows.changed`) and at worker start; each step is idempotent.
 
+/** A run still going when the next is due may start up to this late (ms). */
+const CATCHUP_WINDOW_MS = 60 * 60_000;
+
+/** The schedule's interval in milliseconds, counted from the Unix epoch: `every: 1d, at: 09:30` is 09:30 UTC each day. */
+function intervalOf(schedule: NonNullable<TriggerPlan['schedule']>) {
+  return { every: schedule.everySeconds * 1000, offset: schedule.at ? (schedule.at.hour * 60 + schedule.at.minute) * 60_000 : 0 };
+}
+
 export function appScheduleOptions(appId: string, schedule: NonNullable<TriggerPlan['schedule']>): ScheduleOptions {
-  const offset = schedule.at ? `${schedule.at.hour * 60 + schedule.at.minute}m` : undefined;
+  const { every, offset } = intervalOf(schedule);
   return {
     scheduleId: appScheduleId(appId),
-    // Intervals are counted from the Unix epoch: `every: 1d, at: 09:30` is 09:30 UTC each day.
-    spec: { intervals: [{ every: `${schedule.everySeconds}s`, ...(offset ? { offset } : {}) }] },
+    spec: { intervals: [{ every, ...(offset ? { offset } : {}) }] },
     action: {
       type: 'startWorkflow',
       workflowType: 'appWorkflowRun',
@@ -37,12 +45,35 @@ export function appScheduleOptions(appId: string, schedule: NonNullable<TriggerP
       workflowId: appScheduledRunWorkflowId(appId),
     },
     // A run still going when the next is due: the next is skipped, never stacked.
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW_MS },
   };
 }
 
+/**
+ * Whether Temporal's schedule already times its runs as the manifest says (then the reconciler,
+ * which runs every few minutes, writes nothing). Anything edited in the Web UI (another interval,
+ * calendars, skips, start or end, jitter, overlap, catch-up) is not.
+ */
+function specMatches({ spec, policies }: ScheduleDescription, schedule: NonNullable<TriggerPlan['schedule']>): boolean {
+  const wanted = intervalOf(schedule);
+  const [interval, ...more] = spec.intervals ?? [];
+  return (
+    interval !== undefined &&
+    more.length === 0 &&
+    interval.every === wanted.every &&
+    (interval.offset ?? 0) === wanted.offset &&
+    !spec.calendars?.length &&
+    !spec.skip?.length &&
+    !spec.startAt &&
+    !spec.endAt &&
+    !spec.jitter &&
+    policies.overlap === ScheduleOverlapPolicy.SKIP &&
+    policies.catchupWindow === CATCHUP_WINDOW_MS
+  );
+}
+
 export interface Reconciled {
-  schedule: 'created' | 'updated' | 'deleted' | 'absent';
+  schedule: 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent';
   changeTrigger: 'started' | 'running' | 'ended' | 'absent';
 }
 
@@ -69,6 +100,8 @@ async function reconcileSchedule(client: Client, appId: string, plan: TriggerPla
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
+  if (specMatches(await handle.describe(), plan.schedule)) return 'unchanged';
+  // Its state (paused, with its note) and action are kept: pausing is decided in Temporal.
   await handle.update((previous) => ({ ...previous, spec: options.spec, policies: { ...previous.policies, ...options.policies } }));
   return 'updated';
 }

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { installTemporalRuntime } from './runtime.ts';
@@ -9,6 +10,8 @@ export interface TemporalConnections {
   address: string;
   namespace: string;
   client: Client;
+  /** svc's one data converter (its payload codec): the client has it, and every worker takes it. */
+  dataConverter: DataConverter;
   /** For workers (the SDK's Rust core). */
   native: NativeConnection;
   /** The embedded server's state file; undefined when connected to TEMPORAL_ADDRESS. */
@@ -29,6 +32,9 @@ export async function connectTemporal(opts: {
   dataDir: string;
   /** Port for the embedded server's Web UI (0: a free port; undefined: none). */
   uiPort: number | undefined;
+  /** The embedded UI's codec endpoint (svc's own, known once the HTTP server listens). */
+  uiCodecEndpoint?: () => string | undefined;
+  dataConverter: DataConverter;
   logger: Logger;
 }): Promise<TemporalConnections> {
   installTemporalRuntime();
@@ -38,7 +44,14 @@ export async function connectTemporal(opts: {
     const { startTemporalDevServer } = await import('@svc/temporal-dev');
     embeddedStateFile = path.join(opts.dataDir, 'temporal', 'temporal.sqlite');
     await mkdir(path.dirname(embeddedStateFile), { recursive: true });
-    embedded = await startTemporalDevServer({ namespaces: [opts.namespace], dbFilename: embeddedStateFile, uiPort: opts.uiPort });
+    // Loopback only: the UI has no login of its own (payloads are sealed, but run lists are not).
+    embedded = await startTemporalDevServer({
+      host: '127.0.0.1',
+      namespaces: [opts.namespace],
+      dbFilename: embeddedStateFile,
+      uiPort: opts.uiPort,
+      uiCodecEndpoint: opts.uiCodecEndpoint,
+    });
     opts.logger.info(
       { address: embedded.address, stateFile: embeddedStateFile, ui: embedded.uiUrl },
       'TEMPORAL_ADDRESS is unset: using the embedded Temporal server (local use only), which keeps workflow state in the data folder',
@@ -51,7 +64,8 @@ export async function connectTemporal(opts: {
     return {
       address,
       namespace: opts.namespace,
-      client: new Client({ connection, namespace: opts.namespace }),
+      client: new Client({ connection, namespace: opts.namespace, dataConverter: opts.dataConverter }),
+      dataConverter: opts.dataConverter,
       native,
       embeddedStateFile,
       uiUrl: embedded?.uiUrl,

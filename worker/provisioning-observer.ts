@@ -12,7 +12,7 @@ const STEP_OF_ACTIVITY: Record<string, string> = {
 };
 
 /** A status call must not hang on a run whose worker is gone: each look has this long. */
-const LOOK_DEADLINE_MS = 2000;
+export const LOOK_DEADLINE_MS = 2000;
 
 /** The status endpoint's view of runs in Temporal: describe (pending activity) plus the progress query. */
 export function temporalRunObserver(client: Client): LiveRunObserver {

@@ -15,6 +15,7 @@ export async function runWorker(temporal: TemporalConnections, deps: ActivityDep
   const worker = await Worker.create({
     connection: temporal.native,
     namespace: temporal.namespace,
+    dataConverter: temporal.dataConverter,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
     activities: createActivities(deps),

@@ -1,8 +1,25 @@
-import { type Client, ScheduleAlreadyRunning, type ScheduleOptions } from '@temporalio/client';
+import { type Client, ScheduleAlreadyRunning, type ScheduleOptions, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Db } from '../domain/db/index.ts';
+import { SCHEDULE_RECONCILE, TASK_QUEUE } from '../workflows/contract.ts';
 import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
+import { reconcileAllAppTriggers } from './app-triggers.ts';
 import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
 import { monthlyUsageResetSchedule } from './usage-schedule.ts';
+
+/** svc's schedules held against Temporal's every few minutes (a missed pass is not caught up: the next one does it). */
+export const scheduleReconcileSchedule: ScheduleOptions = {
+  scheduleId: SCHEDULE_RECONCILE.scheduleId,
+  spec: { intervals: [{ every: SCHEDULE_RECONCILE.every }] },
+  action: {
+    type: 'startWorkflow',
+    workflowType: 'scheduleReconciliation',
+    args: [],
+    taskQueue: TASK_QUEUE,
+    workflowId: SCHEDULE_RECONCILE.workflowId,
+  },
+  policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+};
 
 /** The product's own Temporal Schedules, each under a fixed id. */
 export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
@@ -10,6 +27,7 @@ export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
   monthlyUsageResetSchedule,
   ontologyChangesRetentionSchedule,
   branchSweepSchedule,
+  scheduleReconcileSchedule,
 ];
 
 /**
@@ -31,4 +49,16 @@ export async function ensureProductSchedules(client: Client): Promise<Record<str
   const outcomes: Record<string, 'created' | 'existing'> = {};
   for (const options of PRODUCT_SCHEDULES) outcomes[options.scheduleId] = await ensureSchedule(client, options);
   return outcomes;
+}
+
+/**
+ * One pass of agreement with Temporal, at worker start and on the reconcile schedule: product
+ * schedules missing in Temporal (deleted in the Web UI) are made again, and every app's production
+ * triggers are reconciled (a deleted app schedule comes back, a spec edited in the UI is set back).
+ * A schedule's state is Temporal's: one paused in the UI stays paused until someone resumes it there.
+ */
+export async function reconcileAllSchedules(client: Client, db: Db) {
+  const product = await ensureProductSchedules(client);
+  const apps = await reconcileAllAppTriggers(client, db);
+  return { product, apps };
 }

@@ -86,6 +86,16 @@ export const ONTOLOGY_CHANGES_RETENTION = {
 /** The daily sweep of definition branches (INACTIVE after 35 idle days, deleted 7 days later): one schedule, fixed id. */
 export const BRANCH_SWEEP = { scheduleId: 'ontology-branch-sweep', workflowId: 'ontology-branch-sweep' } as const;
 
+/**
+ * svc's schedules held against Temporal's every few minutes (one schedule, fixed id): a schedule
+ * deleted in the Web UI comes back within that time, not only at the next worker start.
+ */
+export const SCHEDULE_RECONCILE = {
+  scheduleId: 'svc-schedule-reconcile',
+  workflowId: 'svc-schedule-reconcile',
+  every: '5 minutes',
+} as const;
+
 export interface AppWorkflowRunInput {
   appId: string;
   trigger: 'schedule' | 'change' | 'api';

@@ -8,4 +8,5 @@ export { memberInvitations } from './members/invitations.ts';
 export { ontologyBranchSweep } from './ontology/branch-sweep.ts';
 export { ontologyChangesRetention } from './ontology/changes-retention.ts';
 export { companyInitialization } from './provisioning/company-initialization.ts';
+export { scheduleReconciliation } from './schedules/reconcile.ts';
 export { monthlyUsageReset } from './usage/monthly-reset.ts';

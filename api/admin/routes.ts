@@ -14,6 +14,7 @@ import { createCompany, readCompany } from '../../domain/companies/index.ts';
 import { removeLicense, setLicense } from '../../domain/members/index.ts';
 import { hashPassword } from '../../domain/security/index.ts';
 import { listSecurityEvents } from '../../domain/security-events/index.ts';
+import { decodeTemporalPayloads } from '../../domain/system/index.ts';
 import {
   AccountId,
   AccountKeyView,
@@ -244,6 +245,46 @@ export const listSecurityEventsRoute = defineRoute({
   handler: async ({ db, query }) => ({ data: await listSecurityEvents(db, query) }),
 });
 
+/** The Temporal Web UI's codec endpoint setting: the UI posts to `<it>/decode`. */
+export const TEMPORAL_CODEC_PATH = '/api/v1/admin/temporal-codec';
+
+/** Temporal's Payload in proto JSON (bytes in base64), as its codec protocol sends it. */
+const WirePayload = z
+  .strictObject({
+    metadata: z.record(z.string().min(1).max(256), z.base64()).optional(),
+    data: z.base64().optional(),
+  })
+  .meta({ id: 'TemporalPayload' });
+const Payloads = z.strictObject({ payloads: z.array(WirePayload).max(10_000) });
+
+/** Temporal's largest payload (2 MiB, its blob size limit) and some. */
+const CODEC_BODY_BYTES = 4 * 1024 * 1024;
+
+export const decodeTemporalPayloadsRoute = defineRoute({
+  method: 'post',
+  path: `${TEMPORAL_CODEC_PATH}/decode`,
+  operationId: 'adminDecodeTemporalPayloads',
+  summary: 'Decode svc’s encrypted Temporal payloads: the codec server of the Temporal Web UI (platform staff)',
+  description:
+    'Temporal’s codec server protocol: the Web UI (Settings → Codec Server, endpoint `{base_url}/api/v1/admin/temporal-codec`, ' +
+    '“include cross-origin credentials” on) posts the payloads it shows and gets them back in clear, in the same order; ' +
+    'payloads that are not `binary/encrypted` come back as they are. Platform staff only: an operator key (the temporal ' +
+    'CLI’s `--codec-auth "Bearer …"`) or a staff web session, cross-origin from the Temporal UI that `SVC_TEMPORAL_UI_URL` ' +
+    '(or the embedded server) names. 422 payload_undecodable when a payload was sealed with a key this process lacks.',
+  tags: ['admin'],
+  auth: 'credential',
+  bodyLimit: CODEC_BODY_BYTES,
+  cors: {
+    allowHeaders: ['x-namespace'],
+    credentialedOrigin: (deps) => (deps.temporalUi ? new URL(deps.temporalUi.url).origin : undefined),
+  },
+  envelope: false,
+  body: Payloads,
+  response: { status: 200, description: 'The same payloads, decoded.', schema: Payloads },
+  errors: [...ADMIN_ERRORS, 'invalid_session', 'invalid_payload', 'payload_too_large', 'payload_undecodable', 'conflict'],
+  handler: async ({ deps, principal, body }) => ({ data: await decodeTemporalPayloads(deps.payloadDecoder, principal, body.payloads) }),
+});
+
 export const adminRoutes = [
   createOrganizationRoute,
   getOrganizationRoute,
@@ -257,4 +298,5 @@ export const adminRoutes = [
   listUserKeysRoute,
   revokeUserKeysRoute,
   listSecurityEventsRoute,
+  decodeTemporalPayloadsRoute,
 ];

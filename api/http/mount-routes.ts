@@ -39,13 +39,13 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 function handle(route: AnyRoute, deps: ApiDeps) {
   // Both decided by the static route table: once per route, not on every request.
   const access = route.auth === 'none' ? undefined : routeAccessOf(route);
-  const anyOrigin = answersAnyOrigin(route);
+  const crossOrigin = answersCrossOrigin(route);
   return async (ctx: Context) => {
     ctx.state.route = route.path;
     // Read by the error middleware, which shapes every failure.
     if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;
     if (route.authChallenge) ctx.state.authChallenge = route.authChallenge(ctx, deps);
-    if (anyOrigin) allowAnyOrigin(ctx, route);
+    if (crossOrigin) allowOrigin(ctx, route, deps);
     const ip = clientIp(ctx, deps.http.trustedProxies);
     const limit = route.rateLimit && { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 };
     if (limit && route.rateLimit?.per !== 'tenant') await consume(deps.db, limit, ip, deps.clock);
@@ -109,7 +109,7 @@ function sendJson(ctx: Context, envelope: object): void {
   ctx.body = JSON.stringify(envelope);
 }
 
-const answersAnyOrigin = (route: AnyRoute) =>
+const answersCrossOrigin = (route: AnyRoute) =>
   route.cors !== undefined || (route.auth !== 'none' && credentialTypesOf(routeAccessOf(route)).ticket);
 
 /** The route table's entry for a route that reads a credential; a route without one is a programming error, found at mount. */
@@ -124,14 +124,22 @@ export function routeAccessOf(route: AnyRoute): RouteAccess {
  * take app tickets answer any origin: the credential is a header, never a cookie, so no other
  * site can call them as the visitor. So do routes declaring `cors` (OAuth and MCP for browser-based hosts).
  */
-function allowAnyOrigin(ctx: Context, route: AnyRoute): void {
-  ctx.set('Access-Control-Allow-Origin', '*');
+function allowOrigin(ctx: Context, route: AnyRoute, deps: ApiDeps): void {
+  const credentialed = route.cors?.credentialedOrigin;
+  if (credentialed) {
+    // A cookie-bearing caller: its one trusted origin by name, never `*` (browsers would refuse it anyway).
+    ctx.vary('Origin');
+    const origin = credentialed(deps);
+    if (!origin || ctx.get('origin') !== origin) return;
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.set('Access-Control-Allow-Credentials', 'true');
+  } else ctx.set('Access-Control-Allow-Origin', '*');
   if (route.cors?.exposeHeaders) ctx.set('Access-Control-Expose-Headers', route.cors.exposeHeaders.join(', '));
 }
 
-function preflight(route: AnyRoute) {
+function preflight(route: AnyRoute, deps: ApiDeps) {
   return (ctx: Context) => {
-    allowAnyOrigin(ctx, route);
+    allowOrigin(ctx, route, deps);
     ctx.set('Access-Control-Allow-Methods', route.method.toUpperCase());
     ctx.set(
       'Access-Control-Allow-Headers',
@@ -180,7 +188,7 @@ export function mountRoutes(routes: readonly AnyRoute[], deps: ApiDeps): RouterM
     routes.forEach((route, i) => {
       if (!fits(prefixes[i]!)) return;
       router[route.method](routerPath(route.path), handle(route, deps));
-      if (answersAnyOrigin(route)) router.options(routerPath(route.path), preflight(route));
+      if (answersCrossOrigin(route)) router.options(routerPath(route.path), preflight(route, deps));
     });
     const [matched, allowed] = [router.routes(), router.allowedMethods()];
     return (ctx, next) => matched(ctx, () => allowed(ctx, next));

@@ -95,7 +95,15 @@ export interface RouteDef<
    * Answers any origin (routes that take app tickets always do): for browser-based clients whose
    * credential is never a cookie. `allowHeaders` and `exposeHeaders` add to the CORS defaults.
    */
-  cors?: { allowHeaders?: readonly string[]; exposeHeaders?: readonly string[] };
+  cors?: {
+    allowHeaders?: readonly string[];
+    exposeHeaders?: readonly string[];
+    /**
+     * Instead of any origin: only this one, with the browser's cookies (`credentials: 'include'`),
+     * e.g. the Temporal Web UI calling the codec endpoint as the signed-in person. Unset: no origin.
+     */
+    credentialedOrigin?(deps: ApiDeps): string | undefined;
+  };
   /** The `WWW-Authenticate` challenge of a 401 (default `Bearer`), e.g. pointing at OAuth metadata. */
   authChallenge?(ctx: Context, deps: ApiDeps): string;
   params?: P;

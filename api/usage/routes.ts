@@ -19,7 +19,7 @@ export const appUsageRoute = defineRoute({
   response: { status: 200, description: 'The app’s usage.', schema: AppUsage },
   errors: ['unauthorized', 'forbidden', 'invalid_path', 'app_not_found', 'rate_limited'],
   handler: async ({ db, deps, principal, params }) => ({
-    data: await getAppUsage(db, deps.clock, principal, params.namespace, params.slug, deps.mailer.configured),
+    data: await getAppUsage(db, deps.clock, principal, params.namespace, params.slug, deps.mailer.configured, deps.appSchedules),
   }),
 });
 

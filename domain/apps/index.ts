@@ -20,6 +20,7 @@ export { cardAddress, pageAddresses } from './page-addresses.ts';
 export { promoteVersion } from './promote-version.ts';
 export { reachApp, targetOf } from './reach-app.ts';
 export { getApp } from './repository.ts';
+export type { AppScheduleObserver, AppScheduleState } from './schedule-state.ts';
 export { compareVersions } from './semver.ts';
 export { checkUpload, uploadVersion } from './upload-version.ts';
 export {

@@ -107,6 +107,8 @@ export interface Actions {
   'marking.administer': MarkingSubject;
   /** Put markings on a resource (USE on each) or take them off (DECLASSIFY on each): its Owners only, never an agent key. */
   'resource.mark': ResourceMarkingSubject;
+  /** Read Temporal payloads in clear (the Web UI's codec server): platform staff only, by key or web session. */
+  'temporal.decode-payloads': Record<string, never>;
   /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
   'account.find': AccountSubject;
 }
@@ -270,6 +272,12 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
           { markingIds: lacking, required: needed },
         );
   },
+  'temporal.decode-payloads': (p) =>
+    p.kind !== 'ticket' && !isAgentKey(p) && p.account.platformStaff
+      ? null
+      : forbidden('Workflow payloads hold every company’s data: only platform staff may read them in clear.', {
+          required: 'platform-staff',
+        }),
   'account.find': (p, s) =>
     s.related || sharesAcrossCompanies(p)
       ? null

@@ -163,6 +163,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   controlPlaneAgentProfiles: OPERATORS,
   controlPlaneProvisioningStatus: OPERATORS,
   controlPlaneListCompanies: OPERATORS,
+  // The Temporal Web UI's codec server, called from the browser with the person's web session (or an
+  // operator key from the temporal CLI): staff's sessions are developer sessions, so the policy
+  // (temporal.decode-payloads) admits those of staff inside and refuses every other.
+  adminDecodeTemporalPayloads: { ...route('none', OPERATOR, DEVELOPER_SESSION), deniedInside: DEVELOPER_SESSION },
 
   // B. Apps, versions, channels.
   listApps: route('none', KEYS),

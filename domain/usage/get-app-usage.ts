@@ -1,5 +1,13 @@
 import type { AppUsage } from '../../schemas/usage.ts';
-import { callerAccess, channelWorkflow, findHostedApp, nextScheduledRun, triggersOf } from '../apps/index.ts';
+import {
+  type AppScheduleObserver,
+  callerAccess,
+  channelWorkflow,
+  findHostedApp,
+  nextScheduledRun,
+  type TriggerPlan,
+  triggersOf,
+} from '../apps/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -19,6 +27,7 @@ export async function getAppUsage(
   namespace: string,
   slug: string,
   emailConfigured: boolean,
+  schedules: AppScheduleObserver | undefined,
 ): Promise<AppUsage> {
   const app = await findHostedApp(db, namespace, slug);
   if (!app) throw new DomainError('app_not_found', `No app ${namespace}/${slug}.`, { details: { namespace, slug } });
@@ -32,7 +41,9 @@ export async function getAppUsage(
     channelWorkflow(db, app.id, 'production'),
   ]);
   const compute = computeUse(c, caps);
-  const nextRun = compute.exhausted ? undefined : nextScheduledRun(triggersOf(production?.workflow).schedule, now);
+  const plan = triggersOf(production?.workflow).schedule;
+  const schedule = plan ? await scheduleView(schedules, app.id, plan, now) : null;
+  const nextRun = compute.exhausted ? undefined : schedule?.next;
   const budget = caps.monthlyBudgetUsd === undefined ? null : usdToMicro(caps.monthlyBudgetUsd);
   const daily = (used: number, limit: number) => ({ used, limit, exhausted: used >= limit });
   return {
@@ -56,8 +67,33 @@ export async function getAppUsage(
     modelCostThisMonth: { spentMicroUsd: c['model.cost'], budgetMicroUsd: budget, exhausted: budget !== null && c['model.cost'] >= budget },
     limits: Object.fromEntries(Object.entries(caps).filter(([, v]) => v !== undefined)),
     // None while the month's compute minutes are used up: triggers do not start until the reset.
-    nextScheduledRun: nextRun?.toISOString() ?? null,
+    nextScheduledRun: nextRun ?? null,
+    schedule: schedule?.view ?? null,
     emailConfigured,
     lastReset: lastReset ? { month: lastReset.period, ranAt: lastReset.ran_at.toISOString() } : null,
+  };
+}
+
+/**
+ * The schedule as Temporal holds it, since it can be paused or deleted there (the Web UI): only an
+ * active one has a next run; a paused one still shows when it would run. Without Temporal's answer
+ * the time follows from the manifest, and the state says it is unconfirmed.
+ */
+async function scheduleView(
+  schedules: AppScheduleObserver | undefined,
+  appId: string,
+  plan: NonNullable<TriggerPlan['schedule']>,
+  now: Date,
+): Promise<{ view: NonNullable<AppUsage['schedule']>; next: string | undefined }> {
+  const seen = await schedules?.observe(appId);
+  if (!seen) {
+    const next = nextScheduledRun(plan, now)?.toISOString();
+    return { view: { state: 'unconfirmed', note: null, nextActionTimes: next ? [next] : [] }, next };
+  }
+  if (!seen.exists) return { view: { state: 'missing', note: null, nextActionTimes: [] }, next: undefined };
+  const nextActionTimes = seen.nextActionTimes.map((t) => t.toISOString());
+  return {
+    view: { state: seen.paused ? 'paused' : 'active', note: seen.note, nextActionTimes },
+    next: seen.paused ? undefined : nextActionTimes[0],
   };
 }

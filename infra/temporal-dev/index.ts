@@ -39,6 +39,11 @@ export interface TemporalDevServerOptions {
   httpPort?: number;
   /** Serve the Temporal Web UI (and its /api/v1) on this port (0 picks a free one); default: not served. */
   uiPort?: number;
+  /**
+   * The Web UI's codec server (its settings' `Codec.Endpoint`, asked on every page load, so it may be
+   * known only after start), called with the browser's cookies (`IncludeCredentials`).
+   */
+  uiCodecEndpoint?: () => string | undefined;
   /** What the server logs on stderr (default warn, as Temporal's dev server). */
   logLevel?: LogLevel;
   /** Dynamic config values by key, as `--dynamic-config-value KEY=JSON` gives them (see dynamic-config.ts). */
@@ -130,7 +135,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
     }
     let uiUrl: string | undefined;
     if (options.uiPort !== undefined) {
-      const h = createUiServer({ services, onError, defaultNamespace: namespaces[0]! });
+      const h = createUiServer({ services, onError, defaultNamespace: namespaces[0]!, codecEndpoint: options.uiCodecEndpoint });
       uiUrl = `http://${bindHost}:${await listen(h, host, options.uiPort)}`;
       http.push(h);
     }

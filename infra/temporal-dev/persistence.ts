@@ -16,6 +16,7 @@
 // dirty rows are written in one transaction (one per request, or per burst of clock deadlines).
 // WAL journal with synchronous=NORMAL: a killed process never loses a committed request and never
 // leaves a half-written one; only an OS crash or power loss may drop the last commits.
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { StateFileError } from './errors.ts';
 import type { ChangeLog, Namespace, NamespaceSnapshot, ServerState } from './namespaces.ts';
@@ -197,6 +198,7 @@ export class Persistence implements ChangeLog {
 export function openPersistence(filename: string, server: ServerState, onError: (err: unknown) => void): Persistence {
   let db: DatabaseSync;
   try {
+    ownerOnly(filename);
     // timeout 0: a file another server holds fails at once instead of waiting.
     db = new DatabaseSync(filename, { timeout: 0 });
   } catch (err) {
@@ -212,6 +214,23 @@ export function openPersistence(filename: string, server: ServerState, onError: 
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+/**
+ * The state holds every workflow's inputs and results: readable by its owner only. Created so
+ * before SQLite opens it (SQLite gives its -wal and -shm files the same mode); files of earlier
+ * versions (0644) are narrowed.
+ */
+function ownerOnly(filename: string): void {
+  if (filename === ':memory:') return;
+  closeSync(openSync(filename, 'a', 0o600));
+  for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
 }
 

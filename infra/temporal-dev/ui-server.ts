@@ -13,6 +13,8 @@ export interface UiServerOptions {
   services: ServiceHandlers;
   onError: (method: string, err: unknown) => void;
   defaultNamespace: string;
+  /** The codec server the UI decodes payloads with (`Codec.Endpoint`), sent the browser's cookies; none when unset. */
+  codecEndpoint?: () => string | undefined;
   /** The built app (default: ui/build). */
   buildDir?: string;
 }
@@ -32,7 +34,7 @@ const MIME: Record<string, string> = {
 
 /** An HTTP server (not yet listening) for the Web UI. */
 export function createUiServer(options: UiServerOptions): Server {
-  const settings = JSON.stringify(uiSettings(options.defaultNamespace));
+  const settings = () => JSON.stringify(uiSettings(options.defaultNamespace, options.codecEndpoint?.()));
   const buildDir = options.buildDir ?? uiBuildDir;
   // The UI reads full proto JSON payloads (no shorthand), as from Temporal's UI server.
   const api = createHttpApi(options.services, { payloadShorthand: false, onError: options.onError });
@@ -41,7 +43,7 @@ export function createUiServer(options: UiServerOptions): Server {
     const rawHistory = RAW_HISTORY.exec(path);
     if (path === '/api/v1/settings') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(settings);
+      res.end(settings());
     } else if (rawHistory && req.method === 'GET') {
       const [namespace, workflowId, runId] = rawHistory.slice(1).map(decodeURIComponent) as [string, string, string];
       sendRawHistory(options.services, { namespace, execution: { workflowId, runId } }, res).catch((err: unknown) => {
@@ -62,7 +64,7 @@ export function createUiServer(options: UiServerOptions): Server {
  * whose RPCs temporal-dev does not implement, and the start-workflow page that is not built, are
  * turned off so the UI hides them.
  */
-function uiSettings(defaultNamespace: string) {
+function uiSettings(defaultNamespace: string, codecEndpoint: string | undefined) {
   return {
     Auth: { Enabled: false, Options: null },
     DefaultNamespace: defaultNamespace,
@@ -70,7 +72,13 @@ function uiSettings(defaultNamespace: string) {
     NavCollapsedByDefault: false,
     FeedbackURL: '',
     DisableNewsFetch: true,
-    Codec: { Endpoint: '', PassAccessToken: false, IncludeCredentials: false, DefaultErrorMessage: '', DefaultErrorLink: '' },
+    Codec: {
+      Endpoint: codecEndpoint ?? '',
+      PassAccessToken: false,
+      IncludeCredentials: codecEndpoint !== undefined,
+      DefaultErrorMessage: '',
+      DefaultErrorLink: '',
+    },
     Version: uiVersion(),
     DisableWriteActions: false,
     WorkflowTerminateDisabled: false,

@@ -90,6 +90,7 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   adminCreateOrganization: () => ({ body: { cellId: 'cell-matrix-new', name: 'New' } }),
   adminGetOrganization: () => ({ params: { rid: COMPANY_A } }),
   adminGetUser: (t) => ({ params: { id: t.spareAccountId } }),
+  adminDecodeTemporalPayloads: () => ({ body: { payloads: [] } }),
   adminUpdateUser: (t) => ({ params: { id: t.spareAccountId }, body: { status: 'disabled' } }),
   adminPutLicense: (t) => ({ params: { id: t.spareAccountId }, body: { role: 'developer' } }),
   adminDeleteLicense: (t) => ({ params: { id: t.spareAccountId } }),

@@ -582,6 +582,8 @@ async function globexOntology() {
 }
 
 const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
+  // The codec endpoint only decodes; this api-role service has no payload key (no worker data folder): 409.
+  adminDecodeTemporalPayloads: async () => ({ body: { payloads: [] }, headers: bearer(op), status: 409 }),
   estimateBillingCost: async () => ({ body: { computeMinutes: 10 }, headers: bearer(dev), status: 200 }),
   callAppMcp: async () => {
     const slug = unique('dry-mcp-call');

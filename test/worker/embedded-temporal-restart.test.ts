@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
+import { AesGcmPayloadCodec, generatedPayloadKey } from '../../infra/temporal-codec/payload-codec.ts';
 import { PRODUCT_SCHEDULES } from '../../worker/schedules.ts';
 import { deviceLoginWorkflowId } from '../../workflows/contract.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -28,7 +29,12 @@ afterAll(async () => {
 async function temporalClient(svc: StartedProcess): Promise<Client> {
   const address = /temporal: +(\S+) \(embedded server, local use only; state in (\S+)\)/.exec(svc.output());
   expect(address?.[2]).toBe(path.join(dataDir, 'temporal', 'temporal.sqlite'));
-  return new Client({ connection: await Connection.connect({ address: address![1]! }) });
+  // svc seals its payloads with the data folder's generated key, which a restart keeps: reading a result needs it.
+  const key = await generatedPayloadKey(dataDir, { create: false });
+  return new Client({
+    connection: await Connection.connect({ address: address![1]! }),
+    dataConverter: { payloadCodecs: [new AesGcmPayloadCodec([key!])] },
+  });
 }
 
 const uiOf = (svc: StartedProcess) => /Temporal UI: +(\S+)/.exec(svc.output())![1]!;

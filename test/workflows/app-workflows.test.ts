@@ -85,6 +85,8 @@ describe('schedules', () => {
     const daily = (at: string) => ({ trigger: { schedule: { every: '1d', at } }, steps: [peopleStep, rowsStep] });
     const appId = await publishWorkflow(db, 'digest', '1.0.0', { workflow: daily('09:00') });
     expect(await reconcileAppTriggers(env.client, db, appId)).toEqual({ schedule: 'created', changeTrigger: 'absent' });
+    // The reconcile schedule runs this every few minutes: nothing is written while Temporal agrees.
+    expect((await reconcileAppTriggers(env.client, db, appId)).schedule).toBe('unchanged');
     const handle = env.client.schedule.getHandle(appScheduleId(appId));
     const now = new Date(await env.currentTimeMs());
     const plan = triggersOf(workflowSchema.parse(daily('09:00')));
@@ -116,6 +118,17 @@ describe('schedules', () => {
     expect((await reconcileAppTriggers(env.client, db, appId)).schedule).toBe('updated');
     const back = new Date((await handle.describe()).info.nextActionTimes[0]!);
     expect([back.getUTCHours(), back.getUTCMinutes()]).toEqual([9, 0]);
+
+    // Edited in the Web UI: the timing is set back to the manifest's; a pause is Temporal's to keep.
+    await handle.update((previous) => ({ ...previous, spec: { ...previous.spec, calendars: [{ hour: 3 }] } }));
+    await handle.pause('paused by hand');
+    expect((await reconcileAppTriggers(env.client, db, appId)).schedule).toBe('updated');
+    const edited = await handle.describe();
+    expect([edited.spec.calendars ?? [], edited.spec.intervals?.[0]?.offset, edited.state]).toEqual([
+      [],
+      9 * 3_600_000,
+      { paused: true, note: 'paused by hand' },
+    ]);
 
     // A version without a workflow removes the schedule.
     await publishWorkflow(db, 'digest', '3.0.0', {});

@@ -2,7 +2,7 @@
 // same file. temporal-dev only: the downloaded servers are not run here.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -801,5 +801,22 @@ describe('state files it cannot use', () => {
     const held = dbFile();
     await server(held);
     expect(await refusal(held)).toMatch(/is in use by another process/);
+  });
+});
+
+describe('the state file’s mode', () => {
+  it('is readable by its owner only (the file and its WAL), and a file an earlier version made 0644 is narrowed', async () => {
+    const file = dbFile();
+    const first = await startTemporalDevServer({ dbFilename: file });
+    try {
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect((await stat(`${file}-wal`)).mode & 0o777).toBe(0o600);
+    } finally {
+      await first.stop();
+    }
+    await chmod(file, 0o644);
+    const second = await startTemporalDevServer({ dbFilename: file });
+    await second.stop();
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 });

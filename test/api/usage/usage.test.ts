@@ -111,6 +111,7 @@ describe('GET …/usage', () => {
       notificationsToday: { sent: 0, blocked: 0, limit: 20 },
       modelCostThisMonth: { spentMicroUsd: 0, budgetMicroUsd: null, exhausted: false },
       nextScheduledRun: null,
+      schedule: null,
       emailConfigured: false,
     });
 

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEMPORAL_CODEC_PATH } from '../../api/admin/routes.ts';
+import { getApp } from '../../domain/apps/repository.ts';
+import { AesGcmPayloadCodec, generatedKeyFile, type Payload } from '../../infra/temporal-codec/payload-codec.ts';
+import { appScheduleId, SCHEDULE_RECONCILE } from '../../workflows/contract.ts';
+import { release } from '../support/hosting.ts';
+import { bearer, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
+import { startTestService, TEST_OPERATOR, type TestService } from '../support/service.ts';
+
+// What svc leaves in Temporal, read the way the Web UI and an operator see it: payloads sealed
+// with svc's key (the raw gRPC history), decoded only by the codec endpoint and only for platform
+// staff; and app schedules whose state (paused, deleted) in Temporal is what svc shows, with the
+// reconcile schedule making a deleted one again. Role all: the embedded Temporal in the process.
+
+let svc: TestService;
+let op: string;
+let dev: string;
+const base = '/api/v1/developer/apps/cell-acme/people';
+const EMAIL = 'dana@example.com';
+let workflowId: string;
+
+beforeAll(async () => {
+  svc = await startTestService({ role: 'all', env: { SVC_RUN_START_WAIT_MS: '30000' } });
+  ({ op } = await seedCompanies(svc));
+  dev = await passwordKey(svc, 'dana');
+  const people = { id: 'people', kind: 'use', capability: 'platform.accounts', input: { role: 'developer' } };
+  await release(svc, dev, {
+    namespace: 'cell-acme',
+    slug: 'people',
+    version: '1.0.0',
+    manifest: {
+      sdk: ['semantic'],
+      workflow: { description: 'Lists the developers.', input: {}, steps: [people], trigger: { schedule: { every: '1h' } } },
+    },
+  });
+  const run = await svc.call('POST', `${base}/apis/run/execute`, { body: { input: {} }, headers: bearer(dev) });
+  expect(run.status, JSON.stringify(run.body)).toBe(201);
+  expect(run.body.data.run.status).toBe('succeeded');
+  workflowId = run.body.data.run.workflowId;
+}, 120_000);
+afterAll(() => svc?.close());
+beforeEach(() => resetRateLimits(svc));
+
+/** Every payload in a raw (undecoded) gRPC answer, except search attributes (Temporal indexes them, so they are never sealed). */
+function payloadsIn(value: unknown, found: Payload[] = []): Payload[] {
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return found;
+  const metadata = (value as Payload).metadata;
+  if (metadata && metadata.encoding instanceof Uint8Array) found.push(value as Payload);
+  else for (const [key, v] of Object.entries(value)) if (key !== 'searchAttributes') payloadsIn(v, found);
+  return found;
+}
+
+/** Every byte string of a raw gRPC answer, joined. */
+function bytesIn(value: unknown, found: Buffer[] = []): Buffer {
+  if (value instanceof Uint8Array) found.push(Buffer.from(value));
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) bytesIn(v, found);
+  return Buffer.concat(found);
+}
+
+const rawHistory = async () =>
+  svc.temporal!.client.workflowService.getWorkflowExecutionHistory({ namespace: svc.temporal!.namespace, execution: { workflowId } });
+const wire = (p: Payload) => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
+});
+const decode = (payloads: unknown[], headers: Record<string, string>) =>
+  svc.call('POST', `${TEMPORAL_CODEC_PATH}/decode`, { body: { payloads }, headers });
+const uiOrigin = () => new URL(svc.temporal!.uiUrl!).origin;
+
+describe('payloads in Temporal', () => {
+  it('are sealed in the run’s history (binary/encrypted, no plaintext email); svc’s own client reads the result', async () => {
+    const history = await rawHistory();
+    const payloads = payloadsIn(history);
+    // Input, activity inputs and results, the run's result.
+    expect(payloads.length).toBeGreaterThan(4);
+    expect(new Set(payloads.map((p) => Buffer.from(p.metadata!.encoding!).toString()))).toEqual(new Set(['binary/encrypted']));
+    expect(bytesIn(history).includes(EMAIL)).toBe(false);
+
+    const result = await svc.temporal!.client.workflow.getHandle(workflowId).result();
+    expect(result).toMatchObject({ status: 'succeeded', output: { people: [expect.objectContaining({ email: EMAIL })] } });
+  });
+
+  it('decode for an operator key and a staff web session (from the Web UI’s origin, with CORS); 401/403 for everyone else', async () => {
+    const completed = (await rawHistory()).history!.events!.at(-1)!.workflowExecutionCompletedEventAttributes!;
+    const sealed = completed.result!.payloads!.map((p) => wire(p as Payload));
+    expect(Buffer.from(sealed[0]!.metadata.encoding!, 'base64').toString()).toBe('binary/encrypted');
+
+    const byKey = await decode(sealed, bearer(op));
+    expect(byKey.status, JSON.stringify(byKey.body)).toBe(200);
+    const [clear] = byKey.body.payloads as { metadata: Record<string, string>; data: string }[];
+    expect(Buffer.from(clear!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
+    expect(Buffer.from(clear!.data, 'base64').toString()).toContain(EMAIL);
+
+    const staff = await signIn(svc, TEST_OPERATOR.login, TEST_OPERATOR.password);
+    const bySession = await decode(sealed, { cookie: staff, origin: uiOrigin(), 'x-namespace': 'default' });
+    expect(bySession.status, JSON.stringify(bySession.body)).toBe(200);
+    expect(bySession.body).toEqual(byKey.body);
+    expect(bySession.headers.get('access-control-allow-origin')).toBe(uiOrigin());
+    expect(bySession.headers.get('access-control-allow-credentials')).toBe('true');
+
+    const developerSession = await decode(sealed, { cookie: await signIn(svc, 'dana'), origin: uiOrigin() });
+    expect([developerSession.status, developerSession.body.error?.code]).toEqual([403, 'forbidden']);
+    const developerKey = await decode(sealed, bearer(dev));
+    expect([developerKey.status, developerKey.body.error?.code]).toEqual([403, 'forbidden']);
+    const anonymous = await decode(sealed, {});
+    expect([anonymous.status, anonymous.body.error?.code]).toEqual([401, 'unauthorized']);
+  });
+
+  it('answers the Web UI’s preflight for its origin only', async () => {
+    const preflight = (origin: string) =>
+      svc.call('OPTIONS', `${TEMPORAL_CODEC_PATH}/decode`, {
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+      });
+    const ui = await preflight(uiOrigin());
+    expect(ui.status).toBe(204);
+    expect(ui.headers.get('access-control-allow-origin')).toBe(uiOrigin());
+    expect(ui.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(ui.headers.get('access-control-allow-headers')).toContain('x-namespace');
+    const other = await preflight('http://evil.example');
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('a payload sealed with a key the service lacks: 422 payload_undecodable naming the key', async () => {
+    const [foreign] = await new AesGcmPayloadCodec([{ id: 'elsewhere', key: randomBytes(32) }]).encode([
+      { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"x"') },
+    ]);
+    const res = await decode([wire(foreign!)], bearer(op));
+    expect([res.status, res.body.error?.code]).toEqual([422, 'payload_undecodable']);
+    expect(res.body.error.message).toMatch(/"elsewhere", which this process does not have/);
+  });
+
+  it('the embedded Web UI listens on loopback and is pointed at the codec endpoint; the state and key files are the owner’s only', async () => {
+    expect(svc.temporal!.uiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const settings = (await (await fetch(`${svc.temporal!.uiUrl}/api/v1/settings`)).json()) as { Codec: Record<string, unknown> };
+    expect(settings.Codec).toMatchObject({ Endpoint: `${svc.addresses.baseUrl}${TEMPORAL_CODEC_PATH}`, IncludeCredentials: true });
+    const stateFile = svc.temporal!.embeddedStateFile!;
+    expect((await stat(stateFile)).mode & 0o777).toBe(0o600);
+    const dataDir = path.dirname(path.dirname(stateFile));
+    expect((await stat(generatedKeyFile(dataDir))).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('app schedules as Temporal holds them', () => {
+  const usage = async () => {
+    const res = await svc.call('GET', `${base}/usage`, { headers: bearer(dev) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data as {
+      nextScheduledRun: string | null;
+      schedule: { state: string; note: string | null; nextActionTimes: string[] };
+    };
+  };
+  const appSchedule = async () =>
+    svc.temporal!.client.schedule.getHandle(appScheduleId((await getApp(svc.database.db, 'cell-acme', 'people')).id));
+  /** Starts a reconcile pass through its own Schedule (as its interval would) and waits for it to finish. */
+  const reconcileNow = async () => {
+    const handle = svc.temporal!.client.schedule.getHandle(SCHEDULE_RECONCILE.scheduleId);
+    const taken = (await handle.describe()).info.numActionsTaken;
+    await handle.trigger();
+    await expect.poll(async () => (await handle.describe()).info.numActionsTaken, { timeout: 20_000 }).toBeGreaterThan(taken);
+    const started = (await handle.describe()).info.recentActions.at(-1)!.action;
+    return svc.temporal!.client.workflow.getHandle(started.workflow.workflowId, started.workflow.firstExecutionRunId).result();
+  };
+
+  it('an active schedule shows Temporal’s next action times', async () => {
+    const handle = await appSchedule();
+    // Made by the relay after the publish.
+    await expect
+      .poll(
+        () =>
+          handle.describe().then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    const described = await handle.describe();
+    const view = await usage();
+    expect(view.schedule).toEqual({
+      state: 'active',
+      note: null,
+      nextActionTimes: described.info.nextActionTimes.map((t) => t.toISOString()),
+    });
+    expect(view.nextScheduledRun).toBe(view.schedule.nextActionTimes[0]);
+  });
+
+  it('triggered in Temporal: the run is in svc’s run list as a schedule run', async () => {
+    await (await appSchedule()).trigger();
+    const triggers = async () =>
+      ((await svc.call('GET', `${base}/workflow-runs`, { headers: bearer(dev) })).body.data.runs as { trigger: string; status: string }[])
+        .filter((r) => r.trigger === 'schedule')
+        .map((r) => r.status);
+    await expect.poll(triggers, { timeout: 30_000 }).toEqual(['succeeded']);
+  });
+
+  it('paused in Temporal: shown paused with its note and no next run, and the reconciler leaves it paused', async () => {
+    const handle = await appSchedule();
+    await handle.pause('paused from the Web UI');
+    expect(await usage()).toMatchObject({ nextScheduledRun: null, schedule: { state: 'paused', note: 'paused from the Web UI' } });
+    expect(await reconcileNow()).toMatchObject({ apps: { failed: {} } });
+    expect((await handle.describe()).state.paused).toBe(true);
+    await handle.unpause('resumed');
+    expect((await usage()).schedule.state).toBe('active');
+  });
+
+  it('deleted in Temporal: shown missing, then made again by the reconcile schedule’s run', async () => {
+    await (await appSchedule()).delete();
+    expect(await usage()).toMatchObject({ nextScheduledRun: null, schedule: { state: 'missing', nextActionTimes: [] } });
+    await reconcileNow();
+    const described = await (await appSchedule()).describe();
+    expect(described.spec.intervals?.[0]?.every).toBe(3_600_000);
+    expect(await usage()).toMatchObject({
+      schedule: { state: 'active' },
+      nextScheduledRun: described.info.nextActionTimes[0]!.toISOString(),
+    });
+  });
+
+  it('the reconcile schedule runs every five minutes', async () => {
+    const described = await svc.temporal!.client.schedule.getHandle(SCHEDULE_RECONCILE.scheduleId).describe();
+    expect(described.spec.intervals?.[0]?.every).toBe(5 * 60_000);
+  });
+});
