@@ -70,11 +70,14 @@ describe('an ops person provisions a company and keeps it right', () => {
     for await (const wf of client.workflow.list({ query: `SvcCellId = 'cell-nobody'` })) none.push(wf);
     expect(none).toEqual([]);
 
-    // Its steps are named by step and target in the history (the activity summaries the timeline shows).
+    // Its steps are named by step and target in the history (the activity summaries the timeline
+    // shows, sealed like every payload: the UI reads them through svc's codec endpoint).
     const history = await client.workflow.getHandle(first.body.data.workflowId, first.body.data.runId).fetchHistory();
-    const summaries = (history.events ?? [])
-      .filter((e) => e.activityTaskScheduledEventAttributes)
-      .map((e) => defaultPayloadConverter.fromPayload(e.userMetadata!.summary!));
+    const sealed = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.userMetadata!.summary!);
+    expect(sealed.every((p) => Buffer.from(p.metadata!.encoding!).toString() === 'binary/encrypted')).toBe(true);
+    const summaries = (await svc.deps.payloadDecoder!.decode(sealed)).map((p) =>
+      defaultPayloadConverter.fromPayload(p as (typeof sealed)[number]),
+    );
     expect(summaries).toEqual([
       `begin all of ${CELL}`,
       'cloud-instance journey-main in eu-central-1',
