@@ -19,6 +19,7 @@ import {
 } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
+import { policySubjectOf, withGates } from './object-security.ts';
 import {
   findOntology,
   listObjectTypeRecords,
@@ -74,7 +75,7 @@ export async function dataAccess(
     : withinMarkings(deps, { accountId: principal.account.id, now: deps.clock.now() }, company, types, access);
 }
 
-type DataDeps = { db: DbOrTrx; clock: Clock; principals?: PrincipalCache | undefined };
+export type DataDeps = { db: DbOrTrx; clock: Clock; principals?: PrincipalCache | undefined };
 
 /**
  * Markings on top of roles (domain/policy satisfiesMarkings): an object type exists for the caller
@@ -206,7 +207,7 @@ export async function companyToDefine(deps: { db: DbOrTrx; clock: Clock }, princ
 export interface OpenOntology {
   ontology: OntologyRecord;
   access: DataAccess;
-  /** Every object type of the ontology (readable or not: filter with `mayRead`). */
+  /** Every object type of the ontology (readable or not: filter with `mayRead`), with the caller's security gates. */
   types: readonly ObjectTypeRecord[];
 }
 
@@ -219,8 +220,12 @@ const ontologyNotFound = (ref: string) => new DomainError('ontology_not_found', 
 export async function openOntology(deps: DataDeps, principal: Principal, ref: string): Promise<OpenOntology> {
   const ontology = await findOntology(deps.db, ref);
   if (!ontology) throw ontologyNotFound(ref);
-  const types = await listObjectTypeRecords(deps.db, ontology.id);
-  const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, types);
+  const records = await listObjectTypeRecords(deps.db, ontology.id);
+  const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, records);
+  // Security policies judge the caller (its clearance and attributes) per object: every read of these types applies their gates.
+  const types = records.some((t) => t.security)
+    ? withGates(records, await policySubjectOf(deps, principal.account.id, deps.clock.now()))
+    : records;
   // Running a listed action is reason enough to reach the ontology, even with no readable type.
   const visible =
     access.define ||

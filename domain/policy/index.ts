@@ -37,6 +37,19 @@ export {
   type RequiredMarking,
   satisfiesMarkings,
 } from './markings.ts';
+export {
+  type AttributeTerm,
+  attributeMap,
+  bothGates,
+  type Gate,
+  gateOf,
+  judgeCondition,
+  meetsGate,
+  NOBODY,
+  type PolicyGates,
+  type PolicySubject,
+  policyGates,
+} from './object-security.ts';
 export { type CallerKind, callerKindOf, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
 export {
   agentMayWrite,
