@@ -4,6 +4,7 @@ import { runQueryExport } from '../../../domain/app-workflows/run-query-export.t
 import { findOntology } from '../../../domain/ontology/repository.ts';
 import { type Edit, writeEdits } from '../../../domain/ontology/write-edits.ts';
 import { exportsSchema } from '../../../schemas/manifest/exports.ts';
+import { release } from '../../support/hosting.ts';
 import { bearer, createUser, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { SALES } from '../../support/ontology.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -166,6 +167,26 @@ describe('object security policies on the read paths', () => {
       { type: 'object', state: 'REMOVED', object: { __apiName: 'sales.Customer', __primaryKey: 'c5', __rid: expect.any(String) } },
     ]);
     s.close();
+  });
+
+  it('an app API (an export, an MCP query tool) runs as its caller: only what the caller passes', async () => {
+    const exported = {
+      name: 'all_customers',
+      title: 'All customers',
+      kind: 'query',
+      type: 'sales.Customer',
+      select: ['id', 'name', 'tier'],
+    };
+    await release(svc, dana, {
+      namespace: 'cell-acme',
+      slug: 'crm',
+      version: '1.0.0',
+      manifest: { semantic: { types: ['sales.Customer'] }, exports: [exported] },
+    });
+    const res = await post(dev2, '/api/v1/developer/apps/cell-acme/crm/apis/all_customers/execute', { input: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.result.data).toEqual([expect.objectContaining({ __primaryKey: 'c2', name: 'dev2' })]);
+    expect(res.body.data.result.data[0]).not.toHaveProperty('tier');
   });
 
   it('an export run with no principal (a workflow use step) is judged as nobody: nothing of a policed type', async () => {
