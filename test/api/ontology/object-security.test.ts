@@ -256,3 +256,20 @@ describe('managing and testing policies', () => {
     expect((await post(dana, `${SECURITY}/test`, { userId: 'acc_nobody', object: {} })).body.error.code).toBe('user_not_found');
   });
 });
+
+describe('a marking added under a running subscription', () => {
+  it('ends the subscription of a principal it does not clear (at the next access re-check)', async () => {
+    const s = await openSse(
+      `${svc.url}/api/v1/ontologySubscriptions/ontologies/cell-acme/streamSubscriptions`,
+      { id: 'marked', requests: [{ objectSet: { type: 'base', objectType: 'sales.Order' } }] },
+      bearer(dev2),
+    );
+    streams.push(s);
+    expect((await s.next()).event).toBe('subscribeResponses');
+    const orderRid = (await svc.call('GET', `${O}/objectTypes/sales.Order`, { headers: bearer(dana) })).body.data.rid;
+    const marked = await post(dana, `/api/v1/filesystem/resources/${orderRid}/addMarkings`, { markingIds: [markingId] });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    const closed = await s.next();
+    expect([closed.event, closed.data.id, closed.data.cause.code]).toEqual(['subscriptionClosed', 'marked:0', 'object_type_not_found']);
+  });
+});
