@@ -16,9 +16,10 @@ import {
   permissionsOf,
   satisfiesMarkings,
   ticketAdmits,
+  withinAppMarkings,
 } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
+import { clearedForApp, findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
 import { policySubjectOf, withGates } from './object-security.ts';
 import {
   findOntology,
@@ -118,9 +119,13 @@ async function roleAccess(deps: DataDeps, principal: Principal, company: Company
 
   const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
   const openApps = new Set<string>();
+  const now = deps.clock.now();
   if (principal.kind === 'ticket') {
-    // A ticket reads and runs what its role in its own app allows (a viewer: read only).
-    const may = permissionsOf(principal.ticket.role, (await loadVersion(deps.db, principal.ticket.versionId)).manifest.semantic);
+    // A ticket reads and runs what its role in its own app allows (a viewer: read only), while the
+    // app's markings clear its visitor (a marking added since ends what the ticket may do).
+    const { ticket } = principal;
+    if (!(await clearedForApp(deps, { accountId: principal.account.id, now }, ticket))) return NOTHING;
+    const may = permissionsOf(ticket.role, (await loadVersion(deps.db, ticket.versionId)).manifest.semantic);
     semantics.push({ types: may.read, actions: may.actions });
   } else {
     for (const row of await catalogRows(deps.db, company.cellId, 'production')) {
@@ -133,6 +138,12 @@ async function roleAccess(deps: DataDeps, principal: Principal, company: Company
         if (app)
           access = appRoleOf(visitor, target, await findAppGrants(deps.db, { app, visitor, linkShareId: null, now: deps.clock.now() }));
       }
+      // The app's markings bind as when it is opened: a marked app gives nothing to whom it does not clear.
+      if (access.allowed)
+        access = withinAppMarkings(
+          access,
+          await clearedForApp(deps, { accountId: principal.account.id, now: deps.clock.now() }, { ...target, slug: row.slug }),
+        );
       if (access.allowed) {
         openApps.add(row.slug);
         const may = permissionsOf(access.role, manifest.semantic);

@@ -13,6 +13,7 @@ export {
   type ResourceGrant,
   type ShareGrants,
   type Visitor,
+  withinAppMarkings,
 } from './app-access.ts';
 export {
   type AccountSubject,
