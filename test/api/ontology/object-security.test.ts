@@ -200,6 +200,66 @@ describe('object security policies on the read paths', () => {
   });
 });
 
+describe('search and aggregate against an in-memory model of the rules', () => {
+  it('agree on random objects and random filters (seeded)', async () => {
+    const type = {
+      apiName: 'sec.Item',
+      primaryKey: 'id',
+      properties: {
+        id: { dataType: { type: 'string' } },
+        region: { dataType: { type: 'string' } },
+        owner: { dataType: { type: 'string' } },
+        level: { dataType: { type: 'string' } },
+      },
+    };
+    expect((await post(dana, '/api/v1/developer/semantic/cell-acme/types', { types: [type] })).status).toBe(200);
+    let seed = 29;
+    const pick = <T>(xs: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return xs[seed % xs.length]!;
+    };
+    const REGIONS = ['cell-acme', 'cell-globex', 'dev2', null] as const;
+    const OWNERS = ['dev2', 'dana', null] as const;
+    const LEVELS = ['low', 'high', null] as const;
+    const items = Array.from({ length: 60 }, (_, i) => ({
+      id: `i${String(i).padStart(2, '0')}`,
+      region: pick(REGIONS),
+      owner: pick(OWNERS),
+      level: pick(LEVELS),
+    }));
+    await write(...items.map((p): Edit => ({ type: 'create', objectType: 'sec.Item', properties: p })));
+    const put = await svc.call('PUT', `${O}/objectTypes/sec.Item/security`, {
+      body: {
+        objectPolicy: { conditions: [{ type: 'userAttribute', property: 'region', attribute: 'svc:organizations' }] },
+        propertyPolicies: [
+          { properties: ['level'], conditions: [{ type: 'userAttribute', property: 'owner', attribute: 'svc:username' }] },
+        ],
+      },
+      headers: bearer(dana),
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    // The model, for dev2 (svc:organizations = [cell-acme], svc:username = dev2).
+    const seen = items.filter((o) => o.region === 'cell-acme').map((o) => ({ ...o, level: o.owner === 'dev2' ? o.level : null }));
+    for (let q = 0; q < 12; q++) {
+      const field = pick(['level', 'region', 'owner'] as const);
+      const value =
+        field === 'level' ? pick(['low', 'high']) : field === 'region' ? pick(['cell-acme', 'cell-globex']) : pick(['dev2', 'dana']);
+      const where = pick([true, false]) ? { type: 'eq', field, value } : { type: 'not', value: { type: 'eq', field, value } };
+      const expected = seen
+        .filter((o) => (where.type === 'eq' ? o[field] === value : o[field] !== value))
+        .sort((a, b) => a.id.localeCompare(b.id));
+      const res = await post(dev2, `${O}/objects/sec.Item/search`, { where });
+      expect(res.status).toBe(200);
+      expect(
+        res.body.data.data.map((o: Record<string, unknown>) => [o.__primaryKey, o.level ?? null]),
+        JSON.stringify(where),
+      ).toEqual(expected.map((o) => [o.id, o.level]));
+      const agg = await post(dev2, `${O}/objects/sec.Item/aggregate`, { where, aggregation: [{ type: 'count' }] });
+      expect(agg.body.data.data[0].metrics[0].value).toBe(expected.length);
+    }
+  });
+});
+
 describe('managing and testing policies', () => {
   it('reads the policy back; refuses members, unknown or non-string properties, the primary key and foreign markings', async () => {
     const got = await svc.call('GET', SECURITY, { headers: bearer(dev2) });
@@ -219,7 +279,9 @@ describe('managing and testing policies', () => {
     expect((await put({ objectPolicy: null, extra: 1 })).status).toBe(400);
     const events = await sql<{
       n: number;
-    }>`SELECT count(*)::int AS n FROM security_events WHERE kind = 'object_security_policy_set'`.execute(svc.database.db);
+    }>`SELECT count(*)::int AS n FROM security_events WHERE kind = 'object_security_policy_set' AND details->>'objectType' = 'sales.Customer'`.execute(
+      svc.database.db,
+    );
     expect(events.rows[0]!.n).toBe(1);
   });
 
