@@ -90,3 +90,13 @@ export function withoutNulled<T extends Record<string, unknown>>(type: ObjectTyp
   for (const [name, gate] of gates.properties) if (!meetsGate(gate, values)) delete out[name];
   return out;
 }
+
+/**
+ * A stored state of an object (an edit's before or after) as the caller may see it, judged by the
+ * same gates in memory: null when its object gate fails, its nulled properties left out otherwise.
+ */
+export function visibleState<T extends Record<string, unknown>>(type: ObjectTypeRecord, state: T | null): T | null {
+  const gates = gatesOf(type);
+  if (!gates || state === null) return state;
+  return meetsGate(gates.object, new Map(Object.entries(state))) ? withoutNulled(type, state) : null;
+}

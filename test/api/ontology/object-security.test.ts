@@ -189,6 +189,17 @@ describe('object security policies on the read paths', () => {
     expect(res.body.data.result.data[0]).not.toHaveProperty('tier');
   });
 
+  it('the edits history shows only states the principal passes, nulled as a read is', async () => {
+    const history = await post(dev2, `${O}/objectTypes/sales.Customer/editsHistory`, {});
+    expect(history.status, JSON.stringify(history.body)).toBe(200);
+    const entries = history.body.data.data as { objectPrimaryKey: string; edit: { before: object | null; after: object | null } }[];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((e) => e.objectPrimaryKey === 'c2' || e.objectPrimaryKey === 'c5')).toBe(true);
+    for (const e of entries) for (const state of [e.edit.before, e.edit.after]) if (state) expect(state).not.toHaveProperty('tier');
+    const all = await post(dana, `${O}/objectTypes/sales.Customer/editsHistory`, { filters: { primaryKey: 'c3' } });
+    expect(all.body.data.data).toEqual([]);
+  });
+
   it('an export run with no principal (a workflow use step) is judged as nobody: nothing of a policed type', async () => {
     const rows = await runQueryExport(
       svc.database.db,
