@@ -146,6 +146,7 @@ export const SecurityEventKind = z.enum([
   'marking_role_removed',
   'resource_marking_added',
   'resource_marking_removed',
+  'object_security_policy_set',
 ]);
 
 export const SecurityEventView = z

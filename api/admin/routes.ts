@@ -180,13 +180,15 @@ export const deleteLicenseRoute = defineRoute({
   path: '/api/v1/admin/users/{id}/organizations/{cellId}',
   operationId: 'adminDeleteLicense',
   summary: 'Remove an account’s license in a company (operators; idempotent)',
-  description: 'Keys the account holds for that company are revoked for good; granting the license again does not bring them back.',
+  description:
+    'Keys the account holds for that company are revoked for good; granting the license again does not bring them back. Its ' +
+    'roles on the company’s markings are withdrawn; while it is the last ADMINISTER of one, the removal is 409 last_admin_protected.',
   tags: ['admin'],
   auth: 'credential',
   write: true,
   params: LicenseParams,
   response: { status: 200, description: 'The account with its remaining licenses.', schema: AccountView.extend({ removed: z.boolean() }) },
-  errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found', 'organization_not_found'],
+  errors: [...ADMIN_ERRORS, 'invalid_path', 'user_not_found', 'organization_not_found', 'last_admin_protected'],
   handler: async ({ db, params, principal, ip }) => ({
     data: await removeLicense(db, { accountId: params.id, cellId: params.cellId, actorId: principal.account.id, ip }),
   }),

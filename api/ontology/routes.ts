@@ -9,6 +9,7 @@ import {
   getObject,
   getObjectSet,
   getObjectType,
+  getObjectTypeSecurity,
   getOntology,
   getOutgoingLinkType,
   importObjects,
@@ -20,7 +21,10 @@ import {
   loadObjectSet,
   parseAppHeader,
   searchObjects,
+  setObjectTypeSecurity,
+  testObjectSecurity,
 } from '../../domain/ontology/index.ts';
+import { ObjectSecurityPolicy, ObjectTypeSecurity, SecurityTestRequest, SecurityTestResult } from '../../schemas/object-security.ts';
 import {
   AggregateObjectSetRequest,
   AggregateObjectsRequest,
@@ -118,6 +122,70 @@ export const getObjectTypeRoute = defineRoute({
   response: { status: 200, description: 'The object type (ObjectTypeV2 and its version).', schema: ObjectType },
   errors: [...READ_ERRORS, 'object_type_not_found'],
   handler: async ({ deps, principal, params }) => ({ data: await getObjectType(deps, principal, params.ontology, params.objectType) }),
+});
+
+// Object and property security policies (issue 29, Deliver 5): a sub-resource of the object type,
+// managed and tested by the company's developers; every read applies them (domain/ontology/object-security.ts).
+
+const SECURITY_ERRORS = [...READ_ERRORS, 'forbidden', 'object_type_not_found'] as const;
+
+export const getObjectTypeSecurityRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/ontologies/{ontology}/objectTypes/{objectType}/security',
+  operationId: 'getObjectTypeSecurity',
+  summary: 'The object and property security policies of an object type (developers)',
+  tags: ['ontologies'],
+  auth: 'credential',
+  params: ObjectTypeParams,
+  response: { status: 200, description: 'The policies (none set: no object policy, no property policies).', schema: ObjectTypeSecurity },
+  errors: [...SECURITY_ERRORS],
+  handler: async ({ deps, principal, params }) => ({ data: await getObjectTypeSecurity(deps, principal, params) }),
+});
+
+export const setObjectTypeSecurityRoute = defineRoute({
+  method: 'put',
+  path: '/api/v1/ontologies/{ontology}/objectTypes/{objectType}/security',
+  operationId: 'setObjectTypeSecurity',
+  summary: 'Replace the object and property security policies of an object type (developers)',
+  description:
+    'An object policy hides, from a principal who fails any of its conditions, every object of the type; a property policy ' +
+    'nulls its properties. Conditions: `{type: marking, markingId}` (a role on the marking, of the company, clears) and ' +
+    '`{type: userAttribute, property, attribute}` (the string property equals one of the principal’s values of the user ' +
+    'attribute). Every read applies them: search, list, get, aggregates and counts, object sets, links, subscriptions, ' +
+    'exports, workflow `use` steps; in ontology SQL a type the policies filter for the caller is not a table. An unknown ' +
+    'or non-string property, or the primary key in a property policy, is 422 definition_invalid. Recorded in the security ' +
+    'event log (object_security_policy_set).',
+  tags: ['ontologies'],
+  auth: 'credential',
+  write: true,
+  params: ObjectTypeParams,
+  body: ObjectSecurityPolicy,
+  response: { status: 200, description: 'The policies now in force.', schema: ObjectTypeSecurity },
+  errors: [...SECURITY_ERRORS, 'invalid_payload', 'definition_invalid', 'marking_not_found'],
+  handler: async ({ db, deps, principal, params, body, ip }) => ({
+    data: await setObjectTypeSecurity({ db, clock: deps.clock }, principal, { ...params, policy: body, ip }),
+  }),
+});
+
+export const testObjectSecurityRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/objectTypes/{objectType}/security/test',
+  operationId: 'testObjectSecurity',
+  summary: 'What a principal would read of a sample object under the type’s policies, and why (developers)',
+  description:
+    'Judges `object` (property values by name) for `userId` (default: the caller; a user the caller may see, else ' +
+    'user_not_found), with `attributes` and `markingIds` replacing theirs when given (a what-if). Nothing is read or written.',
+  tags: ['ontologies'],
+  auth: 'credential',
+  params: ObjectTypeParams,
+  body: SecurityTestRequest,
+  response: {
+    status: 200,
+    description: 'Whether the object is visible, what is nulled, and each condition’s outcome.',
+    schema: SecurityTestResult,
+  },
+  errors: [...SECURITY_ERRORS, 'invalid_payload', 'user_not_found'],
+  handler: async ({ deps, principal, params, body }) => ({ data: await testObjectSecurity(deps, principal, { ...params, request: body }) }),
 });
 
 export const listOutgoingLinkTypesRoute = defineRoute({
@@ -408,6 +476,9 @@ export const ontologyRoutes = [
   getOntologyRoute,
   listObjectTypesRoute,
   getObjectTypeRoute,
+  getObjectTypeSecurityRoute,
+  setObjectTypeSecurityRoute,
+  testObjectSecurityRoute,
   listOutgoingLinkTypesRoute,
   getOutgoingLinkTypeRoute,
   listObjectsRoute,

@@ -10,9 +10,10 @@ import {
   isMemberOf,
   lowerRole,
   ticketAdmits,
+  withinAppMarkings,
 } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { findAppGrants, isInternetTier } from '../resources/index.ts';
+import { clearedForApp, findAppGrants, isInternetTier } from '../resources/index.ts';
 import { findChannelVersion, type HostedApp } from './hosted-apps.ts';
 
 export interface AppTarget {
@@ -40,16 +41,19 @@ export async function accessToApp(
     linkShareId: linkShareId ?? (principal.kind === 'ticket' ? principal.ticket.shareId : null),
     now: deps.clock.now(),
   });
-  const access = appRoleOf(
-    visitor,
-    {
-      namespace: app.namespace,
-      companyId: app.companyId,
-      channel: target.channel,
-      access: version.manifest.auth.access,
-      publicLink: version.manifest.auth.publicLink,
-    },
-    shares,
+  const access = withinAppMarkings(
+    appRoleOf(
+      visitor,
+      {
+        namespace: app.namespace,
+        companyId: app.companyId,
+        channel: target.channel,
+        access: version.manifest.auth.access,
+        publicLink: version.manifest.auth.publicLink,
+      },
+      shares,
+    ),
+    await clearedForApp(deps, { accountId: principal.account.id, now: deps.clock.now() }, app),
   );
   // A ticket (or an app token) acts with at most the role it was issued with.
   if (principal.kind === 'ticket' && access.allowed)
@@ -61,7 +65,7 @@ export async function accessToApp(
  * The caller's access to an app it names, for deciding what it may do there: a ticket's (or app
  * token's) own role in its own app; the company's developers as developer on any channel (the
  * app-open rule's first answer, without its queries); anyone else by the app-open rule for the
- * channel (app_not_found when the channel shows no version).
+ * channel (app_not_found when the channel shows no version). The app's markings bind all of them.
  */
 export async function callerAccess(
   deps: Pick<DomainDeps, 'db' | 'clock'>,
@@ -69,12 +73,17 @@ export async function callerAccess(
   app: HostedApp,
   channel: Channel,
 ): Promise<AppAccess> {
+  const cleared = () => clearedForApp(deps, { accountId: principal.account.id, now: deps.clock.now() }, app);
   if (principal.kind === 'ticket' && ticketAdmits(principal, app)) {
     const { role, shareId } = principal.ticket;
     // What admitted it is the ticket's own record (it ends with it); nothing is issued from here.
-    return { allowed: true, role, member: isMemberOf(principal, app.companyId), viaShare: shareId, viaGrant: null };
+    return withinAppMarkings(
+      { allowed: true, role, member: isMemberOf(principal, app.companyId), viaShare: shareId, viaGrant: null },
+      await cleared(),
+    );
   }
-  if (isDeveloperOf(principal, app.companyId)) return { allowed: true, role: 'developer', member: true, viaShare: null, viaGrant: null };
+  if (isDeveloperOf(principal, app.companyId))
+    return withinAppMarkings({ allowed: true, role: 'developer', member: true, viaShare: null, viaGrant: null }, await cleared());
   return (await accessToApp(deps, principal, { namespace: app.namespace, slug: app.slug, channel })).access;
 }
 
@@ -84,9 +93,10 @@ export async function callerAccess(
  */
 export async function anonymousAccessToApp(deps: Pick<DomainDeps, 'db'>, target: AppTarget) {
   const { app, version } = await findChannelVersion(deps.db, target.namespace, target.slug, target.channel);
+  // A marked app is never on the internet: the anonymous visitor is cleared for nothing.
   const access: AnonymousAccess = anonymousAppAccess(
     { channel: target.channel, semantic: version.manifest.semantic },
-    await isInternetTier(deps.db, app),
+    (await isInternetTier(deps.db, app)) && (await clearedForApp(deps, null, app)),
   );
   return { app, version, access };
 }

@@ -213,7 +213,8 @@ export type SecurityEventKind =
   | 'marking_role_added'
   | 'marking_role_removed'
   | 'resource_marking_added'
-  | 'resource_marking_removed';
+  | 'resource_marking_removed'
+  | 'object_security_policy_set';
 
 export interface SecurityEventsTable {
   id: string;
@@ -460,6 +461,13 @@ export interface ResourceMarkingsTable {
   created_at: Generated<Date>;
 }
 
+export interface ObjectTypeSecurityTable {
+  object_type_id: string;
+  policy: unknown;
+  updated_by: string | null;
+  updated_at: Generated<Date>;
+}
+
 export interface ResourceGrantsTable {
   rid: string;
   principal: string;
@@ -554,6 +562,7 @@ export interface Database {
   markings: MarkingsTable;
   marking_role_assignments: MarkingRoleAssignmentsTable;
   resource_markings: ResourceMarkingsTable;
+  object_type_security: ObjectTypeSecurityTable;
   resource_links: ResourceLinksTable;
   app_log_events: AppLogEventsTable;
   app_log_error_counts: AppLogErrorCountsTable;

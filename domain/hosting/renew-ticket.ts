@@ -3,8 +3,8 @@ import { visitorOf } from '../companies/index.ts';
 import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { appRoleOf } from '../policy/index.ts';
-import { findAppGrants } from '../resources/index.ts';
+import { appRoleOf, withinAppMarkings } from '../policy/index.ts';
+import { clearedForApp, findAppGrants } from '../resources/index.ts';
 import type { TicketPrincipal } from './authenticate-ticket.ts';
 import { issueTicket } from './issue-ticket.ts';
 
@@ -24,22 +24,26 @@ export async function renewTicket(db: DbOrTrx, clock: Clock, principal: TicketPr
   const shown = await loadVersion(db, shownId);
   const now = clock.now();
   const visitor = await visitorOf(db, principal, now);
+  const appRef = { id: ticket.appId, namespace: ticket.namespace, slug: ticket.slug, companyId: app.company_id };
   const shares = await findAppGrants(db, {
-    app: { id: ticket.appId, namespace: ticket.namespace, slug: ticket.slug, companyId: app.company_id },
+    app: appRef,
     visitor,
     linkShareId: ticket.shareId,
     now,
   });
-  const access = appRoleOf(
-    visitor,
-    {
-      namespace: ticket.namespace,
-      companyId: app.company_id,
-      channel: ticket.channel,
-      access: shown.manifest.auth.access,
-      publicLink: shown.manifest.auth.publicLink,
-    },
-    shares,
+  const access = withinAppMarkings(
+    appRoleOf(
+      visitor,
+      {
+        namespace: ticket.namespace,
+        companyId: app.company_id,
+        channel: ticket.channel,
+        access: shown.manifest.auth.access,
+        publicLink: shown.manifest.auth.publicLink,
+      },
+      shares,
+    ),
+    await clearedForApp({ db }, { accountId: principal.account.id, now }, appRef),
   );
   if (!access.allowed) throw new DomainError('forbidden', `${access.message} ${access.remedy}`, { details: { reason: access.reason } });
   const version = await loadVersion(db, ticket.versionId);

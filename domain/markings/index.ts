@@ -9,3 +9,4 @@ export { listMarkingCategories } from './list-marking-categories.ts';
 export { listMarkingRoleAssignments } from './list-marking-role-assignments.ts';
 export { listMarkings } from './list-markings.ts';
 export { markingNotFound, markingRolesOf, markingRows, markingsOnResources } from './repository.ts';
+export { withdrawAccountRoles } from './withdraw-account-roles.ts';

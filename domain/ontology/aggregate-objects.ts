@@ -13,7 +13,8 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { openOntology, readableType } from './data-access.ts';
-import { apiValue, objectTable, untyped } from './object-tables.ts';
+import { readSource } from './object-security.ts';
+import { apiValue, untyped } from './object-tables.ts';
 import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
 import { boundValue, compileWhere, NUMERIC, propertyOf, queryInvalid } from './where.ts';
 
@@ -119,7 +120,8 @@ export async function aggregate(
     ...request.groupBy.map((g) => (g.type === 'exact' ? (g.maxGroupCount ?? MAX_GROUP_COUNT) : MAX_GROUP_COUNT)),
   );
   const where = scope ? sql<SqlBool>`${scope} AND ${compileWhere(type, request.where)}` : compileWhere(type, request.where);
-  const table = objectTable(ontology, type);
+  // The caller's security policies apply before anything is counted.
+  const table = readSource(ontology, type);
   const selects = [
     ...groups.map((g) => sql`${g.select} AS ${sql.id(g.key)}`),
     ...metrics.map((m, i) => sql`${m.expr} AS ${sql.id(`m${i}`)}`),

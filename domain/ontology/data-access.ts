@@ -16,9 +16,11 @@ import {
   permissionsOf,
   satisfiesMarkings,
   ticketAdmits,
+  withinAppMarkings,
 } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
+import { clearedForApp, findAppGrants, grantsOf, principalsOf } from '../resources/index.ts';
+import { policySubjectOf, withGates } from './object-security.ts';
 import {
   findOntology,
   listObjectTypeRecords,
@@ -74,7 +76,7 @@ export async function dataAccess(
     : withinMarkings(deps, { accountId: principal.account.id, now: deps.clock.now() }, company, types, access);
 }
 
-type DataDeps = { db: DbOrTrx; clock: Clock; principals?: PrincipalCache | undefined };
+export type DataDeps = { db: DbOrTrx; clock: Clock; principals?: PrincipalCache | undefined };
 
 /**
  * Markings on top of roles (domain/policy satisfiesMarkings): an object type exists for the caller
@@ -117,9 +119,13 @@ async function roleAccess(deps: DataDeps, principal: Principal, company: Company
 
   const semantics: { types: readonly string[]; actions: readonly string[] }[] = [];
   const openApps = new Set<string>();
+  const now = deps.clock.now();
   if (principal.kind === 'ticket') {
-    // A ticket reads and runs what its role in its own app allows (a viewer: read only).
-    const may = permissionsOf(principal.ticket.role, (await loadVersion(deps.db, principal.ticket.versionId)).manifest.semantic);
+    // A ticket reads and runs what its role in its own app allows (a viewer: read only), while the
+    // app's markings clear its visitor (a marking added since ends what the ticket may do).
+    const { ticket } = principal;
+    if (!(await clearedForApp(deps, { accountId: principal.account.id, now }, ticket))) return NOTHING;
+    const may = permissionsOf(ticket.role, (await loadVersion(deps.db, ticket.versionId)).manifest.semantic);
     semantics.push({ types: may.read, actions: may.actions });
   } else {
     for (const row of await catalogRows(deps.db, company.cellId, 'production')) {
@@ -132,6 +138,12 @@ async function roleAccess(deps: DataDeps, principal: Principal, company: Company
         if (app)
           access = appRoleOf(visitor, target, await findAppGrants(deps.db, { app, visitor, linkShareId: null, now: deps.clock.now() }));
       }
+      // The app's markings bind as when it is opened: a marked app gives nothing to whom it does not clear.
+      if (access.allowed)
+        access = withinAppMarkings(
+          access,
+          await clearedForApp(deps, { accountId: principal.account.id, now: deps.clock.now() }, { ...target, slug: row.slug }),
+        );
       if (access.allowed) {
         openApps.add(row.slug);
         const may = permissionsOf(access.role, manifest.semantic);
@@ -206,7 +218,7 @@ export async function companyToDefine(deps: { db: DbOrTrx; clock: Clock }, princ
 export interface OpenOntology {
   ontology: OntologyRecord;
   access: DataAccess;
-  /** Every object type of the ontology (readable or not: filter with `mayRead`). */
+  /** Every object type of the ontology (readable or not: filter with `mayRead`), with the caller's security gates. */
   types: readonly ObjectTypeRecord[];
 }
 
@@ -219,8 +231,12 @@ const ontologyNotFound = (ref: string) => new DomainError('ontology_not_found', 
 export async function openOntology(deps: DataDeps, principal: Principal, ref: string): Promise<OpenOntology> {
   const ontology = await findOntology(deps.db, ref);
   if (!ontology) throw ontologyNotFound(ref);
-  const types = await listObjectTypeRecords(deps.db, ontology.id);
-  const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, types);
+  const records = await listObjectTypeRecords(deps.db, ontology.id);
+  const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, records);
+  // Security policies judge the caller (its clearance and attributes) per object: every read of these types applies their gates.
+  const types = records.some((t) => t.security)
+    ? withGates(records, await policySubjectOf(deps, principal.account.id, deps.clock.now()))
+    : records;
   // Running a listed action is reason enough to reach the ontology, even with no readable type.
   const visible =
     access.define ||

@@ -5,6 +5,10 @@ import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { openOntology, readableType } from './data-access.ts';
+import { visibleState } from './object-security.ts';
+
+/** A state as written (write-edits.ts): the object's properties by name, or null. */
+type State = Record<string, unknown> | null;
 
 const EDIT_NAMES = { create: 'createEdit', modify: 'modifyEdit', delete: 'deleteEdit' } as const;
 
@@ -21,7 +25,9 @@ function seqOf(token: string): number {
 
 /**
  * `POST .../objectTypes/{type}/editsHistory` (Foundry): the type's edits, newest first, optionally
- * of one object; for callers who may read the type.
+ * of one object; for callers who may read the type. Security policies apply to each state as to
+ * a read: a state of an object hidden from the caller is null, an edit with no visible state is left
+ * out, nulled properties are left out of the states.
  */
 export async function listEditsHistory(
   deps: { db: DbOrTrx; clock: Clock },
@@ -40,7 +46,10 @@ export async function listEditsHistory(
   if (request.filters?.primaryKey !== undefined) q = q.where('primary_key', '=', String(request.filters.primaryKey));
   if (request.pageToken !== undefined) q = q.where('seq', '<', seqOf(request.pageToken));
   const rows = await q.execute();
-  const page = rows.slice(0, request.pageSize);
+  const page = rows
+    .slice(0, request.pageSize)
+    .map((r) => ({ ...r, before: visibleState(type, r.edit.before as State), after: visibleState(type, r.edit.after as State) }))
+    .filter((r) => r.before !== null || r.after !== null);
   const keyIsText = type.properties[type.primaryKey]!.dataType.type === 'string';
   return {
     data: page.map((r) => ({
@@ -49,8 +58,8 @@ export async function listEditsHistory(
       actionTypeRid: r.action_type_rid,
       userId: r.account_id,
       timestamp: r.at.toISOString(),
-      edit: { type: EDIT_NAMES[r.edit.type], before: r.edit.before, after: r.edit.after },
+      edit: { type: EDIT_NAMES[r.edit.type], before: r.before, after: r.after },
     })),
-    ...(rows.length > request.pageSize ? { nextPageToken: tokenOf(Number(page.at(-1)!.seq)) } : {}),
+    ...(rows.length > request.pageSize ? { nextPageToken: tokenOf(Number(rows[request.pageSize - 1]!.seq)) } : {}),
   };
 }

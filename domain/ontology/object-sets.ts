@@ -4,7 +4,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { type OpenOntology, readableType } from './data-access.ts';
 import { linkedPredicate, linkFrom } from './list-linked-objects.ts';
-import { objectTable } from './object-tables.ts';
+import { readSource } from './object-security.ts';
 import { OBJECT_RID_PREFIX } from './objects.ts';
 import { parseKey } from './property-values.ts';
 import type { ObjectTypeRecord } from './repository.ts';
@@ -121,7 +121,7 @@ export async function compileObjectSet(
       const innerAlias = `s${depth + 1}`;
       const inner = await compileObjectSet(db, open, set.objectSet, innerAlias, depth + 1);
       const { side, other } = await linkFrom(db, open, inner.type.apiName, set.link);
-      const keys = sql`SELECT (${sql.ref(`${innerAlias}.${inner.type.primaryKey}`)})::text FROM ${objectTable(open.ontology, inner.type)} AS ${sql.id(innerAlias)} WHERE ${inner.predicate}`;
+      const keys = sql`SELECT (${sql.ref(`${innerAlias}.${inner.type.primaryKey}`)})::text FROM ${readSource(open.ontology, inner.type)} AS ${sql.id(innerAlias)} WHERE ${inner.predicate}`;
       return { type: other, predicate: linkedPredicate(side, other, keys, alias) };
     }
   }

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { OntologyObject } from '../../schemas/ontology.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
-import { apiValue, objectTable, REV, readColumn, untyped } from './object-tables.ts';
+import { readSource } from './object-security.ts';
+import { apiValue, REV, readColumn, untyped } from './object-tables.ts';
 import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
 
 // Reading objects out of their type's table, as the API shows them: the one place rows become
@@ -15,7 +16,7 @@ export const objectRid = (type: Pick<ObjectTypeRecord, 'id'>, primaryKey: unknow
   `${OBJECT_RID_PREFIX}${type.id}.${Buffer.from(String(primaryKey)).toString('base64url')}`;
 
 /**
- * SELECT of a type's objects aliased `o`, with the listed properties (all by default) and `__rev`;
+ * SELECT of a type's objects aliased `o` (as the caller's security policies leave them), with the listed properties (all by default) and `__rev`;
  * callers add where, order and limit. The primary key is always read (it names the object).
  */
 export function selectObjects(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, select?: readonly string[]) {
@@ -28,7 +29,7 @@ export function selectObjects(db: DbOrTrx, ontology: OntologyRecord, type: Objec
   const names = select ? [...new Set([type.primaryKey, ...select])] : Object.keys(type.properties);
   const columns = names.map((n) => readColumn('o', n, type.properties[n]!).as(n));
   return untyped(db)
-    .selectFrom(objectTable(ontology, type).as('o'))
+    .selectFrom(readSource(ontology, type).as('o'))
     .select([...columns, sql.ref(`o.${REV}`).as(REV)]);
 }
 

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { ObjectSecurityPolicy } from '../../schemas/object-security.ts';
 import {
   LINK_TYPE_RID_PREFIX,
   type LinkTypeDefinition,
@@ -8,6 +9,7 @@ import {
 } from '../../schemas/ontology.ts';
 import type { DbOrTrx, LinkCardinality } from '../db/index.ts';
 import { ownRecord } from '../own-keys.ts';
+import type { PolicyGates } from '../policy/index.ts';
 
 // Definitions: ontologies, object types (with every version) and link types. Objects live in the
 // per-type tables (object-tables.ts) and are written by write-edits.ts only.
@@ -35,6 +37,13 @@ export interface ObjectTypeRecord {
   titleProperty: string;
   properties: Record<string, PropertyDefinition>;
   version: number;
+  /** Its object and property security policies (object-security.ts); null or absent: none. */
+  security?: ObjectSecurityPolicy | null;
+  /**
+   * What `security` asks of the caller, set by openOntology for its principal. A read of a type with
+   * a policy and no gates judges as nobody (cleared for nothing, no attributes): never wider.
+   */
+  gates?: PolicyGates;
 }
 
 export interface LinkTypeRecord {
@@ -96,6 +105,7 @@ type ObjectTypeRow = {
   title_property: string;
   properties: Record<string, unknown>;
   version: number;
+  security: unknown;
 };
 
 const toObjectType = (r: ObjectTypeRow): ObjectTypeRecord => ({
@@ -110,6 +120,7 @@ const toObjectType = (r: ObjectTypeRow): ObjectTypeRecord => ({
   titleProperty: r.title_property,
   properties: ownRecord(r.properties as Record<string, PropertyDefinition>),
   version: r.version,
+  security: r.security === null ? null : ObjectSecurityPolicy.parse(r.security),
 });
 
 const OBJECT_TYPE_COLUMNS = [
@@ -125,13 +136,17 @@ const OBJECT_TYPE_COLUMNS = [
   'version',
 ] as const;
 
-export async function listObjectTypeRecords(db: DbOrTrx, ontologyId: string): Promise<ObjectTypeRecord[]> {
-  const rows = await db
+/** The type's columns and its security policy (a sub-resource kept in object_type_security). */
+const objectTypes = (db: DbOrTrx) =>
+  db
     .selectFrom('object_types')
     .select(OBJECT_TYPE_COLUMNS)
-    .where('ontology_id', '=', ontologyId)
-    .orderBy('api_name')
-    .execute();
+    .select((eb) =>
+      eb.selectFrom('object_type_security as s').select('s.policy').whereRef('s.object_type_id', '=', 'object_types.id').as('security'),
+    );
+
+export async function listObjectTypeRecords(db: DbOrTrx, ontologyId: string): Promise<ObjectTypeRecord[]> {
+  const rows = await objectTypes(db).where('ontology_id', '=', ontologyId).orderBy('api_name').execute();
   return rows.map(toObjectType);
 }
 
@@ -142,8 +157,8 @@ export async function findObjectTypeRecord(
   apiName: string,
   opts: { lock?: boolean } = {},
 ): Promise<ObjectTypeRecord | undefined> {
-  let q = db.selectFrom('object_types').select(OBJECT_TYPE_COLUMNS).where('ontology_id', '=', ontologyId).where('api_name', '=', apiName);
-  if (opts.lock) q = q.forUpdate();
+  let q = objectTypes(db).where('ontology_id', '=', ontologyId).where('api_name', '=', apiName);
+  if (opts.lock) q = q.forUpdate('object_types');
   const row = await q.executeTakeFirst();
   return row && toObjectType(row);
 }

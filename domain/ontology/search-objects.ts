@@ -4,7 +4,8 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { openOntology, readableType } from './data-access.ts';
-import { objectTable, untyped } from './object-tables.ts';
+import { readSource } from './object-security.ts';
+import { untyped } from './object-tables.ts';
 import { selectObjects, toApiObject } from './objects.ts';
 import { issuePageToken, readPageToken } from './page-token.ts';
 import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
@@ -42,7 +43,7 @@ export async function objectPage(
     .offset(offset)
     .execute();
   const total = await untyped(db)
-    .selectFrom(objectTable(ontology, type).as('o'))
+    .selectFrom(readSource(ontology, type).as('o'))
     .select(sql<number>`count(*)`.as('n'))
     .where(where)
     .executeTakeFirstOrThrow();

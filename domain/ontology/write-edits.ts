@@ -130,7 +130,8 @@ const notFound = (type: ObjectTypeRecord, key: PrimaryKey) =>
 export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<WriteEditsResult> {
   const ontology = await findOntologyOfCompany(db, input.companyId);
   if (!ontology) throw new DomainError('ontology_not_found', 'This company has no ontology yet: define object types first.');
-  const types = new Map((await listObjectTypeRecords(db, ontology.id)).map((t) => [t.apiName, t]));
+  // The writer reads and locks the stored rows themselves: security policies filter reads, never the writer's own bookkeeping.
+  const types = new Map((await listObjectTypeRecords(db, ontology.id)).map((t) => [t.apiName, { ...t, security: null }]));
   const linkTypes = input.edits.some((e) => e.type === 'addLink' || e.type === 'removeLink')
     ? new Map((await listLinkTypeRecords(db, ontology.id)).map((l) => [l.apiName, l]))
     : new Map<string, LinkTypeRecord>();

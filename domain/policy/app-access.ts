@@ -49,7 +49,7 @@ export interface ResourceGrant {
 
 export const NO_SHARES: ShareGrants = { company: null, account: null, link: null, resource: null };
 
-export type AccessRefusal = 'no_company' | 'not_member' | 'developers_only' | 'restricted' | 'members_only';
+export type AccessRefusal = 'no_company' | 'not_member' | 'developers_only' | 'restricted' | 'members_only' | 'marked';
 
 export type AppAccess =
   | {
@@ -91,6 +91,20 @@ const refuse = (
   productionInstead: production.instead,
   productionOpen: production.open,
 });
+
+/**
+ * Markings on top of the app-open rule: an app whose resource (or, inherited, its company's
+ * applications resource) carries markings the visitor does not satisfy does not open for it,
+ * whatever its role (developers included).
+ */
+export const withinAppMarkings = (access: AppAccess, cleared: boolean): AppAccess =>
+  !access.allowed || cleared
+    ? access
+    : refuse(
+        'marked',
+        'This app is marked: it opens only for people cleared for its markings.',
+        'Ask an administrator of its markings for a role on them.',
+      );
 
 /** Whether the app-open rule admits the visitor to the production version of the same app. */
 const opensProduction = (visitor: Visitor, target: AccessTarget, shares: ShareGrants) =>

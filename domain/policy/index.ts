@@ -13,6 +13,7 @@ export {
   type ResourceGrant,
   type ShareGrants,
   type Visitor,
+  withinAppMarkings,
 } from './app-access.ts';
 export {
   type AccountSubject,
@@ -37,6 +38,19 @@ export {
   type RequiredMarking,
   satisfiesMarkings,
 } from './markings.ts';
+export {
+  type AttributeTerm,
+  attributeMap,
+  bothGates,
+  type Gate,
+  gateOf,
+  judgeCondition,
+  meetsGate,
+  NOBODY,
+  type PolicyGates,
+  type PolicySubject,
+  policyGates,
+} from './object-security.ts';
 export { type CallerKind, callerKindOf, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
 export {
   agentMayWrite,

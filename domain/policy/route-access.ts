@@ -255,6 +255,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getOntology: DATA,
   listObjectTypes: DATA,
   getObjectType: DATA,
+  // Object security policies: the company's developers (the use case also asks ontology.define).
+  getObjectTypeSecurity: DEVELOPERS,
+  setObjectTypeSecurity: DEVELOPERS,
+  testObjectSecurity: DEVELOPERS,
   listOutgoingLinkTypes: DATA,
   getOutgoingLinkType: DATA,
   listObjects: DATA,

@@ -7,9 +7,12 @@ import { higherRole } from './repository.ts';
 
 type AppRef = { namespace: string; slug: string; companyId: string | null };
 
+/** The app's resource and, for a company's app, its company's applications resource it inherits from (rule 4). */
+export const appRids = (app: AppRef) => [appRid(app.namespace, app.slug), ...(app.companyId ? [applicationsRid(app.namespace)] : [])];
+
 /** The grant with the highest role these principals hold on an app's resource or, inherited, on its company's applications resource (rule 4). */
 async function grantOn(db: DbOrTrx, principals: readonly string[], app: AppRef): Promise<ResourceGrant | null> {
-  const rids = [appRid(app.namespace, app.slug), ...(app.companyId ? [applicationsRid(app.namespace)] : [])];
+  const rids = appRids(app);
   const rows = await db
     .selectFrom('resource_grants')
     .select(['rid', 'principal', 'role'])

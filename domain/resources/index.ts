@@ -2,6 +2,7 @@
 export { isInternetTier } from './app-grant.ts';
 export { addGrant, removeGrant } from './change-grant.ts';
 export { changeResourceMarkings } from './change-resource-markings.ts';
+export { clearedForApp } from './cleared-for-app.ts';
 export { describeResource } from './describe-resource.ts';
 export { appsSharedWith, findAppGrants, liveShare } from './find-app-grants.ts';
 export { TIERS } from './kind.ts';

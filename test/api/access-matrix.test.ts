@@ -157,6 +157,8 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   createProposal: () => ({ body: { title: 'Matrix' } }),
   watchWorkflowRuns: () => ({ stream: true }),
   executeAppApi: () => ({ body: { input: {} } }),
+  setObjectTypeSecurity: () => ({ body: {} }),
+  testObjectSecurity: () => ({ body: { object: { id: 'c1' } } }),
   executeOntologySql: () => ({ body: { query: 'SELECT id FROM "sales.Customer"', ontology: COMPANY_A } }),
 };
 

@@ -32,6 +32,7 @@ import * as provisioningReplacements from './2026-11-27T0200-provisioning-replac
 import * as companyShares from './2026-11-27T0300-company-shares.ts';
 import * as groups from './2026-11-27T0400-groups.ts';
 import * as markings from './2026-11-27T0500-markings.ts';
+import * as objectSecurity from './2026-11-27T0800-object-security.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T0300-company-shares': companyShares,
   '2026-11-27T0400-groups': groups,
   '2026-11-27T0500-markings': markings,
+  '2026-11-27T0800-object-security': objectSecurity,
 };

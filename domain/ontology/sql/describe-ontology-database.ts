@@ -3,9 +3,9 @@ import { SQL_MAX_ROWS } from '../../../schemas/ontology-sql.ts';
 import type { DbOrTrx } from '../../db/index.ts';
 import type { Clock, OntologySqlSettings } from '../../deps.ts';
 import type { Principal } from '../../principal.ts';
-import { mayRead, openOntology } from '../data-access.ts';
+import { openOntology } from '../data-access.ts';
 import { columnTypeOf, REV, UPDATED_AT } from '../object-tables.ts';
-import { sqlSettings } from './execute-ontology-sql.ts';
+import { sqlReadable, sqlSettings } from './execute-ontology-sql.ts';
 
 /** GET /api/v1/ontologies/{ns}/database: the SQL surface as the caller sees it (its readable object types as tables). */
 export async function describeOntologyDatabase(
@@ -20,7 +20,7 @@ export async function describeOntologyDatabase(
     schema: open.ontology.schemaName,
     dialect: 'postgresql',
     tables: open.types
-      .filter((t) => mayRead(open.access, t.apiName))
+      .filter((t) => sqlReadable(open, t))
       .map((t) => ({
         name: t.apiName,
         objectTypeRid: t.rid,

@@ -5,7 +5,9 @@ import type { Clock, OntologySqlSettings } from '../../deps.ts';
 import { DomainError } from '../../errors.ts';
 import type { Principal } from '../../principal.ts';
 import { ThreadChannel } from '../../threads/index.ts';
-import { mayRead, openOntology } from '../data-access.ts';
+import { mayRead, type OpenOntology, openOntology } from '../data-access.ts';
+import { unrestricted } from '../object-security.ts';
+import type { ObjectTypeRecord } from '../repository.ts';
 import { checkOntologySql } from './check-ontology-sql.ts';
 import type { SqlReadInput, SqlReadOutput } from './read-ontology-sql.ts';
 import { type SqlCredential, type SqlRole, sqlRoleOf } from './sql-roles.ts';
@@ -49,7 +51,7 @@ export async function executeOntologySql(
     companyId: open.ontology.companyId,
     schemaName: open.ontology.schemaName,
     credential: credentialOf(principal),
-    tables: open.types.filter((t) => mayRead(open.access, t.apiName)).map((t) => t.apiName),
+    tables: open.types.filter((t) => sqlReadable(open, t)).map((t) => t.apiName),
     statementTimeoutMs: settings.statementTimeoutMs,
   };
   const read = (role: SqlRole) =>
@@ -83,6 +85,13 @@ export async function executeOntologySql(
     release();
   }
 }
+
+/**
+ * The types a caller reads in SQL: its readable ones whose security policies (if any) leave it every
+ * object and property. A SQL role reads whole tables, so a type the policies filter for the caller
+ * is not among its tables (query_invalid, as a type it cannot read) rather than read unfiltered.
+ */
+export const sqlReadable = (open: OpenOntology, t: ObjectTypeRecord) => mayRead(open.access, t.apiName) && unrestricted(t);
 
 const credentialOf = (principal: Principal): SqlCredential => ({
   kind: principal.kind === 'key' ? (principal.agent ? 'agent' : 'key') : principal.kind,

@@ -3,6 +3,7 @@ import type { OntologyObject } from '../../../schemas/ontology.ts';
 import type { SubscribableObjectSet } from '../../../schemas/ontology-subscriptions.ts';
 import type { DbOrTrx } from '../../db/index.ts';
 import { type OpenOntology, readableType } from '../data-access.ts';
+import { gatesOf, policedRows } from '../object-security.ts';
 import { objectTable } from '../object-tables.ts';
 import type { ObjectTypeRecord, OntologyRecord } from '../repository.ts';
 import { compileWhere, queryInvalid } from '../where.ts';
@@ -59,7 +60,9 @@ export function compileMembership(open: OpenOntology, set: SubscribableObjectSet
 /**
  * For each condition, whether each state is in its set (null states are in none). One statement:
  * each state becomes a row of the type's table (`jsonb_populate_record`: the API's JSON values
- * read back by the columns' own types) and every condition is one column of the answer.
+ * read back by the columns' own types) and every condition is one column of the answer. The rows
+ * pass the caller's security policies first, as a search's do: a state the caller may not see is
+ * in no set, and a condition on a nulled property sees null.
  */
 export async function judgeStates(
   db: DbOrTrx,
@@ -75,7 +78,7 @@ export async function judgeStates(
   const rows = await sql<Record<string, unknown>>`
     SELECT e.i AS __i, ${sql.join(columns)}
     FROM jsonb_array_elements(${JSON.stringify(present.map((p) => p.s))}::jsonb) WITH ORDINALITY AS e(doc, i)
-    CROSS JOIN LATERAL jsonb_populate_record(NULL::${objectTable(ontology, type)}, e.doc) AS o`.execute(db);
+    CROSS JOIN LATERAL ${stateRows(ontology, type)} AS o`.execute(db);
   for (const row of rows.rows) {
     const index = present[Number(row.__i) - 1]!.i;
     conditions.forEach((_, k) => {
@@ -83,4 +86,11 @@ export async function judgeStates(
     });
   }
   return answer;
+}
+
+/** The `e.doc` state as a row of the type, through the caller's gates when the type has a policy. */
+function stateRows(ontology: OntologyRecord, type: ObjectTypeRecord) {
+  const row = sql`jsonb_populate_record(NULL::${objectTable(ontology, type)}, e.doc)`;
+  const gates = gatesOf(type);
+  return gates ? policedRows(type, gates, sql`${row} AS t`) : row;
 }

@@ -5,6 +5,7 @@ import type { DbOrTrx } from '../../db/index.ts';
 import type { Clock } from '../../deps.ts';
 import type { Principal } from '../../principal.ts';
 import { openOntology } from '../data-access.ts';
+import { gatesKey, withoutNulled } from '../object-security.ts';
 import { selectObjects } from '../objects.ts';
 import type { ObjectTypeRecord, OntologyRecord } from '../repository.ts';
 import type { ChangeBatch } from './change-hub.ts';
@@ -22,7 +23,7 @@ export interface ObjectSetSubscription {
   membership: SetMembership;
   /** The properties sent (all when null). */
   propertySet: ReadonlySet<string> | null;
-  /** Subscriptions with equal keys in one company have equal sets: a batch judges them once. */
+  /** Subscriptions with equal keys in one company have equal sets and gates: a batch judges them once. */
   setKey: string;
 }
 
@@ -51,7 +52,7 @@ export async function subscribeObjectSets(
       id: `${requestId}:${i}`,
       membership,
       propertySet: r.propertySet?.length ? new Set(r.propertySet) : null,
-      setKey: `${membership.type.id}\u0000${JSON.stringify(r.objectSet)}`,
+      setKey: `${membership.type.id}\u0000${JSON.stringify(r.objectSet)}\u0000${gatesKey(membership.type)}`,
     };
   });
   return { ontology: open.ontology, requestId, subscriptions };
@@ -89,7 +90,8 @@ export async function changesFor(
   const updates: ObjectUpdate[] = [];
   for (const c of mine) {
     const was = judged.get(c.seq)!;
-    if (was.after && c.after) updates.push({ type: 'object', object: selected(c.after, sub.propertySet), state: 'ADDED_OR_UPDATED' });
+    if (was.after && c.after)
+      updates.push({ type: 'object', object: selected(withoutNulled(type, c.after), sub.propertySet), state: 'ADDED_OR_UPDATED' });
     else if (was.before && c.before) updates.push({ type: 'object', object: identity(type, c.before), state: 'REMOVED' });
   }
   return { kind: 'updates', updates };

@@ -321,3 +321,30 @@ describe('resource markings', () => {
     ).toBe(200);
   });
 });
+
+describe('an account leaving the company', () => {
+  it('loses its roles on the company’s markings with its license; while it is the last ADMINISTER the removal is refused', async () => {
+    const leaver = await createUser(svc, op, 'leaver', [{ cellId: 'cell-acme', role: 'developer' }]);
+    const used = await marking(await category(), [user(accounts.dana, 'ADMINISTER'), user(leaver.id, 'USE')]);
+    const sole = await marking(await category(), [user(leaver.id, 'ADMINISTER')]);
+    const remove = () => call('DELETE', `/api/v1/admin/users/${leaver.id}/organizations/cell-acme`, op);
+    const refused = await remove();
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('last_admin_protected');
+    expect(refused.body.error.details.markingIds).toEqual([sole]);
+    expect((await roles(used)).map((r: { principalId: string }) => r.principalId)).toContain(leaver.id);
+
+    expect(
+      (
+        await call('POST', `/api/v1/admin/markings/${sole}/roleAssignments/add`, op, {
+          roleAssignments: [user(accounts.dana, 'ADMINISTER')],
+        })
+      ).status,
+    ).toBe(200);
+    expect((await remove()).status).toBe(200);
+    expect((await roles(used)).map((r: { principalId: string }) => r.principalId)).not.toContain(leaver.id);
+    expect((await roles(sole)).map((r: { principalId: string }) => r.principalId)).toEqual([accounts.dana]);
+    const withdrawn = (await events('marking_role_removed')).filter((e) => e.details.principalId === leaver.id);
+    expect(withdrawn.map((e) => e.details.markingId).sort()).toEqual([used, sole].sort());
+  });
+});

@@ -168,4 +168,28 @@ describe('a marked object type', () => {
     expect((await roles('remove', 'USER', accounts.mo)).status).toBe(200);
     expect((await search()).status).toBe(404);
   });
+
+  it('a marked app opens only for visitors it clears, developers included; its ticket no longer reads through it', async () => {
+    const appRid = 'ri.workshop.svc.app.cell-acme.orders';
+    const open = async (user: string) =>
+      (await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/orders`, { cookie: await signIn(svc, user) })).status;
+    const mark = (change: 'add' | 'remove') =>
+      svc.call('POST', `/api/v1/filesystem/resources/${appRid}/${change}Markings`, {
+        body: { markingIds: [markingId] },
+        headers: bearer(dana),
+      });
+    expect(await open('mo')).toBe(200);
+    expect((await mark('add')).status).toBe(200);
+    expect(await open('mo')).toBe(403);
+    expect(await open('dev2')).toBe(403);
+    // dana administers the marking: cleared.
+    expect(await open('dana')).toBe(200);
+    // The ticket mo holds from before acts through the app no more.
+    expect((await svc.call('POST', `${O}/objects/sales.Customer/search`, { body: {}, headers: bearer(ticket) })).status).toBe(404);
+    expect((await roles('add', 'USER', accounts.mo)).status).toBe(200);
+    expect(await open('mo')).toBe(200);
+    expect((await roles('remove', 'USER', accounts.mo)).status).toBe(200);
+    expect((await mark('remove')).status).toBe(200);
+    expect(await open('mo')).toBe(200);
+  });
 });

@@ -1,0 +1,120 @@
+// Object security policies (issue 29, Deliver 5): search and aggregate latency over 10^5 objects
+// of one type with and without a policy that the reader is subject to (an object policy comparing
+// `region` with the reader's attribute, a property policy nulling `amount` by a marking it lacks).
+// Goal: the policed search within 1.5x of the unpoliced one. Median of 9 runs per query.
+// Usage: node bench/object-security.ts [objects=100000]
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { connectDatabase, migrateToLatest } from '../domain/db/index.ts';
+import { systemClock } from '../domain/deps.ts';
+import {
+  aggregate,
+  defineObjectTypes,
+  findObjectTypeRecord,
+  findOntologyOfCompany,
+  objectPage,
+  objectTable,
+} from '../domain/ontology/index.ts';
+import { attributeMap, policyGates } from '../domain/policy/index.ts';
+import type { Principal } from '../domain/principal.ts';
+import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
+import { ObjectSecurityPolicy } from '../schemas/object-security.ts';
+import { AggregateObjectsRequest, SearchObjectsRequest } from '../schemas/ontology.ts';
+import { report } from './support/report.ts';
+import { median, time } from './support/timing.ts';
+
+const objects = Number(process.argv[2] ?? 100_000);
+const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-object-security-'));
+await fs.chmod(dataDir, 0o755);
+const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg') });
+const db = connectDatabase({ connectionString: pg.url, statementTimeoutMs: 600_000 });
+
+const principal: Principal = {
+  kind: 'key',
+  account: { id: 'acc_bench', username: 'bench', email: 'bench@example.com', platformStaff: false },
+  company: { id: 'org_bench', cellId: 'cell-bench', name: 'Bench' },
+  role: 'developer',
+  key: { id: 'key_bench', displayPrefix: 'svc-dk-bench' },
+};
+
+const POLICY = ObjectSecurityPolicy.parse({
+  objectPolicy: { conditions: [{ type: 'userAttribute', property: 'region', attribute: 'region' }] },
+  propertyPolicies: [{ properties: ['amount'], conditions: [{ type: 'marking', markingId: 'mkg_bench000000' }] }],
+});
+// Readers of 3 regions of 10 (30% of the objects) and of all 10 (the policy's pure overhead); amounts nulled for both.
+const reader = (regions: number[]) => ({ clearance: new Map(), attributes: attributeMap({ region: regions.map((r) => `region-${r}`) }) });
+const READERS = { '3 of 10 regions': reader([1, 4, 7]), 'every region': reader([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]) };
+
+const QUERIES = {
+  'search eq (1%), first 100 by key': {
+    kind: 'search',
+    request: { where: { type: 'eq', field: 'category', value: 'cat-042' }, pageSize: 100 },
+  },
+  'search all, first 100 by key': { kind: 'search', request: { pageSize: 100 } },
+  'aggregate count by category': {
+    kind: 'aggregate',
+    request: { aggregation: [{ type: 'count' }], groupBy: [{ type: 'exact', field: 'category' }] },
+  },
+} as const;
+
+async function medianOf(fn: () => Promise<unknown>): Promise<number> {
+  await fn(); // warm
+  const runs: number[] = [];
+  for (let i = 0; i < 9; i++) runs.push(await time(fn));
+  return median(runs);
+}
+
+try {
+  await migrateToLatest(db);
+  await db.insertInto('companies').values({ id: 'org_bench', cell_id: 'cell-bench', name: 'Bench' }).execute();
+  await db
+    .insertInto('accounts')
+    .values({ id: 'acc_bench', username: 'bench', email: 'bench@example.com', status: 'active', password_hash: null, locked_until: null })
+    .execute();
+  await db.insertInto('licenses').values({ account_id: 'acc_bench', company_id: 'org_bench', role: 'developer' }).execute();
+  await db.transaction().execute((trx) =>
+    defineObjectTypes({ db: trx, clock: systemClock }, principal, 'cell-bench', {
+      types: [
+        {
+          apiName: 'bench.Item',
+          primaryKey: 'id',
+          properties: {
+            id: { dataType: { type: 'long' } },
+            category: { dataType: { type: 'string' } },
+            region: { dataType: { type: 'string' } },
+            amount: { dataType: { type: 'double' } },
+          },
+        },
+      ],
+    }),
+  );
+  const ontology = (await findOntologyOfCompany(db, 'org_bench'))!;
+  const type = (await findObjectTypeRecord(db, ontology.id, 'bench.Item'))!;
+  await sql`INSERT INTO ${objectTable(ontology, type)} (id, category, region, amount)
+    SELECT i, 'cat-' || lpad((i % 100)::text, 3, '0'), 'region-' || (i % 10), (i * 7919 % 1000000) / 100.0
+    FROM generate_series(1::bigint, ${objects}::bigint) AS i`.execute(db);
+  await sql`VACUUM ANALYZE`.execute(db);
+  for (const [name, q] of Object.entries(QUERIES)) {
+    const run = (t: typeof type) =>
+      q.kind === 'search'
+        ? () => objectPage(db, ontology, t, SearchObjectsRequest.parse(q.request))
+        : () => aggregate(db, ontology, t, AggregateObjectsRequest.parse(q.request));
+    const bare = await medianOf(run(type));
+    for (const [who, subject] of Object.entries(READERS)) {
+      const withPolicy = await medianOf(run({ ...type, security: POLICY, gates: policyGates(POLICY, subject) }));
+      report({
+        name: `${name}, ${objects} objects, policy (${who})`,
+        value: withPolicy,
+        unit: 'ms',
+        baseline: bare,
+        goal: '<= 1.5x unpoliced',
+      });
+    }
+  }
+} finally {
+  await db.destroy();
+  await pg.stop();
+  await fs.rm(dataDir, { recursive: true, force: true });
+}

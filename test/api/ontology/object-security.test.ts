@@ -1,0 +1,348 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runQueryExport } from '../../../domain/app-workflows/run-query-export.ts';
+import { findOntology } from '../../../domain/ontology/repository.ts';
+import { type Edit, writeEdits } from '../../../domain/ontology/write-edits.ts';
+import { exportsSchema } from '../../../schemas/manifest/exports.ts';
+import { release } from '../../support/hosting.ts';
+import { bearer, createUser, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
+import { SALES } from '../../support/ontology.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+import { openSse, type SseStream } from '../../support/sse.ts';
+
+// Object and property security policies (issue 29, Deliver 5) in every read path: sales.Customer
+// shows a developer only the customers named after them (name = user.attributes["svc:username"]),
+// and their tier only to those cleared for a marking. dev2 owns c2, holds no marking: it must never
+// learn of c1/c3 nor of any tier, through rows, filters, counts, sums, groups, object sets, SQL,
+// subscriptions or export runs. dana (cleared) sees her own customer with its tier.
+
+let svc: TestService;
+let dana: string;
+let dev2: string;
+let dev2Id: string;
+let companyId: string;
+let markingId: string;
+const O = '/api/v1/ontologies/cell-acme';
+const SECURITY = `${O}/objectTypes/sales.Customer/security`;
+const streams: SseStream[] = [];
+
+const customer = (id: string, name: string, tier: number): Edit => ({
+  type: 'create',
+  objectType: 'sales.Customer',
+  properties: { id, name, tier },
+});
+let operation = 0;
+const write = (...edits: Edit[]) =>
+  svc.database.db
+    .transaction()
+    .execute((trx) => writeEdits(trx, { companyId, accountId: null, operationId: `sec-${++operation}`, actionTypeRid: null, edits }));
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const { op, accounts } = await seedCompanies(svc);
+  dana = await passwordKey(svc, 'dana');
+  dev2Id = (await createUser(svc, op, 'dev2', [{ cellId: 'cell-acme', role: 'developer' }])).id;
+  dev2 = await passwordKey(svc, 'dev2');
+  const call = (method: string, path: string, body?: unknown) => svc.call(method, path, { body, headers: bearer(dana) });
+  expect((await call('POST', '/api/v1/developer/semantic/cell-acme/types', SALES)).status).toBe(200);
+  companyId = (await findOntology(svc.database.db, 'cell-acme'))!.companyId;
+  await write(customer('c1', 'dana', 1), customer('c2', 'dev2', 2), customer('c3', 'zed', 3));
+  const category = await call('POST', '/api/v1/admin/markingCategories', { name: 'Tiers', categoryType: 'CONJUNCTIVE' });
+  const marking = await call('POST', '/api/v1/admin/markings', {
+    categoryId: category.body.data.id,
+    name: 'Tier readers',
+    initialRoleAssignments: [{ principalType: 'USER', principalId: accounts.dana, role: 'ADMINISTER' }],
+  });
+  expect(marking.status, JSON.stringify(marking.body)).toBe(201);
+  markingId = marking.body.data.id;
+  const policy = await call('PUT', SECURITY, {
+    objectPolicy: { conditions: [{ type: 'userAttribute', property: 'name', attribute: 'svc:username' }] },
+    propertyPolicies: [{ properties: ['tier'], conditions: [{ type: 'marking', markingId }] }],
+  });
+  expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+});
+afterAll(async () => {
+  for (const s of streams) s.close();
+  await svc.close();
+});
+beforeEach(() => resetRateLimits(svc));
+
+const post = (key: string, path: string, body: unknown) => svc.call('POST', path, { body, headers: bearer(key) });
+const keys = (res: { body: { data: { data: { __primaryKey: string }[] } } }) => res.body.data.data.map((o) => o.__primaryKey);
+
+describe('object security policies on the read paths', () => {
+  it('search and list show only the objects the principal passes, with failed properties nulled', async () => {
+    const search = await post(dev2, `${O}/objects/sales.Customer/search`, {});
+    expect(search.status).toBe(200);
+    expect(search.body.data.data).toEqual([expect.objectContaining({ __primaryKey: 'c2', name: 'dev2' })]);
+    expect(search.body.data.data[0]).not.toHaveProperty('tier');
+    expect(search.body.data.totalCount).toBe(1);
+    const list = await svc.call('GET', `${O}/objects/sales.Customer`, { headers: bearer(dev2) });
+    expect(keys(list)).toEqual(['c2']);
+    const mine = await post(dana, `${O}/objects/sales.Customer/search`, {});
+    expect(mine.body.data.data).toEqual([expect.objectContaining({ __primaryKey: 'c1', tier: 1 })]);
+  });
+
+  it('a filter or order on a nulled property or a hidden object reveals nothing', async () => {
+    const byTier = await post(dev2, `${O}/objects/sales.Customer/search`, { where: { type: 'eq', field: 'tier', value: 2 } });
+    expect(byTier.body.data.totalCount).toBe(0);
+    const byName = await post(dev2, `${O}/objects/sales.Customer/search`, { where: { type: 'eq', field: 'name', value: 'zed' } });
+    expect(byName.body.data.totalCount).toBe(0);
+    expect((await svc.call('GET', `${O}/objects/sales.Customer/c3`, { headers: bearer(dev2) })).status).toBe(404);
+    const own = await svc.call('GET', `${O}/objects/sales.Customer/c2`, { headers: bearer(dev2) });
+    expect(own.status).toBe(200);
+    expect(own.body.data).not.toHaveProperty('tier');
+  });
+
+  it('aggregates count, sum and group only what the principal sees', async () => {
+    const agg = await post(dev2, `${O}/objects/sales.Customer/aggregate`, {
+      aggregation: [{ type: 'count' }, { type: 'sum', field: 'tier', name: 'tiers' }],
+    });
+    expect(agg.status, JSON.stringify(agg.body)).toBe(200);
+    expect(agg.body.data.data).toEqual([
+      {
+        group: {},
+        metrics: [
+          { name: 'count', value: 1 },
+          { name: 'tiers', value: null },
+        ],
+      },
+    ]);
+    const grouped = await post(dev2, `${O}/objects/sales.Customer/aggregate`, {
+      aggregation: [{ type: 'count' }],
+      groupBy: [{ type: 'exact', field: 'name' }],
+    });
+    expect(grouped.body.data.data).toEqual([{ group: { name: 'dev2' }, metrics: [{ name: 'count', value: 1 }] }]);
+    const set = await post(dev2, `${O}/objectSets/aggregate`, {
+      objectSet: { type: 'base', objectType: 'sales.Customer' },
+      aggregation: [{ type: 'count' }],
+    });
+    expect(set.body.data.data).toEqual([{ group: {}, metrics: [{ name: 'count', value: 1 }] }]);
+    const loaded = await post(dev2, `${O}/objectSets/loadObjects`, {
+      objectSet: {
+        type: 'filter',
+        objectSet: { type: 'base', objectType: 'sales.Customer' },
+        where: { type: 'gte', field: 'tier', value: 0 },
+      },
+    });
+    expect(loaded.body.data.data).toEqual([]);
+  });
+
+  it('ontology SQL does not read a type its policies filter for the caller; other types stay readable', async () => {
+    for (const key of [dev2, dana]) {
+      const res = await post(key, '/api/v1/sqlQueries/executeOntology', {
+        ontology: 'cell-acme',
+        query: 'SELECT count(*) FROM "sales.Customer"',
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.code).toBe('query_invalid');
+    }
+    const orders = await post(dev2, '/api/v1/sqlQueries/executeOntology', {
+      ontology: 'cell-acme',
+      query: 'SELECT count(*) FROM "sales.Order"',
+    });
+    expect(orders.status, JSON.stringify(orders.body)).toBe(200);
+    const described = await svc.call('GET', `${O}/database`, { headers: bearer(dev2) });
+    expect(described.body.data.tables.map((t: { name: string }) => t.name)).toEqual(['sales.Order']);
+  });
+
+  it('a subscription is sent only the objects the principal passes, nulled as a search is', async () => {
+    const s = await openSse(
+      `${svc.url}/api/v1/ontologySubscriptions/ontologies/cell-acme/streamSubscriptions`,
+      { id: 'sec', requests: [{ objectSet: { type: 'base', objectType: 'sales.Customer' } }] },
+      bearer(dev2),
+    );
+    streams.push(s);
+    expect((await s.next()).event).toBe('subscribeResponses');
+    // One transaction: someone else's customer, then dev2's; only dev2's arrives, without its tier.
+    await write(customer('c4', 'zed', 4), customer('c5', 'dev2', 5));
+    const changed = await s.next();
+    expect(changed.data.updates).toEqual([
+      { type: 'object', state: 'ADDED_OR_UPDATED', object: expect.objectContaining({ __primaryKey: 'c5', name: 'dev2' }) },
+    ]);
+    expect(changed.data.updates[0].object).not.toHaveProperty('tier');
+    // Renamed away from dev2: it leaves dev2's set (a REMOVED notice, its identity only).
+    await write({ type: 'modify', objectType: 'sales.Customer', primaryKey: 'c5', properties: { name: 'zed' } });
+    expect((await s.next()).data.updates).toEqual([
+      { type: 'object', state: 'REMOVED', object: { __apiName: 'sales.Customer', __primaryKey: 'c5', __rid: expect.any(String) } },
+    ]);
+    s.close();
+  });
+
+  it('an app API (an export, an MCP query tool) runs as its caller: only what the caller passes', async () => {
+    const exported = {
+      name: 'all_customers',
+      title: 'All customers',
+      kind: 'query',
+      type: 'sales.Customer',
+      select: ['id', 'name', 'tier'],
+    };
+    await release(svc, dana, {
+      namespace: 'cell-acme',
+      slug: 'crm',
+      version: '1.0.0',
+      manifest: { semantic: { types: ['sales.Customer'] }, exports: [exported] },
+    });
+    const res = await post(dev2, '/api/v1/developer/apps/cell-acme/crm/apis/all_customers/execute', { input: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.result.data).toEqual([expect.objectContaining({ __primaryKey: 'c2', name: 'dev2' })]);
+    expect(res.body.data.result.data[0]).not.toHaveProperty('tier');
+  });
+
+  it('the edits history shows only states the principal passes, nulled as a read is', async () => {
+    const history = await post(dev2, `${O}/objectTypes/sales.Customer/editsHistory`, {});
+    expect(history.status, JSON.stringify(history.body)).toBe(200);
+    const entries = history.body.data.data as { objectPrimaryKey: string; edit: { before: object | null; after: object | null } }[];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((e) => e.objectPrimaryKey === 'c2' || e.objectPrimaryKey === 'c5')).toBe(true);
+    for (const e of entries) for (const state of [e.edit.before, e.edit.after]) if (state) expect(state).not.toHaveProperty('tier');
+    const all = await post(dana, `${O}/objectTypes/sales.Customer/editsHistory`, { filters: { primaryKey: 'c3' } });
+    expect(all.body.data.data).toEqual([]);
+  });
+
+  it('an export run with no principal (a workflow use step) is judged as nobody: nothing of a policed type', async () => {
+    const rows = await runQueryExport(
+      svc.database.db,
+      companyId,
+      exportsSchema.parse([{ name: 'all_customers', title: 'All', kind: 'query', type: 'sales.Customer' }])[0]!,
+      {},
+    );
+    expect(rows).toEqual([]);
+  });
+});
+
+describe('search and aggregate against an in-memory model of the rules', () => {
+  it('agree on random objects and random filters (seeded)', async () => {
+    const type = {
+      apiName: 'sec.Item',
+      primaryKey: 'id',
+      properties: {
+        id: { dataType: { type: 'string' } },
+        region: { dataType: { type: 'string' } },
+        owner: { dataType: { type: 'string' } },
+        level: { dataType: { type: 'string' } },
+      },
+    };
+    expect((await post(dana, '/api/v1/developer/semantic/cell-acme/types', { types: [type] })).status).toBe(200);
+    let seed = 29;
+    const pick = <T>(xs: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return xs[seed % xs.length]!;
+    };
+    const REGIONS = ['cell-acme', 'cell-globex', 'dev2', null] as const;
+    const OWNERS = ['dev2', 'dana', null] as const;
+    const LEVELS = ['low', 'high', null] as const;
+    const items = Array.from({ length: 60 }, (_, i) => ({
+      id: `i${String(i).padStart(2, '0')}`,
+      region: pick(REGIONS),
+      owner: pick(OWNERS),
+      level: pick(LEVELS),
+    }));
+    await write(...items.map((p): Edit => ({ type: 'create', objectType: 'sec.Item', properties: p })));
+    const put = await svc.call('PUT', `${O}/objectTypes/sec.Item/security`, {
+      body: {
+        objectPolicy: { conditions: [{ type: 'userAttribute', property: 'region', attribute: 'svc:organizations' }] },
+        propertyPolicies: [
+          { properties: ['level'], conditions: [{ type: 'userAttribute', property: 'owner', attribute: 'svc:username' }] },
+        ],
+      },
+      headers: bearer(dana),
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    // The model, for dev2 (svc:organizations = [cell-acme], svc:username = dev2).
+    const seen = items.filter((o) => o.region === 'cell-acme').map((o) => ({ ...o, level: o.owner === 'dev2' ? o.level : null }));
+    for (let q = 0; q < 12; q++) {
+      const field = pick(['level', 'region', 'owner'] as const);
+      const value =
+        field === 'level' ? pick(['low', 'high']) : field === 'region' ? pick(['cell-acme', 'cell-globex']) : pick(['dev2', 'dana']);
+      const where = pick([true, false]) ? { type: 'eq', field, value } : { type: 'not', value: { type: 'eq', field, value } };
+      const expected = seen
+        .filter((o) => (where.type === 'eq' ? o[field] === value : o[field] !== value))
+        .sort((a, b) => a.id.localeCompare(b.id));
+      const res = await post(dev2, `${O}/objects/sec.Item/search`, { where });
+      expect(res.status).toBe(200);
+      expect(
+        res.body.data.data.map((o: Record<string, unknown>) => [o.__primaryKey, o.level ?? null]),
+        JSON.stringify(where),
+      ).toEqual(expected.map((o) => [o.id, o.level]));
+      const agg = await post(dev2, `${O}/objects/sec.Item/aggregate`, { where, aggregation: [{ type: 'count' }] });
+      expect(agg.body.data.data[0].metrics[0].value).toBe(expected.length);
+    }
+  });
+});
+
+describe('managing and testing policies', () => {
+  it('reads the policy back; refuses members, unknown or non-string properties, the primary key and foreign markings', async () => {
+    const got = await svc.call('GET', SECURITY, { headers: bearer(dev2) });
+    expect(got.status).toBe(200);
+    expect(got.body.data.policy.propertyPolicies).toEqual([{ properties: ['tier'], conditions: [{ type: 'marking', markingId }] }]);
+    const member = await passwordKey(svc, 'mo');
+    expect((await svc.call('GET', SECURITY, { headers: bearer(member) })).status).toBe(403);
+    const put = (body: unknown) => svc.call('PUT', SECURITY, { body, headers: bearer(dana) });
+    const tierCompare = { objectPolicy: { conditions: [{ type: 'userAttribute', property: 'tier', attribute: 'svc:username' }] } };
+    expect((await put(tierCompare)).body.error.code).toBe('definition_invalid');
+    expect((await put({ propertyPolicies: [{ properties: ['id'], conditions: [{ type: 'marking', markingId }] }] })).body.error.code).toBe(
+      'definition_invalid',
+    );
+    const unknownMarking = await put({ objectPolicy: { conditions: [{ type: 'marking', markingId: 'mkg_0000000000000' }] } });
+    expect(unknownMarking.status).toBe(404);
+    expect(unknownMarking.body.error.code).toBe('marking_not_found');
+    expect((await put({ objectPolicy: null, extra: 1 })).status).toBe(400);
+    const events = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM security_events WHERE kind = 'object_security_policy_set' AND details->>'objectType' = 'sales.Customer'`.execute(
+      svc.database.db,
+    );
+    expect(events.rows[0]!.n).toBe(1);
+  });
+
+  it('answers what a principal would see of a sample object, and why', async () => {
+    const test = (body: unknown) => post(dana, `${SECURITY}/test`, body);
+    const asDev2 = await test({ userId: dev2Id, object: { id: 'x', name: 'dev2', tier: 7 } });
+    expect(asDev2.status, JSON.stringify(asDev2.body)).toBe(200);
+    expect(asDev2.body.data).toMatchObject({ visible: true, object: { id: 'x', name: 'dev2' }, nulledProperties: ['tier'] });
+    expect(asDev2.body.data.propertyPolicies[0]).toMatchObject({ passed: false, conditions: [{ passed: false }] });
+    const hidden = await test({ userId: dev2Id, object: { id: 'x', name: 'zed', tier: 7 } });
+    expect(hidden.body.data).toMatchObject({ visible: false, object: null });
+    expect(hidden.body.data.objectPolicy[0].reason).toContain('equals none');
+    const whatIf = await test({
+      attributes: { 'svc:username': ['zed'] },
+      markingIds: [markingId],
+      object: { id: 'x', name: 'zed', tier: 7 },
+    });
+    expect(whatIf.body.data).toMatchObject({ visible: true, object: { tier: 7 }, nulledProperties: [] });
+  });
+
+  it('untrusted attributes are judged by name, never a 5xx: `constructor` is an attribute like any other; U+0000 and __proto__ are 400', async () => {
+    const res = await post(dana, `${SECURITY}/test`, {
+      attributes: { constructor: ['dana'], toString: ['x'], 'svc:username': ['dana'] },
+      object: { id: 'x', name: 'dana', constructor: 'y' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.visible).toBe(true);
+    const byConstructor = await post(dana, `${SECURITY}/test`, { attributes: { constructor: ['dana'] }, object: { name: 'dana' } });
+    expect(byConstructor.body.data.visible).toBe(false);
+    const nul = await post(dana, `${SECURITY}/test`, { attributes: { 'svc:username': ['\u0000'] }, object: { name: '\u0000' } });
+    expect(nul.status).toBe(400);
+    const proto = await post(dana, `${SECURITY}/test`, { attributes: JSON.parse('{"__proto__": ["dana"]}'), object: {} });
+    expect(proto.status).toBe(400);
+    expect((await post(dana, `${SECURITY}/test`, { userId: 'acc_nobody', object: {} })).body.error.code).toBe('user_not_found');
+  });
+});
+
+describe('a marking added under a running subscription', () => {
+  it('ends the subscription of a principal it does not clear (at the next access re-check)', async () => {
+    const s = await openSse(
+      `${svc.url}/api/v1/ontologySubscriptions/ontologies/cell-acme/streamSubscriptions`,
+      { id: 'marked', requests: [{ objectSet: { type: 'base', objectType: 'sales.Order' } }] },
+      bearer(dev2),
+    );
+    streams.push(s);
+    expect((await s.next()).event).toBe('subscribeResponses');
+    const orderRid = (await svc.call('GET', `${O}/objectTypes/sales.Order`, { headers: bearer(dana) })).body.data.rid;
+    const marked = await post(dana, `/api/v1/filesystem/resources/${orderRid}/addMarkings`, { markingIds: [markingId] });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    const closed = await s.next();
+    expect([closed.event, closed.data.id, closed.data.cause.code]).toEqual(['subscriptionClosed', 'marked:0', 'object_type_not_found']);
+  });
+});
