@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { connectDatabase, type Db, migrateToLatest } from '../../domain/db/index.ts';
+import { connectDatabase, type Db } from '../../domain/db/index.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
 import { AesGcmPayloadCodec } from '../../infra/temporal-codec/payload-codec.ts';
 import { workflowBundle } from '../../worker/workflow-bundle.ts';
@@ -112,8 +112,6 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     ]);
     const db = connectDatabase({ connectionString: pg.url, maxConnections: 5 });
     stops.push(() => db.destroy());
-    // Migrated once here: the processes then find nothing to apply (they would serialize on its lock).
-    await migrateToLatest(db);
 
     const payloadKey = { id: 'cluster', key: randomBytes(32) };
     const temporal = new Client({
@@ -157,6 +155,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         addresses: { baseUrl: line('base'), productionBase: line('production'), developerBase: line('developer') },
       };
     };
+    // All at once on a fresh database, as replicas start: migrations and the operator account are
+    // made once, by whichever process comes first.
     const [apiA, apiB, workerA, workerB] = await Promise.all([
       startApi('api-a'),
       startApi('api-b'),
