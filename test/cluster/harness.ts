@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { connectDatabase, type Db } from '../../domain/db/index.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
@@ -83,6 +84,23 @@ async function startTemporal(stateFile: string, stops: (() => Promise<void>)[]):
   });
 }
 
+/**
+ * Compiles the svc processes' modules once into Node's compile cache (`dir`), while the servers
+ * start: the four processes then load their code from it rather than each compiling it (about
+ * 6 s of CPU each on a busy 2-core machine, 1.5 s from the cache).
+ */
+async function warmCompileCache(dir: string): Promise<void> {
+  // What main.ts loads (it would start a service itself), and the S3 backend service.ts loads when configured.
+  const modules = ['service.ts', 'worker/run-worker.ts', 'infra/blobs/s3-blob-backend.ts'];
+  const script = modules.map((m) => `await import(${JSON.stringify(pathToFileURL(path.resolve(m)).href)});`).join('');
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH ?? '', NODE_COMPILE_CACHE: dir },
+    stdio: 'ignore',
+  });
+  const code = await exitCode(child);
+  if (code !== 0) throw new Error(`warming the compile cache exited with ${code}`);
+}
+
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const started = Date.now();
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-cluster-'));
@@ -98,6 +116,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // The workflow bundle, made once as `npm run build` would, in each worker's own cache (bundling
     // in both workers at once costs each of them seconds of CPU).
     const bundleCache = path.join(root, 'worker-a', 'cache');
+    const compileCache = path.join(root, 'node-compile-cache');
     const [pg, temporalAddress, s3] = await Promise.all([
       startEmbeddedPostgres({ dataDir: path.join(root, 'postgres-server'), database: 'svc' }).then((server) => {
         stops.push(() => server.stop());
@@ -108,6 +127,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         stops.push(() => server.close());
         return server;
       }),
+      warmCompileCache(compileCache),
       workflowBundle({ cacheDir: bundleCache }).then(() => fs.cp(bundleCache, path.join(root, 'worker-b', 'cache'), { recursive: true })),
     ]);
     const db = connectDatabase({ connectionString: pg.url, maxConnections: 5 });
@@ -133,6 +153,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       SVC_COMPANY_ROOT: companyRoot,
       // The simulated cloud stands for EC2, one account every worker reaches.
       SVC_LOCAL_CLOUD_DIR: path.join(root, 'local-cloud'),
+      // Node's cache of compiled code (not svc state): read by all, written by warmCompileCache.
+      NODE_COMPILE_CACHE: compileCache,
       ...opts.env,
     };
     const start = async (name: string, role: 'api' | 'worker', ready?: RegExp): Promise<ClusterProcess> => {
