@@ -28,7 +28,10 @@ beforeAll(async () => {
   dev = await passwordKey(a, 'dana');
 }, 180_000);
 afterAll(async () => {
-  await cluster?.close();
+  if (!cluster) return;
+  await cluster.close();
+  // Each svc process shut down gracefully on close's SIGTERM (none needed its SIGKILL).
+  expect(await Promise.all([...cluster.api, ...cluster.workers].map((p) => p.exited))).toEqual([0, 0, 0, 0]);
 });
 
 /** Workflow executions of the server whose id passes `match`, every run counted. */

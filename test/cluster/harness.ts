@@ -55,13 +55,23 @@ export interface ClusterOptions {
 
 const STOP_GRACE_MS = 10_000;
 
-/** Stops a child: SIGTERM, then SIGKILL if it has not exited within the grace. */
-async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
+/** Children of every cluster of this process, killed if it exits without closing them (a crashed test file). */
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** Tracks a child and returns its stop: SIGTERM, then SIGKILL if it has not exited within the grace. */
+function stopperOf(child: ChildProcess, exited: Promise<unknown>): () => Promise<void> {
+  children.add(child);
+  void exited.then(() => children.delete(child));
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  };
 }
 
 /** `temporal-dev server start-dev` (what infra/temporal-dev's bin runs) with its state in `stateFile`. */
@@ -72,7 +82,7 @@ async function startTemporal(stateFile: string, stops: (() => Promise<void>)[]):
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const exited = exitCode(child);
-  stops.push(() => stopChild(child, exited));
+  stops.push(stopperOf(child, exited));
   let out = '';
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -161,7 +171,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       const dataDir = path.join(root, name);
       await fs.mkdir(dataDir, { recursive: true });
       const p = await startProcess([role], { ...shared, SVC_DATA_DIR: dataDir }, ready, {
-        spawned: (child, exited) => stops.push(() => stopChild(child, exited)),
+        spawned: (child, exited) => stops.push(stopperOf(child, exited)),
         output: (chunk) => opts.onOutput?.(name, chunk),
       });
       return { ...p, name };
