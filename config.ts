@@ -172,6 +172,11 @@ export const EnvSchema = z
       .describe(
         "Where company initialization makes server instances. `local`: a simulated instance per company, a JSON file in `SVC_DATA_DIR/local-cloud/` (the whole flow on one machine, no account). `aws`: EC2 through the AWS SDK v3, credentials from the standard chain of the worker's machine under the request's `cloud.profile`, in its `cloud.region`.",
       ),
+    SVC_LOCAL_CLOUD_DIR: unsetIfBlank(z.string().optional())
+      .describe(
+        'With `local`: the folder of the simulated instances. Workers of one cluster on one machine share it, as they would share one cloud account.',
+      )
+      .meta(shown('`SVC_DATA_DIR/local-cloud`')),
     SVC_AWS_IMAGE_ID: unsetIfBlank(
       z
         .string()
@@ -327,7 +332,7 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   cloud:
     e.SVC_CLOUD_PROVIDER === 'aws'
       ? { kind: 'aws' as const, imageId: e.SVC_AWS_IMAGE_ID!, instanceType: e.SVC_AWS_INSTANCE_TYPE }
-      : { kind: 'local' as const },
+      : { kind: 'local' as const, dir: path.resolve(e.SVC_LOCAL_CLOUD_DIR ?? path.join(e.SVC_DATA_DIR, 'local-cloud')) },
 }));
 
 export type Config = z.output<typeof ConfigSchema>;

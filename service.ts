@@ -165,7 +165,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const cloud =
       config.cloud.kind === 'aws'
         ? (await import('./infra/cloud/aws-ec2-provider.ts')).awsCloudProvider(config.cloud)
-        : localCloudProvider({ dir: path.join(config.dataDir, 'local-cloud') });
+        : localCloudProvider({ dir: config.cloud.dir });
     deps.cloud = cloud;
 
     // The payload keys: configured, else the data folder's generated one (made by the roles that

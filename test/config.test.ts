@@ -132,8 +132,10 @@ describe('blob store variables', () => {
 });
 
 describe('company initialization variables', () => {
-  it('default to the local cloud provider and a 10 s wait for the run id', () => {
-    expect(loadConfig({}).cloud).toEqual({ kind: 'local' });
+  it('default to the local cloud provider in the data folder and a 10 s wait for the run id', () => {
+    expect(loadConfig({ SVC_DATA_DIR: '/srv/svc' }).cloud).toEqual({ kind: 'local', dir: '/srv/svc/local-cloud' });
+    // Workers of one cluster on one machine share one simulated account.
+    expect(loadConfig({ SVC_DATA_DIR: '/srv/svc', SVC_LOCAL_CLOUD_DIR: '/srv/cloud' }).cloud).toEqual({ kind: 'local', dir: '/srv/cloud' });
     expect(loadConfig({}).runStartWaitMs).toBe(10_000);
     expect(loadConfig({ SVC_CLOUD_PROVIDER: 'aws', SVC_AWS_IMAGE_ID: 'ami-0123456789abcdef0' }).cloud).toEqual({
       kind: 'aws',

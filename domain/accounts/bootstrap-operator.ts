@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { hashPassword, type ScryptParams } from '../security/index.ts';
 import { createAccount } from './create-account.ts';
@@ -26,6 +27,8 @@ export async function bootstrapOperator(
   if (await findAccountByLogin(db, operator.login)) return 'exists';
   const passwordHash = await hashPassword(operator.password, hashing);
   return db.transaction().execute(async (trx) => {
+    // API processes of one cluster start together: the first creates the account, the others wait and find it.
+    await sql`SELECT pg_advisory_xact_lock(hashtext('bootstrap-operator'))`.execute(trx);
     if (await findAccountByLogin(trx, operator.login)) return 'exists';
     await trx
       .insertInto('companies')

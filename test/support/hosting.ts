@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect } from 'vitest';
 import { bundle } from './bundles.ts';
 import { bearer } from './identity.ts';
-import type { TestService } from './service.ts';
+import type { HttpService } from './service.ts';
 
 // App pages over raw HTTP: no redirect followed, no body decompressed, every header as sent.
 
@@ -33,7 +33,7 @@ type File = { path: string; encoding: 'utf8' | 'base64'; content: string };
 
 /** Uploads a version and moves it through test to production (or only to test). */
 export async function release(
-  svc: TestService,
+  svc: HttpService,
   key: string,
   app: { namespace: string; slug: string; version: string; files?: File[]; manifest?: object },
   to: 'test' | 'production' = 'production',

@@ -1,12 +1,12 @@
 import { expect } from 'vitest';
 import { forgetRefusedWindows } from '../../domain/rate-limit/index.ts';
-import { TEST_OPERATOR, type TestService } from './service.ts';
+import { type HttpService, TEST_OPERATOR, type TestService } from './service.ts';
 
 // Builds companies and people through the real API, as an operator would.
 
 export const PASSWORD = 'correct-horse-battery';
 
-export async function operatorKey(svc: TestService): Promise<string> {
+export async function operatorKey(svc: HttpService): Promise<string> {
   const res = await svc.call('POST', '/api/v1/developer/password-tokens', { body: TEST_OPERATOR });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.key;
@@ -14,14 +14,14 @@ export async function operatorKey(svc: TestService): Promise<string> {
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-export async function createOrganization(svc: TestService, opKey: string, cellId: string, name = cellId) {
+export async function createOrganization(svc: HttpService, opKey: string, cellId: string, name = cellId) {
   const res = await svc.call('POST', '/api/v1/admin/organizations', { body: { cellId, name }, headers: bearer(opKey) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data;
 }
 
 export async function createUser(
-  svc: TestService,
+  svc: HttpService,
   opKey: string,
   username: string,
   licenses: { cellId: string; role: 'developer' | 'member'; admin?: boolean }[],
@@ -35,14 +35,14 @@ export async function createUser(
   return res.body.data as { id: string; username: string };
 }
 
-export async function passwordKey(svc: TestService, login: string, cellId?: string, password = PASSWORD): Promise<string> {
+export async function passwordKey(svc: HttpService, login: string, cellId?: string, password = PASSWORD): Promise<string> {
   const res = await svc.call('POST', '/api/v1/developer/password-tokens', { body: { login, password, ...(cellId ? { cellId } : {}) } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.key;
 }
 
 /** Signs in like the browser pages do (same-origin request) and returns the cookie header. */
-export async function signIn(svc: TestService, login: string, password = PASSWORD): Promise<string> {
+export async function signIn(svc: HttpService, login: string, password = PASSWORD): Promise<string> {
   const res = await svc.call('POST', '/api/v1/web/sessions', { body: { login, password }, headers: { origin: svc.addresses.baseUrl } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const setCookie = res.headers.get('set-cookie')!;
@@ -50,7 +50,7 @@ export async function signIn(svc: TestService, login: string, password = PASSWOR
 }
 
 /** Headers a same-origin browser request with that cookie carries. */
-export const browser = (cookie: string, svc: TestService) => ({ cookie, origin: svc.addresses.baseUrl, 'sec-fetch-site': 'same-origin' });
+export const browser = (cookie: string, svc: HttpService) => ({ cookie, origin: svc.addresses.baseUrl, 'sec-fetch-site': 'same-origin' });
 
 /** The cast of most tests: two companies and people with every kind of membership. */
 const CAST = {
@@ -64,7 +64,7 @@ const CAST = {
 } as const;
 
 /** Creates Acme (cell-acme), Globex (cell-globex) and the cast; returns the operator's key and account ids. */
-export async function seedCompanies(svc: TestService) {
+export async function seedCompanies(svc: HttpService) {
   const op = await operatorKey(svc);
   await createOrganization(svc, op, 'cell-acme', 'Acme');
   await createOrganization(svc, op, 'cell-globex', 'Globex');

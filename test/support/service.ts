@@ -33,6 +33,30 @@ export interface TestResponse {
 
 /** The real service on a loopback port over a database of its own. */
 export const TEST_OPERATOR = { login: 'operator', password: 'operator-password-1' };
+/** An HTTP service the helpers of test/support can drive: this process's, or one of a cluster's processes. */
+export type HttpService = Pick<TestService, 'call' | 'addresses'>;
+
+/** `call` on the service at `url`: JSON in, the body parsed as JSON when it is JSON. */
+export function caller(url: string): TestService['call'] {
+  return async (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | Buffer | undefined = init.rawBody;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // left as text: the test asserts on it
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+}
+
 /** scrypt at 2^12 keeps the suite fast; the production cost (2^17) has its own test. */
 const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
 
@@ -86,23 +110,7 @@ export async function startTestService(
     database,
     companyRoot: service.deps.companyRoot.allowed,
     logs,
-    async call(method, path, init = {}) {
-      const headers: Record<string, string> = { ...init.headers };
-      let body: string | Buffer | undefined = init.rawBody;
-      if (init.body !== undefined) {
-        body = JSON.stringify(init.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await fetch(`${service.url}${path}`, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // left as text: the test asserts on it
-      }
-      return { status: res.status, headers: res.headers, body: parsed };
-    },
+    call: caller(service.url!),
     async close() {
       await service.stop();
       await database.drop();
