@@ -3,41 +3,16 @@
 // `region` with the reader's attribute, a property policy nulling `amount` by a marking it lacks).
 // Goal: the policed search within 1.5x of the unpoliced one. Median of 9 runs per query.
 // Usage: node bench/object-security.ts [objects=100000]
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { connectDatabase, migrateToLatest } from '../domain/db/index.ts';
-import { systemClock } from '../domain/deps.ts';
-import {
-  aggregate,
-  defineObjectTypes,
-  findObjectTypeRecord,
-  findOntologyOfCompany,
-  objectPage,
-  objectTable,
-} from '../domain/ontology/index.ts';
+import { aggregate, objectPage, objectTable } from '../domain/ontology/index.ts';
 import { attributeMap, policyGates } from '../domain/policy/index.ts';
-import type { Principal } from '../domain/principal.ts';
-import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
 import { ObjectSecurityPolicy } from '../schemas/object-security.ts';
 import { AggregateObjectsRequest, SearchObjectsRequest } from '../schemas/ontology.ts';
+import { startOntologyBench } from './support/ontology-bench.ts';
 import { report } from './support/report.ts';
-import { median, time } from './support/timing.ts';
+import { medianOf } from './support/timing.ts';
 
 const objects = Number(process.argv[2] ?? 100_000);
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-object-security-'));
-await fs.chmod(dataDir, 0o755);
-const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg') });
-const db = connectDatabase({ connectionString: pg.url, statementTimeoutMs: 600_000 });
-
-const principal: Principal = {
-  kind: 'key',
-  account: { id: 'acc_bench', username: 'bench', email: 'bench@example.com', platformStaff: false },
-  company: { id: 'org_bench', cellId: 'cell-bench', name: 'Bench' },
-  role: 'developer',
-  key: { id: 'key_bench', displayPrefix: 'svc-dk-bench' },
-};
 
 const POLICY = ObjectSecurityPolicy.parse({
   objectPolicy: { conditions: [{ type: 'userAttribute', property: 'region', attribute: 'region' }] },
@@ -59,39 +34,13 @@ const QUERIES = {
   },
 } as const;
 
-async function medianOf(fn: () => Promise<unknown>): Promise<number> {
-  await fn(); // warm
-  const runs: number[] = [];
-  for (let i = 0; i < 9; i++) runs.push(await time(fn));
-  return median(runs);
-}
-
+const { db, ontology, type, stop } = await startOntologyBench('object-security', {
+  id: { dataType: { type: 'long' } },
+  category: { dataType: { type: 'string' } },
+  region: { dataType: { type: 'string' } },
+  amount: { dataType: { type: 'double' } },
+});
 try {
-  await migrateToLatest(db);
-  await db.insertInto('companies').values({ id: 'org_bench', cell_id: 'cell-bench', name: 'Bench' }).execute();
-  await db
-    .insertInto('accounts')
-    .values({ id: 'acc_bench', username: 'bench', email: 'bench@example.com', status: 'active', password_hash: null, locked_until: null })
-    .execute();
-  await db.insertInto('licenses').values({ account_id: 'acc_bench', company_id: 'org_bench', role: 'developer' }).execute();
-  await db.transaction().execute((trx) =>
-    defineObjectTypes({ db: trx, clock: systemClock }, principal, 'cell-bench', {
-      types: [
-        {
-          apiName: 'bench.Item',
-          primaryKey: 'id',
-          properties: {
-            id: { dataType: { type: 'long' } },
-            category: { dataType: { type: 'string' } },
-            region: { dataType: { type: 'string' } },
-            amount: { dataType: { type: 'double' } },
-          },
-        },
-      ],
-    }),
-  );
-  const ontology = (await findOntologyOfCompany(db, 'org_bench'))!;
-  const type = (await findObjectTypeRecord(db, ontology.id, 'bench.Item'))!;
   await sql`INSERT INTO ${objectTable(ontology, type)} (id, category, region, amount)
     SELECT i, 'cat-' || lpad((i % 100)::text, 3, '0'), 'region-' || (i % 10), (i * 7919 % 1000000) / 100.0
     FROM generate_series(1::bigint, ${objects}::bigint) AS i`.execute(db);
@@ -101,9 +50,9 @@ try {
       q.kind === 'search'
         ? () => objectPage(db, ontology, t, SearchObjectsRequest.parse(q.request))
         : () => aggregate(db, ontology, t, AggregateObjectsRequest.parse(q.request));
-    const bare = await medianOf(run(type));
+    const bare = await medianOf(run(type), 9);
     for (const [who, subject] of Object.entries(READERS)) {
-      const withPolicy = await medianOf(run({ ...type, security: POLICY, gates: policyGates(POLICY, subject) }));
+      const withPolicy = await medianOf(run({ ...type, security: POLICY, gates: policyGates(POLICY, subject) }), 9);
       report({
         name: `${name}, ${objects} objects, policy (${who})`,
         value: withPolicy,
@@ -114,7 +63,5 @@ try {
     }
   }
 } finally {
-  await db.destroy();
-  await pg.stop();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await stop();
 }

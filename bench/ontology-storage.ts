@@ -3,38 +3,13 @@
 // (what svc does, queried through its own where compiler and aggregator) against (b) one shared
 // JSONB table with expression indexes on the same properties. Median of 5 runs per query.
 // Usage: npx node bench/ontology-storage.ts [sizes=100000,1000000]
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { connectDatabase, migrateToLatest } from '../domain/db/index.ts';
-import { systemClock } from '../domain/deps.ts';
-import {
-  aggregate,
-  defineObjectTypes,
-  findObjectTypeRecord,
-  findOntologyOfCompany,
-  objectPage,
-  objectTable,
-} from '../domain/ontology/index.ts';
-import type { Principal } from '../domain/principal.ts';
-import { startEmbeddedPostgres } from '../infra/postgres/embedded-postgres.ts';
+import { aggregate, objectPage, objectTable } from '../domain/ontology/index.ts';
 import { AggregateObjectsRequest, SearchObjectsRequest } from '../schemas/ontology.ts';
-import { median, time } from './support/timing.ts';
+import { startOntologyBench } from './support/ontology-bench.ts';
+import { medianOf } from './support/timing.ts';
 
 const sizes = (process.argv[2] ?? '100000,1000000').split(',').map(Number);
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-bench-ontology-'));
-await fs.chmod(dataDir, 0o755);
-const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg') });
-const db = connectDatabase({ connectionString: pg.url, statementTimeoutMs: 600_000 });
-
-const principal: Principal = {
-  kind: 'key',
-  account: { id: 'acc_bench', username: 'bench', email: 'bench@example.com', platformStaff: false },
-  company: { id: 'org_bench', cellId: 'cell-bench', name: 'Bench' },
-  role: 'developer',
-  key: { id: 'key_bench', displayPrefix: 'svc-dk-bench' },
-};
 
 /** The same data in both stores: 100 categories, amounts 0..9999.99, 4 years of days, a flag. */
 const ROW = (n: string) =>
@@ -88,41 +63,15 @@ const JSONB_AGGREGATES: Record<keyof typeof AGGREGATES, string[]> = {
   ],
 };
 
-async function medianOf(fn: () => Promise<unknown>): Promise<number> {
-  await fn(); // warm
-  const runs: number[] = [];
-  for (let i = 0; i < 5; i++) runs.push(await time(fn));
-  return median(runs);
-}
-
+const { db, ontology, type, stop } = await startOntologyBench('ontology', {
+  id: { dataType: { type: 'long' } },
+  category: { dataType: { type: 'string' } },
+  amount: { dataType: { type: 'double' } },
+  qty: { dataType: { type: 'integer' } },
+  day: { dataType: { type: 'date' } },
+  flag: { dataType: { type: 'boolean' } },
+});
 try {
-  await migrateToLatest(db);
-  await db.insertInto('companies').values({ id: 'org_bench', cell_id: 'cell-bench', name: 'Bench' }).execute();
-  await db
-    .insertInto('accounts')
-    .values({ id: 'acc_bench', username: 'bench', email: 'bench@example.com', status: 'active', password_hash: null, locked_until: null })
-    .execute();
-  await db.insertInto('licenses').values({ account_id: 'acc_bench', company_id: 'org_bench', role: 'developer' }).execute();
-  await db.transaction().execute((trx) =>
-    defineObjectTypes({ db: trx, clock: systemClock }, principal, 'cell-bench', {
-      types: [
-        {
-          apiName: 'bench.Item',
-          primaryKey: 'id',
-          properties: {
-            id: { dataType: { type: 'long' } },
-            category: { dataType: { type: 'string' } },
-            amount: { dataType: { type: 'double' } },
-            qty: { dataType: { type: 'integer' } },
-            day: { dataType: { type: 'date' } },
-            flag: { dataType: { type: 'boolean' } },
-          },
-        },
-      ],
-    }),
-  );
-  const ontology = (await findOntologyOfCompany(db, 'org_bench'))!;
-  const type = (await findObjectTypeRecord(db, ontology.id, 'bench.Item'))!;
   const table = objectTable(ontology, type);
   await sql`CREATE TABLE bench_jsonb (type_id text NOT NULL, pk text NOT NULL, doc jsonb NOT NULL, PRIMARY KEY (type_id, pk))`.execute(db);
 
@@ -151,8 +100,8 @@ try {
 
     for (const [query, request] of Object.entries(SEARCHES) as [keyof typeof SEARCHES, (typeof SEARCHES)[keyof typeof SEARCHES]][]) {
       const parsed = SearchObjectsRequest.parse(request);
-      const typed = await medianOf(() => objectPage(db, ontology, type, parsed));
-      const jsonb = await medianOf(() => jsonbSearch(JSONB_FILTERS[query]));
+      const typed = await medianOf(() => objectPage(db, ontology, type, parsed), 5);
+      const jsonb = await medianOf(() => jsonbSearch(JSONB_FILTERS[query]), 5);
       results.push({ size, query, typed, jsonb });
     }
     for (const [query, request] of Object.entries(AGGREGATES) as [
@@ -160,10 +109,10 @@ try {
       (typeof AGGREGATES)[keyof typeof AGGREGATES],
     ][]) {
       const parsed = AggregateObjectsRequest.parse(request);
-      const typed = await medianOf(() => aggregate(db, ontology, type, parsed));
+      const typed = await medianOf(() => aggregate(db, ontology, type, parsed), 5);
       const jsonb = await medianOf(async () => {
         for (const statement of JSONB_AGGREGATES[query]) await sql.raw(statement).execute(db);
-      });
+      }, 5);
       results.push({ size, query, typed, jsonb });
     }
     const sizes = await sql<{ typed: string; jsonb: string }>`
@@ -189,7 +138,5 @@ try {
   }
   console.log('(per-type: the service’s own compile, statements and row conversion; both stores answer totalCount and excludedItems)');
 } finally {
-  await db.destroy();
-  await pg.stop();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await stop();
 }

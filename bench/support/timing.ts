@@ -7,3 +7,11 @@ export async function time(fn: () => unknown): Promise<number> {
 }
 
 export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** The median of `runs` timed calls of `fn`, after one to warm up. */
+export async function medianOf(fn: () => Promise<unknown>, runs: number): Promise<number> {
+  await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await time(fn));
+  return median(times);
+}
