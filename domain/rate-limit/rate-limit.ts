@@ -62,11 +62,10 @@ export async function consume(
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
-  const refused = refusedWindows.get(db) ?? new Set<string>();
-  refusedWindows.set(db, refused);
+  const refused = stateOf(refusedWindows, db, () => new Set<string>());
   const key = `${bucket}@${window.start.getTime()}`;
   if (refused.has(key)) throw rateLimited(window, now);
-  const hits = await addHits(db, bucket, window.start, cost);
+  const hits = await addHits(db, bucket, window.start, key, cost);
   if (hits === cost && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
@@ -80,8 +79,17 @@ export async function consume(
   }
 }
 
+/** This process's state for one database, made on its first use. */
+function stateOf<T>(states: WeakMap<Db, T>, db: Db, make: () => T): T {
+  const known = states.get(db);
+  if (known !== undefined) return known;
+  const made = make();
+  states.set(db, made);
+  return made;
+}
+
 type Waiter = { cost: number; resolve(hits: number): void; reject(err: unknown): void };
-/** Hits waiting for their bucket's statement in flight, by database and bucket window. */
+/** Hits waiting for their bucket's statement in flight, by database and bucket window (`bucket@windowStart`). */
 const waiting = new WeakMap<Db, Map<string, Waiter[]>>();
 
 /**
@@ -91,10 +99,8 @@ const waiting = new WeakMap<Db, Map<string, Waiter[]>>();
  * pool connection at a time, instead of queueing every request on that row's lock and taking the
  * pool from everyone else's requests. The counts stay exact, each hit in arrival order.
  */
-function addHits(db: Db, bucket: string, windowStart: Date, cost: number): Promise<number> {
-  const byBucket = waiting.get(db) ?? new Map<string, Waiter[]>();
-  waiting.set(db, byBucket);
-  const key = `${bucket}@${windowStart.getTime()}`;
+function addHits(db: Db, bucket: string, windowStart: Date, key: string, cost: number): Promise<number> {
+  const byBucket = stateOf(waiting, db, () => new Map<string, Waiter[]>());
   return new Promise((resolve, reject) => {
     const queued = byBucket.get(key);
     if (queued) {
