@@ -32,7 +32,10 @@ export function goalMet(figure: Figure): boolean | undefined {
 }
 
 /** ✓ or ✗ beside a goal this can judge (goalMet). */
-export const verdict = (figure: Figure): string => ({ true: '✓', false: '✗', undefined: '' })[String(goalMet(figure))] ?? '';
+export function verdict(figure: Figure): string {
+  const met = goalMet(figure);
+  return met === undefined ? '' : met ? '✓' : '✗';
+}
 
 /** Prints the figure and records it for the table. */
 export function report(figure: Figure): void {
