@@ -195,18 +195,21 @@ async function stopOrphanedServer(dataDir: string, clusterDir: string): Promise<
 }
 
 /**
- * A watchdog in a process of its own: once this process is gone without stopping the server (a
- * SIGKILL), it stops the postmaster within about a second. Killed first on every normal stop.
+ * A watchdog in a process of its own: it waits on a pipe only this process writes to, which the
+ * kernel closes however this process ends, so a SIGKILL of it stops the postmaster at once. No
+ * polling. Killed first on every normal stop.
  */
 function watchParent(postmasterPid: number) {
-  const watchdog = spawn(
-    'sh',
-    ['-c', 'while kill -0 "$0" 2>/dev/null; do sleep 1; done; kill -INT "$1" 2>/dev/null', String(process.pid), String(postmasterPid)],
-    { detached: true, stdio: 'ignore' },
-  );
+  const watchdog = spawn('sh', ['-c', 'read _; kill -INT "$0" 2>/dev/null', String(postmasterPid)], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
   // Without a shell there is no watchdog; the next start still stops the orphan.
   watchdog.on('error', () => {});
+  watchdog.stdin?.on('error', () => {});
+  // Neither the watchdog nor its pipe keeps this process alive.
   watchdog.unref();
+  (watchdog.stdin as net.Socket | null)?.unref();
   return watchdog;
 }
 
