@@ -39,9 +39,13 @@ async function startEmbedded(dataDir: string): Promise<Service> {
 }
 
 /** `npm run backup -- <args> --json` on `dataDir`. */
-async function backupCommand(dataDir: string, ...args: string[]): Promise<{ code: number | null; out: any }> {
+async function backupCommand(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: any }> {
   const child = spawn(process.execPath, [ENTRY, ...args, '--json'], {
-    env: { PATH: process.env.PATH ?? '', SVC_DATA_DIR: dataDir },
+    env: { PATH: process.env.PATH ?? '', SVC_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
@@ -103,7 +107,7 @@ describe('backup and restore of the embedded default', () => {
     await expect.poll(async () => (await schedule.describe().catch(() => undefined))?.spec.intervals?.[0]?.every).toBe(300_000);
     const scheduled = await schedule.describe();
 
-    const created = await backupCommand(source, 'create', backup);
+    const created = await backupCommand(source, ['create', backup]);
     expect([created.code, created.out.ok], JSON.stringify(created.out)).toEqual([0, true]);
     expect(created.out.backup).toMatchObject({
       online: true,
@@ -114,7 +118,7 @@ describe('backup and restore of the embedded default', () => {
     expect(created.out.backup.postgres.walSegments).toBeGreaterThanOrEqual(1);
     expect(created.out.backup.files).toEqual(expect.arrayContaining(['postgres.password', 'temporal']));
     // A second backup into the same folder is refused; the first stays whole.
-    const again = await backupCommand(source, 'create', backup);
+    const again = await backupCommand(source, ['create', backup]);
     expect([again.code, again.out.error.code]).toEqual([1, 'backup_target_not_empty']);
 
     // Written after the backup: none of it may come back.
@@ -130,11 +134,17 @@ describe('backup and restore of the embedded default', () => {
     expect((await late.describe()).scheduleId).toBe('after-the-backup');
     await before.stop();
     before = undefined;
+    // Stopped, the folder is copied by the command itself: the cluster as it is, the state file through SQLite.
+    const offline = await backupCommand(source, ['create', path.join(root, 'offline')]);
+    expect([offline.code, offline.out.backup?.online, offline.out.backup?.postgres.method]).toEqual([0, false, 'cold-copy']);
+    expect(offline.out.backup.temporal).toEqual({ file: 'temporal/temporal.sqlite' });
 
-    // Restore refuses a data folder in use (not empty), then fills an empty one.
-    const refused = await backupCommand(source, 'restore', backup);
+    // Restore refuses a folder that is not a finished backup, a data folder in use (not empty), then fills an empty one.
+    const notBackup = await backupCommand(restored, ['restore', source]);
+    expect([notBackup.code, notBackup.out.error.code]).toEqual([1, 'not_a_backup']);
+    const refused = await backupCommand(source, ['restore', backup]);
     expect([refused.code, refused.out.error.code]).toEqual([1, 'data_folder_not_empty']);
-    const done = await backupCommand(restored, 'restore', backup);
+    const done = await backupCommand(restored, ['restore', backup]);
     expect([done.code, done.out.ok], JSON.stringify(done.out)).toEqual([0, true]);
 
     after = await startEmbedded(restored);
@@ -160,4 +170,13 @@ describe('backup and restore of the embedded default', () => {
     expect(restoredSchedule.action).toEqual(scheduled.action);
     await expect(back.temporal!.client.schedule.getHandle('after-the-backup').describe()).rejects.toThrow(/not found/i);
   }, 120_000);
+
+  it('refuses wrong usage and an external PostgreSQL with exit code 2', async () => {
+    const dataDir = path.join(root, 'unused');
+    const bare = await backupCommand(dataDir, []);
+    expect([bare.code, bare.out.error.code]).toEqual([2, 'usage']);
+    const external = await backupCommand(dataDir, ['create', path.join(root, 'x')], { DATABASE_URL: 'postgres://u:p@127.0.0.1:1/svc' });
+    expect([external.code, external.out.error.code]).toEqual([2, 'usage']);
+    expect(external.out.error.message).toMatch(/pg_dump/);
+  });
 });
