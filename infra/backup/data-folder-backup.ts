@@ -63,6 +63,16 @@ export async function createBackup(source: BackupSource, directory: string): Pro
     throw new BackupError('not_a_data_folder', `${source.dataDir} holds no embedded PostgreSQL (no postgres/PG_VERSION)`);
   }
   await prepareEmptyFolder(directory, 'backup_target_not_empty', 'the backup folder');
+  try {
+    return await writeBackup(source, clusterDir, directory);
+  } catch (err) {
+    // The folder was empty: a failed backup leaves it so, ready for the next attempt.
+    for (const entry of await fs.readdir(directory)) await fs.rm(path.join(directory, entry), { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function writeBackup(source: BackupSource, clusterDir: string, directory: string): Promise<BackupManifest> {
   const createdAt = new Date().toISOString();
   const postgres = source.postgresUrl
     ? await onlineBaseBackup(source.postgresUrl, clusterDir, path.join(directory, 'postgres'), `svc backup ${createdAt}`)

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config.ts';
 import { askAdminSocket } from '../../../infra/backup/admin-socket.ts';
-import { restoreBackup } from '../../../infra/backup/data-folder-backup.ts';
+import { createBackup, restoreBackup } from '../../../infra/backup/data-folder-backup.ts';
 import { type RunningService, startService } from '../../../service.ts';
 import { appScheduleId } from '../../../workflows/contract.ts';
 import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
@@ -180,5 +180,21 @@ describe('backup and restore of the embedded default', () => {
     const external = await backupCommand(dataDir, ['create', path.join(root, 'x')], { DATABASE_URL: 'postgres://u:p@127.0.0.1:1/svc' });
     expect([external.code, external.out.error.code]).toEqual([2, 'usage']);
     expect(external.out.error.message).toMatch(/pg_dump/);
+  });
+
+  it('leaves the backup folder empty when a backup fails half-way', async () => {
+    const dataDir = path.join(root, 'broken');
+    await fs.mkdir(path.join(dataDir, 'postgres'), { recursive: true });
+    await fs.writeFile(path.join(dataDir, 'postgres', 'PG_VERSION'), '18\n');
+    await fs.mkdir(path.join(dataDir, 'temporal'));
+    await fs.writeFile(
+      path.join(dataDir, 'temporal', 'temporal.sqlite'),
+      'not a database, just text that is long enough to fill a header....',
+    );
+    const target = path.join(root, 'half-way');
+    const source = { dataDir, postgresUrl: undefined, copyTemporalState: undefined, elsewhere: [] };
+    // The cluster is copied, then the state file cannot be: nothing of the attempt stays.
+    await expect(createBackup(source, target)).rejects.toMatchObject({ code: 'backup_failed' });
+    expect(await fs.readdir(target)).toEqual([]);
   });
 });
