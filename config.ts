@@ -55,11 +55,11 @@ export const EnvSchema = z
       .min(1)
       .default('./.data')
       .describe(
-        'Persistent data of the embedded PostgreSQL (`postgres/` and its generated `postgres.password`), of the embedded Temporal server (`temporal/temporal.sqlite`), the generated Temporal payload key (`temporal/payload.key`), the workflow bundle cache (`cache/`) and the local cloud (`local-cloud/`).',
+        'Persistent data of the embedded PostgreSQL (`postgres/` and its generated `postgres.password`), of the embedded Temporal server (`temporal/temporal.sqlite`), the generated Temporal payload key (`temporal/payload.key`), the workflow bundle cache (`cache/`), the local cloud (`local-cloud/`) and the admin socket `npm run backup` asks the running service through (`run/admin.sock`).',
       ),
     SVC_COMPANY_ROOT: unsetIfBlank(z.string().optional())
       .describe(
-        "The folder every company initialization `rootPath` must lie under once symlinks are resolved (the real path of its deepest existing part); anything else is refused with 400 `invalid_payload` (problem `path_not_allowed` at `rootPath`) before a run is asked for, and each file step checks again. Whatever it is set to (even `/`), `/proc`, `/sys`, `/dev`, the service's folders of `SVC_DATA_DIR` (`postgres/`, `temporal/`, `cache/`, `local-cloud/`; all of `SVC_DATA_DIR` when the root contains it) and PostgreSQL's own data directory (when the service's database user may read `data_directory`) are refused. Must not itself lie in those.",
+        "The folder every company initialization `rootPath` must lie under once symlinks are resolved (the real path of its deepest existing part); anything else is refused with 400 `invalid_payload` (problem `path_not_allowed` at `rootPath`) before a run is asked for, and each file step checks again. Whatever it is set to (even `/`), `/proc`, `/sys`, `/dev`, the service's folders of `SVC_DATA_DIR` (`postgres/`, `temporal/`, `cache/`, `local-cloud/`, `run/`; all of `SVC_DATA_DIR` when the root contains it) and PostgreSQL's own data directory (when the service's database user may read `data_directory`) are refused. Must not itself lie in those.",
       )
       .meta(shown('`SVC_DATA_DIR/companies`')),
     SVC_EMBEDDED_PG_PORT: unsetIfBlank(port.optional())
@@ -255,7 +255,7 @@ export const EnvSchema = z
 
 /** The folders of SVC_DATA_DIR the service itself keeps (PostgreSQL, Temporal, bundle cache, local cloud). */
 function serviceDataFolders(dataDir: string): string[] {
-  return ['postgres', 'temporal', 'cache', 'local-cloud'].map((name) => path.join(dataDir, name));
+  return ['postgres', 'temporal', 'cache', 'local-cloud', 'run'].map((name) => path.join(dataDir, name));
 }
 
 function companyRootOf(e: { SVC_DATA_DIR: string; SVC_COMPANY_ROOT?: string | undefined }): string {

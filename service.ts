@@ -21,6 +21,8 @@ import { SqlGate, startChangeHub } from './domain/ontology/index.ts';
 import type { CompanyRootPolicy } from './domain/provisioning/index.ts';
 import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/index.ts';
 import { databaseCheck, ensureInstance, type ReadinessCheck, readinessCheck } from './domain/system/index.ts';
+import { serveAdminSocket } from './infra/backup/admin-socket.ts';
+import { backupRequests, stateElsewhere } from './infra/backup/backup-requests.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { smtpMailer } from './infra/mail/smtp-mailer.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
@@ -225,6 +227,30 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       deps.liveRuns = temporalRunObserver(connected.client);
       deps.appSchedules = temporalScheduleObserver(connected.client);
       if (!deps.temporalUi && connected.uiUrl) deps.temporalUi = { url: connected.uiUrl, namespace: config.temporalNamespace };
+    }
+
+    if (!config.databaseUrl) {
+      // `npm run backup` asks this process for a backup of its data folder while it runs.
+      const admin = await serveAdminSocket(
+        config.dataDir,
+        backupRequests({
+          dataDir: config.dataDir,
+          postgresUrl: databaseUrl,
+          copyTemporalState: temporal?.copyEmbeddedState,
+          elsewhere: stateElsewhere({
+            dataDir: config.dataDir,
+            companyRoot: config.companyRoot.allowed,
+            localCloudDir: config.cloud.kind === 'local' ? config.cloud.dir : undefined,
+            blobStore: config.blobStore,
+          }),
+        }),
+      );
+      if ('unavailable' in admin)
+        logger.warn(
+          { reason: admin.unavailable },
+          'no admin socket: `npm run backup` can back up this data folder only while svc is stopped',
+        );
+      else cleanups.push(() => admin.close());
     }
 
     const connected = temporal;

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,6 +11,8 @@ export default defineConfig({
       {
         test: {
           name: 'svc',
+          // The workspace package from this checkout (node_modules may be another checkout's, as in a git worktree).
+          alias: { '@svc/temporal-dev': fileURLToPath(new URL('./infra/temporal-dev/index.ts', import.meta.url)) },
           include: ['test/**/*.test.ts'],
           // One PostgreSQL for the run; each test file clones its own database from a migrated template.
           globalSetup: ['test/support/postgres-global-setup.ts'],

@@ -155,7 +155,7 @@ describe('company initialization variables', () => {
     const data = path.resolve('.data');
     expect(loadConfig({}).companyRoot).toEqual({
       allowed: path.join(data, 'companies'),
-      refused: ['/proc', '/sys', '/dev', ...['postgres', 'temporal', 'cache', 'local-cloud'].map((f) => path.join(data, f))],
+      refused: ['/proc', '/sys', '/dev', ...['postgres', 'temporal', 'cache', 'local-cloud', 'run'].map((f) => path.join(data, f))],
     });
     // A root that contains the data directory refuses all of it.
     expect(loadConfig({ SVC_COMPANY_ROOT: '/', SVC_DATA_DIR: '/var/lib/svc' }).companyRoot).toEqual({

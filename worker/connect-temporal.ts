@@ -16,6 +16,8 @@ export interface TemporalConnections {
   native: NativeConnection;
   /** The embedded server's state file; undefined when connected to TEMPORAL_ADDRESS. */
   embeddedStateFile: string | undefined;
+  /** The embedded server: writes a consistent copy of its state file to `file` (a backup). */
+  copyEmbeddedState: ((file: string) => void) | undefined;
   /** The embedded server's Web UI, when it serves one. */
   uiUrl: string | undefined;
   close(): Promise<void>;
@@ -38,7 +40,9 @@ export async function connectTemporal(opts: {
   logger: Logger;
 }): Promise<TemporalConnections> {
   installTemporalRuntime();
-  let embedded: { address: string; uiUrl: string | undefined; stop(): Promise<void> } | undefined;
+  let embedded:
+    | { address: string; uiUrl: string | undefined; copyStateTo: ((file: string) => void) | undefined; stop(): Promise<void> }
+    | undefined;
   let embeddedStateFile: string | undefined;
   if (!opts.address) {
     const { startTemporalDevServer } = await import('@svc/temporal-dev');
@@ -68,6 +72,7 @@ export async function connectTemporal(opts: {
       dataConverter: opts.dataConverter,
       native,
       embeddedStateFile,
+      copyEmbeddedState: embedded?.copyStateTo,
       uiUrl: embedded?.uiUrl,
       async close() {
         await native.close();

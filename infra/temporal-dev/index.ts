@@ -61,6 +61,8 @@ export interface TemporalDevServer {
   /** `http://host:port` of the Web UI, when `uiPort` was given. */
   uiUrl: string | undefined;
   state: ServerState;
+  /** With a state file: writes a consistent copy of it to `file` (which must not exist); see Persistence.copyTo. */
+  copyStateTo: ((file: string) => void) | undefined;
   stop(): Promise<void>;
 }
 
@@ -139,7 +141,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
       uiUrl = `http://${bindHost}:${await listen(h, host, options.uiPort)}`;
       http.push(h);
     }
-    return { address: `${bindHost}:${port}`, port, httpUrl, uiUrl, state, stop: async () => stopAll() };
+    const copyStateTo = persistence ? (file: string) => persistence.copyTo(file) : undefined;
+    return { address: `${bindHost}:${port}`, port, httpUrl, uiUrl, state, copyStateTo, stop: async () => stopAll() };
   } catch (err) {
     stopAll();
     throw err;

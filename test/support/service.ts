@@ -58,7 +58,7 @@ export function caller(url: string): TestService['call'] {
 }
 
 /** scrypt at 2^12 keeps the suite fast; the production cost (2^17) has its own test. */
-const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
+export const TEST_PASSWORD_HASHING = { logN: 12, r: 8, p: 1 };
 
 export async function startTestService(
   opts: {

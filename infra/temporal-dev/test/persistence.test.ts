@@ -820,3 +820,31 @@ describe('the state file’s mode', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('a copy of the state while the server runs', () => {
+  it('holds every answered change up to the copy and none after; a server started on it resumes from there', async () => {
+    const file = dbFile();
+    const copy = dbFile();
+    const running = await startTemporalDevServer({ dbFilename: file });
+    closers.push(() => running.stop());
+    const client = await rawClient(running.address);
+    // No worker polls this queue: the runs stay open, which is all the copy has to keep.
+    const start = (workflowId: string) => client.workflow.start('waitForever', { taskQueue: 'copy-queue', workflowId });
+    await start('before-copy');
+    await client.schedule.create({
+      scheduleId: 'hourly',
+      spec: { intervals: [{ every: '1h' }] },
+      action: { type: 'startWorkflow', workflowType: 'waitForever', taskQueue: 'copy-queue', workflowId: 'from-schedule' },
+    });
+    running.copyStateTo!(copy);
+    expect(() => running.copyStateTo!(copy)).toThrow(/exists/);
+    await start('after-copy');
+
+    const restored = await startTemporalDevServer({ dbFilename: copy });
+    closers.push(() => restored.stop());
+    const again = await rawClient(restored.address);
+    expect((await again.workflow.getHandle('before-copy').describe()).status.name).toBe('RUNNING');
+    expect((await again.schedule.getHandle('hourly').describe()).spec.intervals?.[0]?.every).toBe(3_600_000);
+    await expect(again.workflow.getHandle('after-copy').describe()).rejects.toThrow(/not found/i);
+  });
+});
