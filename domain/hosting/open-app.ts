@@ -5,6 +5,7 @@ import { DomainError } from '../errors.ts';
 import type { AppAccess } from '../policy/index.ts';
 import { consume, type Limit } from '../rate-limit/index.ts';
 import { nextAccessExpiry } from '../resources/index.ts';
+import { assertTicketReuseAllowed } from '../usage/index.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type IssuedTicket, issueTicket, type OpeningPrincipal, ticketSourceOf } from './issue-ticket.ts';
 import { keepOpen, openKey, type ReusableOpen, reusableOpen } from './reusable-opens.ts';
@@ -41,8 +42,10 @@ export async function openApp(
   linkShareId: string | null = null,
 ): Promise<OpenedApp> {
   const key = openKey(principal, target, linkShareId);
-  const decided =
-    (await reusableOpen(deps.principals, key, deps.clock.now())) ?? (await decideOpen(deps, principal, target, linkShareId, key));
+  const reused = await reusableOpen(deps.principals, key, deps.clock.now());
+  // A ticket handed out again is a ticket request all the same (spec: 429 once the minutes are used up).
+  if (reused) await assertTicketReuseAllowed(deps.db, deps.clock, reused.app.id);
+  const decided = reused ?? (await decideOpen(deps, principal, target, linkShareId, key));
   if ('opened' in decided) return decided;
   const { app, version, access, ticket } = decided;
   deps.opens.note(openRecord(deps, app, version, target.channel, principal.account.id, access.viaShare));
