@@ -52,9 +52,20 @@ async function signInVisitors(): Promise<string[]> {
   const ids = Array.from({ length: VISITORS }, (_, i) => `acc_visitor${i}`);
   await db
     .insertInto('accounts')
-    .values(ids.map((id) => ({ id, username: `${id}@bench.example`, email: `${id}@bench.example`, password_hash: null, status: 'active' as const })))
+    .values(
+      ids.map((id) => ({
+        id,
+        username: `${id}@bench.example`,
+        email: `${id}@bench.example`,
+        password_hash: null,
+        status: 'active' as const,
+      })),
+    )
     .execute();
-  await db.insertInto('licenses').values(ids.map((id) => ({ account_id: id, company_id: company.id, role: 'member' as const }))).execute();
+  await db
+    .insertInto('licenses')
+    .values(ids.map((id) => ({ account_id: id, company_id: company.id, role: 'member' as const })))
+    .execute();
   const sessions = await Promise.all(ids.map((id) => createSession(db, id, undefined)));
   return sessions.map((s) => `svc_session=${s.token}`);
 }
@@ -96,11 +107,16 @@ try {
   const sirvUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 
   const br = { 'accept-encoding': 'br' };
-  const rows: [string, number, number, string][] = [
+  const sirvEntry = await rps(`${sirvUrl}/index.html`, {});
+  // First opens: each member's one open, the app-open rule's queries and a new ticket each.
+  const first = await autocannon({ url: address, connections: 10, amount: VISITORS - 1, ...asVisitors(visitors.slice(1)) });
+  if (first.non2xx > 0 || first.errors > 0) throw new Error(`first opens: ${first.non2xx} non-2xx answers, ${first.errors} errors`);
+  const rows: [string, number, number, string | undefined][] = [
+    [`entry page, first open of ${VISITORS} members (access, new ticket)`, first.requests.average, sirvEntry, undefined],
     [
-      `entry page, ${VISITORS} members signed in (access, ticket, open record)`,
+      `entry page, the same ${VISITORS} members again (reused open)`,
       (await measure(address, asVisitors(visitors))).requests.average,
-      await rps(`${sirvUrl}/index.html`, {}),
+      sirvEntry,
       '>= 0.5x sirv',
     ],
     [
@@ -116,13 +132,13 @@ try {
       '>= 0.8x sirv',
     ],
   ];
-  console.log(`${'request'.padEnd(56)} ${'svc req/s'.padStart(10)} ${'sirv req/s'.padStart(11)}  ratio`);
+  console.log(`${'request'.padEnd(64)} ${'svc req/s'.padStart(10)} ${'sirv req/s'.padStart(11)}  ratio`);
   for (const [name, ours, theirs, goal] of rows) {
-    console.log(`${name.padEnd(56)} ${ours.toFixed(0).padStart(10)} ${theirs.toFixed(0).padStart(11)}  ${(ours / theirs).toFixed(2)}`);
-    record({ name, value: ours, unit: 'req/s', baseline: theirs, goal });
+    console.log(`${name.padEnd(64)} ${ours.toFixed(0).padStart(10)} ${theirs.toFixed(0).padStart(11)}  ${(ours / theirs).toFixed(2)}`);
+    record({ name, value: ours, unit: 'req/s', baseline: theirs, ...(goal ? { goal } : {}) });
   }
   const paced = await measure(address, { ...asVisitors(visitors), overallRate: 500 });
-  report({ name: 'entry page p99 at 500 opens/s', value: paced.latency.p99, unit: 'ms', goal: '< 20 ms' });
+  report({ name: 'entry page p99 at 500 opens/s (reused opens)', value: paced.latency.p99, unit: 'ms', goal: '< 20 ms' });
 } finally {
   baseline?.close();
   await stop();

@@ -39,7 +39,16 @@ export interface CachedMarkingAssignments {
   markingAssignments: readonly MarkingAssignment[];
 }
 
-export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments;
+/** A web session found valid (domain/sessions findSession), by `session:`, token hash and app host. */
+export interface CachedSession {
+  session: {
+    principal: Extract<Principal, { kind: 'session' }>;
+    /** ms: it stops admitting by itself then. */
+    expiresAt: number;
+  };
+}
+
+export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments | CachedSession;
 
 /**
  * The principals behind keys by key hash, the ticket cookies admitted to version files by
