@@ -15,6 +15,7 @@ import { localModelProvider } from './domain/app-workflows/index.ts';
 import { cachedBlobStore, postgresBlobBackend } from './domain/apps/index.ts';
 import { connectDatabase, type Db, migrateToLatest } from './domain/db/index.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
+import { startOpenRecorder } from './domain/hosting/index.ts';
 import { startKeyUseRecorder, startPrincipalCache } from './domain/keys/index.ts';
 import { type Mailer, unconfiguredMailer } from './domain/mail/index.ts';
 import { SqlGate, startChangeHub } from './domain/ontology/index.ts';
@@ -115,6 +116,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     cleanups.push(() => principals.stop());
     const keyUses = startKeyUseRecorder(db, logger);
     cleanups.push(() => keyUses.stop());
+    const opens = startOpenRecorder(db, logger, opts.clock ?? systemClock);
+    cleanups.push(() => opens.stop());
 
     let mailer: Mailer = unconfiguredMailer;
     if (config.mail.smtpUrl) {
@@ -143,6 +146,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       clock: opts.clock ?? systemClock,
       principals,
       keyUses,
+      opens,
       companyRoot,
       addresses: () => addresses,
       ...(config.temporalUiUrl ? { temporalUi: { url: config.temporalUiUrl, namespace: config.temporalNamespace } } : {}),

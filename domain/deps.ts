@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppScheduleObserver, BlobStore } from './apps/index.ts';
 import type { Db } from './db/index.ts';
+import type { OpenRecorder } from './hosting/index.ts';
 import type { KeyUseRecorder, PrincipalCache } from './keys/index.ts';
 import type { Mailer } from './mail/index.ts';
 import type { ChangeHub, SqlGate } from './ontology/index.ts';
@@ -58,6 +59,8 @@ export interface DomainDeps {
   principals: PrincipalCache;
   /** Keys' last_used_at, written in batches off the request path. */
   keyUses: KeyUseRecorder;
+  /** The app log's usage/open records, written in batches off the request path. */
+  opens: OpenRecorder;
   /** Email (workflow notify steps, the mail test): SMTP, or `configured: false` when none is set. */
   mailer: Mailer;
   /** Where company initialization's rootPath may lie (SVC_COMPANY_ROOT) and where never. */

@@ -69,7 +69,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, access: RouteAcc
   } else if (reads.session) {
     const baseUrl = deps.addresses().baseUrl;
     const token = readSessionCookie(ctx, baseUrl);
-    principal = token ? await findSession(deps.db, token) : undefined;
+    principal = token ? await findSession(deps, token) : undefined;
     if (!principal) {
       if (!reads.key) throw new DomainError('invalid_session', 'Sign in on the web first.');
       throw new DomainError('unauthorized', 'A developer key (Authorization: Bearer svc-dk-...) or a web session is required.');

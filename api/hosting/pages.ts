@@ -151,10 +151,10 @@ async function findPagePrincipal(ctx: Context, deps: ApiDeps): Promise<OpeningPr
   const appHost = appHostOf(ctx, deps.addresses());
   if (appHost) {
     const token = readCookie(ctx, appHostCookieName(appHost, 'svc_app_session'));
-    return token ? findSession(deps.db, token, appHost.host) : undefined;
+    return token ? findSession(deps, token, appHost.host) : undefined;
   }
   const token = readSessionCookie(ctx, deps.addresses().baseUrl);
-  return token ? findSession(deps.db, token) : undefined;
+  return token ? findSession(deps, token) : undefined;
 }
 
 /**
@@ -191,7 +191,7 @@ async function startHandoff(ctx: Context, deps: ApiDeps): Promise<void> {
   }
   const { baseUrl } = deps.addresses();
   const token = readSessionCookie(ctx, baseUrl);
-  const principal = token ? await findSession(deps.db, token) : undefined;
+  const principal = token ? await findSession(deps, token) : undefined;
   if (principal?.kind !== 'session') return ctx.redirect(`${baseUrl}/signin?next=${encodeURIComponent(ctx.url)}`);
   const code = await issueHandoffCode(deps.db, deps.clock, principal.sessionHash, base.host, state);
   const target = new URL(to as string);

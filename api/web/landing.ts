@@ -21,7 +21,7 @@ const DOCS = [
 export async function serveLanding(ctx: Context, deps: ApiDeps): Promise<void> {
   const addresses = deps.addresses();
   const token = readSessionCookie(ctx, addresses.baseUrl);
-  const principal = token ? await findSession(deps.db, token) : undefined;
+  const principal = token ? await findSession(deps, token) : undefined;
   const catalogs = principal ? await listVisitorCatalogs(deps.db, addresses, principal) : [];
   const account = pageAccount(principal, addresses.baseUrl);
   const official = `${addresses.productionBase}/apps`;

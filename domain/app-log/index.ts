@@ -6,4 +6,4 @@ export { purgeExpiredEvents } from './purge-expired-events.ts';
 export { admitEvents, recordEvents } from './record-events.ts';
 export { setFeedbackStatus } from './set-feedback-status.ts';
 export { summarizeLog } from './summarize-log.ts';
-export { writeLogRecords } from './write-log-record.ts';
+export { type LogRecord, writeLogRecords } from './write-log-record.ts';

@@ -15,6 +15,8 @@ export interface LogRecord {
   versionId?: string | null;
   channel?: Channel | null;
   data: Record<string, unknown>;
+  /** How many occurrences the record stands for in the daily counts (opens coalesced per minute); 1 when absent. */
+  count?: number;
 }
 
 /**
@@ -61,8 +63,8 @@ async function rollUp(db: DbOrTrx, records: readonly LogRecord[]): Promise<void>
     const day = dayOf(r.at);
     const key = [r.appId, day, r.kind, r.name].join('\u0000');
     const row = counts.get(key);
-    if (row) row.count++;
-    else counts.set(key, { app_id: r.appId, day, kind: r.kind, name: r.name, count: 1 });
+    if (row) row.count += r.count ?? 1;
+    else counts.set(key, { app_id: r.appId, day, kind: r.kind, name: r.name, count: r.count ?? 1 });
     if (r.accountId !== null && VISITOR_KINDS.has(r.kind)) {
       const vkey = [r.appId, r.accountId].join('\u0000');
       const seen = visitors.get(vkey);

@@ -9,5 +9,6 @@ export { type CatalogEntry, listCatalog } from './list-catalog.ts';
 export { listSharedApps, type SharedEntry } from './list-shared-apps.ts';
 export { listVisitorCatalogs, type VisitorCatalog } from './list-visitor-catalogs.ts';
 export { openApp, openAppAnonymously } from './open-app.ts';
+export { type OpenRecorder, startOpenRecorder } from './open-recorder.ts';
 export { renewTicket } from './renew-ticket.ts';
 export { filesSecretOf, TICKET_PREFIX, TICKET_TTL_MS } from './ticket-format.ts';

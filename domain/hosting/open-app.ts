@@ -1,12 +1,14 @@
-import { writeLogRecords } from '../app-log/index.ts';
 import { type AppTarget, accessToApp, anonymousAccessToApp, type HostedApp, type HostedVersion } from '../apps/index.ts';
 import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { AppAccess } from '../policy/index.ts';
 import { consume, type Limit } from '../rate-limit/index.ts';
+import { nextAccessExpiry } from '../resources/index.ts';
+import { assertTicketReuseAllowed } from '../usage/index.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type IssuedTicket, issueTicket, type OpeningPrincipal, ticketSourceOf } from './issue-ticket.ts';
+import { keepOpen, openKey, type ReusableOpen, reusableOpen } from './reusable-opens.ts';
 
 export type OpenedApp =
   | {
@@ -20,15 +22,18 @@ export type OpenedApp =
   | { opened: false; app: HostedApp; version: HostedVersion; access: Extract<AppAccess, { allowed: false }> };
 
 /**
- * Each open issues an 8-hour ticket and writes a usage/open record, so opens are limited per
- * account and app (429 rate_limited past it). A ticket cannot be handed out again instead: only
- * its hash is kept.
+ * An open that issues a ticket is limited per account and app (429 rate_limited past it): each
+ * such ticket is a row for 8 hours. Opens that reuse a ticket (reusable-opens.ts) cost no write
+ * and are not counted.
  */
 const OPEN_LIMIT: Limit = { name: 'app-open', max: 30, windowSeconds: 60 };
 
 /**
- * An app open: the access check, the open limit, the entry page's bytes, a fresh ticket for the
- * visitor and the usage/open record (both in one transaction).
+ * An app open: the access decision, the entry page's bytes, the visitor's ticket and the
+ * usage/open record (written in batches: open-recorder.ts). The same credential opening the same
+ * app again gets the same decision and ticket while nothing they rest on has changed and the
+ * ticket has more than half its life left; otherwise the app-open rule decides, within the open
+ * limit, and a new ticket is issued.
  */
 export async function openApp(
   deps: DomainDeps,
@@ -36,26 +41,44 @@ export async function openApp(
   target: AppTarget,
   linkShareId: string | null = null,
 ): Promise<OpenedApp> {
+  const key = openKey(principal, target, linkShareId);
+  const reused = await reusableOpen(deps.principals, key, deps.clock.now());
+  // A ticket handed out again is a ticket request all the same (spec: 429 once the minutes are used up).
+  if (reused) await assertTicketReuseAllowed(deps.db, deps.clock, reused.app.id);
+  const decided = reused ?? (await decideOpen(deps, principal, target, linkShareId, key));
+  if ('opened' in decided) return decided;
+  const { app, version, access, ticket } = decided;
+  deps.opens.note(openRecord(deps, app, version, target.channel, principal.account.id, access.viaShare));
+  return { opened: true, app, version, access, ticket, entry: await entryOf(deps, version) };
+}
+
+/** The app-open rule's answer and, when it admits, a new ticket, kept for reuse. */
+async function decideOpen(
+  deps: DomainDeps,
+  principal: OpeningPrincipal,
+  target: AppTarget,
+  linkShareId: string | null,
+  key: string,
+): Promise<ReusableOpen | Extract<OpenedApp, { opened: false }>> {
+  const generation = deps.principals.generation();
   const { app, version, access } = await accessToApp(deps, principal, target, linkShareId);
   if (!access.allowed) return { opened: false, app, version, access };
   // Counted on the pool, so refused opens count too.
   await consume(deps.db, OPEN_LIMIT, `${principal.account.id}:${app.id}`, deps.clock);
-  const entry = await entryOf(deps, version);
-  const ticket = await deps.db.transaction().execute(async (trx) => {
-    const issued = await issueTicket(trx, deps.clock, {
-      accountId: principal.account.id,
-      appId: app.id,
-      channel: target.channel,
-      versionId: version.id,
-      shareId: access.viaShare,
-      grant: access.viaGrant,
-      source: ticketSourceOf(principal),
-      role: access.role,
-    });
-    await writeLogRecords(trx, [openRecord(deps, app, version, target.channel, principal.account.id, access.viaShare)]);
-    return issued;
+  const ticket = await issueTicket(deps.db, deps.clock, {
+    accountId: principal.account.id,
+    appId: app.id,
+    channel: target.channel,
+    versionId: version.id,
+    shareId: access.viaShare,
+    grant: access.viaGrant,
+    source: ticketSourceOf(principal),
+    role: access.role,
   });
-  return { opened: true, app, version, access, entry, ticket };
+  const open = { app, version, access, ticket };
+  const expiresBy = await nextAccessExpiry(deps.db, { appId: app.id, accountId: principal.account.id, now: deps.clock.now() });
+  keepOpen(deps.principals, generation, key, open, expiresBy);
+  return open;
 }
 
 /** The entry page's bytes; an app without an interface has none (404). */
@@ -97,6 +120,6 @@ export async function openAppAnonymously(deps: DomainDeps, target: AppTarget, ad
   // Counted on the pool, so refused opens count too.
   await consume(deps.db, OPEN_LIMIT, `anonymous:${address}:${app.id}`, deps.clock);
   const entry = await entryOf(deps, version);
-  await deps.db.transaction().execute((trx) => writeLogRecords(trx, [openRecord(deps, app, version, target.channel, null, null)]));
+  deps.opens.note(openRecord(deps, app, version, target.channel, null, null));
   return { app, version, access, entry };
 }

@@ -9,7 +9,8 @@ import type { Principal } from '../principal.ts';
  * Sent by triggers when a key, account, license or company changes (migration
  * 2026-11-22T2230-performance), a ticket, share or web session (2026-11-25T0060-credential-sources),
  * an app's channel pointers (2026-11-25T0130-online-versions), group memberships (2026-11-27T0400-groups),
- * marking role assignments and resource markings (2026-11-27T0500-markings).
+ * marking role assignments and resource markings (2026-11-27T0500-markings), new shares, share roles and
+ * resource grants (2026-11-27T1300-open-decisions).
  */
 export const PRINCIPALS_CHANNEL = 'svc_principals';
 
@@ -38,7 +39,16 @@ export interface CachedMarkingAssignments {
   markingAssignments: readonly MarkingAssignment[];
 }
 
-export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments;
+/** A web session found valid (domain/sessions findSession), by `session:`, token hash and app host. */
+export interface CachedSession {
+  session: {
+    principal: Extract<Principal, { kind: 'session' }>;
+    /** ms: it stops admitting by itself then. */
+    expiresAt: number;
+  };
+}
+
+export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments | CachedSession;
 
 /**
  * The principals behind keys by key hash, the ticket cookies admitted to version files by
@@ -56,8 +66,12 @@ export interface PrincipalCache {
    * arrived while the previous one was out, so under load it costs a fraction of a query each.
    */
   get(hash: string): Promise<CachedEntry | undefined>;
+  /** The round trip of `get` alone: true once every change committed before the call has reached this process. */
+  caughtUp(): Promise<boolean>;
   /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
   generation(): number;
+  /** Called at each invalidation: for caches of other decisions that the same changes end (domain/hosting's reusable opens). */
+  onInvalidate(listener: () => void): void;
   set(hash: string, generation: number, entry: CachedEntry): void;
   stop(): Promise<void>;
 }
@@ -73,11 +87,13 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   let stopped = false;
   let listener: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  const listeners: (() => void)[] = [];
 
   // Everything goes: a notification does not say which principal changed.
   const invalidate = () => {
     generation++;
     entries.clear();
+    for (const listener of listeners) listener();
   };
   const lost = (client: pg.Client, err?: unknown) => {
     if (listener !== client) return;
@@ -138,7 +154,11 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
       if (!(await caughtUp())) return undefined;
       return live ? entries.get(hash) : undefined;
     },
+    caughtUp,
     generation: () => generation,
+    onInvalidate(listener) {
+      listeners.push(listener);
+    },
     set(hash, seen, entry) {
       if (live && seen === generation) entries.set(hash, entry);
     },

@@ -108,3 +108,17 @@ export async function appsSharedWith(db: DbOrTrx, visitor: Visitor, now: Date) {
     .limit(SHARED_APPS_SHOWN)
     .execute();
 }
+
+/**
+ * The next time a visitor's access to an app may change with no write to record it: the first
+ * expiry still ahead among the visitor's group memberships (groups admit through shares, grants
+ * and marking roles) and the app's live shares. Null when nothing is set to expire.
+ */
+export async function nextAccessExpiry(db: DbOrTrx, input: { appId: string; accountId: string; now: Date }): Promise<Date | null> {
+  const { rows } = await sql<{ at: Date | null }>`
+    SELECT least(
+      (SELECT min(expires_at) FROM group_members WHERE account_id = ${input.accountId} AND expires_at > ${input.now}),
+      (SELECT min(expires_at) FROM app_shares WHERE app_id = ${input.appId} AND revoked_at IS NULL AND expires_at > ${input.now})
+    ) AS at`.execute(db);
+  return rows[0]?.at ?? null;
+}

@@ -4,7 +4,7 @@ export { addGrant, removeGrant } from './change-grant.ts';
 export { changeResourceMarkings } from './change-resource-markings.ts';
 export { clearedForApp } from './cleared-for-app.ts';
 export { describeResource } from './describe-resource.ts';
-export { appsSharedWith, findAppGrants, liveShare } from './find-app-grants.ts';
+export { appsSharedWith, findAppGrants, liveShare, nextAccessExpiry } from './find-app-grants.ts';
 export { TIERS } from './kind.ts';
 export { agentRid } from './kinds/agent.ts';
 export { createLink, LINK_DEFAULT_DAYS, redeemLink, revokeLink } from './links.ts';

@@ -1,19 +1,33 @@
 import { licensesOf } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import type { DomainDeps } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/index.ts';
+
+type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
 /**
  * The session behind a token, or undefined when it is unknown, expired or its account inactive.
  * `appHost` names the app host a handed-off session must be for; without it only {base_url}
- * sessions count, so an app host's cookie never works as the service's.
+ * sessions count, so an app host's cookie never works as the service's. Valid sessions are kept
+ * in the principal cache, which every change to sessions, accounts and licenses empties.
  */
 export async function findSession(
-  db: DbOrTrx,
+  deps: Pick<DomainDeps, 'db' | 'principals'>,
   token: string,
   appHost?: string,
-): Promise<Extract<Principal, { kind: 'session' }> | undefined> {
+): Promise<SessionPrincipal | undefined> {
   const hash = sha256(token);
+  const cacheKey = `session:${hash.toString('hex')}:${appHost ?? ''}`;
+  const hit = await deps.principals.get(cacheKey);
+  if (hit && 'session' in hit) return hit.session.expiresAt > Date.now() ? hit.session.principal : undefined;
+  const generation = deps.principals.generation();
+  const found = await lookUp(deps.db, hash, appHost);
+  if (found) deps.principals.set(cacheKey, generation, { session: found });
+  return found?.principal;
+}
+
+async function lookUp(db: DbOrTrx, hash: Buffer, appHost: string | undefined) {
   const row = await db
     .selectFrom('web_sessions as s')
     .innerJoin('accounts as a', 'a.id', 's.account_id')
@@ -23,10 +37,11 @@ export async function findSession(
     .executeTakeFirst();
   if (!row || !equalHashes(row.hash, hash) || row.expires_at <= new Date() || row.status !== 'active') return undefined;
   const licenses = (await licensesOf(db, row.id)).map((l) => ({ companyId: l.companyId, cellId: l.cellId, role: l.role }));
-  return {
+  const principal: SessionPrincipal = {
     kind: 'session',
     account: { id: row.id, username: row.username, email: row.email, platformStaff: row.platform_staff },
     sessionHash: hash,
     licenses,
   };
+  return { principal, expiresAt: row.expires_at.getTime() };
 }

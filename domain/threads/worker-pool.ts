@@ -1,7 +1,10 @@
 // A few worker threads for CPU-heavy work on untrusted input (bundle validation, expressions), so that it
 // never blocks the event loop. Each thread runs one job at a time; jobs wait in order for a free
-// thread, at the lowest scheduling priority (low-priority-thread.ts). A job that runs past the time limit is stopped by terminating its thread, which
-// nothing inside the job can prevent; a new thread replaces it when needed.
+// thread, at the lowest scheduling priority (low-priority-thread.ts). A job that uses more CPU time
+// than its limit is stopped by terminating its thread, which nothing inside the job can prevent; a
+// new thread replaces it when needed. The limit is CPU time, not wall time: a thread at the lowest
+// priority on a busy machine may wait long for a core, and waiting is not the input's cost. A
+// ceiling on wall time still ends a job that waits (or sleeps) far too long.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -21,9 +24,14 @@ export type WorkerPoolOptions = {
   /** Module run by each thread: it answers every message with one message. */
   script: URL;
   size: number;
-  /** Per job, from the moment a thread takes it: waiting for a thread does not count, a new thread's start-up does. */
+  /** CPU time per job, from the moment a thread takes it: waiting for a thread does not count, a new thread's start-up does. */
   timeLimitMs: number;
 };
+
+/** A job also ends after this many times its limit in wall time, whatever CPU time it used. */
+const WALL_CEILING_FACTOR = 6;
+/** How often a running job's CPU time is read. */
+const CPU_SAMPLE_MS = 50;
 
 export class WorkerPool<I, O> {
   readonly #options: WorkerPoolOptions;
@@ -77,9 +85,13 @@ export class WorkerPool<I, O> {
     // Only a busy thread keeps the process alive.
     worker.ref();
     this.#running += 1;
+    let settled = false;
     const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
       this.#running -= 1;
       clearTimeout(timer);
+      clearInterval(sampler);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       outcome();
     };
@@ -92,14 +104,26 @@ export class WorkerPool<I, O> {
       });
     const onError = (error: Error) => settle(() => job.reject(error));
     const onExit = (code: number) => settle(() => job.reject(new Error(`the worker thread exited with code ${code}`)));
-    const timer = setTimeout(
-      () =>
-        settle(() => {
-          void worker.terminate();
-          job.reject(new WorkerTimeoutError(`the job took longer than ${this.#options.timeLimitMs} ms`));
-        }),
-      this.#options.timeLimitMs,
+    const stop = () =>
+      settle(() => {
+        void worker.terminate();
+        job.reject(new WorkerTimeoutError(`the job took longer than ${this.#options.timeLimitMs} ms`));
+      });
+    const limitMicros = this.#options.timeLimitMs * 1000;
+    // A thread not yet running has used nothing: its start-up counts from zero.
+    const started = worker.cpuUsage().catch(() => ({ user: 0, system: 0 }));
+    const sampler = setInterval(
+      () => {
+        void Promise.all([started, worker.cpuUsage()]).then(
+          ([from, now]) => {
+            if (!settled && now.user + now.system - from.user - from.system >= limitMicros) stop();
+          },
+          () => {}, // not running yet (the next sample reads it), or ended: its exit settles the job
+        );
+      },
+      Math.min(CPU_SAMPLE_MS, this.#options.timeLimitMs),
     );
+    const timer = setTimeout(stop, this.#options.timeLimitMs * WALL_CEILING_FACTOR);
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage(job.input);
   }

@@ -1,4 +1,5 @@
 import type { Limits } from '../../schemas/manifest/limits.ts';
+import { BoundedCache } from '../cache/index.ts';
 import type { Db, DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -68,6 +69,31 @@ async function computeExhaustion(db: DbOrTrx, clock: Clock, appId: string, what:
  */
 export function assertTicketsAllowed(db: DbOrTrx, clock: Clock, appId: string): Promise<void> {
   return computeExhaustion(db, clock, appId, 'it opens');
+}
+
+/** How long one process trusts an app's answer for tickets it hands out again (domain/hosting reusable opens). */
+const REUSE_CHECK_MS = 1_000;
+const reuseChecks = new WeakMap<Db, BoundedCache<string, { at: number; answer: Promise<void> }>>();
+
+/**
+ * assertTicketsAllowed for a ticket handed out again: asked of the database at most once a second
+ * per app and process, since every reload of an app would ask it. Compute minutes are metered
+ * after they are spent anyway, so a second more changes nothing a visitor could notice.
+ */
+export function assertTicketReuseAllowed(db: Db, clock: Clock, appId: string): Promise<void> {
+  const checks = reuseChecks.get(db) ?? new BoundedCache(10_000);
+  reuseChecks.set(db, checks);
+  // The cache's own age, on the monotonic clock: a test clock standing still must not keep an answer.
+  const now = performance.now();
+  const seen = checks.get(appId);
+  if (seen && now - seen.at < REUSE_CHECK_MS) return seen.answer;
+  const answer = assertTicketsAllowed(db, clock, appId);
+  // An answer that failed for another reason than the quota is not kept.
+  answer.catch((err: unknown) => {
+    if (!(err instanceof DomainError)) checks.delete(appId);
+  });
+  checks.set(appId, { at: now, answer });
+  return answer;
 }
 
 /**

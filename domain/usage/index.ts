@@ -1,5 +1,12 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
-export { assertModelCallAllowed, assertTicketsAllowed, assertTriggerMayStart, consumeAppRequest, usdToMicro } from './check-quota.ts';
+export {
+  assertModelCallAllowed,
+  assertTicketReuseAllowed,
+  assertTicketsAllowed,
+  assertTriggerMayStart,
+  consumeAppRequest,
+  usdToMicro,
+} from './check-quota.ts';
 export { getAppUsage } from './get-app-usage.ts';
 export { COMPUTE_METERS, nextMonthStart, periodOf } from './meters.ts';
 export { recordMonthlyReset } from './record-monthly-reset.ts';

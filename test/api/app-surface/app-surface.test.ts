@@ -132,6 +132,7 @@ describe('GET …/card and the registry', () => {
     await open('dana');
     await open('mo');
     clock.set('2026-11-18T12:00:00Z');
+    await svc.deps.opens.flush();
 
     const card = await get(`${BASE}/card`, dev);
     expect(card.status, JSON.stringify(card.body)).toBe(200);

@@ -90,6 +90,7 @@ describe('an app at the internet tier', () => {
     expect(file.headers['cache-control']).toBe('public, no-cache');
     expect((await rawGet(`${base}app.js`, { 'if-none-match': file.headers.etag! })).status).toBe(304);
     // The open is recorded, without a visitor.
+    await svc.deps.opens.flush();
     const opens = await svc.database.db
       .selectFrom('app_log_events as e')
       .innerJoin('apps as a', 'a.id', 'e.app_id')

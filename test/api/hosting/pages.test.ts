@@ -1,4 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
 import { createUser, operatorKey, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
@@ -125,7 +126,7 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       expect(res.headers.location).toBe(`${svc.addresses.baseUrl}/signin?next=${encodeURIComponent('/p/cell-acme/apps/hello/?x=1')}`);
     });
 
-    it('writes a usage/open record per open: visitor, version, channel, no share', async () => {
+    it('records opens: visitor, version, channel, no share, and how many opens within the minute', async () => {
       const opens = () =>
         svc.database.db
           .selectFrom('app_log_events as o')
@@ -137,16 +138,22 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
           .where('o.source', '=', 'service')
           .orderBy('o.at', 'desc')
           .execute();
+      await svc.deps.opens.flush();
       const before = await opens();
       await open(`${P}/cell-acme/apps/hello`, 'mo');
+      await open(`${P}/cell-acme/apps/hello`, 'mo');
+      expect(await opens()).toEqual(before);
+      await svc.deps.opens.flush();
       const after = await opens();
       expect(after.length).toBe(before.length + 1);
-      expect(after[0]).toEqual({ username: 'mo', version: '1.0.0', channel: 'production', data: { viaShare: null } });
+      expect(after[0]).toEqual({ username: 'mo', version: '1.0.0', channel: 'production', data: { viaShare: null, opens: 2 } });
     });
 
     it('answers HEAD with the headers alone, opening nothing: no ticket, no record', async () => {
-      const count = async () =>
-        (await svc.database.db.selectFrom('app_log_events').select('id').where('name', '=', 'open').execute()).length;
+      const count = async () => {
+        await svc.deps.opens.flush();
+        return (await svc.database.db.selectFrom('app_log_events').select('id').where('name', '=', 'open').execute()).length;
+      };
       const before = await count();
       const res = await rawGet(`${P}/cell-acme/apps/hello`, { cookie: cookies.mo }, 'HEAD');
       expect(res.status).toBe(200);
@@ -195,8 +202,8 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
   });
 
   describe('versioned files', () => {
-    async function entry() {
-      const res = await open(`${P}/cell-acme/apps/hello`, 'mo');
+    async function entry(who: keyof typeof cookies = 'mo') {
+      const res = await open(`${P}/cell-acme/apps/hello`, who);
       return { ...injected(res.text), cookie: ticketCookie(res) };
     }
 
@@ -217,8 +224,8 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
         const res = await rawGet(`${at}app.js`, { cookie });
         expect([at, res.status]).toEqual([at, 302]);
       }
-      // Another page's secret is not this cookie's either.
-      const other = await entry();
+      // Another visitor's page secret is not this cookie's either.
+      const other = await entry('dana');
       expect((await rawGet(`${other.base}app.js`, { cookie })).status).toBe(302);
       // The page's own address with its own cookie, whatever Referer it sends.
       expect((await rawGet(`${base}app.js`, { cookie })).status).toBe(200);
@@ -228,14 +235,19 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
       expect((await rawGet(`${plain}/app.js`, { authorization: `Bearer ${dev}` })).status).toBe(200);
     });
 
-    it('of a page opened earlier keep loading after the visitor opens the app again in another tab (each page’s cookie has its own Path)', async () => {
+    it('of a page opened earlier keep loading after the visitor opens the app again in another tab: the same ticket while it has more than half its life, else a cookie of another Path', async () => {
       const first = await open(`${P}/cell-acme/apps/hello`, 'mo');
       const second = await open(`${P}/cell-acme/apps/hello`, 'mo');
       const pathOf = (res: typeof first) => res.headers['set-cookie']!.find((c) => c.startsWith('svc_app_ticket='))!.split('; ')[1];
-      // Two cookies of different Path: the second does not replace the first in the browser.
-      expect(pathOf(first)).not.toBe(pathOf(second));
+      expect(ticketCookie(second)).toBe(ticketCookie(first));
+      // A change anywhere (here a notification alone) ends reuse: a new ticket, and two cookies of
+      // different Path, so the second does not replace the first in the browser.
+      await sql`SELECT pg_notify('svc_principals', '')`.execute(svc.database.db);
+      const third = await open(`${P}/cell-acme/apps/hello`, 'mo');
+      expect(ticketCookie(third)).not.toBe(ticketCookie(first));
+      expect(pathOf(first)).not.toBe(pathOf(third));
       expect((await rawGet(`${injected(first.text).base}app.js`, { cookie: ticketCookie(first) })).status).toBe(200);
-      expect((await rawGet(`${injected(second.text).base}app.js`, { cookie: ticketCookie(second) })).status).toBe(200);
+      expect((await rawGet(`${injected(third.text).base}app.js`, { cookie: ticketCookie(third) })).status).toBe(200);
     });
 
     it('are immutable, with a strong ETag, the exact type, and 304 on If-None-Match', async () => {

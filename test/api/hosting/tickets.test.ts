@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../support/clock.ts';
 import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
@@ -224,29 +225,57 @@ describe('what a ticket admits', () => {
 });
 
 describe('opening the entry page', () => {
-  it('40 opens in 3 s give 30 tickets and 30 usage/open records, then 429 rate_limited with Retry-After', async () => {
+  const openHello = (cookie: string) => rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie });
+  const ticketsOf = (accountId: string) =>
+    svc.database.db.selectFrom('app_tickets').select('id').where('account_id', '=', accountId).execute();
+
+  it('40 opens in a row reuse one ticket and make one usage/open record that counts them', async () => {
+    const visitor = await newMember();
+    const cookie = await signIn(svc, visitor.username);
+    const pages = [];
+    for (let i = 0; i < 40; i++) pages.push(await openHello(cookie));
+    expect(pages.map((p) => p.status)).toEqual(Array(40).fill(200));
+    expect(new Set(pages.map((p) => injected(p.text).ticket)).size).toBe(1);
+    expect(await ticketsOf(visitor.id)).toHaveLength(1);
+    await svc.deps.opens.flush();
+    const opens = await svc.database.db
+      .selectFrom('app_log_events')
+      .select('data')
+      .where('name', '=', 'open')
+      .where('account_id', '=', visitor.id)
+      .execute();
+    // One record per minute: the opens may straddle a minute's end.
+    expect(opens.reduce((n, o) => n + (o.data as { opens: number }).opens, 0)).toBe(40);
+    expect(opens.length).toBeLessThanOrEqual(2);
+  });
+
+  it('opens that each need a new ticket: 30 a minute, then 429 rate_limited with Retry-After', async () => {
     const visitor = await newMember();
     const cookie = await signIn(svc, visitor.username);
     const statuses: number[] = [];
     let refused: Awaited<ReturnType<typeof rawGet>> | undefined;
     for (let i = 0; i < 40; i++) {
-      const res = await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/hello`, { cookie });
+      // Any change ends every reuse (here a notification alone), so each open is judged anew.
+      await sql`SELECT pg_notify('svc_principals', '')`.execute(svc.database.db);
+      const res = await openHello(cookie);
       statuses.push(res.status);
       if (res.status === 429) refused ??= res;
     }
     expect(statuses.filter((s) => s === 200).length).toBe(30);
     expect(statuses.slice(30)).toEqual(Array(10).fill(429));
     expect(Number(refused!.headers['retry-after'])).toBeGreaterThan(0);
-    const tickets = await svc.database.db.selectFrom('app_tickets').select('id').where('account_id', '=', visitor.id).execute();
-    const opens = await svc.database.db
-      .selectFrom('app_log_events')
-      .select('id')
-      .where('name', '=', 'open')
-      .where('account_id', '=', visitor.id)
-      .execute();
-    expect([tickets.length, opens.length]).toEqual([30, 30]);
+    expect(await ticketsOf(visitor.id)).toHaveLength(30);
     // Another app of the same person has a limit of its own.
     expect((await rawGet(`${svc.addresses.productionBase}/cell-acme/apps/other`, { cookie })).status).toBe(200);
+  });
+
+  it('a reused open ends with what it rested on: a revoked license refuses the next open at once', async () => {
+    const visitor = await newMember();
+    const cookie = await signIn(svc, visitor.username);
+    expect((await openHello(cookie)).status).toBe(200);
+    expect((await openHello(cookie)).status).toBe(200);
+    await svc.database.db.deleteFrom('licenses').where('account_id', '=', visitor.id).execute();
+    expect((await openHello(cookie)).status).toBe(403);
   });
 });
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
   ({ accounts } = await seedCompanies(svc));
   dana = await passwordKey(svc, 'dana');
   gusKey = await passwordKey(svc, 'gus');
-  for (const slug of ['vault', 'granted']) {
+  for (const slug of ['vault', 'granted', 'ledger']) {
     await release(svc, dana, { namespace: 'cell-acme', slug, version: '1.0.0', manifest: { auth: { access: 'restricted' } } });
   }
 }, 60_000);
@@ -79,9 +79,13 @@ describe('a users share naming a group', () => {
     expect(moPage.status).toBe(200);
     const moTicket = injected(moPage.text).ticket;
     expect((await me(moTicket)).body.data).toMatchObject({ role: 'member', viaShare: true });
-    const gusPage = await open('vault', 'gus');
+    // One sign-in opening twice: the second open hands out the same ticket (kept until the membership's expiry).
+    const gusCookie = await signIn(svc, 'gus');
+    const openAsGus = () => rawGet(`${svc.addresses.productionBase}/cell-acme/apps/vault`, { cookie: gusCookie });
+    const gusPage = await openAsGus();
     expect(gusPage.status).toBe(200);
     const gusTicket = injected(gusPage.text).ticket;
+    expect(injected((await openAsGus()).text).ticket).toBe(gusTicket);
     expect((await me(gusTicket)).body.data).toMatchObject({ role: 'editor', member: false, viaShare: true });
     // Not a member: still refused.
     expect((await open('vault', 'multi')).status).toBe(403);
@@ -96,9 +100,31 @@ describe('a users share naming a group', () => {
     expect((await me(gusTicket)).status).toBe(200);
 
     clock.set('2026-11-28T10:00:00Z');
+    expect((await openAsGus()).status).toBe(403);
     expect((await open('vault', 'gus')).status).toBe(403);
     expect((await me(gusTicket)).status).toBe(401);
     expect(await catalog()).not.toContain('/cell-acme/apps/vault');
+  });
+
+  it('hands a reopening member the same ticket only until the membership that admitted them expires', async () => {
+    const id = await group('Late readers');
+    await add(id, [accounts.gus], '2026-11-27T11:00:00Z');
+    const shared = await call('POST', '/api/v1/developer/shares', dana, {
+      namespace: 'cell-acme',
+      slug: 'ledger',
+      audience: 'users',
+      account: id,
+    });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(201);
+    const cookie = await signIn(svc, 'gus');
+    const reopen = () => rawGet(`${svc.addresses.productionBase}/cell-acme/apps/ledger`, { cookie });
+    const first = await reopen();
+    expect(first.status).toBe(200);
+    clock.set('2026-11-27T10:59:00Z');
+    expect(injected((await reopen()).text).ticket).toBe(injected(first.text).ticket);
+    // The ticket is well within half its life; the membership is over.
+    clock.set('2026-11-27T11:00:00Z');
+    expect((await reopen()).status).toBe(403);
   });
 
   it('refuses a group of another company, and an unknown group, as principal_not_found', async () => {

@@ -271,6 +271,7 @@ describe('public links', () => {
     const insider = await open(path.replace('/p', ''), 'mo');
     expect((await me(injected(insider.text).ticket)).body.data.role).toBe('member');
     // The usage/open record says the open came through the share.
+    await svc.deps.opens.flush();
     const opens = await svc.database.db
       .selectFrom('app_log_events')
       .select('id')

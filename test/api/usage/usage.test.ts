@@ -147,7 +147,8 @@ describe('GET …/usage', () => {
 describe('quota exhaustion', () => {
   it('refuses ticket requests with 429 quota_exhausted until 00:00 UTC on the 1st, then admits them again', async () => {
     const id = await appId('metered');
-    const { ticket } = injected((await openAs('mo', 'metered')).text);
+    const cookie = await signIn(svc, 'mo');
+    const { ticket } = injected((await rawGet(pageUrl('metered'), { cookie })).text);
     await recordUsage(svc.database.db, [{ appId: id, meter: 'compute.workflow', amount: 10 * 60_000, at: clock.now() }]);
 
     const renewed = await svc.call('POST', renewPath('metered'), { headers: bearer(ticket) });
@@ -160,6 +161,8 @@ describe('quota exhaustion', () => {
     });
     const page = await openAs('mo', 'metered');
     expect(page.status).toBe(429);
+    // The same sign-in again, whose open would hand out its live ticket again: a ticket request all the same.
+    expect((await rawGet(pageUrl('metered'), { cookie })).status).toBe(429);
     expect(page.headers['retry-after']).toBe(String(3600));
     const usage = await svc.call('GET', usagePath('metered'), { headers: bearer(ticket) });
     expect(usage.body.data.computeMinutes).toMatchObject({ used: 10, exhausted: true, warning: true });

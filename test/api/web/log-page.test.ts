@@ -30,6 +30,7 @@ beforeAll(async () => {
     headers: bearer(injected(page.text).ticket),
   });
   expect(sent.status).toBe(201);
+  await svc.deps.opens.flush();
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {

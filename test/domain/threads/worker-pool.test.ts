@@ -2,7 +2,7 @@ import { constants, getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { WorkerPool, WorkerTimeoutError } from '../../../domain/threads/worker-pool.ts';
 
-type Job = { busyMs?: number; fail?: boolean; value?: unknown; priority?: boolean };
+type Job = { busyMs?: number; sleepMs?: number; fail?: boolean; value?: unknown; priority?: boolean };
 const ECHO = new URL('./fixtures/echo-worker.ts', import.meta.url);
 const pool = (size: number, timeLimitMs = 5000) => new WorkerPool<Job, unknown>({ script: ECHO, size, timeLimitMs });
 
@@ -41,6 +41,13 @@ describe('WorkerPool', () => {
     const threads = pool(1, 3000);
     await expect(threads.run({ busyMs: 60_000 })).rejects.toBeInstanceOf(WorkerTimeoutError);
     expect(await threads.run({ value: 'next' })).toBe('next');
+  });
+
+  it('counts CPU time, not time spent without a core: a job blocked past its limit finishes, up to six times the limit', async () => {
+    const threads = pool(1, 400);
+    await threads.run({});
+    expect(await threads.run({ sleepMs: 800, value: 'blocked, not busy' })).toBe('blocked, not busy');
+    await expect(threads.run({ sleepMs: 60_000 })).rejects.toBeInstanceOf(WorkerTimeoutError);
   });
 
   it('does not count waiting for a thread against the time limit', async () => {
