@@ -91,7 +91,7 @@ function uiSettings(defaultNamespace: string, codecEndpoint: string | undefined)
     StartWorkflowDisabled: true,
     HideWorkflowQueryErrors: false,
     RefreshWorkflowCountsDisabled: false,
-    ActivityCommandsDisabled: true,
+    ActivityCommandsDisabled: false,
   };
 }
 

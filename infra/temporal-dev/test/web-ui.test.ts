@@ -13,7 +13,7 @@ import { startTemporalDevServer, type TemporalDevServer } from '../index.ts';
 import { buildUi, uiBuildCommand, uiBuildIsCurrent } from '../ui-build.ts';
 import { createUiServer } from '../ui-server.ts';
 import { eventually, sharedBundle } from './helpers.ts';
-import { greeting, pinnedSteps, waitForever } from './workflows/index.ts';
+import { greeting, parent, pinnedSteps, waitForever } from './workflows/index.ts';
 
 let server: TemporalDevServer;
 let worker: Worker;
@@ -23,6 +23,7 @@ let page: Page;
 const taskQueue = 'web-ui';
 const greetId = `greet-${randomUUID()}`;
 const waitingId = `waiting-${randomUUID()}`;
+const parentId = `parent-${randomUUID()}`;
 const scheduleId = `hourly-${randomUUID()}`;
 const deploymentName = `web-ui-deployment-${randomUUID()}`;
 const versionedQueue = 'web-ui-versioned';
@@ -43,6 +44,7 @@ beforeAll(async () => {
   running = worker.run();
   await client.workflow.execute(greeting, { taskQueue, workflowId: greetId, args: ['Browser'] });
   await client.workflow.start(waitForever, { taskQueue, workflowId: waitingId });
+  await client.workflow.execute(parent, { taskQueue, workflowId: parentId, args: ['Child'] });
   await client.schedule.create({
     scheduleId,
     spec: { intervals: [{ every: '1h' }] },
@@ -121,6 +123,24 @@ describe('Web UI', () => {
     await page.getByRole('row').filter({ hasText: '@' }).first().waitFor();
   });
 
+  it("draws a parent's tree on its Relationships tab, from the root and parent search attributes", async () => {
+    const refused: string[] = [];
+    const onResponse = (res: { status(): number; url(): string }) => {
+      if (res.status() >= 400) refused.push(res.url());
+    };
+    page.on('response', onResponse);
+    await open(`/namespaces/default/workflows/${parentId}`);
+    await page.waitForURL(`**/workflows/${parentId}/*/history`);
+    await page.getByRole('tab', { name: 'Relationships' }).click();
+    await page.waitForURL('**/relationships');
+    await page
+      .getByRole('link', { name: `${parentId}-child` })
+      .first()
+      .waitFor();
+    page.off('response', onResponse);
+    expect(refused).toEqual([]);
+  });
+
   it('shows the namespaces and a namespace', async () => {
     await open('/namespaces');
     await page.getByRole('link', { name: 'default' }).click();
@@ -164,6 +184,8 @@ describe('UI port', () => {
     expect(settings.DefaultNamespace).toBe('default');
     const [major, minor] = String(settings.Version).split('.').map(Number);
     expect(major! > 2 || (major === 2 && minor! >= 23)).toBe(true);
+    // On: what the server implements; off: batch operations, workflow pause and the start page (not built).
+    expect(settings).toMatchObject({ ActivityCommandsDisabled: false, BatchActionsDisabled: true, WorkflowPauseDisabled: true });
   });
 
   it('answers with a page that says how to build the UI when there is no build', async () => {
