@@ -1,4 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// `@svc/temporal-dev` from this checkout's infra/temporal-dev: node_modules links the workspace
+// package of the tree that ran `npm install`, which in a git worktree is another checkout's.
+const temporalDev = (file: string) => fileURLToPath(new URL(`./infra/temporal-dev/${file}`, import.meta.url));
 
 export default defineConfig({
   test: {
@@ -11,6 +16,10 @@ export default defineConfig({
         test: {
           name: 'svc',
           include: ['test/**/*.test.ts'],
+          alias: [
+            { find: /^@svc\/temporal-dev\/testing$/, replacement: temporalDev('testing.ts') },
+            { find: /^@svc\/temporal-dev$/, replacement: temporalDev('index.ts') },
+          ],
           // One PostgreSQL for the run; each test file clones its own database from a migrated template.
           globalSetup: ['test/support/postgres-global-setup.ts'],
           pool: 'forks',
