@@ -85,7 +85,7 @@ function uiSettings(defaultNamespace: string, codecEndpoint: string | undefined)
     WorkflowCancelDisabled: false,
     WorkflowSignalDisabled: false,
     WorkflowUpdateDisabled: false,
-    WorkflowResetDisabled: true,
+    WorkflowResetDisabled: false,
     WorkflowPauseDisabled: true,
     BatchActionsDisabled: true,
     StartWorkflowDisabled: true,

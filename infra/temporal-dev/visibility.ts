@@ -106,6 +106,8 @@ export function describeExecution(exec: Execution): Msg {
       runExpirationTime: runExpiration === undefined ? undefined : msToProto(runExpiration),
       cancelRequested: exec.cancelRequested,
       originalStartTime: msToProto(exec.startTime),
+      resetRunId: exec.resetRunId,
+      lastResetTime: exec.resetTime === undefined ? undefined : msToProto(exec.resetTime),
     },
     pendingActivities: [...exec.activities.values()].map((a) => ({
       activityId: a.activityId,

@@ -9,6 +9,7 @@ import type { CallContext, Handler } from './grpc-server.ts';
 import { withPayloadLimits } from './limits.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
+import { resetWorkflowExecution } from './reset.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { decodeToken, type TaskToken } from './tokens.ts';
 import { executeMultiOperation } from './update-with-start.ts';
@@ -179,6 +180,10 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       return {};
     },
     DescribeWorkflowExecution: (req) => describeExecution(ns(req).get(req.execution)),
+    ResetWorkflowExecution: (req) => {
+      requireField(req.workflowExecution?.workflowId, 'WorkflowId');
+      return resetWorkflowExecution(ns(req), req);
+    },
     GetWorkflowExecutionHistory: (req, ctx) =>
       getHistory(ns(req).get(req.execution), req, ctx, server.dynamicConfig.get('history.longPollExpirationInterval')),
 
