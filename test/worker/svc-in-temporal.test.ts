@@ -192,6 +192,24 @@ describe('svc’s runs and schedules as the Web UI shows them', () => {
     );
   });
 
+  it('a reset of svc’s own run (as the Web UI’s Reset dialog asks it) makes a run that completes; the run list follows it', async () => {
+    const handle = temporal().workflow.getHandle(workflowId);
+    const before = await handle.describe();
+    const firstTask = (await handle.fetchHistory()).events!.find((e) => e.workflowTaskCompletedEventAttributes)!;
+    const { runId } = await temporal().workflowService.resetWorkflowExecution({
+      namespace: svc.temporal!.namespace,
+      workflowExecution: { workflowId, runId: before.runId },
+      workflowTaskFinishEventId: firstTask.eventId,
+      reason: 'reset from the Web UI',
+      requestId: crypto.randomUUID(),
+    });
+    expect(runId).not.toBe(before.runId);
+    expect(await temporal().workflow.getHandle(workflowId, runId!).result()).toMatchObject({ status: 'succeeded' });
+    const listed = await svc.call('GET', `${base}/workflow-runs`, { headers: bearer(dev) });
+    const run = (listed.body.data.runs as { workflowId: string; temporalRunId: string }[]).find((r) => r.workflowId === workflowId)!;
+    expect(run.temporalRunId).toBe(runId);
+  });
+
   it('an app’s schedule and its runs, and the platform’s own schedules, carry their labels', async () => {
     const app = await getApp(svc.database.db, 'cell-acme', 'people');
     const handle = temporal().schedule.getHandle(appScheduleId(app.id));
