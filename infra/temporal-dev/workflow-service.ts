@@ -38,16 +38,17 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     kind: TaskToken['kind'],
     taskNotFound: string,
   ): { token: TaskToken; exec: Execution } => {
-    const token = decodeToken(bytes);
+    const token = decodeToken(bytes, server.namespaces.values());
     // Tasks running when the server stopped were requeued on restart; their old tokens are stale.
-    if (token.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
+    // (A token in Temporal's format, boot '', names a run this server never had: not found below.)
+    if (token.boot && token.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
     if (token.kind !== kind) throw notFound(taskNotFound);
     const exec = server.namespace(token.namespace).find(token.workflowId, token.runId);
     if (!exec) throw workflowNotFound(token.workflowId, token.runId);
     return { token, exec };
   };
   const activity = (bytes: Uint8Array | undefined) => {
-    const standalone = decodeToken(bytes);
+    const standalone = decodeToken(bytes, server.namespaces.values());
     if (standalone.kind === 'sa') {
       if (standalone.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
       const act = server.namespace(standalone.namespace).activityExecutions.activityForToken(standalone);
