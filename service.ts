@@ -209,7 +209,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         models: localModelProvider,
       });
       cleanups.push(() => worker.stop());
-      // Before the relay: a provisioning start sets these attributes, which the server must know. A
+      // Before the relay: every start sets these attributes, which the server must know. A
       // cluster that keeps its operator API from this credential has them registered by hand (docs).
       await ensureSearchAttributes(connected.client, config.temporalNamespace).then(
         (added) => {
@@ -218,7 +218,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         (err: unknown) =>
           logger.warn(
             { err },
-            'cannot register the search attributes SvcCellId and SvcProvisioningPart: register them by hand (docs/operators/temporal.md)',
+            'cannot register svc’s search attributes (SvcCellId, SvcProvisioningPart, SvcKind, SvcAppSlug, SvcVersion, SvcRunId): register them by hand (docs/operators/temporal.md)',
           ),
       );
       // The first pass; the reconcile schedule (among the product schedules) repeats it every few minutes.

@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// `@svc/temporal-dev` from this checkout's infra/temporal-dev: node_modules links the workspace
+// package of the tree that ran `npm install`, which in a git worktree is another checkout's.
+const temporalDev = (file: string) => fileURLToPath(new URL(`./infra/temporal-dev/${file}`, import.meta.url));
+
 export default defineConfig({
   test: {
     // Two test files at once on CI's two cores (vitest's default is cores - 1): the suite waits on
@@ -14,6 +18,10 @@ export default defineConfig({
           // The workspace package from this checkout (node_modules may be another checkout's, as in a git worktree).
           alias: { '@svc/temporal-dev': fileURLToPath(new URL('./infra/temporal-dev/index.ts', import.meta.url)) },
           include: ['test/**/*.test.ts'],
+          alias: [
+            { find: /^@svc\/temporal-dev\/testing$/, replacement: temporalDev('testing.ts') },
+            { find: /^@svc\/temporal-dev$/, replacement: temporalDev('index.ts') },
+          ],
           // One PostgreSQL for the run; each test file clones its own database from a migrated template.
           globalSetup: ['test/support/postgres-global-setup.ts'],
           pool: 'forks',

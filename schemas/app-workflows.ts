@@ -20,6 +20,10 @@ export const RunView = z.object({
   version: z.string(),
   status: z.enum(['running', 'succeeded', 'failed']),
   workflowId: z.string().meta({ description: 'The Temporal workflow id: open it in the Temporal Web UI.' }),
+  temporalRunId: z.string().nullable().meta({
+    description:
+      'The Temporal run id of the run (with workflowId, its execution in Temporal); null until the run has begun in Temporal. In the Web UI the run is also found by `SvcRunId` = its id.',
+  }),
   startedAt: z.iso.datetime(),
   finishedAt: z.iso.datetime().nullable(),
   durationMs: z.number().int().nullable(),

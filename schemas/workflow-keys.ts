@@ -28,3 +28,71 @@ export const appChangeRunWorkflowId = (appId: string, toSeq: number) => `app-run
 export const appApiRunWorkflowId = (runId: string) => `app-run:${runId}`;
 /** Holds a notify step's cooldown: while it runs, the same app and key send nothing. */
 export const notifyCooldownWorkflowId = (appId: string, dedupeHash: string) => `app-notify:${appId}:${dedupeHash}`;
+
+// What the Temporal Web UI shows of svc's runs and schedules: typed search attributes (filters such
+// as `SvcRunId = 'wfr_…'`, `SvcAppSlug = 'people'`) and a memo (the run's page), so none appears
+// as an opaque id. The worker registers the attributes at start (worker/search-attributes.ts);
+// plain `{ name, type }` objects, Temporal's SearchAttributeKey, so workflow code can use them too.
+
+export const SVC_SEARCH_ATTRIBUTES = {
+  /** The company (its cell id, `cell-…`); also its namespace in app addresses. */
+  cellId: { name: 'SvcCellId', type: 'KEYWORD' },
+  /** A provisioning run's part: all, cloud-instance, folders or agent-profiles. */
+  provisioningPart: { name: 'SvcProvisioningPart', type: 'KEYWORD' },
+  /** What the workflow or schedule is (SvcKind). */
+  kind: { name: 'SvcKind', type: 'KEYWORD' },
+  /** The app's slug (with SvcCellId its address). */
+  appSlug: { name: 'SvcAppSlug', type: 'KEYWORD' },
+  /** The app version a run runs (known once the run has begun, for scheduled and change runs). */
+  version: { name: 'SvcVersion', type: 'KEYWORD' },
+  /** svc's run id (`wfr_…`) of an app workflow run. */
+  runId: { name: 'SvcRunId', type: 'KEYWORD' },
+} as const;
+
+export type SvcKind =
+  | 'company-initialization'
+  | 'device-login'
+  | 'member-invitations'
+  | 'app-run'
+  | 'app-change-trigger'
+  | 'app-notify-cooldown'
+  | 'app-schedule'
+  | 'maintenance';
+
+/** What svc knows of a workflow or schedule when it starts it; each label both in the memo and as its search attribute. */
+export interface RunLabels {
+  kind: SvcKind;
+  cellId?: string | undefined;
+  /** The company's name (memo only: names change, so they are not searched). */
+  companyName?: string | undefined;
+  appSlug?: string | undefined;
+  version?: string | undefined;
+  runId?: string | undefined;
+  provisioningPart?: ProvisioningPart | undefined;
+}
+
+const MEMO_FIELDS = {
+  kind: 'kind',
+  cellId: 'company',
+  companyName: 'companyName',
+  appSlug: 'app',
+  version: 'version',
+  runId: 'runId',
+  provisioningPart: 'part',
+} as const;
+
+type LabelKey = keyof typeof SVC_SEARCH_ATTRIBUTES;
+export type LabelAttribute = { key: (typeof SVC_SEARCH_ATTRIBUTES)[LabelKey]; value: string };
+
+/** The memo (`{ kind, company, companyName, app, version, runId, part }`, the labels given) and the typed search attributes of `labels`. */
+export function runLabels(labels: RunLabels): { memo: Record<string, string>; typedSearchAttributes: LabelAttribute[] } {
+  const memo: Record<string, string> = {};
+  const typedSearchAttributes: LabelAttribute[] = [];
+  for (const [field, name] of Object.entries(MEMO_FIELDS) as [keyof RunLabels, string][]) {
+    const value = labels[field];
+    if (value === undefined) continue;
+    memo[name] = value;
+    if (field in SVC_SEARCH_ATTRIBUTES) typedSearchAttributes.push({ key: SVC_SEARCH_ATTRIBUTES[field as LabelKey], value });
+  }
+  return { memo, typedSearchAttributes };
+}

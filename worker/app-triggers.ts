@@ -8,7 +8,15 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { appsWatching, appsWithProductionWorkflows, channelWorkflow, type TriggerPlan, triggersOf } from '../domain/apps/index.ts';
+import {
+  type AppLabels,
+  appLabels,
+  appsWatching,
+  appsWithProductionWorkflows,
+  channelWorkflow,
+  type TriggerPlan,
+  triggersOf,
+} from '../domain/apps/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import {
   appChangeTriggerWorkflowId,
@@ -16,9 +24,11 @@ import {
   appScheduleId,
   type DataChange,
   dataChanged,
+  runLabels,
   TASK_QUEUE,
 } from '../workflows/contract.ts';
 import type { appChangeTrigger, appWorkflowRun } from '../workflows/index.ts';
+import { hasLabels, labelSchedule, withLabels } from './schedule-labels.ts';
 
 // An app's production workflow as Temporal objects: `trigger.schedule` a Schedule, `trigger.change`
 // the long-running change trigger. Reconciled after every production change (publish, rollback:
@@ -32,21 +42,26 @@ function intervalOf(schedule: NonNullable<TriggerPlan['schedule']>) {
   return { every: schedule.everySeconds * 1000, offset: schedule.at ? (schedule.at.hour * 60 + schedule.at.minute) * 60_000 : 0 };
 }
 
-export function appScheduleOptions(appId: string, schedule: NonNullable<TriggerPlan['schedule']>): ScheduleOptions {
+/** The app's schedule; `labels` name it (kind app-schedule) and its runs (kind app-run) in the Web UI. */
+export function appScheduleOptions(appId: string, schedule: NonNullable<TriggerPlan['schedule']>, labels?: AppLabels): ScheduleOptions {
   const { every, offset } = intervalOf(schedule);
-  return {
-    scheduleId: appScheduleId(appId),
-    spec: { intervals: [{ every, ...(offset ? { offset } : {}) }] },
-    action: {
-      type: 'startWorkflow',
-      workflowType: 'appWorkflowRun',
-      args: [{ appId, trigger: 'schedule' }] satisfies Parameters<typeof appWorkflowRun>,
-      taskQueue: TASK_QUEUE,
-      workflowId: appScheduledRunWorkflowId(appId),
+  return labelSchedule(
+    {
+      scheduleId: appScheduleId(appId),
+      spec: { intervals: [{ every, ...(offset ? { offset } : {}) }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'appWorkflowRun',
+        args: [{ appId, trigger: 'schedule' }] satisfies Parameters<typeof appWorkflowRun>,
+        taskQueue: TASK_QUEUE,
+        workflowId: appScheduledRunWorkflowId(appId),
+      },
+      // A run still going when the next is due: the next is skipped, never stacked.
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW_MS },
     },
-    // A run still going when the next is due: the next is skipped, never stacked.
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW_MS },
-  };
+    { kind: 'app-schedule', ...labels },
+    { kind: 'app-run', ...labels },
+  );
 }
 
 /**
@@ -79,10 +94,19 @@ export interface Reconciled {
 
 export async function reconcileAppTriggers(client: Client, db: Db, appId: string): Promise<Reconciled> {
   const plan = triggersOf((await channelWorkflow(db, appId, 'production'))?.workflow);
-  return { schedule: await reconcileSchedule(client, appId, plan), changeTrigger: await reconcileChangeTrigger(client, appId, plan) };
+  const labels = await appLabels(db, appId);
+  return {
+    schedule: await reconcileSchedule(client, appId, plan, labels),
+    changeTrigger: await reconcileChangeTrigger(client, appId, plan, labels),
+  };
 }
 
-async function reconcileSchedule(client: Client, appId: string, plan: TriggerPlan): Promise<Reconciled['schedule']> {
+async function reconcileSchedule(
+  client: Client,
+  appId: string,
+  plan: TriggerPlan,
+  labels: AppLabels | undefined,
+): Promise<Reconciled['schedule']> {
   const handle = client.schedule.getHandle(appScheduleId(appId));
   if (!plan.schedule) {
     try {
@@ -93,20 +117,40 @@ async function reconcileSchedule(client: Client, appId: string, plan: TriggerPla
       throw err;
     }
   }
-  const options = appScheduleOptions(appId, plan.schedule);
+  const options = appScheduleOptions(appId, plan.schedule, labels);
   try {
     await client.schedule.create(options);
     return 'created';
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
-  if (specMatches(await handle.describe(), plan.schedule)) return 'unchanged';
-  // Its state (paused, with its note) and action are kept: pausing is decided in Temporal.
-  await handle.update((previous) => ({ ...previous, spec: options.spec, policies: { ...previous.policies, ...options.policies } }));
+  const description = await handle.describe();
+  if (specMatches(description, plan.schedule) && hasLabels(description, options)) return 'unchanged';
+  // Its state (paused, with its note) and action are kept: pausing is decided in Temporal. The
+  // labels follow production (its version) and the app.
+  await handle.update((previous) =>
+    withLabels({ ...previous, spec: options.spec, policies: { ...previous.policies, ...options.policies } }, options),
+  );
   return 'updated';
 }
 
-async function reconcileChangeTrigger(client: Client, appId: string, plan: TriggerPlan): Promise<Reconciled['changeTrigger']> {
+/** The change trigger's start options: one long-running workflow per app, named in the Web UI (kind app-change-trigger). */
+function changeTriggerStart(appId: string, labels: AppLabels | undefined) {
+  const { version: _version, ...app } = labels ?? {};
+  return {
+    taskQueue: TASK_QUEUE,
+    workflowId: appChangeTriggerWorkflowId(appId),
+    args: [{ appId }] satisfies Parameters<typeof appChangeTrigger>,
+    ...runLabels({ kind: 'app-change-trigger', ...app }),
+  };
+}
+
+async function reconcileChangeTrigger(
+  client: Client,
+  appId: string,
+  plan: TriggerPlan,
+  labels: AppLabels | undefined,
+): Promise<Reconciled['changeTrigger']> {
   const workflowId = appChangeTriggerWorkflowId(appId);
   if (!plan.change) {
     try {
@@ -118,7 +162,7 @@ async function reconcileChangeTrigger(client: Client, appId: string, plan: Trigg
     }
   }
   try {
-    await client.workflow.start<typeof appChangeTrigger>('appChangeTrigger', { taskQueue: TASK_QUEUE, workflowId, args: [{ appId }] });
+    await client.workflow.start<typeof appChangeTrigger>('appChangeTrigger', changeTriggerStart(appId, labels));
     return 'started';
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'running';
@@ -147,9 +191,7 @@ export async function signalChangeTriggers(client: Client, db: Db, change: { com
   const apps = await appsWatching(db, change.companyId, change.objectTypes);
   for (const appId of apps) {
     await client.workflow.signalWithStart<typeof appChangeTrigger, [DataChange]>('appChangeTrigger', {
-      taskQueue: TASK_QUEUE,
-      workflowId: appChangeTriggerWorkflowId(appId),
-      args: [{ appId }],
+      ...changeTriggerStart(appId, await appLabels(db, appId)),
       signal: dataChanged,
       signalArgs: [{ objectTypes: change.objectTypes, toSeq: change.toSeq }],
     });

@@ -1,6 +1,8 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { appLabels } from '../domain/apps/index.ts';
+import { companyLabels } from '../domain/companies/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import {
   claimDue,
@@ -18,16 +20,18 @@ import {
   deviceLoginWorkflowId,
   memberInvitationsWorkflowId,
   provisioningWorkflowId,
+  runLabels,
   TASK_QUEUE,
 } from '../workflows/contract.ts';
 import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
-import { SVC_CELL_ID, SVC_PROVISIONING_PART } from './search-attributes.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
 // workflow start or signal here, with the workflow id derived from the business key. A start
 // that finds its workflow already there, and a signal whose workflow has already finished,
 // count as delivered, so delivering twice (a relay died before deleting the row) is harmless.
+// Every start carries its labels (runLabels: memo and search attributes), so the Web UI names the
+// run's company, app, kind and version instead of an opaque id.
 
 type Delivery<T extends OutboxTopic> = (client: Client, key: string, payload: OutboxEvents[T], db: Db) => Promise<void>;
 
@@ -37,6 +41,7 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
       taskQueue: TASK_QUEUE,
       workflowId: deviceLoginWorkflowId(key),
       args: [{ deviceLoginId: key, expiresAt: payload.expiresAt }],
+      ...runLabels({ kind: 'device-login' }),
     });
   },
   'device-login.closed': async (client, key, payload) => {
@@ -50,35 +55,32 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
       workflowId: provisioningWorkflowId(payload.cellId, payload.part),
       workflowIdConflictPolicy: 'USE_EXISTING',
       args: [{ cellId: payload.cellId, part: payload.part }],
-      // The company on the run itself, for the Web UI and describe (metadata only: the cell id and the part);
-      // the search attributes let the Web UI and `workflow list` filter by it (registered at worker start).
-      memo: { cellId: payload.cellId, part: payload.part },
-      typedSearchAttributes: [
-        { key: SVC_CELL_ID, value: payload.cellId },
-        { key: SVC_PROVISIONING_PART, value: payload.part },
-      ],
+      // The company on the run itself (metadata only: its cell id and name, the part).
+      ...runLabels({ kind: 'company-initialization', ...(await companyLabels(db, payload.cellId)), provisioningPart: payload.part }),
     });
     await recordRunStart(db, key, handle.firstExecutionRunId);
   },
   'app-workflows.changed': async (client, _key, payload, db) => {
     await reconcileAppTriggers(client, db, payload.appId);
   },
-  'app-workflow.run': async (client, _key, payload) => {
+  'app-workflow.run': async (client, _key, payload, db) => {
     await client.workflow.start<typeof appWorkflowRun>('appWorkflowRun', {
       taskQueue: TASK_QUEUE,
       workflowId: appApiRunWorkflowId(payload.runId),
       args: [{ appId: payload.appId, trigger: 'api', runId: payload.runId }],
+      ...runLabels({ kind: 'app-run', ...(await appLabels(db, payload.appId, payload.runId)), runId: payload.runId }),
     });
   },
   'ontology.changed': async (client, _key, payload, db) => {
     await signalChangeTriggers(client, db, payload);
   },
   // The emails go out in the workflow, each retried on its own until the SMTP server takes it.
-  'members.invited': async (client, key, payload) => {
+  'members.invited': async (client, key, payload, db) => {
     await client.workflow.start<typeof memberInvitations>('memberInvitations', {
       taskQueue: TASK_QUEUE,
       workflowId: memberInvitationsWorkflowId(key),
       args: [payload],
+      ...runLabels({ kind: 'member-invitations', ...(await companyLabels(db, payload.companyId)) }),
     });
   },
 };

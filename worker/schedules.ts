@@ -5,6 +5,7 @@ import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
 import { reconcileAllAppTriggers } from './app-triggers.ts';
 import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
+import { hasLabels, labelSchedule, withLabels } from './schedule-labels.ts';
 import { monthlyUsageResetSchedule } from './usage-schedule.ts';
 
 /** svc's schedules held against Temporal's every few minutes (a missed pass is not caught up: the next one does it). */
@@ -33,16 +34,20 @@ export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
 /**
  * Creates the schedule unless one with its id exists. Every worker calls this at start: the first
  * creates it, every later one (or a second worker racing it) finds it. An existing schedule is
- * left as it is (an operator may have paused it).
+ * left as it is (an operator may have paused it), except that one made before svc labelled its
+ * schedules gets its labels. Labelled kind `maintenance`, the platform's own (no company).
  */
-export async function ensureSchedule(client: Client, options: ScheduleOptions): Promise<'created' | 'existing'> {
+export async function ensureSchedule(client: Client, unlabelled: ScheduleOptions): Promise<'created' | 'existing'> {
+  const options = labelSchedule(unlabelled, { kind: 'maintenance' }, { kind: 'maintenance' });
   try {
     await client.schedule.create(options);
     return 'created';
   } catch (err) {
-    if (err instanceof ScheduleAlreadyRunning) return 'existing';
-    throw err;
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
+  const handle = client.schedule.getHandle(options.scheduleId);
+  if (!hasLabels(await handle.describe(), options)) await handle.update((previous) => withLabels(previous, options));
+  return 'existing';
 }
 
 export async function ensureProductSchedules(client: Client): Promise<Record<string, 'created' | 'existing'>> {

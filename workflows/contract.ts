@@ -41,6 +41,10 @@ export {
   type Part,
   partsOf,
   provisioningWorkflowId,
+  type RunLabels,
+  runLabels,
+  SVC_SEARCH_ATTRIBUTES,
+  type SvcKind,
 } from '../schemas/workflow-keys.ts';
 
 export interface CompanyInitializationInput {

@@ -5,13 +5,15 @@ import type { Db, WorkflowTrigger } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../security/index.ts';
 import { assertTriggerMayStart } from '../usage/index.ts';
-import { findRun, insertRun } from './runs.ts';
+import { findRun, insertRun, recordTemporalRunId } from './runs.ts';
 
 export interface BeginRunInput {
   appId: string;
   trigger: WorkflowTrigger;
   /** The Temporal workflow id of this run. */
   workflowId: string;
+  /** The Temporal run id (recorded beside svc's run id; runs begun by an older worker have none). */
+  temporalRunId?: string | undefined;
   /** An API run's record, made by execute before the run started. */
   runId?: string | undefined;
   /** The workflow's time (ISO): the server's clock, which tests skip ahead. */
@@ -24,6 +26,8 @@ export type BegunRun =
   | {
       skipped: false;
       runId: string;
+      /** The app version the run runs (the workflow labels itself with it in Temporal). */
+      version: string;
       steps: WorkflowStep[];
       scope: { input: unknown; trigger: Record<string, unknown>; run: Record<string, unknown> };
     }
@@ -40,11 +44,17 @@ export async function beginRun(db: Db, input: BeginRunInput): Promise<BegunRun> 
   if (input.runId !== undefined) {
     const run = await findRun(db, input.runId);
     if (!run) return { skipped: true, reason: 'run not found' };
-    const version = await db.selectFrom('app_versions').select('manifest').where('id', '=', run.version_id).executeTakeFirstOrThrow();
+    const version = await db
+      .selectFrom('app_versions')
+      .select(['manifest', 'version'])
+      .where('id', '=', run.version_id)
+      .executeTakeFirstOrThrow();
     const workflow = workflowSchema.parse((version.manifest as { workflow: unknown }).workflow);
+    await recordTemporalRunId(db, run.id, input.temporalRunId);
     return {
       skipped: false,
       runId: run.id,
+      version: version.version,
       steps: workflow.steps,
       scope: { input: run.input, trigger, run: { id: run.id, startedAt: run.started_at.toISOString() } },
     };
@@ -65,6 +75,7 @@ export async function beginRun(db: Db, input: BeginRunInput): Promise<BegunRun> 
       channel: 'production',
       trigger: input.trigger,
       workflowId: input.workflowId,
+      temporalRunId: input.temporalRunId ?? null,
       input: {},
       startedAt: at,
     }),
@@ -72,6 +83,7 @@ export async function beginRun(db: Db, input: BeginRunInput): Promise<BegunRun> 
   return {
     skipped: false,
     runId: run.id,
+    version: current.version,
     steps: current.workflow.steps,
     scope: { input: {}, trigger, run: { id: run.id, startedAt: input.at } },
   };

@@ -13,6 +13,7 @@ type RunRow = {
   version: string;
   status: RunView['status'];
   workflow_id: string;
+  temporal_run_id: string | null;
   started_at: Date;
   finished_at: Date | null;
   duration_ms: number | null;
@@ -30,6 +31,7 @@ export function runView(row: RunRow): RunView {
     version: row.version,
     status: row.status,
     workflowId: row.workflow_id,
+    temporalRunId: row.temporal_run_id,
     startedAt: row.started_at.toISOString(),
     finishedAt: row.finished_at?.toISOString() ?? null,
     durationMs: row.duration_ms,
@@ -51,6 +53,7 @@ export function selectRuns(db: DbOrTrx) {
       'v.version',
       'r.status',
       'r.workflow_id',
+      'r.temporal_run_id',
       'r.started_at',
       'r.finished_at',
       'r.duration_ms',
@@ -81,7 +84,7 @@ export async function listRuns(
   const ui = deps.temporalUi;
   const runs = rows.map((row) => ({
     ...runView(row),
-    // The Web UI's own route to a workflow (its latest run).
+    // The Web UI's own route to a workflow (its latest run; a workflow id has one run in svc).
     temporalUi: ui ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(row.workflow_id)}` : null,
   }));
   return { runs, lastEventSeq };

@@ -23,6 +23,7 @@ export interface NewRun {
   channel: Channel;
   trigger: WorkflowTrigger;
   workflowId: string;
+  temporalRunId?: string | null;
   input: unknown;
   idempotencyKey?: string | null;
   startedAt: Date;
@@ -65,6 +66,7 @@ export async function insertRun(db: DbOrTrx, run: NewRun): Promise<{ id: string;
       channel: run.channel,
       trigger: run.trigger,
       workflow_id: run.workflowId,
+      temporal_run_id: run.temporalRunId ?? null,
       status: 'running',
       input: JSON.stringify(run.input ?? {}),
       idempotency_key: run.idempotencyKey ?? null,
@@ -87,6 +89,12 @@ export async function insertRun(db: DbOrTrx, run: NewRun): Promise<{ id: string;
   }
   const existing = await db.selectFrom('workflow_runs').select('id').where('workflow_id', '=', run.workflowId).executeTakeFirstOrThrow();
   return { id: existing.id, created: false };
+}
+
+/** The Temporal run that runs an API run (made before Temporal started it), once it begins. */
+export async function recordTemporalRunId(db: DbOrTrx, runId: string, temporalRunId: string | undefined): Promise<void> {
+  if (temporalRunId === undefined) return;
+  await db.updateTable('workflow_runs').set({ temporal_run_id: temporalRunId }).where('id', '=', runId).execute();
 }
 
 export async function findRun(db: DbOrTrx, runId: string) {

@@ -780,6 +780,8 @@ export interface WorkflowRunsTable {
   channel: Channel;
   trigger: WorkflowTrigger;
   workflow_id: string;
+  /** Temporal's run id, recorded when the run begins (null before). */
+  temporal_run_id: ColumnType<string | null, string | null | undefined, string | null>;
   status: WorkflowRunStatus;
   input: ColumnType<unknown, string, string>;
   steps: ColumnType<unknown[], string | undefined, string>;

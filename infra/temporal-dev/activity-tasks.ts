@@ -198,6 +198,15 @@ export class PendingActivity {
     return this.state === 'started' ? PendingActivityState.STARTED : PendingActivityState.SCHEDULED;
   }
 
+  /**
+   * PendingActivityInfo's scheduled time, as Temporal's history service reports it: set only while no
+   * attempt runs, and during a retry backoff the time the next attempt is due (the Web UI's "Next Retry").
+   */
+  get describedScheduledTime(): number | undefined {
+    if (this.state === 'started') return undefined;
+    return this.state === 'backoff' ? this.retryAt : this.currentAttemptScheduledTime;
+  }
+
   /** PendingActivityInfo's pause fields. */
   pauseDescription(): Msg {
     const p = this.pauseInfo;

@@ -63,6 +63,12 @@ export const WorkflowTaskFailedCause = enumValues(E + 'WorkflowTaskFailedCause',
   'BAD_SEARCH_ATTRIBUTES',
   'BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES',
   'BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE',
+  'RESET_WORKFLOW',
+] as const);
+export const ResetReapplyType = enumValues(E + 'ResetReapplyType', 'RESET_REAPPLY_TYPE_', ['SIGNAL', 'NONE', 'ALL_ELIGIBLE'] as const);
+export const ResetReapplyExcludeType = enumValues(E + 'ResetReapplyExcludeType', 'RESET_REAPPLY_EXCLUDE_TYPE_', [
+  'SIGNAL',
+  'UPDATE',
 ] as const);
 export const ParentClosePolicy = enumValues(E + 'ParentClosePolicy', 'PARENT_CLOSE_POLICY_', [
   'TERMINATE',

@@ -21,7 +21,7 @@ export function namespaceChecks(server: ServerState, serviceName: string): Map<s
     const name = method.name;
     if (fields.taskToken) {
       checks.set(name, (req) => {
-        const token = decodeToken(req.taskToken);
+        const token = decodeToken(req.taskToken, server.namespaces.values());
         server.namespace(token.namespace);
         // frontend.enableTokenNamespaceEnforcement: a token may not be used in another (existing) namespace.
         if (

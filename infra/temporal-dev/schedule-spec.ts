@@ -212,7 +212,7 @@ function parseCron(input: string): { calendar?: Msg; interval?: Msg; tz: string 
 const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
 
 /** Go-style durations as Temporal accepts them ("1h30m", "90s", "2d"). */
-function parseGoDuration(text: string): number {
+export function parseGoDuration(text: string): number {
   const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/y;
   let total = 0;
   let pos = 0;

@@ -19,6 +19,13 @@ const SYSTEM_ATTRIBUTES: Record<string, number> = {
   HistoryLength: IndexedValueType.INT,
   HistorySizeBytes: IndexedValueType.INT,
   StateTransitionCount: IndexedValueType.INT,
+  // Nanoseconds from execution time to close; unset while running.
+  ExecutionDuration: IndexedValueType.INT,
+  // The run's tree: a root run's root is itself; a run without a parent has no Parent*.
+  RootWorkflowId: IndexedValueType.KEYWORD,
+  RootRunId: IndexedValueType.KEYWORD,
+  ParentWorkflowId: IndexedValueType.KEYWORD,
+  ParentRunId: IndexedValueType.KEYWORD,
   // Worker versioning: the run's deployment, version ("<deployment>:<build id>") and behavior.
   TemporalWorkerDeployment: IndexedValueType.KEYWORD,
   TemporalWorkerDeploymentVersion: IndexedValueType.KEYWORD,

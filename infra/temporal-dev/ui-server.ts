@@ -85,13 +85,13 @@ function uiSettings(defaultNamespace: string, codecEndpoint: string | undefined)
     WorkflowCancelDisabled: false,
     WorkflowSignalDisabled: false,
     WorkflowUpdateDisabled: false,
-    WorkflowResetDisabled: true,
+    WorkflowResetDisabled: false,
     WorkflowPauseDisabled: true,
     BatchActionsDisabled: true,
     StartWorkflowDisabled: true,
     HideWorkflowQueryErrors: false,
     RefreshWorkflowCountsDisabled: false,
-    ActivityCommandsDisabled: true,
+    ActivityCommandsDisabled: false,
   };
 }
 

@@ -8,6 +8,7 @@ import { IndexedValueType, PendingWorkflowTaskState, Status, TaskQueueKind, Vers
 import { invalidArgument } from './errors.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
+import { parseGoDuration } from './schedule-spec.ts';
 import { BUILT_IN_ATTRIBUTES, typeName } from './search-attributes.ts';
 import { msToProto } from './time.ts';
 import type { Execution } from './workflow-execution.ts';
@@ -105,6 +106,8 @@ export function describeExecution(exec: Execution): Msg {
       runExpirationTime: runExpiration === undefined ? undefined : msToProto(runExpiration),
       cancelRequested: exec.cancelRequested,
       originalStartTime: msToProto(exec.startTime),
+      resetRunId: exec.resetRunId,
+      lastResetTime: exec.resetTime === undefined ? undefined : msToProto(exec.resetTime),
     },
     pendingActivities: [...exec.activities.values()].map((a) => ({
       activityId: a.activityId,
@@ -115,7 +118,9 @@ export function describeExecution(exec: Execution): Msg {
       lastStartedTime: a.startedTime !== undefined ? msToProto(a.startedTime) : undefined,
       attempt: a.attempt,
       maximumAttempts: a.attrs.retryPolicy?.maximumAttempts ?? 0,
-      scheduledTime: msToProto(a.currentAttemptScheduledTime),
+      scheduledTime: a.describedScheduledTime === undefined ? undefined : msToProto(a.describedScheduledTime),
+      nextAttemptScheduleTime:
+        a.state === 'backoff' && a.describedScheduledTime !== undefined ? msToProto(a.describedScheduledTime) : undefined,
       lastFailure: a.lastFailure,
       lastWorkerIdentity: a.startedIdentity,
       ...a.pauseDescription(),
@@ -227,6 +232,16 @@ function fieldValue(exec: Execution, field: string): Value {
       return exec.history.sizeBytes;
     case 'StateTransitionCount':
       return exec.stateTransitionCount;
+    case 'ExecutionDuration':
+      return exec.closeTime === undefined ? null : (exec.closeTime - exec.executionTime) * 1e6;
+    case 'RootWorkflowId':
+      return (exec.options.rootExecution ?? exec.ref).workflowId;
+    case 'RootRunId':
+      return (exec.options.rootExecution ?? exec.ref).runId;
+    case 'ParentWorkflowId':
+      return exec.options.parent?.execution.workflowId ?? null;
+    case 'ParentRunId':
+      return exec.options.parent?.execution.runId ?? null;
     case 'TemporalWorkerDeployment':
       return exec.versioning.version?.deploymentName ?? null;
     case 'TemporalWorkerDeploymentVersion': {
@@ -288,6 +303,7 @@ function parseQuery(server: ServerState, query: string, extra?: Record<string, n
     else if (t.kind === 'number') v = Number(t.text);
     else if (t.kind === 'word' && /^(true|false)$/i.test(t.text)) v = t.text.toLowerCase() === 'true';
     else throw invalidArgument(`invalid query: unexpected "${t.text}"`);
+    if (field === 'ExecutionDuration' && typeof v === 'string') return executionDurationNanos(v);
     return typedLiteral(field, known[field]!, v, t.kind === 'number' && t.text.includes('.'));
   };
 
@@ -455,6 +471,21 @@ function typedLiteral(field: string, type: number, v: Value, isFloat: boolean): 
     default:
       if (typeof v !== 'string') throw wrongType();
       return v;
+  }
+}
+
+/**
+ * ExecutionDuration compared with a string, as Temporal's converter reads it: integer nanoseconds,
+ * a Go duration (`"90s"`, `"1h30m"`; what the Web UI's duration filter sends) or `[d.]hh:mm:ss`.
+ */
+function executionDurationNanos(text: string): number {
+  if (/^-?\d+$/.test(text)) return Number(text);
+  const clock = /^(?:(\d+)\.)?(\d+):(\d{2}):(\d{2})$/.exec(text);
+  if (clock) return (((Number(clock[1] ?? 0) * 24 + Number(clock[2])) * 60 + Number(clock[3])) * 60 + Number(clock[4])) * 1e9;
+  try {
+    return parseGoDuration(text) * 1e6;
+  } catch {
+    throw invalidArgument(`invalid query: invalid expression: invalid value for search attribute ExecutionDuration: "${text}"`);
   }
 }
 

@@ -133,6 +133,10 @@ export interface ExecutionSnapshot {
   firstTaskAt?: number;
   stateTransitionCount?: number;
   versioning?: RunVersioning;
+  /** The run a reset of this one made (ResetWorkflowExecution). */
+  resetRunId?: string;
+  /** When this run was made by a reset. */
+  resetTime?: number;
 }
 
 export interface ChildRef {
@@ -150,7 +154,7 @@ let instanceSeq = 1;
 /** WorkflowTaskStarted of a run's first task: after WorkflowExecutionStarted and WorkflowTaskScheduled. */
 const FIRST_TASK_STARTED_EVENT_ID = 3;
 
-const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
+export const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
 /** The identity Temporal's history service gives the terminations it makes itself. */
 const HISTORY_SERVICE = 'history-service';
 
@@ -175,6 +179,9 @@ export class Execution implements ActivityOwner {
   nextRunId: string | undefined;
   /** Like Temporal's: one per change of the run's state (all the changes one request or deadline makes count once). */
   stateTransitionCount = 0;
+  /** The run a reset of this one made, and (on a run a reset made) when: Describe's resetRunId and lastResetTime. */
+  resetRunId: string | undefined;
+  resetTime: number | undefined;
   private transitionOpen = false;
   versioning: RunVersioning;
 
@@ -215,6 +222,8 @@ export class Execution implements ActivityOwner {
       // Files written before the count was kept start it at 0.
       this.stateTransitionCount = s.stateTransitionCount ?? 0;
       this.versioning = s.versioning ?? { behavior: 0, override: options.versioningOverride };
+      this.resetRunId = s.resetRunId;
+      this.resetTime = s.resetTime;
       return;
     }
     this.versioning = options.inheritedPinnedVersion
@@ -279,6 +288,8 @@ export class Execution implements ActivityOwner {
       firstTaskAt: this.firstTaskAt,
       stateTransitionCount: this.stateTransitionCount,
       versioning: this.versioning,
+      resetRunId: this.resetRunId,
+      resetTime: this.resetTime,
     };
   }
 

@@ -9,6 +9,7 @@ import type { CallContext, Handler } from './grpc-server.ts';
 import { withPayloadLimits } from './limits.ts';
 import type { Namespace, ServerState } from './namespaces.ts';
 import type { Msg } from './proto.ts';
+import { resetWorkflowExecution } from './reset.ts';
 import { msToProto, protoToMs } from './time.ts';
 import { decodeToken, type TaskToken } from './tokens.ts';
 import { executeMultiOperation } from './update-with-start.ts';
@@ -37,16 +38,17 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     kind: TaskToken['kind'],
     taskNotFound: string,
   ): { token: TaskToken; exec: Execution } => {
-    const token = decodeToken(bytes);
+    const token = decodeToken(bytes, server.namespaces.values());
     // Tasks running when the server stopped were requeued on restart; their old tokens are stale.
-    if (token.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
+    // (A token in Temporal's format, boot '', names a run this server never had: not found below.)
+    if (token.boot && token.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
     if (token.kind !== kind) throw notFound(taskNotFound);
     const exec = server.namespace(token.namespace).find(token.workflowId, token.runId);
     if (!exec) throw workflowNotFound(token.workflowId, token.runId);
     return { token, exec };
   };
   const activity = (bytes: Uint8Array | undefined) => {
-    const standalone = decodeToken(bytes);
+    const standalone = decodeToken(bytes, server.namespaces.values());
     if (standalone.kind === 'sa') {
       if (standalone.boot !== server.bootId) throw notFound('Task token was issued before the server restarted.');
       const act = server.namespace(standalone.namespace).activityExecutions.activityForToken(standalone);
@@ -179,6 +181,10 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
       return {};
     },
     DescribeWorkflowExecution: (req) => describeExecution(ns(req).get(req.execution)),
+    ResetWorkflowExecution: (req) => {
+      requireField(req.workflowExecution?.workflowId, 'WorkflowId');
+      return resetWorkflowExecution(ns(req), req);
+    },
     GetWorkflowExecutionHistory: (req, ctx) =>
       getHistory(ns(req).get(req.execution), req, ctx, server.dynamicConfig.get('history.longPollExpirationInterval')),
 

@@ -44,9 +44,14 @@ beforeAll(async () => {
 afterAll(() => svc?.close());
 beforeEach(() => resetRateLimits(svc));
 
-/** Every payload in a raw (undecoded) gRPC answer, except search attributes (Temporal indexes them, so they are never sealed). */
+/**
+ * Every payload in a raw (undecoded) gRPC answer, except search attributes (Temporal indexes them,
+ * so they are never sealed) and the SDK's patch markers (`core_patch`: a patch's name, written by
+ * the SDK's core past the payload codec).
+ */
 function payloadsIn(value: unknown, found: Payload[] = []): Payload[] {
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return found;
+  if ((value as { markerName?: unknown }).markerName === 'core_patch') return found;
   const metadata = (value as Payload).metadata;
   if (metadata && metadata.encoding instanceof Uint8Array) found.push(value as Payload);
   else for (const [key, v] of Object.entries(value)) if (key !== 'searchAttributes') payloadsIn(v, found);
@@ -140,6 +145,109 @@ describe('payloads in Temporal', () => {
     expect((await stat(stateFile)).mode & 0o777).toBe(0o600);
     const dataDir = path.dirname(path.dirname(stateFile));
     expect((await stat(generatedKeyFile(dataDir))).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('svc’s runs and schedules as the Web UI shows them', () => {
+  const temporal = () => svc.temporal!.client;
+  const labelsOf = (attributes: { getAll(): { key: { name: string }; value: unknown }[] }) =>
+    Object.fromEntries(
+      attributes
+        .getAll()
+        .filter((p) => p.key.name.startsWith('Svc'))
+        .map((p) => [p.key.name, p.value]),
+    );
+  const found = async (query: string) => {
+    const ids: string[] = [];
+    for await (const w of temporal().workflow.list({ query })) ids.push(w.workflowId);
+    return ids;
+  };
+
+  it('an API run: found by svc’s run id, labelled with company, app, kind and version; the run list shows its Temporal run id', async () => {
+    const list = await svc.call('GET', `${base}/workflow-runs`, { headers: bearer(dev) });
+    const run = (list.body.data.runs as { id: string; workflowId: string; temporalRunId: string | null; trigger: string }[]).find(
+      (r) => r.workflowId === workflowId,
+    )!;
+    expect(await found(`SvcRunId = '${run.id}'`)).toEqual([workflowId]);
+    const described = await temporal().workflow.getHandle(workflowId).describe();
+    expect(run.temporalRunId).toBe(described.runId);
+    expect(labelsOf(described.typedSearchAttributes)).toEqual({
+      SvcKind: 'app-run',
+      SvcCellId: 'cell-acme',
+      SvcAppSlug: 'people',
+      SvcVersion: '1.0.0',
+      SvcRunId: run.id,
+    });
+    // The memo is a payload, sealed like the others; svc's client (and the UI through the codec endpoint) reads it.
+    expect(described.memo).toEqual({
+      kind: 'app-run',
+      company: 'cell-acme',
+      companyName: 'Acme',
+      app: 'people',
+      version: '1.0.0',
+      runId: run.id,
+    });
+    expect(await found(`SvcCellId = 'cell-acme' AND SvcAppSlug = 'people' AND SvcKind = 'app-run' AND SvcVersion = '1.0.0'`)).toContain(
+      workflowId,
+    );
+  });
+
+  it('a reset of svc’s own run (as the Web UI’s Reset dialog asks it) makes a run that completes; the run list follows it', async () => {
+    const handle = temporal().workflow.getHandle(workflowId);
+    const before = await handle.describe();
+    const firstTask = (await handle.fetchHistory()).events!.find((e) => e.workflowTaskCompletedEventAttributes)!;
+    const { runId } = await temporal().workflowService.resetWorkflowExecution({
+      namespace: svc.temporal!.namespace,
+      workflowExecution: { workflowId, runId: before.runId },
+      workflowTaskFinishEventId: firstTask.eventId,
+      reason: 'reset from the Web UI',
+      requestId: crypto.randomUUID(),
+    });
+    expect(runId).not.toBe(before.runId);
+    expect(await temporal().workflow.getHandle(workflowId, runId!).result()).toMatchObject({ status: 'succeeded' });
+    const listed = await svc.call('GET', `${base}/workflow-runs`, { headers: bearer(dev) });
+    const run = (listed.body.data.runs as { workflowId: string; temporalRunId: string }[]).find((r) => r.workflowId === workflowId)!;
+    expect(run.temporalRunId).toBe(runId);
+  });
+
+  it('an app’s schedule and its runs, and the platform’s own schedules, carry their labels', async () => {
+    const app = await getApp(svc.database.db, 'cell-acme', 'people');
+    const handle = temporal().schedule.getHandle(appScheduleId(app.id));
+    await expect
+      .poll(
+        () =>
+          handle.describe().then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    const schedule = await handle.describe();
+    expect(labelsOf(schedule.typedSearchAttributes)).toEqual({
+      SvcKind: 'app-schedule',
+      SvcCellId: 'cell-acme',
+      SvcAppSlug: 'people',
+      SvcVersion: '1.0.0',
+    });
+    expect(schedule.memo).toEqual({ kind: 'app-schedule', company: 'cell-acme', companyName: 'Acme', app: 'people', version: '1.0.0' });
+    // A run the schedule starts: the action's labels, then svc's run id once the run has begun.
+    const taken = schedule.info.numActionsTaken;
+    await handle.trigger();
+    await expect.poll(async () => (await handle.describe()).info.numActionsTaken, { timeout: 20_000 }).toBeGreaterThan(taken);
+    const started = (await handle.describe()).info.recentActions.at(-1)!.action.workflow;
+    const run = temporal().workflow.getHandle(started.workflowId, started.firstExecutionRunId);
+    const { runId } = (await run.result()) as { runId: string };
+    expect(labelsOf((await run.describe()).typedSearchAttributes)).toEqual({
+      SvcKind: 'app-run',
+      SvcCellId: 'cell-acme',
+      SvcAppSlug: 'people',
+      SvcVersion: '1.0.0',
+      SvcRunId: runId,
+    });
+    expect(await found(`SvcRunId = '${runId}'`)).toEqual([started.workflowId]);
+    const reconcile = await temporal().schedule.getHandle(SCHEDULE_RECONCILE.scheduleId).describe();
+    expect(labelsOf(reconcile.typedSearchAttributes)).toEqual({ SvcKind: 'maintenance' });
   });
 });
 

@@ -86,7 +86,9 @@ describe('a terminated instance', () => {
     expect(after.status).toBe('completed');
     // The run carries its company in its memo.
     expect((await env.client.workflow.getHandle(answers[0]!.workflowId).describe()).memo).toEqual({
-      cellId: CELL,
+      kind: 'company-initialization',
+      company: CELL,
+      companyName: 'phoenix Trading',
       part: 'cloud-instance',
     });
     expect(after.server).toMatchObject({ state: 'running', generation: 1, remedy: null });

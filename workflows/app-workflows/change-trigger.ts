@@ -1,6 +1,7 @@
 import { condition, continueAsNew, executeChild, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.ts';
 import { type AppChangeTriggerInput, appChangeRunWorkflowId, type DataChange, dataChanged } from '../contract.ts';
+import { childLabels } from './labels.ts';
 import { appWorkflowRun } from './run.ts';
 
 const { changeTriggerCooldown } = proxyActivities<Activities>({
@@ -42,6 +43,7 @@ export async function appChangeTrigger(input: AppChangeTriggerInput): Promise<vo
       await executeChild(appWorkflowRun, {
         workflowId: appChangeRunWorkflowId(input.appId, batch.toSeq),
         args: [{ appId: input.appId, trigger: 'change', objectTypes: batch.objectTypes }],
+        ...childLabels('app-run'),
       });
     } catch (err) {
       // A failed run (recorded as such) or one that already ran under this id: the trigger lives on.

@@ -2,6 +2,7 @@ import { ParentClosePolicy, proxyActivities, sleep, startChild, workflowInfo } f
 import type { Activities } from '../../activities/index.ts';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { type AppWorkflowRunInput, notifyCooldownWorkflowId } from '../contract.ts';
+import { childLabels, labelBegunRun } from './labels.ts';
 
 // One run of an app's workflow: each step an activity with a retry policy, outputs passed
 // through the workflow. Steps without a lane run one after another; consecutive steps with lanes
@@ -48,9 +49,11 @@ export function stepGroups(steps: readonly WorkflowStep[]): WorkflowStep[][][] {
 }
 
 export async function appWorkflowRun(input: AppWorkflowRunInput) {
-  const begun = await beginRun({ ...input, workflowId: workflowInfo().workflowId, at: new Date().toISOString() });
+  const { workflowId, runId: temporalRunId } = workflowInfo();
+  const begun = await beginRun({ ...input, workflowId, temporalRunId, at: new Date().toISOString() });
   if (begun.skipped) return { status: 'skipped' as const, reason: begun.reason };
   const { runId } = begun;
+  labelBegunRun(runId, begun.version);
   const outputs: Record<string, unknown> = {};
   let failure: string | undefined;
   // What the steps' expressions counted so far: the run's evaluation budget is shared by its steps.
@@ -70,6 +73,7 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
         workflowId: notifyCooldownWorkflowId(rendered.appId, rendered.dedupeHash),
         args: [rendered.cooldownMs],
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        ...childLabels('app-notify-cooldown'),
       });
     } catch (err) {
       if (!isAlreadyStarted(err)) throw err;

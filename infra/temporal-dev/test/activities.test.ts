@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompleteAsyncError, Context } from '@temporalio/activity';
+import { ActivityNotFoundError } from '@temporalio/client';
 import type { ActivityOptions } from '@temporalio/common';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypes, eventually, type Suite, setupSuite, teardownSuite } from './helpers.ts';
+import { eventTypes, eventually, grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
 import { cancelActivityAfter, runActivity } from './workflows/index.ts';
 
 const attemptsSeen = new Map<string, number[]>();
@@ -188,6 +189,34 @@ describe('asynchronous completion', () => {
     const failTask = await eventually(async () => asyncTasks.get(failKey));
     await s.env.client.activity.fail({ workflowId: failTask.workflowId, activityId: failTask.activityId }, new Error('failed by id'));
     expect(await failed).toMatchObject({ cause: 'failed by id', retryState: 'MAXIMUM_ATTEMPTS_REACHED' });
+  });
+});
+
+/**
+ * An activity task token in Temporal's own format (protobuf `temporal.server.api.token.v1.Task`:
+ * namespace id, workflow id, run id, scheduled event id, attempt, activity id), as Temporal's
+ * sdk-typescript tests make one for a task that does not exist.
+ */
+function temporalTaskToken(namespaceId: string): Uint8Array {
+  const text = (field: number, value: string) => [field * 8 + 2, Buffer.byteLength(value), ...Buffer.from(value)];
+  return new Uint8Array([...text(1, namespaceId), ...text(2, randomUUID()), ...text(3, randomUUID()), 4 * 8, 5, 5 * 8, 1, ...text(6, '1')]);
+}
+
+describe('asynchronous completion of a task that does not exist', () => {
+  it('answers a token in Temporal’s format NOT_FOUND (ActivityNotFoundError), an unknown namespace id NOT_FOUND, garbage INVALID_ARGUMENT', async () => {
+    const { namespaceInfo } = await s.env.client.workflowService.describeNamespace({ namespace: 'default' });
+    const token = temporalTaskToken(namespaceInfo!.id!);
+    await expect(s.env.client.activity.complete(token, 'success')).rejects.toBeInstanceOf(ActivityNotFoundError);
+    await expect(s.env.client.activity.fail(token, new Error('failure'))).rejects.toBeInstanceOf(ActivityNotFoundError);
+    await expect(s.env.client.activity.reportCancellation(token, 'cancelled')).rejects.toBeInstanceOf(ActivityNotFoundError);
+    const unknownNamespace = temporalTaskToken(randomUUID());
+    expect(await grpcError(s.env.client.workflowService.respondActivityTaskCompleted({ taskToken: unknownNamespace }))).toMatchObject({
+      code: 5,
+    });
+    expect(await grpcError(s.env.client.workflowService.respondActivityTaskCompleted({ taskToken: Buffer.from([0xff, 0xff]) }))).toEqual({
+      code: 3,
+      details: 'Error deserializing task token.',
+    });
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type InfoSnapshot,
   infoQuery,
   prioritizedActivities,
+  runActivity,
   upsertTyped,
   waitForever,
 } from './workflows/index.ts';
@@ -36,6 +37,9 @@ beforeAll(async () => {
     priorityOf: async () => {
       activityPriorities.push(Context.current().info.priority);
       return 'noted';
+    },
+    alwaysFails: async () => {
+      throw new Error('not yet');
     },
   };
   s = await setupSuite('local', 'describe', activities, {
@@ -151,6 +155,41 @@ describe('describe', () => {
     );
     const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
     expect(metadata.currentDetails).toBe('waiting for **nothing**');
+
+    // The Web UI's Relationships tab: the tree by root, and the children by parent, in list and count.
+    const ids = async (query: string) => {
+      const found: string[] = [];
+      for await (const w of s.env.client.workflow.list({ query })) found.push(w.workflowId);
+      return found.sort();
+    };
+    expect(await ids(`RootWorkflowId = "${workflowId}" AND RootRunId = "${handle.firstExecutionRunId}"`)).toEqual(
+      [workflowId, `${workflowId}-child`].sort(),
+    );
+    expect(await ids(`ParentWorkflowId = "${workflowId}" AND ParentRunId = "${handle.firstExecutionRunId}"`)).toEqual([
+      `${workflowId}-child`,
+    ]);
+    expect(await ids(`WorkflowId = "${workflowId}" AND ParentWorkflowId IS NULL`)).toEqual([workflowId]);
+    const tree = await s.env.client.workflowService.countWorkflowExecutions({
+      namespace: 'default',
+      query: `RootWorkflowId = "${workflowId}" GROUP BY ExecutionStatus`,
+    });
+    expect(Number(tree.count)).toBe(2);
+    await handle.terminate();
+  });
+
+  it("reports a pending activity's next retry in the future while it backs off", async () => {
+    const handle = await s.env.client.workflow.start(runActivity, {
+      taskQueue: s.taskQueue,
+      workflowId: id('retrying'),
+      args: ['alwaysFails', { startToCloseTimeout: '10s', retry: { initialInterval: '1 hour' } }, []],
+    });
+    const pending = await eventually(async () => {
+      const a = (await handle.describe()).raw.pendingActivities?.[0];
+      return a?.attempt === 2 && a;
+    });
+    expect(pending.state).toBe(temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED);
+    expect(millis(pending.scheduledTime) - Date.now()).toBeGreaterThan(3500_000);
+    expect(millis(pending.nextAttemptScheduleTime)).toBe(millis(pending.scheduledTime));
     await handle.terminate();
   });
 
@@ -174,6 +213,15 @@ describe('describe', () => {
     expect(after.closeTime!.getTime()).toBeGreaterThanOrEqual(after.startTime.getTime());
     expect(after.raw.workflowExecutionInfo?.executionDuration).toBeTruthy();
     expect(after.raw.pendingWorkflowTask).toBeFalsy();
+    // ExecutionDuration is searchable, in nanoseconds or as a duration (the Web UI's filter), unset while running.
+    const count = async (query: string) =>
+      Number((await s.env.client.workflowService.countWorkflowExecutions({ namespace: 'default', query })).count);
+    const self = `WorkflowId = "${handle.workflowId}"`;
+    expect(await count(`${self} AND ExecutionDuration >= 0`)).toBe(1);
+    expect(await count(`${self} AND ExecutionDuration < "1h"`)).toBe(1);
+    expect(await count(`${self} AND ExecutionDuration > "01:00:00"`)).toBe(0);
+    expect(await count(`${self} AND ExecutionDuration IS NULL`)).toBe(0);
+    expect(await count(`WorkflowId = "${handle.workflowId}-none" OR (${self} AND ExecutionDuration < 3600000000000)`)).toBe(1);
   });
 });
 

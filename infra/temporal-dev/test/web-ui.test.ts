@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
@@ -13,7 +14,7 @@ import { startTemporalDevServer, type TemporalDevServer } from '../index.ts';
 import { buildUi, uiBuildCommand, uiBuildIsCurrent } from '../ui-build.ts';
 import { createUiServer } from '../ui-server.ts';
 import { eventually, sharedBundle } from './helpers.ts';
-import { greeting, pinnedSteps, waitForever } from './workflows/index.ts';
+import { activityOrFail, greeting, parent, pinnedSteps, waitForever } from './workflows/index.ts';
 
 let server: TemporalDevServer;
 let worker: Worker;
@@ -23,6 +24,10 @@ let page: Page;
 const taskQueue = 'web-ui';
 const greetId = `greet-${randomUUID()}`;
 const waitingId = `waiting-${randomUUID()}`;
+const parentId = `parent-${randomUUID()}`;
+const failedId = `failed-${randomUUID()}`;
+let client: Client;
+const failedOnce = new Set<string>();
 const scheduleId = `hourly-${randomUUID()}`;
 const deploymentName = `web-ui-deployment-${randomUUID()}`;
 const versionedQueue = 'web-ui-versioned';
@@ -33,16 +38,27 @@ let versionedRunning: Promise<void>;
 beforeAll(async () => {
   if (!uiBuildIsCurrent()) await buildUi();
   server = await startTemporalDevServer({ uiPort: 0 });
-  const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  client = new Client({ connection: await Connection.connect({ address: server.address }) });
   worker = await Worker.create({
     connection: await NativeConnection.connect({ address: server.address }),
     taskQueue,
     workflowBundle: await sharedBundle(),
-    activities: { greet: async (name: string) => `Hello, ${name}!` },
+    activities: {
+      greet: async (name: string) => `Hello, ${name}!`,
+      // Breaks on its first call per workflow: the run fails, and a reset run completes.
+      flakyOnce: async () => {
+        const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
+        if (failedOnce.has(workflowId)) return 'fixed';
+        failedOnce.add(workflowId);
+        throw new Error('the first attempt breaks');
+      },
+    },
   });
   running = worker.run();
   await client.workflow.execute(greeting, { taskQueue, workflowId: greetId, args: ['Browser'] });
   await client.workflow.start(waitForever, { taskQueue, workflowId: waitingId });
+  await client.workflow.execute(parent, { taskQueue, workflowId: parentId, args: ['Child'] });
+  await client.workflow.execute(activityOrFail, { taskQueue, workflowId: failedId }).catch(() => undefined);
   await client.schedule.create({
     scheduleId,
     spec: { intervals: [{ every: '1h' }] },
@@ -121,6 +137,48 @@ describe('Web UI', () => {
     await page.getByRole('row').filter({ hasText: '@' }).first().waitFor();
   });
 
+  it("draws a parent's tree on its Relationships tab, from the root and parent search attributes", async () => {
+    const refused: string[] = [];
+    const onResponse = (res: { status(): number; url(): string }) => {
+      if (res.status() >= 400) refused.push(res.url());
+    };
+    page.on('response', onResponse);
+    await open(`/namespaces/default/workflows/${parentId}`);
+    await page.waitForURL(`**/workflows/${parentId}/*/history`);
+    await page.getByRole('tab', { name: 'Relationships' }).click();
+    await page.waitForURL('**/relationships');
+    await page
+      .getByRole('link', { name: `${parentId}-child` })
+      .first()
+      .waitFor();
+    page.off('response', onResponse);
+    expect(refused).toEqual([]);
+  });
+
+  it("resets a failed run from its page's Reset dialog, and the new run completes", async () => {
+    const failed = await client.workflow.getHandle(failedId).describe();
+    expect(failed.status.name).toBe('FAILED');
+    await open(`/namespaces/default/workflows/${failedId}/${failed.runId}/history`);
+    // The page renders the header twice (wide and narrow layouts); the visible one.
+    await page.locator('[data-testid="workflow-reset-button"]:visible').click();
+    const dialog = page.locator('[data-testid="reset-confirmation-modal"]:visible');
+    await dialog.getByTestId('workflow-reset-event-id-select-button').click();
+    await dialog
+      .getByRole('option', { name: /WorkflowTaskCompleted/ })
+      .first()
+      .click();
+    await dialog.locator('#reset-reason').fill('fixed the activity');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    // The workflow id's current run is the reset one, and it completes.
+    const current = await eventually(async () => {
+      const d = await client.workflow.getHandle(failedId).describe();
+      return d.runId !== failed.runId && d;
+    });
+    expect(await client.workflow.getHandle(failedId, current.runId).result()).toBe('fixed');
+    expect((await client.workflow.getHandle(failedId, failed.runId).describe()).raw.workflowExtendedInfo?.resetRunId).toBe(current.runId);
+    expect(await errorPage().count()).toBe(0);
+  });
+
   it('shows the namespaces and a namespace', async () => {
     await open('/namespaces');
     await page.getByRole('link', { name: 'default' }).click();
@@ -164,6 +222,13 @@ describe('UI port', () => {
     expect(settings.DefaultNamespace).toBe('default');
     const [major, minor] = String(settings.Version).split('.').map(Number);
     expect(major! > 2 || (major === 2 && minor! >= 23)).toBe(true);
+    // On: what the server implements (reset, activity commands); off: batch operations, workflow pause and the start page (not built).
+    expect(settings).toMatchObject({
+      WorkflowResetDisabled: false,
+      ActivityCommandsDisabled: false,
+      BatchActionsDisabled: true,
+      WorkflowPauseDisabled: true,
+    });
   });
 
   it('answers with a page that says how to build the UI when there is no build', async () => {

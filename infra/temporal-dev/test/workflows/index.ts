@@ -438,3 +438,9 @@ export async function pinnedHop(hops: number): Promise<string> {
   return wf.continueAsNew<typeof pinnedHop>(hops - 1);
 }
 wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, pinnedHop);
+
+/** Fails when its activity fails (no retries): once the activity succeeds (a reset run), completes with its result. */
+export async function activityOrFail(): Promise<string> {
+  const { flakyOnce } = wf.proxyActivities<{ flakyOnce(): Promise<string> }>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } });
+  return await flakyOnce();
+}
