@@ -15,8 +15,6 @@ export default defineConfig({
       {
         test: {
           name: 'svc',
-          // The workspace package from this checkout (node_modules may be another checkout's, as in a git worktree).
-          alias: { '@svc/temporal-dev': fileURLToPath(new URL('./infra/temporal-dev/index.ts', import.meta.url)) },
           include: ['test/**/*.test.ts'],
           alias: [
             { find: /^@svc\/temporal-dev\/testing$/, replacement: temporalDev('testing.ts') },
