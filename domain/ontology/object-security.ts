@@ -75,6 +75,31 @@ export function unrestricted(type: ObjectTypeRecord): boolean {
   return gates === null || (gates.object === true && [...gates.properties.values()].every((g) => g === true));
 }
 
+/** `$svc$…$svc$` with a tag the value does not hold: a literal whatever the session's string settings. */
+function dollarQuoted(value: string): string {
+  let tag = '$svc$';
+  for (let n = 0; value.includes(tag); n++) tag = `$svc${n}$`;
+  return `${tag}${value}${tag}`;
+}
+
+/**
+ * The type's rows as the caller may read them, as self-contained SQL text (the attribute values
+ * inlined as literals) that ontology SQL puts where the query names the table: the same derived
+ * table every other read selects from. Null when the policies leave the caller everything.
+ */
+export function policedSelectSql(db: DbOrTrx, ontology: Pick<OntologyRecord, 'schemaName'>, type: ObjectTypeRecord): string | null {
+  const gates = gatesOf(type);
+  if (!gates || unrestricted(type)) return null;
+  const compiled = policedRows(type, gates, sql`${objectTable(ontology, type)} AS t`).compile(db);
+  // The only parameters are the gates' lists of attribute values (text[]); names never hold `$` (their patterns).
+  return compiled.sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const values = compiled.parameters[Number(n) - 1];
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string'))
+      throw new Error(`unexpected parameter $${n} in a policed table`);
+    return `ARRAY[${values.map(dollarQuoted).join(', ')}]::text[]`;
+  });
+}
+
 /** Equal for equal gates: subscriptions judged once per batch share it only when they see alike. */
 export function gatesKey(type: ObjectTypeRecord): string {
   const gates = gatesOf(type);

@@ -1,3 +1,4 @@
+import { type PolicedReference, policedReferences } from './policed-references.ts';
 import { AMPLIFIERS_REFUSED, RECURSION_REFUSED, type SqlParameterValue, sizeRefusalOfCall, sizeRefusalOfType } from './sql-size-caps.ts';
 
 // What ontology SQL may contain, decided on PostgreSQL's own parse tree (libpg_query's JSON,
@@ -443,15 +444,19 @@ const statementName = (kind: string) =>
 
 export interface SqlCheckInput extends CheckContext {
   text: string;
+  /** Tables (apiNames) the caller's security policies filter: their references are found for the rewrite (policed-references.ts). */
+  policed?: readonly string[];
 }
 
 /** The verdict the parser thread answers: ok, a syntax error (PostgreSQL's message and position) or a refusal. */
 export type SqlCheck =
-  | { ok: true }
+  | { ok: true; references: PolicedReference[] }
   | { ok: false; errorName: 'QueryParseError'; message: string; sqlState: string; position?: number }
   | ({ ok: false } & SqlRefusal);
 
-export function sqlCheckOf(tree: ParseTree, { text, ...context }: SqlCheckInput): SqlCheck {
+export function sqlCheckOf(tree: ParseTree, { text, policed = [], ...context }: SqlCheckInput): SqlCheck {
   const refusal = checkParsedSql(tree, text, context);
-  return refusal ? { ok: false, ...refusal } : { ok: true };
+  if (refusal) return { ok: false, ...refusal };
+  const found = policedReferences(tree, text, context.schemaName, policed);
+  return 'references' in found ? { ok: true, references: found.references } : { ok: false, ...found };
 }

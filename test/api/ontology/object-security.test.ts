@@ -130,22 +130,60 @@ describe('object security policies on the read paths', () => {
     expect(loaded.body.data.data).toEqual([]);
   });
 
-  it('ontology SQL does not read a type its policies filter for the caller; other types stay readable', async () => {
-    for (const key of [dev2, dana]) {
-      const res = await post(key, '/api/v1/sqlQueries/executeOntology', {
-        ontology: 'cell-acme',
-        query: 'SELECT count(*) FROM "sales.Customer"',
-      });
-      expect(res.status, JSON.stringify(res.body)).toBe(400);
-      expect(res.body.error.code).toBe('query_invalid');
-    }
-    const orders = await post(dev2, '/api/v1/sqlQueries/executeOntology', {
-      ontology: 'cell-acme',
-      query: 'SELECT count(*) FROM "sales.Order"',
-    });
-    expect(orders.status, JSON.stringify(orders.body)).toBe(200);
+  it('ontology SQL reads a policed type as search does: no hidden row or property through counts, joins, subqueries or aggregates', async () => {
+    const rows = async (key: string, query: string) => {
+      const res = await post(key, '/api/v1/sqlQueries/executeOntology', { ontology: 'cell-acme', query });
+      expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200);
+      return res.body.data.rows as unknown[][];
+    };
     const described = await svc.call('GET', `${O}/database`, { headers: bearer(dev2) });
-    expect(described.body.data.tables.map((t: { name: string }) => t.name)).toEqual(['sales.Order']);
+    expect(described.body.data.tables.map((t: { name: string }) => t.name).sort()).toEqual(['sales.Customer', 'sales.Order']);
+    const schema = described.body.data.schema as string;
+    expect(await rows(dev2, 'SELECT id, name, tier FROM "sales.Customer" ORDER BY id')).toEqual([['c2', 'dev2', null]]);
+    expect(await rows(dana, 'SELECT id, name, tier FROM "sales.Customer" ORDER BY id')).toEqual([['c1', 'dana', 1]]);
+    // Every form of reference, every way of counting: dev2 learns of one customer and no tier.
+    const asDev2: [string, unknown[][]][] = [
+      ['SELECT count(*), count(tier), sum(tier), max(name) FROM "sales.Customer"', [[1, 0, null, 'dev2']]],
+      [`SELECT count(*) FROM "${schema}"."sales.Customer"`, [[1]]],
+      [`SELECT count(*) FROM ${schema} . "sales.Customer" AS c(a, b)`, [[1]]],
+      ['SELECT count(*) FROM "sales.Customer" WHERE tier IS NOT NULL OR name = \'zed\'', [[0]]],
+      [
+        'SELECT (SELECT count(*) FROM "sales.Customer" c WHERE c.name <> \'dev2\'), EXISTS (SELECT 1 FROM "sales.Customer" WHERE tier = 3)',
+        [[0, false]],
+      ],
+      ['SELECT count(*) FROM "sales.Customer" a JOIN "sales.Customer" b ON a.id <> b.id', [[0]]],
+      ['SELECT count(*) FROM (VALUES (1)) v(x) LEFT JOIN LATERAL (SELECT * FROM "sales.Customer") c ON true', [[1]]],
+      ['WITH x AS (SELECT * FROM "sales.Customer") SELECT count(*), string_agg(x.name, \',\') FROM x', [[1, 'dev2']]],
+      ['SELECT "sales.Customer".name FROM "sales.Customer" UNION ALL SELECT name FROM "sales.Customer"', [['dev2'], ['dev2']]],
+      ['SELECT name, count(*) FROM "sales.Customer" GROUP BY name', [['dev2', 1]]],
+      ['SELECT count(*) FROM "sales.Order" o WHERE NOT EXISTS (SELECT 1 FROM "sales.Customer")', [[0]]],
+    ];
+    for (const [query, expected] of asDev2) expect(await rows(dev2, query), query).toEqual(expected);
+  });
+
+  it('ontology SQL over a policed type: hostile spellings are 400, never a 5xx nor an unfiltered read; positions name the caller’s text', async () => {
+    const send = (query: string, extra: object = {}) =>
+      post(dev2, '/api/v1/sqlQueries/executeOntology', { ontology: 'cell-acme', query, ...extra });
+    const schema = (await svc.call('GET', `${O}/database`, { headers: bearer(dev2) })).body.data.schema as string;
+    for (const query of [
+      `SELECT count(*) FROM "${schema}"/* between */."sales.Customer"`,
+      'TABLE "sales.Customer"',
+      'SELECT count(*) FROM ONLY "sales.Customer"',
+      'SELECT count(*) FROM "sales.Customer" *',
+      'SELECT count(*) FROM U&"sales.Customer"',
+      'SELECT $3::text FROM "sales.Customer"',
+      'SELECT t.tier FROM "sales.Customer"',
+      `SELECT "${schema}"."sales.Customer".tier FROM "sales.Customer"`,
+      'SELECT count(*) FROM "sales.Customer" c WHERE c.__proto__ = 1',
+    ]) {
+      const res = await send(query);
+      expect([res.status, res.body.error?.code], `${query}: ${JSON.stringify(res.body)}`).toEqual([400, 'query_invalid']);
+    }
+    const unknown = await send('SELECT id FROM "sales.Customer" WHERE nope = 1');
+    expect(unknown.body.error.details.position).toBe('SELECT id FROM "sales.Customer" WHERE '.length + 1);
+    const dry = await send('SELECT id, tier FROM "sales.Customer"', { dryRun: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body.data.rows).toEqual([]);
   });
 
   it('a subscription is sent only the objects the principal passes, nulled as a search is', async () => {
