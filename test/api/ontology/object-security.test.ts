@@ -251,6 +251,45 @@ describe('object security policies on the read paths', () => {
   });
 });
 
+describe('the app log’s records of data changes', () => {
+  it('show each reader the objects they carry as a read would: hidden ones left out, nulled properties left out (query and stream)', async () => {
+    const follow = await openSse(
+      `${svc.url}/api/v1/developer/log/cell-acme/events/stream?slug=crm&name=data.edit`,
+      undefined,
+      bearer(dev2),
+    );
+    streams.push(follow);
+    const edit = await svc.call('POST', `${O}/edits`, {
+      body: {
+        edits: [
+          { type: 'create', objectType: 'sales.Customer', properties: { id: 'c6', name: 'dev2', tier: 6 } },
+          { type: 'create', objectType: 'sales.Customer', properties: { id: 'c7', name: 'zed', tier: 7 } },
+        ],
+      },
+      headers: { ...bearer(dana), 'x-svc-app': 'cell-acme/crm' },
+    });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+    const logged = async (key: string) => {
+      const res = await svc.call('GET', '/api/v1/developer/log/cell-acme/events?slug=crm&name=data.edit', { headers: bearer(key) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.events).toHaveLength(1);
+      return res.body.data.events[0].data;
+    };
+    const asDev2 = await logged(dev2);
+    expect(asDev2).toMatchObject({
+      created: 2,
+      objects: [{ objectType: 'sales.Customer', primaryKey: 'c6', before: null, after: { id: 'c6', name: 'dev2' } }],
+    });
+    expect(asDev2.objects[0].after).not.toHaveProperty('tier');
+    // The writer is judged too: dana passes neither object's policy.
+    expect((await logged(dana)).objects).toEqual([]);
+    const streamed = await follow.next();
+    expect(streamed.event).toBe('log');
+    expect(streamed.data.data.objects).toEqual(asDev2.objects);
+    follow.close();
+  });
+});
+
 describe('search and aggregate through the API against the in-memory model of the rules', () => {
   it('agree on random objects and random filters (seeded)', async () => {
     const type = {
