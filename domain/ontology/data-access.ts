@@ -239,7 +239,7 @@ export async function openOntology(deps: DataDeps, principal: Principal, ref: st
   const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, records);
   // Security policies judge the caller (its clearance and attributes) per object: every read of these types applies their gates.
   const types = records.some((t) => t.security)
-    ? withGates(records, await policySubjectOf(deps, principal.account.id, deps.clock.now()))
+    ? withGates(records, await policySubjectOf(deps, principal.account.id, ontology.companyId, deps.clock.now()))
     : records;
   // Running a listed action is reason enough to reach the ontology, even with no readable type.
   const visible =

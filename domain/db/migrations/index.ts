@@ -33,6 +33,7 @@ import * as companyShares from './2026-11-27T0300-company-shares.ts';
 import * as groups from './2026-11-27T0400-groups.ts';
 import * as markings from './2026-11-27T0500-markings.ts';
 import * as objectSecurity from './2026-11-27T0800-object-security.ts';
+import * as accountAttributes from './2026-11-27T0900-account-attributes.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T0400-groups': groups,
   '2026-11-27T0500-markings': markings,
   '2026-11-27T0800-object-security': objectSecurity,
+  '2026-11-27T0900-account-attributes': accountAttributes,
 };
