@@ -1,3 +1,5 @@
+import { fieldsOf, isObject, type Json } from './parse-tree.ts';
+
 // Ontology SQL over a type its security policies filter for the caller (issue 29): every reference
 // to the type's table in the query (FROM, JOIN, subqueries, CTEs, however nested) is found in
 // PostgreSQL's parse tree and later replaced, in the text, by the derived table search reads
@@ -14,10 +16,6 @@ export interface PolicedReference {
   /** The query names the reference (`AS c`): the derived table takes the query's alias. */
   aliased: boolean;
 }
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Keys under which libpg_query puts a RangeVar: wrapped (`{ RangeVar: … }`), or bare in `relation` / `rel`. */
 const RANGE_VAR_KEYS = new Set(['RangeVar', 'relation', 'rel']);
@@ -89,33 +87,21 @@ export function policedReferences(
   if (policed.length === 0) return { references };
   const wanted = new Set(policed);
   const charOf = charOffsetOf(text);
-  const stack: Json[] = [(tree.stmts ?? []) as Json[]];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-      continue;
+  for (const [key, child] of fieldsOf((tree.stmts ?? []) as Json[])) {
+    if (!RANGE_VAR_KEYS.has(key) || !isObject(child) || typeof child.relname !== 'string' || !wanted.has(child.relname)) continue;
+    const schema = typeof child.schemaname === 'string' ? child.schemaname : undefined;
+    if (schema !== undefined && schema !== schemaName) continue;
+    const expected = schema === undefined ? [child.relname] : [schema, child.relname];
+    const at = typeof child.location === 'number' && child.location >= 0 ? charOf(child.location) : -1;
+    const found = at < 0 ? undefined : qualifiedNameAt(text, at);
+    if (!found || JSON.stringify(found.parts) !== JSON.stringify(expected)) {
+      return {
+        errorName: 'RelationNotAllowed',
+        message: `Name the object type ${JSON.stringify(child.relname)} plainly ("apiName" or "schema"."apiName", no comment inside): it is read through its security policies.`,
+        ...(at >= 0 ? { position: at + 1 } : {}),
+      };
     }
-    if (!isObject(value)) continue;
-    for (const [key, child] of Object.entries(value)) {
-      if (RANGE_VAR_KEYS.has(key) && isObject(child) && typeof child.relname === 'string' && wanted.has(child.relname)) {
-        const schema = typeof child.schemaname === 'string' ? child.schemaname : undefined;
-        if (schema === undefined || schema === schemaName) {
-          const expected = schema === undefined ? [child.relname] : [schema, child.relname];
-          const at = typeof child.location === 'number' && child.location >= 0 ? charOf(child.location) : -1;
-          const found = at < 0 ? undefined : qualifiedNameAt(text, at);
-          if (!found || JSON.stringify(found.parts) !== JSON.stringify(expected)) {
-            return {
-              errorName: 'RelationNotAllowed',
-              message: `Name the object type ${JSON.stringify(child.relname)} plainly ("apiName" or "schema"."apiName", no comment inside): it is read through its security policies.`,
-              ...(at >= 0 ? { position: at + 1 } : {}),
-            };
-          }
-          references.push({ start: at, end: found.end, relation: child.relname, aliased: isObject(child.alias) });
-        }
-      }
-      if (typeof child === 'object' && child !== null) stack.push(child);
-    }
+    references.push({ start: at, end: found.end, relation: child.relname, aliased: isObject(child.alias) });
   }
   return { references: references.sort((a, b) => a.start - b.start) };
 }

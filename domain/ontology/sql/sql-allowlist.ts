@@ -1,3 +1,4 @@
+import { fieldsOf, isObject, type Json, type JsonObject } from './parse-tree.ts';
 import { type PolicedReference, policedReferences } from './policed-references.ts';
 import { AMPLIFIERS_REFUSED, RECURSION_REFUSED, type SqlParameterValue, sizeRefusalOfCall, sizeRefusalOfType } from './sql-size-caps.ts';
 
@@ -293,12 +294,9 @@ export interface SqlRefusal {
   position?: number;
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
 /** libpg_query's parse result, read as plain JSON. */
 type ParseTree = { stmts?: readonly unknown[] };
 
-const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Names in the tree are lists of `{ String: { sval } }`. */
 const names = (v: Json | undefined): string[] =>
   Array.isArray(v) ? v.map((n) => (isObject(n) && isObject(n.String) && typeof n.String.sval === 'string' ? n.String.sval : '')) : [];
@@ -333,23 +331,13 @@ export function checkParsedSql(tree: ParseTree, text: string, context: CheckCont
   const kind = Object.keys(stmt)[0] ?? 'nothing';
   if (kind !== 'SelectStmt') return { errorName: 'NotAQuery', message: `Only a SELECT may run here, not ${statementName(kind)}.` };
 
-  const stack: Json[] = [stmt];
   let sizeRefusal: SqlRefusal | undefined;
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-      continue;
-    }
-    if (!isObject(value)) continue;
-    for (const [key, child] of Object.entries(value)) {
-      const kind = /^[A-Z]/.test(key) ? key : UNWRAPPED[key];
-      if (kind !== undefined && isObject(child)) {
-        const refusal = checkNode(kind, child, context);
-        if (refusal && !SIZE_REFUSALS.has(refusal.errorName)) return withPosition(refusal, child, text);
-        if (refusal) sizeRefusal ??= withPosition(refusal, child, text);
-      }
-      if (typeof child === 'object' && child !== null) stack.push(child);
+  for (const [key, child] of fieldsOf(stmt)) {
+    const kind = /^[A-Z]/.test(key) ? key : UNWRAPPED[key];
+    if (kind !== undefined && isObject(child)) {
+      const refusal = checkNode(kind, child, context);
+      if (refusal && !SIZE_REFUSALS.has(refusal.errorName)) return withPosition(refusal, child, text);
+      if (refusal) sizeRefusal ??= withPosition(refusal, child, text);
     }
   }
   return sizeRefusal;
