@@ -49,7 +49,7 @@ export const ERRORS = {
   attributes_not_editable: {
     status: 422,
     meaning:
-      'A user’s attributes come from their account and licenses (username, email, companies, roles); they are not edited through the API.',
+      'A user’s svc: attributes come from their account and licenses (username, email, companies, roles) and are never edited; a company’s custom attributes are set with PUT /api/v1/admin/users/{id}/attributes.',
   },
   invalid_group_membership_expiration: {
     status: 422,

@@ -34,7 +34,7 @@ const UserShape = z.object({
     .meta({ description: 'The company (cellId) the user was first licensed in, among those the caller may see; null: none.' }),
   attributes: z.record(z.string(), z.array(z.string())).meta({
     description:
-      'Derived from the account and the licenses the caller may see (svc:username, svc:email, svc:organizations, svc:role:<cellId>); read-only.',
+      'Derived from the account and the licenses the caller may see (svc:username, svc:email, svc:organizations, svc:role:<cellId>); read-only. A company’s custom attributes: PUT /api/v1/admin/users/{id}/attributes.',
   }),
 });
 export const UserView = UserShape.meta({ id: 'User' });
@@ -80,13 +80,39 @@ export const UpdateAccountInput = z
     password: NewPassword.optional(),
     mustChangePassword: z.boolean().optional(),
     emailVerified: z.boolean().optional(),
-    attributes: z
-      .unknown()
-      .optional()
-      .meta({ description: 'Never editable: any value is refused with attributes_not_editable (attributes derive from the account).' }),
+    attributes: z.unknown().optional().meta({
+      description:
+        'Never editable here: any value is refused with attributes_not_editable (svc: attributes derive from the account; custom ones: PUT /api/v1/admin/users/{id}/attributes).',
+    }),
   })
   .refine((b) => Object.keys(b).length > 0, 'name at least one field to change');
 export type UpdateAccountInput = z.output<typeof UpdateAccountInput>;
+
+/** A custom attribute's name: never `svc:…` (those derive from the account: attributes_not_editable). */
+const CustomAttributeName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z][A-Za-z0-9_.:-]*$/, 'a letter, then letters, digits, _ . : -');
+const CustomAttributes = z
+  .record(CustomAttributeName, z.array(z.string().min(1).max(200)).max(100))
+  .refine((a) => Object.keys(a).length <= 50, 'at most 50 attributes')
+  .meta({ description: 'Each custom attribute with its values (an empty list removes it).' });
+
+export const SetUserAttributesInput = z.strictObject({
+  organization: CellId.meta({ description: 'The company whose attributes these are: only its security policies read them.' }),
+  attributes: CustomAttributes,
+});
+export type SetUserAttributesInput = z.output<typeof SetUserAttributesInput>;
+
+export const UserAttributesView = z
+  .object({
+    userId: z.string(),
+    organization: z.string(),
+    attributes: z.record(z.string(), z.array(z.string())).meta({ description: 'The company’s custom attributes of the user.' }),
+  })
+  .meta({ id: 'UserAttributes' });
+export type UserAttributesView = z.input<typeof UserAttributesView>;
 
 /** The answer of every call that issues a key: the only place its plaintext appears. */
 export const IssuedKey = z
@@ -147,6 +173,7 @@ export const SecurityEventKind = z.enum([
   'resource_marking_added',
   'resource_marking_removed',
   'object_security_policy_set',
+  'user_attributes_set',
 ]);
 
 export const SecurityEventView = z

@@ -242,7 +242,11 @@ export type AgentRestrictions = z.infer<typeof AgentRestrictions>;
 export const IssueAgentKeyRequest = z.strictObject({
   agentId: AgentId,
   clientName: z.string().min(1).max(100).optional(),
-  restrictions: AgentRestrictions.default({ operations: ['api:use-ontologies-read'], objectTypes: [], actionTypes: [] }),
+  // Reading is every agent key's base (an action reads its targets): a key is never issued without it.
+  restrictions: AgentRestrictions.refine((r) => r.operations.includes('api:use-ontologies-read'), {
+    path: ['operations'],
+    message: 'must include api:use-ontologies-read: an agent key always reads its listed object types',
+  }).default({ operations: ['api:use-ontologies-read'], objectTypes: [], actionTypes: [] }),
 });
 
 export const AgentKeySummary = z.object({

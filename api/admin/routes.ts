@@ -8,6 +8,7 @@ import {
   listAccounts,
   peopleScope,
   revokeAccountKeys,
+  setUserAttributes,
   updateAccount,
 } from '../../domain/accounts/index.ts';
 import { createCompany, readCompany } from '../../domain/companies/index.ts';
@@ -25,7 +26,9 @@ import {
   LicenseInput,
   SecurityEventKind,
   SecurityEventView,
+  SetUserAttributesInput,
   UpdateAccountInput,
+  UserAttributesView,
   UserView,
 } from '../../schemas/identity.ts';
 import { defineRoute } from '../http/route.ts';
@@ -158,6 +161,26 @@ export const updateUserRoute = defineRoute({
   async handler({ db, params, body: { password: _plaintext, ...change }, principal, ip, prepared: passwordHash }) {
     return { data: await updateAccount(db, principal, params.id, { ...change, passwordHash }, ip) };
   },
+});
+
+export const setUserAttributesRoute = defineRoute({
+  method: 'put',
+  path: '/api/v1/admin/users/{id}/attributes',
+  operationId: 'adminSetUserAttributes',
+  summary: 'Replace a company’s custom attributes of one of its people (its admins and developers; operators)',
+  description:
+    'Custom attributes are the company’s own: its object security policies compare properties with them ' +
+    '(`{type: userAttribute, attribute}`), beside the derived svc: attributes, which are never set (422 attributes_not_editable). ' +
+    'Another company’s attributes never count. A company whose people the caller does not manage is organization_not_found; ' +
+    'an account without a license there is user_not_found. Recorded as user_attributes_set.',
+  tags: ['admin'],
+  auth: 'credential',
+  write: true,
+  params: AccountParams,
+  body: SetUserAttributesInput,
+  response: { status: 200, description: 'The company’s custom attributes of the user after the change.', schema: UserAttributesView },
+  errors: [...ADMIN_ERRORS, 'invalid_path', 'invalid_payload', 'user_not_found', 'organization_not_found', 'attributes_not_editable'],
+  handler: async ({ db, principal, params, body, ip }) => ({ data: await setUserAttributes(db, principal, params.id, body, ip) }),
 });
 
 export const putLicenseRoute = defineRoute({
@@ -295,6 +318,7 @@ export const adminRoutes = [
   getCurrentUserRoute,
   getUserRoute,
   updateUserRoute,
+  setUserAttributesRoute,
   putLicenseRoute,
   deleteLicenseRoute,
   listUserKeysRoute,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { admitEvents, followEvents, listEvents, recordEvents, setFeedbackStatus, summarizeLog } from '../../domain/app-log/index.ts';
+import { logObjectsAsRead } from '../../domain/ontology/index.ts';
 import { ROUTE_ACCESS } from '../../domain/policy/index.ts';
 import {
   FollowEventsQuery,
@@ -67,7 +68,11 @@ export const listEventsRoute = defineRoute({
     schema: z.object({ events: z.array(LogEventView), nextCursor: z.string().nullable() }),
   },
   errors: [...READ_ERRORS],
-  handler: async ({ db, principal, params, query }) => ({ data: await listEvents(db, principal, params.namespace, query) }),
+  // Records of data changes carry objects: shown as the reader's read of the ontology would show them.
+  async handler({ db, deps, principal, params, query }) {
+    const page = await listEvents(db, principal, params.namespace, query);
+    return { data: { ...page, events: await logObjectsAsRead(deps, principal, params.namespace, page.events) } };
+  },
 });
 
 /** A resume point as `Last-Event-ID` carries it; anything else there is ignored (the stream starts afresh). */
@@ -96,7 +101,21 @@ export const followEventsRoute = defineRoute({
     const resume = LastEventId.safeParse(ctx.get('last-event-id'));
     const after = query.after ?? (resume.success ? resume.data : undefined);
     // The stream outlives the request's transaction: it reads through the pool.
-    const follow = await followEvents(deps.db, principal, params.namespace, { ...query, after });
+    const followed = await followEvents(deps.db, principal, params.namespace, { ...query, after });
+    // Each batch's objects as the reader may read them at that moment (listLogEvents' rule).
+    const follow = {
+      ...followed,
+      async read() {
+        const batch = await followed.read();
+        const events = await logObjectsAsRead(
+          deps,
+          principal,
+          params.namespace,
+          batch.map((b) => b.event),
+        );
+        return batch.map((b, i) => ({ ...b, event: events[i]! }));
+      },
+    };
     return {
       data: followLog(
         ctx,

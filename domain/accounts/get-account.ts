@@ -1,6 +1,7 @@
 import type { AccountView, UserView } from '../../schemas/identity.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
+import { customAttributesOf } from './repository.ts';
 
 /** The user fields (spec G, Admin) from the account and the licenses shown. */
 export function userFields(
@@ -48,4 +49,13 @@ export async function getAccount(db: DbOrTrx, accountId: string, companyIds: rea
     licenses: licenses.map((l) => ({ cellId: l.cell_id, name: l.name, role: l.role, admin: l.admin })),
     createdAt: a.created_at.toISOString(),
   };
+}
+
+/**
+ * The attributes a company's security policies compare with: the derived `svc:` ones and that
+ * company's custom attributes of the account (another company's never count).
+ */
+export async function policyAttributesOf(db: DbOrTrx, accountId: string, companyId: string): Promise<Record<string, string[]>> {
+  const [account, custom] = await Promise.all([getAccount(db, accountId), customAttributesOf(db, accountId, companyId)]);
+  return { ...custom, ...account.attributes };
 }

@@ -31,3 +31,15 @@ export async function endSessionsOf(db: DbOrTrx, accountId: string): Promise<voi
 export async function endMemberInvitations(db: DbOrTrx, accountId: string): Promise<void> {
   await db.deleteFrom('member_invitations').where('account_id', '=', accountId).execute();
 }
+
+/** A company's custom attributes of an account (set-user-attributes.ts), by name. */
+export async function customAttributesOf(db: DbOrTrx, accountId: string, companyId: string): Promise<Record<string, string[]>> {
+  const rows = await db
+    .selectFrom('account_attributes')
+    .select(['name', 'values'])
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .orderBy('name')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.name, r.values]));
+}

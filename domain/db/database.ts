@@ -214,7 +214,8 @@ export type SecurityEventKind =
   | 'marking_role_removed'
   | 'resource_marking_added'
   | 'resource_marking_removed'
-  | 'object_security_policy_set';
+  | 'object_security_policy_set'
+  | 'user_attributes_set';
 
 export interface SecurityEventsTable {
   id: string;
@@ -461,6 +462,16 @@ export interface ResourceMarkingsTable {
   created_at: Generated<Date>;
 }
 
+/** Custom user attributes a company sets on its people (its security policies read them). */
+export interface AccountAttributesTable {
+  account_id: string;
+  company_id: string;
+  name: string;
+  values: string[];
+  updated_by: string | null;
+  updated_at: Generated<Date>;
+}
+
 export interface ObjectTypeSecurityTable {
   object_type_id: string;
   policy: unknown;
@@ -563,6 +574,7 @@ export interface Database {
   marking_role_assignments: MarkingRoleAssignmentsTable;
   resource_markings: ResourceMarkingsTable;
   object_type_security: ObjectTypeSecurityTable;
+  account_attributes: AccountAttributesTable;
   resource_links: ResourceLinksTable;
   app_log_events: AppLogEventsTable;
   app_log_error_counts: AppLogErrorCountsTable;

@@ -8,6 +8,8 @@ import { DomainError } from '../errors.ts';
 import type { PrincipalCache } from '../keys/index.ts';
 import { clearanceOf, markingsOnResources } from '../markings/index.ts';
 import {
+  agentMayRead,
+  agentMayWrite,
   agentRestrictionsOf,
   appRoleOf,
   authorize,
@@ -110,7 +112,7 @@ async function roleAccess(deps: DataDeps, principal: Principal, company: Company
   // A key acts for its one company; a ticket admits only its own app, so only that app's company.
   if (principal.kind === 'key' && principal.company.id !== company.id) return NOTHING;
   const restrictions = agentRestrictionsOf(principal);
-  if (restrictions) return restrictedAccess(restrictions);
+  if (restrictions) return restrictedAccess(principal, restrictions);
   if (!ticketAdmits(principal, { namespace: company.cellId })) return NOTHING;
   if (isDataDeveloperOf(principal, company.id)) {
     return { ...EVERYTHING, author: authorOf(principal) };
@@ -188,14 +190,16 @@ async function roleAccess(deps: DataDeps, principal: Principal, company: Company
 /** An agent key or a developer key sent with `x-author: agent:<id>` writes as an agent. */
 export const authorOf = (principal: Principal): DataAccess['author'] => (principal.kind === 'key' && principal.agent ? 'agent' : 'human');
 
-/** A restricted agent key (spec Authentication 7): its listed types, and its listed actions only when it may write. */
-function restrictedAccess(r: AgentRestrictions): DataAccess {
-  const writes = r.operations.includes('api:use-ontologies-write');
+/**
+ * A restricted agent key (spec Authentication 7): its listed types when it may read, its listed
+ * actions when it may write (the policy's agentMayRead / agentMayWrite), nothing else.
+ */
+function restrictedAccess(principal: Principal, r: AgentRestrictions): DataAccess {
   return {
     define: false,
     writeDirect: false,
-    readTypes: new Set(r.objectTypes),
-    runActions: new Set(writes ? r.actionTypes : []),
+    readTypes: new Set(agentMayRead(principal) ? r.objectTypes : []),
+    runActions: new Set(agentMayWrite(principal) ? r.actionTypes : []),
     author: 'agent',
   };
 }
@@ -235,7 +239,7 @@ export async function openOntology(deps: DataDeps, principal: Principal, ref: st
   const access = await dataAccess(deps, principal, { id: ontology.companyId, cellId: ontology.cellId }, records);
   // Security policies judge the caller (its clearance and attributes) per object: every read of these types applies their gates.
   const types = records.some((t) => t.security)
-    ? withGates(records, await policySubjectOf(deps, principal.account.id, deps.clock.now()))
+    ? withGates(records, await policySubjectOf(deps, principal.account.id, ontology.companyId, deps.clock.now()))
     : records;
   // Running a listed action is reason enough to reach the ontology, even with no readable type.
   const visible =

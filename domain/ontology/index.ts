@@ -27,6 +27,7 @@ export { listDefinitions, listObjectTypes } from './list-object-types.ts';
 export { listObjects } from './list-objects.ts';
 export { listOntologies } from './list-ontologies.ts';
 export { loadObjectSet } from './load-object-set.ts';
+export { logObjectsAsRead } from './log-objects-as-read.ts';
 export { objectTable } from './object-tables.ts';
 export { describePublicApp, getPublicAppObject, listPublicAppObjects } from './read-public-app.ts';
 export { findObjectTypeRecord, findOntology, findOntologyOfCompany } from './repository.ts';

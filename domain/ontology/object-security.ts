@@ -1,5 +1,5 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
-import { getAccount } from '../accounts/index.ts';
+import { policyAttributesOf } from '../accounts/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { PrincipalCache } from '../keys/index.ts';
 import { clearanceOf } from '../markings/index.ts';
@@ -14,14 +14,15 @@ import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
 // property is null before any filter, order or aggregate sees it. PostgreSQL inlines the derived
 // table, so the gate is a plain where clause on the base table's indexes.
 
-/** The principal as the policies judge it: its clearance and its user attributes (derived from its account). */
+/** The principal as a company's policies judge it: its clearance and its user attributes (derived, and the company's custom ones). */
 export async function policySubjectOf(
   deps: { db: DbOrTrx; principals?: PrincipalCache | undefined },
   accountId: string,
+  companyId: string,
   now: Date,
 ): Promise<PolicySubject> {
-  const [clearance, account] = await Promise.all([clearanceOf(deps, accountId, now), getAccount(deps.db, accountId)]);
-  return { clearance, attributes: attributeMap(account.attributes) };
+  const [clearance, attributes] = await Promise.all([clearanceOf(deps, accountId, now), policyAttributesOf(deps.db, accountId, companyId)]);
+  return { clearance, attributes: attributeMap(attributes) };
 }
 
 /** The types with the gates their policies set for `subject` (types without a policy as they are). */
@@ -73,6 +74,35 @@ export function readSource(ontology: Pick<OntologyRecord, 'schemaName'>, type: O
 export function unrestricted(type: ObjectTypeRecord): boolean {
   const gates = gatesOf(type);
   return gates === null || (gates.object === true && [...gates.properties.values()].every((g) => g === true));
+}
+
+/** `$svc$…$svc$` with a tag the value does not hold: a literal whatever the session's string settings. */
+function dollarQuoted(value: string): string {
+  let tag = '$svc$';
+  for (let n = 0; value.includes(tag); n++) tag = `$svc${n}$`;
+  return `${tag}${value}${tag}`;
+}
+
+/**
+ * The type's rows as the caller may read them, as self-contained SQL text (the attribute values
+ * inlined as literals) that ontology SQL puts where the query names the table: the same derived
+ * table every other read selects from. Null when the policies leave the caller everything.
+ */
+export function policedSelectSql(db: DbOrTrx, ontology: Pick<OntologyRecord, 'schemaName'>, type: ObjectTypeRecord): string | null {
+  const gates = gatesOf(type);
+  if (!gates || unrestricted(type)) return null;
+  const compiled = policedRows(type, gates, sql`${objectTable(ontology, type)} AS t`).compile(db);
+  // OFFSET 0 keeps PostgreSQL from merging the derived table into the query or pushing the query's
+  // conditions into it: a condition that fails (1/0 on a value) is then never tried on a hidden row,
+  // so an error cannot tell what the gate hides (as a security_barrier view).
+  const fenced = `${compiled.sql.slice(0, -1)} OFFSET 0)`;
+  // The only parameters are the gates' lists of attribute values (text[]); names never hold `$` (their patterns).
+  return fenced.replace(/\$(\d+)/g, (_, n: string) => {
+    const values = compiled.parameters[Number(n) - 1];
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string'))
+      throw new Error(`unexpected parameter $${n} in a policed table`);
+    return `ARRAY[${values.map(dollarQuoted).join(', ')}]::text[]`;
+  });
 }
 
 /** Equal for equal gates: subscriptions judged once per batch share it only when they see alike. */

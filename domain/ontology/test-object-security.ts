@@ -1,5 +1,5 @@
 import type { SecurityCondition, SecurityTestRequest, SecurityTestResult } from '../../schemas/object-security.ts';
-import { getAccount, getUser } from '../accounts/index.ts';
+import { getUser, policyAttributesOf } from '../accounts/index.ts';
 import { clearanceOf } from '../markings/index.ts';
 import { attributeMap, judgeCondition, meetsGate, type PolicySubject } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
@@ -32,7 +32,7 @@ function outcome(c: SecurityCondition, subject: PolicySubject, object: ReadonlyM
 }
 
 /** The principal tested: a user the caller may see (default: itself), with the request's what-if attributes and markings. */
-async function subjectOf(deps: DataDeps, principal: Principal, request: SecurityTestRequest): Promise<PolicySubject> {
+async function subjectOf(deps: DataDeps, principal: Principal, companyId: string, request: SecurityTestRequest): Promise<PolicySubject> {
   const userId = request.userId ?? principal.account.id;
   // user_not_found for anyone outside the caller's people (as GET /admin/users/{id}).
   if (userId !== principal.account.id) await getUser(deps.db, principal, userId);
@@ -40,7 +40,7 @@ async function subjectOf(deps: DataDeps, principal: Principal, request: Security
     clearance: request.markingIds
       ? new Map(request.markingIds.map((id) => [id, 'use' as const]))
       : await clearanceOf(deps, userId, deps.clock.now()),
-    attributes: attributeMap(request.attributes ?? (await getAccount(deps.db, userId)).attributes),
+    attributes: attributeMap(request.attributes ?? (await policyAttributesOf(deps.db, userId, companyId))),
   };
 }
 
@@ -49,9 +49,9 @@ export async function testObjectSecurity(
   principal: Principal,
   input: { ontology: string; objectType: string; request: SecurityTestRequest },
 ): Promise<SecurityTestResult> {
-  const { type } = await typeToSecure(deps, principal, input.ontology, input.objectType);
+  const { open, type } = await typeToSecure(deps, principal, input.ontology, input.objectType);
   const policy = type.security ?? EMPTY_POLICY;
-  const subject = await subjectOf(deps, principal, input.request);
+  const subject = await subjectOf(deps, principal, open.ontology.companyId, input.request);
   const object = new Map(Object.entries(input.request.object));
   const objectPolicy = (policy.objectPolicy?.conditions ?? []).map((c) => outcome(c, subject, object));
   const propertyPolicies = policy.propertyPolicies.map((p) => {

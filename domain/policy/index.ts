@@ -53,6 +53,7 @@ export {
 } from './object-security.ts';
 export { type CallerKind, callerKindOf, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
 export {
+  agentMayRead,
   agentMayWrite,
   agentRestrictionsOf,
   type GroupMembership,

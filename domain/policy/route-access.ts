@@ -128,6 +128,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // Every person sees themselves.
   adminGetCurrentUser: route('none', KEYS),
   adminUpdateUser: OPERATORS,
+  // A company's custom attributes of its people: its admins and developers, operators (people.manage inside).
+  adminSetUserAttributes: PEOPLE,
   adminPutLicense: OPERATORS,
   adminDeleteLicense: OPERATORS,
   adminListUserKeys: OPERATORS,

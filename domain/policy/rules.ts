@@ -42,6 +42,12 @@ export function agentRestrictionsOf(principal: Principal): AgentRestrictions | n
 /** An agent key: read-only unless issued with api:use-ontologies-write; never an Owner, never a sharer, never a developer. */
 export const isAgentKey = (principal: Principal) => agentRestrictionsOf(principal) !== null;
 
+/** An agent key reads (its listed object types only) when issued with the read operation, as every key issued today is. */
+export function agentMayRead(principal: Principal): boolean {
+  const r = agentRestrictionsOf(principal);
+  return r === null || r.operations.includes('api:use-ontologies-read');
+}
+
 /** An agent key may run actions only when issued with the write operation (and then only its listed action types). */
 export function agentMayWrite(principal: Principal): boolean {
   const r = agentRestrictionsOf(principal);

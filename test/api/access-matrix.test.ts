@@ -92,6 +92,10 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   adminGetUser: (t) => ({ params: { id: t.spareAccountId } }),
   adminDecodeTemporalPayloads: () => ({ body: { payloads: [] } }),
   adminUpdateUser: (t) => ({ params: { id: t.spareAccountId }, body: { status: 'disabled' } }),
+  adminSetUserAttributes: (t) => ({
+    params: { id: t.spareAccountId },
+    body: { organization: COMPANY_A, attributes: { region: ['north'] } },
+  }),
   adminPutLicense: (t) => ({ params: { id: t.spareAccountId }, body: { role: 'developer' } }),
   adminDeleteLicense: (t) => ({ params: { id: t.spareAccountId } }),
   adminListUserKeys: (t) => ({ params: { id: t.spareAccountId } }),
@@ -335,10 +339,13 @@ describe('route × principal access matrix', () => {
     expect(mismatches.length, `${mismatches.length} of ${asked} answers differ from ROUTE_ACCESS:\n${table}\n`).toBe(0);
   });
 
-  // Markings on top of the table: a marked type keeps its answers for the callers of the account
-  // cleared for its marking (dana, the marking's ADMINISTER: her key, session, tickets and the agent
-  // keys she issued) and is found by no other caller, whatever the table admits them to.
-  it('hides a marked object type from every caller not cleared for its marking, in every data read', async () => {
+  // Markings on top of the table: a marked type keeps its answers for the callers of accounts
+  // cleared for its marking (dana, its ADMINISTER: her key, session, tickets and the agent keys she
+  // issued; mo and gil through the group `Matrix cleared`, which holds USE: mo's key, session, ticket
+  // and app token, gil's ticket through the group's share) and is found by no other caller (ed's and
+  // vic's shares, anonymous, operators, company B), whatever the table admits them to.
+  // About 100 requests, one caller after another: a timeout of its own, as the whole matrix's.
+  it('hides a marked object type from every caller not cleared for its marking, in every data read', { timeout: 120_000 }, async () => {
     const O = `/api/v1/ontologies/${COMPANY_A}`;
     const reads: [string, string, unknown?][] = [
       ['GET', `${O}/objectTypes/sales.Order`],
@@ -369,8 +376,10 @@ describe('route × principal access matrix', () => {
     const type = await fetch(`${svc.url}${O}/objectTypes/sales.Order`, { headers: dev.headers });
     const rid = ((await type.json()) as { data: { rid: string } }).data.rid;
     const before = await answers();
-    // Unmarked, members reach the type through their app: the marking is what changes their answers.
+    // Unmarked, members and share holders reach the type through their app: the marking is what changes their answers.
     expect(before['member key']).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(before['editor ticket (B, named share)']).toContain(200);
+    expect(before['editor ticket (B, group share)']).toEqual(before['editor ticket (B, named share)']);
     const mark = (change: string) =>
       fetch(`${svc.url}/api/v1/filesystem/resources/${rid}/${change}`, {
         method: 'POST',
@@ -387,6 +396,12 @@ describe('route × principal access matrix', () => {
         'developer ticket of another app',
         'agent key (read-only)',
         'agent key (restricted)',
+        // Cleared only through their live membership of the group holding USE.
+        'member key',
+        'member session',
+        'member ticket',
+        'member app token',
+        'editor ticket (B, group share)',
       ];
       const leaks: string[] = [];
       for (const caller of fixture.callers) {
@@ -398,6 +413,7 @@ describe('route × principal access matrix', () => {
         }
       }
       expect(leaks).toEqual([]);
+      expect(after['member key']).toEqual([200, 200, 200, 200, 200, 200]);
     } finally {
       expect((await mark('removeMarkings')).status).toBe(200);
     }

@@ -221,6 +221,12 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     const { id } = await createUser(svc, op, unique('to-disable'), [{ cellId: 'cell-acme', role: 'member' }]);
     return { params: { id }, body: { status: 'disabled' }, headers: bearer(op), status: 200 };
   },
+  adminSetUserAttributes: async () => ({
+    params: { id: await accountIdOf('mo') },
+    body: { organization: 'cell-acme', attributes: { region: ['north'] } },
+    headers: bearer(dev),
+    status: 200,
+  }),
   adminPutLicense: async () => {
     const { id } = await createUser(svc, op, unique('to-license'), []);
     return { params: { id, cellId: 'cell-globex' }, body: { role: 'developer' }, headers: bearer(op), status: 200 };
@@ -658,7 +664,8 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
     const probe = { types: [{ apiName: 'sql.Probe', primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } }] };
     expect((await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: probe, headers: bearer(dev) })).status).toBe(200);
     const body = { query: 'SELECT count(*) FROM "sql.Probe"' };
-    expect((await svc.call('POST', '/api/v1/sqlQueries/executeOntology', { body, headers: bearer(dev) })).status).toBe(200);
+    const probed = await svc.call('POST', '/api/v1/sqlQueries/executeOntology', { body, headers: bearer(dev) });
+    expect(probed.status, JSON.stringify(probed.body)).toBe(200);
     return { body, headers: bearer(dev), status: 200 };
   },
 };

@@ -13,7 +13,10 @@ import type { TestService } from './service.ts';
 // One credential of every caller kind, built through the real API, for the route × principal
 // matrix (test/api/access-matrix.test.ts). Company A is cell-acme (its app `matrix`, published,
 // reading the SALES types and running sales.addCustomer, with a workflow API `run`); company B is
-// cell-globex, whose people reach A's app only through shares.
+// cell-globex, whose people reach A's app only through shares. Groups and markings: gil (B) reaches
+// A's app only as a member of A's group `Matrix cleared`, which A's app is shared with; mo (A's
+// member) is in that group too, and the group holds USE on the matrix marking, so mo and gil are
+// cleared for it only through the group (dana holds it directly; ed and vic are not cleared).
 
 export const COMPANY_A = 'cell-acme';
 export const APP = { namespace: COMPANY_A, slug: 'matrix' };
@@ -40,7 +43,7 @@ export interface Targets {
   spareAccountId: string;
   /** A group of A with spare as its member, for the group routes. */
   groupId: string;
-  /** A marking category of A and a marking in it (the developer dana its ADMINISTER, with USE), for the marking routes. */
+  /** A marking category of A and a marking in it (dana its ADMINISTER; the group `Matrix cleared` USE), for the marking routes. */
   categoryId: string;
   markingId: string;
   /** A member of A imported (pending), for reissueMemberInvitation. */
@@ -75,6 +78,9 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
   // B's people who reach A's app through shares only; gus (B's developer) has none, so he stays a pure outsider.
   await createUser(svc, op, 'ed', [{ cellId: 'cell-globex', role: 'member' }]);
   const vic = await createUser(svc, op, 'vic', [{ cellId: 'cell-globex', role: 'member' }]);
+  const gil = await createUser(svc, op, 'gil', [{ cellId: 'cell-globex', role: 'member' }]);
+  const mo = await svc.call('GET', '/api/v1/admin/users/me', { headers: bearer(await passwordKey(svc, 'mo')) });
+  ok(mo);
   const spare = await createUser(svc, op, 'spare', [{ cellId: COMPANY_A, role: 'member' }]);
   const dev = await passwordKey(svc, 'dana');
   const call = (method: string, path: string, body?: unknown, key = dev) =>
@@ -103,12 +109,18 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
   ok(link, 201);
   const appRid = `ri.workshop.svc.app.${APP.namespace}.${APP.slug}`;
   ok(await call('POST', `/api/v1/filesystem/resources/${appRid}/roles/add`, { principal: vic.id, role: 'viewer' }));
+  // gil's only way in: a users share naming a group he is a live member of.
+  const cleared = await call('POST', '/api/v1/admin/groups', { name: 'Matrix cleared' });
+  ok(cleared, 201);
+  ok(await call('POST', `/api/v1/admin/groups/${cleared.body.data.id}/groupMembers/add`, { principalIds: [gil.id, mo.body.data.id] }));
+  ok(await call('POST', '/api/v1/developer/shares', { ...APP, audience: 'users', account: cleared.body.data.id }), 201);
 
   const cookies = {
     dana: await signIn(svc, 'dana'),
     mo: await signIn(svc, 'mo'),
     ed: await signIn(svc, 'ed'),
     vic: await signIn(svc, 'vic'),
+    gil: await signIn(svc, 'gil'),
   };
   const appUrl = (app: { namespace: string; slug: string }) => `${svc.addresses.productionBase}/${app.namespace}/apps/${app.slug}`;
   const tickets = {
@@ -116,6 +128,7 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
     member: await ticketOf(appUrl(APP), cookies.mo),
     editor: await ticketOf(appUrl(APP), cookies.ed),
     viewer: await ticketOf(link.body.data.url, cookies.vic),
+    group: await ticketOf(appUrl(APP), cookies.gil),
     otherApp: await ticketOf(appUrl(OTHER_APP), cookies.dana),
   };
   const tokens = { member: await appToken(svc, 'mo', APP), viewer: await appToken(svc, 'vic', APP) };
@@ -145,6 +158,7 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
     { name: 'developer ticket', kind: 'developer-ticket', company: 'A', app: APP.slug, headers: bearer(tickets.developer) },
     { name: 'member ticket', kind: 'member-ticket', company: 'A', app: APP.slug, headers: bearer(tickets.member) },
     { name: 'editor ticket (B, named share)', kind: 'editor-ticket', company: 'A', app: APP.slug, headers: bearer(tickets.editor) },
+    { name: 'editor ticket (B, group share)', kind: 'editor-ticket', company: 'A', app: APP.slug, headers: bearer(tickets.group) },
     { name: 'viewer ticket (B, public link)', kind: 'viewer-ticket', company: 'A', app: APP.slug, headers: bearer(tickets.viewer) },
     { name: 'member app token', kind: 'member-app-token', company: 'A', app: APP.slug, headers: bearer(tokens.member) },
     { name: 'viewer app token (B)', kind: 'viewer-app-token', company: 'A', app: APP.slug, headers: bearer(tokens.viewer) },
@@ -192,7 +206,10 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
   const marking = await call('POST', '/api/v1/admin/markings', {
     categoryId: category.body.data.id,
     name: 'Matrix marking',
-    initialRoleAssignments: [{ principalType: 'USER', principalId: me.body.data.id, role: 'ADMINISTER' }],
+    initialRoleAssignments: [
+      { principalType: 'USER', principalId: me.body.data.id, role: 'ADMINISTER' },
+      { principalType: 'GROUP', principalId: cleared.body.data.id, role: 'USE' },
+    ],
   });
   ok(marking, 201);
 

@@ -33,6 +33,7 @@ import * as companyShares from './2026-11-27T0300-company-shares.ts';
 import * as groups from './2026-11-27T0400-groups.ts';
 import * as markings from './2026-11-27T0500-markings.ts';
 import * as objectSecurity from './2026-11-27T0800-object-security.ts';
+import * as accountAttributes from './2026-11-27T0900-account-attributes.ts';
 import * as workflowRunTemporalRunId from './2026-11-27T1200-workflow-run-temporal-run-id.ts';
 import * as openDecisions from './2026-11-27T1300-open-decisions.ts';
 
@@ -74,6 +75,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T0400-groups': groups,
   '2026-11-27T0500-markings': markings,
   '2026-11-27T0800-object-security': objectSecurity,
+  '2026-11-27T0900-account-attributes': accountAttributes,
   '2026-11-27T1200-workflow-run-temporal-run-id': workflowRunTemporalRunId,
   '2026-11-27T1300-open-decisions': openDecisions,
 };

@@ -1,5 +1,6 @@
 import { DomainError } from '../../errors.ts';
 import { WorkerPool, WorkerTimeoutError } from '../../threads/index.ts';
+import type { PolicedReference } from './policed-references.ts';
 import type { SqlCheck, SqlCheckInput } from './sql-allowlist.ts';
 import type { SqlParameterValue } from './sql-size-caps.ts';
 
@@ -20,19 +21,25 @@ const parser = new WorkerPool<SqlCheckInput, SqlCheck>({
 
 /**
  * Throws query_invalid (details.errorName says why) unless `text` is one allowed SELECT; `parameters`
- * are the values of $1, $2, … (a size cap may be met by a parameter).
+ * are the values of $1, $2, … (a size cap may be met by a parameter). Answers where the query
+ * names the `policed` tables (policed-references.ts).
  */
-export async function checkOntologySql(text: string, schemaName: string, parameters: readonly SqlParameterValue[] = []): Promise<void> {
+export async function checkOntologySql(
+  text: string,
+  schemaName: string,
+  parameters: readonly SqlParameterValue[] = [],
+  policed: readonly string[] = [],
+): Promise<PolicedReference[]> {
   let check: SqlCheck;
   try {
-    check = await parser.run({ text, schemaName, parameters });
+    check = await parser.run({ text, schemaName, parameters, policed });
   } catch (error) {
     if (!(error instanceof WorkerTimeoutError || (error instanceof Error && error.name === 'RangeError'))) throw error;
     throw new DomainError('query_invalid', 'The query is nested too deeply or is too complex to parse; simplify it.', {
       details: { errorName: 'QueryTooComplex' },
     });
   }
-  if (check.ok) return;
+  if (check.ok) return check.references;
   const { ok: _, errorName, message, ...rest } = check;
   throw new DomainError('query_invalid', message, { details: { errorName, ...rest } });
 }

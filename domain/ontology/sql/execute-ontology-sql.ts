@@ -6,9 +6,10 @@ import { DomainError } from '../../errors.ts';
 import type { Principal } from '../../principal.ts';
 import { ThreadChannel } from '../../threads/index.ts';
 import { mayRead, type OpenOntology, openOntology } from '../data-access.ts';
-import { unrestricted } from '../object-security.ts';
+import { policedSelectSql } from '../object-security.ts';
 import type { ObjectTypeRecord } from '../repository.ts';
 import { checkOntologySql } from './check-ontology-sql.ts';
+import { rewritePolicedSql } from './policed-references.ts';
 import type { SqlReadInput, SqlReadOutput } from './read-ontology-sql.ts';
 import { type SqlCredential, type SqlRole, sqlRoleOf } from './sql-roles.ts';
 
@@ -46,12 +47,21 @@ export async function executeOntologySql(
 ): Promise<OntologySqlAnswer> {
   const settings = sqlSettings(deps);
   const open = await openOntology(deps, principal, ontologyOf(principal, request.ontology));
-  await checkOntologySql(request.query, open.ontology.schemaName, request.parameters ?? []);
+  const readable = open.types.filter((t) => sqlReadable(open, t));
+  // Types the caller's security policies filter: read through the derived table search reads.
+  const selects = new Map(
+    readable.flatMap((t) => {
+      const select = policedSelectSql(deps.db, open.ontology, t);
+      return select === null ? [] : [[t.apiName, select] as const];
+    }),
+  );
+  const references = await checkOntologySql(request.query, open.ontology.schemaName, request.parameters ?? [], [...selects.keys()]);
+  const policed = rewritePolicedSql(request.query, references, selects);
   const roleInput = {
     companyId: open.ontology.companyId,
     schemaName: open.ontology.schemaName,
     credential: credentialOf(principal),
-    tables: open.types.filter((t) => sqlReadable(open, t)).map((t) => t.apiName),
+    tables: readable.map((t) => t.apiName),
     statementTimeoutMs: settings.statementTimeoutMs,
   };
   const read = (role: SqlRole) =>
@@ -61,7 +71,7 @@ export async function executeOntologySql(
         role,
         schemaName: roleInput.schemaName,
         tables: roleInput.tables,
-        query: request.query,
+        query: policed.text,
         parameters: request.parameters ?? [],
         rowLimit: request.rowLimit ?? SQL_MAX_ROWS,
         dryRun: request.dryRun ?? false,
@@ -81,17 +91,22 @@ export async function executeOntologySql(
     if ('roleUnusable' in answer)
       throw new DomainError('rate_limited', 'The SQL role of this credential is being replaced; retry.', { retryAfterSeconds: 1 });
     return answer;
+  } catch (error) {
+    // PostgreSQL's position counts in the text it ran: the caller's names their own.
+    if (error instanceof DomainError && references.length > 0 && typeof error.details?.position === 'number') {
+      error.details.position = policed.originalPosition(error.details.position);
+    }
+    throw error;
   } finally {
     release();
   }
 }
 
 /**
- * The types a caller reads in SQL: its readable ones whose security policies (if any) leave it every
- * object and property. A SQL role reads whole tables, so a type the policies filter for the caller
- * is not among its tables (query_invalid, as a type it cannot read) rather than read unfiltered.
+ * The types a caller reads in SQL: its readable ones. A type its security policies filter is read
+ * through the same derived table as search (each reference rewritten, policed-references.ts).
  */
-export const sqlReadable = (open: OpenOntology, t: ObjectTypeRecord) => mayRead(open.access, t.apiName) && unrestricted(t);
+export const sqlReadable = (open: OpenOntology, t: ObjectTypeRecord) => mayRead(open.access, t.apiName);
 
 const credentialOf = (principal: Principal): SqlCredential => ({
   kind: principal.kind === 'key' ? (principal.agent ? 'agent' : 'key') : principal.kind,

@@ -1,3 +1,5 @@
+import { fieldsOf, isObject, type Json, type JsonObject } from './parse-tree.ts';
+import { type PolicedReference, policedReferences } from './policed-references.ts';
 import { AMPLIFIERS_REFUSED, RECURSION_REFUSED, type SqlParameterValue, sizeRefusalOfCall, sizeRefusalOfType } from './sql-size-caps.ts';
 
 // What ontology SQL may contain, decided on PostgreSQL's own parse tree (libpg_query's JSON,
@@ -292,12 +294,9 @@ export interface SqlRefusal {
   position?: number;
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
 /** libpg_query's parse result, read as plain JSON. */
 type ParseTree = { stmts?: readonly unknown[] };
 
-const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Names in the tree are lists of `{ String: { sval } }`. */
 const names = (v: Json | undefined): string[] =>
   Array.isArray(v) ? v.map((n) => (isObject(n) && isObject(n.String) && typeof n.String.sval === 'string' ? n.String.sval : '')) : [];
@@ -332,23 +331,13 @@ export function checkParsedSql(tree: ParseTree, text: string, context: CheckCont
   const kind = Object.keys(stmt)[0] ?? 'nothing';
   if (kind !== 'SelectStmt') return { errorName: 'NotAQuery', message: `Only a SELECT may run here, not ${statementName(kind)}.` };
 
-  const stack: Json[] = [stmt];
   let sizeRefusal: SqlRefusal | undefined;
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-      continue;
-    }
-    if (!isObject(value)) continue;
-    for (const [key, child] of Object.entries(value)) {
-      const kind = /^[A-Z]/.test(key) ? key : UNWRAPPED[key];
-      if (kind !== undefined && isObject(child)) {
-        const refusal = checkNode(kind, child, context);
-        if (refusal && !SIZE_REFUSALS.has(refusal.errorName)) return withPosition(refusal, child, text);
-        if (refusal) sizeRefusal ??= withPosition(refusal, child, text);
-      }
-      if (typeof child === 'object' && child !== null) stack.push(child);
+  for (const [key, child] of fieldsOf(stmt)) {
+    const kind = /^[A-Z]/.test(key) ? key : UNWRAPPED[key];
+    if (kind !== undefined && isObject(child)) {
+      const refusal = checkNode(kind, child, context);
+      if (refusal && !SIZE_REFUSALS.has(refusal.errorName)) return withPosition(refusal, child, text);
+      if (refusal) sizeRefusal ??= withPosition(refusal, child, text);
     }
   }
   return sizeRefusal;
@@ -443,15 +432,19 @@ const statementName = (kind: string) =>
 
 export interface SqlCheckInput extends CheckContext {
   text: string;
+  /** Tables (apiNames) the caller's security policies filter: their references are found for the rewrite (policed-references.ts). */
+  policed?: readonly string[];
 }
 
 /** The verdict the parser thread answers: ok, a syntax error (PostgreSQL's message and position) or a refusal. */
 export type SqlCheck =
-  | { ok: true }
+  | { ok: true; references: PolicedReference[] }
   | { ok: false; errorName: 'QueryParseError'; message: string; sqlState: string; position?: number }
   | ({ ok: false } & SqlRefusal);
 
-export function sqlCheckOf(tree: ParseTree, { text, ...context }: SqlCheckInput): SqlCheck {
+export function sqlCheckOf(tree: ParseTree, { text, policed = [], ...context }: SqlCheckInput): SqlCheck {
   const refusal = checkParsedSql(tree, text, context);
-  return refusal ? { ok: false, ...refusal } : { ok: true };
+  if (refusal) return { ok: false, ...refusal };
+  const found = policedReferences(tree, text, context.schemaName, policed);
+  return 'references' in found ? { ok: true, references: found.references } : { ok: false, ...found };
 }

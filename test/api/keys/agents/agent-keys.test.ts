@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOntology } from '../../../../domain/ontology/repository.ts';
 import { writeEdits } from '../../../../domain/ontology/write-edits.ts';
@@ -117,9 +118,43 @@ describe('what a restricted agent key may do', () => {
       headers: bearer(key),
     });
     expect([unlisted.status, unlisted.body.error.code]).toEqual([404, 'action_type_not_found']);
-    // Other semantic interfaces: 403.
-    const define = await svc.call('GET', '/api/v1/developer/semantic/cell-acme/types', { headers: bearer(key) });
-    expect([define.status, define.body.error.code]).toEqual([403, 'forbidden']);
+    // Other semantic interfaces: 403 (definitions, branches, direct edits and imports, security policies).
+    const others: [string, string, unknown?][] = [
+      ['GET', '/api/v1/developer/semantic/cell-acme/types'],
+      ['GET', '/api/v1/developer/semantic/cell-acme/branches'],
+      ['POST', `${O}/edits`, { edits: [{ type: 'delete', objectType: 'sales.Order', primaryKey: 1 }] }],
+      ['POST', `${O}/objects/sales.Order/import`, [{ number: 9 }]],
+      ['GET', `${O}/objectTypes/sales.Order/security`],
+    ];
+    for (const [method, path, body] of others) {
+      const res = await svc.call(method, path, { body, headers: bearer(key) });
+      expect([res.status, res.body.error?.code], `${method} ${path}`).toEqual([403, 'forbidden']);
+    }
+  });
+
+  it('is never issued without the read operation; a stored key without it reads nothing', async () => {
+    for (const operations of [['api:use-ontologies-write'], []]) {
+      const res = await svc.call('POST', KEYS, {
+        body: { agentId: 'blind', restrictions: { operations, objectTypes: ['sales.Order'] } },
+        headers: bearer(devKey),
+      });
+      expect([res.status, res.body.error.code], JSON.stringify(operations)).toEqual([400, 'invalid_payload']);
+      expect(
+        res.body.error.details.problems.map((p: { path: string }) => p.path),
+        JSON.stringify(res.body.error.details),
+      ).toEqual(['restrictions.operations']);
+    }
+    // A key stored so (before this rule): its listed types are not readable, its listed actions still run.
+    const { key, keyId } = await issue({ agentId: 'writer-only', restrictions: RESTRICTIONS });
+    const stored = JSON.stringify({ ...RESTRICTIONS, operations: ['api:use-ontologies-write'] });
+    await sql`UPDATE developer_keys SET restrictions = ${stored}::jsonb WHERE id = ${keyId}`.execute(svc.database.db);
+    const read = await svc.call('GET', `${O}/objects/sales.Order/1`, { headers: bearer(key) });
+    expect([read.status, read.body.error.code]).toEqual([404, 'object_type_not_found']);
+    const run = await svc.call('POST', `${O}/actions/sales.payOrder/apply`, {
+      body: { parameters: { order: 1 }, options: { mode: 'VALIDATE_ONLY' } },
+      headers: bearer(key),
+    });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
   });
 
   it('is read-only without the write operation', async () => {
