@@ -4,8 +4,9 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SmtpSink, startSmtpSink } from '../support/app-workflows.ts';
-import { release } from '../support/hosting.ts';
-import { bearer, passwordKey, seedCompanies } from '../support/identity.ts';
+import { bundle } from '../support/bundles.ts';
+import { injected, rawGet, release, ticketCookie } from '../support/hosting.ts';
+import { bearer, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
 import { initializeBody } from '../support/provisioning.ts';
 import { type ApiProcess, type Cluster, type ClusterProcess, startCluster } from './harness.ts';
 
@@ -353,5 +354,73 @@ describe('an API process stopped (SIGTERM) under load, as in a rolling restart',
     await expectAllPresent(answers);
     await cluster.restart(a.name);
     expect(await readiness(api(0))).toBe('ready');
+  }, 60_000);
+});
+
+describe('S3 unreachable', () => {
+  it('uploads answer 503 and leave no version behind; files read before are still served from the cache', async () => {
+    const content = 'console.log("read before the outage");';
+    const files = (script: string) => [
+      { path: 'index.html', encoding: 'utf8' as const, content: '<!doctype html><title>cached</title>' },
+      { path: 'app.js', encoding: 'utf8' as const, content: script },
+    ];
+    await release(api(0), dev, { namespace: 'cell-acme', slug: 'cached', version: '1.0.0', files: files(content) });
+    // B serves the file once: its bytes are now in B's cache.
+    const cookie = await signIn(api(1), 'dana');
+    const page = await rawGet(`${api(1).addresses.productionBase}/cell-acme/apps/cached`, { cookie });
+    const read = () => rawGet(`${injected(page.text).base}app.js`, { cookie: ticketCookie(page) });
+    expect([(await read()).status, (await read()).text]).toEqual([200, content]);
+
+    await cluster.s3Link.cut();
+    const upload = () =>
+      api(0).call('POST', '/api/v1/developer/apps/cell-acme/cached/versions', {
+        body: bundle('cached', '1.1.0', { files: files('console.log("new");') }),
+        headers: bearer(dev),
+      });
+    const refused = await upload();
+    expect([refused.status, refused.body.error, refused.headers.get('retry-after')]).toEqual([
+      503,
+      { code: 'service_unavailable', message: 'The blob store is unavailable; retry shortly.' },
+      '1',
+    ]);
+    const versions = async () =>
+      (
+        await cluster.db
+          .selectFrom('app_versions')
+          .innerJoin('apps', 'apps.id', 'app_versions.app_id')
+          .select('app_versions.version')
+          .where('apps.slug', '=', 'cached')
+          .execute()
+      ).map((v) => v.version);
+    expect(await versions()).toEqual(['1.0.0']);
+    const cached = await read();
+    expect([cached.status, cached.text]).toEqual([200, content]);
+
+    await cluster.s3Link.restore();
+    expect((await upload()).status).toBe(201);
+    expect((await versions()).sort()).toEqual(['1.0.0', '1.1.0']);
+  }, 60_000);
+});
+
+describe('the outbox with two relays racing', () => {
+  it('delivers each intent once: runs asked for through both API processes at once each start one workflow', async () => {
+    const workflow = {
+      description: 'Lists the developers.',
+      steps: [{ id: 'people', kind: 'use', capability: 'platform.accounts', input: { role: 'developer' } }],
+    };
+    await release(api(0), dev, { namespace: 'cell-acme', slug: 'racer', version: '1.0.0', manifest: { sdk: ['semantic'], workflow } });
+    // Committed together, the intents wake both workers' relays at once.
+    const asked = await Promise.all(Array.from({ length: 12 }, (_, i) => execute(api((i % 2) as 0 | 1), 'racer')));
+    expect(asked.map((res) => res.status).filter((s) => s !== 201 && s !== 202)).toEqual([]);
+    await expect.poll(() => runStatuses('racer'), { timeout: 30_000, interval: 200 }).toEqual(Array(12).fill('succeeded'));
+    const runs = await cluster.db
+      .selectFrom('workflow_runs')
+      .innerJoin('apps', 'apps.id', 'workflow_runs.app_id')
+      .select('workflow_runs.workflow_id')
+      .where('apps.slug', '=', 'racer')
+      .execute();
+    expect(new Set(runs.map((r) => r.workflow_id)).size).toBe(12);
+    for (const run of runs) expect(await executionsOf(run.workflow_id)).toEqual(['COMPLETED']);
+    expect(await cluster.db.selectFrom('outbox').select('topic').execute()).toEqual([]);
   }, 60_000);
 });

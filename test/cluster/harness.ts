@@ -12,6 +12,7 @@ import { workflowBundle } from '../../worker/workflow-bundle.ts';
 import { exitCode, type StartedProcess, startProcess } from '../support/process.ts';
 import { startS3Server, type TestS3 } from '../support/s3.ts';
 import { caller, type HttpService, TEST_OPERATOR } from '../support/service.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 // The scaled-out topology on loopback, as docs/operators/scaling-out.md describes it: one external
 // PostgreSQL, one standalone Temporal server with a state file and one S3 server, each reached only
@@ -49,6 +50,8 @@ export interface Cluster {
   /** A client of the cluster's Temporal server that reads the payloads its workers sealed (closed by close()). */
   temporal: Client;
   s3: TestS3;
+  /** The svc processes reach S3 through this link: cut, S3 is unreachable for them (not for the test). */
+  s3Link: { cut(): Promise<void>; restore(): Promise<void> };
   /** Where company initialization may create company roots (SVC_COMPANY_ROOT of every process). */
   companyRoot: string;
   /** Milliseconds from the call until every process was ready. */
@@ -193,6 +196,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       warmCompileCache(compileCache),
       workflowBundle({ cacheDir: bundleCache }).then(() => fs.cp(bundleCache, path.join(root, 'worker-b', 'cache'), { recursive: true })),
     ]);
+    const s3Link = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(s3.endpoint).port) });
+    stops.push(() => s3Link.close());
     const db = connectDatabase({ connectionString: pgUrl, maxConnections: 5 });
     stops.push(() => db.destroy());
 
@@ -208,6 +213,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       DATABASE_URL: pgUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       ...s3.env('cluster'),
+      SVC_BLOB_STORE_ENDPOINT: `http://127.0.0.1:${s3Link.port}`,
       // Every process must read what any worker wrote to Temporal: one key for the whole cluster.
       SVC_TEMPORAL_PAYLOAD_KEYS: `${payloadKey.id}:${payloadKey.key.toString('base64')}`,
       // The test service's operator, whom the identity helpers sign in as.
@@ -269,6 +275,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       temporalAddress,
       temporal,
       s3,
+      s3Link,
       companyRoot,
       startupMs: Date.now() - started,
       close,
