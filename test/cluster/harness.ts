@@ -157,7 +157,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   // PostgreSQL runs as `postgres` when we are root: it must reach its folder.
   await fs.chmod(root, 0o755);
   const stops: (() => Promise<void>)[] = [];
+  // The svc processes stop together (each drains on its own), then the servers they used, in reverse.
+  const processStops: (() => Promise<void>)[] = [];
   const close = async () => {
+    await Promise.all(processStops.map((stop) => stop().catch(() => {})));
+    processStops.length = 0;
     for (const stop of stops.reverse()) await stop().catch(() => {});
     stops.length = 0;
     await fs.rm(root, { recursive: true, force: true });
@@ -230,7 +234,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       const dataDir = path.join(root, name);
       await fs.mkdir(dataDir, { recursive: true });
       const p = await startProcess([role], { ...shared, SVC_DATA_DIR: dataDir }, ready, {
-        spawned: (child, exited) => stops.push(stopperOf(child, exited)),
+        spawned: (child, exited) => processStops.push(stopperOf(child, exited)),
         output: (chunk) => opts.onOutput?.(name, chunk),
       });
       return { ...p, name };
