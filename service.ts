@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import { sql } from 'kysely';
@@ -275,6 +275,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       deps.ontologyChanges = changes;
       cleanups.push(() => changes.stop());
       const server = http.createServer(createApp(deps, opts.routes ?? allRoutes).callback());
+      const drain = drainable(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());
@@ -285,7 +286,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       // The hub stops first: it ends the subscription streams, which never end by themselves.
       cleanups.push(async () => {
         await changes.stop();
-        await closeServer(server, config.shutdownGraceMs);
+        await drain(config.shutdownGraceMs);
       });
     }
 
@@ -310,19 +311,44 @@ async function withPostgresDataDirectory(db: Db, policy: CompanyRootPolicy): Pro
   return dir && path.isAbsolute(dir) ? { ...policy, refused: [...policy.refused, path.normalize(dir)] } : policy;
 }
 
+/** How long a keep-alive connection may stay idle once a drain began before it is closed. */
+const DRAIN_IDLE_LINGER_MS = 1_000;
+
 /**
- * Stop accepting; keep-alive sockets close as soon as they are idle (their
- * request answered), and any still busy when the grace runs out are cut.
+ * The server's drain (a rolling restart's SIGTERM): it stops accepting connections at once (a
+ * load balancer sends new ones elsewhere), answers every request still to come on an open
+ * connection, each with `Connection: close` so the client stops reusing it, and lets requests in
+ * flight finish. Connections idle through the linger are closed then; any still busy when the
+ * grace runs out are cut. (http.Server's own close would also drop idle keep-alive connections
+ * at once, failing a request a client is sending on one at that moment.)
  */
-function closeServer(server: http.Server, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    server.close(() => {
-      clearInterval(sweep);
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
+function drainable(server: http.Server): (graceMs: number) => Promise<void> {
+  const unanswered = new Set<http.ServerResponse>();
+  let draining = false;
+  server.on('request', (_req, res: http.ServerResponse) => {
+    if (draining) res.setHeader('connection', 'close');
+    unanswered.add(res);
+    res.once('close', () => unanswered.delete(res));
   });
+  return (graceMs) =>
+    new Promise((resolve) => {
+      draining = true;
+      for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
+      let sweep: NodeJS.Timeout | undefined;
+      const linger = setTimeout(
+        () => {
+          server.closeIdleConnections();
+          sweep = setInterval(() => server.closeIdleConnections(), 50);
+        },
+        Math.min(DRAIN_IDLE_LINGER_MS, graceMs),
+      );
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
+      // net.Server's close: stops listening and calls back once every connection has ended.
+      net.Server.prototype.close.call(server, () => {
+        clearTimeout(linger);
+        clearInterval(sweep);
+        clearTimeout(force);
+        resolve();
+      });
+    });
 }

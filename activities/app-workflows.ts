@@ -13,6 +13,7 @@ import { channelWorkflow, triggersOf } from '../domain/apps/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import type { Mailer } from '../domain/mail/index.ts';
 import { createUsageMeter } from '../domain/usage/index.ts';
+import { heartbeating } from './heartbeat.ts';
 
 export interface AppWorkflowActivityDeps {
   db: Db;
@@ -35,13 +36,15 @@ async function once<T>(fn: () => Promise<T>): Promise<T> {
 export function createAppWorkflowActivities(deps: AppWorkflowActivityDeps) {
   const meter = createUsageMeter(deps.db);
   return {
-    beginRun: (input: Parameters<typeof beginRun>[1]) => once(() => beginRun(deps.db, input)),
+    beginRun: (input: Parameters<typeof beginRun>[1]) => heartbeating(() => once(() => beginRun(deps.db, input))),
     runStep: (input: Parameters<typeof runStep>[1]) =>
-      runStep({ db: deps.db, models: deps.models, meter, signal: Context.current().cancellationSignal }, input),
-    renderNotification: (input: Parameters<typeof renderNotification>[1]) => once(() => renderNotification(deps.db, input)),
-    recordSuppressed: (input: Parameters<typeof recordSuppressed>[1]) => recordSuppressed(deps.db, input),
-    sendNotifications: (input: Parameters<typeof sendNotifications>[2]) => sendNotifications(deps.db, deps.mailer, input),
-    finishRun: (input: Parameters<typeof finishRun>[1]) => finishRun(deps.db, input),
+      heartbeating(() => runStep({ db: deps.db, models: deps.models, meter, signal: Context.current().cancellationSignal }, input)),
+    renderNotification: (input: Parameters<typeof renderNotification>[1]) =>
+      heartbeating(() => once(() => renderNotification(deps.db, input))),
+    recordSuppressed: (input: Parameters<typeof recordSuppressed>[1]) => heartbeating(() => recordSuppressed(deps.db, input)),
+    sendNotifications: (input: Parameters<typeof sendNotifications>[2]) =>
+      heartbeating(() => sendNotifications(deps.db, deps.mailer, input)),
+    finishRun: (input: Parameters<typeof finishRun>[1]) => heartbeating(() => finishRun(deps.db, input)),
     /** The change trigger's cooldown in ms; null once production has no change trigger. */
     changeTriggerCooldown: async (appId: string) =>
       triggersOf((await channelWorkflow(deps.db, appId, 'production'))?.workflow).change?.cooldownMs ?? null,

@@ -14,6 +14,7 @@ import {
   type RunContext,
   writeAgentProfiles,
 } from '../domain/provisioning/index.ts';
+import { heartbeating } from './heartbeat.ts';
 
 /** The run and attempt this activity belongs to, from Temporal's activity context. */
 function currentRun(): RunContext {
@@ -34,15 +35,16 @@ async function effect<T>(work: () => Promise<T>): Promise<T> {
 
 export function createProvisioningActivities(deps: { db: Db; cloud: CloudProvider; companyRoot: CompanyRootPolicy }) {
   return {
-    beginProvisioningRun: (input: { cellId: string; part: ProvisioningPart }) => effect(() => beginRun(deps.db, currentRun(), input)),
+    beginProvisioningRun: (input: { cellId: string; part: ProvisioningPart }) =>
+      heartbeating(() => effect(() => beginRun(deps.db, currentRun(), input))),
     ensureCloudInstance: (cellId: string) =>
       effect(() => ensureCloudInstance(deps, currentRun(), cellId, () => Context.current().heartbeat())),
     awaitInstanceRunning: (input: { cellId: string; instanceId: string }) =>
       effect(() => awaitInstanceRunning(deps, currentRun(), input, (state) => Context.current().heartbeat(state))),
-    applyPendingMove: (cellId: string) => effect(() => applyPendingMove(deps, currentRun(), cellId)),
-    createFolders: (cellId: string) => effect(() => createFolders(deps, currentRun(), cellId)),
-    writeAgentProfiles: (cellId: string) => effect(() => writeAgentProfiles(deps, currentRun(), cellId)),
+    applyPendingMove: (cellId: string) => heartbeating(() => effect(() => applyPendingMove(deps, currentRun(), cellId))),
+    createFolders: (cellId: string) => heartbeating(() => effect(() => createFolders(deps, currentRun(), cellId))),
+    writeAgentProfiles: (cellId: string) => heartbeating(() => effect(() => writeAgentProfiles(deps, currentRun(), cellId))),
     finishProvisioningRun: (outcome: { status: 'completed' } | { status: 'failed'; step: string; error: string }) =>
-      finishRun(deps.db, currentRun(), outcome),
+      heartbeating(() => finishRun(deps.db, currentRun(), outcome)),
   };
 }

@@ -1,4 +1,5 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { InternalWorkflowStartOptionsSymbol } from '@temporalio/client/lib/internal.js';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { appLabels } from '../domain/apps/index.ts';
@@ -31,13 +32,20 @@ import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
 // that finds its workflow already there, and a signal whose workflow has already finished,
 // count as delivered, so delivering twice (a relay died before deleting the row) is harmless.
 // Every start carries its labels (runLabels: memo and search attributes), so the Web UI names the
-// run's company, app, kind and version instead of an opaque id.
+// run's company, app, kind and version instead of an opaque id, and the intent's id as its request
+// id: a start the server took whose answer was lost (the relay's deadline passed, Temporal
+// restarted) is answered, when the relay tries again, with the run it made, even once that run has
+// closed, instead of starting a second one.
 
-type Delivery<T extends OutboxTopic> = (client: Client, key: string, payload: OutboxEvents[T], db: Db) => Promise<void>;
+type Delivery<T extends OutboxTopic> = (client: Client, key: string, payload: OutboxEvents[T], db: Db, intentId: string) => Promise<void>;
+
+/** The start's request id (the SDK's option for it, which its Nexus helpers use). */
+const startOnce = (intentId: string) => ({ [InternalWorkflowStartOptionsSymbol]: { requestId: intentId } });
 
 const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
-  'device-login.started': async (client, key, payload) => {
+  'device-login.started': async (client, key, payload, _db, intentId) => {
     await client.workflow.start<typeof deviceLoginExpiry>('deviceLoginExpiry', {
+      ...startOnce(intentId),
       taskQueue: TASK_QUEUE,
       workflowId: deviceLoginWorkflowId(key),
       args: [{ deviceLoginId: key, expiresAt: payload.expiresAt }],
@@ -49,8 +57,9 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
   // Starts the run, or joins the one already going under the same business key (use-existing),
   // and reports the run id on the request, where the waiting API call and the status find it.
-  'company-init.requested': async (client, key, payload, db) => {
+  'company-init.requested': async (client, key, payload, db, intentId) => {
     const handle = await client.workflow.start<typeof companyInitialization>('companyInitialization', {
+      ...startOnce(intentId),
       taskQueue: TASK_QUEUE,
       workflowId: provisioningWorkflowId(payload.cellId, payload.part),
       workflowIdConflictPolicy: 'USE_EXISTING',
@@ -63,8 +72,9 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   'app-workflows.changed': async (client, _key, payload, db) => {
     await reconcileAppTriggers(client, db, payload.appId);
   },
-  'app-workflow.run': async (client, _key, payload, db) => {
+  'app-workflow.run': async (client, _key, payload, db, intentId) => {
     await client.workflow.start<typeof appWorkflowRun>('appWorkflowRun', {
+      ...startOnce(intentId),
       taskQueue: TASK_QUEUE,
       workflowId: appApiRunWorkflowId(payload.runId),
       args: [{ appId: payload.appId, trigger: 'api', runId: payload.runId }],
@@ -75,8 +85,9 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
     await signalChangeTriggers(client, db, payload);
   },
   // The emails go out in the workflow, each retried on its own until the SMTP server takes it.
-  'members.invited': async (client, key, payload, db) => {
+  'members.invited': async (client, key, payload, db, intentId) => {
     await client.workflow.start<typeof memberInvitations>('memberInvitations', {
+      ...startOnce(intentId),
       taskQueue: TASK_QUEUE,
       workflowId: memberInvitationsWorkflowId(key),
       args: [payload],
@@ -85,16 +96,19 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
 };
 
+/** The listener's application_name: an operator finds it in pg_stat_activity (one per worker while it listens). */
+export const RELAY_LISTENER_NAME = 'svc-outbox-relay';
+
 /** How long one delivery may wait for Temporal before it counts as failed and is retried later. */
 const DELIVERY_DEADLINE_MS = 10_000;
 const BATCH = 20;
 const LEASE_SECONDS = 30;
 const MAX_BACKOFF_SECONDS = 300;
 
-async function deliver(client: Client, db: Db, event: OutboxEvent, deadlineMs: number): Promise<void> {
+async function deliver(client: Client, db: Db, intentId: string, event: OutboxEvent, deadlineMs: number): Promise<void> {
   const send = DELIVERIES[event.topic] as Delivery<OutboxTopic>;
   try {
-    await client.withDeadline(Date.now() + deadlineMs, () => send(client, event.key, event.payload, db));
+    await client.withDeadline(Date.now() + deadlineMs, () => send(client, event.key, event.payload, db, intentId));
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError || err instanceof WorkflowNotFoundError) return;
     throw err;
@@ -116,7 +130,7 @@ export async function relayDue(deps: OutboxRelayDeps): Promise<number> {
     const claimed = await claimDue(deps.db, BATCH, LEASE_SECONDS);
     for (const { id, event, attempts } of claimed) {
       try {
-        await deliver(deps.client, deps.db, event, deps.deadlineMs ?? DELIVERY_DEADLINE_MS);
+        await deliver(deps.client, deps.db, id, event, deps.deadlineMs ?? DELIVERY_DEADLINE_MS);
         await markDelivered(deps.db, id);
         delivered++;
       } catch (err) {
@@ -145,7 +159,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions) {
 
   const listen = async () => {
     if (!opts.databaseUrl || listener) return;
-    const client = new pg.Client({ connectionString: opts.databaseUrl });
+    const client = new pg.Client({ connectionString: opts.databaseUrl, application_name: RELAY_LISTENER_NAME });
     client.on('notification', () => wake?.());
     client.on('error', (err) => {
       opts.logger.warn({ err }, 'outbox listener lost; polling until it reconnects');

@@ -1,5 +1,6 @@
 import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { type BlobBackend, distinctBlobs } from '../../domain/apps/index.ts';
+import { DomainError } from '../../domain/errors.ts';
 
 export interface S3BlobOptions {
   bucket: string;
@@ -12,6 +13,23 @@ export interface S3BlobOptions {
 // Uploads in flight at once for one bundle: enough to hide round trips, few enough not to
 // exhaust the SDK's socket pool.
 const PUT_CONCURRENCY = 8;
+
+/**
+ * S3 failing (unreachable, its 5xx, throttling) once the SDK's own retries are spent: a request
+ * that needed it answers 503 with Retry-After, never a 500, and the cause is logged.
+ */
+async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    // A refusal (credentials, bucket policy) is the operator's to fix, not a retry's: it stays an error.
+    const status = err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
+    if (status !== undefined && status < 500 && status !== 429) throw err;
+    const unavailable = new DomainError('service_unavailable', 'The blob store is unavailable; retry shortly.', { retryAfterSeconds: 1 });
+    throw Object.assign(unavailable, { cause: err });
+  }
+}
 
 /**
  * Objects at `<prefix>/sha256/<hex>`, each written once and never changed. Region and
@@ -61,17 +79,18 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
       const worker = async () => {
         for (let next = queue.pop(); next; next = queue.pop()) await putOne(...next);
       };
-      await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, queue.length) }, worker));
+      await orUnavailable(() => Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, queue.length) }, worker)));
     },
-    async fetch(sha256) {
-      try {
-        const out = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(sha256) }));
-        return Buffer.from(await out.Body!.transformToByteArray());
-      } catch (err) {
-        if (err instanceof S3ServiceException && err.name === 'NoSuchKey') return undefined;
-        throw err;
-      }
-    },
+    fetch: (sha256) =>
+      orUnavailable(async () => {
+        try {
+          const out = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(sha256) }));
+          return Buffer.from(await out.Body!.transformToByteArray());
+        } catch (err) {
+          if (err instanceof S3ServiceException && err.name === 'NoSuchKey') return undefined;
+          throw err;
+        }
+      }),
     async reachable(signal) {
       // HeadBucket: the bucket exists and these credentials may use it, with no object read.
       await client.send(new HeadBucketCommand({ Bucket }), { abortSignal: signal });

@@ -12,6 +12,7 @@ import { workflowBundle } from '../../worker/workflow-bundle.ts';
 import { exitCode, type StartedProcess, startProcess } from '../support/process.ts';
 import { startS3Server, type TestS3 } from '../support/s3.ts';
 import { caller, type HttpService, TEST_OPERATOR } from '../support/service.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 // The scaled-out topology on loopback, as docs/operators/scaling-out.md describes it: one external
 // PostgreSQL, one standalone Temporal server with a state file and one S3 server, each reached only
@@ -29,9 +30,19 @@ export interface ApiProcess extends ClusterProcess, HttpService {
 }
 
 export interface Cluster {
-  /** The two API processes, A and B. */
+  /** The two API processes, A and B (restart replaces an entry). */
   api: [ApiProcess, ApiProcess];
+  /** The two workers (restart replaces an entry). */
   workers: [ClusterProcess, ClusterProcess];
+  /**
+   * Starts again, with its data folder, the process of this name (api-a, api-b, worker-a,
+   * worker-b) once it has exited (a test killed or stopped it), and puts it in its place.
+   */
+  restart(name: string): Promise<ClusterProcess>;
+  /** The PostgreSQL server: stopped (fast shutdown) and started again on its data and port. */
+  postgres: Restartable;
+  /** The Temporal server: stopped (SIGTERM) and started again on its state file and port. */
+  temporalServer: Restartable;
   databaseUrl: string;
   /** The shared database, for assertions on what the processes wrote. */
   db: Db;
@@ -39,11 +50,18 @@ export interface Cluster {
   /** A client of the cluster's Temporal server that reads the payloads its workers sealed (closed by close()). */
   temporal: Client;
   s3: TestS3;
+  /** The svc processes reach S3 through this link: cut, S3 is unreachable for them (not for the test). */
+  s3Link: { cut(): Promise<void>; restore(): Promise<void> };
   /** Where company initialization may create company roots (SVC_COMPANY_ROOT of every process). */
   companyRoot: string;
   /** Milliseconds from the call until every process was ready. */
   startupMs: number;
   close(): Promise<void>;
+}
+
+export interface Restartable {
+  stop(): Promise<void>;
+  start(): Promise<void>;
 }
 
 export interface ClusterOptions {
@@ -74,24 +92,46 @@ function stopperOf(child: ChildProcess, exited: Promise<unknown>): () => Promise
   };
 }
 
-/** `temporal-dev server start-dev` (what infra/temporal-dev's bin runs) with its state in `stateFile`. */
-async function startTemporal(stateFile: string, stops: (() => Promise<void>)[]): Promise<string> {
+/**
+ * `temporal-dev server start-dev` (what infra/temporal-dev's bin runs) with its state in
+ * `stateFile`, on `port` (0: any); resolves with its address and its stop.
+ */
+async function startTemporal(stateFile: string, port: number): Promise<{ address: string; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [path.resolve('infra/temporal-dev/cli.ts'), 'server', 'start-dev', '--port', '0', '--headless', '--db-filename', stateFile],
+    [path.resolve('infra/temporal-dev/cli.ts'), 'server', 'start-dev', '--port', String(port), '--headless', '--db-filename', stateFile],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const exited = exitCode(child);
-  stops.push(stopperOf(child, exited));
+  const stop = stopperOf(child, exited);
   let out = '';
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       out += chunk;
       const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) resolve({ address: m[1]!, stop });
     });
     void exited.then((code) => reject(new Error(`temporal-dev exited with ${code}: ${out}`)));
   });
+}
+
+/**
+ * A server the cluster restarts: `current` stops the running one; the cluster's close stops
+ * whichever runs then.
+ */
+function restartable(begin: () => Promise<() => Promise<void>>, stops: (() => Promise<void>)[]): Restartable {
+  let current: (() => Promise<void>) | undefined;
+  stops.push(() => current?.() ?? Promise.resolve());
+  return {
+    async stop() {
+      await current?.();
+      current = undefined;
+    },
+    async start() {
+      if (current) throw new Error('already running');
+      current = await begin();
+    },
+  };
 }
 
 /**
@@ -117,7 +157,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   // PostgreSQL runs as `postgres` when we are root: it must reach its folder.
   await fs.chmod(root, 0o755);
   const stops: (() => Promise<void>)[] = [];
+  // The svc processes stop together (each drains on its own), then the servers they used, in reverse.
+  const processStops: (() => Promise<void>)[] = [];
   const close = async () => {
+    await Promise.all(processStops.map((stop) => stop().catch(() => {})));
+    processStops.length = 0;
     for (const stop of stops.reverse()) await stop().catch(() => {});
     stops.length = 0;
     await fs.rm(root, { recursive: true, force: true });
@@ -127,12 +171,28 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // in both workers at once costs each of them seconds of CPU).
     const bundleCache = path.join(root, 'worker-a', 'cache');
     const compileCache = path.join(root, 'node-compile-cache');
-    const [pg, temporalAddress, s3] = await Promise.all([
-      startEmbeddedPostgres({ dataDir: path.join(root, 'postgres-server'), database: 'svc' }).then((server) => {
-        stops.push(() => server.stop());
-        return server;
-      }),
-      fs.mkdir(path.join(root, 'temporal-server')).then(() => startTemporal(path.join(root, 'temporal-server', 'state.db'), stops)),
+    const pgDir = path.join(root, 'postgres-server');
+    const stateFile = path.join(root, 'temporal-server', 'state.db');
+    // Fixed at the first start, so a restart keeps every process's DATABASE_URL and TEMPORAL_ADDRESS.
+    let pgPort = 0;
+    let pgUrl = '';
+    let temporalPort = 0;
+    let temporalAddress = '';
+    const postgres = restartable(async () => {
+      const server = await startEmbeddedPostgres({ dataDir: pgDir, database: 'svc', port: pgPort || undefined });
+      pgPort = server.port;
+      pgUrl = server.url;
+      return () => server.stop();
+    }, stops);
+    const temporalServer = restartable(async () => {
+      const server = await startTemporal(stateFile, temporalPort);
+      temporalPort = Number(server.address.split(':').pop());
+      temporalAddress = server.address;
+      return server.stop;
+    }, stops);
+    const [, , s3] = await Promise.all([
+      postgres.start(),
+      fs.mkdir(path.dirname(stateFile)).then(() => temporalServer.start()),
       startS3Server().then((server) => {
         stops.push(() => server.close());
         return server;
@@ -140,7 +200,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       warmCompileCache(compileCache),
       workflowBundle({ cacheDir: bundleCache }).then(() => fs.cp(bundleCache, path.join(root, 'worker-b', 'cache'), { recursive: true })),
     ]);
-    const db = connectDatabase({ connectionString: pg.url, maxConnections: 5 });
+    const s3Link = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(s3.endpoint).port) });
+    stops.push(() => s3Link.close());
+    const db = connectDatabase({ connectionString: pgUrl, maxConnections: 5 });
     stops.push(() => db.destroy());
 
     const payloadKey = { id: 'cluster', key: randomBytes(32) };
@@ -152,9 +214,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const companyRoot = path.join(root, 'companies');
     await fs.mkdir(companyRoot);
     const shared = {
-      DATABASE_URL: pg.url,
+      DATABASE_URL: pgUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       ...s3.env('cluster'),
+      SVC_BLOB_STORE_ENDPOINT: `http://127.0.0.1:${s3Link.port}`,
       // Every process must read what any worker wrote to Temporal: one key for the whole cluster.
       SVC_TEMPORAL_PAYLOAD_KEYS: `${payloadKey.id}:${payloadKey.key.toString('base64')}`,
       // The test service's operator, whom the identity helpers sign in as.
@@ -171,7 +234,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       const dataDir = path.join(root, name);
       await fs.mkdir(dataDir, { recursive: true });
       const p = await startProcess([role], { ...shared, SVC_DATA_DIR: dataDir }, ready, {
-        spawned: (child, exited) => stops.push(stopperOf(child, exited)),
+        spawned: (child, exited) => processStops.push(stopperOf(child, exited)),
         output: (chunk) => opts.onOutput?.(name, chunk),
       });
       return { ...p, name };
@@ -189,24 +252,39 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     };
     // All at once on a fresh database, as replicas start: migrations and the operator account are
     // made once, by whichever process comes first.
+    const startWorker = (name: string) => start(name, 'worker', /svc worker started/);
     const [apiA, apiB, workerA, workerB] = await Promise.all([
       startApi('api-a'),
       startApi('api-b'),
-      start('worker-a', 'worker', /svc worker started/),
-      start('worker-b', 'worker', /svc worker started/),
+      startWorker('worker-a'),
+      startWorker('worker-b'),
     ]);
-    return {
+    const cluster: Cluster = {
       api: [apiA, apiB],
       workers: [workerA, workerB],
-      databaseUrl: pg.url,
+      async restart(name) {
+        const [list, startOne] = name.startsWith('api-') ? [cluster.api, startApi] : [cluster.workers, startWorker];
+        const i = list.findIndex((p) => p.name === name);
+        if (i < 0) throw new Error(`no process ${name}`);
+        const old = list[i]!;
+        if (old.child.exitCode === null && old.child.signalCode === null) throw new Error(`${name} is still running`);
+        const fresh = await startOne(name);
+        list[i] = fresh as ApiProcess;
+        return fresh;
+      },
+      postgres,
+      temporalServer,
+      databaseUrl: pgUrl,
       db,
       temporalAddress,
       temporal,
       s3,
+      s3Link,
       companyRoot,
       startupMs: Date.now() - started,
       close,
     };
+    return cluster;
   } catch (err) {
     await close();
     throw err;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../domain/outbox/repository.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { ensureSearchAttributes } from '../../worker/search-attributes.ts';
-import { deviceLoginWorkflowId } from '../../workflows/contract.ts';
+import { appApiRunWorkflowId, deviceLoginWorkflowId } from '../../workflows/contract.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startProcess } from '../support/process.ts';
 
@@ -92,6 +92,23 @@ describe('outbox relay', () => {
     expect(await relayDue({ db: database.db, client, logger: silent })).toBe(1);
     expect(await outboxRows()).toEqual([]);
     expect((await client.workflow.count(`WorkflowId = "${deviceLoginWorkflowId('dev_twice')}"`)).count).toBe(1);
+  });
+
+  it('answers an intent delivered again after its run closed with that run, not a second one (the first answer was lost)', async () => {
+    // An app run's start: its workflow id allows a new run once the first has closed.
+    const event = { topic: 'app-workflow.run' as const, key: 'run_lost', payload: { appId: 'app_x', runId: 'run_lost' } };
+    await enqueue(database.db, event);
+    const [intent] = await outboxRows();
+    expect(await relayDue({ db: database.db, client, logger: silent })).toBe(1);
+    const handle = client.workflow.getHandle(appApiRunWorkflowId('run_lost'));
+    await handle.terminate('closed before the relay tries again');
+    // The relay whose answer was lost never deleted its row: the same intent comes again.
+    await database.db
+      .insertInto('outbox')
+      .values({ id: intent!.id, topic: event.topic, key: event.key, payload: JSON.stringify(event.payload) })
+      .execute();
+    expect(await relayDue({ db: database.db, client, logger: silent })).toBe(1);
+    expect((await client.workflow.count(`WorkflowId = "${appApiRunWorkflowId('run_lost')}"`)).count).toBe(1);
   });
 
   it('starts the workflow after a restart when the process died between commit and delivery', async () => {

@@ -8,8 +8,12 @@ import { childLabels, labelBegunRun } from './labels.ts';
 // through the workflow. Steps without a lane run one after another; consecutive steps with lanes
 // run together, each lane in order, the lanes in parallel.
 
+// Each activity heartbeats every second while it works (a model call, an evaluation off the event
+// loop, database writes): 5 s of silence is a dead worker, and the step is retried on another one
+// (each is recorded once per run and step, mail once per recipient). Five minutes bounds a hung one.
 const { beginRun, runStep, renderNotification, recordSuppressed, sendNotifications, finishRun } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '5 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 

@@ -9,15 +9,19 @@ import { type CompanyInitializationInput, type ProvisioningProgress, partsOf, pr
 /** Five attempts, 1 s, 2 s, 4 s, 8 s apart: a passing glitch is absorbed, a lasting fault surfaces in a minute. */
 const STEP_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 };
 
+// Every activity heartbeats while it works, so a worker that dies mid-step is noticed within its
+// heartbeat timeout and the step is retried on another worker; each step is safe to run again.
+// Records and file steps are a few database writes and small files: a heartbeat every second, 5 s
+// of silence is a dead worker (their start-to-close timeouts only bound a hung one).
 const records = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: '5 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-// The create call heartbeats, so a worker that dies mid-step is noticed within 10 s and the retry
-// (on another worker) finds the instance by tag or client token instead of creating a second.
+// The create call finds the instance by tag or client token on its retry instead of creating a second.
 const create = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '10 seconds', retry: STEP_RETRY });
 const wait = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '30 seconds', retry: STEP_RETRY });
-const files = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: STEP_RETRY });
+const files = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '5 seconds', retry: STEP_RETRY });
 
 /**
  * Each activity carries its summary "<step> <target>" (user metadata): the Web UI's timeline names
