@@ -1,5 +1,5 @@
 // The layering check (run by `npm test`): which layer may import which, and no cycles.
-// docs/contributing/architecture.md explains the layers.
+// docs/ARCHITECTURE.md explains the layers.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [

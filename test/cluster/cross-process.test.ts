@@ -1,10 +1,11 @@
 import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appScheduledRunWorkflowId } from '../../schemas/workflow-keys.ts';
+import { appChangeTriggerWorkflowId, appScheduledRunWorkflowId } from '../../schemas/workflow-keys.ts';
 import { appScheduleId } from '../../workflows/contract.ts';
 import { injected, rawGet, release, ticketCookie } from '../support/hosting.ts';
 import { bearer, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
+import { SALES } from '../support/ontology.ts';
 import { initializeBody } from '../support/provisioning.ts';
 import { type ApiProcess, type Cluster, startCluster } from './harness.ts';
 
@@ -150,6 +151,41 @@ describe('workflows across two workers', () => {
     expect(await cluster.db.selectFrom('workflow_runs').select('id').where('app_id', '=', app.id).execute()).toHaveLength(2);
     await schedule.delete();
   }, 90_000);
+});
+
+describe('a change trigger across two workers', () => {
+  it('changes through A and B within the cooldown make one run, started once', async () => {
+    const defined = await a.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: SALES, headers: bearer(dev) });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+    const workflow = {
+      description: 'Lists the developers when orders change.',
+      steps: [{ id: 'people', kind: 'use', capability: 'platform.accounts', input: { role: 'developer' } }],
+      // The shortest cooldown allowed: the run starts a minute after the first change.
+      trigger: { change: { types: ['sales.Order'], cooldown: '1m' } },
+    };
+    await release(a, dev, { namespace: 'cell-acme', slug: 'watcher', version: '1.0.0', manifest: { sdk: ['semantic'], workflow } });
+    const app = await cluster.db.selectFrom('apps').select('id').where('slug', '=', 'watcher').executeTakeFirstOrThrow();
+    const trigger = temporal.workflow.getHandle(appChangeTriggerWorkflowId(app.id));
+    await expect.poll(async () => (await trigger.describe().catch(() => undefined))?.status.name, { timeout: 30_000 }).toBe('RUNNING');
+
+    const importOrder = (api: ApiProcess, number: number) =>
+      api.call('POST', '/api/v1/ontologies/cell-acme/objects/sales.Order/import', {
+        body: [{ number, amount: 10, paid: false }],
+        headers: bearer(dev),
+      });
+    expect((await importOrder(a, 1)).body.data).toMatchObject({ created: 1 });
+    expect((await importOrder(b, 2)).body.data).toMatchObject({ created: 1 });
+
+    const runsPath = '/api/v1/developer/apps/cell-acme/watcher/workflow-runs';
+    const finished = async () =>
+      ((await b.call('GET', runsPath, { headers: bearer(dev) })).body.data.runs as { status: string; trigger: string }[]).map(
+        (r) => `${r.trigger} ${r.status}`,
+      );
+    await expect.poll(finished, { timeout: 120_000, interval: 500 }).toEqual(['change succeeded']);
+    const started = () => runsOf((id) => id.startsWith(`app-run:${app.id}:change:`));
+    await expect.poll(async () => (await started()).map((r) => r.status), { timeout: 10_000 }).toEqual(['COMPLETED']);
+    expect(await cluster.db.selectFrom('workflow_runs').select('id').where('app_id', '=', app.id).execute()).toHaveLength(1);
+  }, 180_000);
 });
 
 describe('rate limits across processes', () => {
