@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AesGcmPayloadCodec, generatedPayloadKey } from '../infra/temporal-codec/payload-codec.ts';
 import { ENTRY, exitCode, startProcess } from './support/process.ts';
 
 // `npm start` as a newcomer runs it: the entry file on the embedded defaults.
@@ -66,7 +67,9 @@ describe('npm start', () => {
       ).toBe(200);
       expect((await post('/api/v1/developer/device-tokens', { deviceCode: device.deviceCode })).status).toBe(201);
 
-      const client = new Client({ connection });
+      // svc seals its payloads and memos with the data folder's generated key (infra/temporal-codec).
+      const key = await generatedPayloadKey(dataDir, { create: false });
+      const client = new Client({ connection, dataConverter: { payloadCodecs: [new AesGcmPayloadCodec([key!])] } });
       await expect
         .poll(
           async () => {

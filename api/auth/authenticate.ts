@@ -62,7 +62,7 @@ export async function authenticate(ctx: Context, deps: ApiDeps, access: RouteAcc
     principal = await authenticateAppToken(deps.db, deps.clock, bearer, ctx.path);
   } else if (bearer?.startsWith(TICKET_PREFIX)) {
     if (!reads.ticket) throw new DomainError('forbidden', 'App tickets are not accepted here; use a developer key.');
-    principal = await authenticateTicket(deps.db, deps.clock, bearer, { forRenewal: how.renewal });
+    principal = await authenticateTicket(deps, bearer, { forRenewal: how.renewal });
   } else if (header && reads.key) {
     if (!bearer) throw new DomainError('unauthorized', 'Use Authorization: Bearer svc-dk-<key>.');
     principal = withAuthor(await authenticateKey(deps, bearer), ctx.get('x-author'));

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db/index.ts';
-import type { Clock } from '../deps.ts';
+import type { Clock, DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { liveGroupIds } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
@@ -20,12 +20,21 @@ const unauthorized = (message: string) => new DomainError('unauthorized', messag
  * more (requests already in flight), and never renews again.
  */
 export async function authenticateTicket(
-  db: DbOrTrx,
-  clock: Clock,
+  deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>,
   plaintext: string,
   opts: { forRenewal: boolean },
 ): Promise<TicketPrincipal> {
-  return (await findLiveTicket(db, clock, plaintext, opts)).principal;
+  // A renewal reads the row: it is the one use that writes to it.
+  if (opts.forRenewal || !isTicket(plaintext)) return (await findLiveTicket(deps.db, deps.clock, plaintext, opts)).principal;
+  // Valid tickets are kept in the principal cache, which every change to what they derive from empties.
+  const hash = sha256(plaintext);
+  const cacheKey = `ticket-auth:${hash.toString('hex')}`;
+  const hit = await deps.principals.get(cacheKey);
+  if (hit && 'ticketAuth' in hit && hit.ticketAuth.validUntil > deps.clock.now().getTime()) return hit.ticketAuth.principal;
+  const generation = deps.principals.generation();
+  const found = await findLiveTicketByHash(deps.db, deps.clock, hash, opts);
+  deps.principals.set(cacheKey, generation, { ticketAuth: found });
+  return found.principal;
 }
 
 /** authenticateTicket, plus when the ticket stops admitting by itself (expiry, renewal overlap, share expiry), in ms. */

@@ -48,7 +48,16 @@ export interface CachedSession {
   };
 }
 
-export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments | CachedSession;
+/** An app ticket found valid for API calls (domain/hosting authenticateTicket), by `ticket-auth:` and ticket hash. */
+export interface CachedTicket {
+  ticketAuth: {
+    principal: Extract<Principal, { kind: 'ticket' }>;
+    /** ms: it stops admitting by itself then (expiry, renewal overlap, share or membership expiry). */
+    validUntil: number;
+  };
+}
+
+export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments | CachedSession | CachedTicket;
 
 /**
  * The principals behind keys by key hash, the ticket cookies admitted to version files by
