@@ -20,6 +20,8 @@ export interface OpenRecorder {
 /** Records waiting at most; past it, opens of new visitors are not recorded until the next write. */
 const MAX_PENDING = 10_000;
 const FOREIGN_KEY_VIOLATION = '23503';
+/** Records per statement. */
+const CHUNK = 100;
 const minuteOf = (at: Date) => Math.floor(at.getTime() / 60_000);
 
 export function startOpenRecorder(db: Db, logger: Logger, clock: Clock, intervalMs = 1_000): OpenRecorder {
@@ -43,22 +45,26 @@ export function startOpenRecorder(db: Db, logger: Logger, clock: Clock, interval
       const batch = [...pending].filter(([, record]) => all || record.minute < current);
       if (batch.length === 0) return;
       for (const [key] of batch) pending.delete(key);
-      // One transaction per app: an app deleted meanwhile loses its own records only.
+      // One transaction per app and chunk: an app deleted meanwhile loses its own records only, and
+      // no statement is big enough to hold the event loop (a minute of a busy app's opens is many).
       const byApp = Map.groupBy(batch, ([, record]) => record.appId);
       for (const entries of byApp.values()) {
-        await db
-          .transaction()
-          .execute((trx) =>
-            writeLogRecords(
-              trx,
-              entries.map(([, record]) => record),
-            ),
-          )
-          .catch((err: { code?: string }) => {
-            if (err.code === FOREIGN_KEY_VIOLATION) return;
-            logger.warn({ err, records: entries.length }, 'cannot record app opens; trying again at the next write');
-            for (const [key, record] of entries) keep(key, record, record.count, record.minute);
-          });
+        for (let i = 0; i < entries.length; i += CHUNK) {
+          const chunk = entries.slice(i, i + CHUNK);
+          await db
+            .transaction()
+            .execute((trx) =>
+              writeLogRecords(
+                trx,
+                chunk.map(([, record]) => record),
+              ),
+            )
+            .catch((err: { code?: string }) => {
+              if (err.code === FOREIGN_KEY_VIOLATION) return;
+              logger.warn({ err, records: chunk.length }, 'cannot record app opens; trying again at the next write');
+              for (const [key, record] of chunk) keep(key, record, record.count, record.minute);
+            });
+        }
       }
     });
     return writing;
