@@ -155,6 +155,9 @@ export async function generatedPayloadKey(dataDir: string, opts: { create: boole
   }
   const key = randomBytes(KEY_BYTES);
   const id = `local-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
+  // The data folder keeps its usual mode (the embedded PostgreSQL's user must traverse it); only
+  // `temporal/` is its owner's alone. A recursive mkdir would give the mode to every folder it makes.
+  await mkdir(dataDir, { recursive: true });
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // wx: two processes starting on one folder never overwrite each other's key; the loser reads the winner's.
   try {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { startTemporalDevServer, type TemporalDevServer } from '@svc/temporal-dev';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,9 +36,12 @@ describe('TEMPORAL_ADDRESS', () => {
     const { loadConfig } = await import('../../config.ts');
     const { startService } = await import('../../service.ts');
     const { pino } = await import('pino');
-    const config = loadConfig({ PORT: '0', DATABASE_URL: svc.database.url, TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    // A data folder of its own: the worker role writes its payload key and bundle cache there.
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svc-connect-'));
+    const config = loadConfig({ PORT: '0', DATABASE_URL: svc.database.url, TEMPORAL_ADDRESS: '127.0.0.1:1', SVC_DATA_DIR: dataDir });
     await expect(startService(config, { logger: pino({ level: 'silent' }), role: 'worker' })).rejects.toThrow(
       /cannot reach Temporal at 127\.0\.0\.1:1/,
     );
+    await rm(dataDir, { recursive: true, force: true });
   }, 60_000);
 });

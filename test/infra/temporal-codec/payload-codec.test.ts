@@ -91,4 +91,13 @@ describe('the generated key file', () => {
     expect(await generatedPayloadKey(dataDir, { create: true })).toEqual(made);
     expect(await generatedPayloadKey(dataDir, { create: false })).toEqual(made);
   });
+
+  it('makes a missing data folder with its usual mode and only temporal/ its owner’s alone (a worker made it 0700, and the embedded PostgreSQL’s user could not enter it)', async () => {
+    const parent = await mkdtemp(path.join(os.tmpdir(), 'svc-codec-'));
+    dirs.push(parent);
+    const dataDir = path.join(parent, 'data');
+    await generatedPayloadKey(dataDir, { create: true });
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o777 & ~process.umask());
+    expect((await stat(path.dirname(generatedKeyFile(dataDir)))).mode & 0o777).toBe(0o700);
+  });
 });
