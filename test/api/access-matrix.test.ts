@@ -4,7 +4,7 @@ import { SWAGGER_UI_VERSION } from '../../api/web/api-reference.ts';
 import { pagesRouter } from '../../api/web/pages.ts';
 import { type CallerKind, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
 import { bundle } from '../support/bundles.ts';
-import { snapshotDatabase } from '../support/db-snapshot.ts';
+import { snapshotService } from '../support/db-snapshot.ts';
 import { resetRateLimits } from '../support/identity.ts';
 import { SALES } from '../support/ontology.ts';
 import { ACTIONS } from '../support/ontology-actions.ts';
@@ -185,7 +185,7 @@ const LAST = [
  * the data layer's global orders, where a rolled-back write leaves a gap (as in routes-dry-run).
  */
 const snapshot = () =>
-  snapshotDatabase(svc.database.db, {
+  snapshotService(svc, {
     // An ontology SQL query makes the PostgreSQL login role of its reader's readable types on first use (a cache of roles, no data).
     ignoreTables: ['rate_limit_hits', 'ontology_sql_roles'],
     ignoreColumns: { device_logins: ['last_polled_at'], developer_keys: ['last_used_at'] },

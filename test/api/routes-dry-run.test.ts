@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomBase62, sha256 } from '../../domain/security/random.ts';
 import { type SmtpSink, startSmtpSink } from '../support/app-workflows.ts';
 import { bundle } from '../support/bundles.ts';
-import { snapshotDatabase } from '../support/db-snapshot.ts';
+import { snapshotService } from '../support/db-snapshot.ts';
 import { bearer, browser, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { approvedCode, appToken, authorizationRequest, CALLBACK, codeGrant } from '../support/oauth.ts';
 import { SALES } from '../support/ontology.ts';
@@ -85,7 +85,7 @@ const OUTSIDE_THE_TRANSACTION = {
   // The data layer's global orders: a rolled-back write leaves a gap in them, never a row.
   ignoreSequences: ['ontology_changes_seq_seq', 'ontology_edits_seq_seq'],
 };
-const snapshot = () => snapshotDatabase(svc.database.db, OUTSIDE_THE_TRANSACTION);
+const snapshot = () => snapshotService(svc, OUTSIDE_THE_TRANSACTION);
 const outboxRows = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM outbox`.execute(svc.database.db)).rows[0]!.n;
 
 interface WriteCase {

@@ -35,3 +35,15 @@ export async function snapshotDatabase(db: DbOrTrx, opts: SnapshotOptions = {}):
   for (const s of sequences.rows) if (!opts.ignoreSequences?.includes(s.name)) snapshot[`sequence:${s.name}`] = s.last_value;
   return snapshot;
 }
+
+/**
+ * snapshotDatabase of a test service's database, once the opens its open recorder holds are
+ * written: they are written at the end of their minute, which may fall between two snapshots.
+ */
+export async function snapshotService(
+  svc: { database: { db: DbOrTrx }; deps: { opens: { flush(): Promise<void> } } },
+  opts: SnapshotOptions = {},
+): Promise<Record<string, unknown>> {
+  await svc.deps.opens.flush();
+  return snapshotDatabase(svc.database.db, opts);
+}

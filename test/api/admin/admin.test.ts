@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { snapshotDatabase } from '../../support/db-snapshot.ts';
+import { snapshotService } from '../../support/db-snapshot.ts';
 import { bearer, browser, createUser, passwordKey, resetRateLimits, seedCompanies, signIn } from '../../support/identity.ts';
 import { startTestService, TEST_OPERATOR, type TestService } from '../../support/service.ts';
 
@@ -119,7 +119,7 @@ describe('users', () => {
   });
 
   it('a dry run of user creation changes nothing', async () => {
-    const before = await snapshotDatabase(svc.database.db);
+    const before = await snapshotService(svc);
     const res = await svc.call('POST', '/api/v1/admin/users', {
       body: {
         username: 'ghost',
@@ -132,7 +132,7 @@ describe('users', () => {
     expect(res.status).toBe(202);
     expect(res.body.data.plan).toMatchObject({ username: 'ghost', status: 'active' });
     const { ['table:developer_keys']: _k1, ...b } = before;
-    const { ['table:developer_keys']: _k2, ...a } = await snapshotDatabase(svc.database.db);
+    const { ['table:developer_keys']: _k2, ...a } = await snapshotService(svc);
     expect(a).toEqual(b); // only last_used_at of the operator's key may move
   });
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { CorruptBlobError } from '../../../domain/apps/blob-store.ts';
 import { WorkerPool } from '../../../domain/threads/worker-pool.ts';
 import { bundle } from '../../support/bundles.ts';
-import { snapshotDatabase } from '../../support/db-snapshot.ts';
+import { snapshotService } from '../../support/db-snapshot.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startBlobBackend, type TestS3 } from '../../support/s3.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -140,13 +140,13 @@ describe.each(['postgres', 's3'] as const)('with the %s blob store', (backend) =
     });
 
     it('answers a dry run with 202 and a plan, changing nothing', async () => {
-      const before = await snapshotDatabase(svc.database.db);
+      const before = await snapshotService(svc);
       const blobsBefore = await blobsWritten();
       const res = await upload(dev, 'cell-acme', 'dry', bundle('dry', '1.0.0'), { 'x-svc-dry-run': 'true' });
       expect(res.status).toBe(202);
       expect(res.body.data.plan).toMatchObject({ version: '1.0.0', build: 1, created: true });
       const { ['table:developer_keys']: _a, ...b } = before;
-      const { ['table:developer_keys']: _b, ...a } = await snapshotDatabase(svc.database.db);
+      const { ['table:developer_keys']: _b, ...a } = await snapshotService(svc);
       expect(a).toEqual(b);
       expect(await blobsWritten()).toBe(blobsBefore);
     });

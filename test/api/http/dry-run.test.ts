@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotDatabase } from '../../support/db-snapshot.ts';
+import { snapshotService } from '../../support/db-snapshot.ts';
 import { createNotesTable, fixtureRoutes } from '../../support/fixture-routes.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -17,14 +17,14 @@ describe('x-svc-dry-run', () => {
   it('answers 202 with the plan and changes nothing: no row, no side effect', async () => {
     await svc.call('POST', '/api/v1/test/notes/existing', { body: { title: 'kept' } });
     effects.length = 0;
-    const before = await snapshotDatabase(svc.database.db);
+    const before = await snapshotService(svc);
 
     const res = await svc.call('POST', '/api/v1/test/notes/planned', { body: { title: 'draft' }, headers: { 'x-svc-dry-run': 'true' } });
 
     expect(res.status).toBe(202);
     expect(res.body.ok).toBe(true);
     expect(res.body.data).toEqual({ dryRun: true, plan: { wouldCreate: 'planned' } });
-    expect(await snapshotDatabase(svc.database.db)).toEqual(before);
+    expect(await snapshotService(svc)).toEqual(before);
     expect(effects).toEqual([]);
   });
 

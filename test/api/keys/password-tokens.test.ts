@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../support/clock.ts';
-import { snapshotDatabase } from '../../support/db-snapshot.ts';
+import { snapshotService } from '../../support/db-snapshot.ts';
 import { bearer, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestResponse, type TestService } from '../../support/service.ts';
 
@@ -86,7 +86,7 @@ describe('POST /api/v1/developer/password-tokens', () => {
   it('answers a dry run with the company the key would act for, issuing nothing', async () => {
     // Earlier tests' key uses are written off the request path; write them now, not mid-comparison.
     await svc.deps.keyUses.flush();
-    const before = await snapshotDatabase(svc.database.db);
+    const before = await snapshotService(svc);
     const res = await login({ login: 'multi', password: PASSWORD, cellId: 'cell-acme' }, { 'x-svc-dry-run': 'true' });
     expect(res.status).toBe(202);
     expect(res.body.data).toEqual({
@@ -102,7 +102,7 @@ describe('POST /api/v1/developer/password-tokens', () => {
     });
     expect(JSON.stringify(res.body)).not.toContain('svc-dk-');
     await svc.deps.keyUses.flush();
-    const after = await snapshotDatabase(svc.database.db);
+    const after = await snapshotService(svc);
     // Only the rate-limit counters moved: no key, no session, no account change.
     const { ['table:rate_limit_hits']: _b, ...restBefore } = before;
     const { ['table:rate_limit_hits']: _a, ...restAfter } = after;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sha256 } from '../../../domain/security/random.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/app-workflows.ts';
-import { snapshotDatabase } from '../../support/db-snapshot.ts';
+import { snapshotService } from '../../support/db-snapshot.ts';
 import { bearer, createOrganization, createUser, passwordKey, resetRateLimits, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -35,8 +35,7 @@ const importCsv = (csv: string | Buffer, query = '', key = dev) =>
     rawBody: csv,
     headers: { ...bearer(key), 'content-type': 'text/csv; charset=utf-8' },
   });
-const snapshot = () =>
-  snapshotDatabase(svc.database.db, { ignoreTables: ['rate_limit_hits'], ignoreColumns: { developer_keys: ['last_used_at'] } });
+const snapshot = () => snapshotService(svc, { ignoreTables: ['rate_limit_hits'], ignoreColumns: { developer_keys: ['last_used_at'] } });
 const count = async (table: 'accounts' | 'licenses') => (await svc.database.db.selectFrom(table).selectAll().execute()).length;
 const members = async (key = dev) => (await svc.call('GET', '/api/v1/developer/members', { headers: bearer(key) })).body.data;
 /** The emails to this address, once there are at least `count` (they go out after the commit, from the worker). */
@@ -187,7 +186,7 @@ describe('the situation table', () => {
     // those two tables are compared by what the dry runs queued instead. A link is only ever made
     // from a queued row.
     const quietSnapshot = () =>
-      snapshotDatabase(svc.database.db, {
+      snapshotService(svc, {
         ignoreTables: ['rate_limit_hits', 'account_invitations', 'outbox'],
         ignoreColumns: { developer_keys: ['last_used_at'] },
       });
