@@ -13,10 +13,11 @@ import autocannon from 'autocannon';
 import sirv from 'sirv';
 import { createSession } from '../domain/sessions/index.ts';
 import { record, report } from './support/report.ts';
-import { startBenchService } from './support/service.ts';
+import { deployBenchApp, startBenchService } from './support/service.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
-const { svc, dataDir, developerKey: key, call, stop } = await startBenchService();
+const bench = await startBenchService();
+const { svc, dataDir, stop } = bench;
 const staticDir = path.join(dataDir, 'static');
 let baseline: http.Server | undefined;
 
@@ -75,20 +76,10 @@ try {
   const entry = '<!doctype html><html><head><title>bench</title></head><body><script src="app.js"></script></body></html>';
   const script = Array.from({ length: 800 }, (_, i) => `export const value${i} = ${JSON.stringify(`item ${i} `.repeat(4))};`).join('\n');
   const files = [
-    { path: 'index.html', encoding: 'utf8', content: entry },
-    { path: 'app.js', encoding: 'utf8', content: script },
+    { path: 'index.html', encoding: 'utf8' as const, content: entry },
+    { path: 'app.js', encoding: 'utf8' as const, content: script },
   ];
-  const appPath = '/api/v1/developer/apps/cell-bench/bench';
-  await call(
-    'POST',
-    `${appPath}/versions`,
-    { manifest: { manifestVersion: 1, slug: 'bench', version: '1.0.0', title: 'Bench' }, files },
-    key,
-  );
-  await call('POST', `${appPath}/channels/test`, {}, key);
-  await call('POST', `${appPath}/channels/production`, {}, key);
-
-  const address = `${svc.addresses.productionBase}/cell-bench/apps/bench`;
+  const address = await deployBenchApp(bench, 'bench', files);
   const visitors = await signInVisitors();
   const opened = await fetch(address, { headers: { cookie: visitors[0]! } });
   const html = await opened.text();

@@ -55,7 +55,7 @@ function handle(route: AnyRoute, deps: ApiDeps) {
         : await authenticate(ctx, deps, access, { renewal: route.auth === 'renewal', write: route.write === true });
     if (limit && route.rateLimit?.per === 'tenant' && principal) await consume(deps.db, limit, `${tenantOf(principal)}:${ip}`, deps.clock);
     // The app's requestsPerMinute, per source IP, on every request made with its ticket.
-    if (principal?.kind === 'ticket') await consumeAppRequest(deps.db, deps.clock, principal.ticket.appId, ip);
+    if (principal?.kind === 'ticket') await consumeAppRequest(deps, principal.ticket.appId, ip);
     if (route.deprecatedBy) {
       // RFC 9745 Deprecation header and a Link to the successor.
       ctx.set('Deprecation', 'true');

@@ -7,6 +7,8 @@ export interface ServerProcess {
   url: string;
   developerKey?: string;
   operatorKey?: string;
+  /** An app ticket of the developer (serve.ts's `ticket` argument). */
+  ticket?: string;
   pid: number;
   /** The server's memory use (after a full GC when started with --expose-gc). */
   memory(): Promise<NodeJS.MemoryUsage>;
@@ -26,7 +28,7 @@ export async function startServerProcess(args: string[], nodeArgs: string[] = []
     child.once('exit', (code) => reject(new Error(`bench server ${args.join(' ')} exited with ${code}`)));
   });
   return {
-    ...(JSON.parse(line) as { url: string; developerKey?: string; operatorKey?: string }),
+    ...(JSON.parse(line) as { url: string; developerKey?: string; operatorKey?: string; ticket?: string }),
     pid: child.pid!,
     memory: () =>
       new Promise((resolve) => {
@@ -55,10 +57,26 @@ export async function load(opts: {
   seconds: number;
   connections?: number;
   rate?: number;
+  /** Each request from the next of this many addresses (X-Forwarded-For; the server trusts 127.0.0.1 as its proxy). */
+  sources?: number;
 }): Promise<LoadResult> {
+  let next = 0;
+  const sources = opts.sources;
   const result = await autocannon({
     url: opts.url,
     headers: opts.headers,
+    ...(sources
+      ? {
+          requests: [
+            {
+              setupRequest: (req) => {
+                const n = next++ % sources;
+                return { ...req, headers: { ...req.headers, 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` } };
+              },
+            },
+          ],
+        }
+      : {}),
     connections: opts.connections ?? 20,
     duration: opts.seconds,
     ...(opts.rate ? { overallRate: opts.rate } : {}),

@@ -1,15 +1,16 @@
 // A server in a process of its own, so the load generator does not share its event loop:
 // `node bench/support/serve.ts bare` (Koa answering a small JSON body) or
-// `node bench/support/serve.ts service [api|all] [env as JSON]` (the real service, as
-// bench/support/service.ts starts it, with these settings added). Prints one JSON line ({ url, developerKey, operatorKey }) when ready and stops
+// `node bench/support/serve.ts service [api|all] [env as JSON] [ticket]` (the real service, as
+// bench/support/service.ts starts it, with these settings added; `ticket` opens an app as the
+// developer for its ticket). Prints one JSON line ({ url, developerKey, operatorKey, ticket? }) when ready and stops
 // when its standard input closes.
 import { createInterface } from 'node:readline';
 import Koa from 'koa';
 import { createLogger } from '../../infra/log/create-logger.ts';
 import type { Role } from '../../service.ts';
-import { startBenchService } from './service.ts';
+import { benchTicket, startBenchService } from './service.ts';
 
-const [kind = 'bare', role = 'api', env = '{}'] = process.argv.slice(2);
+const [kind = 'bare', role = 'api', env = '{}', extra] = process.argv.slice(2);
 let stop: () => Promise<void>;
 if (kind === 'bare') {
   const app = new Koa();
@@ -25,7 +26,10 @@ if (kind === 'bare') {
   // Every request logged as `npm start` logs it (JSON, asynchronously), to /dev/null.
   const logger = createLogger({ level: 'info', format: 'json', dest: '/dev/null' });
   const bench = await startBenchService({ role: role as Role, logger, env: JSON.parse(env) });
-  process.stdout.write(`${JSON.stringify({ url: bench.svc.url, developerKey: bench.developerKey, operatorKey: bench.operatorKey })}\n`);
+  const ticket = extra === 'ticket' ? await benchTicket(bench) : undefined;
+  process.stdout.write(
+    `${JSON.stringify({ url: bench.svc.url, developerKey: bench.developerKey, operatorKey: bench.operatorKey, ticket })}\n`,
+  );
   stop = bench.stop;
 }
 createInterface({ input: process.stdin })

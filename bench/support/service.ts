@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Logger, pino } from 'pino';
 import { loadConfig } from '../../config.ts';
+import { createSession } from '../../domain/sessions/index.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded-postgres.ts';
 import { type Role, type RunningService, startService } from '../../service.ts';
 
@@ -68,4 +69,27 @@ export async function startBenchService(opts: { role?: Role; logger?: Logger; en
     await stop();
     throw err;
   }
+}
+
+/** An app of cell-bench with these files, uploaded and put on both channels; answers its production address. */
+export async function deployBenchApp(bench: BenchService, slug: string, files: { path: string; encoding: 'utf8'; content: string }[]) {
+  const appPath = `/api/v1/developer/apps/cell-bench/${slug}`;
+  const manifest = { manifestVersion: 1, slug, version: '1.0.0', title: slug };
+  await bench.call('POST', `${appPath}/versions`, { manifest, files }, bench.developerKey);
+  await bench.call('POST', `${appPath}/channels/test`, {}, bench.developerKey);
+  await bench.call('POST', `${appPath}/channels/production`, {}, bench.developerKey);
+  return `${bench.svc.addresses.productionBase}/cell-bench/apps/${slug}`;
+}
+
+/** The app ticket the developer's entry page carries, opened from a web session as a browser would. */
+export async function benchTicket(bench: BenchService): Promise<string> {
+  const address = await deployBenchApp(bench, 'ticketed', [
+    { path: 'index.html', encoding: 'utf8', content: '<!doctype html><title>t</title>' },
+  ]);
+  const developer = await bench.svc.deps.db.selectFrom('accounts').select('id').where('username', '=', 'dev').executeTakeFirstOrThrow();
+  const session = await createSession(bench.svc.deps.db, developer.id, undefined);
+  const html = await (await fetch(address, { headers: { cookie: `svc_session=${session.token}` } })).text();
+  const ticket = /<meta name="svc-app-ticket" content="([^"]+)">/.exec(html)?.[1];
+  if (!ticket) throw new Error(`no ticket in the entry page: ${html.slice(0, 200)}`);
+  return ticket;
 }

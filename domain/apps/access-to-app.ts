@@ -1,6 +1,7 @@
 import { visitorOf } from '../companies/index.ts';
 import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
+import { cacheFamily, readThrough } from '../keys/index.ts';
 import {
   type AnonymousAccess,
   type AppAccess,
@@ -13,7 +14,7 @@ import {
   withinAppMarkings,
 } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { clearedForApp, findAppGrants, isInternetTier } from '../resources/index.ts';
+import { clearedForApp, findAppGrants, isInternetTier, nextAccessExpiry } from '../resources/index.ts';
 import { findChannelVersion, type HostedApp } from './hosted-apps.ts';
 
 export interface AppTarget {
@@ -59,6 +60,46 @@ export async function accessToApp(
   if (principal.kind === 'ticket' && access.allowed)
     return { app, version, access: { ...access, role: lowerRole(access.role, principal.ticket.role) } };
   return { app, version, access };
+}
+
+type Decided = Awaited<ReturnType<typeof accessToApp>>;
+/** accessToApp's answers by credential and target; `until` (ms): a share or membership it rests on expires then. */
+const DECISIONS = cacheFamily<{ decided: Decided; until: number }>('app-access');
+
+/** The credential a decision is kept for; a ticket's role and share are part of what it decides. */
+function credentialOf(principal: Principal): string {
+  if (principal.kind === 'key') return `key:${principal.key.id}:${principal.agent?.id ?? ''}`;
+  if (principal.kind === 'session') return `session:${principal.sessionHash.toString('hex')}`;
+  return `ticket:${principal.ticket.id}:${principal.ticket.role}:${principal.ticket.shareId ?? ''}`;
+}
+
+/**
+ * accessToApp, kept in the principal cache per credential and target while nothing it rests on
+ * changed: every change to licenses, shares, grants, channel pointers, groups or markings empties
+ * the cache in every process, and the first expiry among the visitor's memberships and the app's
+ * shares ends the entry. App pages call the API with their ticket many times a second, so this is
+ * the difference between no query and several per call. Inside a transaction it decides afresh:
+ * the transaction's snapshot may be older than what the cache has seen.
+ */
+export async function rememberedAccessToApp(
+  deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>,
+  principal: Principal,
+  target: AppTarget,
+) {
+  if (deps.db.isTransaction) return accessToApp(deps, principal, target);
+  const kept = await readThrough(
+    deps.principals,
+    DECISIONS,
+    [credentialOf(principal), target.namespace, target.slug, target.channel].join('\u0000'),
+    async () => {
+      const decided = await accessToApp(deps, principal, target);
+      const expiresBy = await nextAccessExpiry(deps.db, { appId: decided.app.id, accountId: principal.account.id, now: deps.clock.now() });
+      return { decided, until: expiresBy?.getTime() ?? Number.POSITIVE_INFINITY };
+    },
+    (entry) => entry.until > deps.clock.now().getTime(),
+  );
+  // accessToApp answers or throws.
+  return kept!.decided;
 }
 
 /**

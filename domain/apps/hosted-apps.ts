@@ -4,6 +4,7 @@ import { BoundedCache } from '../cache/index.ts';
 import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { cacheFamily, readThrough } from '../keys/index.ts';
 import { releaseFacts } from './repository.ts';
 import { onlineVersionIds } from './version-status.ts';
 
@@ -98,6 +99,9 @@ export async function loadVersion(db: DbOrTrx, versionId: string): Promise<Hoste
   return version;
 }
 
+/** The versions an app's channel tree serves now, by app and channel. */
+const ONLINE_VERSIONS = cacheFamily<readonly string[]>('online');
+
 /**
  * A version by its `_v/` segment, if the channel's tree serves it now (`onlineVersionIds`: the
  * channel's version and, on production, its rollback target). Any other version is offline: an
@@ -111,11 +115,7 @@ export async function findServedVersion(
   channel: Channel,
   digest16: string,
 ): Promise<HostedVersion | undefined> {
-  const cacheKey = `online:${appId}:${channel}`;
-  const hit = await deps.principals.get(cacheKey);
-  let ids = hit && 'onlineVersionIds' in hit ? hit.onlineVersionIds : undefined;
-  if (!ids) {
-    const generation = deps.principals.generation();
+  const ids = await readThrough(deps.principals, ONLINE_VERSIONS, `${appId}:${channel}`, async () => {
     const row = await deps.db
       .selectFrom('apps')
       .select(['test_version_id', 'production_version_id'])
@@ -123,10 +123,9 @@ export async function findServedVersion(
       .executeTakeFirst();
     if (!row) return undefined;
     const pointers = { testVersionId: row.test_version_id, productionVersionId: row.production_version_id };
-    ids = onlineVersionIds(channel, pointers, await releaseFacts(deps.db, appId));
-    deps.principals.set(cacheKey, generation, { onlineVersionIds: ids });
-  }
-  for (const id of ids) {
+    return onlineVersionIds(channel, pointers, await releaseFacts(deps.db, appId));
+  });
+  for (const id of ids ?? []) {
     const version = await loadVersion(deps.db, id);
     if (version.digest16 === digest16) return version;
   }

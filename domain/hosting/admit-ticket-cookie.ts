@@ -1,9 +1,13 @@
 import { sql } from 'kysely';
 import type { Channel, DbOrTrx } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
+import { cacheFamily, readThrough } from '../keys/index.ts';
 import { equalHashes, sha256, sha256Hex } from '../security/index.ts';
 import { findLiveTicketByHash } from './authenticate-ticket.ts';
 import { filesSecretOf, isTicket } from './ticket-format.ts';
+
+/** Ticket cookies found valid for an app's version files, by ticket hash; `until` (ms): they stop admitting by themselves then. */
+const TICKET_COOKIES = cacheFamily<{ appId: string; channel: Channel; until: number }>('ticket');
 
 /**
  * Whether the ticket the entry page set as a cookie admits the app's versioned files, asked for
@@ -25,19 +29,18 @@ export async function admitTicketCookie(
   channel: Channel,
 ): Promise<boolean> {
   if (!isTicket(ticket) || !equalHashes(Buffer.from(filesSecretOf(ticket)), Buffer.from(pathSecret))) return false;
-  const cacheKey = `ticket:${sha256Hex(ticket)}`;
-  const now = deps.clock.now().getTime();
-  const hit = await deps.principals.get(cacheKey);
-  let admitted = hit && 'ticketCookie' in hit && hit.ticketCookie.until > now ? hit.ticketCookie : undefined;
-  if (!admitted) {
-    const generation = deps.principals.generation();
-    const current = await newestRenewalOf(deps.db, sha256(ticket));
-    const found = current && (await findLiveTicketByHash(deps.db, deps.clock, current, { forRenewal: false }).catch(() => undefined));
-    if (!found) return false;
-    admitted = { appId: found.principal.ticket.appId, channel: found.principal.ticket.channel, until: found.validUntil };
-    deps.principals.set(cacheKey, generation, { ticketCookie: admitted });
-  }
-  return admitted.appId === appId && admitted.channel === channel;
+  const admitted = await readThrough(
+    deps.principals,
+    TICKET_COOKIES,
+    sha256Hex(ticket),
+    async () => {
+      const current = await newestRenewalOf(deps.db, sha256(ticket));
+      const found = current && (await findLiveTicketByHash(deps.db, deps.clock, current, { forRenewal: false }).catch(() => undefined));
+      return found ? { appId: found.principal.ticket.appId, channel: found.principal.ticket.channel, until: found.validUntil } : undefined;
+    },
+    (a) => a.until > deps.clock.now().getTime(),
+  );
+  return admitted?.appId === appId && admitted.channel === channel;
 }
 
 /** The hash of the last ticket of the renewals that start at this one (itself when never renewed). */

@@ -1,6 +1,7 @@
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock, DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { cacheFamily, readThrough } from '../keys/index.ts';
 import { liveGroupIds } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/index.ts';
@@ -9,6 +10,9 @@ import { isTicket, TICKET_RENEWAL_GRACE_MS, TICKET_RENEWAL_OVERLAP_MS } from './
 export type TicketPrincipal = Extract<Principal, { kind: 'ticket' }>;
 
 const unauthorized = (message: string) => new DomainError('unauthorized', message);
+
+/** Valid tickets for API calls by ticket hash; `validUntil` (ms): it stops admitting by itself then. */
+const TICKETS = cacheFamily<{ principal: TicketPrincipal; validUntil: number }>('ticket-auth');
 
 /**
  * The account behind an app ticket. An expired ticket is accepted only for renewal, and only
@@ -28,13 +32,15 @@ export async function authenticateTicket(
   if (opts.forRenewal || !isTicket(plaintext)) return (await findLiveTicket(deps.db, deps.clock, plaintext, opts)).principal;
   // Valid tickets are kept in the principal cache, which every change to what they derive from empties.
   const hash = sha256(plaintext);
-  const cacheKey = `ticket-auth:${hash.toString('hex')}`;
-  const hit = await deps.principals.get(cacheKey);
-  if (hit && 'ticketAuth' in hit && hit.ticketAuth.validUntil > deps.clock.now().getTime()) return hit.ticketAuth.principal;
-  const generation = deps.principals.generation();
-  const found = await findLiveTicketByHash(deps.db, deps.clock, hash, opts);
-  deps.principals.set(cacheKey, generation, { ticketAuth: found });
-  return found.principal;
+  const found = await readThrough(
+    deps.principals,
+    TICKETS,
+    hash.toString('hex'),
+    () => findLiveTicketByHash(deps.db, deps.clock, hash, opts),
+    (t) => t.validUntil > deps.clock.now().getTime(),
+  );
+  // findLiveTicketByHash answers or throws.
+  return found!.principal;
 }
 
 /** authenticateTicket, plus when the ticket stops admitting by itself (expiry, renewal overlap, share expiry), in ms. */

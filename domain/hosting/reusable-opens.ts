@@ -1,6 +1,5 @@
 import type { AppTarget, HostedApp, HostedVersion } from '../apps/index.ts';
-import { BoundedCache } from '../cache/index.ts';
-import type { PrincipalCache } from '../keys/index.ts';
+import { cacheFamily, type PrincipalCache } from '../keys/index.ts';
 import type { AppAccess } from '../policy/index.ts';
 import type { IssuedTicket, OpeningPrincipal } from './issue-ticket.ts';
 import { TICKET_TTL_MS } from './ticket-format.ts';
@@ -19,26 +18,14 @@ interface Entry extends ReusableOpen {
 }
 
 /**
- * Opens reused per process. An open judged by the app-open rule is given again, with the same
- * ticket, to the same credential opening the same app, channel and link while nothing it was judged
- * on changed: every change to credentials, licenses, shares, grants, channel pointers, groups or
- * markings empties the principal cache, and this with it (`onInvalidate`); what ends by time alone
- * (a membership's or share's expiry) bounds `until`; and a ticket is reused only while it has more
+ * Opens reused per process, in the principal cache. An open judged by the app-open rule is given
+ * again, with the same ticket, to the same credential opening the same app, channel and link while
+ * nothing it was judged on changed: every change to credentials, licenses, shares, grants, channel
+ * pointers, groups or markings empties the principal cache; what ends by time alone (a
+ * membership's or share's expiry) bounds `until`; and a ticket is reused only while it has more
  * than half its life left, like a renewal. Without a live listener nothing is reused.
  */
-const MAX_ENTRIES = 10_000;
-const caches = new WeakMap<PrincipalCache, BoundedCache<string, Entry>>();
-
-function cacheOf(principals: PrincipalCache): BoundedCache<string, Entry> {
-  let cache = caches.get(principals);
-  if (!cache) {
-    const made = new BoundedCache<string, Entry>(MAX_ENTRIES);
-    principals.onInvalidate(() => made.clear());
-    caches.set(principals, made);
-    cache = made;
-  }
-  return cache;
-}
+const OPENS = cacheFamily<Entry>('open');
 
 /** One entry per credential (a key, with the agent acting through it, or a web session), app, channel and public link. */
 export function openKey(principal: OpeningPrincipal, target: AppTarget, linkShareId: string | null): string {
@@ -49,12 +36,8 @@ export function openKey(principal: OpeningPrincipal, target: AppTarget, linkShar
 
 /** The open to give again, once every change committed before this call has reached the process. */
 export async function reusableOpen(principals: PrincipalCache, key: string, now: Date): Promise<ReusableOpen | undefined> {
-  if (!(await principals.caughtUp())) return undefined;
-  const cache = cacheOf(principals);
-  const entry = cache.get(key);
-  if (entry && entry.until > now.getTime()) return entry;
-  if (entry) cache.delete(key);
-  return undefined;
+  const entry = await principals.get(OPENS, key);
+  return entry && entry.until > now.getTime() ? entry : undefined;
 }
 
 /**
@@ -62,7 +45,6 @@ export async function reusableOpen(principals: PrincipalCache, key: string, now:
  * decision's first query).
  */
 export function keepOpen(principals: PrincipalCache, generation: number, key: string, open: ReusableOpen, expiresBy: Date | null): void {
-  if (generation !== principals.generation()) return;
   const halfLife = open.ticket.expiresAt.getTime() - TICKET_TTL_MS / 2;
-  cacheOf(principals).set(key, { ...open, until: Math.min(halfLife, expiresBy?.getTime() ?? Number.POSITIVE_INFINITY) });
+  principals.set(OPENS, key, generation, { ...open, until: Math.min(halfLife, expiresBy?.getTime() ?? Number.POSITIVE_INFINITY) });
 }

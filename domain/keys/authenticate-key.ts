@@ -1,14 +1,23 @@
 import { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import { keyRole, licenseRole } from '../companies/index.ts';
-import type { KeyRevocationReason } from '../db/index.ts';
+import type { DbOrTrx, KeyRevocationReason } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256Hex } from '../security/index.ts';
 import { isWellFormedKey } from './key-format.ts';
-import type { CachedKey } from './principal-cache.ts';
+import { cacheFamily, readThrough } from './principal-cache.ts';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface CachedKey {
+  principal: Extract<Principal, { kind: 'key' }>;
+  /** When this process last wrote (or read) the key's last_used_at, in ms. */
+  lastUsedAt: number;
+}
+
+/** Valid keys by key hash. */
+const KEYS = cacheFamily<CachedKey>('key');
 
 const unauthorized = (message: string) => new DomainError('unauthorized', message);
 
@@ -31,11 +40,12 @@ export async function authenticateKey(
   deps: Pick<DomainDeps, 'db' | 'principals' | 'keyUses'>,
   plaintext: string,
 ): Promise<Extract<Principal, { kind: 'key' }>> {
-  // Checked before any lookup: a mistyped key costs no database work.
-  if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
   const hashHex = sha256Hex(plaintext);
-  const hit = await deps.principals.get(hashHex);
-  const cached = hit && 'principal' in hit ? hit : await lookUp(deps, Buffer.from(hashHex, 'hex'), hashHex);
+  const cached = (await readThrough(deps.principals, KEYS, hashHex, () => {
+    // Checked before the query (a hit was checked when it was found): a mistyped key costs no database work.
+    if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
+    return lookUp(deps.db, Buffer.from(hashHex, 'hex'));
+  }))!;
   const now = Date.now();
   if (now - cached.lastUsedAt > LAST_USED_RESOLUTION_MS) {
     cached.lastUsedAt = now;
@@ -44,9 +54,8 @@ export async function authenticateKey(
   return cached.principal;
 }
 
-async function lookUp(deps: Pick<DomainDeps, 'db' | 'principals'>, hash: Buffer, hashHex: string): Promise<CachedKey> {
-  const generation = deps.principals.generation();
-  const row = await deps.db
+async function lookUp(db: DbOrTrx, hash: Buffer): Promise<CachedKey> {
+  const row = await db
     .selectFrom('developer_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
     .innerJoin('companies as c', 'c.id', 'k.company_id')
@@ -79,7 +88,7 @@ async function lookUp(deps: Pick<DomainDeps, 'db' | 'principals'>, hash: Buffer,
   if (row.status !== 'active') throw unauthorized('The account of this key is not active.');
   if (!row.license_role) throw unauthorized('The account of this key no longer belongs to its company.');
 
-  const entry: CachedKey = {
+  return {
     principal: {
       kind: 'key',
       account: { id: row.account_id, username: row.username, email: row.email, platformStaff: row.platform_staff },
@@ -90,6 +99,4 @@ async function lookUp(deps: Pick<DomainDeps, 'db' | 'principals'>, hash: Buffer,
     },
     lastUsedAt: row.last_used_at?.getTime() ?? 0,
   };
-  deps.principals.set(hashHex, generation, entry);
-  return entry;
 }

@@ -1,9 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { BoundedCache } from '../cache/index.ts';
-import type { Channel } from '../db/index.ts';
-import type { MarkingAssignment } from '../policy/index.ts';
-import type { Principal } from '../principal.ts';
 
 /**
  * Sent by triggers when a key, account, license or company changes (migration
@@ -14,58 +11,30 @@ import type { Principal } from '../principal.ts';
  */
 export const PRINCIPALS_CHANNEL = 'svc_principals';
 
-export interface CachedKey {
-  principal: Extract<Principal, { kind: 'key' }>;
-  /** When this process last wrote (or read) the key's last_used_at, in ms. */
-  lastUsedAt: number;
+/**
+ * One kind of entry, by key prefix, with the type of its values. Each kind is declared once, by
+ * the use case that reads it (a second declaration of a prefix is a programming error).
+ */
+export interface CacheFamily<T> {
+  readonly prefix: string;
+  /** Never set: it carries the type of the family's values. */
+  readonly valueType?: T;
 }
 
-/** An app ticket cookie found valid for the app's version files (domain/hosting/admit-ticket-cookie.ts). */
-export interface CachedTicketCookie {
-  ticketCookie: {
-    appId: string;
-    channel: Channel /** It stops admitting by itself then (ms): expiry, renewal, share expiry. */;
-    until: number;
-  };
+const declared = new Set<string>();
+export function cacheFamily<T>(prefix: string): CacheFamily<T> {
+  if (declared.has(prefix)) throw new Error(`principal cache family ${prefix} is declared twice`);
+  declared.add(prefix);
+  return { prefix };
 }
-
-/** The versions whose `_v/` files an app's channel tree serves now (domain/apps/hosted-apps.ts). */
-export interface CachedOnlineVersions {
-  onlineVersionIds: readonly string[];
-}
-
-/** An account's roles on markings, direct and through groups (domain/markings clearanceOf); membership ends are judged at each check. */
-export interface CachedMarkingAssignments {
-  markingAssignments: readonly MarkingAssignment[];
-}
-
-/** A web session found valid (domain/sessions findSession), by `session:`, token hash and app host. */
-export interface CachedSession {
-  session: {
-    principal: Extract<Principal, { kind: 'session' }>;
-    /** ms: it stops admitting by itself then. */
-    expiresAt: number;
-  };
-}
-
-/** An app ticket found valid for API calls (domain/hosting authenticateTicket), by `ticket-auth:` and ticket hash. */
-export interface CachedTicket {
-  ticketAuth: {
-    principal: Extract<Principal, { kind: 'ticket' }>;
-    /** ms: it stops admitting by itself then (expiry, renewal overlap, share or membership expiry). */
-    validUntil: number;
-  };
-}
-
-export type CachedEntry = CachedKey | CachedTicketCookie | CachedOnlineVersions | CachedMarkingAssignments | CachedSession | CachedTicket;
 
 /**
- * The principals behind keys by key hash, the ticket cookies admitted to version files by
- * `ticket:` and ticket hash, and the online versions of app channels by `online:`, app and channel,
- * in one process. Every committed change to keys, accounts, licenses, companies, tickets, shares,
- * web sessions or channel pointers NOTIFYs every process, which empties its cache. While the
- * listener is not connected nothing is cached (each request reads the database), since
- * notifications may have been missed.
+ * What a key, session or ticket stands for, and decisions that rest on the same rows (online
+ * versions, marking clearance, app opens, an app's limits), each under its family's prefix, in one
+ * process. Every committed change to keys, accounts, licenses, companies, tickets, shares, grants,
+ * web sessions, channel pointers, groups or markings NOTIFYs every process, which empties its
+ * cache. While the listener is not connected nothing is cached (each request reads the database),
+ * since notifications may have been missed.
  */
 export interface PrincipalCache {
   /**
@@ -74,15 +43,30 @@ export interface PrincipalCache {
    * the request arrived has emptied the cache first. One round trip serves every request that
    * arrived while the previous one was out, so under load it costs a fraction of a query each.
    */
-  get(hash: string): Promise<CachedEntry | undefined>;
-  /** The round trip of `get` alone: true once every change committed before the call has reached this process. */
-  caughtUp(): Promise<boolean>;
+  get<T>(family: CacheFamily<T>, id: string): Promise<T | undefined>;
   /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
   generation(): number;
-  /** Called at each invalidation: for caches of other decisions that the same changes end (domain/hosting's reusable opens). */
-  onInvalidate(listener: () => void): void;
-  set(hash: string, generation: number, entry: CachedEntry): void;
+  set<T>(family: CacheFamily<T>, id: string, generation: number, value: T): void;
   stop(): Promise<void>;
+}
+
+/**
+ * The cache's entry when it holds one `fresh` accepts (for entries that also end by time), else
+ * `load`'s answer, kept when there is one. Without a cache (callers outside the API) it loads.
+ */
+export async function readThrough<T>(
+  cache: PrincipalCache | undefined,
+  family: CacheFamily<T>,
+  id: string,
+  load: () => Promise<T | undefined>,
+  fresh: (value: T) => boolean = () => true,
+): Promise<T | undefined> {
+  const hit = await cache?.get(family, id);
+  if (hit !== undefined && fresh(hit)) return hit;
+  const generation = cache?.generation() ?? 0;
+  const value = await load();
+  if (value !== undefined) cache?.set(family, id, generation, value);
+  return value;
 }
 
 const RECONNECT_MS = 1_000;
@@ -90,19 +74,17 @@ const RECONNECT_MS = 1_000;
 export const LISTENER_NAME = 'svc-principal-cache';
 
 export async function startPrincipalCache(opts: { databaseUrl: string; logger: Logger; maxEntries?: number }): Promise<PrincipalCache> {
-  const entries = new BoundedCache<string, CachedEntry>(opts.maxEntries ?? 10_000);
+  const entries = new BoundedCache<string, unknown>(opts.maxEntries ?? 10_000);
   let generation = 0;
   let live = false;
   let stopped = false;
   let listener: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
-  const listeners: (() => void)[] = [];
 
   // Everything goes: a notification does not say which principal changed.
   const invalidate = () => {
     generation++;
     entries.clear();
-    for (const listener of listeners) listener();
   };
   const lost = (client: pg.Client, err?: unknown) => {
     if (listener !== client) return;
@@ -159,17 +141,13 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   };
 
   return {
-    async get(hash) {
+    async get<T>(family: CacheFamily<T>, id: string) {
       if (!(await caughtUp())) return undefined;
-      return live ? entries.get(hash) : undefined;
+      return live ? (entries.get(`${family.prefix}:${id}`) as T | undefined) : undefined;
     },
-    caughtUp,
     generation: () => generation,
-    onInvalidate(listener) {
-      listeners.push(listener);
-    },
-    set(hash, seen, entry) {
-      if (live && seen === generation) entries.set(hash, entry);
+    set(family, id, seen, value) {
+      if (live && seen === generation) entries.set(`${family.prefix}:${id}`, value);
     },
     async stop() {
       stopped = true;

@@ -1,9 +1,10 @@
 import type { DbOrTrx } from '../db/index.ts';
-import type { PrincipalCache } from '../keys/index.ts';
+import { cacheFamily, type PrincipalCache, readThrough } from '../keys/index.ts';
 import { clearanceAt, type MarkingAssignment, type MarkingClearance } from '../policy/index.ts';
 import { assignmentsOf } from './repository.ts';
 
-const cacheKey = (accountId: string) => `clearance:${accountId}`;
+/** An account's roles on markings, direct and through groups, by account id. */
+const ASSIGNMENTS = cacheFamily<readonly MarkingAssignment[]>('clearance');
 
 /**
  * An account's marking clearance at `now`: its roles on markings, directly and through groups it
@@ -17,15 +18,8 @@ export async function clearanceOf(
   accountId: string,
   now: Date,
 ): Promise<MarkingClearance> {
-  const cache = deps.principals;
-  const hit = cache && (await cache.get(cacheKey(accountId)));
-  let assignments: readonly MarkingAssignment[];
-  if (hit && 'markingAssignments' in hit) {
-    assignments = hit.markingAssignments;
-  } else {
-    const generation = cache?.generation() ?? 0;
-    assignments = await assignmentsOf(deps.db, accountId);
-    cache?.set(cacheKey(accountId), generation, { markingAssignments: assignments });
-  }
-  return clearanceAt(assignments, now);
+  // Inside a transaction from the database: its snapshot may be older than what the cache has seen.
+  const cache = deps.db.isTransaction ? undefined : deps.principals;
+  const assignments = await readThrough(cache, ASSIGNMENTS, accountId, () => assignmentsOf(deps.db, accountId));
+  return clearanceAt(assignments ?? [], now);
 }

@@ -89,50 +89,61 @@ function stateOf<T>(states: WeakMap<Db, T>, db: Db, make: () => T): T {
 }
 
 type Waiter = { cost: number; resolve(hits: number): void; reject(err: unknown): void };
-/** Hits waiting for their bucket's statement in flight, by database and bucket window (`bucket@windowStart`). */
-const waiting = new WeakMap<Db, Map<string, Waiter[]>>();
+type Pending = { bucket: string; windowStart: Date; waiters: Waiter[] };
+/** Hits waiting for the next statement, by bucket window (`bucket@windowStart`), and whether one is in flight, by database. */
+const queues = new WeakMap<Db, { pending: Map<string, Pending>; flushing: boolean }>();
+/** Rows per statement: a flood from many addresses is still a few statements. */
+const MAX_ROWS = 500;
 
 /**
  * Adds `cost` to the window's count; resolves to the count up to and including this hit. The hits
- * of one bucket that arrive while its statement is in flight go together in the next one: a flood
- * (one company's loop of requests answered 429) then writes one hot row with one statement, on one
- * pool connection at a time, instead of queueing every request on that row's lock and taking the
- * pool from everyone else's requests. The counts stay exact, each hit in arrival order.
+ * that arrive while a statement is in flight go together in the next one, whatever their buckets:
+ * a flood (one company's loop of requests answered 429, or calls from many addresses) then writes
+ * with one statement at a time on one pool connection, instead of queueing every request on a hot
+ * row's lock and taking the pool from everyone else's requests. The counts stay exact, each hit in
+ * arrival order. Rows go in key order, so two processes' statements lock them in the same order.
  */
 function addHits(db: Db, bucket: string, windowStart: Date, key: string, cost: number): Promise<number> {
-  const byBucket = stateOf(waiting, db, () => new Map<string, Waiter[]>());
+  const queue = stateOf(queues, db, () => ({ pending: new Map<string, Pending>(), flushing: false }));
   return new Promise((resolve, reject) => {
-    const queued = byBucket.get(key);
-    if (queued) {
-      queued.push({ cost, resolve, reject });
-      return;
-    }
-    // Runs at once up to its first await: the queue for hits arriving meanwhile is in place before this returns.
-    void (async () => {
-      for (let batch: Waiter[] = [{ cost, resolve, reject }]; batch.length > 0; ) {
-        const next: Waiter[] = [];
-        byBucket.set(key, next);
-        const total = batch.reduce((sum, w) => sum + w.cost, 0);
-        try {
-          const row = await db
-            .insertInto('rate_limit_hits')
-            .values({ bucket, window_start: windowStart, hits: total })
-            .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + ${total}` }))
-            .returning('hits')
-            .executeTakeFirstOrThrow();
-          let count = row.hits - total;
-          for (const w of batch) {
-            count += w.cost;
-            w.resolve(count);
-          }
-        } catch (err) {
-          for (const w of batch) w.reject(err);
-        }
-        batch = next;
-      }
-      byBucket.delete(key);
-    })();
+    const pending = queue.pending.get(key) ?? { bucket, windowStart, waiters: [] };
+    pending.waiters.push({ cost, resolve, reject });
+    queue.pending.set(key, pending);
+    // Runs at once up to its first await: hits arriving meanwhile wait for the next statement.
+    if (!queue.flushing) void flush(db, queue);
   });
+}
+
+async function flush(db: Db, queue: { pending: Map<string, Pending>; flushing: boolean }): Promise<void> {
+  queue.flushing = true;
+  while (queue.pending.size > 0) {
+    const batch = [...queue.pending].sort(([a], [b]) => (a < b ? -1 : 1));
+    queue.pending = new Map();
+    for (let start = 0; start < batch.length; start += MAX_ROWS) await writeHits(db, batch.slice(start, start + MAX_ROWS));
+  }
+  queue.flushing = false;
+}
+
+async function writeHits(db: Db, batch: [string, Pending][]): Promise<void> {
+  const total = (p: Pending) => p.waiters.reduce((sum, w) => sum + w.cost, 0);
+  try {
+    const rows = await db
+      .insertInto('rate_limit_hits')
+      .values(batch.map(([, p]) => ({ bucket: p.bucket, window_start: p.windowStart, hits: total(p) })))
+      .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + excluded.hits` }))
+      .returning(['bucket', 'window_start', 'hits'])
+      .execute();
+    const counts = new Map(rows.map((r) => [`${r.bucket}@${r.window_start.getTime()}`, r.hits]));
+    for (const [key, p] of batch) {
+      let count = counts.get(key)! - total(p);
+      for (const w of p.waiters) {
+        count += w.cost;
+        w.resolve(count);
+      }
+    }
+  } catch (err) {
+    for (const [, p] of batch) for (const w of p.waiters) w.reject(err);
+  }
 }
 
 /**

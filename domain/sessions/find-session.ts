@@ -1,10 +1,14 @@
 import { licensesOf } from '../companies/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
+import { cacheFamily, readThrough } from '../keys/index.ts';
 import type { Principal } from '../principal.ts';
 import { equalHashes, sha256 } from '../security/index.ts';
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
+
+/** Valid sessions by token hash and app host; `expiresAt` (ms): it stops admitting by itself then. */
+const SESSIONS = cacheFamily<{ principal: SessionPrincipal; expiresAt: number }>('session');
 
 /**
  * The session behind a token, or undefined when it is unknown, expired or its account inactive.
@@ -18,12 +22,13 @@ export async function findSession(
   appHost?: string,
 ): Promise<SessionPrincipal | undefined> {
   const hash = sha256(token);
-  const cacheKey = `session:${hash.toString('hex')}:${appHost ?? ''}`;
-  const hit = await deps.principals.get(cacheKey);
-  if (hit && 'session' in hit) return hit.session.expiresAt > Date.now() ? hit.session.principal : undefined;
-  const generation = deps.principals.generation();
-  const found = await lookUp(deps.db, hash, appHost);
-  if (found) deps.principals.set(cacheKey, generation, { session: found });
+  const found = await readThrough(
+    deps.principals,
+    SESSIONS,
+    `${hash.toString('hex')}:${appHost ?? ''}`,
+    () => lookUp(deps.db, hash, appHost),
+    (s) => s.expiresAt > Date.now(),
+  );
   return found?.principal;
 }
 

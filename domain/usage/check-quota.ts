@@ -1,8 +1,9 @@
 import type { Limits } from '../../schemas/manifest/limits.ts';
 import { BoundedCache } from '../cache/index.ts';
 import type { Db, DbOrTrx } from '../db/index.ts';
-import type { Clock } from '../deps.ts';
+import type { Clock, DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { cacheFamily, readThrough } from '../keys/index.ts';
 import { consume } from '../rate-limit/index.ts';
 import { COMPUTE_METERS, type Meter, nextDayStart, nextMonthStart } from './meters.ts';
 import { capsOfApp, readCounters } from './repository.ts';
@@ -134,12 +135,15 @@ export async function assertModelCallAllowed(db: DbOrTrx, clock: Clock, appId: s
   }
 }
 
+/** An app's limits by app id: they follow the version its channels show, and every move of a channel empties the cache. */
+const APP_CAPS = cacheFamily<Limits>('app-caps');
+
 /**
  * requestsPerMinute: one request made with the app's ticket, counted per app and source IP in a
  * fixed minute window; past the cap 429 rate_limited with Retry-After. Written on the pool, like
  * every rate-limit counter, so refused and dry-run requests count too.
  */
-export async function consumeAppRequest(db: Db, clock: Clock, appId: string, ip: string): Promise<void> {
-  const caps = await capsOfApp(db, appId);
-  await consume(db, { name: `app-requests:${appId}`, max: caps.requestsPerMinute, windowSeconds: 60 }, ip, clock);
+export async function consumeAppRequest(deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>, appId: string, ip: string): Promise<void> {
+  const caps = (await readThrough(deps.principals, APP_CAPS, appId, () => capsOfApp(deps.db, appId)))!;
+  await consume(deps.db, { name: `app-requests:${appId}`, max: caps.requestsPerMinute, windowSeconds: 60 }, ip, deps.clock);
 }

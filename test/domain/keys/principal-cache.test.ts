@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CachedKey, LISTENER_NAME, startPrincipalCache } from '../../../domain/keys/principal-cache.ts';
+import { cacheFamily, LISTENER_NAME, startPrincipalCache } from '../../../domain/keys/principal-cache.ts';
 import { injected, rawGet, release, ticketCookie } from '../../support/hosting.ts';
-import { bearer, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../../support/identity.ts';
+import { bearer, browser, createOrganization, createUser, operatorKey, passwordKey, signIn } from '../../support/identity.ts';
 import { SALES } from '../../support/ontology.ts';
 import { type StartedProcess, startProcess } from '../../support/process.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -169,6 +169,60 @@ describe('principal cache across processes', () => {
     expect(await onB()).toBe(404);
   });
 
+  it('app pages’ calls with a ticket on process B follow, at once, a channel move and a marking made through process A, and a sign-out through A ends the ticket and the web session on B', async () => {
+    const { id: developerId, key } = await developer();
+    const member = `cache-${++n}`;
+    await createUser(a, op, member, [{ cellId: 'cell-acme', role: 'member' }]);
+    const slug = `ticketed-${n}`;
+    await release(a, key, { namespace: 'cell-acme', slug, version: '1.0.0' });
+    const cookie = await signIn(a, member);
+    const ticketOnB = async () => {
+      const page = await rawGet(`${b.ready}/p/cell-acme/apps/${slug}`, { cookie });
+      expect(page.status, page.text.slice(0, 300)).toBe(200);
+      return injected(page.text).ticket;
+    };
+    /** auth/me on B with the ticket, twice: the second is answered from B's caches when nothing changed. */
+    const meOnBWith = async (ticket: string) => {
+      const statuses = [];
+      for (let i = 0; i < 2; i++) statuses.push((await fetch(`${b.ready}/api/v1/developer/auth/me`, { headers: bearer(ticket) })).status);
+      return statuses;
+    };
+    const ticket = await ticketOnB();
+    expect(await meOnBWith(ticket)).toEqual([200, 200]);
+    // A new version for developers and named accounts only: the member's ticket no longer admits auth/me.
+    await release(a, key, { namespace: 'cell-acme', slug, version: '2.0.0', manifest: { auth: { access: 'restricted' } } });
+    expect(await meOnBWith(ticket)).toEqual([403, 403]);
+    await release(a, key, { namespace: 'cell-acme', slug, version: '3.0.0' });
+    const second = await ticketOnB();
+    expect(await meOnBWith(second)).toEqual([200, 200]);
+
+    // A marking on the app that the member is not cleared for.
+    const call = (method: string, path: string, body?: unknown) => a.call(method, path, { body, headers: bearer(key) });
+    const category = await call('POST', '/api/v1/admin/markingCategories', { name: `Ticket cache ${n}`, categoryType: 'CONJUNCTIVE' });
+    const marking = await call('POST', '/api/v1/admin/markings', {
+      categoryId: category.body.data.id,
+      name: 'Ticketed',
+      initialRoleAssignments: [{ principalType: 'USER', principalId: developerId, role: 'ADMINISTER' }],
+    });
+    expect(marking.status, JSON.stringify(marking.body)).toBe(201);
+    const rid = `ri.workshop.svc.app.cell-acme.${slug}`;
+    const marked = await call('POST', `/api/v1/filesystem/resources/${rid}/addMarkings`, { markingIds: [marking.body.data.id] });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    expect(await meOnBWith(second)).toEqual([403, 403]);
+    expect((await call('POST', `/api/v1/filesystem/resources/${rid}/removeMarkings`, { markingIds: [marking.body.data.id] })).status).toBe(
+      200,
+    );
+    expect(await meOnBWith(second)).toEqual([200, 200]);
+
+    // B has the session cached too (the page was opened with it).
+    const sessionOnB = async () => (await fetch(`${b.ready}/api/v1/web/session`, { headers: { cookie } })).status;
+    expect(await sessionOnB()).toBe(200);
+    const out = await a.call('DELETE', '/api/v1/web/sessions/current', { headers: browser(cookie, a) });
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    expect(await sessionOnB()).toBe(401);
+    expect(await meOnBWith(second)).toEqual([401, 401]);
+  });
+
   it('records key use off the request path, at most once a minute per key', async () => {
     const { id, key } = await developer();
     const lastUsed = async () =>
@@ -189,24 +243,25 @@ describe('principal cache without its listener', () => {
   it('serves nothing while the listener is lost, and caches again once it has reconnected', async () => {
     const cache = await startPrincipalCache({ databaseUrl: a.database.url, logger: pino({ level: 'silent' }) });
     try {
-      const entry = { principal: {}, lastUsedAt: 0 } as CachedKey;
-      cache.set('h', cache.generation(), entry);
-      expect(await cache.get('h')).toBe(entry);
+      const family = cacheFamily<{ n: number }>('test-entry');
+      const entry = { n: 1 };
+      cache.set(family, 'h', cache.generation(), entry);
+      expect(await cache.get(family, 'h')).toBe(entry);
       await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
         WHERE application_name = ${LISTENER_NAME} AND datname = current_database()`.execute(a.database.db);
       // Notifications may have been missed while it was gone: the old entries never come back.
-      await expect.poll(() => cache.get('h')).toBeUndefined();
-      cache.set('h', cache.generation(), entry);
+      await expect.poll(() => cache.get(family, 'h')).toBeUndefined();
+      cache.set(family, 'h', cache.generation(), entry);
       await expect
         .poll(
           async () => {
-            cache.set('h2', cache.generation(), entry);
-            return cache.get('h2');
+            cache.set(family, 'h2', cache.generation(), entry);
+            return cache.get(family, 'h2');
           },
           { timeout: 10_000 },
         )
         .toBe(entry);
-      expect(await cache.get('h')).toBeUndefined();
+      expect(await cache.get(family, 'h')).toBeUndefined();
     } finally {
       await cache.stop();
     }
