@@ -24,7 +24,7 @@ import {
   openApp,
   openAppAnonymously,
 } from '../../domain/hosting/index.ts';
-import { authenticateKey } from '../../domain/keys/index.ts';
+import { authenticateKey, oneRequestOf } from '../../domain/keys/index.ts';
 import { type AppAccess, can, isDeveloperOf, isMemberOf, PUBLIC_NAMESPACE } from '../../domain/policy/index.ts';
 import { randomBase62 } from '../../domain/security/index.ts';
 import { findSession, issueHandoffCode, redeemHandoffCode } from '../../domain/sessions/index.ts';
@@ -97,7 +97,8 @@ export function hostingPages(deps: ApiDeps): Middleware {
       return sendMessage(ctx, deps, 405, 'Method not allowed', ['Pages are read with GET.']);
     }
     try {
-      await (handoff ? handoff() : serve(ctx, deps, req!));
+      // One round trip on the principal cache's listener for the page, however many entries it reads.
+      await (handoff ? handoff() : serve(ctx, { ...deps, principals: oneRequestOf(deps.principals) }, req!));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       setRetryAfter(ctx, err);

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { DbOrTrx } from '../../domain/db/index.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { oneRequestOf } from '../../domain/keys/index.ts';
 import { credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
 import { consume, tenantOf } from '../../domain/rate-limit/index.ts';
 import { consumeAppRequest } from '../../domain/usage/index.ts';
@@ -36,11 +37,12 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 }
 
 /** Stage order for every route: rate limit → auth → validate → prepare (pool) → handler (transaction for writes). */
-function handle(route: AnyRoute, deps: ApiDeps) {
+function handle(route: AnyRoute, shared: ApiDeps) {
   // Both decided by the static route table: once per route, not on every request.
   const access = route.auth === 'none' ? undefined : routeAccessOf(route);
   const crossOrigin = answersCrossOrigin(route);
   return async (ctx: Context) => {
+    const deps: ApiDeps = { ...shared, principals: oneRequestOf(shared.principals) };
     ctx.state.route = route.path;
     // Read by the error middleware, which shapes every failure.
     if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;

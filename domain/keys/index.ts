@@ -7,7 +7,7 @@ export { DEFAULT_CLIENT_NAME, issueKey } from './issue-key.ts';
 export { type KeyUseRecorder, startKeyUseRecorder } from './key-use-recorder.ts';
 export { listAgentKeys } from './list-agent-keys.ts';
 export { listKeys } from './list-keys.ts';
-export { type CacheFamily, cacheFamily, type PrincipalCache, readThrough, startPrincipalCache } from './principal-cache.ts';
+export { type CacheFamily, cacheFamily, oneRequestOf, type PrincipalCache, readThrough, startPrincipalCache } from './principal-cache.ts';
 export { keysOf, revokeKeysOf } from './repository.ts';
 export { revokeAgentKey } from './revoke-agent-key.ts';
 export { revokeKey } from './revoke-key.ts';

@@ -44,6 +44,10 @@ export interface PrincipalCache {
    * arrived while the previous one was out, so under load it costs a fraction of a query each.
    */
   get<T>(family: CacheFamily<T>, id: string): Promise<T | undefined>;
+  /** The round trip of `get` alone: true once every change committed before the call has reached this process. */
+  caughtUp(): Promise<boolean>;
+  /** The entry as the cache holds it now, without the round trip: for a caller that has caught up already (`oneRequestOf`). */
+  peek<T>(family: CacheFamily<T>, id: string): T | undefined;
   /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
   generation(): number;
   set<T>(family: CacheFamily<T>, id: string, generation: number, value: T): void;
@@ -140,11 +144,14 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
     return next;
   };
 
+  const peek = <T>(family: CacheFamily<T>, id: string) => (live ? (entries.get(`${family.prefix}:${id}`) as T | undefined) : undefined);
+
   return {
     async get<T>(family: CacheFamily<T>, id: string) {
-      if (!(await caughtUp())) return undefined;
-      return live ? (entries.get(`${family.prefix}:${id}`) as T | undefined) : undefined;
+      return (await caughtUp()) ? peek(family, id) : undefined;
     },
+    caughtUp,
+    peek,
     generation: () => generation,
     set(family, id, seen, value) {
       if (live && seen === generation) entries.set(`${family.prefix}:${id}`, value);
@@ -156,6 +163,27 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
       listener = undefined;
       live = false;
       await client?.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The cache as one request sees it: its first read waits for the round trip, and later reads do
+ * not (every change committed before the request arrived has reached the process by then, and
+ * later ones empty the cache as they come). A ticket's call reads several entries (the ticket,
+ * the app's limits, the access decision): one round trip instead of one each.
+ */
+export function oneRequestOf(cache: PrincipalCache): PrincipalCache {
+  let caught: Promise<boolean> | undefined;
+  const caughtUp = () => {
+    caught ??= cache.caughtUp();
+    return caught;
+  };
+  return {
+    ...cache,
+    caughtUp,
+    async get(family, id) {
+      return (await caughtUp()) ? cache.peek(family, id) : undefined;
     },
   };
 }
