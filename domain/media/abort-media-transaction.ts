@@ -1,0 +1,24 @@
+import type { MediaTransactionView } from '../../schemas/media.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
+import type { Principal } from '../principal.ts';
+import { mediaSetFor } from './repository.ts';
+import { openTransactionOf, transactionView } from './transactions.ts';
+
+/** Aborts a transaction: its staged items are deleted (their bytes stay in the content store, shared by hash). */
+export async function abortMediaTransaction(
+  deps: { db: DbOrTrx; clock: Clock },
+  principal: Principal,
+  rid: string,
+  transactionId: string,
+): Promise<MediaTransactionView> {
+  const set = await mediaSetFor(deps, principal, rid, 'media-set.write');
+  const tx = await openTransactionOf(deps.db, set, transactionId);
+  await deps.db.deleteFrom('media_items').where('transaction_id', '=', tx.id).execute();
+  await deps.db
+    .updateTable('media_set_transactions')
+    .set({ state: 'ABORTED', closed_at: deps.clock.now() })
+    .where('id', '=', tx.id)
+    .execute();
+  return transactionView(set, tx, 'ABORTED', 0);
+}
