@@ -2,8 +2,7 @@ import type { MediaTransactionView } from '../../schemas/media.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
-import { mediaSetFor } from './repository.ts';
-import { openTransactionOf, transactionView } from './transactions.ts';
+import { transactionToClose, transactionView } from './transactions.ts';
 
 /** Aborts a transaction: its staged items are deleted (their bytes stay in the content store, shared by hash). */
 export async function abortMediaTransaction(
@@ -12,8 +11,7 @@ export async function abortMediaTransaction(
   rid: string,
   transactionId: string,
 ): Promise<MediaTransactionView> {
-  const set = await mediaSetFor(deps, principal, rid, 'media-set.write');
-  const tx = await openTransactionOf(deps.db, set, transactionId);
+  const { set, tx } = await transactionToClose(deps, principal, rid, transactionId);
   await deps.db.deleteFrom('media_items').where('transaction_id', '=', tx.id).execute();
   await deps.db
     .updateTable('media_set_transactions')

@@ -2,8 +2,7 @@ import type { MediaTransactionView } from '../../schemas/media.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
-import { mediaSetFor } from './repository.ts';
-import { openTransactionOf, stagedCount, transactionView } from './transactions.ts';
+import { stagedCount, transactionToClose, transactionView } from './transactions.ts';
 
 /**
  * Commits a transaction: its items become visible at once (one database transaction), each
@@ -15,8 +14,7 @@ export async function commitMediaTransaction(
   rid: string,
   transactionId: string,
 ): Promise<MediaTransactionView> {
-  const set = await mediaSetFor(deps, principal, rid, 'media-set.write');
-  const tx = await openTransactionOf(deps.db, set, transactionId);
+  const { set, tx } = await transactionToClose(deps, principal, rid, transactionId);
   const staged = deps.db.selectFrom('media_items').select('path').where('transaction_id', '=', tx.id).where('visible', '=', false);
   await deps.db
     .deleteFrom('media_items')

@@ -1,7 +1,9 @@
 import type { MediaTransactionView } from '../../schemas/media.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { type SetRow, setRid } from './repository.ts';
+import type { Principal } from '../principal.ts';
+import { mediaSetFor, type SetRow, setRid } from './repository.ts';
 
 /** A transaction of the set, locked for its change (media_set_transaction_not_found otherwise). */
 export async function transactionOf(db: DbOrTrx, set: SetRow, id: string) {
@@ -44,3 +46,9 @@ export const transactionView = (
   state: MediaTransactionView['state'],
   itemCount: number,
 ): MediaTransactionView => ({ transactionId: tx.id, mediaSetRid: setRid(set.id), branchName: tx.branch_name, state, itemCount });
+
+/** The set (which the caller may write to) and its open transaction, locked for a commit or an abort. */
+export async function transactionToClose(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, rid: string, transactionId: string) {
+  const set = await mediaSetFor(deps, principal, rid, 'media-set.write');
+  return { set, tx: await openTransactionOf(deps.db, set, transactionId) };
+}

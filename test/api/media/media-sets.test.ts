@@ -293,6 +293,11 @@ describe('media sets', () => {
     expect(aborted.body.data.state).toBe('ABORTED');
     expect(await paths(rid)).toEqual(['added.png', 'keep.png']);
     expect(await svc.database.db.selectFrom('media_items').select('id').where('transaction_id', '=', second).execute()).toEqual([]);
+    // Two opens at once: one wins, the other is told which transaction is open.
+    const racing = await Promise.all([1, 2].map(() => json('POST', `/api/v1/mediasets/${rid}/transactions`, dana)));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409]);
+    const winner = racing.find((r) => r.status === 201)!.body.data.transactionId;
+    expect(racing.find((r) => r.status === 409)!.body.error.details.transactionId).toBe(winner);
     const unknown = await json('POST', `/api/v1/mediasets/${rid}/transactions/00000000-0000-0000-0000-000000000000/commit`, dana);
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'media_set_transaction_not_found']);
   });
