@@ -371,7 +371,7 @@ describe('media sets', () => {
     expect(await paths(rid)).toEqual(['at-limit.bin']);
   });
 
-  it('a web session creates and reads media sets (same-origin writes)', async () => {
+  it('a web session creates and reads media sets; its writes must be same-origin', async () => {
     const cookie = await signIn(svc, 'dana');
     const res = await svc.call('POST', '/api/v1/mediasets', {
       body: { organization: 'cell-acme', name: 'Web', schema: 'video' },
@@ -379,5 +379,16 @@ describe('media sets', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect((await svc.call('GET', `/api/v1/mediasets/${res.body.data.rid}`, { headers: browser(cookie, svc) })).status).toBe(200);
+    // A put from another site (a form may send text/plain without a preflight) is refused with the cookie alone.
+    const anySet = await svc.call('POST', '/api/v1/mediasets', {
+      body: { organization: 'cell-acme', name: 'Any', schema: 'any' },
+      headers: browser(cookie, svc),
+    });
+    const crossSite = await svc.call('POST', `/api/v1/mediasets/${anySet.body.data.rid}/items?mediaItemPath=a.txt`, {
+      rawBody: Buffer.from('hello'),
+      headers: { cookie, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(await paths(anySet.body.data.rid)).toEqual([]);
   });
 });
