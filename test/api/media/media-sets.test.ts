@@ -124,6 +124,34 @@ describe('media sets', () => {
     await putOk(rid, 'b.png', 'x', { key: mo });
   });
 
+  it('a marking on the set hides it from everyone not cleared for it, its Viewers included', async () => {
+    const rid = await newSet();
+    const item = await putOk(rid, 'secret.png', 'secret');
+    expect(
+      (await json('POST', `/api/v1/filesystem/resources/${rid}/roles/add`, dana, { principal: 'cell-acme', role: 'viewer' })).status,
+    ).toBe(200);
+    const category = await json('POST', '/api/v1/admin/markingCategories', dana, { name: 'Media secrecy', categoryType: 'CONJUNCTIVE' });
+    const me = (await json('GET', '/api/v1/admin/users/me', dana)).body.data.id;
+    const marking = await json('POST', '/api/v1/admin/markings', dana, {
+      categoryId: category.body.data.id,
+      name: 'Media secret',
+      initialRoleAssignments: [{ principalType: 'USER', principalId: me, role: 'ADMINISTER' }],
+    });
+    expect(marking.status, JSON.stringify(marking.body)).toBe(201);
+    expect((await json('GET', `/api/v1/mediasets/${rid}/items/${item}`, mo)).status).toBe(200);
+    const marked = await json('POST', `/api/v1/filesystem/resources/${rid}/addMarkings`, dana, { markingIds: [marking.body.data.id] });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    for (const path of [`/api/v1/mediasets/${rid}`, `/api/v1/mediasets/${rid}/items/${item}`, `/api/v1/mediasets/${rid}/items`]) {
+      const res = await json('GET', path, mo);
+      expect([res.status, res.body.error.code], path).toEqual([404, 'media_set_not_found']);
+    }
+    expect((await content(rid, item, {}, mo)).status).toBe(404);
+    expect((await json('GET', '/api/v1/mediasets', mo)).body.data.data.map((s: { rid: string }) => s.rid)).not.toContain(rid);
+    // Dana holds ADMINISTER on the marking: cleared, she still reads and writes.
+    expect(await (await content(rid, item)).text()).toBe('secret');
+    await putOk(rid, 'more.png', 'x');
+  });
+
   it('puts items by path, replaces the item at a path, reads info and rid by path, and pages the listing', async () => {
     const rid = await newSet();
     const first = await putOk(rid, 'photos/a.png', 'first');
