@@ -12,6 +12,7 @@ import { agentKeyRoutes } from './keys/agents/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { markingRoutes } from './markings/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { mediaRoutes } from './media/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { ontologyActionRoutes } from './ontology/actions/routes.ts';
@@ -58,4 +59,5 @@ export const routes: readonly AnyRoute[] = [
   ...ontologyBranchRoutes,
   ...appWorkflowRoutes,
   ...ontologySqlRoutes,
+  ...mediaRoutes,
 ];

@@ -85,9 +85,30 @@ export const ERRORS = {
     meaning:
       'The action run is not valid (an unknown parameter, or an invalid request of a batch: details.index and details.validation); nothing was applied.',
   },
-  branch_not_found: { status: 404, meaning: 'No such branch of the definitions, or it was deleted.' },
+  branch_not_found: { status: 404, meaning: 'No such branch of the definitions (or of a media set), or it was deleted.' },
   proposal_not_found: { status: 404, meaning: 'No such proposal.' },
+  media_set_not_found: { status: 404, meaning: 'No such media set, or the caller has no role on it.' },
+  media_item_not_found: { status: 404, meaning: 'No such media item (on that branch), or it is not committed yet.' },
+  invalid_media_item_schema: {
+    status: 400,
+    meaning: 'The item’s Content-Type is not admitted by the media set’s schema or its allowed MIME types (details.allowed).',
+  },
+  missing_media_item_path: { status: 400, meaning: 'The item needs a path (query mediaItemPath).' },
+  media_item_path_invalid: {
+    status: 400,
+    meaning: 'The item path is not a safe relative path (details.problems: `..`, control characters, hidden names…).',
+  },
+  media_set_open_transaction_already_exists: {
+    status: 409,
+    meaning: 'The branch already has an open transaction (details.transactionId): commit or abort it first.',
+  },
+  conflicting_media_set_identifiers: { status: 400, meaning: 'Name a branch by one of branchName, branchRid and viewRid only.' },
+  media_upload_destination_not_configured: {
+    status: 422,
+    meaning: 'The item is larger than what the database store keeps (details.limitBytes) and no S3 store is configured (SVC_BLOB_STORE).',
+  },
   // platform
+  media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },
   conflict: { status: 409, meaning: 'The request conflicts with the current state.' },

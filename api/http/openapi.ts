@@ -15,6 +15,8 @@ export function errorTable(): string {
   return ['| Code | HTTP | Meaning |', '| --- | --- | --- |', ...rows].join('\n');
 }
 
+/** Bytes of any type (media items). */
+const BINARY = z.string().meta({ format: 'binary' });
 const failure = (description: string) => ({ description, content: { 'application/json': { schema: ApiFailure } } });
 
 /** The OpenAPI 3.1.0 document, generated from the very route objects that are mounted. */
@@ -46,7 +48,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
     const responses: Record<string, unknown> = {
       [route.response.status]: {
         description: route.response.description,
-        content: { 'application/json': { schema: successSchema } },
+        content: { [route.responseType ?? 'application/json']: { schema: route.responseType ? BINARY : successSchema } },
       },
     };
     if (route.write) {
@@ -87,7 +89,15 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
                 },
               },
             }
-          : {}),
+          : route.binaryBody
+            ? {
+                body: {
+                  required: true,
+                  description: route.binaryBody.description,
+                  content: { 'application/octet-stream': { schema: BINARY } },
+                },
+              }
+            : {}),
         ...(route.write
           ? {
               headers: z.object({

@@ -7,25 +7,8 @@ import { DomainError } from '../../domain/errors.ts';
  * schema decides whether one is required.
  */
 export async function readJsonBody(ctx: Context, limit: number, textType?: string): Promise<unknown> {
-  const tooLarge = () =>
-    new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > limit) {
-    // Answer without reading; the connection closes so the client stops sending.
-    ctx.set('Connection', 'close');
-    throw tooLarge();
-  }
-
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      ctx.set('Connection', 'close');
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
+  const body = await readBodyBytes(ctx, limit);
+  const size = body.length;
   if (size === 0) return undefined;
 
   // A missing type is refused too: a cross-site form can send text/plain or no type
@@ -39,7 +22,7 @@ export async function readJsonBody(ctx: Context, limit: number, textType?: strin
   }
   let decoded: string;
   try {
-    decoded = new TextDecoder('utf-8', { fatal: true, ignoreBOM: text }).decode(Buffer.concat(chunks, size));
+    decoded = new TextDecoder('utf-8', { fatal: true, ignoreBOM: text }).decode(body);
   } catch {
     throw new DomainError('malformed_json', 'The request body is not valid UTF-8.');
   }
@@ -51,4 +34,27 @@ export async function readJsonBody(ctx: Context, limit: number, textType?: strin
   } catch (err) {
     throw new DomainError('malformed_json', undefined, { details: { reason: (err as Error).message } });
   }
+}
+
+/** Reads the whole body, up to `limit` bytes (payload_too_large beyond, without reading on when the declared length says so). */
+export async function readBodyBytes(ctx: Context, limit: number): Promise<Buffer> {
+  const tooLarge = () =>
+    new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) {
+    // Answer without reading; the connection closes so the client stops sending.
+    ctx.set('Connection', 'close');
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      ctx.set('Connection', 'close');
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
 }

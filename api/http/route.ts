@@ -106,6 +106,13 @@ export interface RouteDef<
   };
   /** The `WWW-Authenticate` challenge of a 401 (default `Bearer`), e.g. pointing at OAuth metadata. */
   authChallenge?(ctx: Context, deps: ApiDeps): string;
+  /**
+   * The body is bytes of any type (a media item), read by the route itself (`prepare`, before the
+   * write's transaction) rather than as JSON: documented as `application/octet-stream`.
+   */
+  binaryBody?: { description: string };
+  /** The success answer's media type when it is not JSON (bytes sent as they are; `envelope: false`). */
+  responseType?: string;
   params?: P;
   query?: Q;
   body?: B;

@@ -22,6 +22,8 @@ export interface BlobStore {
    * and other readers: never modify it.
    */
   get(sha256: string): Promise<Buffer>;
+  /** Whether contents of any size may be stored (an object store); the database keeps small ones only (media items). */
+  readonly largeContent: boolean;
 }
 
 /** Where bytes live (PostgreSQL or S3): stores and fetches, trusting the caller to verify. */
@@ -34,6 +36,8 @@ export interface BlobBackend {
    * covers it (the postgres backend is the service's database).
    */
   reachable?(signal: AbortSignal): Promise<void>;
+  /** An object store, for contents of any size; absent: the database, for small contents only. */
+  largeContent?: true;
 }
 
 export class CorruptBlobError extends Error {
@@ -66,6 +70,7 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobS
   };
 
   return {
+    largeContent: backend.largeContent === true,
     put: (blobs) => backend.put(blobs),
     get(sha256) {
       // A malformed key would otherwise reach the backend as a path or a query value.

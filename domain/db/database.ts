@@ -568,6 +568,10 @@ export interface Database {
   member_invitations: MemberInvitationsTable;
   resource_grants: ResourceGrantsTable;
   groups: GroupsTable;
+  media_sets: MediaSetsTable;
+  media_set_branches: MediaSetBranchesTable;
+  media_set_transactions: MediaSetTransactionsTable;
+  media_items: MediaItemsTable;
   group_members: GroupMembersTable;
   marking_categories: MarkingCategoriesTable;
   markings: MarkingsTable;
@@ -896,5 +900,50 @@ export interface OntologySqlRolesTable {
   /** Whose queries the role runs (sql-roles.ts SqlCredential): key, agent, session or ticket, and the account. */
   credential_kind: 'key' | 'agent' | 'session' | 'ticket';
   account_id: string;
+  created_at: Generated<Date>;
+}
+
+/** A media set (domain/media): generic resource `ri.mio.svc.media-set.<id>`. */
+export interface MediaSetsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  schema: 'image' | 'audio' | 'video' | 'document' | 'any';
+  /** Exact types or `type/*`; empty: whatever the schema admits. */
+  allowed_mime_types: ColumnType<string[], string[] | undefined, string[]>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+/** A branch of a media set; `view_id` names its live view (`ri.mio.svc.media-set-view.<view_id>`). */
+export interface MediaSetBranchesTable {
+  id: string;
+  media_set_id: string;
+  name: string;
+  view_id: string;
+  created_at: Generated<Date>;
+}
+
+/** A media set transaction: at most one OPEN per branch. */
+export interface MediaSetTransactionsTable {
+  id: string;
+  branch_id: string;
+  state: 'OPEN' | 'COMMITTED' | 'ABORTED';
+  created_by: string | null;
+  created_at: Generated<Date>;
+  closed_at: Date | null;
+}
+
+/** A media item: visible at once (put outside a transaction) or at its transaction's commit. */
+export interface MediaItemsTable {
+  id: string;
+  branch_id: string;
+  transaction_id: string | null;
+  visible: boolean;
+  path: string;
+  sha256: Buffer;
+  size: number;
+  mime_type: string;
+  created_by: string | null;
   created_at: Generated<Date>;
 }

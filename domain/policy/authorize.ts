@@ -111,6 +111,12 @@ export interface Actions {
   'temporal.decode-payloads': Record<string, never>;
   /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
   'account.find': AccountSubject;
+  /** Create a media set in a company: its data developers (they are its Owners); never an agent key, never a ticket. */
+  'media-set.create': CompanySubject;
+  /** Read a media set, its items and their bytes: any role on it; otherwise it does not exist for the caller (404). Never an agent key (spec: no media-set role). */
+  'media-set.read': ResourceSubject;
+  /** Put items and run transactions: Owners and Editors. */
+  'media-set.write': ResourceSubject;
 }
 export type Action = keyof Actions;
 
@@ -163,6 +169,11 @@ function appRefusal(principal: Principal, s: AppSubject): Refusal | null {
 }
 
 const roleIn = (s: AppSubject) => (s.access.allowed ? s.access.role : null);
+
+const noMediaSet = (rid: string) => new DomainError('media_set_not_found', `No media set ${rid}.`, { details: { mediaSetRid: rid } });
+
+/** A media set the caller may see: a role on it, and never an agent key (the spec gives agent keys no media-set role). */
+const mediaSetRefusal = (p: Principal, s: ResourceSubject): Refusal | null => (s.role === null || isAgentKey(p) ? noMediaSet(s.rid) : null);
 
 const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Refusal | null } = {
   'company.read': (p, s) => (p.kind === 'key' ? keyOutside(p, s.namespace) : forbidden('A key of the company is required.')),
@@ -282,6 +293,14 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     s.related || sharesAcrossCompanies(p)
       ? null
       : forbidden('Only accounts related to your companies can be found; a developer shares with others.'),
+  'media-set.create': (p, s) =>
+    p.kind === 'ticket' ? forbidden('App tickets do not create media sets.') : dataDevelopersOnly(p, s.namespace, 'create media sets'),
+  'media-set.read': mediaSetRefusal,
+  'media-set.write': (p, s) =>
+    mediaSetRefusal(p, s) ??
+    (s.role === 'viewer'
+      ? forbidden('Viewers read the media set only; putting items needs the Editor role.', { role: s.role, required: 'editor' })
+      : null),
 };
 
 /** Throws the refusal (forbidden, or not_found where the subject must stay invisible) unless the caller may. */

@@ -293,6 +293,21 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // Viewers pass the door for exports (reads); the workflow `run` is refused to them inside (app.workflow.run, finding 2).
   executeAppApi: { ...APP_SURFACE, deniedInside: ['viewer-ticket'] },
   listCapabilities: route('company', DEVELOPER_KEYS),
+
+  // Media sets (generic resources): people's keys and web sessions; the role on the set decides
+  // inside (media-set.read: any role, else 404; media-set.write: Owner or Editor). Never agent keys
+  // (the spec gives them no media-set role), never tickets. Creating one: the developers of the company it names.
+  createMediaSet: { ...route('company', KEYS, SESSIONS), deniedInside: ['member-key', 'member-session'] },
+  listMediaSets: RESOURCES,
+  getMediaSet: RESOURCES,
+  createMediaSetTransaction: RESOURCES,
+  commitMediaSetTransaction: RESOURCES,
+  abortMediaSetTransaction: RESOURCES,
+  putMediaItem: RESOURCES,
+  listMediaItems: RESOURCES,
+  getMediaItemRidByPath: RESOURCES,
+  getMediaItemInfo: RESOURCES,
+  readMediaItemContent: RESOURCES,
   sendTestNotification: route('none', KEYS, SESSIONS),
 };
 

@@ -1,5 +1,6 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { isInternetTier } from './app-grant.ts';
+export { callerRoleOn } from './caller-role.ts';
 export { addGrant, removeGrant } from './change-grant.ts';
 export { changeResourceMarkings } from './change-resource-markings.ts';
 export { clearedForApp } from './cleared-for-app.ts';

@@ -4,13 +4,14 @@ import type { ResourceKind, ResourceRecord } from './kind.ts';
 import { agentKind } from './kinds/agent.ts';
 import { appKind } from './kinds/app.ts';
 import { applicationsKind } from './kinds/applications.ts';
+import { mediaSetKind } from './kinds/media-set.ts';
 import { objectTypeKind, ontologyKind } from './kinds/ontology.ts';
 
 /**
  * Every resource kind the access model knows. Adding a kind is one entry here (a `ResourceKind`
  * in `kinds/`); the tier-table tests run over every entry.
  */
-export const RESOURCE_KINDS: readonly ResourceKind[] = [applicationsKind, appKind, agentKind, ontologyKind, objectTypeKind];
+export const RESOURCE_KINDS: readonly ResourceKind[] = [applicationsKind, appKind, agentKind, ontologyKind, objectTypeKind, mediaSetKind];
 
 export function kindOfRid(rid: string): { kind: ResourceKind; id: string } | undefined {
   const kind = RESOURCE_KINDS.find((k) => rid.startsWith(k.prefix));

@@ -74,6 +74,7 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
   };
 
   return {
+    largeContent: true,
     async put(blobs) {
       const queue = [...distinctBlobs(blobs)];
       const worker = async () => {

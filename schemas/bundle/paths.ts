@@ -28,13 +28,36 @@ export function pathKey(path: string): string {
   return path.normalize('NFC').toLowerCase();
 }
 
+/**
+ * A safe relative path of any file the service stores by path (bundle files, media items): the
+ * rules that keep a path from escaping, hiding or changing meaning on another system.
+ */
+export function checkRelativePath(raw: string): PathCheck {
+  return checkPath(raw, () => undefined);
+}
+
+/** A bundle file's path: a safe relative path, and none of the names the platform keeps for itself. */
 export function checkBundlePath(raw: string): PathCheck {
+  return checkPath(raw, (path, segments, lower, reject) => {
+    if (lower.includes('node_modules')) reject('path_node_modules', 'node_modules must not be uploaded');
+    if (path.toLowerCase().includes('developer/sdk/'))
+      reject('path_sdk_copy', 'a copy of the SDK (developer/sdk/) must not ship; the platform serves it');
+    if (segments.length === 1 && (MANIFEST_FILE_NAMES as readonly string[]).includes(lower[0] ?? '')) {
+      reject('path_manifest_file', 'the manifest travels in the "manifest" field, not as a file');
+    }
+    if (RESERVED_ROOT_NAMES.has(lower[0] ?? '')) reject('path_reserved', `"${segments[0]}" is reserved for pages the platform generates`);
+  });
+}
+
+type Reject = (code: string, message: string) => void;
+
+function checkPath(raw: string, more: (path: string, segments: string[], lower: string[], reject: Reject) => void): PathCheck {
   const path = raw.normalize('NFC');
   // Nothing else is checked on a path this long: it is refused anyway, and it may be megabytes.
   if (path.length > MAX_PATH_LENGTH)
     return { ok: false, path, rejections: [{ code: 'path_too_long', message: `path is longer than ${MAX_PATH_LENGTH} characters` }] };
   const rejections: PathRejection[] = [];
-  const reject = (code: string, message: string) => {
+  const reject: Reject = (code, message) => {
     if (!rejections.some((r) => r.code === code)) rejections.push({ code, message });
   };
   const segments = path.split('/');
@@ -57,13 +80,7 @@ export function checkBundlePath(raw: string): PathCheck {
       reject('path_windows_reserved', 'CON, PRN, AUX, NUL, COM0-9 and LPT0-9 are device names on Windows, with any extension');
     }
   }
-  if (lower.includes('node_modules')) reject('path_node_modules', 'node_modules must not be uploaded');
-  if (path.toLowerCase().includes('developer/sdk/'))
-    reject('path_sdk_copy', 'a copy of the SDK (developer/sdk/) must not ship; the platform serves it');
-  if (segments.length === 1 && (MANIFEST_FILE_NAMES as readonly string[]).includes(lower[0] ?? '')) {
-    reject('path_manifest_file', 'the manifest travels in the "manifest" field, not as a file');
-  }
-  if (RESERVED_ROOT_NAMES.has(lower[0] ?? '')) reject('path_reserved', `"${segments[0]}" is reserved for pages the platform generates`);
+  more(path, segments, lower, reject);
 
   return rejections.length === 0 ? { ok: true, path } : { ok: false, path, rejections };
 }

@@ -75,6 +75,9 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   groupId: t.groupId,
   categoryId: t.categoryId,
   markingId: t.markingId,
+  mediaSetRid: t.mediaSetRid,
+  mediaItemRid: t.mediaItemRid,
+  transactionId: t.mediaTransactionId,
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
 });
@@ -164,6 +167,9 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   setObjectTypeSecurity: () => ({ body: {} }),
   testObjectSecurity: () => ({ body: { object: { id: 'c1' } } }),
   executeOntologySql: () => ({ body: { query: 'SELECT id FROM "sales.Customer"', ontology: COMPANY_A } }),
+  createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
+  putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
+  getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
 };
 
 /** Operations that end a fixture's credential or grant if a dry run ever failed to roll back: run after all others. */

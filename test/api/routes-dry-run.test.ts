@@ -154,8 +154,51 @@ async function released(slug: string) {
 const APPS_RID = 'ri.workshop.svc.applications.cell-acme';
 const clearGrants = async () => void (await svc.database.db.deleteFrom('resource_grants').execute());
 
+/** A media set of Acme that takes any type (dana's, made for real), and an open transaction on its main branch. */
+async function mediaSet(): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/mediasets', { body: { name: unique('dry-media'), schema: 'any' }, headers: bearer(dev) });
+  expect(res.status).toBe(201);
+  return res.body.data.rid;
+}
+async function openMediaTransaction(): Promise<{ mediaSetRid: string; transactionId: string }> {
+  const mediaSetRid = await mediaSet();
+  const res = await svc.call('POST', `/api/v1/mediasets/${mediaSetRid}/transactions`, { headers: bearer(dev) });
+  expect(res.status).toBe(201);
+  const put = await svc.call(
+    'POST',
+    `/api/v1/mediasets/${mediaSetRid}/items?mediaItemPath=staged.json&transactionId=${res.body.data.transactionId}`,
+    {
+      body: { staged: true },
+      headers: bearer(dev),
+    },
+  );
+  expect(put.status).toBe(201);
+  return { mediaSetRid, transactionId: res.body.data.transactionId };
+}
+
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
+  createMediaSet: async () => ({
+    body: { name: unique('dry-media'), schema: 'image', allowedMimeTypes: ['image/png'] },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  createMediaSetTransaction: async () => ({
+    params: { mediaSetRid: await mediaSet() },
+    query: '?branchName=draft',
+    headers: bearer(dev),
+    status: 201,
+  }),
+  commitMediaSetTransaction: async () => ({ params: await openMediaTransaction(), headers: bearer(dev), status: 200 }),
+  abortMediaSetTransaction: async () => ({ params: await openMediaTransaction(), headers: bearer(dev), status: 200 }),
+  // The body is the item's bytes (JSON here, which an `any` set takes); the dry run reads and hashes them but stores nothing.
+  putMediaItem: async () => ({
+    params: { mediaSetRid: await mediaSet() },
+    query: `?mediaItemPath=${unique('dry')}.json`,
+    body: { bytes: unique('content') },
+    headers: bearer(dev),
+    status: 201,
+  }),
   webSignIn: async () => ({
     body: { login: 'dana', password: PASSWORD },
     headers: origin(),

@@ -57,6 +57,10 @@ export interface Targets {
   proposalId: string;
   /** A registered OAuth host's authorization request for the app's MCP address. */
   authorization: Record<string, string>;
+  /** A media set of A (schema any; only A's developers have a role on it) with one item and an open transaction. */
+  mediaSetRid: string;
+  mediaItemRid: string;
+  mediaTransactionId: string;
 }
 
 export interface PrincipalFixture {
@@ -212,6 +216,13 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
     ],
   });
   ok(marking, 201);
+  const mediaSet = await call('POST', '/api/v1/mediasets', { name: 'Matrix media', schema: 'any' });
+  ok(mediaSet, 201);
+  const mediaSetRid = mediaSet.body.data.rid;
+  const mediaItem = await call('POST', `/api/v1/mediasets/${mediaSetRid}/items?mediaItemPath=matrix.json`, { matrix: true });
+  ok(mediaItem, 201);
+  const mediaTransaction = await call('POST', `/api/v1/mediasets/${mediaSetRid}/transactions`, {});
+  ok(mediaTransaction, 201);
 
   return {
     callers,
@@ -230,6 +241,9 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
       branch: 'matrix',
       proposalId: proposal.body.data.id,
       authorization: await authorizationRequest(svc, APP),
+      mediaSetRid,
+      mediaItemRid: mediaItem.body.data.mediaItemRid,
+      mediaTransactionId: mediaTransaction.body.data.transactionId,
     },
   };
 }

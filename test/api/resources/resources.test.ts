@@ -48,6 +48,12 @@ const SAMPLES: Record<string, () => Promise<string>> = {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.data.rid;
   },
+  // A media set, as a developer creates it.
+  'media-set': async () => {
+    const res = await svc.call('POST', '/api/v1/mediasets', { body: { name: 'Shelf photos', schema: 'image' }, headers: bearer(dev) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.data.rid;
+  },
 };
 const rids: Record<string, string> = {};
 

@@ -1,0 +1,48 @@
+import type { MediaItemView } from '../../schemas/media.ts';
+
+// How an item's bytes are answered: one HTTP range at most, a strong ETag (the content's SHA-256),
+// and headers that keep uploaded HTML or SVG from ever running on the service's origin.
+
+/** `bytes=a-b`, `bytes=a-`, `bytes=-n`: the one range asked for, 'unsatisfiable', or undefined (no range, or several: the whole item). */
+export function rangeOf(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = header === undefined ? null : /^bytes=(\d{0,15})-(\d{0,15})$/.exec(header.trim());
+  if (!match) return undefined;
+  const [, from = '', to = ''] = match;
+  if (from === '' && to === '') return undefined;
+  if (from === '') {
+    const suffix = Number(to);
+    return suffix === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(from);
+  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
+  if (to !== '' && Number(to) < start) return undefined;
+  return start >= size ? 'unsatisfiable' : { start, end };
+}
+
+/** Types a browser may show in place without running anything of the item's (no HTML, no SVG). */
+const INLINE = /^(?:image\/(?:png|jpeg|gif|webp|avif|bmp)|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+|application\/pdf|text\/plain)$/;
+
+export function contentHeaders(item: MediaItemView): Record<string, string> {
+  const name = item.path.split('/').at(-1) ?? 'item';
+  const disposition = INLINE.test(item.mimeType) ? 'inline' : 'attachment';
+  return {
+    'Content-Type': item.mimeType,
+    ETag: `"${item.sha256}"`,
+    'Accept-Ranges': 'bytes',
+    'Content-Disposition': `${disposition}; filename*=UTF-8''${encodeURIComponent(name)}`,
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'",
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    // Bytes never change under a rid: a private cache may keep them; revalidation is by ETag.
+    'Cache-Control': 'private, no-cache',
+  };
+}
+
+/** Whether an If-None-Match header names this ETag (or `*`). */
+export function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim().replace(/^W\//, '');
+    return t === '*' || t === etag;
+  });
+}

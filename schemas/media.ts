@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { CellId } from './identity.ts';
+
+// Media set contracts (shapes after Foundry's MediaSets API, docs/api/media.md): a set holds
+// items by path on branches; transactions make a batch of items visible at once.
+
+export const MEDIA_SET_RID_PREFIX = 'ri.mio.svc.media-set.';
+export const MEDIA_ITEM_RID_PREFIX = 'ri.mio.svc.media-item.';
+export const MEDIA_BRANCH_RID_PREFIX = 'ri.mio.svc.media-set-branch.';
+export const MEDIA_VIEW_RID_PREFIX = 'ri.mio.svc.media-set-view.';
+
+export const MEDIA_LIMITS = {
+  /** Items one transaction may stage (spec Limits: media). */
+  itemsPerTransaction: 10_000,
+  /** The body of one direct put (POST …/items): larger items go through upload sessions. */
+  putItemBytes: 16 * 1024 * 1024,
+  /** Items up to this size may live in PostgreSQL; larger ones need the S3 store (SVC_BLOB_STORE). */
+  databaseItemBytes: 4 * 1024 * 1024,
+  pageSize: { default: 100, max: 1000 },
+} as const;
+
+export const MEDIA_SCHEMAS = ['image', 'audio', 'video', 'document', 'any'] as const;
+export type MediaSchema = (typeof MEDIA_SCHEMAS)[number];
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+const ridOf = (prefix: string, what: string) =>
+  z
+    .string()
+    .max(120)
+    .regex(new RegExp(`^${prefix.replaceAll('.', '\\.')}${UUID.source}$`), `must be a ${what} (${prefix}<uuid>)`);
+
+export const MediaSetRid = ridOf(MEDIA_SET_RID_PREFIX, 'media set rid');
+export const MediaItemRid = ridOf(MEDIA_ITEM_RID_PREFIX, 'media item rid');
+export const MediaBranchRid = ridOf(MEDIA_BRANCH_RID_PREFIX, 'media set branch rid');
+export const MediaViewRid = ridOf(MEDIA_VIEW_RID_PREFIX, 'media set view rid');
+export const MediaTransactionId = z.string().regex(new RegExp(`^${UUID.source}$`), 'must be a transaction id (a uuid)');
+export const MediaBranchName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dot, dash and underscore, starting with a letter or digit');
+
+/** `type/subtype` (or `type/*` in an allowed list), lowercase. */
+const MimePattern = z
+  .string()
+  .max(127)
+  .regex(/^[a-z0-9][a-z0-9!#$&^_.+-]*\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/, 'must be a MIME type such as image/png or image/*');
+
+export const CreateMediaSetInput = z.strictObject({
+  organization: CellId.optional().meta({ description: 'The company; defaults to the key’s company.' }),
+  name: z.string().trim().min(1).max(200),
+  schema: z.enum(MEDIA_SCHEMAS).meta({ description: 'The kind of media the set holds; `any` admits every type.' }),
+  allowedMimeTypes: z
+    .array(MimePattern)
+    .max(50)
+    .default([])
+    .meta({ description: 'Exact types or `type/*`, each admitted by the schema; empty: whatever the schema admits.' }),
+});
+export type CreateMediaSetInput = z.output<typeof CreateMediaSetInput>;
+
+export const MediaSetView = z
+  .object({
+    rid: z.string(),
+    name: z.string(),
+    organization: z.string(),
+    schema: z.enum(MEDIA_SCHEMAS),
+    allowedMimeTypes: z.array(z.string()),
+    branches: z.array(z.object({ name: z.string(), rid: z.string(), viewRid: z.string() })),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'MediaSet' });
+export type MediaSetView = z.input<typeof MediaSetView>;
+
+/** Names one branch: at most one of the three (conflicting_media_set_identifiers); none: main. */
+export const BranchSelector = z.strictObject({
+  branchName: MediaBranchName.optional(),
+  branchRid: MediaBranchRid.optional(),
+  viewRid: MediaViewRid.optional(),
+});
+export type BranchSelector = z.output<typeof BranchSelector>;
+
+export const MediaItemView = z
+  .object({
+    mediaItemRid: z.string(),
+    mediaSetRid: z.string(),
+    path: z.string(),
+    branchName: z.string(),
+    mimeType: z.string(),
+    sizeBytes: z.number().int(),
+    sha256: z.string(),
+    transactionId: z.string().nullable().meta({ description: 'The transaction that committed it; null: put directly.' }),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'MediaItem' });
+export type MediaItemView = z.input<typeof MediaItemView>;
+
+export const MediaTransactionView = z
+  .object({
+    transactionId: z.string(),
+    mediaSetRid: z.string(),
+    branchName: z.string(),
+    state: z.enum(['OPEN', 'COMMITTED', 'ABORTED']),
+    itemCount: z.number().int(),
+  })
+  .meta({ id: 'MediaSetTransaction' });
+export type MediaTransactionView = z.input<typeof MediaTransactionView>;
