@@ -8,6 +8,8 @@ export interface PageBases {
   trees: { channel: Channel; base: string; url: URL; prefix: string }[];
   /** The bases served on a host of their own (none in the default same-host set-up). */
   appHosts: URL[];
+  /** True when no page or hand-off can be under `/api/`: every base on {base_url}'s host, none at or above `/api`. */
+  apiOutsideTrees: boolean;
 }
 
 // Every request asks whether it is for a page tree: parse the addresses once per value of them
@@ -27,7 +29,9 @@ export function pageBases(addresses: PublicAddresses): PageBases {
     const url = new URL(base);
     return { channel, base, url, prefix: url.pathname.replace(/\/$/, '') };
   });
-  bases = { ownHost, trees, appHosts: trees.map((t) => t.url).filter((u) => u.host !== ownHost) };
+  const appHosts = trees.map((t) => t.url).filter((u) => u.host !== ownHost);
+  const apiOutsideTrees = appHosts.length === 0 && trees.every((t) => !'/api/'.startsWith(`${t.prefix}/`) && !t.prefix.startsWith('/api/'));
+  bases = { ownHost, trees, appHosts, apiOutsideTrees };
   parsed.set(addresses, bases);
   return bases;
 }

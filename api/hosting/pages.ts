@@ -47,6 +47,7 @@ import {
 } from './handoff.ts';
 import { appContentPolicy, permissionsPolicy, setAppHeaders, setPlatformPageHeaders, versionPath } from './headers.ts';
 import { aboutPage, cardPage, catalogPage, injectIntoEntry } from './html.ts';
+import { pageBases } from './page-bases.ts';
 import { matchTree, type TreePlace, type TreeRequest } from './tree.ts';
 
 // The page trees under {production_base} and {developer_base} (spec Rules for B3): catalogs, app
@@ -87,6 +88,8 @@ type AppPlace = Extract<TreePlace, { kind: 'app' }>;
 
 export function hostingPages(deps: ApiDeps): Middleware {
   return async (ctx, next) => {
+    // API calls skip the page trees' matching (every API request passes here first).
+    if (ctx.path.startsWith('/api/') && pageBases(deps.addresses()).apiOutsideTrees) return next();
     const handoff = handoffPage(ctx, deps);
     const req = handoff ? undefined : matchTree(ctx, deps.addresses());
     if (!handoff && !req) return next();
