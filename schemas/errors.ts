@@ -87,6 +87,12 @@ export const ERRORS = {
   },
   branch_not_found: { status: 404, meaning: 'No such branch of the definitions, or it was deleted.' },
   proposal_not_found: { status: 404, meaning: 'No such proposal.' },
+  improvement_limit_reached: {
+    status: 409,
+    meaning:
+      'The app already holds its most improvements of that scope (40 company-wide; 20 personal per person): delete one, or compile the company-wide ones into a version. details.scope, details.limit.',
+  },
+  improvement_not_found: { status: 404, meaning: 'No such improvement.' },
   // platform
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },
