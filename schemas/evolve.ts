@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LogEventId, Namespace, Slug } from './app-log.ts';
-import { slotName } from './manifest/index.ts';
+import { slotName, VERSION_PATTERN } from './manifest/index.ts';
 
 // Evolve contracts (spec G, Evolve): evidence from the app log, proposals that change only what the
 // manifest's `evolve` declares (tokens within [min, max]; the text, order and visibility of
@@ -155,5 +155,14 @@ export const EvidenceView = z
   })
   .meta({ id: 'EvolveEvidence' });
 export type EvidenceView = z.infer<typeof EvidenceView>;
+
+export const CompileInput = z.strictObject({
+  slug: Slug,
+  version: z.string().regex(VERSION_PATTERN, 'must be a semantic version such as 1.2.3').meta({
+    description: 'The new version’s number (its content differs from every existing version).',
+  }),
+  notes: z.string().max(2000).optional(),
+});
+export type CompileInput = z.infer<typeof CompileInput>;
 
 export const SuggestResult = z.object({ proposals: z.array(ProposalView), model: z.string() });

@@ -22,6 +22,14 @@ export function legacyPaths(path: string, slugIn: 'query' | 'body' | 'path' | 'i
   };
 }
 
+/** The input with the app named in the path put where the new path takes it (its query or body). */
+function withSlug<I extends { params: unknown; query: unknown; body: unknown }>(input: I, slugIn: string): I {
+  const slug = (input.params as { slug: string }).slug;
+  if (slugIn === 'query') return { ...input, query: { ...(input.query as object), slug } };
+  if (slugIn === 'body') return { ...input, body: { ...(input.body as object), slug } };
+  return input;
+}
+
 export function legacyEvolveRoutes(routes: readonly { route: AnyRoute; slugIn: 'query' | 'body' | 'path' | 'id' }[]): AnyRoute[] {
   return routes.flatMap(({ route, slugIn }) => {
     const paths = legacyPaths(route.path, slugIn);
@@ -37,15 +45,8 @@ export function legacyEvolveRoutes(routes: readonly { route: AnyRoute; slugIn: '
       params: slugIn === 'path' ? route.params : (route.params as Strict).extend({ slug: Slug }),
       ...(slugIn === 'query' ? { query: withoutSlug(route.query) } : {}),
       ...(slugIn === 'body' ? { body: withoutSlug(route.body) } : {}),
-      // The app named in the path goes where the new path takes it.
-      handler: (input) => {
-        const slug = (input.params as { slug: string }).slug;
-        return route.handler({
-          ...input,
-          ...(slugIn === 'query' ? { query: { ...input.query, slug } } : {}),
-          ...(slugIn === 'body' ? { body: { ...input.body, slug } } : {}),
-        });
-      },
+      ...(route.prepare ? { prepare: (input) => route.prepare!(withSlug(input, slugIn)) } : {}),
+      handler: (input) => route.handler(withSlug(input, slugIn)),
     };
     return [improve, bySlug];
   });

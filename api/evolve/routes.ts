@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { checkWorkflow } from '../../domain/app-workflows/index.ts';
+import { checkUpload, uploadVersion } from '../../domain/apps/index.ts';
 import {
   applyProposal,
+  compileImprovements,
   createProposal,
   deleteImprovement,
   getProposal,
@@ -11,7 +14,9 @@ import {
   rejectProposal,
   suggestProposals,
 } from '../../domain/evolve/index.ts';
+import { UploadedVersion } from '../../schemas/apps.ts';
 import {
+  CompileInput,
   CreateProposalInput,
   EVOLVE_LIMITS,
   EvidenceQuery,
@@ -227,6 +232,40 @@ const overlayRoute = defineRoute({
   handler: async ({ deps, principal, params }) => ({ data: await readOverlay(deps, principal, params.namespace, params.slug) }),
 });
 
+const compileRoute = defineRoute({
+  method: 'post',
+  path: `${EVOLVE_BASE}/compile`,
+  operationId: 'compileEvolveImprovements',
+  summary: 'Fold the company-wide improvements into a new version (uploaded; then tested and published as usual)',
+  description:
+    'Takes the app’s production version (else test, else the newest upload), writes its company-wide improvements into its ' +
+    'pages (the same CSS and text the overlay gives), lists them in the manifest’s `evolve.baked` and uploads the result as ' +
+    '`version`, exactly as an upload of that bundle (a developer key; bundle validation; 409 version_conflict). Publish it ' +
+    'through the channels as any version: on it the baked improvements no longer apply at runtime. Nothing to fold: 409 conflict.',
+  tags: ['evolve'],
+  auth: 'credential',
+  write: true,
+  params: NamespaceParams,
+  body: CompileInput,
+  response: { status: 201, description: 'The uploaded version (200: identical content existed).', schema: UploadedVersion },
+  errors: [...ERRORS, 'bundle_invalid', 'version_conflict', 'conflict'],
+  prepare: async ({ principal, params, body, deps, dryRun }) => {
+    const bundle = await compileImprovements(deps, principal, params.namespace, body);
+    const address = { namespace: params.namespace, slug: body.slug };
+    const store = { db: deps.db, blobs: deps.blobs, dryRun, checkWorkflow, addresses: deps.addresses() };
+    return { bundle: await checkUpload(principal, address, bundle, store), notes: bundle.notes };
+  },
+  async handler({ db, principal, params, body, prepared }) {
+    const uploaded = await uploadVersion(
+      db,
+      principal,
+      { namespace: params.namespace, slug: body.slug, notes: prepared.notes },
+      prepared.bundle,
+    );
+    return { status: uploaded.created ? 201 : 200, data: uploaded };
+  },
+});
+
 /** Where each route names its app on the legacy per-app paths' successor: in the query, the body, or not at all (by id). */
 export const EVOLVE_ROUTES: readonly { route: AnyRoute; slugIn: 'query' | 'body' | 'path' | 'id' }[] = [
   { route: evidenceRoute, slugIn: 'query' },
@@ -239,6 +278,7 @@ export const EVOLVE_ROUTES: readonly { route: AnyRoute; slugIn: 'query' | 'body'
   { route: listImprovementsRoute, slugIn: 'query' },
   { route: deleteImprovementRoute, slugIn: 'id' },
   { route: overlayRoute, slugIn: 'path' },
+  { route: compileRoute, slugIn: 'body' },
 ];
 
 export const evolveRoutes: AnyRoute[] = [...EVOLVE_ROUTES.map((r) => r.route), ...legacyEvolveRoutes(EVOLVE_ROUTES)];

@@ -1,5 +1,6 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { applyProposal } from './apply-proposal.ts';
+export { compileImprovements } from './compile-improvements.ts';
 export { createProposal } from './create-proposal.ts';
 export { deleteImprovement } from './delete-improvement.ts';
 export { getProposal } from './get-proposal.ts';

@@ -102,6 +102,8 @@ const EVOLVE_CURRENT: Record<string, RouteAccess> = {
   listEvolveImprovements: DEVELOPERS,
   deleteEvolveImprovement: DEVELOPERS,
   getEvolveOverlay: APP_SURFACE,
+  // An upload of a new version (app.deploy): a developer key, as uploadAppVersion.
+  compileEvolveImprovements: route('company', DEVELOPER_KEYS),
 };
 
 /** Legacy operation ids of an evolve operation: `improve/{namespace}/…` and `evolve/{namespace}/{slug}/…`. */

@@ -209,6 +209,7 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
     rejectEvolveProposal: () => ({ params: { id: NO_PROPOSAL } }),
     listEvolveImprovements: () => ({ query: { slug: APP.slug } }),
     deleteEvolveImprovement: () => ({ params: { id: 'evi_0000000000000000' } }),
+    compileEvolveImprovements: () => ({ body: { slug: APP.slug, version: '9.0.0' } }),
   }),
 };
 

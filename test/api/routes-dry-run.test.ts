@@ -568,6 +568,11 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     applyEvolveProposal: async () => ({ params: { ...EVOLVE_APP, id: await evolveProposal() }, headers: await web(), status: 200 }),
     rejectEvolveProposal: async () => ({ params: { ...EVOLVE_APP, id: await evolveProposal() }, headers: await web(), status: 200 }),
     deleteEvolveImprovement: async () => ({ params: { ...EVOLVE_APP, id: await evolveImprovement() }, headers: bearer(dev), status: 200 }),
+    // Uploads a new version with the company-wide improvements folded in.
+    compileEvolveImprovements: async () => {
+      await evolveImprovement();
+      return { params: EVOLVE_APP, body: { slug: EVOLVE_APP.slug, version: `1.1.${++counter}` }, headers: bearer(dev), status: 201 };
+    },
   }),
 };
 

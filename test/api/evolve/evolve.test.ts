@@ -228,8 +228,8 @@ describe('legacy paths', () => {
           .filter(([, op]) => op.deprecated && /\/developer\/(improve|evolve)\//.test(path))
           .map(([method, op]) => ({ path, method: method.toUpperCase(), summary: op.summary })),
     );
-    // Ten operations, each on the improve/ and the per-app evolve/ path.
-    expect(legacy).toHaveLength(20);
+    // Eleven operations, each on the improve/ and the per-app evolve/ path.
+    expect(legacy).toHaveLength(22);
     // Personal: the company-wide places are taken (above).
     const proposal = await proposalId({ scope: 'personal', account: memberId, changes: hue(12) });
     const improvement = (await improvementIds())[0];
@@ -247,7 +247,9 @@ describe('legacy paths', () => {
           ? undefined
           : path.endsWith('/suggest')
             ? { slug: 'tuned' }
-            : { slug: 'tuned', title: 'Legacy', changes: hue(1) };
+            : path.endsWith('/compile')
+              ? { slug: 'tuned', version: '1.0.1' }
+              : { slug: 'tuned', title: 'Legacy', changes: hue(1) };
       const { slug: _, ...legacyBody } = body ?? {};
       const headers = { ...(path.includes('/apply') || path.includes('/reject') ? web : bearer(dev)), 'x-svc-dry-run': 'true' };
       const old = await svc.call(method, fill(path) + (bySlug ? '' : query), {
@@ -261,8 +263,38 @@ describe('legacy paths', () => {
       expect(old.headers.get('link')).toBe(`<${fill(successor!)}>; rel="successor-version"`);
       expect(now.headers.get('deprecation')).toBeNull();
       // Reads answer the same; writes (dry runs) the same plan but for what each new row is given.
-      const same = (b: { data: unknown }) => JSON.stringify(b.data).replace(/"(evp|evi)_[0-9A-Za-z]+"|"\d{4}-\d\d-\d\dT[^"]+"/g, '"…"');
+      const same = (b: { data: unknown }) =>
+        JSON.stringify(b.data).replace(/"[a-z]{2,4}_[0-9A-Za-z]{10,}"|"\d{4}-\d\d-\d\dT[^"]+"/g, '"…"');
       expect(same(old.body), `${method} ${path}`).toBe(same(now.body));
     }
+  });
+});
+
+describe('compile', () => {
+  it('uploads a version with the company-wide improvements folded in; published, they no longer apply at runtime', async () => {
+    await resetRateLimits(svc);
+    expect((await svc.call('POST', `${E}/compile`, { body: { slug: 'tuned', version: '1.1.0' }, headers: bearer(member) })).status).toBe(
+      403,
+    );
+    const none = await svc.call('POST', `${E}/compile`, { body: { slug: 'plain', version: '1.1.0' }, headers: bearer(dev) });
+    expect(none.status).toBe(409);
+    const folded = (await overlayOf(dev)).improvements as string[];
+    expect(folded).toHaveLength(EVOLVE_LIMITS.company);
+    const res = await svc.call('POST', `${E}/compile`, { body: { slug: 'tuned', version: '1.1.0' }, headers: bearer(dev) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    for (const channel of ['test', 'production']) {
+      const moved = await svc.call('POST', `/api/v1/developer/apps/cell-acme/tuned/channels/${channel}`, {
+        body: { version: '1.1.0' },
+        headers: bearer(dev),
+      });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    }
+    const overlay = await overlayOf(dev);
+    expect(overlay).toEqual(expect.objectContaining({ version: '1.1.0', improvements: [], tokens: [] }));
+    // The member's personal improvement still applies on the new version.
+    expect((await overlayOf(member)).slots).toEqual([{ slot: 'footer', text: 'Mine <3' }]);
+    const page = await rawGet(appUrl(), { cookie: await signIn(svc, 'dana') });
+    expect(page.text.match(/data-svc-evolve/g)).toHaveLength(1);
+    expect(page.text).toContain(`{--accent-hue:`);
   });
 });
