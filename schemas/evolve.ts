@@ -56,7 +56,6 @@ export const CreateProposalInput = z.strictObject({
 export type CreateProposalInput = z.infer<typeof CreateProposalInput>;
 
 export const SlugBody = z.strictObject({ slug: Slug });
-export const SlugQuery = z.strictObject({ slug: Slug });
 
 const Cursor = z
   .string()

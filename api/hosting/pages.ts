@@ -349,7 +349,7 @@ async function serveEntry(
   const target = { namespace: place.namespace, slug: place.slug, channel: req.channel };
   // Asked in the same turn as the open's own catch-up, so both share its one round trip: the
   // overlay's cache is then as current as the open's decision (no query when nothing changed).
-  const current = deps.principals.caughtUp();
+  const current = ctx.method === 'HEAD' ? undefined : deps.principals.caughtUp();
   // A HEAD opens nothing: the same answer without a ticket, a usage/open record or a body.
   const result =
     ctx.method === 'HEAD'
@@ -378,7 +378,7 @@ async function serveEntry(
   }
   ctx.append('Set-Cookie', `${TICKET_COOKIE}=${ticket.ticket}; Path=${new URL(base).pathname}; HttpOnly; Secure; SameSite=None`);
   const app = { namespace: result.app.namespace, slug: result.app.slug };
-  const overlay = await overlayFor(deps, await current, result.app, version, principal.account.id);
+  const overlay = await overlayFor(deps, (await current) === true, result.app, version, principal.account.id);
   const page = renderOverlay(result.entry.toString('utf8'), overlay, version.manifest);
   sendHtml(ctx, 200, injectIntoEntry(page, base, app, ticket));
 }
@@ -389,7 +389,7 @@ async function serveEntry(
  */
 async function serveEntryAnonymously(ctx: Context, deps: ApiDeps, req: TreeRequest, place: AppPlace): Promise<void> {
   const target = { namespace: place.namespace, slug: place.slug, channel: req.channel };
-  const current = deps.principals.caughtUp();
+  const current = ctx.method === 'HEAD' ? undefined : deps.principals.caughtUp();
   // A HEAD opens nothing: the same answer without a usage/open record or a body.
   const { app, version, access, entry } =
     ctx.method === 'HEAD'
@@ -412,7 +412,7 @@ async function serveEntryAnonymously(ctx: Context, deps: ApiDeps, req: TreeReque
   }
   const ref = { namespace: app.namespace, slug: app.slug };
   // Anonymous visitors see the company-wide improvements.
-  const overlay = await overlayFor(deps, await current, app, version, null);
+  const overlay = await overlayFor(deps, (await current) === true, app, version, null);
   sendHtml(ctx, 200, injectIntoEntry(renderOverlay(entry.toString('utf8'), overlay, version.manifest), base, ref));
 }
 

@@ -1,9 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../../support/browser.ts';
+import { launchBrowser, signedIn as signedInAs } from '../../support/browser.ts';
 import { EVOLVE_MANIFEST, evolveFiles } from '../../support/evolve.ts';
 import { release } from '../../support/hosting.ts';
-import { bearer, PASSWORD, passwordKey, seedCompanies } from '../../support/identity.ts';
+import { bearer, passwordKey, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 // The evolve loop end to end in Chromium (issue 33): a member's feedback on a slot, sent by the
@@ -49,20 +49,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-async function signedIn<T>(login: string, fn: (page: Page) => Promise<T>): Promise<T> {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(`${svc.url}/signin`);
-    await page.getByLabel('Username or email').fill(login);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
-    return await fn(page);
-  } finally {
-    await context.close();
-  }
-}
+const signedIn = <T>(login: string, fn: (page: Page) => Promise<T>) => signedInAs(browser, svc.url!, login, fn);
 
 /** Opens the app as the signed-in visitor and answers what its page saw. */
 async function open(page: Page, hash = '') {
