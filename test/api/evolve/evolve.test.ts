@@ -174,28 +174,38 @@ describe('suggestions', () => {
   });
 });
 
+/**
+ * Improvements as applies leave them, written directly (the applies through HTTP are the other
+ * tests): all but the last place of a limit, whose last place is then taken through the API.
+ */
+async function fillImprovements(count: number, account: string | null): Promise<void> {
+  const app = await svc.database.db.selectFrom('apps').select('id').where('slug', '=', 'tuned').executeTakeFirstOrThrow();
+  for (let n = 0; n < count; n++) {
+    const id = `${account ?? 'company'}${String(n).padStart(6, '0')}`.replace(/[^0-9A-Za-z]/g, '');
+    const row = {
+      app_id: app.id,
+      scope: account ? ('personal' as const) : ('company' as const),
+      account_id: account,
+      changes: JSON.stringify(hue(n)),
+    };
+    await svc.database.db
+      .insertInto('evolve_proposals')
+      .values({ ...row, id: `evp_${id}`, status: 'applied', author_kind: 'developer', author_account_id: memberId, title: 'Filler' })
+      .execute();
+    await svc.database.db
+      .insertInto('evolve_improvements')
+      .values({ ...row, id: `evi_${id}`, proposal_id: `evp_${id}`, created_by: memberId })
+      .execute();
+  }
+}
+
 describe('limits and improvements', () => {
   it(`refuses the company-wide improvement past ${EVOLVE_LIMITS.company}; a deleted one leaves the overlay`, {
     timeout: 60_000,
   }, async () => {
     const company = async () =>
       (await svc.call('GET', `${E}/improvements?slug=tuned&scope=company&limit=200`, { headers: bearer(dev) })).body.data.improvements;
-    // All but the last place filled as applies leave them (written directly: the applies through
-    // HTTP are the tests above), the last through the API.
-    const app = await svc.database.db.selectFrom('apps').select('id').where('slug', '=', 'tuned').executeTakeFirstOrThrow();
-    for (let n = (await company()).length; n < EVOLVE_LIMITS.company - 1; n++) {
-      const proposal = `evp_filler${String(n).padStart(6, '0')}`;
-      const changes = JSON.stringify(hue(n));
-      const row = { app_id: app.id, scope: 'company' as const, account_id: null, changes };
-      await svc.database.db
-        .insertInto('evolve_proposals')
-        .values({ ...row, id: proposal, status: 'applied', author_kind: 'developer', author_account_id: memberId, title: 'Filler' })
-        .execute();
-      await svc.database.db
-        .insertInto('evolve_improvements')
-        .values({ ...row, id: `evi_filler${String(n).padStart(6, '0')}`, proposal_id: proposal, created_by: memberId })
-        .execute();
-    }
+    await fillImprovements(EVOLVE_LIMITS.company - 1 - (await company()).length, null);
     expect((await apply(await proposalId({ changes: hue(40) }))).status).toBe(200);
     const extra = await proposalId({ changes: hue(359) });
     const refused = await apply(extra);
@@ -296,5 +306,23 @@ describe('compile', () => {
     const page = await rawGet(appUrl(), { cookie: await signIn(svc, 'dana') });
     expect(page.text.match(/data-svc-evolve/g)).toHaveLength(1);
     expect(page.text).toContain(`{--accent-hue:`);
+  });
+});
+
+describe('personal limit', () => {
+  it(`refuses a person’s personal improvement past ${EVOLVE_LIMITS.personal}, whatever other people hold`, async () => {
+    const mine = async () =>
+      (
+        await svc.call('GET', `${E}/improvements?slug=tuned&scope=personal&limit=200`, { headers: bearer(dev) })
+      ).body.data.improvements.filter((i: { account: string }) => i.account === memberId).length;
+    await fillImprovements(EVOLVE_LIMITS.personal - 1 - (await mine()), memberId);
+    const personal = (value: number) => proposalId({ scope: 'personal', account: memberId, changes: hue(value) });
+    expect((await apply(await personal(1))).status).toBe(200);
+    const refused = await apply(await personal(2));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details).toEqual(expect.objectContaining({ scope: 'personal', limit: 20, account: memberId }));
+    // Another person's view still has room.
+    const other = await svc.database.db.selectFrom('accounts').select('id').where('username', '=', 'multi').executeTakeFirstOrThrow();
+    expect((await apply(await proposalId({ scope: 'personal', account: other.id, changes: hue(3) }))).status).toBe(200);
   });
 });
