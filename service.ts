@@ -152,6 +152,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       ...(config.temporalUiUrl ? { temporalUi: { url: config.temporalUiUrl, namespace: config.temporalNamespace } } : {}),
       blobs: cachedBlobStore(blobBackend, config.blobCacheBytes),
       mailer,
+      // Evolve's suggestions ask the same provider as workflow `model` steps (the worker's, below).
+      models: localModelProvider,
       ontologySql: {
         databaseUrl,
         statementTimeoutMs: config.sqlStatementTimeoutMs,

@@ -5,6 +5,7 @@ import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
+import { evolveRoutes } from './evolve/routes.ts';
 import { groupRoutes } from './groups/routes.ts';
 import { hostingRoutes } from './hosting/routes.ts';
 import type { AnyRoute } from './http/route.ts';
@@ -50,6 +51,7 @@ export const routes: readonly AnyRoute[] = [
   ...memberRoutes,
   ...filesystemRoutes,
   ...logRoutes,
+  ...evolveRoutes,
   ...usageRoutes,
   ...billingRoutes,
   ...semanticRoutes,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ModelProvider } from './app-workflows/index.ts';
 import type { AppScheduleObserver, BlobStore } from './apps/index.ts';
 import type { Db } from './db/index.ts';
 import type { OpenRecorder } from './hosting/index.ts';
@@ -61,6 +62,8 @@ export interface DomainDeps {
   keyUses: KeyUseRecorder;
   /** The app log's usage/open records, written in batches off the request path. */
   opens: OpenRecorder;
+  /** The model provider of evolve's suggestions (as of workflow `model` steps); the deterministic local one when unset. */
+  models?: ModelProvider;
   /** Email (workflow notify steps, the mail test): SMTP, or `configured: false` when none is set. */
   mailer: Mailer;
   /** Where company initialization's rootPath may lie (SVC_COMPANY_ROOT) and where never. */

@@ -107,6 +107,12 @@ export const ERRORS = {
     status: 422,
     meaning: 'The item is larger than what the database store keeps (details.limitBytes) and no S3 store is configured (SVC_BLOB_STORE).',
   },
+  improvement_limit_reached: {
+    status: 409,
+    meaning:
+      'The app already holds its most improvements of that scope (40 company-wide; 20 personal per person): delete one, or compile the company-wide ones into a version. details.scope, details.limit.',
+  },
+  improvement_not_found: { status: 404, meaning: 'No such improvement.' },
   // platform
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   not_found: { status: 404, meaning: 'No such route.' },

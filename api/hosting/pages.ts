@@ -10,6 +10,7 @@ import {
 } from '../../domain/apps/index.ts';
 import { visitorOf } from '../../domain/companies/index.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { overlayFor, renderOverlay } from '../../domain/evolve/index.ts';
 import {
   aboutMarkdown,
   admitTicketCookie,
@@ -378,7 +379,9 @@ async function serveEntry(
   }
   ctx.append('Set-Cookie', `${TICKET_COOKIE}=${ticket.ticket}; Path=${new URL(base).pathname}; HttpOnly; Secure; SameSite=None`);
   const app = { namespace: result.app.namespace, slug: result.app.slug };
-  sendHtml(ctx, 200, injectIntoEntry(result.entry.toString('utf8'), base, app, ticket));
+  const overlay = await overlayFor(deps, result.app, version, principal.account.id);
+  const page = renderOverlay(result.entry.toString('utf8'), overlay, version.manifest);
+  sendHtml(ctx, 200, injectIntoEntry(page, base, app, ticket));
 }
 
 /**
@@ -408,7 +411,9 @@ async function serveEntryAnonymously(ctx: Context, deps: ApiDeps, req: TreeReque
     return;
   }
   const ref = { namespace: app.namespace, slug: app.slug };
-  sendHtml(ctx, 200, injectIntoEntry(entry.toString('utf8'), base, ref));
+  // Anonymous visitors see the company-wide improvements.
+  const overlay = await overlayFor(deps, app, version, null);
+  sendHtml(ctx, 200, injectIntoEntry(renderOverlay(entry.toString('utf8'), overlay, version.manifest), base, ref));
 }
 
 /**

@@ -58,10 +58,12 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     if (limit && route.rateLimit?.per === 'tenant' && principal) await consume(deps.db, limit, `${tenantOf(principal)}:${ip}`, deps.clock);
     // The app's requestsPerMinute, per source IP, on every request made with its ticket.
     if (principal?.kind === 'ticket') await consumeAppRequest(deps, principal.ticket.appId, ip);
-    if (route.deprecatedBy) {
-      // RFC 9745 Deprecation header and a Link to the successor.
-      ctx.set('Deprecation', 'true');
-      const successor = route.deprecatedBy.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => encodeURIComponent(ctx.params[name] ?? ''));
+    if (route.deprecated) {
+      // RFC 9745: the Deprecation header is a structured-field date (`@` and Unix seconds); a Link to the successor.
+      ctx.set('Deprecation', `@${Math.floor(route.deprecated.since.getTime() / 1000)}`);
+      const successor = route.deprecated.successor.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) =>
+        encodeURIComponent(ctx.params[name] ?? ''),
+      );
       ctx.set('Link', `<${successor}>; rel="successor-version"`);
     }
     // The string rule first, on the raw input of every route, whatever its schemas accept.

@@ -65,10 +65,10 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
       method: route.method,
       path: route.path,
       operationId: route.operationId,
-      summary: route.deprecatedBy ? `Deprecated: use ${route.deprecatedBy}. ${route.summary}` : route.summary,
+      summary: route.deprecated ? `Deprecated: use ${route.deprecated.successor}. ${route.summary}` : route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: route.tags,
-      ...(route.deprecatedBy ? { deprecated: true } : {}),
+      ...(route.deprecated ? { deprecated: true } : {}),
       security:
         route.auth === 'none'
           ? []

@@ -65,8 +65,12 @@ export interface RouteDef<
   summary: string;
   description?: string;
   tags: string[];
-  /** Marks the operation deprecated; the summary names the replacement. */
-  deprecatedBy?: string;
+  /**
+   * Marks the operation deprecated: the summary names the replacement (`successor`, an OpenAPI
+   * path whose placeholders are filled from this request's), and each answer carries RFC 9745's
+   * `Deprecation: @<seconds>` (since when) and `Link: <successor>; rel="successor-version"`.
+   */
+  deprecated?: { successor: string; since: Date };
   /**
    * Request budget per minute. `per: 'ip'` (default): per source IP, checked before anything else
    * (before the body is read). `per: 'tenant'`: per company and source IP, checked right after

@@ -23,7 +23,7 @@ export { reachApp, targetOf } from './reach-app.ts';
 export { getApp } from './repository.ts';
 export type { AppScheduleObserver, AppScheduleState } from './schedule-state.ts';
 export { compareVersions } from './semver.ts';
-export { checkUpload, uploadVersion } from './upload-version.ts';
+export { checkUpload, type UploadInput, uploadVersion } from './upload-version.ts';
 export {
   appsWatching,
   appsWithProductionWorkflows,

@@ -518,6 +518,39 @@ export interface AppLogEventsTable {
   status_at: Date | null;
 }
 
+export type EvolveScope = 'company' | 'personal';
+
+export interface EvolveProposalsTable {
+  id: string;
+  app_id: string;
+  scope: EvolveScope;
+  account_id: string | null;
+  status: Generated<'open' | 'applied' | 'rejected'>;
+  author_kind: 'developer' | 'agent' | 'member' | 'suggest';
+  author_account_id: string;
+  author_agent: string | null;
+  title: string;
+  rationale: string | null;
+  /** JSON text on insert. */
+  changes: ColumnType<unknown, string, string>;
+  evidence: ColumnType<unknown, string | undefined, string>;
+  created_at: Generated<Date>;
+  decided_by: string | null;
+  decided_at: Date | null;
+}
+
+export interface EvolveImprovementsTable {
+  id: string;
+  app_id: string;
+  proposal_id: string;
+  scope: EvolveScope;
+  account_id: string | null;
+  /** JSON text on insert. */
+  changes: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+  created_by: string;
+}
+
 export interface AppLogDailyTable {
   app_id: string;
   day: string;
@@ -581,6 +614,8 @@ export interface Database {
   account_attributes: AccountAttributesTable;
   resource_links: ResourceLinksTable;
   app_log_events: AppLogEventsTable;
+  evolve_proposals: EvolveProposalsTable;
+  evolve_improvements: EvolveImprovementsTable;
   app_log_error_counts: AppLogErrorCountsTable;
   app_log_daily: AppLogDailyTable;
   app_log_visitors: AppLogVisitorsTable;

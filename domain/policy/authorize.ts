@@ -93,6 +93,8 @@ export interface Actions {
   'ontology.define': CompanySubject;
   /** Approve, reject or merge a branch's proposal: a developer's human web login only (spec "Branches"); never a key, agent or ticket. */
   'ontology.decide-proposal': CompanySubject;
+  /** Apply or reject an evolve proposal of the company's apps: a developer's human web login only (the branch rule); never a key, an agent or a ticket. */
+  'evolve.decide': CompanySubject;
   /** See a resource and its grants: any role on it; otherwise it does not exist for the caller (404). */
   'resource.read': ResourceSubject;
   /** Grant, revoke, set the tier, create links: Owners only; never an agent key. */
@@ -240,6 +242,10 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     p.kind !== 'session'
       ? forbidden('Approving, rejecting and merging a proposal accept only a human web login: sign in on the web.', { required: 'session' })
       : dataDevelopersOnly(p, s.namespace, 'decide proposals'),
+  'evolve.decide': (p, s) =>
+    p.kind !== 'session'
+      ? forbidden('Applying and rejecting a proposal accept only a human web login: sign in on the web.', { required: 'session' })
+      : developersOfCompany(p, s),
   'resource.read': (_p, s) => (s.role ? null : new DomainError('not_found', `No resource ${s.rid}.`, { details: { rid: s.rid } })),
   'resource.change-sharing': (_p, s) =>
     !s.role

@@ -51,7 +51,15 @@ export {
   type PolicySubject,
   policyGates,
 } from './object-security.ts';
-export { type CallerKind, callerKindOf, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from './route-access.ts';
+export {
+  type CallerKind,
+  callerKindOf,
+  credentialTypesOf,
+  legacyEvolveIds,
+  PAGE_ACCESS,
+  ROUTE_ACCESS,
+  type RouteAccess,
+} from './route-access.ts';
 export {
   agentMayRead,
   agentMayWrite,

@@ -90,6 +90,29 @@ const MARKINGS = route('none', KEYS);
 /** The resource access model: signed-in people (keys and sessions); never tickets, never agent keys. */
 const RESOURCES = route('none', KEYS, SESSIONS);
 
+/** Evolve's operations, and the same for each of their legacy paths (`Legacy…` operation ids: Versioning 6). */
+const EVOLVE_CURRENT: Record<string, RouteAccess> = {
+  getEvolveEvidence: DEVELOPERS,
+  suggestEvolveProposals: DEVELOPERS,
+  createEvolveProposal: route('app', DEVELOPER_KEYS, DEVELOPER_SESSION, WRITING_TICKETS),
+  listEvolveProposals: DEVELOPERS,
+  getEvolveProposal: DEVELOPERS,
+  applyEvolveProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
+  rejectEvolveProposal: { ...DEVELOPERS, deniedInside: DEVELOPER_KEYS },
+  listEvolveImprovements: DEVELOPERS,
+  deleteEvolveImprovement: DEVELOPERS,
+  getEvolveOverlay: APP_SURFACE,
+  // An upload of a new version (app.deploy): a developer key, as uploadAppVersion.
+  compileEvolveImprovements: route('company', DEVELOPER_KEYS),
+};
+
+/** Legacy operation ids of an evolve operation: `improve/{namespace}/…` and `evolve/{namespace}/{slug}/…`. */
+export const legacyEvolveIds = (operationId: string) => [`${operationId}LegacyImprove`, `${operationId}LegacyBySlug`];
+
+const EVOLVE_ACCESS: Record<string, RouteAccess> = Object.fromEntries(
+  Object.entries(EVOLVE_CURRENT).flatMap(([id, access]) => [[id, access], ...legacyEvolveIds(id).map((legacy) => [legacy, access])]),
+);
+
 /** One entry per operationId of the OpenAPI document. */
 export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // System, schemas, catalogs: no credential.
@@ -226,6 +249,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   followLogEvents: DEVELOPERS,
   setFeedbackStatus: DEVELOPERS,
   getLogSummary: DEVELOPERS,
+
+  // Evolve (spec G): the company's developers read evidence, propose and manage improvements; an
+  // app's page (its ticket) proposes for its own visitor; deciding a proposal is a developer's web
+  // login only (evolve.decide, the branch rule); whoever may open the app reads their own overlay.
+  ...EVOLVE_ACCESS,
 
   // Billing.
   estimateBillingCost: route('none', KEYS),

@@ -4,8 +4,8 @@
 // reads each character a bounded number of times, so the cost is linear whatever the input.
 import { skipSpace } from './scan.ts';
 
-/** `offset`: where the tag's `<` is in the source. */
-export type HtmlTag = { name: string; attributes: Map<string, string>; offset: number };
+/** `offset`: where the tag's `<` is in the source; `end`: where its closing `>` is. */
+export type HtmlTag = { name: string; attributes: Map<string, string>; offset: number; end: number };
 /** An inline `<script>` element's tag and its raw text (empty for `<script src>`). */
 export type HtmlScript = { tag: HtmlTag; text: string };
 export type HtmlParts = { tags: HtmlTag[]; scripts: HtmlScript[]; styles: string[] };
@@ -76,7 +76,7 @@ export function parseHtml(source: string): HtmlParts {
     }
     const tag = readTag(source, lt + 1 + name.length);
     if (tag === undefined) break;
-    const element = { name, attributes: tag.attributes, offset: lt };
+    const element = { name, attributes: tag.attributes, offset: lt, end: tag.end };
     parts.tags.push(element);
     i = tag.end + 1;
     if (name === 'script' || name === 'style') {

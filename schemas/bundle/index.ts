@@ -2,6 +2,7 @@ export type { PageHosting } from './csp-warnings.ts';
 export { decodeContent, decodedSize } from './decode.ts';
 export { bundleDigest, canonicalJson, manifestHash, sha256Hex } from './digest.ts';
 export { ALLOWED_EXTENSIONS, fileTypeOf } from './file-types.ts';
+export { type HtmlTag, parseHtml } from './html.ts';
 export { checkRelativePath } from './paths.ts';
 export type { BundleFileInput, BundleInput, StoredFileInput } from './request.ts';
 export {

@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import { custom, rejectDuplicates } from './patterns.ts';
 
-const SLOT_PATTERN = /^[a-z][a-z0-9-]{0,47}$/;
-const slotName = z.string().regex(SLOT_PATTERN);
+export const SLOT_PATTERN = /^[a-z][a-z0-9-]{0,47}$/;
+export const slotName = z.string().regex(SLOT_PATTERN);
 
 const slot = z.strictObject({
   name: slotName,

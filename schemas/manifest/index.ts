@@ -1,7 +1,7 @@
 export type { Problem } from '../problems.ts';
 export { formatPath, issuesToProblems } from '../problems.ts';
 export { durationSeconds } from './duration.ts';
-export type { Evolve } from './evolve.ts';
+export { type Evolve, SLOT_PATTERN, slotName } from './evolve.ts';
 export type { QueryExport } from './exports.ts';
 export { MANIFEST_SCHEMA_PATH, manifestJsonSchema, WORKFLOW_SCHEMA_PATH, workflowJsonSchema } from './json-schema.ts';
 export type { Limits } from './limits.ts';

@@ -4,6 +4,7 @@
 // constants, unions and nullables.
 import { z } from 'zod';
 import { LogEventInput, RecordEventsResult } from '../app-log.ts';
+import { CreateProposalInput, OverlayView, ProposalView } from '../evolve.ts';
 import { AuthMe } from '../sharing.ts';
 
 type JsonSchema = {
@@ -66,5 +67,8 @@ export function sdkWireTypes(): string {
     declareType('AuthMe', AuthMe, 'output'),
     declareType('LogEvent', LogEventInput, 'input'),
     declareType('RecordEventsResult', RecordEventsResult, 'output'),
+    declareType('EvolveOverlay', OverlayView, 'output'),
+    declareType('EvolveProposalInput', CreateProposalInput.omit({ slug: true }), 'input'),
+    declareType('EvolveProposal', ProposalView, 'output'),
   ].join('\n\n');
 }

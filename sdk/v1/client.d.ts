@@ -1,6 +1,6 @@
 // The SDK's public API, served after the generated wire types as semantic.d.ts. AuthMe,
-// LogEvent and RecordEventsResult are the generated ones.
-import type { AuthMe, LogEvent, RecordEventsResult } from './wire.d.ts';
+// LogEvent, RecordEventsResult and the Evolve… types are the generated ones.
+import type { AuthMe, EvolveOverlay, EvolveProposal, EvolveProposalInput, LogEvent, RecordEventsResult } from './wire.d.ts';
 
 export declare const SVC_ERROR_MARKER: 'svc-sdk-error';
 export declare const ERRORS_PER_CLASS: 10;
@@ -48,6 +48,12 @@ export interface SvcClient {
       input?: Record<string, unknown>,
       options?: { preview?: boolean; idempotencyKey?: string },
     ): Promise<{ replayed: boolean; run: unknown; result?: { data: Record<string, unknown>[] }; plan?: unknown }>;
+  };
+  evolve: {
+    /** The improvements that apply to this visitor of the app (company-wide, then their own). */
+    overlay(): Promise<EvolveOverlay>;
+    /** Proposes changes of declared tokens and slots; from an app's page, personal for its own visitor. */
+    propose(proposal: EvolveProposalInput): Promise<EvolveProposal>;
   };
   renewTicket(): Promise<{ ticket: string; expiresAt: string; channel: 'test' | 'production'; version: string }>;
   request<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;

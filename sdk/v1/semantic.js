@@ -267,11 +267,28 @@ export function createClient(options = {}) {
       ),
   };
 
+  /** Evolve's path of the app's namespace. */
+  const evolvePath = async () => `/api/v1/developer/evolve/${encodeURIComponent((await app()).namespace)}`;
+  const evolve = {
+    /** The improvements that apply to this visitor (company-wide, then their own personal ones). */
+    overlay: async () => request('GET', `${await evolvePath()}/apps/${encodeURIComponent((await app()).slug)}/overlay`),
+    /**
+     * Proposes changes of the app's declared tokens and slots (`{ title, changes, evidence? }`);
+     * an app's page proposes for its own visitor only, so a ticket's proposals are personal.
+     */
+    propose: async (proposal) => {
+      const cred = await current();
+      const scope = cred.kind === 'ticket' ? { scope: 'personal' } : {};
+      return request('POST', `${await evolvePath()}/proposals`, { slug: (await app()).slug, ...scope, ...proposal });
+    },
+  };
+
   return {
     auth: { me },
     log,
     semantic,
     apis,
+    evolve,
     /** Renews the app ticket now (normally automatic). */
     renewTicket: renew,
     /** Any other API call with the same credential and envelope handling. */

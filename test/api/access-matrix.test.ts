@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDeps } from '../../api/deps.ts';
 import { SWAGGER_UI_VERSION } from '../../api/web/api-reference.ts';
 import { pagesRouter } from '../../api/web/pages.ts';
-import { type CallerKind, credentialTypesOf, PAGE_ACCESS, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
+import {
+  type CallerKind,
+  credentialTypesOf,
+  legacyEvolveIds,
+  PAGE_ACCESS,
+  ROUTE_ACCESS,
+  type RouteAccess,
+} from '../../domain/policy/index.ts';
 import { bundle } from '../support/bundles.ts';
 import { snapshotService } from '../support/db-snapshot.ts';
 import { resetRateLimits } from '../support/identity.ts';
@@ -81,6 +88,31 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
 });
+
+const NO_PROPOSAL = 'evp_0000000000000000';
+
+/**
+ * Evolve's requests, and the same on each legacy path of the operation: `improve/…` as is, the
+ * per-app `evolve/{namespace}/{slug}/…` with the app in the path instead of the query or body.
+ */
+function withLegacyEvolvePaths(requests: Record<string, (t: Targets) => MatrixRequest>): Record<string, (t: Targets) => MatrixRequest> {
+  return Object.fromEntries(
+    Object.entries(requests).flatMap(([id, request]) => {
+      const [improve, bySlug] = legacyEvolveIds(id) as [string, string];
+      const perApp = (t: Targets): MatrixRequest => {
+        const { query, body, ...rest } = request(t);
+        const { slug: _q, ...inQuery } = query ?? {};
+        const { slug: _b, ...inBody } = (body ?? {}) as Record<string, unknown>;
+        return { ...rest, ...(query ? { query: inQuery } : {}), ...(body ? { body: inBody } : {}) };
+      };
+      return [
+        [id, request],
+        [improve, request],
+        [bySlug, perApp],
+      ];
+    }),
+  );
+}
 
 /**
  * What each operation is sent beyond the defaults: a request valid enough to pass validation, so a
@@ -170,6 +202,21 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
+  ...withLegacyEvolvePaths({
+    getEvolveEvidence: () => ({ query: { slug: APP.slug } }),
+    suggestEvolveProposals: () => ({ body: { slug: APP.slug } }),
+    // Personal: what an app's page may propose (the matrix app declares no slot: 400 once admitted).
+    createEvolveProposal: () => ({
+      body: { slug: APP.slug, title: 'Matrix', scope: 'personal', changes: [{ kind: 'slot', slot: 'header', hidden: true }] },
+    }),
+    listEvolveProposals: () => ({ query: { slug: APP.slug } }),
+    getEvolveProposal: () => ({ params: { id: NO_PROPOSAL } }),
+    applyEvolveProposal: () => ({ params: { id: NO_PROPOSAL } }),
+    rejectEvolveProposal: () => ({ params: { id: NO_PROPOSAL } }),
+    listEvolveImprovements: () => ({ query: { slug: APP.slug } }),
+    deleteEvolveImprovement: () => ({ params: { id: 'evi_0000000000000000' } }),
+    compileEvolveImprovements: () => ({ body: { slug: APP.slug, version: '9.0.0' } }),
+  }),
 };
 
 /** Operations that end a fixture's credential or grant if a dry run ever failed to roll back: run after all others. */

@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { legacyEvolveIds } from '../../domain/policy/index.ts';
 import { randomBase62, sha256 } from '../../domain/security/random.ts';
 import { type SmtpSink, startSmtpSink } from '../support/app-workflows.ts';
 import { bundle } from '../support/bundles.ts';
 import { snapshotService } from '../support/db-snapshot.ts';
+import { EVOLVE_MANIFEST, evolveFiles } from '../support/evolve.ts';
+import { release } from '../support/hosting.ts';
 import { bearer, browser, createUser, PASSWORD, passwordKey, resetRateLimits, seedCompanies, signIn } from '../support/identity.ts';
 import { approvedCode, appToken, authorizationRequest, CALLBACK, codeGrant } from '../support/oauth.ts';
 import { SALES } from '../support/ontology.ts';
@@ -595,7 +598,81 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     expect((await svc.call('POST', `/api/v1/developer/semantic/cell-acme/proposals/${id}/approve`, { headers })).status).toBe(200);
     return { params: { namespace: 'cell-acme', proposalId: id }, headers, status: 200 };
   },
+  ...withLegacyEvolvePaths({
+    // A new feedback on the header each time: the open proposals answer the earlier ones.
+    suggestEvolveProposals: async () => {
+      await evolveFeedback();
+      return { params: EVOLVE_APP, body: { slug: EVOLVE_APP.slug }, headers: bearer(dev), status: 201 };
+    },
+    createEvolveProposal: async () => {
+      await evolveApp();
+      return { params: EVOLVE_APP, body: { ...EVOLVE_PROPOSAL, slug: EVOLVE_APP.slug }, headers: bearer(dev), status: 201 };
+    },
+    applyEvolveProposal: async () => ({ params: { ...EVOLVE_APP, id: await evolveProposal() }, headers: await web(), status: 200 }),
+    rejectEvolveProposal: async () => ({ params: { ...EVOLVE_APP, id: await evolveProposal() }, headers: await web(), status: 200 }),
+    deleteEvolveImprovement: async () => ({ params: { ...EVOLVE_APP, id: await evolveImprovement() }, headers: bearer(dev), status: 200 }),
+    // Uploads a new version with the company-wide improvements folded in.
+    compileEvolveImprovements: async () => {
+      await evolveImprovement();
+      return { params: EVOLVE_APP, body: { slug: EVOLVE_APP.slug, version: `1.1.${++counter}` }, headers: bearer(dev), status: 201 };
+    },
+  }),
 };
+
+/** The evolve app of these fixtures (its manifest declares a header slot with a token), released once. */
+const EVOLVE_APP = { namespace: 'cell-acme', slug: 'dry-evolve' };
+const EVOLVE_PROPOSAL = { title: 'Dry', changes: [{ kind: 'token', token: '--accent-hue', value: 10 }] };
+let evolveReleased: Promise<void> | undefined;
+const evolveApp = () =>
+  (evolveReleased ??= release(svc, dev, { ...EVOLVE_APP, version: '1.0.0', manifest: EVOLVE_MANIFEST, files: evolveFiles() }));
+
+async function evolveFeedback(): Promise<void> {
+  await evolveApp();
+  const res = await svc.call('POST', '/api/v1/developer/log/cell-acme/events', {
+    body: { slug: EVOLVE_APP.slug, events: [{ kind: 'feedback', topic: 'header' }] },
+    headers: bearer(dev),
+  });
+  expect(res.status).toBe(201);
+}
+
+/** A new open proposal of the evolve app. */
+async function evolveProposal(): Promise<string> {
+  await evolveApp();
+  const res = await svc.call('POST', '/api/v1/developer/evolve/cell-acme/proposals', {
+    body: { ...EVOLVE_PROPOSAL, slug: EVOLVE_APP.slug },
+    headers: bearer(dev),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.id;
+}
+
+/** A new improvement of the evolve app (a proposal applied from dana's web login). */
+async function evolveImprovement(): Promise<string> {
+  const id = await evolveProposal();
+  const res = await svc.call('POST', `/api/v1/developer/evolve/cell-acme/proposals/${id}/apply`, { headers: await web() });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.improvement;
+}
+
+/** Each evolve fixture also on its legacy paths: `improve/…` as is, the per-app path with the app there instead of in the body. */
+function withLegacyEvolvePaths(fixtures: Record<string, () => Promise<WriteCase>>): Record<string, () => Promise<WriteCase>> {
+  return Object.fromEntries(
+    Object.entries(fixtures).flatMap(([id, fixture]) => {
+      const [improve, bySlug] = legacyEvolveIds(id) as [string, string];
+      const perApp = async (): Promise<WriteCase> => {
+        const c = await fixture();
+        if (c.body === undefined) return c;
+        const { slug: _, ...body } = c.body as Record<string, unknown>;
+        return { ...c, body };
+      };
+      return [
+        [id, fixture],
+        [improve, fixture],
+        [bySlug, perApp],
+      ];
+    }),
+  );
+}
 
 const web = async () => browser(await signIn(svc, 'dana'), svc);
 

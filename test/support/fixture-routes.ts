@@ -86,7 +86,7 @@ export function fixtureRoutes(effects: string[], hooks: { failures?: { code: str
     summary: 'test fixture: a deprecated route',
     tags: ['test'],
     auth: 'none',
-    deprecatedBy: '/api/v1/test/new/{name}',
+    deprecated: { successor: '/api/v1/test/new/{name}', since: new Date('2026-01-01T00:00:00Z') },
     params: z.object({ name: z.string() }),
     response: { status: 200, description: 'ok', schema: z.object({ name: z.string() }) },
     async handler({ params }) {

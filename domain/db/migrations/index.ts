@@ -37,6 +37,7 @@ import * as accountAttributes from './2026-11-27T0900-account-attributes.ts';
 import * as workflowRunTemporalRunId from './2026-11-27T1200-workflow-run-temporal-run-id.ts';
 import * as openDecisions from './2026-11-27T1300-open-decisions.ts';
 import * as mediaSets from './2026-11-27T1400-media-sets.ts';
+import * as evolve from './2026-11-27T1500-evolve.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1200-workflow-run-temporal-run-id': workflowRunTemporalRunId,
   '2026-11-27T1300-open-decisions': openDecisions,
   '2026-11-27T1400-media-sets': mediaSets,
+  '2026-11-27T1500-evolve': evolve,
 };

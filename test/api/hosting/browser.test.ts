@@ -3,7 +3,7 @@ import type net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appTemplate } from '../../../cli/commands/init/template.ts';
-import { launchBrowser } from '../../support/browser.ts';
+import { launchBrowser, signedIn as signedInAs } from '../../support/browser.ts';
 import { release } from '../../support/hosting.ts';
 import { bearer, PASSWORD, passwordKey, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -71,20 +71,7 @@ afterAll(async () => {
   outsider?.close();
 });
 
-async function withSignedIn<T>(login: string, fn: (page: Page) => Promise<T>): Promise<T> {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(`${svc.url}/signin`);
-    await page.getByLabel('Username or email').fill(login);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
-    return await fn(page);
-  } finally {
-    await context.close();
-  }
-}
+const withSignedIn = <T>(login: string, fn: (page: Page) => Promise<T>) => signedInAs(browser, svc.url!, login, fn);
 
 const appAddress = () => `${svc.addresses.productionBase}/cell-acme/apps/hello`;
 

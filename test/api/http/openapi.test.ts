@@ -95,7 +95,7 @@ describe('deprecated routes', () => {
     try {
       const res = await local.call('GET', '/api/v1/test/old/a%20b');
       expect(res.status).toBe(200);
-      expect(res.headers.get('deprecation')).toBe('true');
+      expect(res.headers.get('deprecation')).toBe(`@${Date.parse('2026-01-01T00:00:00Z') / 1000}`);
       expect(res.headers.get('link')).toBe('</api/v1/test/new/a%20b>; rel="successor-version"');
     } finally {
       await local.close();
