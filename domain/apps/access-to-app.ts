@@ -78,22 +78,22 @@ function credentialOf(principal: Principal): string {
  * changed: every change to licenses, shares, grants, channel pointers, groups or markings empties
  * the cache in every process, and the first expiry among the visitor's memberships and the app's
  * shares ends the entry. App pages call the API with their ticket many times a second, so this is
- * the difference between no query and several per call. Inside a transaction it decides afresh:
- * the transaction's snapshot may be older than what the cache has seen.
+ * the difference between no query and several per call.
  */
 export async function rememberedAccessToApp(
   deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>,
   principal: Principal,
   target: AppTarget,
 ) {
-  if (deps.db.isTransaction) return accessToApp(deps, principal, target);
   const kept = await readThrough(
-    deps.principals,
+    deps,
     DECISIONS,
     [credentialOf(principal), target.namespace, target.slug, target.channel].join('\u0000'),
     async () => {
-      const decided = await accessToApp(deps, principal, target);
-      const expiresBy = await nextAccessExpiry(deps.db, { appId: decided.app.id, accountId: principal.account.id, now: deps.clock.now() });
+      // One instant for the decision and its end: whatever it judged live expires after it.
+      const now = deps.clock.now();
+      const decided = await accessToApp({ ...deps, clock: { now: () => now } }, principal, target);
+      const expiresBy = await nextAccessExpiry(deps.db, { appId: decided.app.id, accountId: principal.account.id, now });
       return { decided, until: expiresBy?.getTime() ?? Number.POSITIVE_INFINITY };
     },
     (entry) => entry.until > deps.clock.now().getTime(),

@@ -115,7 +115,7 @@ export async function findServedVersion(
   channel: Channel,
   digest16: string,
 ): Promise<HostedVersion | undefined> {
-  const ids = await readThrough(deps.principals, ONLINE_VERSIONS, `${appId}:${channel}`, async () => {
+  const ids = await readThrough(deps, ONLINE_VERSIONS, `${appId}:${channel}`, async () => {
     const row = await deps.db
       .selectFrom('apps')
       .select(['test_version_id', 'production_version_id'])

@@ -44,7 +44,7 @@ export async function overlayFor(
   version: Pick<HostedVersion, 'version' | 'manifest'>,
   accountId: string | null,
 ): Promise<OverlayView> {
-  const improvements = (await readThrough(deps.principals, IMPROVEMENTS, app.id, () => loadImprovements(deps.db, app.id)))!;
+  const improvements = (await readThrough(deps, IMPROVEMENTS, app.id, () => loadImprovements(deps.db, app.id)))!;
   const own = accountId === null ? [] : (improvements.personal.get(accountId) ?? []);
   return resolveOverlay(`${app.namespace}/${app.slug}`, version, [...improvements.company, ...own]);
 }

@@ -30,7 +30,7 @@ export async function admitTicketCookie(
 ): Promise<boolean> {
   if (!isTicket(ticket) || !equalHashes(Buffer.from(filesSecretOf(ticket)), Buffer.from(pathSecret))) return false;
   const admitted = await readThrough(
-    deps.principals,
+    deps,
     TICKET_COOKIES,
     sha256Hex(ticket),
     async () => {

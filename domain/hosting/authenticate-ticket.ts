@@ -33,7 +33,7 @@ export async function authenticateTicket(
   // Valid tickets are kept in the principal cache, which every change to what they derive from empties.
   const hash = sha256(plaintext);
   const found = await readThrough(
-    deps.principals,
+    deps,
     TICKETS,
     hash.toString('hex'),
     () => findLiveTicketByHash(deps.db, deps.clock, hash, opts),

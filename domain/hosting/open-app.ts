@@ -61,7 +61,9 @@ async function decideOpen(
   key: string,
 ): Promise<ReusableOpen | Extract<OpenedApp, { opened: false }>> {
   const generation = deps.principals.generation();
-  const { app, version, access } = await accessToApp(deps, principal, target, linkShareId);
+  // One instant for the decision and its end: whatever it judged live expires after it.
+  const now = deps.clock.now();
+  const { app, version, access } = await accessToApp({ ...deps, clock: { now: () => now } }, principal, target, linkShareId);
   if (!access.allowed) return { opened: false, app, version, access };
   // Counted on the pool, so refused opens count too.
   await consume(deps.db, OPEN_LIMIT, `${principal.account.id}:${app.id}`, deps.clock);
@@ -76,7 +78,7 @@ async function decideOpen(
     role: access.role,
   });
   const open = { app, version, access, ticket };
-  const expiresBy = await nextAccessExpiry(deps.db, { appId: app.id, accountId: principal.account.id, now: deps.clock.now() });
+  const expiresBy = await nextAccessExpiry(deps.db, { appId: app.id, accountId: principal.account.id, now });
   keepOpen(deps.principals, generation, key, open, expiresBy);
   return open;
 }

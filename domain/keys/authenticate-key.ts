@@ -41,7 +41,7 @@ export async function authenticateKey(
   plaintext: string,
 ): Promise<Extract<Principal, { kind: 'key' }>> {
   const hashHex = sha256Hex(plaintext);
-  const cached = (await readThrough(deps.principals, KEYS, hashHex, () => {
+  const cached = (await readThrough(deps, KEYS, hashHex, () => {
     // Checked before the query (a hit was checked when it was found): a mistyped key costs no database work.
     if (!isWellFormedKey(plaintext)) throw unauthorized('The key is malformed (check for a copy-paste error).');
     return lookUp(deps.db, Buffer.from(hashHex, 'hex'));

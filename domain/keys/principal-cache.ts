@@ -56,15 +56,18 @@ export interface PrincipalCache {
 
 /**
  * The cache's entry when it holds one `fresh` accepts (for entries that also end by time), else
- * `load`'s answer, kept when there is one. Without a cache (callers outside the API) it loads.
+ * `load`'s answer, kept when there is one. Without a cache (callers outside the API), and inside a
+ * transaction, it loads and keeps nothing: a transaction's snapshot may be older than what the
+ * cache has seen, and what it reads may never commit.
  */
 export async function readThrough<T>(
-  cache: PrincipalCache | undefined,
+  deps: { db: { readonly isTransaction: boolean }; principals?: PrincipalCache | undefined },
   family: CacheFamily<T>,
   id: string,
   load: () => Promise<T | undefined>,
   fresh: (value: T) => boolean = () => true,
 ): Promise<T | undefined> {
+  const cache = deps.db.isTransaction ? undefined : deps.principals;
   const hit = await cache?.get(family, id);
   if (hit !== undefined && fresh(hit)) return hit;
   const generation = cache?.generation() ?? 0;
@@ -170,7 +173,9 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
 /**
  * The cache as one request sees it: its first read waits for the round trip, and later reads do
  * not (every change committed before the request arrived has reached the process by then, and
- * later ones empty the cache as they come). A ticket's call reads several entries (the ticket,
+ * later ones empty the cache as they come). So a request must not commit a watched change on the
+ * pool and then read the cache for it (none does: writes run in a transaction, where
+ * `readThrough` keeps and trusts nothing). A ticket's call reads several entries (the ticket,
  * the app's limits, the access decision): one round trip instead of one each.
  */
 export function oneRequestOf(cache: PrincipalCache): PrincipalCache {

@@ -18,8 +18,6 @@ export async function clearanceOf(
   accountId: string,
   now: Date,
 ): Promise<MarkingClearance> {
-  // Inside a transaction from the database: its snapshot may be older than what the cache has seen.
-  const cache = deps.db.isTransaction ? undefined : deps.principals;
-  const assignments = await readThrough(cache, ASSIGNMENTS, accountId, () => assignmentsOf(deps.db, accountId));
+  const assignments = await readThrough(deps, ASSIGNMENTS, accountId, () => assignmentsOf(deps.db, accountId));
   return clearanceAt(assignments ?? [], now);
 }

@@ -11,7 +11,7 @@ const APP_MARKINGS = cacheFamily<RequiredMarking[]>('app-markings');
  * Whether an account at `now` (null: the anonymous visitor, cleared for nothing) satisfies the markings on an
  * app's resource and those it inherits from its company's applications resource (domain/policy
  * satisfiesMarkings). The markings are kept in the principal cache (a change of a resource's
- * markings empties it), except inside a transaction, whose snapshot may be older than the cache.
+ * markings empties it).
  */
 export async function clearedForApp(
   deps: { db: DbOrTrx; principals?: PrincipalCache | undefined },
@@ -20,7 +20,7 @@ export async function clearedForApp(
 ): Promise<boolean> {
   const rids = appRids(app);
   const load = async () => [...(await markingsOnResources(deps.db, rids)).values()].flat();
-  const marked = deps.db.isTransaction ? await load() : (await readThrough(deps.principals, APP_MARKINGS, rids.join('\u0000'), load))!;
+  const marked = (await readThrough(deps, APP_MARKINGS, rids.join('\u0000'), load))!;
   if (marked.length === 0) return true;
   const clearance = caller === null ? NO_CLEARANCE : await clearanceOf(deps, caller.accountId, caller.now);
   return satisfiesMarkings(clearance, marked);

@@ -23,7 +23,7 @@ export async function findSession(
 ): Promise<SessionPrincipal | undefined> {
   const hash = sha256(token);
   const found = await readThrough(
-    deps.principals,
+    deps,
     SESSIONS,
     `${hash.toString('hex')}:${appHost ?? ''}`,
     () => lookUp(deps.db, hash, appHost),

@@ -144,6 +144,6 @@ const APP_CAPS = cacheFamily<Limits>('app-caps');
  * every rate-limit counter, so refused and dry-run requests count too.
  */
 export async function consumeAppRequest(deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>, appId: string, ip: string): Promise<void> {
-  const caps = (await readThrough(deps.principals, APP_CAPS, appId, () => capsOfApp(deps.db, appId)))!;
+  const caps = (await readThrough(deps, APP_CAPS, appId, () => capsOfApp(deps.db, appId)))!;
   await consume(deps.db, { name: `app-requests:${appId}`, max: caps.requestsPerMinute, windowSeconds: 60 }, ip, deps.clock);
 }
