@@ -77,7 +77,8 @@ const rows = [
     f.baseline ? `${round(f.baseline)} ${f.unit}` : '',
     f.baseline ? `${(f.value / f.baseline).toFixed(2)}x` : '',
     f.goal ?? '',
-    verdict(f),
+    // No goal: a baseline or context; a goal this cannot read (`not judged on 2 cores`): the reader's.
+    verdict(f) || (f.goal ? '?' : '-'),
   ]),
 ];
 const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
