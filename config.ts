@@ -126,6 +126,15 @@ export const EnvSchema = z
     ).describe(
       'AES-256-GCM keys that seal every Temporal payload svc writes (workflow inputs, results, signals, schedule actions), as comma-separated `<id>:<base64 of 32 bytes>` (`openssl rand -base64 32`). The first encrypts; all decrypt (keep earlier keys after the current one until the runs they sealed are gone). Every API and worker process needs the same list. Unset: a key generated on first start in `SVC_DATA_DIR/temporal/payload.key` (mode 0600), enough for one process (`npm start`).',
     ),
+    SVC_TEMPORAL_CACHED_WORKFLOWS: z.coerce
+      .number()
+      .int()
+      .min(2)
+      .max(100_000)
+      .default(200)
+      .describe(
+        "Workflow runs a worker keeps in memory between their tasks (Temporal's `maxCachedWorkflows`), in its workflow thread's heap; a run not kept replays its history at its next task, which costs CPU, not correctness. Part of the memory budget ([install](install.md#memory)): the SDK's own default grows with the heap limit (about 2,300 runs on a 4 GB heap). Keep it above the runs a worker has going at once (40 workflow tasks at a time).",
+      ),
     SVC_TRUSTED_PROXIES: z
       .string()
       .default('')
@@ -307,6 +316,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   temporalUiUrl: e.SVC_TEMPORAL_UI_URL,
   /** Payload encryption keys, the current one first; unset: the data folder's generated key. */
   payloadKeys: e.SVC_TEMPORAL_PAYLOAD_KEYS,
+  /** Workflow runs a worker keeps in memory between tasks (Temporal's maxCachedWorkflows). */
+  temporalCachedWorkflows: e.SVC_TEMPORAL_CACHED_WORKFLOWS,
   trustedProxies: e.SVC_TRUSTED_PROXIES,
   operator:
     e.SVC_OPERATOR_LOGIN && e.SVC_OPERATOR_PASSWORD

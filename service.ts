@@ -207,6 +207,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         cloud,
         companyRoot,
         bundleCacheDir: path.join(config.dataDir, 'cache'),
+        maxCachedWorkflows: config.temporalCachedWorkflows,
         mailer,
         models: localModelProvider,
       });

@@ -2,9 +2,11 @@
 // one after another, each in its own process, then one table of every figure they reported
 // (bench/support/report.ts) with its same-run baseline, ratio and goal.
 // `npm run bench -- <name> [<name> ...]` runs only those (file names without .ts, e.g. keyed-path).
+// `npm run bench -- --quick` runs the headline benches (QUICK) with shorter arguments, in under 3
+// minutes on 2 cores: their figures are noisier, for checking a change, not for the record.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Figure, round, verdict } from './support/report.ts';
@@ -20,7 +22,19 @@ const all = dirs.flatMap((dir) =>
     .sort()
     .map((f) => join(dir, f)),
 );
-const wanted = process.argv.slice(2);
+/**
+ * The headline figures of issue 37 and their arguments for `--quick` (each bench's own usage line
+ * says what they are): the keyed path and the ticket path, opening an app, memory of both
+ * roles under load, app workflow runs.
+ */
+const QUICK: Record<string, string[]> = {
+  'keyed-path': ['2', '1'],
+  hosting: ['2'],
+  soak: ['10', '20'],
+  'app-workflows': ['60', '20'],
+};
+const quick = process.argv.includes('--quick');
+const wanted = quick ? Object.keys(QUICK) : process.argv.slice(2);
 const unknown = wanted.filter((w) => !all.some((f) => basename(f, '.ts') === w));
 if (unknown.length) {
   console.error(`unknown bench ${unknown.join(', ')}; there are: ${all.map((f) => basename(f, '.ts')).join(', ')}`);
@@ -31,9 +45,19 @@ const benches = wanted.length ? all.filter((f) => wanted.includes(basename(f, '.
 const scratch = mkdtempSync(join(tmpdir(), 'svc-bench-figures-'));
 const figuresFile = join(scratch, 'figures.jsonl');
 const failed: string[] = [];
+// Ratios are of the same run, but how busy the machine was says how far to trust the rest.
+const loadBefore = loadavg()[0]!;
+const started = performance.now();
+// The workflow bundle built once (`npm run build`, as the image does) rather than by each service
+// with the worker on a fresh data folder.
+if (quick) spawnSync(process.execPath, [join(root, 'worker/build-bundle.ts')], { stdio: 'inherit' });
 for (const file of benches) {
-  console.log(`\n== ${relative(root, file)}`);
-  const { status } = spawnSync(process.execPath, [file], { stdio: 'inherit', env: { ...process.env, SVC_BENCH_FIGURES: figuresFile } });
+  const args = quick ? (QUICK[basename(file, '.ts')] ?? []) : [];
+  console.log(`\n== ${relative(root, file)} ${args.join(' ')}`);
+  const { status } = spawnSync(process.execPath, [file, ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, SVC_BENCH_FIGURES: figuresFile },
+  });
   if (status !== 0) failed.push(basename(file, '.ts'));
 }
 const figures = existsSync(figuresFile)
@@ -53,13 +77,17 @@ const rows = [
     f.baseline ? `${round(f.baseline)} ${f.unit}` : '',
     f.baseline ? `${(f.value / f.baseline).toFixed(2)}x` : '',
     f.goal ?? '',
-    verdict(f),
+    // No goal: a baseline or context; a goal this cannot read (`not judged on 2 cores`): the reader's.
+    verdict(f) || (f.goal ? '?' : '-'),
   ]),
 ];
 const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
 const judged = figures.map(verdict).filter(Boolean);
 console.log(
-  `\n== every figure (${figures.length}), ratio = value / same-run baseline; goals met: ${judged.filter((v) => v === '✓').length} of ${judged.length} judged`,
+  `\n== every figure (${figures.length}${quick ? ', --quick' : ''}), ratio = value / same-run baseline; goals met: ${judged.filter((v) => v === '✓').length} of ${judged.length} judged (${figures.length - judged.length} without a goal: baselines and context)`,
+);
+console.log(
+  `${availableParallelism()} cores, load average ${loadBefore.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end, ${((performance.now() - started) / 1000).toFixed(0)} s`,
 );
 for (const r of rows)
   console.log(r.map((cell, c) => (c === 2 || c === 3 || c === 4 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  '));

@@ -5,9 +5,15 @@ import { TASK_QUEUE } from '../workflows/contract.ts';
 import type { TemporalConnections } from './connect-temporal.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
-/** Runs the worker in this process until `stop`. */
-/** `bundleCacheDir`: where the workflow bundle is kept between starts when none is prebuilt. */
-export async function runWorker(temporal: TemporalConnections, deps: ActivityDeps & { logger: Logger; bundleCacheDir?: string }) {
+/**
+ * Runs the worker in this process until `stop`. `bundleCacheDir`: where the workflow bundle is
+ * kept between starts when none is prebuilt; `maxCachedWorkflows`: runs kept in memory between
+ * their tasks (SVC_TEMPORAL_CACHED_WORKFLOWS).
+ */
+export async function runWorker(
+  temporal: TemporalConnections,
+  deps: ActivityDeps & { logger: Logger; bundleCacheDir?: string; maxCachedWorkflows: number },
+) {
   const { bundle, prebuilt } = await workflowBundle({
     cacheDir: deps.bundleCacheDir,
     onCacheError: (err) => deps.logger.warn({ err }, 'cannot keep the workflow bundle for the next start'),
@@ -18,6 +24,7 @@ export async function runWorker(temporal: TemporalConnections, deps: ActivityDep
     dataConverter: temporal.dataConverter,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
+    maxCachedWorkflows: deps.maxCachedWorkflows,
     activities: createActivities(deps),
   });
   const running = worker.run();

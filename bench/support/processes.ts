@@ -1,5 +1,6 @@
 // Servers in child processes (bench/support/serve.ts) and load against them with autocannon.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
@@ -17,10 +18,21 @@ export interface ServerProcess {
 
 const serveScript = new URL('./serve.ts', import.meta.url).pathname;
 
-/** `nodeArgs` such as `--cpu-prof` go to the child's node (SVC_BENCH_NODE_ARGS adds more, for profiling). */
+/** The V8 flags `npm start` runs the service with (package.json's start script): a served service runs with them too. */
+export const SERVICE_NODE_ARGS: readonly string[] = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(' ')
+  .filter((arg) => arg.startsWith('--'));
+
+/**
+ * `nodeArgs` such as `--cpu-prof` go to the child's node (SVC_BENCH_NODE_ARGS adds more, for
+ * profiling), after SERVICE_NODE_ARGS when it serves the service.
+ */
 export async function startServerProcess(args: string[], nodeArgs: string[] = []): Promise<ServerProcess> {
   const extra = process.env.SVC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extra, ...nodeArgs, serveScript, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const own = args[0] === 'service' ? SERVICE_NODE_ARGS : [];
+  const child = spawn(process.execPath, [...own, ...extra, ...nodeArgs, serveScript, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });
   const line = await new Promise<string>((resolve, reject) => {

@@ -4,7 +4,9 @@
 // than its limit is stopped by terminating its thread, which nothing inside the job can prevent; a
 // new thread replaces it when needed. The limit is CPU time, not wall time: a thread at the lowest
 // priority on a busy machine may wait long for a core, and waiting is not the input's cost. A
-// ceiling on wall time still ends a job that waits (or sleeps) far too long.
+// ceiling on wall time still ends a job that waits (or sleeps) far too long. A thread left idle
+// for a while ends (each holds a heap and its loaded modules, about 35 MB resident); the next job
+// starts a new one.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -26,7 +28,12 @@ export type WorkerPoolOptions = {
   size: number;
   /** CPU time per job, from the moment a thread takes it: waiting for a thread does not count, a new thread's start-up does. */
   timeLimitMs: number;
+  /** How long a thread may stay idle before it ends (IDLE_THREAD_MS by default). */
+  idleMs?: number;
 };
+
+/** A thread idle this long ends: long enough that a burst of jobs keeps its threads, short enough that a quiet process gives the memory back. */
+export const IDLE_THREAD_MS = 60_000;
 
 /** A job also ends after this many times its limit in wall time, whatever CPU time it used. */
 const WALL_CEILING_FACTOR = 6;
@@ -36,6 +43,8 @@ const CPU_SAMPLE_MS = 50;
 export class WorkerPool<I, O> {
   readonly #options: WorkerPoolOptions;
   readonly #idle: Worker[] = [];
+  /** The timer that ends each idle thread. */
+  readonly #idleTimers = new Map<Worker, NodeJS.Timeout>();
   readonly #queue: Job[] = [];
   #threads = 0;
   #running = 0;
@@ -46,6 +55,11 @@ export class WorkerPool<I, O> {
 
   get timeLimitMs(): number {
     return this.#options.timeLimitMs;
+  }
+
+  /** Threads alive, busy or idle. */
+  get threads(): number {
+    return this.#threads;
   }
 
   /** Jobs a thread is working on now. */
@@ -63,6 +77,8 @@ export class WorkerPool<I, O> {
   #dispatch(): void {
     while (this.#queue.length > 0 && (this.#idle.length > 0 || this.#threads < this.#options.size)) {
       const worker = this.#idle.pop() ?? this.#spawn();
+      clearTimeout(this.#idleTimers.get(worker));
+      this.#idleTimers.delete(worker);
       this.#start(worker, this.#queue.shift() as Job);
     }
   }
@@ -74,11 +90,22 @@ export class WorkerPool<I, O> {
     worker.on('error', () => {});
     worker.once('exit', () => {
       this.#threads -= 1;
+      clearTimeout(this.#idleTimers.get(worker));
+      this.#idleTimers.delete(worker);
       const idle = this.#idle.indexOf(worker);
       if (idle >= 0) this.#idle.splice(idle, 1);
       this.#dispatch();
     });
     return worker;
+  }
+
+  /** Ends an idle thread; out of the idle list at once, so no job is given to it while it exits. */
+  #retire(worker: Worker): void {
+    const idle = this.#idle.indexOf(worker);
+    if (idle < 0) return;
+    this.#idle.splice(idle, 1);
+    this.#idleTimers.delete(worker);
+    void worker.terminate();
   }
 
   #start(worker: Worker, job: Job): void {
@@ -99,6 +126,7 @@ export class WorkerPool<I, O> {
       settle(() => {
         worker.unref();
         this.#idle.push(worker);
+        this.#idleTimers.set(worker, setTimeout(() => this.#retire(worker), this.#options.idleMs ?? IDLE_THREAD_MS).unref());
         job.resolve(output);
         this.#dispatch();
       });

@@ -1,5 +1,5 @@
 import { constants, getPriority } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WorkerPool, WorkerTimeoutError } from '../../../domain/threads/worker-pool.ts';
 
 type Job = { busyMs?: number; sleepMs?: number; fail?: boolean; value?: unknown; priority?: boolean };
@@ -74,5 +74,21 @@ describe('WorkerPool', () => {
     const threads = pool(1);
     await expect(threads.run({ fail: true })).rejects.toThrow('the job failed');
     expect(await threads.run({ value: 'next' })).toBe('next');
+  });
+
+  it('ends a thread left idle (its memory goes back) and starts a new one for the next job', async () => {
+    const threads = new WorkerPool<Job, unknown>({ script: ECHO, size: 1, timeLimitMs: 5000, idleMs: 50 });
+    expect(await threads.run({ value: 1 })).toBe(1);
+    expect(threads.threads).toBe(1);
+    await vi.waitFor(() => expect(threads.threads).toBe(0), { timeout: 10_000, interval: 20 });
+    expect(await threads.run({ value: 2 })).toBe(2);
+    expect(threads.threads).toBe(1);
+  });
+
+  it('does not end a thread that took a job within its idle time while the job runs', async () => {
+    const threads = new WorkerPool<Job, unknown>({ script: ECHO, size: 1, timeLimitMs: 5000, idleMs: 300 });
+    expect(await threads.run({ value: 1 })).toBe(1);
+    // Runs well past the first job's idle timer: ended, the thread would fail this job.
+    expect(await threads.run({ busyMs: 1000, value: 2 })).toBe(2);
   });
 });
