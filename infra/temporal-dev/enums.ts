@@ -114,7 +114,10 @@ export const PendingActivityState = enumValues(E + 'PendingActivityState', 'PEND
 export const SuggestContinueAsNewReason = enumValues(E + 'SuggestContinueAsNewReason', 'SUGGEST_CONTINUE_AS_NEW_REASON_', [
   'HISTORY_SIZE_TOO_LARGE',
   'TOO_MANY_HISTORY_EVENTS',
+  'TOO_MANY_UPDATES',
 ] as const);
+export const ResourceExhaustedCause = enumValues(E + 'ResourceExhaustedCause', 'RESOURCE_EXHAUSTED_CAUSE_', ['CONCURRENT_LIMIT'] as const);
+export const ResourceExhaustedScope = enumValues(E + 'ResourceExhaustedScope', 'RESOURCE_EXHAUSTED_SCOPE_', ['NAMESPACE'] as const);
 export const PendingWorkflowTaskState = enumValues(E + 'PendingWorkflowTaskState', 'PENDING_WORKFLOW_TASK_STATE_', [
   'SCHEDULED',
   'STARTED',

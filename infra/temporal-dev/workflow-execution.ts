@@ -398,6 +398,8 @@ export class Execution implements ActivityOwner {
     if (this.firstTaskAt !== undefined) {
       this.deadlines.push(
         clock.schedule(this.firstTaskAt, () => {
+          // An update may have brought the first workflow task forward (as in Temporal).
+          if (this.firstTaskAt === undefined) return;
           this.firstTaskAt = undefined;
           this.touch();
           this.ensureWorkflowTask();
@@ -472,6 +474,7 @@ export class Execution implements ActivityOwner {
   }
 
   private scheduleWorkflowTask(attempt: number, eager?: { identity: string; requestId: string }): Msg | undefined {
+    this.firstTaskAt = undefined;
     // A task bound for another version than the sticky worker's goes to that version's normal queue.
     const sticky = this.stickyQueue !== undefined && sameVersion(this.targetVersion(), this.versioning.version);
     const queue = sticky ? this.stickyQueue! : this.options.taskQueue;
@@ -545,6 +548,7 @@ export class Execution implements ActivityOwner {
     if (this.history.lastEventId + 1 >= limits.historyCountSuggestContinueAsNew) {
       reasons.push(SuggestContinueAsNewReason.TOO_MANY_HISTORY_EVENTS);
     }
+    if (this.updates.suggestContinueAsNew) reasons.push(SuggestContinueAsNewReason.TOO_MANY_UPDATES);
     const started = this.append('workflowTaskStartedEventAttributes', {
       scheduledEventId: wt.scheduledEventId,
       identity,
@@ -661,6 +665,7 @@ export class Execution implements ActivityOwner {
     const followUps: Array<() => void> = [];
     const eager: PendingActivity[] = [];
     const needsTask = applyCommands(this, commands, messages, completed.eventId, identity, followUps, eager);
+    if (this.isOpen && !request.forceCreateNewWorkflowTask) this.updates.rejectUnprocessed();
     const hadBuffered = this.isOpen && this.flushBuffered();
     const newTask = needsTask || hadBuffered || request.forceCreateNewWorkflowTask || this.updates.hasUndelivered;
     if (this.isOpen && newTask) this.scheduleWorkflowTask(1);
@@ -846,7 +851,8 @@ export class Execution implements ActivityOwner {
     this.timers.clear();
     for (const a of this.activities.values()) a.abandon();
     this.activities.clear();
-    this.updates.close();
+    // A run that continued as new (or is retried) hands its updates not yet accepted to the next run.
+    this.updates.close(this.nextRunId !== undefined);
     this.history.notify();
     this.ns.onClosed(this);
     this.queries.dispatch();

@@ -152,7 +152,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     },
     UpdateWorkflowExecution: (req, ctx) => {
       const namespace = ns(req);
-      validateUpdateRequest(req);
+      validateUpdateRequest(req, server.dynamicConfig.get('limit.maxIDLength'));
       return namespace.get(req.workflowExecution).updates.request(req, ctx.signal);
     },
     ExecuteMultiOperation: (req, ctx) => executeMultiOperation(ns(req), req, ctx.signal),

@@ -444,3 +444,6 @@ export async function activityOrFail(): Promise<string> {
   const { flakyOnce } = wf.proxyActivities<{ flakyOnce(): Promise<string> }>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } });
   return await flakyOnce();
 }
+
+// The update suite's workflows (test/updates.test.ts), in the same bundle.
+export * from './updates.ts';
