@@ -13,6 +13,7 @@ import {
   WorkflowUpdateStage,
 } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTypes, eventually, grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
@@ -102,18 +103,26 @@ function rawPoll(taskQueue: string) {
 }
 
 describe('delivery', () => {
-  it('an update sent while the start delay runs makes the first workflow task and is handled before the workflow returns', async () => {
+  it('updates sent while the start delay runs make the first workflow task and reach the workflow in it, in order, before its code goes on', async () => {
     const taskQueue = id('first-task');
-    const handle = await s.env.client.workflow.start(returnsAtOnce, { taskQueue, workflowId: id('delivered'), startDelay: '10000 days' });
-    const update = handle.executeUpdate(touchUpdate, { updateId: 'touch' });
-    expect(await admitted(handle.workflowId, 'touch')).toBe(Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED);
-    // With no worker, the update stays admitted (and the first task waits for a worker).
-    expect(eventTypes(await historyOf(handle))).toEqual(['WORKFLOW_EXECUTION_STARTED', 'WORKFLOW_TASK_SCHEDULED']);
+    const options = { taskQueue, startDelay: '10000 days' };
+    const once = await s.env.client.workflow.start(returnsAtOnce, { ...options, workflowId: id('once') });
+    const touched = once.executeUpdate(touchUpdate, { updateId: 'touch' });
+    expect(await admitted(once.workflowId, 'touch')).toBe(Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED);
+    const log = await s.env.client.workflow.start(updateLog, { ...options, workflowId: id('log') });
+    const first = log.executeUpdate(addUpdate, { args: ['a'], updateId: 'a' });
+    await admitted(log.workflowId, 'a');
+    const second = log.executeUpdate(addUpdate, { args: ['done'], updateId: 'done' });
+    await admitted(log.workflowId, 'done');
+    // With no worker, the updates stay admitted and the first task waits for one.
+    expect(eventTypes(await historyOf(once))).toEqual(['WORKFLOW_EXECUTION_STARTED', 'WORKFLOW_TASK_SCHEDULED']);
     await withWorker(taskQueue, async () => {
-      expect(await handle.result()).toBe('touched');
-      await update;
+      expect(await once.result()).toBe('touched');
+      await touched;
+      expect(await log.result()).toEqual(['update a', 'update done', 'main started', 'main after its first await']);
+      expect([await first, await second]).toEqual([1, 2]);
     });
-    const events = await historyOf(handle);
+    const events = await historyOf(once);
     expect(eventTypes(events)).toEqual([
       'WORKFLOW_EXECUTION_STARTED',
       'WORKFLOW_TASK_SCHEDULED',
@@ -129,54 +138,66 @@ describe('delivery', () => {
     expect(accepted.acceptedRequest?.input?.name).toBe('touch');
   });
 
-  it('two updates admitted before the first workflow task both reach the workflow in it, in order', async () => {
-    const taskQueue = id('two-first');
-    const handle = await s.env.client.workflow.start(updateLog, { taskQueue, workflowId: id('two'), startDelay: '10000 days' });
-    const first = handle.executeUpdate(addUpdate, { args: ['a'], updateId: 'a' });
-    await admitted(handle.workflowId, 'a');
-    const second = handle.executeUpdate(addUpdate, { args: ['done'], updateId: 'done' });
-    await admitted(handle.workflowId, 'done');
-    await withWorker(taskQueue, async () => {
-      expect(await handle.result()).toEqual(['update a', 'update done', 'main started', 'main after its first await']);
-      expect([await first, await second]).toEqual([1, 2]);
-    });
-  });
-
   it('a replaying worker meets the update at the same point as the first execution', async () => {
     const taskQueue = id('replay');
     const handle = await s.env.client.workflow.start(marksEarly, { taskQueue, workflowId: id('replay'), startDelay: '10000 days' });
     void handle.executeUpdate(markUpdate, { updateId: 'mark' }).catch(() => undefined);
     await admitted(handle.workflowId, 'mark');
-    // No cache: the next worker replays the history from the start.
-    await withWorker(taskQueue, async () => expect(await handle.query(markedQuery)).toBe(true), 0);
-    await withWorker(taskQueue, async () => {
-      await handle.signal(releaseSignal);
-      expect(await handle.result()).toBe(true);
-    });
+    // No cache: each later task (the query's, the signal's) replays the history from the start.
+    await withWorker(
+      taskQueue,
+      async () => {
+        expect(await handle.query(markedQuery)).toBe(true);
+        await handle.signal(releaseSignal);
+        expect(await handle.result()).toBe(true);
+      },
+      0,
+    );
   });
 
   it('a signal and an update in one workflow task are both handled before workflow code resumes', async () => {
     const taskQueue = id('signal-update');
     const handle = await s.env.client.workflow.start(bumps, { taskQueue, workflowId: id('bumps') });
-    await withWorker(taskQueue, async () => expect(await handle.executeUpdate(bumpUpdate)).toBe(1), 0);
+    // The first task as a worker would complete it: `bumps` only sets its handlers and waits.
+    const task = await rawPoll(taskQueue);
+    await svc().respondWorkflowTaskCompleted({ namespace: 'default', taskToken: task.taskToken, identity: 'raw-poller', commands: [] });
     await handle.signal(bumpSignal);
-    const update = handle.executeUpdate(bumpUpdate, { updateId: 'second' });
-    await admitted(handle.workflowId, 'second');
+    const update = handle.executeUpdate(bumpUpdate, { updateId: 'bump' });
+    await admitted(handle.workflowId, 'bump');
     await withWorker(taskQueue, async () => {
-      expect(await handle.result()).toBe(3);
-      expect(await update).toBe(3);
+      // Had the wait ended between the two, the workflow would have returned 1.
+      expect(await handle.result()).toBe(2);
+      expect(await update).toBe(2);
     });
   });
 
   it('a signal, an update, a fired timer and a completed activity in one workflow task are all seen', async () => {
     const taskQueue = id('four');
-    const handle = await s.env.client.workflow.start(firstOfFour, { taskQueue, workflowId: id('four'), args: [id('no-worker')] });
-    await withWorker(taskQueue, () =>
-      eventually(async () => {
-        const types = eventTypes(await historyOf(handle));
-        return types.includes('TIMER_STARTED') && types.includes('ACTIVITY_TASK_SCHEDULED');
-      }),
-    );
+    const activityQueue = id('no-worker');
+    const handle = await s.env.client.workflow.start(firstOfFour, { taskQueue, workflowId: id('four'), args: [activityQueue] });
+    // The first task as the worker completes it (the SDK numbers its first timer "1"), so the
+    // timer fires and the rest arrives while no worker is there.
+    const task = await rawPoll(taskQueue);
+    await svc().respondWorkflowTaskCompleted({
+      namespace: 'default',
+      taskToken: task.taskToken,
+      identity: 'raw-poller',
+      commands: [
+        {
+          commandType: CommandType.COMMAND_TYPE_START_TIMER,
+          startTimerCommandAttributes: { timerId: '1', startToFireTimeout: msToTs(50) },
+        },
+        {
+          commandType: CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+          scheduleActivityTaskCommandAttributes: {
+            activityId: 'never-run',
+            activityType: { name: 'neverRun' },
+            taskQueue: { name: activityQueue },
+            scheduleToCloseTimeout: msToTs(60_000),
+          },
+        },
+      ],
+    });
     await s.env.client.activity.complete({ workflowId: handle.workflowId, activityId: 'never-run' }, undefined);
     await handle.signal(pingSignal);
     const update = handle.executeUpdate(pingUpdate, { updateId: 'ping' });
@@ -241,8 +262,7 @@ describe('delivery', () => {
     });
     await withWorker(taskQueue, async () => {
       expect(await update).toBe(1);
-      await handle.signal(bumpSignal);
-      expect(await handle.result()).toBe(2);
+      expect(await handle.result()).toBe(1);
     });
     const firstRun = s.env.client.workflow.getHandle(handle.workflowId, task.workflowExecution!.runId!);
     expect(eventTypes(await historyOf(firstRun)).at(-1)).toBe('WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
