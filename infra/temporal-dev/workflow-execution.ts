@@ -365,7 +365,8 @@ export class Execution implements ActivityOwner {
       parentWorkflowNamespaceId: o.parent?.namespaceId,
       parentWorkflowExecution: o.parent?.execution,
       parentInitiatedEventId: o.parent?.initiatedEventId,
-      rootWorkflowExecution: o.rootExecution ?? this.ref,
+      // As Temporal: only a child (or a later run of one) names its root; a root run's is itself, unsaid.
+      rootWorkflowExecution: o.rootExecution,
       workflowId: o.workflowId,
       priority: o.priority,
       versioningOverride: o.versioningOverride,
@@ -516,9 +517,9 @@ export class Execution implements ActivityOwner {
     const key = wt.sticky ? this.ns.queueKey(queue) : this.ns.deployments.queueKey(queue, this.targetVersion());
     wt.key = key;
     this.ns.server.workflowTasks.add(key, {
-      start: (identity, requestId) =>
+      start: (identity, requestId, stamp) =>
         this.wt === wt && wt.queue === queue && wt.key === key && wt.startedEventId === 0
-          ? this.startWorkflowTask(wt, identity, requestId)
+          ? this.startWorkflowTask(wt, identity, requestId, stamp)
           : undefined,
       priorityKey: priorityKey(this.options.priority),
     });
@@ -537,7 +538,8 @@ export class Execution implements ActivityOwner {
     }
   }
 
-  private startWorkflowTask(wt: WorkflowTask, identity: string, requestId: string): Msg {
+  /** `stamp`: the poller's build id (WorkerVersionStamp), for workers not on worker deployments. */
+  private startWorkflowTask(wt: WorkflowTask, identity: string, requestId: string, stamp?: Msg): Msg {
     wt.deadline?.cancel();
     const clock = this.ns.server.clock;
     // As Temporal: the size of the history before this event, and its id as the count.
@@ -556,7 +558,9 @@ export class Execution implements ActivityOwner {
       suggestContinueAsNew: reasons.length > 0,
       suggestContinueAsNewReasons: reasons,
       historySizeBytes,
+      workerVersion: stamp,
     });
+    this.noteBuildId(stamp);
     wt.startedEventId = started.eventId;
     wt.startedTime = clock.now();
     wt.deadline = clock.after(this.options.taskTimeoutMs, () => {
@@ -789,16 +793,50 @@ export class Execution implements ActivityOwner {
     for (const a of this.activities.values()) a.reroute();
   }
 
-  /** A completion's worker version and behavior become the run's (an unversioned worker clears them). */
+  /**
+   * A completion's worker version and behavior become the run's (an unversioned worker clears them);
+   * its checksum and version stamp go on WorkflowTaskCompleted, as in Temporal.
+   */
   private noteCompletingWorker(request: Msg): Msg {
     const version = workerVersion(request.deploymentOptions);
     this.versioning = { ...this.versioning, behavior: version ? (request.versioningBehavior ?? 0) : 0, version };
-    if (!version) return {};
+    const stamp: Msg | undefined = request.workerVersionStamp;
+    this.noteBuildId(stamp);
+    const worker = { binaryChecksum: request.binaryChecksum, workerVersion: stamp };
+    if (!version) return worker;
     return {
+      ...worker,
       versioningBehavior: request.versioningBehavior ?? 0,
       workerDeploymentName: version.deploymentName,
       workerDeploymentVersion: versionString(version),
       deploymentVersion: version,
+    };
+  }
+
+  /**
+   * Temporal's BuildIds list, updated as a task starts (with the poller's stamp) and completes:
+   * first `unversioned` (an unversioned run) or `pinned:<deployment>:<build id>` (a pinned one),
+   * then every build id stamped on a task, as `unversioned:<id>` or `versioned:<id>`.
+   */
+  private noteBuildId(stamp: Msg | undefined): void {
+    const entry = stamp?.buildId ? `${stamp.useVersioning ? 'versioned' : 'unversioned'}:${stamp.buildId}` : undefined;
+    const pinned = this.behavior === VersioningBehavior.PINNED ? this.pinnedVersion : undefined;
+    const sentinel = pinned
+      ? `pinned:${pinned.deploymentName}:${pinned.buildId}`
+      : !stamp?.useVersioning && !this.behavior
+        ? 'unversioned'
+        : undefined;
+    const payload = this.searchAttributes.BuildIds;
+    const previous: string[] = payload?.data ? JSON.parse(Buffer.from(payload.data).toString()) : [];
+    const kept = previous.filter((v) => v !== 'unversioned' && !v.startsWith('pinned:') && !v.startsWith('assigned:'));
+    const values = [...(sentinel ? [sentinel] : []), ...kept, ...(entry && !kept.includes(entry) ? [entry] : [])];
+    if (values.length === previous.length && values.every((v, i) => v === previous[i])) return;
+    this.searchAttributes = {
+      ...this.searchAttributes,
+      BuildIds: {
+        metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('KeywordList') },
+        data: Buffer.from(JSON.stringify(values)),
+      },
     };
   }
 

@@ -445,5 +445,6 @@ export async function activityOrFail(): Promise<string> {
   return await flakyOnce();
 }
 
-// The update suite's workflows (test/updates.test.ts), in the same bundle.
+export * from './info.ts';
+// Workflows of single suites, in files of their own but in the same bundle.
 export * from './updates.ts';
