@@ -90,6 +90,10 @@ export const CancelExternalFailedCause = enumValues(
   'CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_',
   ['EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND'] as const,
 );
+export const ContinueAsNewVersioningBehavior = enumValues(E + 'ContinueAsNewVersioningBehavior', 'CONTINUE_AS_NEW_VERSIONING_BEHAVIOR_', [
+  'AUTO_UPGRADE',
+  'USE_RAMPING_VERSION',
+] as const);
 export const ContinueAsNewInitiator = enumValues(E + 'ContinueAsNewInitiator', 'CONTINUE_AS_NEW_INITIATOR_', [
   'WORKFLOW',
   'RETRY',

@@ -69,6 +69,8 @@ export interface StartOptions {
   versioningOverride?: Msg;
   /** A pinned parent's (or previous run's) version, which the run starts pinned to. */
   inheritedPinnedVersion?: VersionRef;
+  /** Continued as new with USE_RAMPING_VERSION: until a versioned worker completes a task, the run targets the ramping version whatever its percentage. */
+  useRampingVersion?: boolean;
 }
 
 /** What worker versioning knows of a run: the last completing worker's version and behavior, and the operator's override. */
@@ -559,6 +561,7 @@ export class Execution implements ActivityOwner {
       suggestContinueAsNewReasons: reasons,
       historySizeBytes,
       workerVersion: stamp,
+      targetWorkerDeploymentVersionChanged: this.targetVersionChanged,
     });
     this.noteBuildId(stamp);
     wt.startedEventId = started.eventId;
@@ -757,7 +760,19 @@ export class Execution implements ActivityOwner {
    * share of workflow ids in the ramp), so AUTO_UPGRADE and unversioned runs move with it.
    */
   targetVersion(): VersionRef | undefined {
-    return this.pinnedVersion ?? this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId);
+    const ramping = Boolean(this.options.useRampingVersion) && !this.versioning.version;
+    return this.pinnedVersion ?? this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId, ramping);
+  }
+
+  /**
+   * As Temporal tells a pinned run (WorkflowTaskStarted's targetWorkerDeploymentVersionChanged,
+   * the SDK's workflowInfo().targetWorkerDeploymentVersionChanged) that new runs of its task queue
+   * now go to another version than its own, so it may continue as new onto it.
+   */
+  private get targetVersionChanged(): boolean {
+    const pinned = this.behavior === VersioningBehavior.PINNED ? this.pinnedVersion : undefined;
+    if (!pinned) return false;
+    return !sameVersion(this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId), pinned);
   }
 
   /**

@@ -6,6 +6,7 @@ import { sameVersion, validateVersioningOverride, workerVersion } from './deploy
 import {
   CancelExternalFailedCause,
   ContinueAsNewInitiator,
+  ContinueAsNewVersioningBehavior,
   IdConflictPolicy,
   IdReusePolicy,
   ParentClosePolicy,
@@ -201,6 +202,7 @@ export class WorkflowStarts {
       inheritedPinnedVersion: attrs.initialVersioningBehavior
         ? undefined
         : exec.inheritedPin(this.ns, attrs.taskQueue?.name || prev.taskQueue),
+      useRampingVersion: attrs.initialVersioningBehavior === ContinueAsNewVersioningBehavior.USE_RAMPING_VERSION || undefined,
     };
     exec.close(Status.CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
       newExecutionRunId: runId,
