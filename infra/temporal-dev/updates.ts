@@ -85,6 +85,8 @@ export interface UpdateSnapshot {
   stage: number;
   outcome?: Msg;
   acceptedEventId?: number;
+  /** Its WorkflowExecutionUpdateAdmitted event (reapplied by a reset): workers read the request there, no message is sent. */
+  admittedEventId?: number;
 }
 
 export class Updates {
@@ -185,9 +187,9 @@ export class Updates {
    * Records a new update, to be delivered with the next workflow task that starts. Update-with-start
    * calls it before the run's first workflow task is scheduled, so that task carries it.
    */
-  admit(request: Msg): void {
+  admit(request: Msg, admittedEventId?: number): void {
     const id: string = request.meta.updateId;
-    this.updates.set(id, { id, request, state: 'admitted', stage: UpdateStage.ADMITTED, waiters: [] });
+    this.updates.set(id, { id, request, state: 'admitted', stage: UpdateStage.ADMITTED, admittedEventId, waiters: [] });
     this.exec.touch();
   }
 
@@ -275,6 +277,7 @@ export class Updates {
       if (u.state !== 'admitted' && u.state !== 'sent') continue;
       u.state = 'sent';
       this.exec.touch();
+      if (u.admittedEventId !== undefined) continue;
       out.push({
         id: `${u.id}/request`,
         protocolInstanceId: u.id,
