@@ -49,6 +49,8 @@ const KEYS = {
   'history.longPollExpirationInterval': { default: 20_000, parse: duration },
   /** Updates admitted or accepted and not yet completed, per run (0: no limit); over it RESOURCE_EXHAUSTED. */
   'history.maxInFlightUpdates': { default: 10, parse: bytes },
+  /** Bytes of the requests of a run's updates in flight (0: no limit); over it RESOURCE_EXHAUSTED. */
+  'history.maxInFlightUpdatePayloads': { default: 20 * 1024 * 1024, parse: bytes },
   /** Updates a run may receive in all (0: no limit); over it FAILED_PRECONDITION. */
   'history.maxTotalUpdates': { default: 2000, parse: bytes },
   /** The share of `history.maxTotalUpdates` from which workflow tasks suggest continue-as-new. */

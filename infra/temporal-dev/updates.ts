@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { ResourceExhaustedCause, ResourceExhaustedScope, UpdateStage } from './enums.ts';
 import { failedPrecondition, invalidArgument, notFound, requireField, ServiceError } from './errors.ts';
+import { protoSize } from './limits.ts';
 import { decodeMessage, encodeMessage, lookupType, type Msg } from './proto.ts';
 import type { Execution } from './workflow-execution.ts';
 
@@ -48,6 +49,16 @@ export function validateUpdateRequest(req: Msg, maxIdLength: number): void {
       'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.',
     );
   }
+}
+
+const requestSize = (request: Msg) => protoSize(REQUEST_TYPE, request);
+
+/** Temporal's RESOURCE_EXHAUSTED for the limits on updates in flight. */
+function concurrentLimit(message: string): ServiceError {
+  return new ServiceError(status.RESOURCE_EXHAUSTED, message, {
+    typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
+    value: { cause: ResourceExhaustedCause.CONCURRENT_LIMIT, scope: ResourceExhaustedScope.NAMESPACE },
+  });
 }
 
 /** The error of an update that was admitted (not yet accepted) when its run closed. */
@@ -113,7 +124,7 @@ export class Updates {
     const updateId: string = req.request.meta.updateId;
     if (!this.updates.has(updateId)) {
       if (!this.exec.isOpen) throw notFound('workflow execution already completed');
-      this.checkLimits();
+      this.checkLimits(req.request);
       this.admit(req.request);
       // As Temporal: with no workflow task pending one is made for the update, even before a
       // start delay has passed (the update then rides on the run's first task).
@@ -134,18 +145,15 @@ export class Updates {
    * `history.maxTotalUpdates`, 0 for none): updates not yet completed, then all updates received
    * (rejected ones not counted), with Temporal's errors and words.
    */
-  private checkLimits(): void {
+  private checkLimits(request: Msg): void {
     const config = this.exec.ns.server.dynamicConfig;
     const maxInFlight = config.get('history.maxInFlightUpdates');
     if (maxInFlight > 0 && this.inFlight >= maxInFlight) {
-      throw new ServiceError(
-        status.RESOURCE_EXHAUSTED,
-        `limit on number of concurrent in-flight updates has been reached (${maxInFlight})`,
-        {
-          typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
-          value: { cause: ResourceExhaustedCause.CONCURRENT_LIMIT, scope: ResourceExhaustedScope.NAMESPACE },
-        },
-      );
+      throw concurrentLimit(`limit on number of concurrent in-flight updates has been reached (${maxInFlight})`);
+    }
+    const maxBytes = config.get('history.maxInFlightUpdatePayloads');
+    if (maxBytes > 0 && this.inFlightBytes + requestSize(request) >= maxBytes) {
+      throw concurrentLimit(`limit on total payload size of in-flight updates has been reached (${maxBytes} bytes)`);
     }
     const maxTotal = config.get('history.maxTotalUpdates');
     if (maxTotal > 0 && this.counted >= maxTotal) {
@@ -161,6 +169,15 @@ export class Updates {
   private get inFlight(): number {
     let n = 0;
     for (const u of this.updates.values()) if (u.state === 'admitted' || u.state === 'sent' || u.state === 'accepted') n++;
+    return n;
+  }
+
+  /** Temporal's registry size: update ids and requests of the updates in flight. */
+  private get inFlightBytes(): number {
+    let n = 0;
+    for (const u of this.updates.values()) {
+      if (u.state === 'admitted' || u.state === 'sent' || u.state === 'accepted') n += Buffer.byteLength(u.id) + requestSize(u.request);
+    }
     return n;
   }
 

@@ -43,6 +43,7 @@ import {
 
 const MAX_IN_FLIGHT = 2;
 const MAX_TOTAL = 4;
+const MAX_IN_FLIGHT_BYTES = 100_000;
 let s: Suite;
 /** A client without the SDK's retries, which would retry RESOURCE_EXHAUSTED for many seconds. */
 let bare: Client;
@@ -50,6 +51,7 @@ beforeAll(async () => {
   const extraArgs = [
     ['history.maxInFlightUpdates', MAX_IN_FLIGHT],
     ['history.maxTotalUpdates', MAX_TOTAL],
+    ['history.maxInFlightUpdatePayloads', MAX_IN_FLIGHT_BYTES],
   ].flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${value}`]);
   s = await setupSuite('local', 'updates', {}, { extraArgs });
   bare = new Client({ connection: await Connection.connect({ address: s.env.address, interceptors: [] }) });
@@ -293,6 +295,16 @@ describe('limits per run', () => {
     // A request for an update the run already has is answered, limit or not.
     const again = await bare.workflowService.updateWorkflowExecution(updateRequest(handle.workflowId, 'u1', 'neverEnding'));
     expect(again.stage).toBe(Stage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED);
+    await handle.terminate();
+  });
+
+  it(`refuses an update whose request would bring those in flight to ${MAX_IN_FLIGHT_BYTES} bytes`, async () => {
+    const handle = await s.env.client.workflow.start(withNeverEndingUpdate, { taskQueue: s.taskQueue, workflowId: id('in-flight-bytes') });
+    const big = updateRequest(handle.workflowId, 'big', 'neverEnding', ['x'.repeat(MAX_IN_FLIGHT_BYTES)]);
+    expect(await grpcError(bare.workflowService.updateWorkflowExecution(big))).toEqual({
+      code: 8,
+      details: `limit on total payload size of in-flight updates has been reached (${MAX_IN_FLIGHT_BYTES} bytes)`,
+    });
     await handle.terminate();
   });
 
