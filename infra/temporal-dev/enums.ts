@@ -121,7 +121,10 @@ export const SuggestContinueAsNewReason = enumValues(E + 'SuggestContinueAsNewRe
   'TOO_MANY_UPDATES',
 ] as const);
 export const UpdateAdmittedEventOrigin = enumValues(E + 'UpdateAdmittedEventOrigin', 'UPDATE_ADMITTED_EVENT_ORIGIN_', ['REAPPLY'] as const);
-export const ResourceExhaustedCause = enumValues(E + 'ResourceExhaustedCause', 'RESOURCE_EXHAUSTED_CAUSE_', ['CONCURRENT_LIMIT'] as const);
+export const ResourceExhaustedCause = enumValues(E + 'ResourceExhaustedCause', 'RESOURCE_EXHAUSTED_CAUSE_', [
+  'CONCURRENT_LIMIT',
+  'BUSY_WORKFLOW',
+] as const);
 export const ResourceExhaustedScope = enumValues(E + 'ResourceExhaustedScope', 'RESOURCE_EXHAUSTED_SCOPE_', ['NAMESPACE'] as const);
 export const PendingWorkflowTaskState = enumValues(E + 'PendingWorkflowTaskState', 'PENDING_WORKFLOW_TASK_STATE_', [
   'SCHEDULED',

@@ -12,6 +12,8 @@ import { decodeMessage, encodeMessage, lookupType, type Msg } from './proto.ts';
 import type { Execution } from './workflow-execution.ts';
 
 const REQUEST_TYPE = 'temporal.api.update.v1.Request';
+/** From this workflow task attempt on, Temporal refuses updates (its failUpdateWorkflowTaskAttemptCount). */
+const FAILING_TASK_ATTEMPT = 3;
 const ABORTED_BY_CLOSE = 'workflow update was aborted by closing workflow';
 
 /** Temporal's rejection of an update its workflow task delivered and the worker left unanswered. */
@@ -122,6 +124,7 @@ export class Updates {
    */
   async request(req: Msg, signal: AbortSignal): Promise<Msg> {
     const updateId: string = req.request.meta.updateId;
+    if (this.exec.isOpen) this.checkRunAccepts();
     if (!this.updates.has(updateId)) {
       if (!this.exec.isOpen) throw notFound('workflow execution already completed');
       this.checkLimits(req.request);
@@ -137,6 +140,27 @@ export class Updates {
       const next = this.exec.ns.current(this.exec.workflowId);
       if (req.workflowExecution?.runId || !next || next === this.exec) throw notFound(ABORTED_BY_CLOSE);
       return next.updates.request(req, signal);
+    }
+  }
+
+  /**
+   * Temporal's refusals before an update is looked up: a workflow task failing again and again (an
+   * update could not fix it), and a run whose last task tried to close it while another runs.
+   */
+  private checkRunAccepts(): void {
+    const { attempt, closing } = this.exec.workflowTaskState;
+    if (attempt >= FAILING_TASK_ATTEMPT) {
+      throw new ServiceError(
+        status.FAILED_PRECONDITION,
+        'Unable to perform workflow execution update due to Workflow Task in failed state.',
+        { typeName: 'temporal.api.errordetails.v1.WorkflowNotReadyFailure', value: {} },
+      );
+    }
+    if (closing) {
+      throw new ServiceError(status.RESOURCE_EXHAUSTED, 'workflow operation can not be applied because workflow is closing', {
+        typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
+        value: { cause: ResourceExhaustedCause.BUSY_WORKFLOW, scope: ResourceExhaustedScope.NAMESPACE },
+      });
     }
   }
 

@@ -185,6 +185,8 @@ export class Execution implements ActivityOwner {
   resetRunId: string | undefined;
   resetTime: number | undefined;
   private transitionOpen = false;
+  /** A completion tried to close the run and was refused (UNHANDLED_COMMAND), until a task completes (kept in memory only). */
+  private closeAttempted = false;
   versioning: RunVersioning;
 
   private wt: WorkflowTask | undefined;
@@ -335,6 +337,14 @@ export class Execution implements ActivityOwner {
   get runExpirationTime(): number | undefined {
     return this.runTimeoutAt;
   }
+  /**
+   * As Temporal's update API sees the run: the attempt of its pending workflow task (1 with none),
+   * and whether a task runs again after its last one tried to close the run.
+   */
+  get workflowTaskState(): { attempt: number; closing: boolean } {
+    return { attempt: this.wt?.attempt ?? 1, closing: this.closeAttempted && (this.wt?.startedEventId ?? 0) > 0 };
+  }
+
   /** The workflow task scheduled or running, for Describe. */
   get pendingWorkflowTask(): Readonly<SavedWorkflowTask> | undefined {
     return this.wt;
@@ -664,6 +674,7 @@ export class Execution implements ActivityOwner {
       ...this.noteCompletingWorker(request),
     });
     this.previousStartedEventId = wt.startedEventId;
+    this.closeAttempted = false;
     this.wt = undefined;
     const sticky = request.stickyAttributes?.workerTaskQueue?.name as string | undefined;
     this.stickyQueue = sticky || undefined;
@@ -716,6 +727,7 @@ export class Execution implements ActivityOwner {
       this.terminate(terminateReason, undefined, HISTORY_SERVICE);
       return {};
     }
+    if (cause === WorkflowTaskFailedCause.UNHANDLED_COMMAND) this.closeAttempted = true;
     // Unhandled-command rejections are not the worker's fault: the next task starts at attempt 1.
     this.retryWorkflowTask(wt, cause === WorkflowTaskFailedCause.UNHANDLED_COMMAND ? 1 : wt.attempt + 1);
     return {};

@@ -308,6 +308,43 @@ describe('limits per run', () => {
     await handle.terminate();
   });
 
+  it('refuses updates while workflow tasks keep failing, and while a run that tried to close runs another task', async () => {
+    const taskQueue = id('refusals');
+    const failing = await s.env.client.workflow.start(bumps, { taskQueue, workflowId: id('failing') });
+    for (let i = 0; i < 2; i++) {
+      const task = await rawPoll(taskQueue);
+      await svc().respondWorkflowTaskFailed({
+        namespace: 'default',
+        taskToken: task.taskToken,
+        cause: WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
+        identity: 'raw-poller',
+      });
+    }
+    // The third attempt is scheduled.
+    expect(await grpcError(bare.workflowService.updateWorkflowExecution(updateRequest(failing.workflowId, 'refused', 'bump')))).toEqual({
+      code: 9,
+      details: 'Unable to perform workflow execution update due to Workflow Task in failed state.',
+    });
+    await failing.terminate();
+
+    const closing = await s.env.client.workflow.start(bumps, { taskQueue, workflowId: id('closing') });
+    const first = await rawPoll(taskQueue);
+    await closing.signal(bumpSignal);
+    // The completion would close the run over the signal: refused (UNHANDLED_COMMAND), and the next task runs.
+    await svc().respondWorkflowTaskCompleted({
+      namespace: 'default',
+      taskToken: first.taskToken,
+      identity: 'raw-poller',
+      commands: [{ commandType: CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
+    });
+    await rawPoll(taskQueue);
+    expect(await grpcError(bare.workflowService.updateWorkflowExecution(updateRequest(closing.workflowId, 'late', 'bump')))).toEqual({
+      code: 8,
+      details: 'workflow operation can not be applied because workflow is closing',
+    });
+    await closing.terminate();
+  });
+
   it(`refuses the update past ${MAX_TOTAL} (rejected ones not counted) with FAILED_PRECONDITION, suggesting continue-as-new before`, async () => {
     const handle = await s.env.client.workflow.start(counting, { taskQueue: s.taskQueue, workflowId: id('total') });
     const suggested: boolean[] = [];
