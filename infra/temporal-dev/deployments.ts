@@ -190,16 +190,18 @@ export class Deployments {
 
   /**
    * Where new (or auto-upgrading) work on `taskQueue` goes: the ramping version for the share of
-   * workflow ids within the ramp percentage, else the current version; undefined is unversioned.
+   * workflow ids within the ramp percentage (all with `useRamping`), else the current version;
+   * undefined is unversioned.
    * A task queue belongs to the deployment whose versions polled it.
    */
-  route(taskQueue: string, type: number, workflowId: string): VersionRef | undefined {
+  route(taskQueue: string, type: number, workflowId: string, useRamping = false): VersionRef | undefined {
     const deployment = this.state.deployments.find((d) =>
       d.versions.some((v) => v.taskQueues.some((q) => q.name === taskQueue && q.type === type)),
     );
     if (!deployment) return undefined;
     const at = (buildId: string | undefined) => (buildId ? { deploymentName: deployment.name, buildId } : undefined);
-    if (deployment.ramping !== undefined && rampPoint(workflowId) < deployment.rampingPercentage) return at(deployment.ramping);
+    if (deployment.ramping !== undefined && (useRamping || rampPoint(workflowId) < deployment.rampingPercentage))
+      return at(deployment.ramping);
     return at(deployment.current);
   }
 

@@ -12,6 +12,7 @@ type Parser<T> = (value: unknown) => T | undefined;
 
 const bool: Parser<boolean> = (v) => (typeof v === 'boolean' ? v : undefined);
 const bytes: Parser<number> = (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+const ratio: Parser<number> = (v) => (typeof v === 'number' && v >= 0 && v <= 1 ? v : undefined);
 /** The size limits (limits.ts) under their Temporal keys. */
 const LIMITS = Object.fromEntries(
   Object.entries(LIMIT_KEYS).map(([key, field]) => [key, { default: DEFAULT_LIMITS[field], parse: bytes }]),
@@ -46,6 +47,16 @@ const KEYS = {
   'matching.longPollExpirationInterval': { default: 60_000, parse: duration },
   /** How long a history long poll (waitNewEvent) waits before an empty page (ms). */
   'history.longPollExpirationInterval': { default: 20_000, parse: duration },
+  /** Updates admitted or accepted and not yet completed, per run (0: no limit); over it RESOURCE_EXHAUSTED. */
+  'history.maxInFlightUpdates': { default: 10, parse: bytes },
+  /** Bytes of the requests of a run's updates in flight (0: no limit); over it RESOURCE_EXHAUSTED. */
+  'history.maxInFlightUpdatePayloads': { default: 20 * 1024 * 1024, parse: bytes },
+  /** Updates a run may receive in all (0: no limit); over it FAILED_PRECONDITION. */
+  'history.maxTotalUpdates': { default: 2000, parse: bytes },
+  /** The share of `history.maxTotalUpdates` from which workflow tasks suggest continue-as-new. */
+  'history.maxTotalUpdates.suggestContinueAsNewThreshold': { default: 0.9, parse: ratio },
+  /** The longest workflow id, type, task queue, request id and update id a request may carry. */
+  'limit.maxIDLength': { default: 1000, parse: bytes },
   ...LIMITS,
 } satisfies Record<string, { default: unknown; parse: Parser<unknown> }>;
 

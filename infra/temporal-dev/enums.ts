@@ -90,6 +90,10 @@ export const CancelExternalFailedCause = enumValues(
   'CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_',
   ['EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND'] as const,
 );
+export const ContinueAsNewVersioningBehavior = enumValues(E + 'ContinueAsNewVersioningBehavior', 'CONTINUE_AS_NEW_VERSIONING_BEHAVIOR_', [
+  'AUTO_UPGRADE',
+  'USE_RAMPING_VERSION',
+] as const);
 export const ContinueAsNewInitiator = enumValues(E + 'ContinueAsNewInitiator', 'CONTINUE_AS_NEW_INITIATOR_', [
   'WORKFLOW',
   'RETRY',
@@ -114,7 +118,14 @@ export const PendingActivityState = enumValues(E + 'PendingActivityState', 'PEND
 export const SuggestContinueAsNewReason = enumValues(E + 'SuggestContinueAsNewReason', 'SUGGEST_CONTINUE_AS_NEW_REASON_', [
   'HISTORY_SIZE_TOO_LARGE',
   'TOO_MANY_HISTORY_EVENTS',
+  'TOO_MANY_UPDATES',
 ] as const);
+export const UpdateAdmittedEventOrigin = enumValues(E + 'UpdateAdmittedEventOrigin', 'UPDATE_ADMITTED_EVENT_ORIGIN_', ['REAPPLY'] as const);
+export const ResourceExhaustedCause = enumValues(E + 'ResourceExhaustedCause', 'RESOURCE_EXHAUSTED_CAUSE_', [
+  'CONCURRENT_LIMIT',
+  'BUSY_WORKFLOW',
+] as const);
+export const ResourceExhaustedScope = enumValues(E + 'ResourceExhaustedScope', 'RESOURCE_EXHAUSTED_SCOPE_', ['NAMESPACE'] as const);
 export const PendingWorkflowTaskState = enumValues(E + 'PendingWorkflowTaskState', 'PENDING_WORKFLOW_TASK_STATE_', [
   'SCHEDULED',
   'STARTED',

@@ -6,7 +6,7 @@
 // task. The run that was current, if still running, is terminated with the reset's reason.
 import { randomUUID } from 'node:crypto';
 import type { ActivitySnapshot } from './activity-tasks.ts';
-import { ResetReapplyExcludeType, ResetReapplyType, Status, WorkflowTaskFailedCause } from './enums.ts';
+import { ResetReapplyExcludeType, ResetReapplyType, Status, UpdateAdmittedEventOrigin, WorkflowTaskFailedCause } from './enums.ts';
 import { invalidArgument } from './errors.ts';
 import type { Namespace } from './namespaces.ts';
 import type { Msg } from './proto.ts';
@@ -192,7 +192,7 @@ export function resetWorkflowExecution(ns: Namespace, req: Msg): Msg {
   return { runId };
 }
 
-/** Signals as signals; updates (admitted, or accepted with their request) admitted again, delivered with the next workflow task. */
+/** Signals as signals; updates (admitted, or accepted with their request) admitted again with an UpdateAdmitted event. */
 function reapplyEvents(exec: Execution, events: Msg[], excluded: Set<number>): void {
   for (const event of events) {
     const signal = event.workflowExecutionSignaledEventAttributes;
@@ -208,6 +208,14 @@ function reapplyEvents(exec: Execution, events: Msg[], excluded: Set<number>): v
     const request =
       event.workflowExecutionUpdateAdmittedEventAttributes?.request ??
       event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
-    if (request && !exec.updates.has(request.meta?.updateId)) exec.updates.admit(request);
+    if (request && !exec.updates.has(request.meta?.updateId)) {
+      // As Temporal's resetter: an UpdateAdmitted event carries the request, so workers (replaying
+      // ones too) take the update from history rather than from a message.
+      const admitted = exec.append('workflowExecutionUpdateAdmittedEventAttributes', {
+        request,
+        origin: UpdateAdmittedEventOrigin.REAPPLY,
+      });
+      exec.updates.admit(request, admitted.eventId);
+    }
   }
 }

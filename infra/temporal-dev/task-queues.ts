@@ -25,8 +25,8 @@ export function mergePriority(base: Msg | undefined, override: Msg | undefined):
 }
 
 export interface QueuedTask<R> {
-  /** Builds the poll response, or returns undefined when the task is no longer valid. */
-  start(identity: string, requestId: string): R | undefined;
+  /** Builds the poll response, or returns undefined when the task is no longer valid. `stamp`: the poller's WorkerVersionStamp. */
+  start(identity: string, requestId: string, stamp?: Msg): R | undefined;
   /** From priorityKey(); the default when absent. */
   priorityKey?: number;
 }
@@ -82,7 +82,7 @@ export class TaskQueues<R> {
    * Long-polls `name` until a valid task starts, the poll times out (undefined, like Temporal's
    * empty poll response) or the caller cancels.
    */
-  async poll(name: string, identity: string, requestId: string, signal: AbortSignal): Promise<R | undefined> {
+  async poll(name: string, identity: string, requestId: string, signal: AbortSignal, stamp?: Msg): Promise<R | undefined> {
     const deadline = Date.now() + this.pollTimeoutMs;
     const q = this.queue(name);
     q.seen.set(identity, Date.now());
@@ -95,7 +95,7 @@ export class TaskQueues<R> {
         q.tasks.unshift(task);
         return undefined;
       }
-      const response = task.start(identity, requestId);
+      const response = task.start(identity, requestId, stamp);
       if (response) return response;
     }
   }

@@ -69,7 +69,7 @@ function validate(ns: Namespace, startReq: Msg, updateReq: Msg): void {
 
 function validateStart(ns: Namespace, req: Msg): void {
   if (req.namespace && req.namespace !== ns.name) throw invalidArgument("Operation namespace did not match request's namespace.");
-  checkStartRequest(req);
+  checkStartRequest(req, ns.server.dynamicConfig.get('limit.maxIDLength'));
   // Set here, as Temporal's frontend does, so a retry of this request can be recognised by it.
   req.requestId ||= randomUUID();
   if (req.cronSchedule) throw invalidArgument('CronSchedule is not allowed.');
@@ -79,7 +79,7 @@ function validateStart(ns: Namespace, req: Msg): void {
 
 function validateUpdate(ns: Namespace, req: Msg): void {
   if (req.namespace && req.namespace !== ns.name) throw invalidArgument("Operation namespace did not match request's namespace.");
-  validateUpdateRequest(req);
+  validateUpdateRequest(req, ns.server.dynamicConfig.get('limit.maxIDLength'));
   if (req.firstExecutionRunId) throw invalidArgument('FirstExecutionRunId is not allowed.');
   if (req.workflowExecution.runId) throw invalidArgument('RunId is not allowed.');
 }

@@ -159,9 +159,11 @@ export function countExecutions(server: ServerState, ns: Namespace, req: Msg): M
     const name = String(row.value('ExecutionStatus') ?? 'Unspecified');
     groups.set(name, (groups.get(name) ?? 0) + 1);
   }
+  // In status order, as Temporal's SQL stores return the groups (the SDK's count test expects Running first).
+  const rank = (name: string) => [...STATUS_NAMES].find(([, n]) => n === name)?.[0] ?? Number.MAX_SAFE_INTEGER;
   return {
     count: matches.length,
-    groups: [...groups].map(([name, count]) => ({ groupValues: [keywordPayload(name)], count })),
+    groups: [...groups].sort(([a], [b]) => rank(a) - rank(b)).map(([name, count]) => ({ groupValues: [keywordPayload(name)], count })),
   };
 }
 

@@ -69,6 +69,8 @@ export interface StartOptions {
   versioningOverride?: Msg;
   /** A pinned parent's (or previous run's) version, which the run starts pinned to. */
   inheritedPinnedVersion?: VersionRef;
+  /** Continued as new with USE_RAMPING_VERSION: until a versioned worker completes a task, the run targets the ramping version whatever its percentage. */
+  useRampingVersion?: boolean;
 }
 
 /** What worker versioning knows of a run: the last completing worker's version and behavior, and the operator's override. */
@@ -183,6 +185,8 @@ export class Execution implements ActivityOwner {
   resetRunId: string | undefined;
   resetTime: number | undefined;
   private transitionOpen = false;
+  /** A completion tried to close the run and was refused (UNHANDLED_COMMAND), until a task completes (kept in memory only). */
+  private closeAttempted = false;
   versioning: RunVersioning;
 
   private wt: WorkflowTask | undefined;
@@ -333,6 +337,14 @@ export class Execution implements ActivityOwner {
   get runExpirationTime(): number | undefined {
     return this.runTimeoutAt;
   }
+  /**
+   * As Temporal's update API sees the run: the attempt of its pending workflow task (1 with none),
+   * and whether a task runs again after its last one tried to close the run.
+   */
+  get workflowTaskState(): { attempt: number; closing: boolean } {
+    return { attempt: this.wt?.attempt ?? 1, closing: this.closeAttempted && (this.wt?.startedEventId ?? 0) > 0 };
+  }
+
   /** The workflow task scheduled or running, for Describe. */
   get pendingWorkflowTask(): Readonly<SavedWorkflowTask> | undefined {
     return this.wt;
@@ -365,7 +377,8 @@ export class Execution implements ActivityOwner {
       parentWorkflowNamespaceId: o.parent?.namespaceId,
       parentWorkflowExecution: o.parent?.execution,
       parentInitiatedEventId: o.parent?.initiatedEventId,
-      rootWorkflowExecution: o.rootExecution ?? this.ref,
+      // As Temporal: only a child (or a later run of one) names its root; a root run's is itself, unsaid.
+      rootWorkflowExecution: o.rootExecution,
       workflowId: o.workflowId,
       priority: o.priority,
       versioningOverride: o.versioningOverride,
@@ -398,6 +411,8 @@ export class Execution implements ActivityOwner {
     if (this.firstTaskAt !== undefined) {
       this.deadlines.push(
         clock.schedule(this.firstTaskAt, () => {
+          // An update may have brought the first workflow task forward (as in Temporal).
+          if (this.firstTaskAt === undefined) return;
           this.firstTaskAt = undefined;
           this.touch();
           this.ensureWorkflowTask();
@@ -472,6 +487,7 @@ export class Execution implements ActivityOwner {
   }
 
   private scheduleWorkflowTask(attempt: number, eager?: { identity: string; requestId: string }): Msg | undefined {
+    this.firstTaskAt = undefined;
     // A task bound for another version than the sticky worker's goes to that version's normal queue.
     const sticky = this.stickyQueue !== undefined && sameVersion(this.targetVersion(), this.versioning.version);
     const queue = sticky ? this.stickyQueue! : this.options.taskQueue;
@@ -513,9 +529,9 @@ export class Execution implements ActivityOwner {
     const key = wt.sticky ? this.ns.queueKey(queue) : this.ns.deployments.queueKey(queue, this.targetVersion());
     wt.key = key;
     this.ns.server.workflowTasks.add(key, {
-      start: (identity, requestId) =>
+      start: (identity, requestId, stamp) =>
         this.wt === wt && wt.queue === queue && wt.key === key && wt.startedEventId === 0
-          ? this.startWorkflowTask(wt, identity, requestId)
+          ? this.startWorkflowTask(wt, identity, requestId, stamp)
           : undefined,
       priorityKey: priorityKey(this.options.priority),
     });
@@ -534,7 +550,8 @@ export class Execution implements ActivityOwner {
     }
   }
 
-  private startWorkflowTask(wt: WorkflowTask, identity: string, requestId: string): Msg {
+  /** `stamp`: the poller's build id (WorkerVersionStamp), for workers not on worker deployments. */
+  private startWorkflowTask(wt: WorkflowTask, identity: string, requestId: string, stamp?: Msg): Msg {
     wt.deadline?.cancel();
     const clock = this.ns.server.clock;
     // As Temporal: the size of the history before this event, and its id as the count.
@@ -545,6 +562,7 @@ export class Execution implements ActivityOwner {
     if (this.history.lastEventId + 1 >= limits.historyCountSuggestContinueAsNew) {
       reasons.push(SuggestContinueAsNewReason.TOO_MANY_HISTORY_EVENTS);
     }
+    if (this.updates.suggestContinueAsNew) reasons.push(SuggestContinueAsNewReason.TOO_MANY_UPDATES);
     const started = this.append('workflowTaskStartedEventAttributes', {
       scheduledEventId: wt.scheduledEventId,
       identity,
@@ -552,7 +570,10 @@ export class Execution implements ActivityOwner {
       suggestContinueAsNew: reasons.length > 0,
       suggestContinueAsNewReasons: reasons,
       historySizeBytes,
+      workerVersion: stamp,
+      targetWorkerDeploymentVersionChanged: this.targetVersionChanged,
     });
+    this.noteBuildId(stamp);
     wt.startedEventId = started.eventId;
     wt.startedTime = clock.now();
     wt.deadline = clock.after(this.options.taskTimeoutMs, () => {
@@ -653,6 +674,7 @@ export class Execution implements ActivityOwner {
       ...this.noteCompletingWorker(request),
     });
     this.previousStartedEventId = wt.startedEventId;
+    this.closeAttempted = false;
     this.wt = undefined;
     const sticky = request.stickyAttributes?.workerTaskQueue?.name as string | undefined;
     this.stickyQueue = sticky || undefined;
@@ -661,6 +683,7 @@ export class Execution implements ActivityOwner {
     const followUps: Array<() => void> = [];
     const eager: PendingActivity[] = [];
     const needsTask = applyCommands(this, commands, messages, completed.eventId, identity, followUps, eager);
+    if (this.isOpen && !request.forceCreateNewWorkflowTask) this.updates.rejectUnprocessed();
     const hadBuffered = this.isOpen && this.flushBuffered();
     const newTask = needsTask || hadBuffered || request.forceCreateNewWorkflowTask || this.updates.hasUndelivered;
     if (this.isOpen && newTask) this.scheduleWorkflowTask(1);
@@ -704,6 +727,7 @@ export class Execution implements ActivityOwner {
       this.terminate(terminateReason, undefined, HISTORY_SERVICE);
       return {};
     }
+    if (cause === WorkflowTaskFailedCause.UNHANDLED_COMMAND) this.closeAttempted = true;
     // Unhandled-command rejections are not the worker's fault: the next task starts at attempt 1.
     this.retryWorkflowTask(wt, cause === WorkflowTaskFailedCause.UNHANDLED_COMMAND ? 1 : wt.attempt + 1);
     return {};
@@ -748,7 +772,19 @@ export class Execution implements ActivityOwner {
    * share of workflow ids in the ramp), so AUTO_UPGRADE and unversioned runs move with it.
    */
   targetVersion(): VersionRef | undefined {
-    return this.pinnedVersion ?? this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId);
+    const ramping = Boolean(this.options.useRampingVersion) && !this.versioning.version;
+    return this.pinnedVersion ?? this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId, ramping);
+  }
+
+  /**
+   * As Temporal tells a pinned run (WorkflowTaskStarted's targetWorkerDeploymentVersionChanged,
+   * the SDK's workflowInfo().targetWorkerDeploymentVersionChanged) that new runs of its task queue
+   * now go to another version than its own, so it may continue as new onto it.
+   */
+  private get targetVersionChanged(): boolean {
+    const pinned = this.behavior === VersioningBehavior.PINNED ? this.pinnedVersion : undefined;
+    if (!pinned) return false;
+    return !sameVersion(this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId), pinned);
   }
 
   /**
@@ -784,16 +820,50 @@ export class Execution implements ActivityOwner {
     for (const a of this.activities.values()) a.reroute();
   }
 
-  /** A completion's worker version and behavior become the run's (an unversioned worker clears them). */
+  /**
+   * A completion's worker version and behavior become the run's (an unversioned worker clears them);
+   * its checksum and version stamp go on WorkflowTaskCompleted, as in Temporal.
+   */
   private noteCompletingWorker(request: Msg): Msg {
     const version = workerVersion(request.deploymentOptions);
     this.versioning = { ...this.versioning, behavior: version ? (request.versioningBehavior ?? 0) : 0, version };
-    if (!version) return {};
+    const stamp: Msg | undefined = request.workerVersionStamp;
+    this.noteBuildId(stamp);
+    const worker = { binaryChecksum: request.binaryChecksum, workerVersion: stamp };
+    if (!version) return worker;
     return {
+      ...worker,
       versioningBehavior: request.versioningBehavior ?? 0,
       workerDeploymentName: version.deploymentName,
       workerDeploymentVersion: versionString(version),
       deploymentVersion: version,
+    };
+  }
+
+  /**
+   * Temporal's BuildIds list, updated as a task starts (with the poller's stamp) and completes:
+   * first `unversioned` (an unversioned run) or `pinned:<deployment>:<build id>` (a pinned one),
+   * then every build id stamped on a task, as `unversioned:<id>` or `versioned:<id>`.
+   */
+  private noteBuildId(stamp: Msg | undefined): void {
+    const entry = stamp?.buildId ? `${stamp.useVersioning ? 'versioned' : 'unversioned'}:${stamp.buildId}` : undefined;
+    const pinned = this.behavior === VersioningBehavior.PINNED ? this.pinnedVersion : undefined;
+    const sentinel = pinned
+      ? `pinned:${pinned.deploymentName}:${pinned.buildId}`
+      : !stamp?.useVersioning && !this.behavior
+        ? 'unversioned'
+        : undefined;
+    const payload = this.searchAttributes.BuildIds;
+    const previous: string[] = payload?.data ? JSON.parse(Buffer.from(payload.data).toString()) : [];
+    const kept = previous.filter((v) => v !== 'unversioned' && !v.startsWith('pinned:') && !v.startsWith('assigned:'));
+    const values = [...(sentinel ? [sentinel] : []), ...kept, ...(entry && !kept.includes(entry) ? [entry] : [])];
+    if (values.length === previous.length && values.every((v, i) => v === previous[i])) return;
+    this.searchAttributes = {
+      ...this.searchAttributes,
+      BuildIds: {
+        metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('KeywordList') },
+        data: Buffer.from(JSON.stringify(values)),
+      },
     };
   }
 
@@ -846,7 +916,8 @@ export class Execution implements ActivityOwner {
     this.timers.clear();
     for (const a of this.activities.values()) a.abandon();
     this.activities.clear();
-    this.updates.close();
+    // A run that continued as new (or is retried) hands its updates not yet accepted to the next run.
+    this.updates.close(this.nextRunId !== undefined);
     this.history.notify();
     this.ns.onClosed(this);
     this.queries.dispatch();

@@ -100,6 +100,9 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
         upsertMemo: true,
         eagerWorkflowStart: true,
         sdkMetadata: true,
+        // SDK workers then stamp their build id on polls and completions (WorkflowTaskStarted and
+        // WorkflowTaskCompleted carry it, a replaying worker's currentBuildId comes from it).
+        buildIdBasedVersioning: true,
         countGroupByExecutionStatus: true,
       },
     }),
@@ -152,7 +155,7 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
     },
     UpdateWorkflowExecution: (req, ctx) => {
       const namespace = ns(req);
-      validateUpdateRequest(req);
+      validateUpdateRequest(req, server.dynamicConfig.get('limit.maxIDLength'));
       return namespace.get(req.workflowExecution).updates.request(req, ctx.signal);
     },
     ExecuteMultiOperation: (req, ctx) => executeMultiOperation(ns(req), req, ctx.signal),
@@ -196,7 +199,8 @@ export function workflowServiceHandlers(server: ServerState): Record<string, Han
         req.taskQueue.kind === TaskQueueKind.STICKY
           ? namespace.queueKey(queue)
           : namespace.deployments.pollKey(queue, TaskQueueType.WORKFLOW, req.deploymentOptions);
-      return (await server.workflowTasks.poll(key, req.identity ?? '', randomUUID(), ctx.signal)) ?? {};
+      const stamp = pollerStamp(req.workerVersionCapabilities, req.deploymentOptions);
+      return (await server.workflowTasks.poll(key, req.identity ?? '', randomUUID(), ctx.signal, stamp)) ?? {};
     },
     RespondWorkflowTaskCompleted: (req) => {
       const { token, exec } = fromToken(req.taskToken, 'wt', WORKFLOW_TASK_NOT_FOUND);
@@ -360,4 +364,14 @@ async function getHistory(exec: Execution, req: Msg, ctx: CallContext, longPollM
     }
     await exec.history.waitForChange(ctx.signal, remaining);
   }
+}
+
+/**
+ * The WorkerVersionStamp Temporal writes on WorkflowTaskStarted from a poll: the build id of a
+ * worker not on worker deployments (none for a versioned deployment worker).
+ */
+function pollerStamp(capabilities: Msg | undefined, options: Msg | undefined): Msg | undefined {
+  if (options?.workerVersioningMode === WorkerVersioningMode.VERSIONED && options.deploymentName) return undefined;
+  if (capabilities?.useVersioning && capabilities.deploymentSeriesName) return undefined;
+  return capabilities?.buildId ? { useVersioning: Boolean(capabilities.useVersioning), buildId: capabilities.buildId } : undefined;
 }

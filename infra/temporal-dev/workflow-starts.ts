@@ -6,6 +6,7 @@ import { sameVersion, validateVersioningOverride, workerVersion } from './deploy
 import {
   CancelExternalFailedCause,
   ContinueAsNewInitiator,
+  ContinueAsNewVersioningBehavior,
   IdConflictPolicy,
   IdReusePolicy,
   ParentClosePolicy,
@@ -39,10 +40,18 @@ export interface StartResult {
 }
 
 /** The fields every start needs, checked in Temporal's order with its messages. */
-export function checkStartRequest(request: Msg): void {
-  requireField<string>(request.workflowId, 'WorkflowId');
-  requireField(request.workflowType?.name, 'WorkflowType');
-  requireField<string>(request.taskQueue?.name, 'TaskQueue');
+export function checkStartRequest(request: Msg, maxIdLength: number): void {
+  const workflowId = requireField<string>(request.workflowId, 'WorkflowId');
+  // Temporal's frontend checks and words (`limit.maxIDLength`, 1000 by default).
+  if (workflowId.length > maxIdLength) {
+    throw invalidArgument(`WorkflowId exceeds maximum allowed length (${workflowId.length}/${maxIdLength})`);
+  }
+  if (requireField<string>(request.workflowType?.name, 'WorkflowType').length > maxIdLength) {
+    throw invalidArgument('WorkflowType length exceeds limit.');
+  }
+  if (requireField<string>(request.taskQueue?.name, 'TaskQueue').length > maxIdLength)
+    throw invalidArgument('taskQueue length exceeds limit');
+  if ((request.requestId ?? '').length > maxIdLength) throw invalidArgument('RequestId length exceeds limit.');
 }
 
 export class WorkflowStarts {
@@ -58,7 +67,7 @@ export class WorkflowStarts {
    * admits its update), and only when a new run is started.
    */
   start(request: Msg, initialEvents?: (exec: Execution) => void, parent?: ParentRef): StartResult {
-    checkStartRequest(request);
+    checkStartRequest(request, this.ns.server.dynamicConfig.get('limit.maxIDLength'));
     const workflowId: string = request.workflowId;
     const taskQueue: string = request.taskQueue.name;
     if (request.cronSchedule) throw unimplemented('cron schedules are not supported by temporal-dev');
@@ -193,6 +202,7 @@ export class WorkflowStarts {
       inheritedPinnedVersion: attrs.initialVersioningBehavior
         ? undefined
         : exec.inheritedPin(this.ns, attrs.taskQueue?.name || prev.taskQueue),
+      useRampingVersion: attrs.initialVersioningBehavior === ContinueAsNewVersioningBehavior.USE_RAMPING_VERSION || undefined,
     };
     exec.close(Status.CONTINUED_AS_NEW, 'workflowExecutionContinuedAsNewEventAttributes', {
       newExecutionRunId: runId,

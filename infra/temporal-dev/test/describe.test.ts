@@ -7,14 +7,18 @@ import { defaultPayloadConverter, defineSearchAttributeKey, type Priority, type 
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventTypes, eventually, grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
+import { eventTypes, eventually, grpcError, type Suite, setupSuite, startWorker, teardownSuite } from './helpers.ts';
 import {
   addSignal,
   annotated,
+  buildIdProbe,
+  buildIdQuery,
   CustomInt,
   CustomKeyword,
+  goOnSignal,
   type InfoSnapshot,
   infoQuery,
+  lineage,
   prioritizedActivities,
   runActivity,
   upsertTyped,
@@ -222,6 +226,68 @@ describe('describe', () => {
     expect(await count(`${self} AND ExecutionDuration > "01:00:00"`)).toBe(0);
     expect(await count(`${self} AND ExecutionDuration IS NULL`)).toBe(0);
     expect(await count(`WorkflowId = "${handle.workflowId}-none" OR (${self} AND ExecutionDuration < 3600000000000)`)).toBe(1);
+  });
+});
+
+describe('workflow info, build ids and counts', () => {
+  it('names the root only in a child, and the original run id in each run', async () => {
+    const workflowId = id('lineage');
+    const handle = await s.env.client.workflow.start(lineage, { taskQueue: s.taskQueue, workflowId });
+    const [parent, child] = await handle.result();
+    // As Temporal: a root run's started event names no root (the SDK's info.root is unset).
+    expect(parent).toEqual({ originalExecutionRunId: handle.firstExecutionRunId, runId: handle.firstExecutionRunId });
+    expect(child).toEqual({
+      root: { workflowId, runId: handle.firstExecutionRunId },
+      parent: workflowId,
+      originalExecutionRunId: child!.runId,
+      runId: child!.runId,
+    });
+    // Describe still shows a root run as its own root.
+    expect((await handle.describe()).raw.workflowExecutionInfo?.rootExecution).toEqual({ workflowId, runId: handle.firstExecutionRunId });
+  });
+
+  it("keeps each task's build id in history, where a replaying worker's currentBuildId comes from, and in BuildIds", async () => {
+    const taskQueue = id('build-ids');
+    const first = await startWorker(s.env, { taskQueue, buildId: '1.0' });
+    const handle = await s.env.client.workflow.start(buildIdProbe, { taskQueue, workflowId: id('build-id') });
+    try {
+      expect(await handle.query(buildIdQuery)).toBe('1.0');
+    } finally {
+      await first.stop();
+    }
+    const second = await startWorker(s.env, { taskQueue, buildId: '1.1' });
+    try {
+      // Replayed by the new worker: the last task was 1.0's.
+      expect(await handle.query(buildIdQuery)).toBe('1.0');
+      await handle.signal(goOnSignal);
+      await eventually(async () => (await handle.query(buildIdQuery)) === '1.1');
+    } finally {
+      await second.stop();
+    }
+    const completed = (await handle.fetchHistory()).events!.filter((e) => e.workflowTaskCompletedEventAttributes);
+    expect(completed.map((e) => e.workflowTaskCompletedEventAttributes!.workerVersion?.buildId)).toEqual(['1.0', '1.1']);
+    expect((await handle.describe()).searchAttributes.BuildIds).toEqual(['unversioned', 'unversioned:1.0', 'unversioned:1.1']);
+    expect(await s.env.client.workflow.count(`WorkflowId = '${handle.workflowId}' AND BuildIds = 'unversioned:1.1'`)).toEqual({
+      count: 1,
+      groups: [],
+    });
+    await handle.terminate();
+  });
+
+  it('counts by status in status order after runs changed state', async () => {
+    const taskQueue = id('count-groups');
+    const running = await s.env.client.workflow.start(waitForever, { taskQueue, workflowId: id('running') });
+    const ended = await s.env.client.workflow.start(waitForever, { taskQueue, workflowId: id('ended') });
+    await ended.terminate();
+    await running.signal(addSignal, 'a change of state that is no close');
+    expect(await s.env.client.workflow.count(`TaskQueue = '${taskQueue}' GROUP BY ExecutionStatus`)).toEqual({
+      count: 2,
+      groups: [
+        { count: 1, groupValues: [['Running']] },
+        { count: 1, groupValues: [['Terminated']] },
+      ],
+    });
+    await running.terminate();
   });
 });
 

@@ -8,9 +8,19 @@ import { createTemporalEnv, type TemporalEnvFlavour, type TemporalEnvOptions } f
 
 export const workflowsPath = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
+/** Warnings workflows logged through the SDK (e.g. its unfinished-handler warning), by workflow id. */
+export const workflowWarnings = new Map<string, string[]>();
+
 // Keep SDK chatter (e.g. warnings for the activity failures tests provoke, or the core's retries
-// while a test restarts the server) out of test output; each test file runs in its own process.
-Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+// while a test restarts the server) out of test output: only errors are printed, workflows'
+// warnings are kept for the tests that check them. Each test file runs in its own process.
+const logger = new DefaultLogger('WARN', ({ level, message, meta }) => {
+  const workflowId = meta?.workflowId;
+  if (level === 'WARN' && typeof workflowId === 'string')
+    workflowWarnings.set(workflowId, [...(workflowWarnings.get(workflowId) ?? []), message]);
+  if (level === 'ERROR') console.error(message, meta ?? '');
+});
+Runtime.install({ logger, telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
 
 let bundle: Promise<WorkflowBundle> | undefined;
 export function sharedBundle(): Promise<WorkflowBundle> {

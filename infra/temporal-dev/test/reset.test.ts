@@ -104,8 +104,18 @@ describe('ResetWorkflowExecution', () => {
     // All three came back (the update as an update again); a fourth completes the run.
     await next.signal(addSignal, 'd');
     expect((await next.result()).sort()).toEqual(['a', 'b', 'c', 'd']);
-    const signals = (await next.fetchHistory()).events!.filter((e) => e.workflowExecutionSignaledEventAttributes);
+    const events = (await next.fetchHistory()).events!;
+    const signals = events.filter((e) => e.workflowExecutionSignaledEventAttributes);
     expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes!.signalName)).toEqual(['add', 'add', 'add']);
+    // As Temporal's resetter writes it: the update's request in an UpdateAdmitted event (origin REAPPLY), then accepted and completed.
+    const admitted = events.find((e) => e.workflowExecutionUpdateAdmittedEventAttributes)?.workflowExecutionUpdateAdmittedEventAttributes;
+    expect(admitted?.request?.input?.name).toBe('addItem');
+    expect(admitted?.origin).toBe(temporal.api.enums.v1.UpdateAdmittedEventOrigin.UPDATE_ADMITTED_EVENT_ORIGIN_REAPPLY);
+    expect(eventTypes(events).filter((t) => t.startsWith('WORKFLOW_EXECUTION_UPDATE'))).toEqual([
+      'WORKFLOW_EXECUTION_UPDATE_ADMITTED',
+      'WORKFLOW_EXECUTION_UPDATE_ACCEPTED',
+      'WORKFLOW_EXECUTION_UPDATE_COMPLETED',
+    ]);
   });
 
   it('reapplies nothing excluded: signals by resetReapplyExcludeTypes, everything by the deprecated reset type NONE', async () => {

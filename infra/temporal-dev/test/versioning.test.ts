@@ -9,7 +9,16 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemporalEnv } from '../testing.ts';
 import { eventTypes, eventually, grpcError, type RunningWorker, startWorker } from './helpers.ts';
-import { parentOfUpgrading, pinnedHop, pinnedSteps, proceedSignal, upgradingSteps } from './workflows/index.ts';
+import {
+  noticesQuery,
+  noticesTarget,
+  parentOfUpgrading,
+  pinnedHop,
+  pinnedSteps,
+  proceedSignal,
+  rampHop,
+  upgradingSteps,
+} from './workflows/index.ts';
 
 const { VersioningBehavior, WorkerDeploymentVersionStatus, VersionDrainageStatus, TaskQueueType } = temporal.api.enums.v1;
 const FAILED_PRECONDITION = 9;
@@ -287,6 +296,25 @@ describe('worker deployment versioning', () => {
     expect((await handle.describe()).raw.pendingWorkflowTask?.startedTime).toBeFalsy();
     await service().setWorkerDeploymentCurrentVersion({ namespace, deploymentName: otherDeployment, buildId: 'x1' });
     expect(await handle.result()).toEqual(['x1']);
+  });
+
+  it('tells a pinned run when new runs go to another version, and continues as new onto the ramping version (USE_RAMPING_VERSION)', async () => {
+    // v2 is current: the run is pinned to it.
+    const pinned = await env.client.workflow.start(noticesTarget, { taskQueue, workflowId: id('notices') });
+    await pinned.signal(proceedSignal);
+    await eventually(async () => (await pinned.query(noticesQuery)).length === 1);
+    await setCurrent('1.0');
+    await pinned.signal(proceedSignal);
+    expect(await pinned.result()).toEqual([false, true]);
+
+    // v1 current, v2 ramping at 0 %: the next run still goes to v2.
+    await setRamping('2.0', 0);
+    const hop = await env.client.workflow.start(rampHop, { taskQueue, workflowId: id('ramp-hop'), args: [false] });
+    await eventually(async () => (await versioningInfo(hop.workflowId))?.deploymentVersion?.buildId === '1.0');
+    await hop.signal(proceedSignal);
+    expect(await hop.result()).toBe('v2');
+    await service().setWorkerDeploymentRampingVersion({ namespace, deploymentName, identity: 'test' });
+    await setCurrent('2.0');
   });
 
   it('deletes versions and deployments only when Temporal allows it', async () => {

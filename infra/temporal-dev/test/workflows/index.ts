@@ -439,8 +439,42 @@ export async function pinnedHop(hops: number): Promise<string> {
 }
 wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, pinnedHop);
 
+export const noticesQuery = wf.defineQuery<boolean[]>('notices');
+
+/**
+ * Notes workflowInfo().targetWorkerDeploymentVersionChanged at each of two "proceed" signals
+ * (a pinned run learns that new runs go to another version), then returns the notes.
+ */
+export async function noticesTarget(): Promise<boolean[]> {
+  const notices: boolean[] = [];
+  wf.setHandler(noticesQuery, () => notices);
+  wf.setHandler(proceedSignal, () => {
+    notices.push(wf.workflowInfo().targetWorkerDeploymentVersionChanged);
+  });
+  await wf.condition(() => notices.length === 2);
+  return notices;
+}
+wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, noticesTarget);
+
+/** After "proceed", continues as new onto the ramping version (USE_RAMPING_VERSION); the next run answers whoAmI. */
+export async function rampHop(last: boolean): Promise<string> {
+  const { whoAmI } = wf.proxyActivities<{ whoAmI(): Promise<string> }>({ startToCloseTimeout: '10s' });
+  if (last) return whoAmI();
+  let proceed = false;
+  wf.setHandler(proceedSignal, () => {
+    proceed = true;
+  });
+  await wf.condition(() => proceed);
+  return wf.makeContinueAsNewFunc<typeof rampHop>({ initialVersioningBehavior: 'USE_RAMPING_VERSION' })(true);
+}
+wf.setWorkflowOptions({ versioningBehavior: 'PINNED' }, rampHop);
+
 /** Fails when its activity fails (no retries): once the activity succeeds (a reset run), completes with its result. */
 export async function activityOrFail(): Promise<string> {
   const { flakyOnce } = wf.proxyActivities<{ flakyOnce(): Promise<string> }>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } });
   return await flakyOnce();
 }
+
+export * from './info.ts';
+// Workflows of single suites, in files of their own but in the same bundle.
+export * from './updates.ts';
