@@ -8,7 +8,6 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createBrotliDecompress } from 'node:zlib';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { PASSWORD } from './identity.ts';
 
 // One way for every test to get a headless Chromium. The binary, first found of:
 //   1. SVC_CHROMIUM (a path),
@@ -38,22 +37,6 @@ const ARGS = [
 // which these tests do not use (--disable-gpu). Its binary runs fine without them.
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium';
-
-/** Runs `fn` with a page of a fresh context signed in on the service's web sign-in form as `login`; the context is closed after. */
-export async function signedIn<T>(browser: Browser, baseUrl: string, login: string, fn: (page: Page) => Promise<T>): Promise<T> {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(`${baseUrl}/signin`);
-    await page.getByLabel('Username or email').fill(login);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
-    return await fn(page);
-  } finally {
-    await context.close();
-  }
-}
 
 export async function launchBrowser(): Promise<Browser> {
   const fromEnv = process.env.SVC_CHROMIUM;

@@ -1,10 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, signedIn as signedInAs } from '../../support/browser.ts';
+import { launchBrowser } from '../../support/browser.ts';
 import { EVOLVE_MANIFEST, evolveFiles } from '../../support/evolve.ts';
 import { release } from '../../support/hosting.ts';
 import { bearer, passwordKey, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { signedIn as signedInAs } from '../../support/web-sign-in.ts';
 
 // The evolve loop end to end in Chromium (issue 33): a member's feedback on a slot, sent by the
 // app's page through the SDK, becomes a suggestion; an agent author's proposal cannot be applied

@@ -3,10 +3,11 @@ import type net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appTemplate } from '../../../cli/commands/init/template.ts';
-import { launchBrowser, signedIn as signedInAs } from '../../support/browser.ts';
+import { launchBrowser } from '../../support/browser.ts';
 import { release } from '../../support/hosting.ts';
 import { bearer, PASSWORD, passwordKey, seedCompanies } from '../../support/identity.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { signedIn as signedInAs } from '../../support/web-sign-in.ts';
 
 // Published apps in real Chromium: the script runs in an opaque origin, the CSP keeps out hosts
 // the manifest does not list, a publish and a rollback show on the same address with no purge,
