@@ -83,7 +83,7 @@ const suggestRoute = defineRoute({
   params: NamespaceParams,
   body: SlugBody,
   response: { status: 201, description: 'The new proposals (possibly none) and the provider’s name.', schema: SuggestResult },
-  errors: [...ERRORS],
+  errors: [...ERRORS, 'quota_exhausted'],
   handler: async ({ deps, db, principal, params, body }) => ({
     data: await suggestProposals({ db, clock: deps.clock, models: deps.models }, principal, params.namespace, body.slug),
   }),

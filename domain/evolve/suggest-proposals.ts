@@ -3,6 +3,7 @@ import { localModelProvider, type ModelProvider } from '../app-workflows/index.t
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
+import { assertModelCallAllowed, recordUsage } from '../usage/index.ts';
 import { storeProposal } from './create-proposal.ts';
 import { declaredOf } from './declared.ts';
 import { developedApp, governingVersion } from './evolve-app.ts';
@@ -55,6 +56,9 @@ export async function suggestProposals(
     const tokens = [...declared.tokens.values()].filter((t) => (declared.slots.get(t.slot) ?? t.slot) === slot);
     if (!tokens.length) continue;
     const evidence = items.slice(0, EVIDENCE_PER_PROPOSAL);
+    // The app's model budget, as for a workflow's model step: refused once today's tokens or this month's budget are spent.
+    await assertModelCallAllowed(db, deps.clock, app.id);
+    const started = performance.now();
     const answer = await models.analyze({
       model: version.manifest.evolve?.model,
       prompt:
@@ -67,6 +71,13 @@ export async function suggestProposals(
       },
       fields: { title: { type: 'text' }, position: { type: 'real' } },
     });
+    // With the proposals, in the request's transaction: a dry run changes nothing, its count included.
+    const at = deps.clock.now();
+    await recordUsage(db, [
+      { appId: app.id, meter: 'model.tokens', amount: answer.tokens, at },
+      { appId: app.id, meter: 'model.cost', amount: answer.costMicroUsd, at },
+      { appId: app.id, meter: 'compute.model', amount: Math.round(performance.now() - started), at },
+    ]);
     const raw = Number(answer.fields.position);
     const position = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0.5;
     const changes = tokens.map((t) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordUsage } from '../../../domain/usage/index.ts';
 import { EVOLVE_LIMITS } from '../../../schemas/evolve.ts';
 import { EVOLVE_MANIFEST, evolveFiles } from '../../support/evolve.ts';
 import { injected, rawGet, release } from '../../support/hosting.ts';
@@ -171,6 +172,24 @@ describe('suggestions', () => {
     // Feedback an open proposal answers is not suggested again.
     const again = await svc.call('POST', `${E}/suggest`, { body: { slug: 'tuned' }, headers: bearer(dev) });
     expect(again.body.data.proposals).toEqual([]);
+  });
+
+  it('count their model tokens against the app’s daily tokens, and are refused once those are spent', async () => {
+    const tokens = async () =>
+      (await svc.call('GET', '/api/v1/developer/apps/cell-acme/tuned/usage', { headers: bearer(dev) })).body.data.tokensToday;
+    const before = await tokens();
+    await feedback('--accent-hue');
+    const suggested = await svc.call('POST', `${E}/suggest`, { body: { slug: 'tuned' }, headers: bearer(dev) });
+    expect(suggested.status, JSON.stringify(suggested.body)).toBe(201);
+    const after = await tokens();
+    expect(after.used).toBeGreaterThan(before.used);
+    // Today's tokens used up (as a workflow's model steps would): the next suggestion asks no model.
+    const app = await svc.database.db.selectFrom('apps').select('id').where('slug', '=', 'tuned').executeTakeFirstOrThrow();
+    await recordUsage(svc.database.db, [{ appId: app.id, meter: 'model.tokens', amount: after.limit - after.used, at: new Date() }]);
+    await feedback('--accent-hue');
+    const refused = await svc.call('POST', `${E}/suggest`, { body: { slug: 'tuned' }, headers: bearer(dev) });
+    expect([refused.status, refused.body.error?.code]).toEqual([429, 'quota_exhausted']);
+    expect((await tokens()).used).toBe(after.limit);
   });
 });
 
