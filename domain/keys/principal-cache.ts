@@ -7,7 +7,9 @@ import { BoundedCache } from '../cache/index.ts';
  * 2026-11-22T2230-performance), a ticket, share or web session (2026-11-25T0060-credential-sources),
  * an app's channel pointers (2026-11-25T0130-online-versions), group memberships (2026-11-27T0400-groups),
  * marking role assignments and resource markings (2026-11-27T0500-markings), new shares, share roles and
- * resource grants (2026-11-27T1300-open-decisions).
+ * resource grants (2026-11-27T1300-open-decisions), an app's improvements (2026-11-27T1500-evolve).
+ * Nothing watches marking categories or new uploads: no cached value rests on a change of those that
+ * the service can make today.
  */
 export const PRINCIPALS_CHANNEL = 'svc_principals';
 
