@@ -186,10 +186,20 @@ describe('suggestions', () => {
     // Today's tokens used up (as a workflow's model steps would): the next suggestion asks no model.
     const app = await svc.database.db.selectFrom('apps').select('id').where('slug', '=', 'tuned').executeTakeFirstOrThrow();
     await recordUsage(svc.database.db, [{ appId: app.id, meter: 'model.tokens', amount: after.limit - after.used, at: new Date() }]);
-    await feedback('--accent-hue');
-    const refused = await svc.call('POST', `${E}/suggest`, { body: { slug: 'tuned' }, headers: bearer(dev) });
-    expect([refused.status, refused.body.error?.code]).toEqual([429, 'quota_exhausted']);
-    expect((await tokens()).used).toBe(after.limit);
+    try {
+      await feedback('--accent-hue');
+      const refused = await svc.call('POST', `${E}/suggest`, { body: { slug: 'tuned' }, headers: bearer(dev) });
+      expect([refused.status, refused.body.error?.code]).toEqual([429, 'quota_exhausted']);
+      expect((await tokens()).used).toBe(after.limit);
+    } finally {
+      // Today's tokens as this test found them, for the suggestions of the tests after it.
+      await svc.database.db
+        .updateTable('usage_counters')
+        .set({ amount: after.used })
+        .where('app_id', '=', app.id)
+        .where('meter', '=', 'model.tokens')
+        .execute();
+    }
   });
 });
 
