@@ -27,6 +27,26 @@ async function hit(limit: Limit, subject: string, clock: TestClock): Promise<Dom
   }
 }
 
+/** The test database with a count of the statements sent through it. */
+function countingStatements() {
+  let sent = 0;
+  const counted = database.db.withPlugin({
+    transformQuery: ({ node }) => {
+      sent++;
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  });
+  return { counted, statements: () => sent };
+}
+
+/** 'ok', or the code `consume` refused with. */
+const answerOf = (consumed: Promise<void>) =>
+  consumed.then(
+    () => 'ok',
+    (err: DomainError) => err.code,
+  );
+
 describe('windowOf', () => {
   it('aligns minute windows on hh:mm:00.000 and ends them one window later', () => {
     expect(windowOf(PER_MINUTE, new Date('2031-03-04T05:06:45.250Z'))).toEqual({
@@ -104,27 +124,13 @@ describe('consume', () => {
   });
 
   it('counts 50 hits of one bucket sent at once exactly, in arrival order, with two statements instead of 50 (a flood holds one pool connection)', async () => {
-    let statements = 0;
-    const counted = database.db.withPlugin({
-      transformQuery: ({ node }) => {
-        statements++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+    const { counted, statements } = countingStatements();
     const clock = new TestClock('2031-03-04T10:00:30.000Z');
     const flood: Limit = { name: 'test-flood', max: 20, windowSeconds: 60 };
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        consume(counted, flood, 'company', clock, never).then(
-          () => 'ok',
-          (err: DomainError) => err.code,
-        ),
-      ),
-    );
+    const answers = await Promise.all(Array.from({ length: 50 }, () => answerOf(consume(counted, flood, 'company', clock, never))));
     expect(answers).toEqual([...Array(20).fill('ok'), ...Array(30).fill('rate_limited')]);
     // The first hit alone, then the 49 that arrived while it was in flight.
-    expect(statements).toBe(2);
+    expect(statements()).toBe(2);
     const row = await database.db
       .selectFrom('rate_limit_hits')
       .select('hits')
@@ -133,33 +139,21 @@ describe('consume', () => {
     expect(row.hits).toBe(50);
     // The next hit is refused from memory: the bucket is past its limit until its window ends.
     expect(await consume(counted, flood, 'company', clock, never).catch((err: DomainError) => err.code)).toBe('rate_limited');
-    expect(statements).toBe(2);
+    expect(statements()).toBe(2);
   });
 
   it('counts 1,200 hits from 600 addresses sent at once exactly, with three statements instead of 1,200 (a flood from many addresses)', async () => {
-    let statements = 0;
-    const counted = database.db.withPlugin({
-      transformQuery: ({ node }) => {
-        statements++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+    const { counted, statements } = countingStatements();
     const clock = new TestClock('2031-03-04T10:00:30.000Z');
     const perAddress: Limit = { name: 'test-addresses', max: 1, windowSeconds: 60 };
     const addresses = Array.from({ length: 600 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
     // Each address twice: its first hit is let through and its second refused, wherever it falls in a statement.
     const answers = await Promise.all(
-      [...addresses, ...addresses].map((address) =>
-        consume(counted, perAddress, address, clock, never).then(
-          () => 'ok',
-          (err: DomainError) => err.code,
-        ),
-      ),
+      [...addresses, ...addresses].map((address) => answerOf(consume(counted, perAddress, address, clock, never))),
     );
     expect(answers).toEqual([...Array(600).fill('ok'), ...Array(600).fill('rate_limited')]);
     // The first hit alone, then the other 1,199 hits: 600 rows, in statements of at most 500.
-    expect(statements).toBe(3);
+    expect(statements()).toBe(3);
     const rows = await database.db
       .selectFrom('rate_limit_hits')
       .select(['bucket', 'hits'])
