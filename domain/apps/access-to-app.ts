@@ -63,6 +63,25 @@ export async function accessToApp(
 }
 
 type Decided = Awaited<ReturnType<typeof accessToApp>>;
+
+/**
+ * accessToApp and when it may change with no write to record it (`nextAccessExpiry`), judged at
+ * one instant, so whatever the decision took as live expires after it. Expiries only take access
+ * away, so a refusal has no end by time (null).
+ */
+export async function accessToAppUntil(
+  deps: Pick<DomainDeps, 'db' | 'clock'>,
+  principal: Principal,
+  target: AppTarget,
+  linkShareId: string | null = null,
+): Promise<Decided & { expiresBy: Date | null }> {
+  const now = deps.clock.now();
+  const decided = await accessToApp({ ...deps, clock: { now: () => now } }, principal, target, linkShareId);
+  const expiresBy = decided.access.allowed
+    ? await nextAccessExpiry(deps.db, { appId: decided.app.id, accountId: principal.account.id, now })
+    : null;
+  return { ...decided, expiresBy };
+}
 /** accessToApp's answers by credential and target; `until` (ms): a share or membership it rests on expires then. */
 const DECISIONS = cacheFamily<{ decided: Decided; until: number }>('app-access');
 
@@ -90,10 +109,7 @@ export async function rememberedAccessToApp(
     DECISIONS,
     [credentialOf(principal), target.namespace, target.slug, target.channel].join('\u0000'),
     async () => {
-      // One instant for the decision and its end: whatever it judged live expires after it.
-      const now = deps.clock.now();
-      const decided = await accessToApp({ ...deps, clock: { now: () => now } }, principal, target);
-      const expiresBy = await nextAccessExpiry(deps.db, { appId: decided.app.id, accountId: principal.account.id, now });
+      const { expiresBy, ...decided } = await accessToAppUntil(deps, principal, target);
       return { decided, until: expiresBy?.getTime() ?? Number.POSITIVE_INFINITY };
     },
     (entry) => entry.until > deps.clock.now().getTime(),

@@ -1,10 +1,9 @@
-import { type AppTarget, accessToApp, anonymousAccessToApp, type HostedApp, type HostedVersion } from '../apps/index.ts';
+import { type AppTarget, accessToAppUntil, anonymousAccessToApp, type HostedApp, type HostedVersion } from '../apps/index.ts';
 import type { Channel } from '../db/index.ts';
 import type { DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { AppAccess } from '../policy/index.ts';
 import { consume, type Limit } from '../rate-limit/index.ts';
-import { nextAccessExpiry } from '../resources/index.ts';
 import { assertTicketReuseAllowed } from '../usage/index.ts';
 import { blobBytes } from './blob-bytes.ts';
 import { type IssuedTicket, issueTicket, type OpeningPrincipal, ticketSourceOf } from './issue-ticket.ts';
@@ -61,9 +60,7 @@ async function decideOpen(
   key: string,
 ): Promise<ReusableOpen | Extract<OpenedApp, { opened: false }>> {
   const generation = deps.principals.generation();
-  // One instant for the decision and its end: whatever it judged live expires after it.
-  const now = deps.clock.now();
-  const { app, version, access } = await accessToApp({ ...deps, clock: { now: () => now } }, principal, target, linkShareId);
+  const { app, version, access, expiresBy } = await accessToAppUntil(deps, principal, target, linkShareId);
   if (!access.allowed) return { opened: false, app, version, access };
   // Counted on the pool, so refused opens count too.
   await consume(deps.db, OPEN_LIMIT, `${principal.account.id}:${app.id}`, deps.clock);
@@ -78,7 +75,6 @@ async function decideOpen(
     role: access.role,
   });
   const open = { app, version, access, ticket };
-  const expiresBy = await nextAccessExpiry(deps.db, { appId: app.id, accountId: principal.account.id, now });
   keepOpen(deps.principals, generation, key, open, expiresBy);
   return open;
 }
