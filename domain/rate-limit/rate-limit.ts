@@ -127,13 +127,17 @@ async function flush(db: Db, queue: { pending: Map<string, Pending>; flushing: b
 async function writeHits(db: Db, batch: [string, Pending][]): Promise<void> {
   const total = (p: Pending) => p.waiters.reduce((sum, w) => sum + w.cost, 0);
   try {
-    const rows = await db
-      .insertInto('rate_limit_hits')
-      .values(batch.map(([, p]) => ({ bucket: p.bucket, window_start: p.windowStart, hits: total(p) })))
-      .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql`rate_limit_hits.hits + excluded.hits` }))
-      .returning(['bucket', 'window_start', 'hits'])
-      .execute();
-    const counts = new Map(rows.map((r) => [`${r.bucket}@${r.window_start.getTime()}`, r.hits]));
+    // Three array parameters, not three per row: the statement's text and its parse cost stay the
+    // same whatever the batch size (a flood from many addresses is hundreds of rows), and each row
+    // comes back keyed as the queue keys it, with no date to parse.
+    const { rows } = await sql<{ key: string; hits: number }>`
+      INSERT INTO rate_limit_hits (bucket, window_start, hits)
+      SELECT b, to_timestamp(ms / 1000.0), h
+        FROM unnest(${batch.map(([, p]) => p.bucket)}::text[], ${batch.map(([, p]) => p.windowStart.getTime())}::float8[],
+                    ${batch.map(([, p]) => total(p))}::int[]) AS t(b, ms, h)
+      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_hits.hits + excluded.hits
+      RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.execute(db);
+    const counts = new Map(rows.map((r) => [r.key, r.hits]));
     for (const [key, p] of batch) {
       let count = counts.get(key)! - total(p);
       for (const w of p.waiters) {
