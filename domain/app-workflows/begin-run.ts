@@ -5,7 +5,7 @@ import type { Db, WorkflowTrigger } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { newId } from '../security/index.ts';
 import { assertTriggerMayStart } from '../usage/index.ts';
-import { findRun, insertRun, recordTemporalRunId } from './runs.ts';
+import { beginRunRecord, findRun, recordTemporalRunId } from './runs.ts';
 
 export interface BeginRunInput {
   appId: string;
@@ -67,19 +67,17 @@ export async function beginRun(db: Db, input: BeginRunInput): Promise<BegunRun> 
   }
   const current = await channelWorkflow(db, input.appId, 'production');
   if (!current) return { skipped: true, reason: 'production has no workflow' };
-  const run = await db.transaction().execute((trx) =>
-    insertRun(trx, {
-      id: newId('wfr'),
-      appId: input.appId,
-      versionId: current.versionId,
-      channel: 'production',
-      trigger: input.trigger,
-      workflowId: input.workflowId,
-      temporalRunId: input.temporalRunId ?? null,
-      input: {},
-      startedAt: at,
-    }),
-  );
+  const run = await beginRunRecord(db, {
+    id: newId('wfr'),
+    appId: input.appId,
+    versionId: current.versionId,
+    channel: 'production',
+    trigger: input.trigger,
+    workflowId: input.workflowId,
+    temporalRunId: input.temporalRunId ?? null,
+    input: {},
+    startedAt: at,
+  });
   return {
     skipped: false,
     runId: run.id,

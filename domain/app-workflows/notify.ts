@@ -44,7 +44,7 @@ export async function renderNotification(db: Db, { runId, step, scope, evaluated
   if (!run) return { send: false };
   const { evaluation, used } = await evaluateStepOffThread(step, scope, stepLimits(evaluated));
   if (!evaluation.run || evaluation.kind !== 'notify') {
-    await db.transaction().execute((trx) => recordStep(trx, runId, notifyRecord(step, 'skipped', null)));
+    await recordStep(db, runId, notifyRecord(step, 'skipped', null));
     return { send: false, evaluated: used };
   }
   const { dedupeKey } = evaluation;
@@ -75,7 +75,7 @@ export async function recordSuppressed(
   db: Db,
   { runId, step, dedupeKey }: { runId: string; step: NotifyStep; dedupeKey: string },
 ): Promise<void> {
-  await db.transaction().execute((trx) => recordStep(trx, runId, notifyRecord(step, 'suppressed', { dedupeKey, reason: 'cooldown' })));
+  await recordStep(db, runId, notifyRecord(step, 'suppressed', { dedupeKey, reason: 'cooldown' }));
 }
 
 export interface SendNotificationsInput {
@@ -168,11 +168,7 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
       .orderBy('recipient')
       .execute()
   ).map(({ error, ...m }) => (m.status === 'skipped' ? { ...m, reason: error } : m));
-  await db
-    .transaction()
-    .execute((trx) =>
-      recordStep(trx, input.runId, notifyRecord(input.step, 'succeeded', { dedupeKey: input.dedupeKey, messages: outcome })),
-    );
+  await recordStep(db, input.runId, notifyRecord(input.step, 'succeeded', { dedupeKey: input.dedupeKey, messages: outcome }));
   return outcome;
 }
 

@@ -53,9 +53,7 @@ export async function runStep(deps: StepDeps, input: RunStepInput): Promise<Step
   const startedAt = new Date().toISOString();
   const record = async (result: StepResult) => {
     const durationMs = Math.round(performance.now() - started);
-    await deps.db
-      .transaction()
-      .execute((trx) => recordStep(trx, input.runId, { id: step.id, kind: step.kind, startedAt, durationMs, ...result }));
+    await recordStep(deps.db, input.runId, { id: step.id, kind: step.kind, startedAt, durationMs, ...result });
     return result;
   };
   try {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { durationSeconds, type Workflow } from '../../schemas/manifest/index.ts';
 import { workflowSchema } from '../../schemas/manifest/workflow.ts';
+import { BoundedCache } from '../cache/index.ts';
 import type { Channel, DbOrTrx } from '../db/index.ts';
 
 // An app's workflow as a version's manifest states it, and the triggers it asks for. Only the
@@ -17,16 +18,30 @@ export interface AppWorkflow {
   workflow: Workflow;
 }
 
+/** Parsed workflows by version id: a version never changes, and every run's first activity asks. */
+const parsedWorkflows = new BoundedCache<string, Workflow | null>(1000);
+
 /** The workflow of the version a channel points at; undefined when there is none. */
 export async function channelWorkflow(db: DbOrTrx, appId: string, channel: Channel): Promise<AppWorkflow | undefined> {
   const row = await db
     .selectFrom('apps as a')
     .innerJoin('app_versions as v', 'v.id', channel === 'production' ? 'a.production_version_id' : 'a.test_version_id')
-    .select(['a.id', 'a.company_id', 'a.namespace', 'a.slug', 'v.id as version_id', 'v.version', 'v.manifest'])
+    .select(['a.id', 'a.company_id', 'a.namespace', 'a.slug', 'v.id as version_id', 'v.version'])
     .where('a.id', '=', appId)
     .executeTakeFirst();
-  const workflow = (row?.manifest as { workflow?: unknown } | undefined)?.workflow;
-  if (!row || workflow === undefined) return undefined;
+  if (!row) return undefined;
+  let workflow = parsedWorkflows.get(row.version_id);
+  if (workflow === undefined) {
+    const stored = await db
+      .selectFrom('app_versions')
+      .select(sql<unknown>`manifest -> 'workflow'`.as('workflow'))
+      .where('id', '=', row.version_id)
+      .executeTakeFirstOrThrow();
+    // Stored manifests were validated at upload; parsing fills defaults added since.
+    workflow = stored.workflow === null ? null : workflowSchema.parse(stored.workflow);
+    parsedWorkflows.set(row.version_id, workflow);
+  }
+  if (workflow === null) return undefined;
   return {
     appId: row.id,
     companyId: row.company_id,
@@ -35,8 +50,7 @@ export async function channelWorkflow(db: DbOrTrx, appId: string, channel: Chann
     versionId: row.version_id,
     version: row.version,
     channel,
-    // Stored manifests were validated at upload; parsing fills defaults added since.
-    workflow: workflowSchema.parse(workflow),
+    workflow,
   };
 }
 

@@ -34,4 +34,5 @@ export type {
   WorkflowRunStatus,
   WorkflowTrigger,
 } from './database.ts';
+export { groupCommit } from './group-commit.ts';
 export { migrateToLatest } from './migrate.ts';
