@@ -1,4 +1,4 @@
-import { ParentClosePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities/index.ts';
 import type { WorkflowStep } from '../../schemas/manifest/index.ts';
 import { type AppWorkflowRunInput, notifyCooldownWorkflowId } from '../contract.ts';
@@ -11,11 +11,16 @@ import { childLabels, labelBegunRun } from './labels.ts';
 // Each activity heartbeats every second while it works (a model call, an evaluation off the event
 // loop, database writes): 5 s of silence is a dead worker, and the step is retried on another one
 // (each is recorded once per run and step, mail once per recipient). Five minutes bounds a hung one.
-const { beginRun, runStep, renderNotification, recordSuppressed, sendNotifications, finishRun } = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+const RETRY = { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 10 } as const;
+const remote = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '5 seconds', retry: RETRY });
+const { renderNotification, recordSuppressed, sendNotifications } = remote;
+
+// The run's record and its `use` and `compute` steps touch only svc's database and take
+// milliseconds: as local activities they run in the worker that runs the workflow task, with no
+// round trip through the Temporal server each (the history keeps a marker per call; a worker that
+// dies in the middle is noticed by the workflow task's timeout and the call runs again, which
+// each of them allows). Model steps may wait on a provider for minutes: they stay activities.
+const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: RETRY });
 
 /** startChild's refusal of a running workflow id (its class lives outside the workflow package). */
 const isAlreadyStarted = (err: unknown) => err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError';
@@ -54,6 +59,9 @@ export function stepGroups(steps: readonly WorkflowStep[]): WorkflowStep[][][] {
 
 export async function appWorkflowRun(input: AppWorkflowRunInput) {
   const { workflowId, runId: temporalRunId } = workflowInfo();
+  // Patched: runs begun before ran these as activities, and replay must meet the same commands.
+  const quick = patched('svc-local-steps') ? local : remote;
+  const { beginRun, finishRun } = quick;
   const begun = await beginRun({ ...input, workflowId, temporalRunId, at: new Date().toISOString() });
   if (begun.skipped) return { status: 'skipped' as const, reason: begun.reason };
   const { runId } = begun;
@@ -101,7 +109,13 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
     const outcome: StepOutcome =
       step.kind === 'notify'
         ? await notify(step, scope)
-        : await runStep({ runId, step, scope, at: new Date().toISOString(), evaluated: { ...evaluated } });
+        : await (step.kind === 'model' ? remote : quick).runStep({
+            runId,
+            step,
+            scope,
+            at: new Date().toISOString(),
+            evaluated: { ...evaluated },
+          });
     count(outcome.evaluated);
     if (outcome.status === 'failed') failure ??= `${step.id}: ${outcome.error ?? 'failed'}`;
     else outputs[step.id] = outcome.output;
