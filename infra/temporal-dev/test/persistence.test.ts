@@ -14,7 +14,7 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTemporalDevServer, temporalDevExecutable } from '../index.ts';
-import { toJson } from '../persistence.ts';
+import { toJson } from '../persistence/persistence.ts';
 import { eventTypes, eventually, grpcError, sharedBundle } from './helpers.ts';
 import {
   addSignal,
