@@ -3,7 +3,7 @@
 // a start, a schedule or a workflow sets (Temporal's INVALID_ARGUMENT messages) and the type
 // Temporal adds to the payloads it hands out.
 
-import type { ServerState } from '../namespace/registry.ts';
+import type { ServerContext } from './context.ts';
 import { IndexedValueType } from './enums.ts';
 import type { Msg } from './proto.ts';
 
@@ -81,8 +81,11 @@ export function typeName(type: number): string {
   return NAME_BY_TYPE.get(type) ?? 'Unspecified';
 }
 
+/** Where the registered (custom) attributes are found: the server, or a namespace that hands them on. */
+export type Registered = Pick<ServerContext, 'searchAttributeTypes'>;
+
 /** The type of a built-in or registered attribute; undefined when the server does not know the name. */
-function searchAttributeType(server: ServerState, name: string): number | undefined {
+function searchAttributeType(server: Registered, name: string): number | undefined {
   return BUILT_IN_ATTRIBUTES[name] ?? server.searchAttributeTypes.get(name);
 }
 
@@ -90,7 +93,7 @@ function searchAttributeType(server: ServerState, name: string): number | undefi
  * Why Temporal refuses these search attributes (its INVALID_ARGUMENT message), or undefined when
  * they are fine. Unset values (null, [], empty data) are fine for any known name.
  */
-export function searchAttributesError(server: ServerState, fields: Record<string, Msg> | undefined): string | undefined {
+export function searchAttributesError(server: Registered, fields: Record<string, Msg> | undefined): string | undefined {
   for (const [name, payload] of Object.entries(fields ?? {})) {
     if (SYSTEM_ATTRIBUTES[name] !== undefined) return `${name} attribute can't be set in SearchAttributes`;
     const type = searchAttributeType(server, name);
@@ -107,7 +110,7 @@ export function searchAttributesError(server: ServerState, fields: Record<string
  * The payloads with their type in the metadata, as Temporal's frontend and history annotate the
  * search attributes they return (so the SDK's typed search attributes see values set untyped).
  */
-export function withTypes(server: ServerState, fields: Record<string, Msg>): Record<string, Msg> {
+export function withTypes(server: Registered, fields: Record<string, Msg>): Record<string, Msg> {
   const out: Record<string, Msg> = {};
   for (const [name, payload] of Object.entries(fields)) {
     const type = searchAttributeType(server, name);

@@ -6,19 +6,22 @@
 // One `Deployments` per namespace (`ns.deployments`); its state is plain JSON in the namespace's
 // snapshot, so the state file keeps it.
 import { createHash } from 'node:crypto';
-import { DrainageStatus, TaskQueueType, VersioningBehavior, VersionStatus, WorkerVersioningMode } from '../common/enums.ts';
+import { DrainageStatus, TaskQueueType, VersioningBehavior, VersionStatus } from '../common/enums.ts';
 import { failedPrecondition, invalidArgument, notFound, requireField } from '../common/errors.ts';
 import type { Msg } from '../common/proto.ts';
 import { msToProto } from '../common/time.ts';
-import type { Namespace } from '../namespace/registry.ts';
-
-export interface VersionRef {
-  deploymentName: string;
-  buildId: string;
-}
-
-/** Temporal's name for "no version" in the deprecated string fields. */
-const UNVERSIONED = '__unversioned__';
+import {
+  messageForm,
+  parseVersionString,
+  sameVersion,
+  type VersionRef,
+  validateVersioningOverride,
+  versionFromMessage,
+  versionString,
+  workerVersion,
+} from '../common/worker-versioning.ts';
+import type { Execution, TaskRouting } from '../history/workflow-execution.ts';
+import type { StartsHost } from '../history/workflow-starts.ts';
 
 interface VersionRecord {
   buildId: string;
@@ -54,51 +57,24 @@ export interface DeploymentsState {
   deployments: DeploymentRecord[];
 }
 
-export function sameVersion(a: VersionRef | undefined, b: VersionRef | undefined): boolean {
-  return a?.deploymentName === b?.deploymentName && a?.buildId === b?.buildId;
-}
-
-/** The deprecated string form ("name.buildId", Temporal's v0.31 format) of a version. */
-export function versionString(v: VersionRef | undefined): string {
-  return v ? `${v.deploymentName}.${v.buildId}` : UNVERSIONED;
-}
-
-/** The form Temporal's error messages use ("name:buildId"). */
-const messageForm = (v: VersionRef) => `${v.deploymentName}:${v.buildId}`;
-
-/** Reads a "name.buildId" string (the deprecated `version` fields); UNVERSIONED and '' are undefined. */
-function parseVersionString(s: string | undefined): VersionRef | undefined {
-  if (!s || s === UNVERSIONED) return undefined;
-  const dot = s.indexOf('.');
-  if (dot <= 0 || dot === s.length - 1) {
-    throw invalidArgument(`invalid version string ${JSON.stringify(s)}, expected format is "<deployment_name>.<build_id>"`);
-  }
-  return { deploymentName: s.slice(0, dot), buildId: s.slice(dot + 1) };
-}
-
-/** The worker's version from a poll's or completion's `deploymentOptions`, if it runs versioned. */
-export function workerVersion(options: Msg | undefined): VersionRef | undefined {
-  if (options?.workerVersioningMode !== WorkerVersioningMode.VERSIONED || !options.deploymentName || !options.buildId) return undefined;
-  return { deploymentName: options.deploymentName, buildId: options.buildId };
-}
-
-/** WorkerDeploymentVersion messages (and legacy Deployment ones) as a VersionRef. */
-function versionFromMessage(v: Msg | undefined): VersionRef | undefined {
-  if (!v) return undefined;
-  const deploymentName = v.deploymentName ?? v.seriesName;
-  return deploymentName && v.buildId ? { deploymentName, buildId: v.buildId } : undefined;
-}
-
 /** Where a workflow's ramp decision falls, in [0, 100): stable per workflow id, as Temporal hashes it. */
 function rampPoint(workflowId: string): number {
   return (createHash('sha256').update(workflowId).digest().readUInt32BE(0) / 2 ** 32) * 100;
 }
 
-export class Deployments {
-  private readonly ns: Namespace;
+/** What deployments need of their namespace (namespace/registry.ts implements it): its clock, task queues and open runs. */
+export interface DeploymentsHost extends Pick<StartsHost, 'clock' | 'workflowTasks' | 'activityTasks' | 'queueKey'> {
+  /** Runs still open, which a routing change reroutes. */
+  readonly open: Iterable<Execution>;
+  /** Marks the namespace's state (deployments are part of it) as changed. */
+  touch(): void;
+}
+
+export class Deployments implements TaskRouting {
+  private readonly ns: DeploymentsHost;
   private state: DeploymentsState = { deployments: [] };
 
-  constructor(ns: Namespace) {
+  constructor(ns: DeploymentsHost) {
     this.ns = ns;
   }
 
@@ -111,7 +87,7 @@ export class Deployments {
   }
 
   private get now(): number {
-    return this.ns.server.clock.now();
+    return this.ns.clock.now();
   }
 
   private find(name: string): DeploymentRecord | undefined {
@@ -456,9 +432,8 @@ export class Deployments {
   }
 
   private hasPollers(ref: VersionRef, v: VersionRecord): boolean {
-    const server = this.ns.server;
     return v.taskQueues.some((q) => {
-      const tasks = q.type === TaskQueueType.ACTIVITY ? server.activityTasks : server.workflowTasks;
+      const tasks = q.type === TaskQueueType.ACTIVITY ? this.ns.activityTasks : this.ns.workflowTasks;
       return tasks.recentPollers(this.queueKey(q.name, ref)).length > 0;
     });
   }
@@ -513,34 +488,11 @@ function optionalTime(ms: number | undefined): Msg | undefined {
   return ms === undefined ? undefined : msToProto(ms);
 }
 
-/** Temporal's checks of a VersioningOverride (on start and in UpdateWorkflowExecutionOptions). */
-export function validateVersioningOverride(override: Msg | undefined): void {
-  if (!override) return;
-  const pinned = override.pinned ?? (override.behavior === VersioningBehavior.PINNED ? {} : undefined);
-  if (pinned && !override.autoUpgrade) {
-    if (!versionFromMessage(pinned.version) && !override.pinnedVersion && !versionFromMessage(override.deployment)) {
-      throw invalidArgument('must provide version if override is pinned.');
-    }
-    return;
-  }
-  if (!override.autoUpgrade && override.behavior !== VersioningBehavior.AUTO_UPGRADE) {
-    throw invalidArgument('override behavior is required');
-  }
-}
-
-/** The version a pinned override names (PinnedOverride.version, else the deprecated fields). */
-export function overridePinnedVersion(override: Msg | undefined): VersionRef | undefined {
-  if (!override || override.autoUpgrade || override.behavior === VersioningBehavior.AUTO_UPGRADE) return undefined;
-  return (
-    versionFromMessage(override.pinned?.version) ?? versionFromMessage(override.deployment) ?? parseVersionString(override.pinnedVersion)
-  );
-}
-
 /**
  * UpdateWorkflowExecutionOptions: the `versioning_override` path of the update mask sets (or,
  * left empty, clears) the run's override. Answers the run's options after the update.
  */
-export function updateWorkflowExecutionOptions(ns: Namespace, req: Msg): Msg {
+export function updateWorkflowExecutionOptions(ns: Pick<StartsHost, 'get'>, req: Msg): Msg {
   const paths: string[] = req.updateMask?.paths ?? [];
   if (paths.length === 0) throw invalidArgument('UpdateMask is required');
   const unknown = paths.find((p) => p !== 'versioning_override' && p !== 'versioningOverride');

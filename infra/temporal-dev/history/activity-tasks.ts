@@ -3,20 +3,25 @@
 // updates. Like Temporal, ActivityTaskStarted is written only when the activity reaches a final
 // outcome, so retries leave no trace in history.
 import { randomUUID } from 'node:crypto';
-import type { Deadline } from '../common/clock.ts';
+import type { Deadline, VirtualClock } from '../common/clock.ts';
 import { PendingActivityState, RetryState, TimeoutType } from '../common/enums.ts';
 import { failedPrecondition, invalidArgument, notFound } from '../common/errors.ts';
 import type { Msg } from '../common/proto.ts';
 import { decideRetry, isRetryableFailure } from '../common/retry.ts';
 import { msToProto, protoToMs } from '../common/time.ts';
 import { encodeToken, type TaskToken } from '../common/tokens.ts';
-import { mergePriority, priorityKey } from '../matching/task-queues.ts';
-import type { Namespace } from '../namespace/registry.ts';
-import type { RecordedEvent } from './workflow-execution.ts';
+import { mergePriority, priorityKey, type TaskQueues } from '../matching/task-queues.ts';
+import type { RecordedEvent } from './event-history.ts';
+
+/** What activities use of their namespace: its clock and the activity task queues. */
+export interface ActivityHost {
+  readonly clock: VirtualClock;
+  readonly activityTasks: TaskQueues<Msg>;
+}
 
 /** What an activity needs of what owns it: a workflow run (workflow-execution.ts) or a standalone activity execution. */
 export interface ActivityOwner {
-  readonly ns: Namespace;
+  readonly ns: ActivityHost;
   /** The owner's pending activities by scheduled event id (one, id 1, for a standalone activity). */
   readonly activities: Map<number, PendingActivity>;
   /** Priority the activity inherits each unset field from. */
@@ -110,7 +115,7 @@ export class PendingActivity {
   /** The task-queue key of the last dispatch (worker versioning splits a queue by version). */
   private queuedKey: string | undefined;
 
-  constructor(owner: ActivityOwner, scheduledEventId: number, attrs: Msg, scheduledTime = owner.ns.server.clock.now()) {
+  constructor(owner: ActivityOwner, scheduledEventId: number, attrs: Msg, scheduledTime = owner.ns.clock.now()) {
     this.owner = owner;
     this.scheduledEventId = scheduledEventId;
     this.attrs = attrs;
@@ -127,8 +132,7 @@ export class PendingActivity {
   private armCloseDeadline(): void {
     this.closeDeadline?.cancel();
     const at = this.expiresAt;
-    this.closeDeadline =
-      at === undefined ? undefined : this.owner.ns.server.clock.schedule(at, () => this.timeOut(TimeoutType.SCHEDULE_TO_CLOSE));
+    this.closeDeadline = at === undefined ? undefined : this.owner.ns.clock.schedule(at, () => this.timeOut(TimeoutType.SCHEDULE_TO_CLOSE));
   }
 
   /**
@@ -214,8 +218,8 @@ export class PendingActivity {
   }
 
   /** Queues the current attempt; `scheduledTime` is earlier only when a restart requeues it. */
-  dispatch(scheduledTime = this.owner.ns.server.clock.now()): void {
-    const clock = this.owner.ns.server.clock;
+  dispatch(scheduledTime = this.owner.ns.clock.now()): void {
+    const clock = this.owner.ns.clock;
     this.state = 'scheduled';
     this.retryAt = undefined;
     this.currentAttemptScheduledTime = scheduledTime;
@@ -223,7 +227,7 @@ export class PendingActivity {
     const stamp = ++this.stamp;
     const key = this.owner.activityQueueKey(this.attrs.taskQueue.name);
     this.queuedKey = key;
-    this.owner.ns.server.activityTasks.add(key, {
+    this.owner.ns.activityTasks.add(key, {
       start: (identity, requestId) => (this.state === 'scheduled' && this.stamp === stamp ? this.start(identity, requestId) : undefined),
       priorityKey: priorityKey(this.priority),
     });
@@ -243,7 +247,7 @@ export class PendingActivity {
 
   /** Starts the current attempt on a worker: from its task queue, or eagerly on the worker that scheduled it. */
   start(identity: string, requestId: string): Msg {
-    const clock = this.owner.ns.server.clock;
+    const clock = this.owner.ns.clock;
     this.clearAttemptDeadlines();
     this.state = 'started';
     this.startedTime = clock.now();
@@ -277,7 +281,7 @@ export class PendingActivity {
     const startToClose = protoToMs(this.attrs.startToCloseTimeout);
     if (startToClose) {
       this.attemptDeadlines.push(
-        this.owner.ns.server.clock.schedule(this.startedTime! + startToClose, () => this.timeOut(TimeoutType.START_TO_CLOSE)),
+        this.owner.ns.clock.schedule(this.startedTime! + startToClose, () => this.timeOut(TimeoutType.START_TO_CLOSE)),
       );
     }
     this.armHeartbeatTimeout();
@@ -293,8 +297,7 @@ export class PendingActivity {
     const heartbeat = protoToMs(this.attrs.heartbeatTimeout);
     // Details (and their time) outlive an attempt; a new attempt's clock starts at its start.
     const from = Math.max(this.lastHeartbeatTime ?? 0, this.startedTime!);
-    if (heartbeat)
-      this.heartbeatDeadline = this.owner.ns.server.clock.schedule(from + heartbeat, () => this.timeOut(TimeoutType.HEARTBEAT));
+    if (heartbeat) this.heartbeatDeadline = this.owner.ns.clock.schedule(from + heartbeat, () => this.timeOut(TimeoutType.HEARTBEAT));
   }
 
   private clearAttemptDeadlines(): void {
@@ -318,7 +321,7 @@ export class PendingActivity {
     this.stamp++;
     this.clearAttemptDeadlines();
     this.state = 'started';
-    this.startedTime = this.owner.ns.server.clock.now();
+    this.startedTime = this.owner.ns.clock.now();
     this.startedIdentity = identity;
     this.startedRequestId = randomUUID();
     this.owner.touch();
@@ -326,7 +329,7 @@ export class PendingActivity {
 
   heartbeat(details: Msg | undefined): Msg {
     if (details) this.heartbeatDetails = details;
-    this.lastHeartbeatTime = this.owner.ns.server.clock.now();
+    this.lastHeartbeatTime = this.owner.ns.clock.now();
     this.owner.touch();
     if (!this.pauseInfo) this.armHeartbeatTimeout();
     return { cancelRequested: this.cancelRequested, activityPaused: Boolean(this.pauseInfo), activityReset: this.reset };
@@ -349,7 +352,7 @@ export class PendingActivity {
     }
     const decision = this.cancelRequested
       ? ({ retry: false, retryState: RetryState.CANCEL_REQUESTED } as const)
-      : decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.owner.ns.server.clock.now(), this.expiresAt);
+      : decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.owner.ns.clock.now(), this.expiresAt);
     if (decision.retry) {
       this.lastFailure = failure;
       this.backoff(decision.delayMs);
@@ -392,7 +395,7 @@ export class PendingActivity {
       timeoutFailureInfo: { timeoutType: type, lastHeartbeatDetails: this.heartbeatDetails },
     };
     if (type === TimeoutType.START_TO_CLOSE || type === TimeoutType.HEARTBEAT) {
-      const decision = decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.owner.ns.server.clock.now(), this.expiresAt);
+      const decision = decideRetry(this.attrs.retryPolicy, this.attempt, failure, this.owner.ns.clock.now(), this.expiresAt);
       if (decision.retry) {
         this.lastFailure = failure;
         this.backoff(decision.delayMs);
@@ -411,7 +414,7 @@ export class PendingActivity {
     this.clearAttemptDeadlines();
     this.attempt++;
     this.consumeReset();
-    this.backoffUntil(this.owner.ns.server.clock.now() + delayMs);
+    this.backoffUntil(this.owner.ns.clock.now() + delayMs);
   }
 
   /** A new attempt is scheduled: a pending reset is done (and drops the heartbeat details if asked to). */
@@ -491,7 +494,7 @@ export class PendingActivity {
     }
     this.consumeReset();
     const delayMs = jitterMs > 0 ? Math.floor(Math.random() * jitterMs) : 0;
-    if (delayMs > 0) this.backoffUntil(this.owner.ns.server.clock.now() + delayMs);
+    if (delayMs > 0) this.backoffUntil(this.owner.ns.clock.now() + delayMs);
     else this.dispatch();
   }
 
@@ -499,7 +502,7 @@ export class PendingActivity {
     this.state = 'backoff';
     this.retryAt = at;
     this.owner.touch();
-    this.attemptDeadlines.push(this.owner.ns.server.clock.schedule(at, () => this.dispatch()));
+    this.attemptDeadlines.push(this.owner.ns.clock.schedule(at, () => this.dispatch()));
   }
 
   /** Writes ActivityTaskStarted (if the last attempt started) and the outcome event. */

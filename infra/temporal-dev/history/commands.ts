@@ -1,13 +1,46 @@
 // Applies the commands of a completed workflow task, in order, as history events.
 
+import type { Deadline } from '../common/clock.ts';
 import { Status, TaskQueueKind, WorkflowTaskFailedCause } from '../common/enums.ts';
+import type { Limits } from '../common/limits.ts';
 import { blobTooLarge, memoTooLarge, payloadMapSize, protoSize } from '../common/limits.ts';
 import type { Msg } from '../common/proto.ts';
 import { withRetryDefaults } from '../common/retry.ts';
 import { isUnset, searchAttributesError, withTypes } from '../common/search-attributes.ts';
 import { msToProto, protoToMs } from '../common/time.ts';
-import { PendingActivity } from './activity-tasks.ts';
-import type { Execution } from './workflow-execution.ts';
+import { type ActivityHost, type ActivityOwner, PendingActivity } from './activity-tasks.ts';
+
+/** The starts and messages to other runs that commands make (workflow-starts.ts), for runs of type `R`. */
+export interface CommandStarts<R> {
+  failWorkflow(exec: R, failure: Msg | undefined, completedEventId: number): void;
+  continueAsNew(exec: R, attrs: Msg, completedEventId: number): void;
+  startChild(parent: R, initiatedEventId: number, attrs: Msg, userMetadata: Msg | undefined): void;
+  signalExternal(source: R, initiatedEventId: number, attrs: Msg): void;
+  cancelExternal(source: R, initiatedEventId: number, attrs: Msg): void;
+}
+
+/** What commands use of the namespace of a run of type `R`. */
+export interface CommandNamespace<R> extends ActivityHost {
+  readonly name: string;
+  readonly limits: Limits;
+  readonly searchAttributeTypes: ReadonlyMap<string, number>;
+  readonly starts: CommandStarts<R>;
+}
+
+/** What commands need of the run they apply to (workflow-execution.ts implements it). */
+export interface CommandTarget extends ActivityOwner {
+  readonly ns: CommandNamespace<this>;
+  readonly options: { readonly taskQueue: string; readonly workflowType: Msg; readonly runTimeoutMs?: number };
+  readonly isOpen: boolean;
+  readonly timers: Map<string, { startedEventId: number; deadline: Deadline }>;
+  memo: Record<string, Msg>;
+  searchAttributes: Record<string, Msg>;
+  readonly updates: { apply(message: Msg): void };
+  close(status: number, attrField: string, attrs: Msg): void;
+  startTimer(timerId: string, startedEventId: number, at: number): void;
+  addActivity(activity: PendingActivity): void;
+  append(attrField: string, attrs: Msg, command?: Msg): Msg;
+}
 
 export interface CommandRejection {
   cause: number;
@@ -94,9 +127,9 @@ const PAYLOAD_CHECKS: Array<[field: string, size: (a: Msg) => number, cause: num
 ];
 
 /** Checks commands (and update messages) before any is applied, as Temporal fails the whole task on a bad one. */
-export function validateCommands(exec: Execution, commands: Msg[], messages: Msg[]): CommandRejection | undefined {
-  const server = exec.ns.server;
-  const limits = server.limits;
+export function validateCommands(exec: CommandTarget, commands: Msg[], messages: Msg[]): CommandRejection | undefined {
+  const ns = exec.ns;
+  const limits = ns.limits;
   for (const m of messages) {
     if (blobTooLarge(limits, protoSize('google.protobuf.Any', m.body))) {
       const type = String(m.body?.type_url ?? '').replace(/^.*\//, '');
@@ -130,7 +163,7 @@ export function validateCommands(exec: Execution, commands: Msg[], messages: Msg
           : 'WorkflowId and WorkflowType are required.';
         return rejection(Cause.BAD_START_CHILD_EXECUTION_ATTRIBUTES, reason);
       }
-      const invalid = searchAttributesError(server, child.searchAttributes?.indexedFields);
+      const invalid = searchAttributesError(ns, child.searchAttributes?.indexedFields);
       if (invalid) {
         const where = `WorkflowId=${child.workflowId} WorkflowType=${child.workflowType.name} Namespace=${child.namespace || exec.ns.name}`;
         return rejection(Cause.BAD_SEARCH_ATTRIBUTES, `invalid SearchAttributes on StartChildWorkflowCommand: ${invalid}. ${where}`);
@@ -149,12 +182,12 @@ export function validateCommands(exec: Execution, commands: Msg[], messages: Msg
       if (Object.keys(fields).length === 0) {
         return rejection(Cause.BAD_SEARCH_ATTRIBUTES, 'IndexedFields is not set on UpsertWorkflowSearchAttributesCommand.');
       }
-      const invalid = searchAttributesError(server, fields);
+      const invalid = searchAttributesError(ns, fields);
       if (invalid) return rejection(Cause.BAD_SEARCH_ATTRIBUTES, invalid);
     }
     const next = c.continueAsNewWorkflowExecutionCommandAttributes;
     if (next) {
-      const invalid = searchAttributesError(server, next.searchAttributes?.indexedFields);
+      const invalid = searchAttributesError(ns, next.searchAttributes?.indexedFields);
       if (invalid) {
         const where = `WorkflowType=${next.workflowType?.name || exec.options.workflowType.name} TaskQueue=${next.taskQueue?.name || exec.options.taskQueue}`;
         return rejection(
@@ -198,7 +231,7 @@ export function validateCommands(exec: Execution, commands: Msg[], messages: Msg
  * instead of their task queue. Returns true when the workflow needs another task right away.
  */
 export function applyCommands(
-  exec: Execution,
+  exec: CommandTarget,
   commands: Msg[],
   messages: Msg[],
   completedEventId: number,
@@ -229,7 +262,7 @@ export function applyCommands(
     } else if (c.startTimerCommandAttributes) {
       const { timerId, startToFireTimeout } = c.startTimerCommandAttributes;
       const event = exec.append('timerStartedEventAttributes', { timerId, startToFireTimeout, ...base }, c);
-      exec.startTimer(timerId, event.eventId, ns.server.clock.now() + (protoToMs(startToFireTimeout) ?? 0));
+      exec.startTimer(timerId, event.eventId, ns.clock.now() + (protoToMs(startToFireTimeout) ?? 0));
     } else if (c.cancelTimerCommandAttributes) {
       const { timerId } = c.cancelTimerCommandAttributes;
       const timer = exec.timers.get(timerId);
@@ -241,7 +274,7 @@ export function applyCommands(
     } else if (c.recordMarkerCommandAttributes) {
       exec.append('markerRecordedEventAttributes', { ...c.recordMarkerCommandAttributes, ...base }, c);
     } else if (c.upsertWorkflowSearchAttributesCommandAttributes) {
-      const fields = withTypes(ns.server, c.upsertWorkflowSearchAttributesCommandAttributes.searchAttributes?.indexedFields ?? {});
+      const fields = withTypes(ns, c.upsertWorkflowSearchAttributesCommandAttributes.searchAttributes?.indexedFields ?? {});
       exec.append('upsertWorkflowSearchAttributesEventAttributes', { searchAttributes: { indexedFields: fields }, ...base }, c);
       exec.searchAttributes = merged(exec.searchAttributes, fields);
     } else if (c.modifyWorkflowPropertiesCommandAttributes) {
@@ -284,7 +317,7 @@ export function applyCommands(
   return needsTask;
 }
 
-function activityDefaults(exec: Execution, a: Msg): Msg {
+function activityDefaults(exec: CommandTarget, a: Msg): Msg {
   const runTimeoutMs = exec.options.runTimeoutMs;
   const scheduleToClose = protoToMs(a.scheduleToCloseTimeout) ?? runTimeoutMs;
   const startToClose = protoToMs(a.startToCloseTimeout) ?? scheduleToClose;

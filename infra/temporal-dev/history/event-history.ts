@@ -3,6 +3,17 @@ import { encodeMessage, eventTypeFor, lookupType, type Msg } from '../common/pro
 import { msToProto } from '../common/time.ts';
 import { Waiters } from '../common/waiters.ts';
 
+/**
+ * An event the workflow must see (signal, timer fired, activity result...), kept as data while a
+ * workflow task runs, so buffered events survive a restart.
+ */
+export interface RecordedEvent {
+  attrField: string;
+  attrs: Msg;
+  /** ActivityTaskStarted attributes, written just before; its event id becomes `attrs.startedEventId`. */
+  activityStarted?: Msg;
+}
+
 let taskIdSeq = 1;
 
 const WORKER_MAY_IGNORE = new Set(['workflowExecutionOptionsUpdatedEventAttributes']);

@@ -3,8 +3,9 @@
 import { QueryRejectCondition, QueryResultType, Status, TaskQueueKind } from '../common/enums.ts';
 import { invalidArgument, notFound } from '../common/errors.ts';
 import type { Msg } from '../common/proto.ts';
-import { encodeToken } from '../common/tokens.ts';
-import type { Execution } from './workflow-execution.ts';
+import { encodeToken, type TaskToken } from '../common/tokens.ts';
+import type { TaskQueues } from '../matching/task-queues.ts';
+import type { History } from './event-history.ts';
 
 interface PendingQuery {
   id: number;
@@ -16,11 +17,24 @@ interface PendingQuery {
 
 let querySeq = 1;
 
+/** What queries need of their run (workflow-execution.ts implements it). */
+export interface QueryHost {
+  readonly ns: { readonly workflowTasks: TaskQueues<Msg>; queueKey(taskQueue: string): string };
+  readonly options: { readonly taskQueue: string; readonly workflowType: Msg };
+  readonly status: number;
+  readonly isOpen: boolean;
+  readonly ref: { workflowId: string; runId: string };
+  readonly history: History;
+  readonly previousStartedEventId: number;
+  readonly hasOutstandingWorkflowTask: boolean;
+  token(kind: TaskToken['kind'], id: number, attempt: number): TaskToken;
+}
+
 export class Queries {
-  private readonly exec: Execution;
+  private readonly exec: QueryHost;
   private readonly pending = new Map<number, PendingQuery>();
 
-  constructor(exec: Execution) {
+  constructor(exec: QueryHost) {
     this.exec = exec;
   }
 
@@ -64,7 +78,7 @@ export class Queries {
     for (const q of this.pending.values()) {
       if (q.dispatched) continue;
       q.dispatched = true;
-      exec.ns.server.workflowTasks.add(exec.ns.queueKey(exec.options.taskQueue), {
+      exec.ns.workflowTasks.add(exec.ns.queueKey(exec.options.taskQueue), {
         start: () => (this.pending.has(q.id) ? this.task(q) : undefined),
       });
     }

@@ -9,9 +9,9 @@ import { ResetReapplyExcludeType, ResetReapplyType, Status, UpdateAdmittedEventO
 import { invalidArgument } from '../common/errors.ts';
 import type { Msg } from '../common/proto.ts';
 import { protoToMs } from '../common/time.ts';
-import type { Namespace } from '../namespace/registry.ts';
 import type { ActivitySnapshot } from './activity-tasks.ts';
 import { DEFAULT_STICKY_TIMEOUT_MS, Execution, type ExecutionSnapshot } from './workflow-execution.ts';
+import type { StartsHost } from './workflow-starts.ts';
 
 /** Temporal's identities for what its resetter writes. */
 const RESETTER = 'history-resetter';
@@ -84,7 +84,7 @@ function excludedTypes(req: Msg): Set<number> {
 }
 
 /** The base run's events after the reset point, then those of the runs it continued as, to the current one. */
-function eventsAfter(ns: Namespace, base: Execution, cut: number): Msg[] {
+function eventsAfter(ns: StartsHost, base: Execution, cut: number): Msg[] {
   const events = base.history.events.slice(cut);
   for (let next = base.nextRunId ? ns.find(base.workflowId, base.nextRunId) : undefined; next; ) {
     events.push(...next.history.events);
@@ -93,9 +93,9 @@ function eventsAfter(ns: Namespace, base: Execution, cut: number): Msg[] {
   return events;
 }
 
-const resetRequests = new WeakMap<Namespace, Map<string, string>>();
+const resetRequests = new WeakMap<StartsHost, Map<string, string>>();
 
-export function resetWorkflowExecution(ns: Namespace, req: Msg): Msg {
+export function resetWorkflowExecution(ns: StartsHost, req: Msg): Msg {
   const base = ns.get(req.workflowExecution);
   const requestId: string = req.requestId ?? '';
   const seen = resetRequests.get(ns) ?? new Map<string, string>();
@@ -117,7 +117,7 @@ export function resetWorkflowExecution(ns: Namespace, req: Msg): Msg {
   const state = rebuild(base, events.slice(0, cut));
   if (state.children > 0) throw invalidArgument('WorkflowResetter encountered pending child workflows.');
 
-  const now = ns.server.clock.now();
+  const now = ns.clock.now();
   const reason: string = req.reason ?? '';
   const runId = randomUUID();
   const reapply = eventsAfter(ns, base, cut);

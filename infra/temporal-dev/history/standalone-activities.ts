@@ -21,11 +21,11 @@ import { searchAttributesError } from '../common/search-attributes.ts';
 import { msToProto, protoToMs } from '../common/time.ts';
 import type { TaskToken } from '../common/tokens.ts';
 import { Waiters } from '../common/waiters.ts';
-import type { Namespace } from '../namespace/registry.ts';
 import { pageOf, payloadValue, queryRows, type Value, type VisibilityRow } from '../visibility/query.ts';
 import { normalizeActivityOptions, optionsUpdatePaths, scheduledOptions, updateOptions } from './activity-control.ts';
 import { type ActivityOwner, type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
-import type { RecordedEvent } from './workflow-execution.ts';
+import type { RecordedEvent } from './event-history.ts';
+import type { RunHost } from './workflow-execution.ts';
 
 const STATUS_NAMES = new Map<number, string>([
   [ActivityStatus.RUNNING, 'Running'],
@@ -42,6 +42,13 @@ const ACTIVITY_KEY = 1;
 
 /** Attributes that list and count queries may name besides the workflow ones. */
 const ACTIVITY_ATTRIBUTES: Record<string, number> = { ActivityId: IndexedValueType.KEYWORD, ActivityType: IndexedValueType.KEYWORD };
+
+/** What standalone activities need of their namespace (namespace/registry.ts implements it). */
+export interface ActivityExecutionsHost
+  extends Pick<RunHost, 'name' | 'bootId' | 'clock' | 'dynamicConfig' | 'searchAttributeTypes' | 'activityTasks' | 'deployments'> {
+  /** Marks the namespace's state (standalone activities are part of it) as changed. */
+  touch(): void;
+}
 
 export interface ActivityExecutionSnapshot {
   activityId: string;
@@ -69,14 +76,14 @@ export interface StandaloneActivitiesState {
 }
 
 class ActivityExecution implements ActivityOwner {
-  readonly ns: Namespace;
+  readonly ns: ActivityExecutionsHost;
   readonly activities = new Map<number, PendingActivity>();
   readonly s: ActivityExecutionSnapshot;
   private readonly waiters = new Waiters();
   /** The run's activity, also once closed (PendingActivity drops itself from `activities` then). */
   private pending: PendingActivity | undefined;
 
-  constructor(ns: Namespace, s: ActivityExecutionSnapshot) {
+  constructor(ns: ActivityExecutionsHost, s: ActivityExecutionSnapshot) {
     this.ns = ns;
     this.s = s;
   }
@@ -111,7 +118,7 @@ class ActivityExecution implements ActivityOwner {
   }
 
   activityToken(_scheduledEventId: number, attempt: number): TaskToken {
-    const { bootId } = this.ns.server;
+    const { bootId } = this.ns;
     return {
       boot: bootId,
       namespace: this.ns.name,
@@ -162,7 +169,7 @@ class ActivityExecution implements ActivityOwner {
     const a = this.adopt(new PendingActivity(this, ACTIVITY_KEY, this.s.attrs));
     const at = this.s.dispatchAt;
     if (at === undefined) a.dispatch();
-    else this.ns.server.clock.schedule(at, () => this.firstDispatch());
+    else this.ns.clock.schedule(at, () => this.firstDispatch());
     this.touch();
   }
 
@@ -177,7 +184,7 @@ class ActivityExecution implements ActivityOwner {
     if (!this.isOpen) return;
     if (this.s.dispatchAt !== undefined) {
       this.adopt(new PendingActivity(this, ACTIVITY_KEY, this.s.attrs, this.s.startTime));
-      this.ns.server.clock.schedule(this.s.dispatchAt, () => this.firstDispatch());
+      this.ns.clock.schedule(this.s.dispatchAt, () => this.firstDispatch());
     } else if (this.s.activity) {
       this.adopt(PendingActivity.restore(this, this.s.activity));
     }
@@ -197,7 +204,7 @@ class ActivityExecution implements ActivityOwner {
     if (!this.isOpen) return;
     this.s.status = status;
     this.s.outcome = outcome;
-    this.s.closeTime = this.ns.server.clock.now();
+    this.s.closeTime = this.ns.clock.now();
     this.activity?.abandon();
     this.activities.clear();
     this.touch();
@@ -295,11 +302,11 @@ class ActivityExecution implements ActivityOwner {
 }
 
 export class StandaloneActivities {
-  private readonly ns: Namespace;
+  private readonly ns: ActivityExecutionsHost;
   /** Every run, in start order. */
   private runs: ActivityExecution[] = [];
 
-  constructor(ns: Namespace) {
+  constructor(ns: ActivityExecutionsHost) {
     this.ns = ns;
   }
 
@@ -346,7 +353,7 @@ export class StandaloneActivities {
     if (!activityId) throw invalidArgument('activityId is not set');
     if (!req.activityType?.name) throw invalidArgument('activityType is not set');
     if (!req.taskQueue?.name) throw invalidArgument('TaskQueue is not set on request.');
-    const invalidAttributes = searchAttributesError(this.ns.server, req.searchAttributes?.indexedFields);
+    const invalidAttributes = searchAttributesError(this.ns, req.searchAttributes?.indexedFields);
     if (invalidAttributes) throw invalidArgument(invalidAttributes);
     const reuse: number = req.idReusePolicy || Reuse.ALLOW_DUPLICATE;
     const conflict: number = req.idConflictPolicy || Conflict.FAIL;
@@ -382,7 +389,7 @@ export class StandaloneActivities {
       const failedOnly = current.s.status !== ActivityStatus.COMPLETED;
       if (reuse === Reuse.REJECT_DUPLICATE || (reuse === Reuse.ALLOW_DUPLICATE_FAILED_ONLY && !failedOnly)) throw alreadyStarted(current);
     }
-    const now = this.ns.server.clock.now();
+    const now = this.ns.clock.now();
     const startDelayMs = protoToMs(req.startDelay);
     const run = new ActivityExecution(this.ns, {
       activityId,
@@ -428,18 +435,18 @@ export class StandaloneActivities {
   /** Waits (long poll) for the run's outcome; an empty answer means "ask again". */
   async poll(req: Msg, signal: AbortSignal): Promise<Msg> {
     const run = this.find(req);
-    await run.waitForClose(signal, this.ns.server.dynamicConfig.get('history.longPollExpirationInterval'));
+    await run.waitForClose(signal, this.ns.dynamicConfig.get('history.longPollExpirationInterval'));
     return { runId: run.s.runId, outcome: run.s.outcome };
   }
 
   list(req: Msg): Msg {
-    const rows = queryRows(this.ns.server, this.newestFirst(), req.query ?? '', ACTIVITY_ATTRIBUTES);
+    const rows = queryRows(this.ns, this.newestFirst(), req.query ?? '', ACTIVITY_ATTRIBUTES);
     const { page, nextPageToken } = pageOf(rows, req.nextPageToken, req.pageSize);
     return { executions: page.map((r) => r.info()), nextPageToken };
   }
 
   count(req: Msg): Msg {
-    return { count: queryRows(this.ns.server, this.newestFirst(), req.query ?? '', ACTIVITY_ATTRIBUTES).length };
+    return { count: queryRows(this.ns, this.newestFirst(), req.query ?? '', ACTIVITY_ATTRIBUTES).length };
   }
 
   private newestFirst(): VisibilityRow[] {
@@ -476,7 +483,7 @@ export class StandaloneActivities {
   pause(req: Msg): Msg {
     const { activity } = this.openActivity(req);
     activity.pause({
-      pauseTime: this.ns.server.clock.now(),
+      pauseTime: this.ns.clock.now(),
       identity: req.identity ?? '',
       reason: req.reason ?? '',
       requestId: req.requestId ?? '',

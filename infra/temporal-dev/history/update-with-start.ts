@@ -10,10 +10,9 @@ import { IdConflictPolicy, UpdateStage } from '../common/enums.ts';
 import { invalidArgument, ServiceError } from '../common/errors.ts';
 import { encodeMessage, lookupType, type Msg } from '../common/proto.ts';
 import { protoToMs } from '../common/time.ts';
-import type { Namespace } from '../namespace/registry.ts';
 import { isAbortedByClose, validateUpdateRequest } from './updates.ts';
 import type { Execution } from './workflow-execution.ts';
-import { checkStartRequest } from './workflow-starts.ts';
+import { checkStartRequest, type StartsHost } from './workflow-starts.ts';
 
 const ABORTED_TYPE = 'temporal.api.failure.v1.MultiOperationExecutionAborted';
 
@@ -32,7 +31,7 @@ class MultiOperationError extends Error {
   }
 }
 
-export async function executeMultiOperation(ns: Namespace, req: Msg, signal: AbortSignal): Promise<Msg> {
+export async function executeMultiOperation(ns: StartsHost, req: Msg, signal: AbortSignal): Promise<Msg> {
   const ops: Msg[] = req.operations ?? [];
   const startReq: Msg | undefined = ops[0]?.startWorkflow;
   const updateReq: Msg | undefined = ops[1]?.updateWorkflow;
@@ -59,7 +58,7 @@ export async function executeMultiOperation(ns: Namespace, req: Msg, signal: Abo
 }
 
 /** Temporal's frontend checks: each operation on its own, then that both name the same workflow. */
-function validate(ns: Namespace, startReq: Msg, updateReq: Msg): void {
+function validate(ns: StartsHost, startReq: Msg, updateReq: Msg): void {
   const errors: OperationErrors = [check(() => validateStart(ns, startReq)), check(() => validateUpdate(ns, updateReq))];
   if (!errors[0] && !errors[1] && updateReq.workflowExecution.workflowId !== startReq.workflowId) {
     errors[1] = invalidArgument('WorkflowId is not consistent with previous operation(s).');
@@ -67,9 +66,9 @@ function validate(ns: Namespace, startReq: Msg, updateReq: Msg): void {
   if (errors[0] || errors[1]) throw new MultiOperationError([errors[0] ?? aborted(), errors[1] ?? aborted()]);
 }
 
-function validateStart(ns: Namespace, req: Msg): void {
+function validateStart(ns: StartsHost, req: Msg): void {
   if (req.namespace && req.namespace !== ns.name) throw invalidArgument("Operation namespace did not match request's namespace.");
-  checkStartRequest(req, ns.server.dynamicConfig.get('limit.maxIDLength'));
+  checkStartRequest(req, ns.dynamicConfig.get('limit.maxIDLength'));
   // Set here, as Temporal's frontend does, so a retry of this request can be recognised by it.
   req.requestId ||= randomUUID();
   if (req.cronSchedule) throw invalidArgument('CronSchedule is not allowed.');
@@ -77,9 +76,9 @@ function validateStart(ns: Namespace, req: Msg): void {
   if (protoToMs(req.workflowStartDelay)) throw invalidArgument('WorkflowStartDelay is not supported.');
 }
 
-function validateUpdate(ns: Namespace, req: Msg): void {
+function validateUpdate(ns: StartsHost, req: Msg): void {
   if (req.namespace && req.namespace !== ns.name) throw invalidArgument("Operation namespace did not match request's namespace.");
-  validateUpdateRequest(req, ns.server.dynamicConfig.get('limit.maxIDLength'));
+  validateUpdateRequest(req, ns.dynamicConfig.get('limit.maxIDLength'));
   if (req.firstExecutionRunId) throw invalidArgument('FirstExecutionRunId is not allowed.');
   if (req.workflowExecution.runId) throw invalidArgument('RunId is not allowed.');
 }
@@ -94,7 +93,7 @@ function check(f: () => void): ServiceError | undefined {
   }
 }
 
-async function invoke(ns: Namespace, startReq: Msg, updateReq: Msg, signal: AbortSignal): Promise<Msg> {
+async function invoke(ns: StartsHost, startReq: Msg, updateReq: Msg, signal: AbortSignal): Promise<Msg> {
   const updateId: string = updateReq.request.meta.updateId;
   const current = ns.current(startReq.workflowId);
   if (current) {

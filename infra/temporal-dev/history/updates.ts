@@ -5,11 +5,11 @@
 // (with the request, so a replaying worker meets the update at the same point) and UpdateCompleted.
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
+import type { DynamicConfig } from '../common/dynamic-config.ts';
 import { ResourceExhaustedCause, ResourceExhaustedScope, UpdateStage } from '../common/enums.ts';
 import { failedPrecondition, invalidArgument, notFound, requireField, ServiceError } from '../common/errors.ts';
 import { protoSize } from '../common/limits.ts';
 import { decodeMessage, encodeMessage, lookupType, type Msg } from '../common/proto.ts';
-import type { Execution } from './workflow-execution.ts';
 
 const REQUEST_TYPE = 'temporal.api.update.v1.Request';
 /** From this workflow task attempt on, Temporal refuses updates (its failUpdateWorkflowTaskAttemptCount). */
@@ -102,11 +102,27 @@ export interface UpdateSnapshot {
   admittedEventId?: number;
 }
 
+/** What updates need of their run (workflow-execution.ts implements it). */
+export interface UpdateHost {
+  readonly ns: {
+    readonly dynamicConfig: DynamicConfig;
+    /** The current run of a workflow id, which updates not yet accepted follow across a continue-as-new. */
+    current(workflowId: string): { readonly updates: Updates } | undefined;
+  };
+  readonly workflowId: string;
+  readonly isOpen: boolean;
+  readonly ref: { workflowId: string; runId: string };
+  readonly workflowTaskState: { attempt: number; closing: boolean };
+  touch(): void;
+  ensureWorkflowTask(): void;
+  append(attrField: string, attrs: Msg): Msg;
+}
+
 export class Updates {
-  private readonly exec: Execution;
+  private readonly exec: UpdateHost;
   private readonly updates = new Map<string, Update>();
 
-  constructor(exec: Execution) {
+  constructor(exec: UpdateHost) {
     this.exec = exec;
   }
 
@@ -138,7 +154,7 @@ export class Updates {
     } catch (err) {
       if (!(err instanceof MovedToNextRun)) throw err;
       const next = this.exec.ns.current(this.exec.workflowId);
-      if (req.workflowExecution?.runId || !next || next === this.exec) throw notFound(ABORTED_BY_CLOSE);
+      if (req.workflowExecution?.runId || !next || next.updates === this) throw notFound(ABORTED_BY_CLOSE);
       return next.updates.request(req, signal);
     }
   }
@@ -170,7 +186,7 @@ export class Updates {
    * (rejected ones not counted), with Temporal's errors and words.
    */
   private checkLimits(request: Msg): void {
-    const config = this.exec.ns.server.dynamicConfig;
+    const config = this.exec.ns.dynamicConfig;
     const maxInFlight = config.get('history.maxInFlightUpdates');
     if (maxInFlight > 0 && this.inFlight >= maxInFlight) {
       throw concurrentLimit(`limit on number of concurrent in-flight updates has been reached (${maxInFlight})`);
@@ -217,7 +233,7 @@ export class Updates {
 
   /** Temporal suggests continuing as new once the run has received this share of its total limit of updates. */
   get suggestContinueAsNew(): boolean {
-    const config = this.exec.ns.server.dynamicConfig;
+    const config = this.exec.ns.dynamicConfig;
     const threshold = Math.ceil(
       config.get('history.maxTotalUpdates') * config.get('history.maxTotalUpdates.suggestContinueAsNewThreshold'),
     );
@@ -256,7 +272,7 @@ export class Updates {
     if (!update) throw notFound(`update "${updateId}" not found`);
     if (update.moved) {
       const next = this.exec.ns.current(this.exec.workflowId);
-      if (!req.updateRef.workflowExecution?.runId && next && next !== this.exec && next.updates.has(updateId)) {
+      if (!req.updateRef.workflowExecution?.runId && next && next.updates !== this && next.updates.has(updateId)) {
         return next.updates.poll(req, signal);
       }
     }
@@ -293,7 +309,7 @@ export class Updates {
       const onAbort = settle(() => reject(new ServiceError(status.CANCELLED, 'update request cancelled')));
       const timer = setTimeout(
         settle(() => resolve(update)),
-        this.exec.ns.server.dynamicConfig.get('history.longPollExpirationInterval'),
+        this.exec.ns.dynamicConfig.get('history.longPollExpirationInterval'),
       );
       update.waiters.push(waiter);
       signal.addEventListener('abort', onAbort, { once: true });

@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Deadline } from '../common/clock.ts';
+import type { ServerContext } from '../common/context.ts';
 import {
   ParentClosePolicy,
   RetryState,
@@ -18,14 +19,39 @@ import { invalidArgument, notFound } from '../common/errors.ts';
 import type { Msg } from '../common/proto.ts';
 import { msToProto, protoToMs } from '../common/time.ts';
 import { encodeToken, type TaskToken } from '../common/tokens.ts';
-import { overridePinnedVersion, sameVersion, type VersionRef, versionString, workerVersion } from '../deployments/deployments.ts';
-import { priorityKey } from '../matching/task-queues.ts';
-import type { Namespace } from '../namespace/registry.ts';
-import { type ActivityOwner, type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
-import { applyCommands, validateCommands } from './commands.ts';
-import { History } from './event-history.ts';
-import { Queries } from './queries.ts';
-import { type UpdateSnapshot, Updates } from './updates.ts';
+import { overridePinnedVersion, sameVersion, type VersionRef, versionString, workerVersion } from '../common/worker-versioning.ts';
+import { priorityKey, type TaskQueues } from '../matching/task-queues.ts';
+import { type ActivityHost, type ActivitySnapshot, PendingActivity } from './activity-tasks.ts';
+import { applyCommands, type CommandStarts, type CommandTarget, validateCommands } from './commands.ts';
+import { History, type RecordedEvent } from './event-history.ts';
+import { Queries, type QueryHost } from './queries.ts';
+import { type UpdateHost, type UpdateSnapshot, Updates } from './updates.ts';
+
+/**
+ * What a run needs of its namespace (namespace/registry.ts implements it): the server's clock,
+ * limits and settings, the task queues and routing by worker version, the starts its commands
+ * make, and who hears of its changes. A run knows no namespace or server class.
+ */
+export interface RunHost extends ServerContext, ActivityHost {
+  readonly name: string;
+  readonly workflowTasks: TaskQueues<Msg>;
+  /** Task queue names are namespace-scoped. */
+  queueKey(taskQueue: string): string;
+  readonly deployments: TaskRouting;
+  readonly starts: CommandStarts<Execution>;
+  current(workflowId: string): Execution | undefined;
+  /** The run's state changed (persistence commits it before the request is answered). */
+  runChanged(exec: Execution): void;
+  onClosed(exec: Execution): void;
+}
+
+/** Where worker versioning sends a run's tasks (deployments/deployments.ts). */
+export interface TaskRouting {
+  /** The version a new task on `taskQueue` targets; undefined: unversioned workers. */
+  route(taskQueue: string, type: number, workflowId: string, useRamping?: boolean): VersionRef | undefined;
+  queueKey(taskQueue: string, version: VersionRef | undefined): string;
+  hasQueue(version: VersionRef, taskQueue: string, type: number): boolean;
+}
 
 export interface ParentRef {
   namespace: string;
@@ -101,17 +127,6 @@ interface SavedWorkflowTask {
   startedTime?: number;
 }
 
-/**
- * An event the workflow must see (signal, timer fired, activity result...), kept as data while a
- * workflow task runs, so buffered events survive a restart.
- */
-export interface RecordedEvent {
-  attrField: string;
-  attrs: Msg;
-  /** ActivityTaskStarted attributes, written just before; its event id becomes `attrs.startedEventId`. */
-  activityStarted?: Msg;
-}
-
 /** A run's mutable state as persistence.ts stores it (JSON; the history and StartOptions are kept apart). */
 export interface ExecutionSnapshot {
   status: number;
@@ -160,8 +175,8 @@ export const DEFAULT_STICKY_TIMEOUT_MS = 10_000;
 /** The identity Temporal's history service gives the terminations it makes itself. */
 const HISTORY_SERVICE = 'history-service';
 
-export class Execution implements ActivityOwner {
-  readonly ns: Namespace;
+export class Execution implements CommandTarget, UpdateHost, QueryHost {
+  readonly ns: RunHost;
   readonly options: StartOptions;
   readonly history = new History();
   status = Status.RUNNING;
@@ -201,7 +216,7 @@ export class Execution implements ActivityOwner {
   private deadlines: Deadline[] = [];
 
   /** Starts a run, or with `saved` takes one back from the state file (then `resume` re-arms it). */
-  constructor(ns: Namespace, options: StartOptions, saved?: { state: ExecutionSnapshot; events: Msg[] }) {
+  constructor(ns: RunHost, options: StartOptions, saved?: { state: ExecutionSnapshot; events: Msg[] }) {
     this.ns = ns;
     this.options = options;
     if (saved) {
@@ -233,7 +248,7 @@ export class Execution implements ActivityOwner {
     this.versioning = options.inheritedPinnedVersion
       ? { behavior: VersioningBehavior.PINNED, version: options.inheritedPinnedVersion, override: options.versioningOverride }
       : { behavior: 0, override: options.versioningOverride };
-    this.startTime = ns.server.clock.now();
+    this.startTime = ns.clock.now();
     this.memo = { ...(options.memo?.fields ?? {}) };
     this.searchAttributes = { ...(options.searchAttributes?.indexedFields ?? {}) };
     this.history.append('workflowExecutionStartedEventAttributes', this.startedAttributes(), this.startTime, {
@@ -252,7 +267,7 @@ export class Execution implements ActivityOwner {
         this.transitionOpen = false;
       });
     }
-    this.ns.server.changes?.executionChanged(this);
+    this.ns.runChanged(this);
   }
 
   addRequestId(requestId: string): void {
@@ -393,7 +408,7 @@ export class Execution implements ActivityOwner {
    * response returned, instead of being queued.
    */
   begin(eager?: { identity: string; requestId: string }): Msg | undefined {
-    const now = this.ns.server.clock.now();
+    const now = this.ns.clock.now();
     // As Temporal: the run timeout counts from the start plus any start delay or retry backoff.
     const runDeadline = this.options.runTimeoutMs ? this.executionTime + this.options.runTimeoutMs : undefined;
     const timeoutAt = Math.min(runDeadline ?? Infinity, this.options.expirationTime ?? Infinity);
@@ -406,7 +421,7 @@ export class Execution implements ActivityOwner {
   }
 
   private armDeadlines(): void {
-    const clock = this.ns.server.clock;
+    const clock = this.ns.clock;
     if (this.runTimeoutAt !== undefined) this.deadlines.push(clock.schedule(this.runTimeoutAt, () => this.timeOut()));
     if (this.firstTaskAt !== undefined) {
       this.deadlines.push(
@@ -426,7 +441,7 @@ export class Execution implements ActivityOwner {
   /** Appends an event produced by the server itself (command results), never buffered; see History.append for `command`. */
   append(attrField: string, attrs: Msg, command?: Msg): Msg {
     this.touch();
-    return this.history.append(attrField, attrs, this.ns.server.clock.now(), command);
+    return this.history.append(attrField, attrs, this.ns.clock.now(), command);
   }
 
   /**
@@ -472,7 +487,7 @@ export class Execution implements ActivityOwner {
   // ---- timers ----
 
   startTimer(timerId: string, startedEventId: number, at: number): void {
-    const deadline = this.ns.server.clock.schedule(at, () => {
+    const deadline = this.ns.clock.schedule(at, () => {
       if (this.timers.get(timerId)?.startedEventId !== startedEventId) return;
       this.timers.delete(timerId);
       this.record('timerFiredEventAttributes', { timerId, startedEventId });
@@ -505,7 +520,7 @@ export class Execution implements ActivityOwner {
       instance: instanceSeq++,
       queue,
       sticky,
-      scheduledTime: this.ns.server.clock.now(),
+      scheduledTime: this.ns.clock.now(),
     };
     this.wt = wt;
     if (eager) return this.startWorkflowTask(wt, eager.identity, eager.requestId);
@@ -528,7 +543,7 @@ export class Execution implements ActivityOwner {
     // Sticky queues belong to one worker; normal ones are split by the version the task targets.
     const key = wt.sticky ? this.ns.queueKey(queue) : this.ns.deployments.queueKey(queue, this.targetVersion());
     wt.key = key;
-    this.ns.server.workflowTasks.add(key, {
+    this.ns.workflowTasks.add(key, {
       start: (identity, requestId, stamp) =>
         this.wt === wt && wt.queue === queue && wt.key === key && wt.startedEventId === 0
           ? this.startWorkflowTask(wt, identity, requestId, stamp)
@@ -537,7 +552,7 @@ export class Execution implements ActivityOwner {
     });
     if (wt.sticky) {
       // A sticky task nobody picks up (worker gone) falls back to the normal queue.
-      wt.deadline = this.ns.server.clock.schedule(wt.scheduledTime + this.stickyTimeoutMs, () => {
+      wt.deadline = this.ns.clock.schedule(wt.scheduledTime + this.stickyTimeoutMs, () => {
         if (this.wt !== wt || wt.startedEventId !== 0) return;
         this.append('workflowTaskTimedOutEventAttributes', {
           scheduledEventId: wt.scheduledEventId,
@@ -553,10 +568,10 @@ export class Execution implements ActivityOwner {
   /** `stamp`: the poller's build id (WorkerVersionStamp), for workers not on worker deployments. */
   private startWorkflowTask(wt: WorkflowTask, identity: string, requestId: string, stamp?: Msg): Msg {
     wt.deadline?.cancel();
-    const clock = this.ns.server.clock;
+    const clock = this.ns.clock;
     // As Temporal: the size of the history before this event, and its id as the count.
     const historySizeBytes = this.history.sizeBytes;
-    const limits = this.ns.server.limits;
+    const limits = this.ns.limits;
     const reasons: number[] = [];
     if (historySizeBytes >= limits.historySizeSuggestContinueAsNew) reasons.push(SuggestContinueAsNewReason.HISTORY_SIZE_TOO_LARGE);
     if (this.history.lastEventId + 1 >= limits.historyCountSuggestContinueAsNew) {
@@ -612,7 +627,7 @@ export class Execution implements ActivityOwner {
   }
 
   token(kind: TaskToken['kind'], id: number, attempt: number): TaskToken {
-    return { boot: this.ns.server.bootId, namespace: this.ns.name, workflowId: this.workflowId, runId: this.runId, kind, id, attempt };
+    return { boot: this.ns.bootId, namespace: this.ns.name, workflowId: this.workflowId, runId: this.runId, kind, id, attempt };
   }
 
   private runningTask(token: TaskToken): WorkflowTask {
@@ -699,7 +714,7 @@ export class Execution implements ActivityOwner {
   }
 
   private historyOverLimit(): string | undefined {
-    const limits = this.ns.server.limits;
+    const limits = this.ns.limits;
     if (this.history.sizeBytes > limits.historySizeError) return 'Workflow history size exceeds limit.';
     if (this.history.lastEventId > limits.historyCountError) return 'Workflow history count exceeds limit.';
     return undefined;
@@ -805,7 +820,7 @@ export class Execution implements ActivityOwner {
    * The version a child or the next run on `taskQueue` in `ns` starts pinned to, as Temporal
    * passes it on: this run's, when it is pinned and that version polls the task queue.
    */
-  inheritedPin(ns: Namespace, taskQueue: string): VersionRef | undefined {
+  inheritedPin(ns: RunHost, taskQueue: string): VersionRef | undefined {
     const pinned = this.behavior === VersioningBehavior.PINNED ? this.pinnedVersion : undefined;
     return pinned && ns === this.ns && ns.deployments.hasQueue(pinned, taskQueue, TaskQueueType.WORKFLOW) ? pinned : undefined;
   }
@@ -907,7 +922,7 @@ export class Execution implements ActivityOwner {
     if (!this.isOpen) return;
     this.append(attrField, attrs);
     this.status = status;
-    this.closeTime = this.ns.server.clock.now();
+    this.closeTime = this.ns.clock.now();
     this.wt?.deadline?.cancel();
     this.wt = undefined;
     this.buffered = [];

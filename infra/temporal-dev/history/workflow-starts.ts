@@ -18,12 +18,12 @@ import { alreadyExists, invalidArgument, requireField, ServiceError, unimplement
 import { BLOB_SIZE_EXCEEDED, blobTooLarge, MEMO_SIZE_EXCEEDED, memoTooLarge, protoSize } from '../common/limits.ts';
 import type { Msg } from '../common/proto.ts';
 import { decideRetry } from '../common/retry.ts';
-import { isUnset, searchAttributesError, withTypes } from '../common/search-attributes.ts';
+import { isUnset, type Registered, searchAttributesError, withTypes } from '../common/search-attributes.ts';
 import { protoToMs } from '../common/time.ts';
-import { sameVersion, validateVersioningOverride, workerVersion } from '../deployments/deployments.ts';
+import { sameVersion, validateVersioningOverride, workerVersion } from '../common/worker-versioning.ts';
 import { mergePriority } from '../matching/task-queues.ts';
-import type { Namespace, ServerState } from '../namespace/registry.ts';
-import { type ChildRef, Execution, type ParentRef, type StartOptions } from './workflow-execution.ts';
+import type { CommandStarts } from './commands.ts';
+import { type ChildRef, Execution, type ParentRef, type RunHost, type StartOptions } from './workflow-execution.ts';
 
 const DEFAULT_TASK_TIMEOUT_MS = 10_000;
 const MAX_TASK_TIMEOUT_MS = 120_000;
@@ -54,10 +54,25 @@ export function checkStartRequest(request: Msg, maxIdLength: number): void {
   if ((request.requestId ?? '').length > maxIdLength) throw invalidArgument('RequestId length exceeds limit.');
 }
 
-export class WorkflowStarts {
-  private readonly ns: Namespace;
+/**
+ * What starts need of their namespace (namespace/registry.ts implements it): what its runs need,
+ * its runs by id, and the other namespaces by name (children, signals and cancels may cross).
+ */
+export interface StartsHost extends RunHost {
+  readonly id: string;
+  readonly starts: WorkflowStarts;
+  add(exec: Execution): void;
+  /** A run by id, or the current run when runId is empty. */
+  find(workflowId: string, runId?: string | null): Execution | undefined;
+  /** The run a request's WorkflowExecution names; NOT_FOUND when there is none. */
+  get(execution: Msg | undefined): Execution;
+  lookup(namespace: string): StartsHost | undefined;
+}
 
-  constructor(ns: Namespace) {
+export class WorkflowStarts implements CommandStarts<Execution> {
+  private readonly ns: StartsHost;
+
+  constructor(ns: StartsHost) {
     this.ns = ns;
   }
 
@@ -67,12 +82,11 @@ export class WorkflowStarts {
    * admits its update), and only when a new run is started.
    */
   start(request: Msg, initialEvents?: (exec: Execution) => void, parent?: ParentRef): StartResult {
-    checkStartRequest(request, this.ns.server.dynamicConfig.get('limit.maxIDLength'));
+    checkStartRequest(request, this.ns.dynamicConfig.get('limit.maxIDLength'));
     const workflowId: string = request.workflowId;
     const taskQueue: string = request.taskQueue.name;
     if (request.cronSchedule) throw unimplemented('cron schedules are not supported by temporal-dev');
     this.validate(request);
-    const server = this.ns.server;
     const requestId: string = request.requestId || randomUUID();
 
     const current = this.ns.current(workflowId);
@@ -116,10 +130,10 @@ export class WorkflowStarts {
       input: request.input,
       header: request.header,
       memo: request.memo,
-      searchAttributes: typedSearchAttributes(server, request.searchAttributes),
+      searchAttributes: typedSearchAttributes(this.ns, request.searchAttributes),
       executionTimeoutMs,
       runTimeoutMs: protoToMs(request.workflowRunTimeout) ?? executionTimeoutMs,
-      expirationTime: executionTimeoutMs ? this.ns.server.clock.now() + executionTimeoutMs : undefined,
+      expirationTime: executionTimeoutMs ? this.ns.clock.now() + executionTimeoutMs : undefined,
       taskTimeoutMs: Math.min(protoToMs(request.workflowTaskTimeout) ?? DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_TIMEOUT_MS),
       retryPolicy: request.retryPolicy,
       attempt: 1,
@@ -149,16 +163,16 @@ export class WorkflowStarts {
 
   /** A child's root: its parent's root (the parent itself when that is a top-level run). */
   private rootOf(parent: ParentRef): { workflowId: string; runId: string } {
-    const parentExec = this.ns.server.namespaces.get(parent.namespace)?.find(parent.execution.workflowId, parent.execution.runId);
+    const parentExec = this.ns.lookup(parent.namespace)?.find(parent.execution.workflowId, parent.execution.runId);
     return parentExec?.options.rootExecution ?? parent.execution;
   }
 
   /** Temporal's checks of a start request's input, memo and search attributes (INVALID_ARGUMENT). */
   validate(request: Msg): void {
-    const limits = this.ns.server.limits;
+    const limits = this.ns.limits;
     if (blobTooLarge(limits, protoSize('temporal.api.common.v1.Payloads', request.input))) throw invalidArgument(BLOB_SIZE_EXCEEDED);
     if (memoTooLarge(limits, request.memo)) throw invalidArgument(MEMO_SIZE_EXCEEDED);
-    const invalidAttributes = searchAttributesError(this.ns.server, request.searchAttributes?.indexedFields);
+    const invalidAttributes = searchAttributesError(this.ns, request.searchAttributes?.indexedFields);
     if (invalidAttributes) throw invalidArgument(invalidAttributes);
     validateVersioningOverride(request.versioningOverride ?? undefined);
   }
@@ -184,7 +198,7 @@ export class WorkflowStarts {
       header: attrs.header ?? prev.header,
       memo: attrs.memo ?? { fields: exec.memo },
       searchAttributes: attrs.searchAttributes
-        ? typedSearchAttributes(this.ns.server, attrs.searchAttributes)
+        ? typedSearchAttributes(this.ns, attrs.searchAttributes)
         : { indexedFields: exec.searchAttributes },
       runTimeoutMs: protoToMs(attrs.workflowRunTimeout) ?? prev.runTimeoutMs,
       taskTimeoutMs: protoToMs(attrs.workflowTaskTimeout) ?? prev.taskTimeoutMs,
@@ -224,7 +238,7 @@ export class WorkflowStarts {
   /** A FailWorkflowExecution command: retried as a new run when the workflow has a retry policy. */
   failWorkflow(exec: Execution, failure: Msg | undefined, completedEventId: number): void {
     const o = exec.options;
-    const decision = decideRetry(o.retryPolicy, o.attempt, failure, this.ns.server.clock.now(), o.expirationTime);
+    const decision = decideRetry(o.retryPolicy, o.attempt, failure, this.ns.clock.now(), o.expirationTime);
     if (!decision.retry) {
       exec.close(Status.FAILED, 'workflowExecutionFailedEventAttributes', {
         failure,
@@ -261,7 +275,7 @@ export class WorkflowStarts {
   onClosed(exec: Execution): void {
     for (const { child, policy } of exec.childrenClosingWithParent()) {
       // The child may have continued as new: act on its current run if it is still ours.
-      const current = this.ns.server.namespaces.get(child.namespace)?.current(child.workflowId);
+      const current = this.ns.lookup(child.namespace)?.current(child.workflowId);
       if (!current?.isOpen || current.options.parent?.execution.runId !== exec.runId) continue;
       queueMicrotask(() => {
         if (policy === ParentClosePolicy.TERMINATE) current.terminate('by parent close policy', undefined, '');
@@ -272,7 +286,7 @@ export class WorkflowStarts {
     // A run that continues (as new or by retry) hands the parent relationship to the next run.
     if (!parent || exec.nextRunId !== undefined) return;
     queueMicrotask(() => {
-      const parentExec = this.ns.server.namespaces.get(parent.namespace)?.find(parent.execution.workflowId, parent.execution.runId);
+      const parentExec = this.ns.lookup(parent.namespace)?.find(parent.execution.workflowId, parent.execution.runId);
       if (!parentExec?.isOpen) return;
       const ref = parentExec.children.get(parent.initiatedEventId);
       parentExec.children.delete(parent.initiatedEventId);
@@ -310,7 +324,7 @@ export class WorkflowStarts {
 
   /** Starts the child a StartChildWorkflowExecution command asked for; it inherits the parent's priority. */
   startChild(parent: Execution, initiatedEventId: number, attrs: Msg, userMetadata: Msg | undefined): void {
-    const target = this.ns.server.namespaces.get(attrs.namespace);
+    const target = this.ns.lookup(attrs.namespace);
     const failed = (cause: number) =>
       parent.record('startChildWorkflowExecutionFailedEventAttributes', {
         namespace: attrs.namespace,
@@ -374,9 +388,7 @@ export class WorkflowStarts {
   }
 
   signalExternal(source: Execution, initiatedEventId: number, attrs: Msg): void {
-    const target = this.ns.server.namespaces
-      .get(attrs.namespace)
-      ?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
+    const target = this.ns.lookup(attrs.namespace)?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
     if (!target?.isOpen || (attrs.childWorkflowOnly && target.options.parent?.execution.runId !== source.runId)) {
       source.record('signalExternalWorkflowExecutionFailedEventAttributes', {
         cause: SignalExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
@@ -404,9 +416,7 @@ export class WorkflowStarts {
   }
 
   cancelExternal(source: Execution, initiatedEventId: number, attrs: Msg): void {
-    const target = this.ns.server.namespaces
-      .get(attrs.namespace)
-      ?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
+    const target = this.ns.lookup(attrs.namespace)?.find(attrs.workflowExecution?.workflowId, attrs.workflowExecution?.runId);
     if (!target?.isOpen) {
       source.record('requestCancelExternalWorkflowExecutionFailedEventAttributes', {
         cause: CancelExternalFailedCause.EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
@@ -428,7 +438,7 @@ export class WorkflowStarts {
 }
 
 /** Search attributes as stored: with their type in each payload (see withTypes). */
-function typedSearchAttributes(server: ServerState, sa: Msg | undefined): Msg | undefined {
+function typedSearchAttributes(server: Registered, sa: Msg | undefined): Msg | undefined {
   // Unset values are dropped, as Temporal filters them from a start.
   const fields = Object.entries((sa?.indexedFields ?? {}) as Record<string, Msg>).filter(([, p]) => !isUnset(p));
   return fields.length ? { indexedFields: withTypes(server, Object.fromEntries(fields)) } : undefined;

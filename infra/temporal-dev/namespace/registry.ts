@@ -9,12 +9,13 @@ import { Logger } from '../common/log.ts';
 import type { Msg } from '../common/proto.ts';
 import { TEST_SERVER_ATTRIBUTES } from '../common/search-attributes.ts';
 import { msToProto } from '../common/time.ts';
-import { Deployments, type DeploymentsState } from '../deployments/deployments.ts';
-import { StandaloneActivities, type StandaloneActivitiesState } from '../history/standalone-activities.ts';
+import { Deployments, type DeploymentsHost, type DeploymentsState } from '../deployments/deployments.ts';
+import { type ActivityExecutionsHost, StandaloneActivities, type StandaloneActivitiesState } from '../history/standalone-activities.ts';
 import type { Execution } from '../history/workflow-execution.ts';
-import { WorkflowStarts } from '../history/workflow-starts.ts';
+import { type StartsHost, WorkflowStarts } from '../history/workflow-starts.ts';
 import { TaskQueues } from '../matching/task-queues.ts';
-import { Schedules, type SchedulesState } from '../scheduler/schedules.ts';
+import { type ScheduleHost, Schedules, type SchedulesState } from '../scheduler/schedules.ts';
+import type { VisibilityHost } from '../visibility/visibility.ts';
 
 export interface ServerOptions {
   timeSkipping: boolean;
@@ -115,8 +116,14 @@ export class ServerState {
   }
 }
 
-export class Namespace {
-  readonly server: ServerState;
+/**
+ * One namespace: its runs and its components (starts, schedules, deployments, standalone
+ * activities), each of which sees it through the narrow interface it declares (`RunHost`,
+ * `StartsHost`, `ScheduleHost`, ...) and never through the server: what they use of the server
+ * (clock, log, limits, settings, task queues) the namespace hands on.
+ */
+export class Namespace implements StartsHost, ScheduleHost, DeploymentsHost, ActivityExecutionsHost, VisibilityHost {
+  private readonly server: ServerState;
   readonly name: string;
   readonly id: string;
   readonly description: string;
@@ -146,6 +153,41 @@ export class Namespace {
     if (snapshot.activityExecutions) this.activityExecutions.importState(snapshot.activityExecutions);
     // Re-armed by the state file's loader once the runs they watch are back.
     if (snapshot.schedules) this.schedules.importState(snapshot.schedules);
+  }
+
+  get bootId(): string {
+    return this.server.bootId;
+  }
+  get clock(): VirtualClock {
+    return this.server.clock;
+  }
+  get log(): Logger {
+    return this.server.log;
+  }
+  get limits(): Limits {
+    return this.server.limits;
+  }
+  get dynamicConfig(): DynamicConfig {
+    return this.server.dynamicConfig;
+  }
+  get searchAttributeTypes(): ReadonlyMap<string, number> {
+    return this.server.searchAttributeTypes;
+  }
+  get workflowTasks(): TaskQueues<Msg> {
+    return this.server.workflowTasks;
+  }
+  get activityTasks(): TaskQueues<Msg> {
+    return this.server.activityTasks;
+  }
+
+  /** Another namespace of the server (children, signals and cancels may cross namespaces). */
+  lookup(name: string): Namespace | undefined {
+    return this.server.namespaces.get(name);
+  }
+
+  /** Marks a run's state as changed, to be committed before the current request is answered. */
+  runChanged(exec: Execution): void {
+    this.server.changes?.executionChanged(exec);
   }
 
   /** Marks the namespace's own state as changed, to be committed before the current request is answered. */

@@ -15,7 +15,7 @@ import { decodeMessage, encodeMessage, lookupType, type Msg } from '../common/pr
 import { searchAttributesError, withTypes } from '../common/search-attributes.ts';
 import { msToProto, protoToMs } from '../common/time.ts';
 import type { Execution } from '../history/workflow-execution.ts';
-import type { Namespace } from '../namespace/registry.ts';
+import type { StartsHost } from '../history/workflow-starts.ts';
 import { pageOf, payloadValue, queryRows, type Value, type VisibilityRow } from '../visibility/query.ts';
 import { type CompiledSpec, canonicalizeSpec, cleanSpec, compileSpec, SpecError } from './schedule-spec.ts';
 
@@ -96,14 +96,20 @@ export interface SchedulesState {
   schedules: Record<string, ScheduleRecord>;
 }
 
+/** What schedules need of their namespace (namespace/registry.ts implements it): its clock, starts and current runs. */
+export interface ScheduleHost extends Pick<StartsHost, 'name' | 'clock' | 'searchAttributeTypes' | 'starts' | 'current'> {
+  /** Marks the namespace's state (schedules are part of it) as changed. */
+  touch(): void;
+}
+
 export class Schedules {
-  private readonly ns: Namespace;
+  private readonly ns: ScheduleHost;
   private state: SchedulesState = { schedules: {} };
   // Runtime only, rebuilt from the state: wake-ups on the virtual clock and compiled specs.
   private readonly timers = new Map<string, Deadline>();
   private readonly specs = new Map<string, CompiledSpec>();
 
-  constructor(ns: Namespace) {
+  constructor(ns: ScheduleHost) {
     this.ns = ns;
   }
 
@@ -265,7 +271,7 @@ export class Schedules {
 
   /** Schedules matching a List/Count query, which applies to their scheduler workflows' rows. */
   private matching(query: string | undefined) {
-    return queryRows(this.ns.server, this.visibilityRows(), query?.trim() ? `${LIST_QUERY} AND (${query})` : LIST_QUERY);
+    return queryRows(this.ns, this.visibilityRows(), query?.trim() ? `${LIST_QUERY} AND (${query})` : LIST_QUERY);
   }
 
   matchingTimes(req: Msg): Msg {
@@ -307,7 +313,7 @@ export class Schedules {
   // ---- taking actions ----
 
   private now(): number {
-    return this.ns.server.clock.now();
+    return this.ns.clock.now();
   }
 
   private get(scheduleId: string | undefined): ScheduleRecord {
@@ -327,7 +333,7 @@ export class Schedules {
 
   /** validSchedule, plus Temporal's check of the search attributes the action's workflows get. */
   private validSchedule(schedule: Msg | undefined): Msg {
-    const invalid = searchAttributesError(this.ns.server, schedule?.action?.startWorkflow?.searchAttributes?.indexedFields);
+    const invalid = searchAttributesError(this.ns, schedule?.action?.startWorkflow?.searchAttributes?.indexedFields);
     if (invalid) throw invalidArgument(invalid);
     return validSchedule(schedule);
   }
@@ -335,9 +341,9 @@ export class Schedules {
   private customSearchAttributes(sa: Msg | undefined): Msg | null {
     const fields: Record<string, Msg> = sa?.indexedFields ?? {};
     if (!hasFields(fields)) return null;
-    const invalid = searchAttributesError(this.ns.server, fields);
+    const invalid = searchAttributesError(this.ns, fields);
     if (invalid) throw invalidArgument(invalid);
-    return toJson(T.searchAttributes, { indexedFields: withTypes(this.ns.server, fields) });
+    return toJson(T.searchAttributes, { indexedFields: withTypes(this.ns, fields) });
   }
 
   /** Handles the scheduled times between the last processed one and now. */
@@ -409,7 +415,7 @@ export class Schedules {
     const id = r.scheduleId;
     this.timers.set(
       id,
-      this.ns.server.clock.schedule(next.next, () =>
+      this.ns.clock.schedule(next.next, () =>
         guarded(() => {
           const current = this.state.schedules[id];
           if (!current) return;

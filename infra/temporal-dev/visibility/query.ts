@@ -3,11 +3,10 @@
 // IS [NOT] NULL, AND/OR/parentheses, ORDER BY (ignored; newest first) and Count's GROUP BY
 // ExecutionStatus, with Temporal's rules on the literals and operators each attribute type takes.
 // Like Temporal, rows in a namespace division (TemporalNamespaceDivision set) only match queries that name it.
-import type { ServerContext } from '../common/context.ts';
 import { IndexedValueType } from '../common/enums.ts';
 import { invalidArgument } from '../common/errors.ts';
 import type { Msg } from '../common/proto.ts';
-import { BUILT_IN_ATTRIBUTES, typeName } from '../common/search-attributes.ts';
+import { BUILT_IN_ATTRIBUTES, type Registered, typeName } from '../common/search-attributes.ts';
 import { parseGoDuration } from '../common/time.ts';
 
 export type Value = string | number | boolean | null | Value[];
@@ -20,7 +19,7 @@ export interface VisibilityRow {
   info(): Msg;
 }
 
-export function searchAttributeKeys(server: ServerContext): Record<string, number> {
+export function searchAttributeKeys(server: Registered): Record<string, number> {
   return { ...BUILT_IN_ATTRIBUTES, ...Object.fromEntries(server.searchAttributeTypes) };
 }
 
@@ -29,7 +28,7 @@ export function isSystemSearchAttribute(name: string): boolean {
 }
 
 /** The rows matching a visibility query, in the given order. */
-export function queryRows<R extends VisibilityRow>(server: ServerContext, rows: R[], query: string, extra?: Record<string, number>): R[] {
+export function queryRows<R extends VisibilityRow>(server: Registered, rows: R[], query: string, extra?: Record<string, number>): R[] {
   return rows.filter(parseQuery(server, query, extra).predicate);
 }
 
@@ -81,11 +80,7 @@ function tokenize(query: string): Token[] {
 }
 
 /** `extra`: attributes (name to IndexedValueType) the rows have besides the search attributes (standalone activities' ActivityId...). */
-export function parseQuery(
-  server: ServerContext,
-  query: string,
-  extra?: Record<string, number>,
-): { predicate: Predicate; groupBy?: string } {
+export function parseQuery(server: Registered, query: string, extra?: Record<string, number>): { predicate: Predicate; groupBy?: string } {
   const tokens = tokenize(query);
   let i = 0;
   const peek = () => tokens[i];

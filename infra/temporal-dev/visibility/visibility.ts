@@ -2,10 +2,16 @@
 // plus each schedule's scheduler workflow (scheduler/schedules.ts).
 import { PendingWorkflowTaskState, Status, TaskQueueKind, VersioningBehavior } from '../common/enums.ts';
 import type { Msg } from '../common/proto.ts';
+import type { Registered } from '../common/search-attributes.ts';
 import { msToProto } from '../common/time.ts';
 import type { Execution } from '../history/workflow-execution.ts';
-import type { Namespace, ServerState } from '../namespace/registry.ts';
 import { pageOf, parseQuery, payloadValue, queryRows, type Value, type VisibilityRow } from './query.ts';
+
+/** What visibility lists in a namespace: its runs (in start order) and its schedules' scheduler workflows. */
+export interface VisibilityHost {
+  readonly runs: readonly Execution[];
+  readonly schedules: { visibilityRows(): VisibilityRow[] };
+}
 
 const STATUS_NAMES = new Map<number, string>([
   [Status.RUNNING, 'Running'],
@@ -120,13 +126,13 @@ export function describeExecution(exec: Execution): Msg {
   };
 }
 
-export function listExecutions(server: ServerState, ns: Namespace, req: Msg): Msg {
+export function listExecutions(server: Registered, ns: VisibilityHost, req: Msg): Msg {
   const matches = queryRows(server, newestFirst(ns), req.query ?? '');
   const { page, nextPageToken } = pageOf(matches, req.nextPageToken, req.pageSize);
   return { executions: page.map((r) => r.info()), nextPageToken };
 }
 
-export function countExecutions(server: ServerState, ns: Namespace, req: Msg): Msg {
+export function countExecutions(server: Registered, ns: VisibilityHost, req: Msg): Msg {
   const { predicate, groupBy } = parseQuery(server, req.query ?? '');
   const matches = newestFirst(ns).filter(predicate);
   if (!groupBy) return { count: matches.length };
@@ -144,7 +150,7 @@ export function countExecutions(server: ServerState, ns: Namespace, req: Msg): M
 }
 
 /** Runs and scheduler workflows, newest first. */
-function newestFirst(ns: Namespace): VisibilityRow[] {
+function newestFirst(ns: VisibilityHost): VisibilityRow[] {
   const rows = [...ns.runs].reverse().map(executionRow);
   const schedules = ns.schedules.visibilityRows();
   if (schedules.length === 0) return rows;
