@@ -1,6 +1,7 @@
 // Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { VirtualClock } from '../common/clock.ts';
+import type { ServerContext } from '../common/context.ts';
 import { DynamicConfig } from '../common/dynamic-config.ts';
 import { NamespaceState } from '../common/enums.ts';
 import { namespaceNotFound, workflowNotFound } from '../common/errors.ts';
@@ -48,7 +49,7 @@ export interface NamespaceSnapshot {
   activityExecutions?: StandaloneActivitiesState;
 }
 
-export class ServerState {
+export class ServerState implements ServerContext {
   /** Goes into task tokens, so tokens issued before a restart are told apart. */
   readonly bootId = randomBytes(6).toString('base64url');
   readonly clock: VirtualClock;
