@@ -1,8 +1,48 @@
 // The layering check (run by `npm test`): which layer may import which, and no cycles.
 // docs/ARCHITECTURE.md explains the layers.
+
+// infra/temporal-dev is laid out by Temporal service (its README's Layout): each folder may import
+// only the folders below it. From the bottom: common/; matching/; the visibility query language
+// (visibility/query.ts); history/; then visibility/, scheduler/ and deployments/, which know
+// history's runs but not each other; namespace/, which composes a namespace's components;
+// persistence/; frontend/; the entry points at the package's root. test/ and bench/ may import any.
+const TEMPORAL_DEV = 'infra/temporal-dev/';
+const TEMPORAL_DEV_LAYERS = [
+  ['common', ['common/']],
+  ['matching', ['common/', 'matching/']],
+  ['visibility/query[.]ts$', ['common/']],
+  ['history', ['common/', 'matching/', 'visibility/query[.]ts$', 'history/']],
+  ['visibility', ['common/', 'matching/', 'history/', 'visibility/']],
+  ['scheduler', ['common/', 'matching/', 'history/', 'visibility/query[.]ts$', 'scheduler/']],
+  ['deployments', ['common/', 'matching/', 'history/', 'deployments/']],
+  ['namespace', ['common/', 'matching/', 'history/', 'visibility/', 'scheduler/', 'deployments/', 'namespace/']],
+  ['persistence', ['common/', 'matching/', 'history/', 'visibility/', 'scheduler/', 'deployments/', 'namespace/', 'persistence/']],
+  // The UI server serves what the UI build (an entry point of its own) made.
+  [
+    'frontend',
+    ['common/', 'matching/', 'history/', 'visibility/', 'scheduler/', 'deployments/', 'namespace/', 'frontend/', 'ui-build[.]ts$'],
+  ],
+];
+const temporalDevLayerRules = TEMPORAL_DEV_LAYERS.map(([from, allowed]) => ({
+  name: `temporal-dev-${from.replace('[.]ts$', '').replace('/', '-')}-layer`,
+  severity: 'error',
+  comment: `infra/temporal-dev/${from} imports only ${allowed.join(', ')} of its package (the folder layering in its README).`,
+  from: { path: `^${TEMPORAL_DEV}${from}` },
+  to: { path: `^${TEMPORAL_DEV}`, pathNot: allowed.map((a) => `^${TEMPORAL_DEV}${a}`) },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'temporal-dev-no-cycles',
+      severity: 'error',
+      comment:
+        'No import cycle in infra/temporal-dev, type-only imports included: each component declares the narrow interface it needs of its namespace or run (RunHost, StartsHost, ...), which the namespace implements.',
+      from: { path: `^${TEMPORAL_DEV}` },
+      to: { circular: true },
+    },
+    ...temporalDevLayerRules,
     {
       name: 'no-cycles',
       severity: 'error',

@@ -2,10 +2,10 @@
 //   temporal-dev server start-dev --port N --ip H --namespace NS ... [other flags ignored]
 //   temporal-dev <port> [other args ignored]      (time-skipping test server)
 
-import { StateFileError } from './errors.ts';
+import { StateFileError } from './common/errors.ts';
+import { LOG_LEVELS, type LogLevel } from './common/log.ts';
+import { indexedValueType } from './common/search-attributes.ts';
 import { startTemporalDevServer, type TemporalDevServer } from './index.ts';
-import { LOG_LEVELS, type LogLevel } from './log.ts';
-import { indexedValueType } from './search-attributes.ts';
 
 interface CliOptions {
   port: number;

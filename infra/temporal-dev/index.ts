@@ -4,19 +4,19 @@
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import { checkEnabled, DynamicConfig } from './dynamic-config.ts';
-import { ServiceError } from './errors.ts';
-import { addService, type Handler } from './grpc-server.ts';
-import { createHttpApi, type ServiceHandlers } from './http-api.ts';
-import type { Limits } from './limits.ts';
-import { Logger, type LogLevel } from './log.ts';
-import { namespaceChecks } from './namespace-validator.ts';
-import { ServerState } from './namespaces.ts';
-import { operatorServiceHandlers } from './operator-service.ts';
-import type { Persistence } from './persistence.ts';
-import { testServiceHandlers } from './test-service.ts';
-import { createUiServer } from './ui-server.ts';
-import { workflowServiceHandlers } from './workflow-service.ts';
+import { checkEnabled, DynamicConfig } from './common/dynamic-config.ts';
+import { ServiceError } from './common/errors.ts';
+import type { Limits } from './common/limits.ts';
+import { Logger, type LogLevel } from './common/log.ts';
+import { addService, type Handler } from './frontend/grpc-server.ts';
+import { createHttpApi, type ServiceHandlers } from './frontend/http-api.ts';
+import { namespaceChecks } from './frontend/namespace-validator.ts';
+import { operatorServiceHandlers } from './frontend/operator-service.ts';
+import { testServiceHandlers } from './frontend/test-service.ts';
+import { createUiServer } from './frontend/ui-server.ts';
+import { workflowServiceHandlers } from './frontend/workflow-service.ts';
+import { ServerState } from './namespace/registry.ts';
+import type { Persistence } from './persistence/persistence.ts';
 
 export interface TemporalDevServerOptions {
   /** 0 (default) picks a free port. */
@@ -66,7 +66,7 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
-export { StateFileError } from './errors.ts';
+export { StateFileError } from './common/errors.ts';
 
 /** Path of the `temporal-dev` executable, for launchers that take one (e.g. @temporalio/testing's `existing-path`). */
 export const temporalDevExecutable = fileURLToPath(new URL('./bin/temporal-dev', import.meta.url));
@@ -89,7 +89,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions =
   });
   // Loaded only when asked for, so the memory-only server never touches node:sqlite.
   const persistence = options.dbFilename
-    ? (await import('./persistence.ts')).openPersistence(options.dbFilename, state, (err) => onError('persistence', err))
+    ? (await import('./persistence/persistence.ts')).openPersistence(options.dbFilename, state, (err) => onError('persistence', err))
     : undefined;
   const namespaces = options.namespaces ?? ['default'];
   for (const name of namespaces) if (!state.namespaces.has(name)) state.register(name);

@@ -6,8 +6,8 @@ import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeToken } from '../common/tokens.ts';
 import { temporalDevExecutable } from '../index.ts';
-import { encodeToken } from '../tokens.ts';
 import { eventually, grpcError } from './helpers.ts';
 
 const PERMISSION_DENIED = 7;

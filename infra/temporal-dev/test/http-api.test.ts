@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpRoutes } from '../http-api.ts';
+import { httpRoutes } from '../frontend/http-api.ts';
+import { messageFromJson, messageToJson, typeOf } from '../frontend/proto-json.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../index.ts';
-import { messageFromJson, messageToJson, typeOf } from '../proto-json.ts';
 import { eventually, sharedBundle } from './helpers.ts';
 import { collect, greeting, waitForever } from './workflows/index.ts';
 

@@ -126,6 +126,61 @@ describe.runIf(!usesDownloadedServer())('on the time-skipping server', () => {
       await expect(handle.describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
     });
 
+    it('keeps its search attributes given untyped, typed or both, typed by their registration, and describes them in both forms', async () => {
+      // The inputs of Temporal's SDK test "creating schedules with various input search attributes".
+      const when = new Date();
+      const noteKey = defineSearchAttributeKey('ScheduleNote', 'TEXT');
+      const sizeKey = defineSearchAttributeKey('ScheduleSize', 'INT');
+      const sinceKey = defineSearchAttributeKey('ScheduleSince', 'DATETIME');
+      const tagsKey = defineSearchAttributeKey('ScheduleTags', 'KEYWORD_LIST');
+      await s.env.connection.operatorService.addSearchAttributes({
+        namespace: 'default',
+        searchAttributes: {
+          [noteKey.name]: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+          [sizeKey.name]: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+          [sinceKey.name]: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+          [tagsKey.name]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+        },
+      });
+      const untyped = { ScheduleNote: ['one'], ScheduleSize: [1], ScheduleSince: [when], ScheduleTags: ['a', 'b'] };
+      const spec = { calendars: [{ hour: { start: 2, end: 7, step: 1 } }] };
+      const state = { paused: true };
+      const handles: ScheduleHandle[] = [];
+      const described = async (options: Pick<ScheduleOptions, 'searchAttributes' | 'typedSearchAttributes'>) => {
+        handles.push(await create({ spec, state, ...options }));
+        return handles.at(-1)!.describe();
+      };
+
+      // Untyped values (no type in their payloads) take the registered type.
+      const fromUntyped = await described({ searchAttributes: untyped });
+      expect(fromUntyped.searchAttributes).toEqual(untyped);
+      expect(fromUntyped.typedSearchAttributes.getAll()).toEqual([
+        { key: noteKey, value: 'one' },
+        { key: sizeKey, value: 1 },
+        { key: sinceKey, value: when },
+        { key: tagsKey, value: ['a', 'b'] },
+      ]);
+
+      const fromTyped = await described({
+        typedSearchAttributes: [
+          { key: sizeKey, value: 123 },
+          { key: noteKey, value: 'typed' },
+        ],
+      });
+      expect(fromTyped.searchAttributes).toEqual({ ScheduleSize: [123], ScheduleNote: ['typed'] });
+      expect(fromTyped.typedSearchAttributes.get(sizeKey)).toBe(123);
+
+      // Both: the typed value wins where both name an attribute.
+      const fromBoth = await described({
+        searchAttributes: { ...untyped, ScheduleNote: ['untyped'] },
+        typedSearchAttributes: [{ key: noteKey, value: 'typed' }],
+      });
+      expect(fromBoth.searchAttributes).toEqual({ ...untyped, ScheduleNote: ['typed'] });
+      expect(fromBoth.typedSearchAttributes.get(noteKey)).toBe('typed');
+      expect(fromBoth.typedSearchAttributes.get(sinceKey)).toEqual(when);
+      for (const h of handles) await h.delete();
+    });
+
     it('lists schedules page by page with what the SDK summarises, and filters by query', async () => {
       const group = randomUUID();
       const handles = await Promise.all(

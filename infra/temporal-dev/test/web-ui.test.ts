@@ -10,9 +10,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../../test/support/browser.ts';
+import { createUiServer } from '../frontend/ui-server.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../index.ts';
 import { buildUi, uiBuildCommand, uiBuildIsCurrent } from '../ui-build.ts';
-import { createUiServer } from '../ui-server.ts';
 import { eventually, sharedBundle } from './helpers.ts';
 import { activityOrFail, greeting, parent, pinnedSteps, waitForever } from './workflows/index.ts';
 
