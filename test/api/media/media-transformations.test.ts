@@ -170,7 +170,10 @@ describe('media transformations', () => {
     expect(failed.status, JSON.stringify(failed.body)).toBe(201);
     expect(failed.body.data).toMatchObject({ status: 'FAILED', mimeType: null, sizeBytes: null, failure: expect.any(String) });
     const missing = await result(junk, failed.body.data.jobId);
-    expect([missing.status, ((await missing.json()) as { error: { code: string } }).error.code]).toEqual([404, 'transformed_media_item_not_found']);
+    expect([missing.status, ((await missing.json()) as { error: { code: string } }).error.code]).toEqual([
+      404,
+      'transformed_media_item_not_found',
+    ]);
 
     // At the pixel limit the header is accepted (the truncated data then fails the job); one row more is refused unread.
     const limit = MEDIA_LIMITS.transformationInputPixels;
