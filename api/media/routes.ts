@@ -151,11 +151,22 @@ export const abortTransactionRoute = defineRoute({
 const PutQuery = BranchSelector.extend({
   mediaItemPath: ItemPath,
   transactionId: MediaTransactionId.optional().meta({ description: 'Stage the item in this open transaction (visible at its commit).' }),
+  mediaItemRid: MediaItemRid.optional().meta({
+    description:
+      'The new item’s rid, chosen by the caller (media_item_rid_already_exists when an item, in any set, has it); none: a new rid.',
+  }),
 });
 
 const putInput = (params: { mediaSetRid: string }, query: z.output<typeof PutQuery>, contentType: string): PutMediaItemInput => {
-  const { mediaItemPath, transactionId, ...selector } = query;
-  return { mediaSetRid: params.mediaSetRid, path: mediaItemPath, contentType: contentType || undefined, selector, transactionId };
+  const { mediaItemPath, transactionId, mediaItemRid, ...selector } = query;
+  return {
+    mediaSetRid: params.mediaSetRid,
+    path: mediaItemPath,
+    contentType: contentType || undefined,
+    selector,
+    transactionId,
+    mediaItemRid,
+  };
 };
 
 export const putMediaItemRoute = defineRoute({
@@ -182,6 +193,7 @@ export const putMediaItemRoute = defineRoute({
     'invalid_media_item_schema',
     'media_upload_destination_not_configured',
     'media_set_transaction_not_found',
+    'media_item_rid_already_exists',
     'payload_too_large',
     'conflict',
   ],
