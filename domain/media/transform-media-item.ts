@@ -131,12 +131,12 @@ export async function runMediaTransformation(
 }
 
 /** Past the CPU limit the input is at fault (the limit is far above any real image's need): a FAILED job, not a 5xx. */
-async function imageOffThread(job: ImageJob): Promise<ImageJobResult> {
+export async function imageOffThread(job: ImageJob, pool = threads): Promise<ImageJobResult> {
   try {
-    return await threads.run(job);
+    return await pool.run(job);
   } catch (error) {
     if (!(error instanceof WorkerTimeoutError)) throw error;
-    return { ok: false, tooManyPixels: false, failure: `the transformation took longer than ${threads.timeLimitMs} ms` };
+    return { ok: false, tooManyPixels: false, failure: `the transformation took longer than ${pool.timeLimitMs} ms` };
   }
 }
 
