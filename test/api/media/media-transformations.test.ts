@@ -42,10 +42,11 @@ const transform = (item: string, transformation: object, key = dana) =>
 const result = (item: string, jobId: string, headers: Record<string, string> = {}) =>
   fetch(`${svc.url}${itemUrl(item)}/transform/${jobId}/result`, { headers: { ...bearer(dana), ...headers } });
 
-/** A 640×480 photo-like JPEG: a gradient, so that encodings differ. */
+/** A 640×480 photo-like JPEG with EXIF (as a phone's photo has: where it was taken). */
 const photo = () =>
   sharp({ create: { width: 640, height: 480, channels: 3, background: '#4a7' } })
     .composite([{ input: Buffer.from('<svg width="640" height="480"><circle cx="320" cy="240" r="200" fill="#c33"/></svg>') }])
+    .withExif({ IFD0: { Copyright: 'Dana', ImageDescription: 'the shop at 48.85N 2.35E' } })
     .jpeg()
     .toBuffer();
 
@@ -88,7 +89,9 @@ describe('media transformations', () => {
     expect(res.status).toBe(200);
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.length).toBe(sizeBytes);
-    expect(await sharp(bytes).metadata()).toMatchObject({ format: 'webp', width: 160, height: 120 });
+    const meta = await sharp(bytes).metadata();
+    expect([meta.format, meta.width, meta.height, meta.exif]).toEqual(['webp', 160, 120, undefined]);
+    expect((await sharp(await photo()).metadata()).exif).toBeDefined();
     expect(res.headers.get('content-type')).toBe('image/webp');
     expect(res.headers.get('etag')).toBe(`"${createHash('sha256').update(bytes).digest('hex')}"`);
     expect(res.headers.get('content-disposition')).toBe(`inline; filename*=UTF-8''${n}.webp`);
