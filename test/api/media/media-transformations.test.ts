@@ -13,12 +13,13 @@ import { startTestService, type TestService } from '../../support/service.ts';
 let svc: TestService;
 let dana: string;
 let gus: string;
+let mo: string;
 let set: string;
 
 beforeAll(async () => {
   svc = await startTestService();
   await seedCompanies(svc);
-  [dana, gus] = await Promise.all([passwordKey(svc, 'dana'), passwordKey(svc, 'gus')]);
+  [dana, gus, mo] = await Promise.all([passwordKey(svc, 'dana'), passwordKey(svc, 'gus'), passwordKey(svc, 'mo')]);
   const res = await svc.call('POST', '/api/v1/mediasets', { body: { name: 'Shots', schema: 'any' }, headers: bearer(dana) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   set = res.body.data.rid;
@@ -162,9 +163,21 @@ describe('media transformations', () => {
       const res = await transform(item, transformation);
       expect([res.status, res.body.error.code], JSON.stringify(transformation)).toEqual([400, 'invalid_payload']);
     }
-    // No role on the set: it does not exist.
-    const other = await transform(item, { type: 'image', encoding: { type: 'png' } }, gus);
-    expect([other.status, other.body.error.code]).toEqual([404, 'media_set_not_found']);
+    // No role on the set: it does not exist; another company's member neither.
+    for (const key of [mo, gus]) {
+      const other = await transform(item, { type: 'image', encoding: { type: 'png' } }, key);
+      expect([other.status, other.body.error.code]).toEqual([404, 'media_set_not_found']);
+    }
+    // A Viewer grant reads, so it transforms (a thumbnail is a view of what it may read).
+    const grant = await svc.call('POST', `/api/v1/filesystem/resources/${set}/roles/add`, {
+      body: { principal: 'cell-acme', role: 'viewer' },
+      headers: bearer(dana),
+    });
+    expect(grant.status, JSON.stringify(grant.body)).toBe(200);
+    const viewer = await transform(item, { type: 'image', operations: [{ type: 'grayscale' }], encoding: { type: 'png' } }, mo);
+    expect([viewer.status, viewer.body.data.status]).toEqual([201, 'SUCCESSFUL']);
+    const status = await svc.call('GET', `${itemUrl(item)}/transform/${viewer.body.data.jobId}/status`, { headers: bearer(mo) });
+    expect(status.body.data).toEqual(viewer.body.data);
   });
 
   it('records a job that failed on bytes that are no image, and refuses a decompression bomb from its header', async () => {
