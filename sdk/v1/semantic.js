@@ -64,6 +64,12 @@ class Bytes {
   }
 }
 
+/** The SvcError of a failed answer (its envelope's error, or the HTTP status alone). */
+function failure(res, json) {
+  const error = json?.error ?? { code: 'internal_error', message: `Unexpected answer (HTTP ${res.status}).` };
+  return new SvcError(error.code, error.message, { status: res.status, details: error.details, requestId: json?.requestId });
+}
+
 const inNode = () => typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 const inPage = () => typeof document === 'object' && document !== null;
 
@@ -201,8 +207,7 @@ export function createClient(options = {}) {
     }
     const json = await res.json().catch(() => undefined);
     if (res.ok && json?.ok) return json.data;
-    const error = json?.error ?? { code: 'internal_error', message: `Unexpected answer (HTTP ${res.status}).` };
-    throw new SvcError(error.code, error.message, { status: res.status, details: error.details, requestId: json?.requestId });
+    throw failure(res, json);
   }
 
   /** One API call; with a ticket, an expired one is renewed once and the call repeated. */
@@ -361,11 +366,7 @@ export function createClient(options = {}) {
       } catch (cause) {
         throw new SvcError('network_error', `The service could not be reached: ${cause?.message ?? cause}`);
       }
-      if (!res.ok) {
-        const json = await res.json().catch(() => undefined);
-        const error = json?.error ?? { code: 'internal_error', message: `Unexpected answer (HTTP ${res.status}).` };
-        throw new SvcError(error.code, error.message, { status: res.status, details: error.details, requestId: json?.requestId });
-      }
+      if (!res.ok) throw failure(res, await res.json().catch(() => undefined));
       return {
         bytes: new Uint8Array(await res.arrayBuffer()),
         contentType: res.headers.get('content-type'),
