@@ -107,6 +107,25 @@ export const ERRORS = {
     status: 422,
     meaning: 'The item is larger than what the database store keeps (details.limitBytes) and no S3 store is configured (SVC_BLOB_STORE).',
   },
+  media_item_rid_already_exists: {
+    status: 409,
+    meaning: 'A media item with the rid given (query mediaItemRid) already exists: give another rid, or none for a new one.',
+  },
+  transformation_unavailable: {
+    status: 422,
+    meaning:
+      'This service has no such transformation for the item (details.transformationType, details.mimeType): image transformations of PNG, JPEG, WebP, GIF, AVIF and TIFF items only.',
+  },
+  transformation_input_too_large: {
+    status: 413,
+    meaning:
+      'The item is too large to transform: more bytes (details.limitBytes) or pixels (details.limitPixels) than a transformation reads.',
+  },
+  transformation_not_found: { status: 404, meaning: 'No such transformation job for this media item.' },
+  transformed_media_item_not_found: {
+    status: 404,
+    meaning: 'The transformation job produced no item: it failed (details.failure says why; the input is not a readable image).',
+  },
   improvement_limit_reached: {
     status: 409,
     meaning:

@@ -17,6 +17,14 @@ export const MEDIA_LIMITS = {
   /** Items up to this size may live in PostgreSQL; larger ones need the S3 store (SVC_BLOB_STORE). */
   databaseItemBytes: 4 * 1024 * 1024,
   pageSize: { default: 100, max: 1000 },
+  /** The largest item a transformation reads (transformation_input_too_large above). */
+  transformationInputBytes: 32 * 1024 * 1024,
+  /** The most pixels a transformation decodes (sharp's limitInputPixels): a small file that unpacks to more is refused, not decoded. */
+  transformationInputPixels: 40_000_000,
+  /** The largest width or height a transformation produces. */
+  transformationOutputSide: 4096,
+  /** Operations in one image transformation. */
+  transformationOperations: 8,
 } as const;
 
 export const MEDIA_SCHEMAS = ['image', 'audio', 'video', 'document', 'any'] as const;
@@ -104,3 +112,81 @@ export const MediaTransactionView = z
   })
   .meta({ id: 'MediaSetTransaction' });
 export type MediaTransactionView = z.input<typeof MediaTransactionView>;
+
+/** The item types image transformations read (sharp's decoders; SVG is left out: it is a document, not pixels). */
+export const TRANSFORMABLE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif', 'image/tiff'] as const;
+export const IMAGE_ENCODINGS = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+
+const Side = z.number().int().min(1).max(MEDIA_LIMITS.transformationOutputSide);
+const ImageOperation = z.discriminatedUnion('type', [
+  z
+    .strictObject({
+      type: z.literal('resize'),
+      width: Side.optional(),
+      height: Side.optional(),
+      fit: z.enum(['inside', 'cover', 'contain', 'fill']).default('inside').meta({
+        description:
+          '`inside` (a thumbnail: the whole image within the box, never enlarged), `cover` (crop to fill it), `contain` (letterbox), `fill` (stretch).',
+      }),
+    })
+    // A box of one side only is a thumbnail's (inside, never enlarged): the others could stretch a thin image without bound.
+    .refine(
+      (o) => (o.fit === 'inside' ? o.width !== undefined || o.height !== undefined : o.width !== undefined && o.height !== undefined),
+      {
+        message: 'give a width or a height (both for cover, contain and fill)',
+        path: ['width'],
+      },
+    ),
+  z.strictObject({ type: z.literal('rotate'), angle: z.union([z.literal(90), z.literal(180), z.literal(270)]) }),
+  z.strictObject({ type: z.literal('grayscale') }),
+]);
+
+export const ImageTransformation = z
+  .strictObject({
+    type: z.literal('image'),
+    operations: z.array(ImageOperation).max(MEDIA_LIMITS.transformationOperations).default([]),
+    encoding: z.strictObject({
+      type: z.enum(Object.keys(IMAGE_ENCODINGS) as [keyof typeof IMAGE_ENCODINGS]),
+      quality: z.number().int().min(1).max(100).optional().meta({ description: 'JPEG and WebP quality; default 80.' }),
+    }),
+  })
+  .meta({ id: 'ImageTransformation' });
+export type ImageTransformation = z.output<typeof ImageTransformation>;
+
+/**
+ * Foundry's other transformation kinds: named so that asking for one answers
+ * transformation_unavailable (not invalid_payload); their fields are not read.
+ */
+export const UNAVAILABLE_TRANSFORMATIONS = [
+  'audio',
+  'video',
+  'documentToText',
+  'documentToImage',
+  'documentToPdf',
+  'spreadsheetToText',
+  'emailToText',
+  'emailAttachment',
+  'dicomToImage',
+  'geoImage',
+] as const;
+
+export const TransformMediaItemInput = z.strictObject({
+  transformation: z.union([
+    ImageTransformation,
+    z.looseObject({ type: z.enum(UNAVAILABLE_TRANSFORMATIONS) }).meta({ description: 'Not available here: transformation_unavailable.' }),
+  ]),
+});
+export type TransformMediaItemInput = z.output<typeof TransformMediaItemInput>;
+
+export const TransformationJobId = z.string().regex(/^[0-9a-f]{64}$/, 'must be a transformation job id');
+
+export const TransformationJobView = z
+  .object({
+    jobId: z.string().meta({ description: 'Names the input’s content and the transformation: the same request answers the same job.' }),
+    status: z.enum(['SUCCESSFUL', 'FAILED']),
+    mimeType: z.string().nullable().meta({ description: 'The result’s type; null when the job failed.' }),
+    sizeBytes: z.number().int().nullable(),
+    failure: z.string().nullable().meta({ description: 'Why the job failed (the input is not a readable image); null on success.' }),
+  })
+  .meta({ id: 'MediaTransformationJob' });
+export type TransformationJobView = z.input<typeof TransformationJobView>;

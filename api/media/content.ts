@@ -46,3 +46,18 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
     return t === '*' || t === etag;
   });
 }
+
+/** An item's bytes as answered (304 by ETag, 416, 206 for one range, else 200), with the headers above. */
+export function contentAnswer({ item, bytes }: { item: MediaItemView; bytes: Buffer }, ctx: { get(header: string): string }) {
+  const headers = contentHeaders(item);
+  if (notModified(ctx.get('if-none-match') || undefined, headers.ETag!)) return { status: 304, data: Buffer.alloc(0), headers };
+  const range = rangeOf(ctx.get('range') || undefined, bytes.length);
+  if (range === 'unsatisfiable')
+    return { status: 416, data: Buffer.alloc(0), headers: { ...headers, 'Content-Range': `bytes */${bytes.length}` } };
+  if (range === undefined) return { status: 200, data: bytes, headers };
+  return {
+    status: 206,
+    data: bytes.subarray(range.start, range.end + 1),
+    headers: { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${bytes.length}` },
+  };
+}

@@ -7,12 +7,16 @@ import {
   getMediaItemInfo,
   getMediaItemRidByPath,
   getMediaSet,
+  getMediaTransformationStatus,
   listMediaItems,
   listMediaSets,
   openMediaTransaction,
   type PutMediaItemInput,
   putMediaItem,
   readMediaItem,
+  readMediaTransformationResult,
+  recordMediaTransformation,
+  runMediaTransformation,
 } from '../../domain/media/index.ts';
 import {
   BranchSelector,
@@ -24,10 +28,14 @@ import {
   MediaSetView,
   MediaTransactionId,
   MediaTransactionView,
+  TRANSFORMABLE_IMAGE_TYPES,
+  TransformationJobId,
+  TransformationJobView,
+  TransformMediaItemInput,
 } from '../../schemas/media.ts';
 import { readBodyBytes } from '../http/read-json-body.ts';
 import { defineRoute } from '../http/route.ts';
-import { contentHeaders, notModified, rangeOf } from './content.ts';
+import { contentAnswer } from './content.ts';
 
 // Media sets (issue 30; shapes after Foundry's MediaSets API): generic resources
 // `ri.mio.svc.media-set.<uuid>` whose role decides inside (domain/policy media-set.*). Items are
@@ -143,11 +151,22 @@ export const abortTransactionRoute = defineRoute({
 const PutQuery = BranchSelector.extend({
   mediaItemPath: ItemPath,
   transactionId: MediaTransactionId.optional().meta({ description: 'Stage the item in this open transaction (visible at its commit).' }),
+  mediaItemRid: MediaItemRid.optional().meta({
+    description:
+      'The new item’s rid, chosen by the caller (media_item_rid_already_exists when an item, in any set, has it); none: a new rid.',
+  }),
 });
 
 const putInput = (params: { mediaSetRid: string }, query: z.output<typeof PutQuery>, contentType: string): PutMediaItemInput => {
-  const { mediaItemPath, transactionId, ...selector } = query;
-  return { mediaSetRid: params.mediaSetRid, path: mediaItemPath, contentType: contentType || undefined, selector, transactionId };
+  const { mediaItemPath, transactionId, mediaItemRid, ...selector } = query;
+  return {
+    mediaSetRid: params.mediaSetRid,
+    path: mediaItemPath,
+    contentType: contentType || undefined,
+    selector,
+    transactionId,
+    mediaItemRid,
+  };
 };
 
 export const putMediaItemRoute = defineRoute({
@@ -174,6 +193,7 @@ export const putMediaItemRoute = defineRoute({
     'invalid_media_item_schema',
     'media_upload_destination_not_configured',
     'media_set_transaction_not_found',
+    'media_item_rid_already_exists',
     'payload_too_large',
     'conflict',
   ],
@@ -261,18 +281,70 @@ export const readMediaItemContentRoute = defineRoute({
   response: { status: 200, description: 'The bytes, as their Content-Type.', schema: z.instanceof(Buffer) },
   errors: [...ERRORS, 'media_item_not_found'],
   async handler({ deps, principal, params, ctx }) {
-    const { item, bytes } = await readMediaItem(deps, principal, params.mediaSetRid, params.mediaItemRid);
-    const headers = contentHeaders(item);
-    if (notModified(ctx.get('if-none-match') || undefined, headers.ETag!)) return { status: 304, data: Buffer.alloc(0), headers };
-    const range = rangeOf(ctx.get('range') || undefined, bytes.length);
-    if (range === 'unsatisfiable')
-      return { status: 416, data: Buffer.alloc(0), headers: { ...headers, 'Content-Range': `bytes */${bytes.length}` } };
-    if (range === undefined) return { data: bytes, headers };
-    return {
-      status: 206,
-      data: bytes.subarray(range.start, range.end + 1),
-      headers: { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${bytes.length}` },
-    };
+    return contentAnswer(await readMediaItem(deps, principal, params.mediaSetRid, params.mediaItemRid), ctx);
+  },
+});
+
+const TransformationParams = ItemParams.extend({ transformationJobId: TransformationJobId });
+const TRANSFORMATION_ERRORS = [...ERRORS, 'media_item_not_found', 'transformation_not_found'] as const;
+
+export const transformMediaItemRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/mediasets/{mediaSetRid}/items/{mediaItemRid}/transform',
+  operationId: 'transformMediaItem',
+  summary: 'Transform an image item (thumbnail, rotation, grayscale, format conversion); answers the finished job',
+  description:
+    'Runs on the service’s worker threads and answers when the job is done (status SUCCESSFUL or FAILED); the result is read at ' +
+    '`…/transform/{transformationJobId}/result`. A job is named by the input’s content and the transformation, so repeating a ' +
+    `request finds it done. Images only (${TRANSFORMABLE_IMAGE_TYPES.join(', ')}; other kinds: transformation_unavailable); ` +
+    `at most ${MEDIA_LIMITS.transformationInputBytes} bytes and ${MEDIA_LIMITS.transformationInputPixels} pixels in ` +
+    `(transformation_input_too_large), at most ${MEDIA_LIMITS.transformationOutputSide} pixels a side out. Any role on the set may transform.`,
+  tags: ['media'],
+  auth: 'credential',
+  write: true,
+  params: ItemParams,
+  body: TransformMediaItemInput,
+  response: { status: 201, description: 'The finished job.', schema: TransformationJobView },
+  errors: [...ERRORS, 'media_item_not_found', 'transformation_unavailable', 'transformation_input_too_large'],
+  // The image is transformed before the write's transaction opens: no connection waits on a worker thread.
+  prepare: ({ deps, principal, params, body, dryRun }) => runMediaTransformation(deps, principal, params, body, dryRun),
+  handler: async ({ db, prepared, dryRun }) => ({
+    status: 201,
+    data: dryRun ? prepared.job : await recordMediaTransformation(db, prepared),
+    plan: { jobId: prepared.job.jobId, alreadyDone: prepared.cached },
+  }),
+});
+
+export const getTransformationStatusRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/mediasets/{mediaSetRid}/items/{mediaItemRid}/transform/{transformationJobId}/status',
+  operationId: 'getMediaTransformationJobStatus',
+  summary: 'A transformation job of an item: its status, and why it failed',
+  tags: ['media'],
+  auth: 'credential',
+  params: TransformationParams,
+  response: { status: 200, description: 'The job.', schema: TransformationJobView },
+  errors: [...TRANSFORMATION_ERRORS],
+  handler: async ({ deps, principal, params }) => ({
+    data: await getMediaTransformationStatus(deps, principal, { ...params, jobId: params.transformationJobId }),
+  }),
+});
+
+export const readTransformationResultRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/mediasets/{mediaSetRid}/items/{mediaItemRid}/transform/{transformationJobId}/result',
+  operationId: 'readMediaTransformationResult',
+  summary: 'The bytes a transformation job produced, answered like an item’s content (ranges, strong ETag, sandbox headers)',
+  description: 'A job that failed produced nothing: transformed_media_item_not_found, with details.failure.',
+  tags: ['media'],
+  auth: 'credential',
+  params: TransformationParams,
+  envelope: false,
+  responseType: 'application/octet-stream',
+  response: { status: 200, description: 'The bytes, as their Content-Type.', schema: z.instanceof(Buffer) },
+  errors: [...TRANSFORMATION_ERRORS, 'transformed_media_item_not_found'],
+  async handler({ deps, principal, params, ctx }) {
+    return contentAnswer(await readMediaTransformationResult(deps, principal, { ...params, jobId: params.transformationJobId }), ctx);
   },
 });
 
@@ -288,4 +360,7 @@ export const mediaRoutes = [
   getRidByPathRoute,
   getMediaItemInfoRoute,
   readMediaItemContentRoute,
+  transformMediaItemRoute,
+  getTransformationStatusRoute,
+  readTransformationResultRoute,
 ];

@@ -15,7 +15,7 @@ const read = (name: string) => readFileSync(new URL(`../../sdk/v1/${name}`, impo
 
 const MODULE = read('semantic.js');
 /** The client's declarations after the generated wire types, as one self-contained file. */
-const TYPES = `${sdkWireTypes()}\n\n${read('client.d.ts').replace(/^import type .*\n/m, '')}`;
+const TYPES = `${sdkWireTypes()}\n\n${read('client.d.ts').replace(/^import type [^;]*;\n/m, '')}`;
 /** Every legacy SDK name is the semantic SDK (Versioning 6): the same module, re-exported. */
 const ALIAS = "export * from './semantic.js';\n";
 

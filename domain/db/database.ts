@@ -605,6 +605,7 @@ export interface Database {
   media_set_branches: MediaSetBranchesTable;
   media_set_transactions: MediaSetTransactionsTable;
   media_items: MediaItemsTable;
+  media_transformations: MediaTransformationsTable;
   group_members: GroupMembersTable;
   marking_categories: MarkingCategoriesTable;
   markings: MarkingsTable;
@@ -967,6 +968,18 @@ export interface MediaSetTransactionsTable {
   created_by: string | null;
   created_at: Generated<Date>;
   closed_at: Date | null;
+}
+
+/** A media transformation job and its cached result (id: SHA-256 of the input's hash and the transformation). */
+export interface MediaTransformationsTable {
+  id: string;
+  input_sha256: Buffer;
+  status: 'SUCCESSFUL' | 'FAILED';
+  output_sha256: Buffer | null;
+  output_mime_type: string | null;
+  output_size: number | null;
+  failure: string | null;
+  created_at: Generated<Date>;
 }
 
 /** A media item: visible at once (put outside a transaction) or at its transaction's commit. */

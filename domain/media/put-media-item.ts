@@ -6,7 +6,7 @@ import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { assertAdmitted } from './media-types.ts';
-import { branchOf, checkedPath, itemRows, itemView, mediaSetFor, type SetRow } from './repository.ts';
+import { branchOf, checkedPath, itemIdOf, itemRid, itemRows, itemView, mediaSetFor, type SetRow } from './repository.ts';
 import { openTransactionOf, stagedCount } from './transactions.ts';
 
 export interface PutMediaItemInput {
@@ -15,13 +15,24 @@ export interface PutMediaItemInput {
   contentType: string | undefined;
   selector: BranchSelector;
   transactionId?: string | undefined;
+  /** The new item's rid, chosen by the caller (media_item_rid_already_exists when taken); none: a new one. */
+  mediaItemRid?: string | undefined;
 }
 
-/** What an item put checks before its bytes are read: the caller may write, the path is safe, the set takes the type. */
+/** What an item put checks before its bytes are read: the caller may write, the path is safe, the set takes the type, a rid given is free. */
 async function admitted(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, input: PutMediaItemInput) {
   const set = await mediaSetFor(deps, principal, input.mediaSetRid, 'media-set.write');
-  return { set, path: checkedPath(input.path), mimeType: assertAdmitted(set, input.contentType) };
+  const checked = { set, path: checkedPath(input.path), mimeType: assertAdmitted(set, input.contentType) };
+  if (input.mediaItemRid !== undefined) {
+    const taken = await deps.db.selectFrom('media_items').select('id').where('id', '=', itemIdOf(input.mediaItemRid)).executeTakeFirst();
+    if (taken) throw ridTaken(input.mediaItemRid);
+  }
+  return checked;
 }
+
+/** A rid held by an item now, in any set, staged or visible: a rid names one item only. */
+const ridTaken = (rid: string) =>
+  new DomainError('media_item_rid_already_exists', `A media item ${rid} already exists.`, { details: { mediaItemRid: rid } });
 
 const tooLarge = (limit: number) =>
   new DomainError('payload_too_large', `A media item put directly is at most ${limit} bytes; larger items go through upload sessions.`, {
@@ -88,8 +99,8 @@ export async function putMediaItem(
       },
     );
   }
-  const id = randomUUID();
-  await deps.db
+  const id = input.mediaItemRid === undefined ? randomUUID() : itemIdOf(input.mediaItemRid);
+  const inserted = await deps.db
     .insertInto('media_items')
     .values({
       id,
@@ -102,7 +113,10 @@ export async function putMediaItem(
       mime_type: mimeType,
       created_by: principal.account.id,
     })
-    .execute();
+    // A rid taken since the check (a concurrent put with the same rid): refused, not a 5xx.
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  if (inserted.numInsertedOrUpdatedRows === 0n) throw ridTaken(itemRid(id));
   return itemView(set, await itemRows(deps.db).where('i.id', '=', id).executeTakeFirstOrThrow());
 }
 

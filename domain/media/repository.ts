@@ -140,11 +140,12 @@ export const itemRows = (db: DbOrTrx) =>
 export type ItemRow = Awaited<ReturnType<ReturnType<typeof itemRows>['executeTakeFirstOrThrow']>>;
 
 export const itemRid = (id: string) => `${MEDIA_ITEM_RID_PREFIX}${id}`;
+export const itemIdOf = (rid: string) => idOf(rid, MEDIA_ITEM_RID_PREFIX);
 
 /** A committed item of the set by its rid (media_item_not_found otherwise: staged items are not visible yet). */
 export async function visibleItem(db: DbOrTrx, set: SetRow, rid: string): Promise<ItemRow> {
   const item = await itemRows(db)
-    .where('i.id', '=', idOf(rid, MEDIA_ITEM_RID_PREFIX))
+    .where('i.id', '=', itemIdOf(rid))
     .where('b.media_set_id', '=', set.id)
     .where('i.visible', '=', true)
     .executeTakeFirst();

@@ -336,6 +336,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getMediaItemRidByPath: RESOURCES,
   getMediaItemInfo: RESOURCES,
   readMediaItemContent: RESOURCES,
+  // Any role on the set may transform its items (a thumbnail is a view of what they may read).
+  transformMediaItem: RESOURCES,
+  getMediaTransformationJobStatus: RESOURCES,
+  readMediaTransformationResult: RESOURCES,
   sendTestNotification: route('none', KEYS, SESSIONS),
 };
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { LogEventInput, RecordEventsResult } from '../app-log.ts';
 import { CreateProposalInput, OverlayView, ProposalView } from '../evolve.ts';
+import { ImageTransformation, MediaItemView, TransformationJobView } from '../media.ts';
 import { AuthMe } from '../sharing.ts';
 
 type JsonSchema = {
@@ -70,5 +71,8 @@ export function sdkWireTypes(): string {
     declareType('EvolveOverlay', OverlayView, 'output'),
     declareType('EvolveProposalInput', CreateProposalInput.omit({ slug: true }), 'input'),
     declareType('EvolveProposal', ProposalView, 'output'),
+    declareType('MediaItem', MediaItemView, 'output'),
+    declareType('ImageTransformation', ImageTransformation, 'input'),
+    declareType('MediaTransformationJob', TransformationJobView, 'output'),
   ].join('\n\n');
 }

@@ -1,6 +1,16 @@
 // The SDK's public API, served after the generated wire types as semantic.d.ts. AuthMe,
-// LogEvent, RecordEventsResult and the Evolve… types are the generated ones.
-import type { AuthMe, EvolveOverlay, EvolveProposal, EvolveProposalInput, LogEvent, RecordEventsResult } from './wire.d.ts';
+// LogEvent, RecordEventsResult, the Evolve… and the Media… types are the generated ones.
+import type {
+  AuthMe,
+  EvolveOverlay,
+  EvolveProposal,
+  EvolveProposalInput,
+  ImageTransformation,
+  LogEvent,
+  MediaItem,
+  MediaTransformationJob,
+  RecordEventsResult,
+} from './wire.d.ts';
 
 export declare const SVC_ERROR_MARKER: 'svc-sdk-error';
 export declare const ERRORS_PER_CLASS: 10;
@@ -25,6 +35,18 @@ export interface ClientOptions {
   /** false: do not read the CLI's stored login. */
   storedLogin?: boolean;
   fetch?: typeof fetch;
+}
+
+export interface MediaUploadOptions {
+  /** The item's MIME type; default: a Blob's own type, else application/octet-stream. */
+  contentType?: string;
+  /** Stage the item in this open transaction of the set. */
+  transactionId?: string;
+  branchName?: string;
+  /** The new item's rid, chosen by the caller (media_item_rid_already_exists when taken). */
+  mediaItemRid?: string;
+  /** In Node, as the bytes are sent; elsewhere at the start and at the end. */
+  onProgress?(progress: { loaded: number; total: number }): void;
 }
 
 export type Feedback = Omit<Extract<LogEvent, { kind: 'feedback' }>, 'kind'>;
@@ -54,6 +76,18 @@ export interface SvcClient {
     overlay(): Promise<EvolveOverlay>;
     /** Proposes changes of declared tokens and slots; from an app's page, personal for its own visitor. */
     propose(proposal: EvolveProposalInput): Promise<EvolveProposal>;
+  };
+  media: {
+    upload(mediaSetRid: string, path: string, data: Uint8Array | ArrayBuffer | Blob, options?: MediaUploadOptions): Promise<MediaItem>;
+    item(mediaSetRid: string, mediaItemRid: string): Promise<MediaItem>;
+    /** The address of the item's bytes; they are read with a credential (`read`). */
+    url(mediaSetRid: string, mediaItemRid: string): Promise<string>;
+    read(
+      mediaSetRid: string,
+      mediaItemRid: string,
+      options?: { range?: { start: number; end?: number } },
+    ): Promise<{ bytes: Uint8Array; contentType: string | null; etag: string | null }>;
+    transform(mediaSetRid: string, mediaItemRid: string, transformation: ImageTransformation): Promise<MediaTransformationJob>;
   };
   renewTicket(): Promise<{ ticket: string; expiresAt: string; channel: 'test' | 'production'; version: string }>;
   request<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;

@@ -85,6 +85,8 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   mediaSetRid: t.mediaSetRid,
   mediaItemRid: t.mediaItemRid,
   transactionId: t.mediaTransactionId,
+  // No such job: the gate is what is asked here (jobs are the media tests').
+  transformationJobId: '0'.repeat(64),
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
 });
@@ -202,6 +204,8 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
+  // The matrix item is JSON: transformation_unavailable once admitted.
+  transformMediaItem: () => ({ body: { transformation: { type: 'image', encoding: { type: 'png' } } } }),
   ...withLegacyEvolvePaths({
     getEvolveEvidence: () => ({ query: { slug: APP.slug } }),
     suggestEvolveProposals: () => ({ body: { slug: APP.slug } }),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { sql } from 'kysely';
+import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { legacyEvolveIds } from '../../domain/policy/index.ts';
 import { randomBase62, sha256 } from '../../domain/security/random.ts';
@@ -202,6 +203,24 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     headers: bearer(dev),
     status: 201,
   }),
+  // A PNG put for real first; the dry run names the job and runs nothing, the real request transforms and records it.
+  transformMediaItem: async () => {
+    const mediaSetRid = await mediaSet();
+    const png = await sharp({ create: { width: 6, height: 4, channels: 3, background: '#36c' } })
+      .png()
+      .toBuffer();
+    const put = await svc.call('POST', `/api/v1/mediasets/${mediaSetRid}/items?mediaItemPath=${unique('dry')}.png`, {
+      rawBody: png,
+      headers: { ...bearer(dev), 'content-type': 'image/png' },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    return {
+      params: { mediaSetRid, mediaItemRid: put.body.data.mediaItemRid },
+      body: { transformation: { type: 'image', operations: [{ type: 'resize', width: 3 }], encoding: { type: 'webp' } } },
+      headers: bearer(dev),
+      status: 201,
+    };
+  },
   webSignIn: async () => ({
     body: { login: 'dana', password: PASSWORD },
     headers: origin(),

@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { release } from '../support/hosting.ts';
 import { bearer, passwordKey, resetRateLimits, seedCompanies } from '../support/identity.ts';
@@ -52,6 +54,8 @@ beforeEach(async () => {
   process.env.XDG_CONFIG_HOME = await mkdtemp(join(dir, 'config-'));
   await resetRateLimits(svc);
 });
+
+const sha256hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** A fetch that counts what it is asked to send. */
 function countingFetch() {
@@ -168,6 +172,63 @@ describe('the SDK in Node', () => {
     expect((await client.log.error(new TypeError('other class'))).dropped).toBeUndefined();
   });
 
+  it('media: uploads an item with progress as its bytes stream, reads it back by range, transforms it, and throws the service’s codes', async () => {
+    const set = await svc.call('POST', '/api/v1/mediasets', { body: { name: 'SDK photos', schema: 'image' }, headers: bearer(dev) });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    const rid = set.body.data.rid;
+    // Noise does not compress: a PNG of about 300 KB, several chunks of the stream.
+    const noise = randomBytes(320 * 320 * 3);
+    const png = await sharp(noise, { raw: { width: 320, height: 320, channels: 3 } })
+      .png()
+      .toBuffer();
+    const client = sdk.createClient({ apiKey: dev, baseUrl: svc.url });
+    const progress: { loaded: number; total: number }[] = [];
+    const item = await client.media.upload(rid, 'shelves/a.png', new Uint8Array(png), {
+      contentType: 'image/png',
+      onProgress: (p: { loaded: number; total: number }) => progress.push(p),
+    });
+    expect(item).toMatchObject({ path: 'shelves/a.png', mimeType: 'image/png', sizeBytes: png.length, sha256: sha256hex(png) });
+    expect(progress.length).toBeGreaterThan(2);
+    expect(progress[0]).toEqual({ loaded: 0, total: png.length });
+    expect(progress.at(-1)).toEqual({ loaded: png.length, total: png.length });
+    expect(progress.every((p, i) => i === 0 || p.loaded > progress[i - 1]!.loaded)).toBe(true);
+
+    // A Blob brings its own type.
+    const blob = await client.media.upload(rid, 'shelves/b.png', new Blob([png], { type: 'image/png' }));
+    expect(blob.mimeType).toBe('image/png');
+    expect(await client.media.url(rid, item.mediaItemRid)).toBe(`${svc.url}/api/v1/mediasets/${rid}/items/${item.mediaItemRid}/content`);
+    const part = await client.media.read(rid, item.mediaItemRid, { range: { start: 8, end: 15 } });
+    expect([Buffer.from(part.bytes), part.contentType, part.etag]).toEqual([png.subarray(8, 16), 'image/png', `"${sha256hex(png)}"`]);
+    expect((await client.media.item(rid, item.mediaItemRid)).sizeBytes).toBe(png.length);
+    const job = await client.media.transform(rid, item.mediaItemRid, {
+      type: 'image',
+      operations: [{ type: 'resize', width: 64 }],
+      encoding: { type: 'jpeg' },
+    });
+    expect(job).toMatchObject({ status: 'SUCCESSFUL', mimeType: 'image/jpeg' });
+
+    const refusals = [
+      client.media.upload(rid, '../up.png', png, { contentType: 'image/png' }),
+      client.media.upload(rid, 'c.png', png, { contentType: 'image/png', mediaItemRid: item.mediaItemRid }),
+      client.media.upload(rid, 'd.txt', new TextEncoder().encode('text')),
+      client.media.read(rid, 'ri.mio.svc.media-item.00000000-0000-0000-0000-000000000000'),
+    ];
+    const codes = await Promise.all(
+      refusals.map((p) =>
+        p.then(
+          () => 'resolved',
+          (e: { code: string; marker: string }) => [e.code, e.marker],
+        ),
+      ),
+    );
+    expect(codes).toEqual([
+      ['media_item_path_invalid', 'svc-sdk-error'],
+      ['media_item_rid_already_exists', 'svc-sdk-error'],
+      ['invalid_media_item_schema', 'svc-sdk-error'],
+      ['media_item_not_found', 'svc-sdk-error'],
+    ]);
+  });
+
   it('serves the legacy names as the same module, ui.css, and declarations that compile', async () => {
     const alias = await fetch(`${svc.url}/developer/sdk/v1/log.js`);
     expect(await alias.text()).toBe("export * from './semantic.js';\n");
@@ -189,9 +250,14 @@ describe('the SDK in Node', () => {
         'const me: AuthMe = await createClient().auth.me();\n' +
         'const role: "developer" | "member" | "editor" | "viewer" | null = me.role;\n' +
         "await createClient().log.feedback({ topic: 'search', rating: 4 });\n" +
+        "const item = await createClient().media.upload('set', 'a.png', new Uint8Array(4), { onProgress: (p) => p.loaded / p.total });\n" +
+        'const size: number = item.sizeBytes;\n' +
+        "await createClient().media.transform('set', item.mediaItemRid, { type: 'image', encoding: { type: 'webp' } });\n" +
+        '// @ts-expect-error: no such encoding\n' +
+        "await createClient().media.transform('set', item.mediaItemRid, { type: 'image', encoding: { type: 'bmp' } });\n" +
         '// @ts-expect-error: feedback needs a topic\n' +
         'await createClient().log.feedback({ rating: 4 });\n' +
-        'export { role };\n',
+        'export { role, size };\n',
     );
     const tsc = join(process.cwd(), 'node_modules', '.bin', 'tsc');
     const args = [

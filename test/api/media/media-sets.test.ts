@@ -185,6 +185,30 @@ describe('media sets', () => {
     expect(badToken.status).toBe(400);
   });
 
+  it('puts an item under a rid the caller chooses, once: a rid an item has is refused before the body is stored', async () => {
+    const rid = await newSet();
+    const chosen = `ri.mio.svc.media-item.${crypto.randomUUID()}`;
+    expect(await putOk(rid, 'mine.png', 'mine', { query: `&mediaItemRid=${chosen}` })).toBe(chosen);
+    expect((await json('GET', `/api/v1/mediasets/${rid}/items/${chosen}`, dana)).body.data.path).toBe('mine.png');
+    // Taken: at another path, at the same path (a replacement needs a new rid), in another set.
+    const other = await newSet();
+    for (const [set, path] of [
+      [rid, 'other.png'],
+      [rid, 'mine.png'],
+      [other, 'mine.png'],
+    ] as const) {
+      const res = await put(set, path, 'again', { query: `&mediaItemRid=${chosen}` });
+      expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
+        409,
+        'media_item_rid_already_exists',
+        { mediaItemRid: chosen },
+      ]);
+    }
+    expect(await paths(rid)).toEqual(['mine.png']);
+    const malformed = await put(rid, 'x.png', 'x', { query: '&mediaItemRid=ri.mio.svc.media-set.00000000-0000-0000-0000-000000000000' });
+    expect([malformed.status, malformed.body.error.code]).toEqual([400, 'invalid_payload']);
+  });
+
   it('refuses hostile paths with their reason, a missing path, and types the schema does not admit', async () => {
     const rid = await newSet({ allowedMimeTypes: ['image/png'] });
     const reasons: [string, string][] = [
