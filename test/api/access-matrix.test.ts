@@ -202,6 +202,9 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
+  // The camera routes' {name} is `run`, which no company has: admitted callers get camera_not_found.
+  createCamera: () => ({ body: { name: 'matrix-camera', kind: 'snapshot', url: 'http://192.0.2.10/snapshot.jpg' } }),
+  updateCamera: () => ({ body: { maxViewers: 2 } }),
   ...withLegacyEvolvePaths({
     getEvolveEvidence: () => ({ query: { slug: APP.slug } }),
     suggestEvolveProposals: () => ({ body: { slug: APP.slug } }),
