@@ -126,6 +126,11 @@ export const ERRORS = {
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   camera_not_found: { status: 404, meaning: 'No such camera in the company (for an app ticket: none its manifest lists).' },
   camera_name_exists: { status: 409, meaning: 'The company already has a camera of that name.' },
+  model_not_found: {
+    status: 404,
+    meaning: 'No such model in the catalog (GET /api/v1/models), or, for an app ticket, the app’s manifest does not list it in `models`.',
+  },
+  image_undecodable: { status: 400, meaning: 'The body is not an image the service decodes (JPEG, PNG, WebP, GIF, AVIF, TIFF).' },
   camera_busy: {
     status: 429,
     meaning: 'The camera already has its maxViewers live viewers (details.maxViewers); retry when one leaves (Retry-After).',

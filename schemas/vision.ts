@@ -100,3 +100,54 @@ export const CameraProbe = z.object({
   latencyMs: z.number().int().nullable(),
 });
 export type CameraProbe = z.output<typeof CameraProbe>;
+
+// Detection (POST /api/v1/models/vision/detect) and the model catalog (GET /api/v1/models).
+
+export const DETECT_LIMITS = {
+  /** Largest image body. */
+  imageBytes: 8 * 1024 * 1024,
+  /** Images are decoded at most this large (pixels), whatever their header claims. */
+  inputPixels: 40_000_000,
+  /** The detector sees the image scaled to fit this square (boxes are given in the original's pixels). */
+  detectSide: 640,
+} as const;
+
+export const DetectQuery = z.strictObject({
+  namespace: CellId.optional().meta({ description: 'With `camera`: the company of the camera whose keyframe is analysed.' }),
+  camera: CameraName.optional().meta({ description: 'Analyse this camera’s current keyframe instead of a body.' }),
+  minConfidence: z.coerce.number().min(0.05).max(1).default(0.5),
+  maxResults: z.coerce.number().int().min(1).max(100).default(20),
+});
+export type DetectQuery = z.output<typeof DetectQuery>;
+
+export const Detection = z.object({
+  label: z.string(),
+  score: z.number(),
+  /** In pixels of the analysed image, origin top left. */
+  box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }),
+});
+export type Detection = z.output<typeof Detection>;
+
+export const DetectResult = z.object({
+  model: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  detections: z.array(Detection),
+  /** Server time spent (decoding and detection), metered as compute minutes on an app page. */
+  computeMs: z.number().int(),
+});
+export type DetectResult = z.output<typeof DetectResult>;
+
+export const ModelEntry = z.object({
+  id: z.string(),
+  tasks: z.array(z.string()),
+  labels: z.array(z.string()),
+  route: z.string(),
+  engine: z.string(),
+  weights: z.object({ package: z.string(), version: z.string(), license: z.string() }),
+  /** Runs on the service's machine with no network. */
+  offline: z.boolean(),
+  metering: z.string(),
+});
+export const ModelCatalog = z.object({ models: z.array(ModelEntry) });
+export type ModelCatalog = z.output<typeof ModelCatalog>;

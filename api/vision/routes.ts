@@ -3,9 +3,11 @@ import { DomainError } from '../../domain/errors.ts';
 import {
   type CameraService,
   deleteCamera,
+  detectObjects,
   getCamera,
   LIVE_CONTENT_TYPE,
   listCameras,
+  listModels,
   probeCamera,
   readKeyframe,
   registerCamera,
@@ -19,9 +21,14 @@ import {
   CamerasParams,
   CameraView,
   CreateCameraInput,
+  DETECT_LIMITS,
+  DetectQuery,
+  DetectResult,
+  ModelCatalog,
   UpdateCameraInput,
 } from '../../schemas/vision.ts';
 import type { ApiDeps } from '../deps.ts';
+import { readBodyBytes } from '../http/read-json-body.ts';
 import { defineRoute } from '../http/route.ts';
 
 // Vision cameras (spec G; issue 34): a company's HTTP snapshot and MJPEG cameras, read by its
@@ -187,6 +194,58 @@ export const cameraLiveRoute = defineRoute({
   }),
 });
 
+export const listModelsRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/models',
+  operationId: 'listModels',
+  summary: 'The model catalog: the models installed on this service, their tasks, labels, weights and metering',
+  description: 'Public (no credential), as the price list.',
+  tags: ['models'],
+  auth: 'none',
+  response: { status: 200, description: 'The catalog.', schema: ModelCatalog },
+  errors: ['rate_limited'],
+  handler: async () => ({ data: listModels() }),
+});
+
+export const detectRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/models/vision/detect',
+  operationId: 'detectVision',
+  summary: 'Find faces in an image (the body) or in a camera’s current keyframe: boxes, labels and scores',
+  description:
+    'The body is the image (JPEG, PNG, WebP, GIF, AVIF or TIFF, at most 8 MiB); or, with an empty body, `namespace` and `camera` ' +
+    'name a camera whose keyframe is analysed (camera access as for the keyframe route). The detector (SSD MobileNet v1 of ' +
+    '@vladmandic/face-api, MIT weights shipped in the package) runs offline on worker threads, on the image scaled to fit ' +
+    '640×640; boxes are in the original image’s pixels. Company developers by key or web session; an app ticket when its ' +
+    'manifest lists `vision` in `models` (else 404 model_not_found). On an app page the time taken is metered as the app’s ' +
+    'compute minutes, and calls answer 429 quota_exhausted once its compute minutes of the month, tokens of the day or model ' +
+    'budget are used up.',
+  tags: ['models'],
+  auth: 'credential',
+  query: DetectQuery,
+  binaryBody: { description: 'The image bytes; empty when a camera is named.' },
+  bodyLimit: DETECT_LIMITS.imageBytes,
+  response: { status: 200, description: 'What was found.', schema: DetectResult },
+  errors: [
+    'unauthorized',
+    'invalid_session',
+    'forbidden',
+    'invalid_payload',
+    'payload_too_large',
+    'image_undecodable',
+    'model_not_found',
+    'quota_exhausted',
+    'timeout',
+    ...READ_ERRORS,
+    ...CONNECT_ERRORS,
+  ],
+  // The bytes are read before anything else: the detection itself writes only the app's usage.
+  prepare: ({ ctx }) => readBodyBytes(ctx, DETECT_LIMITS.imageBytes),
+  handler: async ({ deps, principal, query, prepared }) => ({
+    data: await detectObjects(cameraDeps(deps), principal, query, prepared),
+  }),
+});
+
 export const visionRoutes = [
   listCamerasRoute,
   createCameraRoute,
@@ -196,4 +255,6 @@ export const visionRoutes = [
   probeCameraRoute,
   cameraKeyframeRoute,
   cameraLiveRoute,
+  listModelsRoute,
+  detectRoute,
 ];

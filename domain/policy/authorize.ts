@@ -134,6 +134,11 @@ export interface Actions {
   'camera.read': CameraSubject;
   /** Register, change and remove a company's cameras: its developers by key or web session; never a ticket. */
   'camera.manage': CompanySubject;
+  /**
+   * Call a model of the catalog: developers by key or web session (the route table); an app
+   * ticket only a model its manifest lists (others do not exist for it: 404). Never an agent key.
+   */
+  'model.call': { model: string; appModels: readonly string[] | null };
 }
 export type Action = keyof Actions;
 
@@ -327,6 +332,13 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     if (refused || p.kind !== 'ticket' || s.camera === null || s.appCameras?.includes(s.camera)) return refused;
     return new DomainError('camera_not_found', `This app's manifest does not list the camera ${s.camera}.`, {
       details: { camera: s.camera, listed: s.appCameras },
+    });
+  },
+  'model.call': (p, s) => {
+    if (isAgentKey(p)) return forbidden('Agent keys do not call models.');
+    if (p.kind !== 'ticket' || s.appModels?.includes(s.model)) return null;
+    return new DomainError('model_not_found', `This app's manifest does not list the model ${s.model} in \`models\`.`, {
+      details: { model: s.model, listed: s.appModels },
     });
   },
   'camera.manage': (p, s) =>

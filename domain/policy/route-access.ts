@@ -129,6 +129,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getManifestSchema: PUBLIC,
   getWorkflowSchema: PUBLIC,
   getBillingPrices: PUBLIC,
+  listModels: PUBLIC,
 
   // A. Login and keys.
   createPasswordToken: PUBLIC,
@@ -354,6 +355,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   createCamera: DEVELOPERS,
   updateCamera: DEVELOPERS,
   deleteCamera: DEVELOPERS,
+  // Models: developers by key or web session (spec Authentication 2), and app tickets, each for the
+  // models its manifest lists (model.call inside: 404 model_not_found for the others).
+  detectVision: route('none', DEVELOPER_KEYS, DEVELOPER_SESSION, TICKETS),
 };
 
 /** The one caller kind a principal is (see the list above); a session's kind follows its licenses. */

@@ -739,6 +739,8 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
   // The codec endpoint only decodes; this api-role service has no payload key (no worker data folder): 409.
   adminDecodeTemporalPayloads: async () => ({ body: { payloads: [] }, headers: bearer(op), status: 409 }),
   estimateBillingCost: async () => ({ body: { computeMinutes: 10 }, headers: bearer(dev), status: 200 }),
+  // Not an image: refused before the detector runs (test/api/vision/detect.test.ts runs it).
+  detectVision: async () => ({ body: { not: 'an image' }, headers: bearer(dev), status: 400 }),
   callAppMcp: async () => {
     const slug = unique('dry-mcp-call');
     await released(slug);
