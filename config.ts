@@ -36,6 +36,18 @@ const blobStore = z.string().transform((v, ctx) => {
   return { kind: 's3' as const, bucket, prefix };
 });
 
+/** Comma-separated `<id>:<base64 of 32 bytes>` AES-256-GCM keys, the current one first (payload and secret keys). */
+const aesKeyList = unsetIfBlank(
+  z
+    .string()
+    .transform((v, ctx) => {
+      const keys = parsePayloadKeys(v);
+      if (typeof keys === 'string') ctx.addIssue({ code: 'custom', message: keys });
+      return typeof keys === 'string' ? z.NEVER : keys;
+    })
+    .optional(),
+);
+
 // Exported for the generated configuration table (infra/docs): each variable's description is its
 // documentation, and `shown` says what the table prints as the default when the value is derived.
 const shown = (text: string) => ({ shownDefault: text });
@@ -114,18 +126,27 @@ export const EnvSchema = z
     SVC_TEMPORAL_UI_URL: unsetIfBlank(httpUrl.optional()).describe(
       "The Temporal Web UI that shows `TEMPORAL_ADDRESS`'s workflows (e.g. `https://temporal.example.com`): the run list (and `svc runs`) links each run there. Unset: the embedded server's UI where this process runs it, else no link.",
     ),
-    SVC_TEMPORAL_PAYLOAD_KEYS: unsetIfBlank(
-      z
-        .string()
-        .transform((v, ctx) => {
-          const keys = parsePayloadKeys(v);
-          if (typeof keys === 'string') ctx.addIssue({ code: 'custom', message: keys });
-          return typeof keys === 'string' ? z.NEVER : keys;
-        })
-        .optional(),
-    ).describe(
+    SVC_TEMPORAL_PAYLOAD_KEYS: aesKeyList.describe(
       'AES-256-GCM keys that seal every Temporal payload svc writes (workflow inputs, results, signals, schedule actions), as comma-separated `<id>:<base64 of 32 bytes>` (`openssl rand -base64 32`). The first encrypts; all decrypt (keep earlier keys after the current one until the runs they sealed are gone). Every API and worker process needs the same list. Unset: a key generated on first start in `SVC_DATA_DIR/temporal/payload.key` (mode 0600), enough for one process (`npm start`).',
     ),
+    SVC_SECRET_KEYS: aesKeyList.describe(
+      'AES-256-GCM keys that seal secrets the service keeps to use again (camera credentials), in the format of `SVC_TEMPORAL_PAYLOAD_KEYS`: the first seals, all open (keep earlier keys after the current one until every secret they sealed is rewritten). Every API process needs the same list. Unset: the Temporal payload keys (configured, or the generated key file); with neither, cameras with credentials are refused (503).',
+    ),
+    SVC_CAMERA_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(5_000)
+      .describe(
+        'How long the service waits for a camera to connect, answer, and send each next frame before answering 504 camera_timeout (a stalled live feed ends).',
+      ),
+    SVC_CAMERA_LOOPBACK: z
+      .enum(['deny', 'allow'])
+      .default('deny')
+      .describe(
+        "`allow`: a camera address may be on this host (127.0.0.0/8, ::1), e.g. a test camera or one served by the same machine. Denied by default: loopback reaches the service's own ports. Private networks are always allowed (cameras live there); link-local (cloud metadata), multicast and unspecified addresses never.",
+      ),
     SVC_TEMPORAL_CACHED_WORKFLOWS: z.coerce
       .number()
       .int()
@@ -316,6 +337,10 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   temporalUiUrl: e.SVC_TEMPORAL_UI_URL,
   /** Payload encryption keys, the current one first; unset: the data folder's generated key. */
   payloadKeys: e.SVC_TEMPORAL_PAYLOAD_KEYS,
+  /** Secret sealing keys (camera credentials), the current one first; unset: the payload keys. */
+  secretKeys: e.SVC_SECRET_KEYS,
+  /** How cameras are reached (domain/vision). */
+  camera: { timeoutMs: e.SVC_CAMERA_TIMEOUT_MS, allowLoopback: e.SVC_CAMERA_LOOPBACK === 'allow' },
   /** Workflow runs a worker keeps in memory between tasks (Temporal's maxCachedWorkflows). */
   temporalCachedWorkflows: e.SVC_TEMPORAL_CACHED_WORKFLOWS,
   trustedProxies: e.SVC_TRUSTED_PROXIES,

@@ -20,8 +20,9 @@ import { startKeyUseRecorder, startPrincipalCache } from './domain/keys/index.ts
 import { type Mailer, unconfiguredMailer } from './domain/mail/index.ts';
 import { SqlGate, startChangeHub } from './domain/ontology/index.ts';
 import type { CompanyRootPolicy } from './domain/provisioning/index.ts';
-import { PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/index.ts';
+import { createSecretBox, PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/index.ts';
 import { databaseCheck, ensureInstance, type ReadinessCheck, readinessCheck } from './domain/system/index.ts';
+import { createCameraService } from './domain/vision/index.ts';
 import { serveAdminSocket } from './infra/backup/admin-socket.ts';
 import { backupRequests, stateElsewhere } from './infra/backup/backup-requests.ts';
 import { localCloudProvider } from './infra/cloud/local-provider.ts';
@@ -182,6 +183,9 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       config.payloadKeys ?? [await generatedPayloadKey(config.dataDir, { create: role !== 'api' })].filter((k) => k !== undefined);
     const codec = payloadKeys.length ? new AesGcmPayloadCodec(payloadKeys) : undefined;
     if (codec) deps.payloadDecoder = codec;
+    // Camera credentials are sealed with the secret keys, else the payload keys (none: credentials are refused).
+    const secretKeys = config.secretKeys ?? payloadKeys;
+    deps.cameras = createCameraService(config.camera, secretKeys.length ? createSecretBox(secretKeys) : undefined);
     let temporal: TemporalConnections | undefined;
     if (role !== 'api') {
       // The one data converter of every Temporal client and worker this process makes.

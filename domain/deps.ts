@@ -9,6 +9,7 @@ import type { ChangeHub, SqlGate } from './ontology/index.ts';
 import type { CloudProvider, CompanyRootPolicy, LiveRunObserver } from './provisioning/index.ts';
 import type { ScryptParams } from './security/index.ts';
 import type { PayloadDecoder } from './system/index.ts';
+import type { CameraService } from './vision/index.ts';
 
 /** The spec's {base_url}, {production_base} and {developer_base}. */
 export interface PublicAddresses {
@@ -85,4 +86,6 @@ export interface DomainDeps {
   ontologyChanges?: ChangeHub;
   /** Set where the process serves HTTP. */
   ontologySql?: OntologySqlSettings;
+  /** Cameras: how they are reached, this process's live feeds, the sealer of their credentials; set where the process serves HTTP. */
+  cameras?: CameraService;
 }

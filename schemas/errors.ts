@@ -132,8 +132,28 @@ export const ERRORS = {
       'The app already holds its most improvements of that scope (40 company-wide; 20 personal per person): delete one, or compile the company-wide ones into a version. details.scope, details.limit.',
   },
   improvement_not_found: { status: 404, meaning: 'No such improvement.' },
+  camera_unreachable: {
+    status: 502,
+    meaning:
+      'The camera could not be reached or answered wrongly (details.cause: refused, dns, address_refused, http_status, not_jpeg, not_mjpeg, dropped, too_large, redirect, credential_rejected; details.retryAt while attempts are paused).',
+  },
+  camera_timeout: {
+    status: 504,
+    meaning: 'The camera did not answer in time (details.cause: connect, no answer to the request; stalled, no next byte of an answer).',
+  },
   // platform
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
+  camera_not_found: { status: 404, meaning: 'No such camera in the company (for an app ticket: none its manifest lists).' },
+  camera_name_exists: { status: 409, meaning: 'The company already has a camera of that name.' },
+  model_not_found: {
+    status: 404,
+    meaning: 'No such model in the catalog (GET /api/v1/models), or, for an app ticket, the app’s manifest does not list it in `models`.',
+  },
+  image_undecodable: { status: 400, meaning: 'The body is not an image the service decodes (JPEG, PNG, WebP, GIF, AVIF, TIFF).' },
+  camera_busy: {
+    status: 429,
+    meaning: 'The camera already has its maxViewers live viewers (details.maxViewers); retry when one leaves (Retry-After).',
+  },
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },
   conflict: { status: 409, meaning: 'The request conflicts with the current state.' },

@@ -606,6 +606,7 @@ export interface Database {
   media_set_transactions: MediaSetTransactionsTable;
   media_items: MediaItemsTable;
   media_transformations: MediaTransformationsTable;
+  cameras: CamerasTable;
   group_members: GroupMembersTable;
   marking_categories: MarkingCategoriesTable;
   markings: MarkingsTable;
@@ -940,6 +941,23 @@ export interface OntologySqlRolesTable {
 }
 
 /** A media set (domain/media): generic resource `ri.mio.svc.media-set.<id>`. */
+/** A company's camera; its credential sealed with the secret key named by `credential_key_id`. */
+export interface CamerasTable {
+  id: string;
+  company_id: string;
+  name: string;
+  kind: 'snapshot' | 'mjpeg';
+  url: string;
+  max_viewers: number;
+  credential_sealed: Buffer | null;
+  credential_key_id: string | null;
+  /** When the camera last refused the credential: no attempt for 10 minutes after it. */
+  credential_rejected_at: Date | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface MediaSetsTable {
   id: string;
   company_id: string;

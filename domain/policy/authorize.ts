@@ -59,6 +59,13 @@ export interface AccountSubject {
   related: boolean;
 }
 
+/** A company's camera (or all of them: `camera` null), and the cameras an app ticket's manifest lists (null: not a ticket). */
+export interface CameraSubject {
+  namespace: string;
+  camera: string | null;
+  appCameras: readonly string[] | null;
+}
+
 /** The typed action catalogue: each action and the subject it is decided on. */
 export interface Actions {
   /** See the company's apps, their registry, billing and capabilities: keys of the company (staff: `public` too). */
@@ -119,6 +126,19 @@ export interface Actions {
   'media-set.read': ResourceSubject;
   /** Put items and run transactions: Owners and Editors. */
   'media-set.write': ResourceSubject;
+  /**
+   * See, probe and watch a company's cameras (spec Authentication 8): its developers and members
+   * only (keys, sessions, their app tickets); an app ticket only the cameras its manifest lists
+   * (others do not exist for it: 404). Never a share holder, an agent key or an app token.
+   */
+  'camera.read': CameraSubject;
+  /** Register, change and remove a company's cameras: its developers by key or web session; never a ticket. */
+  'camera.manage': CompanySubject;
+  /**
+   * Call a model of the catalog: developers by key or web session (the route table); an app
+   * ticket only a model its manifest lists (others do not exist for it: 404). Never an agent key.
+   */
+  'model.call': { model: string; appModels: readonly string[] | null };
 }
 export type Action = keyof Actions;
 
@@ -302,6 +322,27 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   'media-set.create': (p, s) =>
     p.kind === 'ticket' ? forbidden('App tickets do not create media sets.') : dataDevelopersOnly(p, s.namespace, 'create media sets'),
   'media-set.read': mediaSetRefusal,
+  'camera.read': (p, s) => {
+    if (isAgentKey(p)) return forbidden('Agent keys have no access to cameras.');
+    const refused =
+      keyOutside(p, s.namespace) ??
+      (isMemberOf(p, companyName(s.namespace))
+        ? null
+        : forbidden(`Cameras of ${s.namespace} are for its developers and members only.`, { namespace: s.namespace, required: 'member' }));
+    if (refused || p.kind !== 'ticket' || s.camera === null || s.appCameras?.includes(s.camera)) return refused;
+    return new DomainError('camera_not_found', `This app's manifest does not list the camera ${s.camera}.`, {
+      details: { camera: s.camera, listed: s.appCameras },
+    });
+  },
+  'model.call': (p, s) => {
+    if (isAgentKey(p)) return forbidden('Agent keys do not call models.');
+    if (p.kind !== 'ticket' || s.appModels?.includes(s.model)) return null;
+    return new DomainError('model_not_found', `This app's manifest does not list the model ${s.model} in \`models\`.`, {
+      details: { model: s.model, listed: s.appModels },
+    });
+  },
+  'camera.manage': (p, s) =>
+    p.kind === 'ticket' ? forbidden('App tickets never change cameras; a developer key or web session does.') : developersOfCompany(p, s),
   'media-set.write': (p, s) =>
     mediaSetRefusal(p, s) ??
     (s.role === 'viewer'

@@ -22,6 +22,7 @@ export {
   type AppSubject,
   authorize,
   authorizeKey,
+  type CameraSubject,
   type CompanySubject,
   can,
   type MarkingSubject,

@@ -90,6 +90,13 @@ const MARKINGS = route('none', KEYS);
 /** The resource access model: signed-in people (keys and sessions); never tickets, never agent keys. */
 const RESOURCES = route('none', KEYS, SESSIONS);
 
+/**
+ * Cameras (spec Authentication 8): the company's developers and members by key or web session and
+ * their app tickets; the tickets of people reached through shares pass the door and are refused
+ * inside (camera.read), as is a ticket asking for a camera its manifest does not list (404).
+ */
+const CAMERAS = { ...route('company', KEYS, SESSIONS, TICKETS), deniedInside: ['editor-ticket', 'viewer-ticket'] } satisfies RouteAccess;
+
 /** Evolve's operations, and the same for each of their legacy paths (`Legacy…` operation ids: Versioning 6). */
 const EVOLVE_CURRENT: Record<string, RouteAccess> = {
   getEvolveEvidence: DEVELOPERS,
@@ -122,6 +129,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getManifestSchema: PUBLIC,
   getWorkflowSchema: PUBLIC,
   getBillingPrices: PUBLIC,
+  listModels: PUBLIC,
 
   // A. Login and keys.
   createPasswordToken: PUBLIC,
@@ -341,6 +349,19 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getMediaTransformationJobStatus: RESOURCES,
   readMediaTransformationResult: RESOURCES,
   sendTestNotification: route('none', KEYS, SESSIONS),
+
+  // Vision cameras: read, probed and watched as CAMERAS says; registered, changed and removed by the company's developers.
+  listCameras: CAMERAS,
+  getCamera: CAMERAS,
+  probeCamera: CAMERAS,
+  getCameraKeyframe: CAMERAS,
+  watchCameraLive: CAMERAS,
+  createCamera: DEVELOPERS,
+  updateCamera: DEVELOPERS,
+  deleteCamera: DEVELOPERS,
+  // Models: developers by key or web session (spec Authentication 2), and app tickets, each for the
+  // models its manifest lists (model.call inside: 404 model_not_found for the others).
+  detectVision: route('none', DEVELOPER_KEYS, DEVELOPER_SESSION, TICKETS),
 };
 
 /** The one caller kind a principal is (see the list above); a session's kind follows its licenses. */

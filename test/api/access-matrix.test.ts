@@ -206,6 +206,9 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
   // The matrix item is JSON: transformation_unavailable once admitted.
   transformMediaItem: () => ({ body: { transformation: { type: 'image', encoding: { type: 'png' } } } }),
+  // The camera routes' {name} is `run`, which no company has: admitted callers get camera_not_found.
+  createCamera: () => ({ body: { name: 'matrix-camera', kind: 'snapshot', url: 'http://192.0.2.10/snapshot.jpg' } }),
+  updateCamera: () => ({ body: { maxViewers: 2 } }),
   ...withLegacyEvolvePaths({
     getEvolveEvidence: () => ({ query: { slug: APP.slug } }),
     suggestEvolveProposals: () => ({ body: { slug: APP.slug } }),

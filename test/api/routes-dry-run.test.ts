@@ -180,8 +180,27 @@ async function openMediaTransaction(): Promise<{ mediaSetRid: string; transactio
   return { mediaSetRid, transactionId: res.body.data.transactionId };
 }
 
+/** A camera of Acme (dana's, made for real; nothing is contacted when a camera is registered or changed). */
+async function camera(): Promise<{ namespace: string; name: string }> {
+  const name = unique('dry-camera');
+  const res = await svc.call('POST', '/api/v1/developer/vision/cell-acme/cameras', {
+    body: { name, kind: 'snapshot', url: 'http://192.0.2.10/snapshot.jpg' },
+    headers: bearer(dev),
+  });
+  expect(res.status).toBe(201);
+  return { namespace: 'cell-acme', name };
+}
+
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
+  createCamera: async () => ({
+    params: { namespace: 'cell-acme' },
+    body: { name: unique('dry-camera'), kind: 'mjpeg', url: 'http://192.0.2.10/stream.mjpg', maxViewers: 2 },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  updateCamera: async () => ({ params: await camera(), body: { maxViewers: 8 }, headers: bearer(dev), status: 200 }),
+  deleteCamera: async () => ({ params: await camera(), headers: bearer(dev), status: 200 }),
   createMediaSet: async () => ({
     body: { name: unique('dry-media'), schema: 'image', allowedMimeTypes: ['image/png'] },
     headers: bearer(dev),
@@ -739,6 +758,8 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
   // The codec endpoint only decodes; this api-role service has no payload key (no worker data folder): 409.
   adminDecodeTemporalPayloads: async () => ({ body: { payloads: [] }, headers: bearer(op), status: 409 }),
   estimateBillingCost: async () => ({ body: { computeMinutes: 10 }, headers: bearer(dev), status: 200 }),
+  // Not an image: refused before the detector runs (test/api/vision/detect.test.ts runs it).
+  detectVision: async () => ({ body: { not: 'an image' }, headers: bearer(dev), status: 400 }),
   callAppMcp: async () => {
     const slug = unique('dry-mcp-call');
     await released(slug);

@@ -1,0 +1,14 @@
+import type { SecretBox } from '../security/index.ts';
+import type { CameraSettings } from './camera-client.ts';
+import { LiveHub } from './live-hub.ts';
+
+/** How this process reaches cameras: settings, its live feeds, and the sealer of their credentials (unset: no secret key configured). */
+export interface CameraService {
+  settings: CameraSettings;
+  live: LiveHub;
+  secrets: SecretBox | undefined;
+}
+
+export function createCameraService(settings: CameraSettings, secrets: SecretBox | undefined): CameraService {
+  return { settings, live: new LiveHub(settings), secrets };
+}
