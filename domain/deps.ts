@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ModelProvider } from './app-workflows/index.ts';
 import type { AppScheduleObserver, BlobStore } from './apps/index.ts';
+import type { ConnectivitySettings } from './connectivity/index.ts';
 import type { Db } from './db/index.ts';
 import type { OpenRecorder } from './hosting/index.ts';
 import type { KeyUseRecorder, PrincipalCache } from './keys/index.ts';
@@ -85,4 +86,6 @@ export interface DomainDeps {
   ontologyChanges?: ChangeHub;
   /** Set where the process serves HTTP. */
   ontologySql?: OntologySqlSettings;
+  /** Data connections: the key that seals their secrets, where sources may be. */
+  connectivity: ConnectivitySettings;
 }

@@ -114,6 +114,17 @@ export const ERRORS = {
   },
   improvement_not_found: { status: 404, meaning: 'No such improvement.' },
   // platform
+  connection_not_found: { status: 404, meaning: 'No such data connection of this company.' },
+  connection_name_exists: { status: 409, meaning: 'The company already has a data connection or sync of that name.' },
+  connection_address_refused: {
+    status: 422,
+    meaning:
+      'The source’s host is on a loopback, private, link-local or otherwise non-public address, which sources may not reach (SVC_CONNECTIVITY_PRIVATE_NETWORKS); details.host.',
+  },
+  connection_in_use: { status: 409, meaning: 'Syncs still read from this connection (details.syncs): delete them first.' },
+  sync_not_found: { status: 404, meaning: 'No such sync of this company.' },
+  build_not_found: { status: 404, meaning: 'No such build of this company.' },
+  build_finished: { status: 409, meaning: 'The build has finished already (details.status): there is nothing to cancel.' },
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },

@@ -119,6 +119,8 @@ export interface Actions {
   'media-set.read': ResourceSubject;
   /** Put items and run transactions: Owners and Editors. */
   'media-set.write': ResourceSubject;
+  /** Data connections (their secrets), syncs and builds of a company: its data developers by key or web session; never a ticket or an agent key. */
+  'connectivity.manage': CompanySubject;
 }
 export type Action = keyof Actions;
 
@@ -302,6 +304,10 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   'media-set.create': (p, s) =>
     p.kind === 'ticket' ? forbidden('App tickets do not create media sets.') : dataDevelopersOnly(p, s.namespace, 'create media sets'),
   'media-set.read': mediaSetRefusal,
+  'connectivity.manage': (p, s) =>
+    p.kind === 'ticket'
+      ? forbidden('Data connections, syncs and builds are managed by developers through a key or a web session, never an app ticket.')
+      : dataDevelopersOnly(p, s.namespace, 'manage data connections, syncs and builds'),
   'media-set.write': (p, s) =>
     mediaSetRefusal(p, s) ??
     (s.role === 'viewer'

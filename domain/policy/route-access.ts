@@ -337,6 +337,21 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getMediaItemInfo: RESOURCES,
   readMediaItemContent: RESOURCES,
   sendTestNotification: route('none', KEYS, SESSIONS),
+
+  // Data pipelines: the company's developers (connectivity.manage: secrets, syncs, builds).
+  createDataConnection: DEVELOPERS,
+  listDataConnections: DEVELOPERS,
+  getDataConnection: DEVELOPERS,
+  deleteDataConnection: DEVELOPERS,
+  testDataConnection: DEVELOPERS,
+  createDataSync: DEVELOPERS,
+  listDataSyncs: DEVELOPERS,
+  getDataSync: DEVELOPERS,
+  deleteDataSync: DEVELOPERS,
+  createBuild: DEVELOPERS,
+  listBuilds: DEVELOPERS,
+  getBuild: DEVELOPERS,
+  cancelBuild: DEVELOPERS,
 };
 
 /** The one caller kind a principal is (see the list above); a session's kind follows its licenses. */
