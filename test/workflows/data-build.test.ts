@@ -1,10 +1,19 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createBuild, createConnection, createSync, getBuild } from '../../domain/connectivity/index.ts';
+import {
+  cancelBuild,
+  createBuild,
+  createConnection,
+  createSync,
+  deleteSync,
+  getBuild,
+  listBuilds,
+} from '../../domain/connectivity/index.ts';
 import { findObjectTypeRecord, findOntologyOfCompany, objectTable } from '../../domain/ontology/index.ts';
 import type { CreateSyncInput } from '../../schemas/connectivity.ts';
-import { startDataBuild } from '../../worker/data-pipelines.ts';
+import { cancelDataBuild, reconcileDataSyncSchedule, startDataBuild } from '../../worker/data-pipelines.ts';
+import { dataSyncScheduleId } from '../../workflows/contract.ts';
 import { createSourceDatabase, type SourceDatabase, testConnectivity } from '../support/connectivity.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture, SALES } from '../support/ontology.ts';
 import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
@@ -170,6 +179,50 @@ describe('data builds', () => {
     }>`SELECT count(*)::int AS n, count(DISTINCT primary_key)::int AS keys FROM ontology_edits
       WHERE primary_key::bigint > 10000`.execute(db);
     expect(edits.rows[0]).toEqual({ n: 1500, keys: 1500 });
+  });
+
+  it('cancels a running build: the job in flight stops, the build and its jobs are CANCELLED', async () => {
+    const s = await sync({ name: 'to-cancel', source: { table: 'big_orders', schema: 'public' }, pageSize: 50 });
+    const db = started.database.db;
+    // The first page's read waits on the lock: the job is in flight when the cancel comes.
+    const lock = await createSourceLock('big_orders');
+    const created = await createBuild(db, acme.developer, 'cell-acme', { jobs: [{ syncId: s.id, dependsOn: [] }] });
+    await startDataBuild(started.env.client, db, created.id, {});
+    await vi.waitFor(async () => expect((await getBuild(db, acme.developer, 'cell-acme', created.id)).jobs[0]!.status).toBe('RUNNING'), {
+      timeout: 60_000,
+      interval: 20,
+    });
+    const cancelled = await db.transaction().execute((trx) => cancelBuild(trx, acme.developer, 'cell-acme', created.id));
+    expect(cancelled.status).toBe('CANCELLED');
+    await cancelDataBuild(started.env.client, db, created.id);
+    await expect(started.env.client.workflow.getHandle(created.workflowId).result()).rejects.toThrow(/cancel/i);
+    await lock.release();
+    const after = await getBuild(db, acme.developer, 'cell-acme', created.id);
+    expect(after).toMatchObject({ status: 'CANCELLED', jobs: [{ status: 'CANCELLED', rowsRead: 0 }] });
+  });
+
+  it('runs a scheduled sync from its Temporal Schedule, each run recorded as a build; the schedule goes with the sync', async () => {
+    await source.client.query('CREATE TABLE nightly (id bigint PRIMARY KEY, amount numeric, note text, placed_at timestamptz)');
+    await insertOrders('nightly', 20_001, 20_010);
+    const db = started.database.db;
+    const s = await sync({ name: 'nightly', source: { table: 'nightly', schema: 'public' }, schedule: '0 3 * * *' });
+    const outbox = await db.selectFrom('outbox').select(['topic', 'key']).where('topic', '=', 'data-sync.changed').execute();
+    expect(outbox).toContainEqual({ topic: 'data-sync.changed', key: s.id });
+    expect(await reconcileDataSyncSchedule(started.env.client, db, s.id)).toBe('created');
+    expect(await reconcileDataSyncSchedule(started.env.client, db, s.id)).toBe('updated');
+    const handle = started.env.client.schedule.getHandle(dataSyncScheduleId(s.id));
+    const described = await handle.describe();
+    expect(described.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }] });
+    expect(described.memo).toMatchObject({ kind: 'data-sync-schedule', company: 'cell-acme' });
+    await handle.trigger();
+    const scheduled = async () => (await listBuilds(db, acme.developer, 'cell-acme', 20)).data.find((b) => b.trigger === 'schedule');
+    await vi.waitFor(async () => expect((await scheduled())?.status).toBe('SUCCEEDED'), { timeout: 60_000, interval: 50 });
+    const build = (await scheduled())!;
+    expect(build.workflowId).toMatch(new RegExp(`^data-build:schedule:${s.id}`));
+    expect(build.jobs).toMatchObject([{ syncName: 'nightly', rowsRead: 10, status: 'SUCCEEDED' }]);
+    await db.transaction().execute((trx) => deleteSync(trx, acme.developer, 'cell-acme', s.id));
+    expect(await reconcileDataSyncSchedule(started.env.client, db, s.id)).toBe('deleted');
+    expect(await reconcileDataSyncSchedule(started.env.client, db, s.id)).toBe('absent');
   });
 });
 

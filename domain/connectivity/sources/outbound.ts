@@ -7,7 +7,9 @@ import { DomainError } from '../../errors.ts';
 // Checked on every connection (test and sync), after DNS resolution, so a name that resolves to
 // 127.0.0.1 or the cloud's metadata address (169.254.169.254) is refused as the address itself is.
 
-const NON_PUBLIC = new BlockList();
+// One list per family: a BlockList also matches IPv4 addresses against IPv4-mapped IPv6 rules.
+const NON_PUBLIC_V4 = new BlockList();
+const NON_PUBLIC_V6 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -20,7 +22,7 @@ for (const [net, bits] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 3],
 ] as const) {
-  NON_PUBLIC.addSubnet(net, bits, 'ipv4');
+  NON_PUBLIC_V4.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
   ['::', 128],
@@ -31,7 +33,7 @@ for (const [net, bits] of [
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
-  NON_PUBLIC.addSubnet(net, bits, 'ipv6');
+  NON_PUBLIC_V6.addSubnet(net, bits, 'ipv6');
 }
 
 const refused = (host: string, address: string) =>
@@ -45,6 +47,7 @@ export async function checkOutboundHost(host: string, privateNetworks: boolean):
   const bare = host.replace(/^\[|\]$/g, '');
   const addresses = isIP(bare) ? [{ address: bare, family: isIP(bare) }] : await lookup(bare, { all: true, verbatim: true });
   for (const a of addresses) {
-    if (NON_PUBLIC.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4')) throw refused(host, a.address);
+    const blocked = a.family === 6 ? NON_PUBLIC_V6.check(a.address, 'ipv6') : NON_PUBLIC_V4.check(a.address, 'ipv4');
+    if (blocked) throw refused(host, a.address);
   }
 }
