@@ -109,7 +109,9 @@ describe('file and endpoint syncs', () => {
     );
     const first = await runOnce(sync.id);
     expect(first.jobs[0]).toMatchObject({ status: 'SUCCEEDED', rowsRead: 5, rowsWritten: 5, pages: 2 });
-    expect((await objects('sales.Order')).map((o) => [Number(o.number), o.amount, o.paid, (o.placed as Date).toISOString().slice(0, 10)])).toEqual([
+    expect(
+      (await objects('sales.Order')).map((o) => [Number(o.number), o.amount, o.paid, (o.placed as Date).toISOString().slice(0, 10)]),
+    ).toEqual([
       [1, 10.5, true, '2026-01-03'],
       [2, 20, false, '2026-01-04'],
       [3, 30, true, '2026-01-05'],
