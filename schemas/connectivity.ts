@@ -33,6 +33,9 @@ function namesItsHost(connectionString: string): boolean {
   }
 }
 
+/** A URL that is shown back: no user or password in it. */
+const withoutCredentials = (url: string) => URL.canParse(url) && new URL(url).username === '' && new URL(url).password === '';
+
 const S3Bucket = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name');
 const S3Prefix = z
   .string()
@@ -60,6 +63,7 @@ export const CreateConnectionInput = z.discriminatedUnion('kind', [
     endpoint: z
       .url({ protocol: /^https?$/ })
       .max(500)
+      .refine(withoutCredentials, 'must not hold a user or password')
       .optional()
       .meta({ description: 'An S3-compatible endpoint; unset: AWS.' }),
     accessKeyId: z.string().min(1).max(128).optional(),
@@ -71,6 +75,7 @@ export const CreateConnectionInput = z.discriminatedUnion('kind', [
     url: z
       .url({ protocol: /^https?$/ })
       .max(2000)
+      .refine(withoutCredentials, 'must not hold a user or password (the URL is shown; put credentials in `authorization`)')
       .meta({ description: 'Answers a JSON array, or an object with the array at `itemsPath`.' }),
     authorization: Secret('The `Authorization` header sent with each request.').optional(),
   }),

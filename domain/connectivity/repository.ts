@@ -46,6 +46,21 @@ function secretsOf(settings: ConnectivitySettings, row: ConnectionRow): Record<s
   return JSON.parse(settings.secrets.open(row.secret, row.secret_key_id, row.id)) as Record<string, string>;
 }
 
+/**
+ * A source's error message with the connection's secrets taken out (the whole values, and a
+ * connection string's password alone, as drivers may quote either): what tests, job errors and
+ * logs may show.
+ */
+export function redactSecrets(settings: ConnectivitySettings, row: ConnectionRow, text: string): string {
+  const values = Object.values(secretsOf(settings, row));
+  for (const value of values) {
+    if (!/^postgres(ql)?:/.test(value)) continue;
+    const password = URL.canParse(value) ? new URL(value).password : '';
+    if (password) values.push(password, decodeURIComponent(password));
+  }
+  return values.filter((v) => v.length >= 4).reduce((out, v) => out.split(v).join('[redacted]'), text);
+}
+
 /** A reader of the connection's source; `signal` ends its connections (a cancelled activity). */
 export function readerFor(settings: ConnectivitySettings, row: ConnectionRow, signal?: AbortSignal): SourceReader {
   const secret = secretsOf(settings, row);

@@ -6,7 +6,7 @@ import { ownValue } from '../own-keys.ts';
 import { newId } from '../security/index.ts';
 import { endJob } from './builds.ts';
 import { coerceValue } from './coerce-values.ts';
-import { findConnection, readerFor } from './repository.ts';
+import { findConnection, readerFor, redactSecrets } from './repository.ts';
 import type { ConnectivitySettings } from './secret-box.ts';
 import type { ReadSpec } from './sources/source.ts';
 
@@ -83,7 +83,8 @@ export async function runSyncJob(
     cursorColumn: sync.cursor_column,
     pageSize: sync.page_size,
   };
-  const reader = readerFor(settings, await findConnection(db, sync.company_id, sync.connection_id), hooks.signal);
+  const connection = await findConnection(db, sync.company_id, sync.connection_id);
+  const reader = readerFor(settings, connection, hooks.signal);
   let rowsRead = Number(job.rows_read);
   let pages = job.pages;
   try {
@@ -140,7 +141,8 @@ export async function runSyncJob(
       if (page.done) break;
     }
   } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
+    // A source's own failure goes to Temporal (retries, then the job's error) and the worker's log: never with a secret in it.
+    if (!(err instanceof DomainError)) throw new Error(redactSecrets(settings, connection, (err as Error).message ?? String(err)));
     await endJob(db, input.buildId, input.position, 'FAILED', jobFailure(err.code, err.message));
     return { status: 'FAILED', rowsRead, pages };
   } finally {

@@ -1,7 +1,7 @@
 import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { companyForPipelines, findConnection, readerFor } from './repository.ts';
+import { companyForPipelines, findConnection, readerFor, redactSecrets } from './repository.ts';
 import type { ConnectivitySettings } from './secret-box.ts';
 
 /**
@@ -19,14 +19,14 @@ export async function testConnection(db: DbOrTrx, settings: ConnectivitySettings
     return { ok: true, message, durationMs: Math.round(performance.now() - started) };
   } catch (err) {
     if (err instanceof DomainError && err.code === 'connection_address_refused') throw err;
-    return { ok: false, message: reasonOf(err), durationMs: Math.round(performance.now() - started) };
+    return { ok: false, message: redactSecrets(settings, row, reasonOf(err)), durationMs: Math.round(performance.now() - started) };
   } finally {
     await reader.close();
   }
 }
 
 /** A source's failure as text for the caller: the driver's message, cut short. */
-export function reasonOf(err: unknown): string {
+function reasonOf(err: unknown): string {
   const e = err as { message?: string; code?: string; name?: string };
   const text = e.message || e.code || e.name || 'unknown error';
   return text.slice(0, 500);

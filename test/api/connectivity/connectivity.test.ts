@@ -125,6 +125,13 @@ describe('data connections', () => {
     const again = await createPostgres('orders-db', source.url);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('connection_name_exists');
+    const userinfo = await svc.call('POST', `${base}/connections`, {
+      body: { kind: 'https', name: 'userinfo', url: 'https://user:hunter22@api.example.com/orders' },
+      headers: bearer(dana),
+    });
+    expect(userinfo.status).toBe(400);
+    expect(userinfo.body.error.details.problems[0].path).toBe('url');
+    expect(JSON.stringify(userinfo.body)).not.toContain('hunter22');
     const other = await svc.call('GET', `${base}/connections`, { headers: bearer(gus) });
     expect(other.status).toBe(403);
     const nul = await svc.call('POST', `${base}/connections`, {
