@@ -147,6 +147,24 @@ export const EnvSchema = z
       .describe(
         "`allow`: a camera address may be on this host (127.0.0.0/8, ::1), e.g. a test camera or one served by the same machine. Denied by default: loopback reaches the service's own ports. Private networks are always allowed (cameras live there); link-local (cloud metadata), multicast and unspecified addresses never.",
       ),
+    SVC_CONNECTIVITY_KEYS: unsetIfBlank(
+      z
+        .string()
+        .transform((v, ctx) => {
+          const keys = parsePayloadKeys(v);
+          if (typeof keys === 'string') ctx.addIssue({ code: 'custom', message: keys });
+          return typeof keys === 'string' ? z.NEVER : keys;
+        })
+        .optional(),
+    ).describe(
+      'AES-256-GCM keys that seal data connections’ secrets in the database (PostgreSQL connection strings, S3 secret keys, Authorization values), as comma-separated `<id>:<base64 of 32 bytes>` (`openssl rand -base64 32`). The first seals; all open (keep an earlier key after the current one while connections sealed with it remain: recreate them to move them to the new key). Every API and worker process needs the same list. Unset: a key generated on first start in `SVC_DATA_DIR/connectivity/secret.key` (mode 0600), enough for one process.',
+    ),
+    SVC_CONNECTIVITY_PRIVATE_NETWORKS: z
+      .enum(['refuse', 'allow'])
+      .default('refuse')
+      .describe(
+        'Whether data connections may reach loopback, private (RFC 1918, unique-local), link-local (cloud metadata) and other non-public addresses, checked after DNS resolution on every connection; `allow` also admits plain `http://` endpoints. `refuse` (the default) keeps a company’s connection from probing the service’s own network.',
+      ),
     SVC_TEMPORAL_CACHED_WORKFLOWS: z.coerce
       .number()
       .int()
@@ -341,6 +359,10 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   secretKeys: e.SVC_SECRET_KEYS,
   /** How cameras are reached (domain/vision). */
   camera: { timeoutMs: e.SVC_CAMERA_TIMEOUT_MS, allowLoopback: e.SVC_CAMERA_LOOPBACK === 'allow' },
+  /** Data connections' secret keys, the sealing one first; unset: the data folder's generated key. */
+  connectivityKeys: e.SVC_CONNECTIVITY_KEYS,
+  /** Sources may be on non-public addresses (and plain http). */
+  connectivityPrivateNetworks: e.SVC_CONNECTIVITY_PRIVATE_NETWORKS === 'allow',
   /** Workflow runs a worker keeps in memory between tasks (Temporal's maxCachedWorkflows). */
   temporalCachedWorkflows: e.SVC_TEMPORAL_CACHED_WORKFLOWS,
   trustedProxies: e.SVC_TRUSTED_PROXIES,

@@ -13,6 +13,7 @@ import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator, dummyHash } from './domain/accounts/index.ts';
 import { localModelProvider } from './domain/app-workflows/index.ts';
 import { cachedBlobStore, postgresBlobBackend } from './domain/apps/index.ts';
+import { SecretBox } from './domain/connectivity/index.ts';
 import { connectDatabase, type Db, migrateToLatest } from './domain/db/index.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { startOpenRecorder } from './domain/hosting/index.ts';
@@ -139,8 +140,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         ? readinessCheck('blobStore', blobBackend.reachable)
         : { name: 'blobStore', skipped: 'version files are in the database: the database check covers them' },
     ];
+    // Data connections' secrets: the configured keys, else the data folder's generated one (every role seals or opens them).
+    const connectivityKeys = config.connectivityKeys ?? [
+      (await generatedPayloadKey(config.dataDir, { create: true, file: path.join(config.dataDir, 'connectivity', 'secret.key') }))!,
+    ];
+    const connectivity = { secrets: new SecretBox(connectivityKeys), privateNetworks: config.connectivityPrivateNetworks };
     let addresses = publicAddresses(config, { host: config.host, port: config.port });
     const deps: ApiDeps = {
+      connectivity,
       db,
       logger,
       passwordHashing,
@@ -214,6 +221,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         maxCachedWorkflows: config.temporalCachedWorkflows,
         mailer,
         models: localModelProvider,
+        connectivity,
       });
       cleanups.push(() => worker.stop());
       // Before the relay: every start sets these attributes, which the server must know. A

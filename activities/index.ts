@@ -1,9 +1,11 @@
 import type { ModelProvider } from '../domain/app-workflows/index.ts';
+import type { ConnectivitySettings } from '../domain/connectivity/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import type { Mailer } from '../domain/mail/index.ts';
 import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/index.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
+import { createConnectivityActivities } from './connectivity.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createMemberActivities } from './members.ts';
 import { createOntologyActivities } from './ontology.ts';
@@ -21,6 +23,8 @@ export interface ActivityDeps {
   mailer: Mailer;
   /** App workflows' model steps. */
   models: ModelProvider;
+  /** Data syncs: the key that opens connection secrets, where sources may be. */
+  connectivity: ConnectivitySettings;
 }
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
@@ -34,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAppWorkflowActivities(deps),
     ...createMemberActivities(deps),
     ...createScheduleActivities(deps),
+    ...createConnectivityActivities(deps),
   };
 }
 

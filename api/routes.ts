@@ -4,6 +4,7 @@ import { appSurfaceRoutes } from './app-surface/routes.ts';
 import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
+import { connectivityRoutes } from './connectivity/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
 import { evolveRoutes } from './evolve/routes.ts';
 import { groupRoutes } from './groups/routes.ts';
@@ -22,6 +23,7 @@ import { ontologyRoutes } from './ontology/routes.ts';
 import { semanticRoutes } from './ontology/semantic/routes.ts';
 import { ontologySqlRoutes } from './ontology/sql/routes.ts';
 import { ontologySubscriptionRoutes } from './ontology/subscriptions/routes.ts';
+import { orchestrationRoutes } from './orchestration/routes.ts';
 import { controlPlaneRoutes } from './provisioning/routes.ts';
 import { filesystemRoutes } from './resources/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -64,4 +66,6 @@ export const routes: readonly AnyRoute[] = [
   ...ontologySqlRoutes,
   ...mediaRoutes,
   ...visionRoutes,
+  ...connectivityRoutes,
+  ...orchestrationRoutes,
 ];

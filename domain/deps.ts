@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ModelProvider } from './app-workflows/index.ts';
 import type { AppScheduleObserver, BlobStore } from './apps/index.ts';
+import type { ConnectivitySettings } from './connectivity/index.ts';
 import type { Db } from './db/index.ts';
 import type { OpenRecorder } from './hosting/index.ts';
 import type { KeyUseRecorder, PrincipalCache } from './keys/index.ts';
@@ -88,4 +89,6 @@ export interface DomainDeps {
   ontologySql?: OntologySqlSettings;
   /** Cameras: how they are reached, this process's live feeds, the sealer of their credentials; set where the process serves HTTP. */
   cameras?: CameraService;
+  /** Data connections: the key that seals their secrets, where sources may be. */
+  connectivity: ConnectivitySettings;
 }

@@ -142,6 +142,17 @@ export const ERRORS = {
     meaning: 'The camera did not answer in time (details.cause: connect, no answer to the request; stalled, no next byte of an answer).',
   },
   // platform
+  connection_not_found: { status: 404, meaning: 'No such data connection of this company.' },
+  connection_name_exists: { status: 409, meaning: 'The company already has a data connection or sync of that name.' },
+  connection_address_refused: {
+    status: 422,
+    meaning:
+      'The source’s host is on a loopback, private, link-local or otherwise non-public address, which sources may not reach (SVC_CONNECTIVITY_PRIVATE_NETWORKS); details.host.',
+  },
+  connection_in_use: { status: 409, meaning: 'Syncs still read from this connection (details.syncs): delete them first.' },
+  sync_not_found: { status: 404, meaning: 'No such sync of this company.' },
+  build_not_found: { status: 404, meaning: 'No such build of this company.' },
+  build_finished: { status: 409, meaning: 'The build has finished already (details.status): there is nothing to cancel.' },
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   camera_not_found: { status: 404, meaning: 'No such camera in the company (for an app ticket: none its manifest lists).' },
   camera_name_exists: { status: 409, meaning: 'The company already has a camera of that name.' },

@@ -57,6 +57,8 @@ export type SvcKind =
   | 'app-change-trigger'
   | 'app-notify-cooldown'
   | 'app-schedule'
+  | 'data-build'
+  | 'data-sync-schedule'
   | 'maintenance';
 
 /** What svc knows of a workflow or schedule when it starts it; each label both in the memo and as its search attribute. */
@@ -96,3 +98,12 @@ export function runLabels(labels: RunLabels): { memo: Record<string, string>; ty
   }
   return { memo, typedSearchAttributes };
 }
+
+// Data pipelines: a build's run is named by the build, a sync's schedule by the sync.
+
+/** A build's one workflow run (the API answers it on every build, to open the run in the Temporal UI). */
+export const dataBuildWorkflowId = (buildId: string) => `data-build:${buildId}`;
+/** A sync's Temporal Schedule; each of its runs makes a build first. */
+export const dataSyncScheduleId = (syncId: string) => `data-sync-schedule:${syncId}`;
+/** A scheduled build's workflow id (Temporal suffixes the scheduled time). */
+export const dataScheduledBuildWorkflowId = (syncId: string) => `data-build:schedule:${syncId}`;

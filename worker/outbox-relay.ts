@@ -26,6 +26,7 @@ import {
 } from '../workflows/contract.ts';
 import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
+import { cancelDataBuild, reconcileDataSyncSchedule, startDataBuild } from './data-pipelines.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
 // workflow start or signal here, with the workflow id derived from the business key. A start
@@ -83,6 +84,15 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
   'ontology.changed': async (client, _key, payload, db) => {
     await signalChangeTriggers(client, db, payload);
+  },
+  'data-build.requested': async (client, key, _payload, db, intentId) => {
+    await startDataBuild(client, db, key, startOnce(intentId));
+  },
+  'data-build.cancelled': async (client, key, _payload, db) => {
+    await cancelDataBuild(client, db, key);
+  },
+  'data-sync.changed': async (client, key, _payload, db) => {
+    await reconcileDataSyncSchedule(client, db, key);
   },
   // The emails go out in the workflow, each retried on its own until the SMTP server takes it.
   'members.invited': async (client, key, payload, db, intentId) => {

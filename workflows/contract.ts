@@ -37,6 +37,9 @@ export {
   appChangeTriggerWorkflowId,
   appScheduledRunWorkflowId,
   appScheduleId,
+  dataBuildWorkflowId,
+  dataScheduledBuildWorkflowId,
+  dataSyncScheduleId,
   notifyCooldownWorkflowId,
   type Part,
   partsOf,
@@ -46,6 +49,9 @@ export {
   SVC_SEARCH_ATTRIBUTES,
   type SvcKind,
 } from '../schemas/workflow-keys.ts';
+
+/** A build asked for through the API (its record exists), or a sync's scheduled run (which records its build first). */
+export type DataBuildInput = { buildId: string } | { scheduledSyncId: string };
 
 export interface CompanyInitializationInput {
   cellId: string;

@@ -645,6 +645,75 @@ export interface Database {
   workflow_run_events: WorkflowRunEventsTable;
   workflow_notifications: WorkflowNotificationsTable;
   ontology_sql_roles: OntologySqlRolesTable;
+  data_connections: DataConnectionsTable;
+  data_syncs: DataSyncsTable;
+  data_builds: DataBuildsTable;
+  data_build_jobs: DataBuildJobsTable;
+}
+
+export type DataConnectionKind = 'postgresql' | 's3' | 'https';
+
+export interface DataConnectionsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  kind: DataConnectionKind;
+  /** What may be shown (bucket, prefix, URL); JSON text on insert. */
+  settings: ColumnType<Record<string, unknown>, string, string>;
+  /** AES-256-GCM sealed secret fields (never shown, never logged). */
+  secret: Buffer | null;
+  secret_key_id: string | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface DataSyncsTable {
+  id: string;
+  company_id: string;
+  connection_id: string;
+  name: string;
+  object_type: string;
+  source: ColumnType<Record<string, unknown>, string, string>;
+  mapping: ColumnType<Record<string, string>, string, string>;
+  mode: 'incremental' | 'full';
+  cursor_column: string | null;
+  page_size: number;
+  schedule: string | null;
+  cursor: ColumnType<unknown, string | null | undefined, string | null>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export type BuildStatus = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+export type BuildJobStatus = 'WAITING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+
+export interface DataBuildsTable {
+  id: string;
+  company_id: string;
+  workflow_id: string;
+  status: BuildStatus;
+  trigger: 'api' | 'schedule';
+  requested_by: string | null;
+  created_at: Generated<Date>;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface DataBuildJobsTable {
+  build_id: string;
+  position: number;
+  sync_id: string | null;
+  sync_name: string;
+  depends_on: ColumnType<number[], number[] | undefined, number[]>;
+  status: BuildJobStatus;
+  /** bigint, read as a number. */
+  rows_read: Generated<number>;
+  rows_written: Generated<number>;
+  pages: Generated<number>;
+  cursor: ColumnType<unknown, string | null | undefined, string | null>;
+  error: ColumnType<unknown, string | null | undefined, string | null>;
+  started_at: Date | null;
+  finished_at: Date | null;
 }
 
 export interface ActionTypesTable {

@@ -2,6 +2,8 @@
 export { connectDatabase } from './connect.ts';
 export type {
   AppRole,
+  BuildJobStatus,
+  BuildStatus,
   CamerasTable,
   CategoryType,
   ChangeState,

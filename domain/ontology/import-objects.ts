@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { ImportMode, ImportObjectsResponse } from '../../schemas/ontology.ts';
 import type { DbOrTrx } from '../db/index.ts';
@@ -9,8 +8,8 @@ import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import { readableType } from './data-access.ts';
 import { openForDirectEdits } from './edit-objects.ts';
-import { objectTable, untyped } from './object-tables.ts';
 import { recordDataEdit } from './record-data-edit.ts';
+import { upsertEdits } from './upsert-objects.ts';
 import { type Edit, writeEdits } from './write-edits.ts';
 
 /**
@@ -45,23 +44,10 @@ export async function importObjects(
     }
     seen.set(key, i);
   });
-  const existing = new Set<string>();
-  if (input.mode === 'upsert') {
-    const keys = input.objects.map((o) => ownValue(o, pk)).filter((k) => typeof k === 'string' || typeof k === 'number');
-    for (let i = 0; i < keys.length; i += 1000) {
-      const rows = await untyped(deps.db)
-        .selectFrom(objectTable(open.ontology, type).as('o'))
-        .select(sql`${sql.ref(`o.${pk}`)}::text`.as('k'))
-        .where(sql.ref(`o.${pk}`), 'in', keys.slice(i, i + 1000))
-        .execute();
-      for (const r of rows) existing.add(r.k as string);
-    }
-  }
-  const edits: Edit[] = input.objects.map((o) => {
-    if (!existing.has(String(ownValue(o, pk)))) return { type: 'create', objectType: type.apiName, properties: o };
-    const { [pk]: key, ...properties } = o;
-    return { type: 'modify', objectType: type.apiName, primaryKey: key as string | number, properties };
-  });
+  const edits =
+    input.mode === 'upsert'
+      ? await upsertEdits(deps.db, open.ontology, type, input.objects)
+      : input.objects.map((o): Edit => ({ type: 'create', objectType: type.apiName, properties: o }));
   const operationId = newId('ope');
   const result = await writeEdits(deps.db, {
     companyId: open.ontology.companyId,

@@ -40,4 +40,5 @@ export { type ChangeBatch, type ChangeHub, type ChangeListener, startChangeHub }
 export { changesFor, type OpenedSubscriptions, subscribeObjectSets } from './subscriptions/subscribe-object-sets.ts';
 export { trimChanges } from './subscriptions/trim-changes.ts';
 export { testObjectSecurity } from './test-object-security.ts';
+export { upsertObjects } from './upsert-objects.ts';
 export { writeEdits } from './write-edits.ts';

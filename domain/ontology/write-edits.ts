@@ -184,7 +184,8 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     });
   };
 
-  for (const r of resolved) {
+  for (let i = 0; i < resolved.length; i++) {
+    const r = resolved[i]!;
     if (r.kind === 'link') {
       await writeLink(db, r, (type, key) => changeOf(type, key).after !== null);
       continue;
@@ -193,6 +194,22 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     const change = changeOf(type, key);
     const before = change.after;
     const table = objectTable(ontology, type);
+    const run = edit.type === 'create' ? createRun(resolved, i, (t, k) => changeOf(t, k).after !== null) : [];
+    if (run.length > 1) {
+      // Creates of new objects of one type with the same properties (imports, syncs): one INSERT for the run.
+      const names = Object.keys((run[0]!.edit as CreateEdit).properties);
+      const rows = await sql<Record<string, unknown>>`INSERT INTO ${table} (${sql.join(names.map((n) => sql.id(n)))})
+        VALUES ${sql.join(run.map((c) => sql`(${sql.join(names.map((n) => writeValue(type.properties[n]!, (c.edit as CreateEdit).properties[n])))})`))}
+        RETURNING ${returningObject(type)}`.execute(db);
+      const created = new Map(rows.rows.map((row) => [String(row[type.primaryKey]), toApiObject(type, row)]));
+      for (const c of run) {
+        const made = changeOf(type, c.key);
+        made.after = created.get(String(c.key))!;
+        record(made, 'create', null);
+      }
+      i += run.length - 1;
+      continue;
+    }
     if (edit.type === 'create') {
       if (before) {
         throw new DomainError('conflict', `${type.apiName} ${key} exists already.`, {
@@ -259,6 +276,34 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     });
   }
   return { objects: changed.map(({ type: _type, ...c }) => c), seq };
+}
+
+type CreateEdit = Extract<Edit, { type: 'create' }>;
+type ResolvedObject = Extract<Resolved, { kind: 'object' }>;
+
+/**
+ * The creates from `start` that one INSERT may write: same type, same properties, of objects that
+ * do not exist and each key once (anything else keeps its own statement, and its own error).
+ */
+function createRun(
+  resolved: readonly Resolved[],
+  start: number,
+  exists: (type: ObjectTypeRecord, key: PrimaryKey) => boolean,
+): ResolvedObject[] {
+  const first = resolved[start] as ResolvedObject;
+  const shape = Object.keys(first.edit.type === 'create' ? first.edit.properties : {})
+    .sort()
+    .join('\u0000');
+  const keys = new Set<string>();
+  const run: ResolvedObject[] = [];
+  for (let j = start; j < resolved.length && run.length < CHUNK; j++) {
+    const r = resolved[j]!;
+    if (r.kind !== 'object' || r.edit.type !== 'create' || r.type !== first.type) break;
+    if (Object.keys(r.edit.properties).sort().join('\u0000') !== shape || exists(r.type, r.key) || keys.has(String(r.key))) break;
+    keys.add(String(r.key));
+    run.push(r);
+  }
+  return run;
 }
 
 type Resolved =

@@ -15,6 +15,12 @@ export interface OutboxEvents {
   'app-workflow.run': { appId: string; runId: string };
   /** Objects changed (key: the edit's operation id): changes `fromSeq`..`toSeq` of ontology_changes, of these object types (apiNames). */
   'ontology.changed': { companyId: string; objectTypes: string[]; fromSeq: number; toSeq: number };
+  /** A build was asked for (key: the build id): its workflow runs the jobs. */
+  'data-build.requested': { buildId: string; companyId: string };
+  /** A build was cancelled (key: the build id): its run is cancelled if it runs. */
+  'data-build.cancelled': { buildId: string };
+  /** A sync's schedule was set or the sync deleted (key: the sync id): its Temporal Schedule follows. */
+  'data-sync.changed': { syncId: string };
   /** People were given a license or asked for their invitation again (key: a new id): their emails go out after the commit. */
   'members.invited': { companyId: string; accountIds: string[]; baseUrl: string };
 }

@@ -139,6 +139,8 @@ export interface Actions {
    * ticket only a model its manifest lists (others do not exist for it: 404). Never an agent key.
    */
   'model.call': { model: string; appModels: readonly string[] | null };
+  /** Data connections (their secrets), syncs and builds of a company: its data developers by key or web session; never a ticket or an agent key. */
+  'connectivity.manage': CompanySubject;
 }
 export type Action = keyof Actions;
 
@@ -343,6 +345,10 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   },
   'camera.manage': (p, s) =>
     p.kind === 'ticket' ? forbidden('App tickets never change cameras; a developer key or web session does.') : developersOfCompany(p, s),
+  'connectivity.manage': (p, s) =>
+    p.kind === 'ticket'
+      ? forbidden('Data connections, syncs and builds are managed by developers through a key or a web session, never an app ticket.')
+      : dataDevelopersOnly(p, s.namespace, 'manage data connections, syncs and builds'),
   'media-set.write': (p, s) =>
     mediaSetRefusal(p, s) ??
     (s.role === 'viewer'

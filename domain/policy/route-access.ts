@@ -362,6 +362,20 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // Models: developers by key or web session (spec Authentication 2), and app tickets, each for the
   // models its manifest lists (model.call inside: 404 model_not_found for the others).
   detectVision: route('none', DEVELOPER_KEYS, DEVELOPER_SESSION, TICKETS),
+  // Data pipelines: the company's developers (connectivity.manage: secrets, syncs, builds).
+  createDataConnection: DEVELOPERS,
+  listDataConnections: DEVELOPERS,
+  getDataConnection: DEVELOPERS,
+  deleteDataConnection: DEVELOPERS,
+  testDataConnection: DEVELOPERS,
+  createDataSync: DEVELOPERS,
+  listDataSyncs: DEVELOPERS,
+  getDataSync: DEVELOPERS,
+  deleteDataSync: DEVELOPERS,
+  createBuild: DEVELOPERS,
+  listBuilds: DEVELOPERS,
+  getBuild: DEVELOPERS,
+  cancelBuild: DEVELOPERS,
 };
 
 /** The one caller kind a principal is (see the list above); a session's kind follows its licenses. */

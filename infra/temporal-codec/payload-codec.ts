@@ -142,8 +142,9 @@ export const generatedKeyFile = (dataDir: string) => path.join(dataDir, 'tempora
  * The generated key of this data folder: read, or made on first use, readable by its owner only.
  * `create: false` (a process that shares no data folder with the worker): undefined when there is none.
  */
-export async function generatedPayloadKey(dataDir: string, opts: { create: boolean }): Promise<PayloadKey | undefined> {
-  const file = generatedKeyFile(dataDir);
+export async function generatedPayloadKey(dataDir: string, opts: { create: boolean; file?: string }): Promise<PayloadKey | undefined> {
+  // Another key of the same form elsewhere in the data folder (connectivity's secret key).
+  const file = opts.file ?? generatedKeyFile(dataDir);
   const existing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
@@ -158,7 +159,7 @@ export async function generatedPayloadKey(dataDir: string, opts: { create: boole
   const key = randomBytes(KEY_BYTES);
   const id = `local-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
   // The data folder keeps its usual mode (the embedded PostgreSQL's user must traverse it); only
-  // `temporal/` is its owner's alone. A recursive mkdir would give the mode to every folder it makes.
+  // the key's folder is its owner's alone. A recursive mkdir would give the mode to every folder it makes.
   await mkdir(dataDir, { recursive: true });
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // wx: two processes starting on one folder never overwrite each other's key; the loser reads the winner's.

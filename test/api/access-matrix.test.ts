@@ -89,6 +89,10 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   transformationJobId: '0'.repeat(64),
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
+  // No such connection, sync or build: the gate is what is asked (the connectivity tests have the rest).
+  connectionId: 'dcn_0000000000000000',
+  syncId: 'dsy_0000000000000000',
+  buildId: 'bld_0000000000000000',
 });
 
 const NO_PROPOSAL = 'evp_0000000000000000';
@@ -201,6 +205,11 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   setObjectTypeSecurity: () => ({ body: {} }),
   testObjectSecurity: () => ({ body: { object: { id: 'c1' } } }),
   executeOntologySql: () => ({ body: { query: 'SELECT id FROM "sales.Customer"', ontology: COMPANY_A } }),
+  createDataConnection: () => ({ body: { kind: 'https', name: 'matrix-conn', url: 'https://example.com/orders' } }),
+  createDataSync: () => ({
+    body: { name: 'matrix-sync', connectionId: 'dcn_0000000000000000', objectType: 'sales.Order', source: {}, mapping: { number: 'id' } },
+  }),
+  createBuild: () => ({ body: { jobs: [{ syncId: 'dsy_0000000000000000' }] } }),
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),

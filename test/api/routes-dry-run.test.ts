@@ -191,6 +191,35 @@ async function camera(): Promise<{ namespace: string; name: string }> {
   return { namespace: 'cell-acme', name };
 }
 
+/** A new HTTPS data connection of Globex (made for real; a loopback address it never reaches). */
+async function newConnection(): Promise<string> {
+  await globexOntology();
+  const res = await svc.call('POST', '/api/v1/connectivity/cell-globex/connections', {
+    body: { kind: 'https', name: unique('dry-conn'), url: 'http://127.0.0.1:9/orders' },
+    headers: bearer(globex!),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.id;
+}
+
+/** A sync of Globex's orders from a new connection (in Globex: Acme's first definition belongs to the defineSemanticTypes fixture). */
+async function syncBody(more: Record<string, unknown> = {}) {
+  return {
+    name: unique('dry-sync'),
+    connectionId: await newConnection(),
+    objectType: 'sales.Order',
+    source: {},
+    mapping: { number: 'id' },
+    ...more,
+  };
+}
+
+async function newSync(): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/connectivity/cell-globex/syncs', { body: await syncBody(), headers: bearer(globex!) });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.id;
+}
+
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   createCamera: async () => ({
@@ -201,6 +230,46 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   }),
   updateCamera: async () => ({ params: await camera(), body: { maxViewers: 8 }, headers: bearer(dev), status: 200 }),
   deleteCamera: async () => ({ params: await camera(), headers: bearer(dev), status: 200 }),
+  createDataConnection: async () => {
+    await globexOntology();
+    return {
+      params: { namespace: 'cell-globex' },
+      body: { kind: 'postgresql', name: unique('dry-pg'), connectionString: 'postgres://reader:secret@db.example.com/orders' },
+      headers: bearer(globex!),
+      status: 201,
+    };
+  },
+  deleteDataConnection: async () => ({
+    params: { namespace: 'cell-globex', connectionId: await newConnection() },
+    headers: bearer(globex!),
+    status: 200,
+  }),
+  createDataSync: async () => ({ params: { namespace: 'cell-globex' }, body: await syncBody(), headers: bearer(globex!), status: 201 }),
+  // With a schedule: the outbox intent that removes its Temporal Schedule.
+  deleteDataSync: async () => {
+    const res = await svc.call('POST', '/api/v1/connectivity/cell-globex/syncs', {
+      body: await syncBody({ schedule: '0 3 * * *' }),
+      headers: bearer(globex!),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { params: { namespace: 'cell-globex', syncId: res.body.data.id }, headers: bearer(globex!), status: 200, enqueues: 1 };
+  },
+  createBuild: async () => ({
+    params: { namespace: 'cell-globex' },
+    body: { jobs: [{ syncId: await newSync() }] },
+    headers: bearer(globex!),
+    status: 201,
+    enqueues: 1,
+  }),
+  cancelBuild: async () => {
+    const syncId = await newSync();
+    const res = await svc.call('POST', '/api/v1/orchestration/builds/cell-globex', {
+      body: { jobs: [{ syncId }] },
+      headers: bearer(globex!),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { params: { namespace: 'cell-globex', buildId: res.body.data.id }, headers: bearer(globex!), status: 200, enqueues: 1 };
+  },
   createMediaSet: async () => ({
     body: { name: unique('dry-media'), schema: 'image', allowedMimeTypes: ['image/png'] },
     headers: bearer(dev),
@@ -755,6 +824,12 @@ async function globexOntology() {
 }
 
 const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
+  // Private networks are refused here (the default): the loopback endpoint is never reached.
+  testDataConnection: async () => ({
+    params: { namespace: 'cell-globex', connectionId: await newConnection() },
+    headers: bearer(globex!),
+    status: 422,
+  }),
   // The codec endpoint only decodes; this api-role service has no payload key (no worker data folder): 409.
   adminDecodeTemporalPayloads: async () => ({ body: { payloads: [] }, headers: bearer(op), status: 409 }),
   estimateBillingCost: async () => ({ body: { computeMinutes: 10 }, headers: bearer(dev), status: 200 }),

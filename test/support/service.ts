@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,6 +95,8 @@ export async function startTestService(
     // Ontology SQL backends at normal priority: tests run short statement timeouts on a busy machine,
     // where nice 19 could hold a query past them (the budgets test sets 19, the service's default).
     SVC_SQL_BACKEND_NICE: '0',
+    // Data connections' secrets: a key of the test's own (the API role has no data folder to keep a generated one in).
+    SVC_CONNECTIVITY_KEYS: `test:${randomBytes(32).toString('base64')}`,
     ...opts.env,
   });
   const service = await startService(config, {

@@ -10,6 +10,7 @@ import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
 import { ensureSearchAttributes } from '../../worker/search-attributes.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { TASK_QUEUE } from '../../workflows/contract.ts';
+import { testConnectivity } from './connectivity.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { companyRootAt } from './provisioning.ts';
 
@@ -41,6 +42,7 @@ export async function startWorkflowTestEnv(
     companyRoot: companyRootAt('/nonexistent'),
     mailer: unconfiguredMailer,
     models: localModelProvider,
+    connectivity: testConnectivity(),
     ...overrides,
   };
   const start = async (graceMs?: number) => {

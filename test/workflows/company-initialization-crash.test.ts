@@ -17,6 +17,7 @@ import { installTemporalRuntime } from '../../worker/runtime.ts';
 import { ensureSearchAttributes } from '../../worker/search-attributes.ts';
 import { bundleWorkflows } from '../../worker/workflow-bundle.ts';
 import { TASK_QUEUE } from '../../workflows/contract.ts';
+import { testConnectivity } from '../support/connectivity.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { installFakeEc2 } from '../support/fake-ec2.ts';
 import { exitCode } from '../support/process.ts';
@@ -98,6 +99,7 @@ describe('a worker killed after RunInstances', () => {
           companyRoot: companyRootAt(roots),
           mailer: unconfiguredMailer,
           models: localModelProvider,
+          connectivity: testConnectivity(),
         }),
       });
       await survivor.runUntil(client.workflow.getHandle(queued.workflowId, runId!).result());

@@ -120,6 +120,37 @@ describe('writeEdits', () => {
     expect((await failure(write([{ type: 'create', objectType: 'sales.Nope', properties: {} }]))).code).toBe('object_type_not_found');
   });
 
+  it('writes a run of creates of one shape in one statement, each with its history and change, and still refuses a key twice', async () => {
+    const customers = (ids: string[], more: Record<string, unknown> = {}) =>
+      ids.map((id): Edit => ({ type: 'create', objectType: 'sales.Customer', properties: { id, name: `n-${id}`, ...more } }));
+    const result = await write([...customers(['run-1', 'run-2', 'run-3']), ...customers(['run-4'], { tier: 2 })], 'op-run');
+    expect(result.objects.map((o) => [o.primaryKey, o.before, o.after?.name, o.after?.tier])).toEqual([
+      ['run-1', null, 'n-run-1', undefined],
+      ['run-2', null, 'n-run-2', undefined],
+      ['run-3', null, 'n-run-3', undefined],
+      ['run-4', null, 'n-run-4', 2],
+    ]);
+    const history = await database.db
+      .selectFrom('ontology_edits')
+      .select(['primary_key'])
+      .where('operation_id', '=', 'op-run')
+      .orderBy('seq')
+      .execute();
+    expect(history.map((h) => h.primary_key)).toEqual(['run-1', 'run-2', 'run-3', 'run-4']);
+    expect(result.seq!.to - result.seq!.from).toBe(3);
+
+    const twice = await failure(write(customers(['run-5', 'run-5'])));
+    expect(twice.details).toMatchObject({ errorName: 'ObjectAlreadyExists', primaryKey: 'run-5' });
+    const existing = await failure(write(customers(['run-6', 'run-1'])));
+    expect(existing.details).toMatchObject({ errorName: 'ObjectAlreadyExists', primaryKey: 'run-1' });
+    const ontology = (await findOntologyOfCompany(database.db, acme.companyId))!;
+    const rows =
+      await sql`SELECT count(*)::int AS n FROM ${sql.id(ontology.schemaName, 'sales.Customer')} WHERE id IN ('run-5', 'run-6')`.execute(
+        database.db,
+      );
+    expect(rows.rows).toEqual([{ n: 0 }]);
+  });
+
   it('rolls back every edit of a call when one fails', async () => {
     const err = await failure(
       write([

@@ -91,6 +91,23 @@ describe('people.manage: a company’s groups and people are its admins’ and d
   });
 });
 
+describe('connectivity.manage: data connections (their secrets), syncs and builds are the company’s developers’', () => {
+  const acmeNs = { namespace: 'cell-acme' };
+  it('a developer key or session of the company → may; a member, an agent key, a ticket (even a developer’s), an app token → may not', () => {
+    expect([key('developer'), session('developer')].map((p) => can(p, 'connectivity.manage', acmeNs))).toEqual([true, true]);
+    expect(
+      [key('member'), session('member'), key('developer', true), ticket(), ticket(true)].map((p) => can(p, 'connectivity.manage', acmeNs)),
+    ).toEqual([false, false, false, false, false]);
+  });
+
+  it('a developer of another company → may not; a staff key acts for its own company only', () => {
+    expect(can(key('developer'), 'connectivity.manage', { namespace: 'cell-globex' })).toBe(false);
+    const staffKey: Principal = { ...key('member'), account: account(true) };
+    expect(can(staffKey, 'connectivity.manage', acmeNs)).toBe(true);
+    expect(can(staffKey, 'connectivity.manage', { namespace: 'cell-globex' })).toBe(false);
+  });
+});
+
 describe('liveGroupIds: the one membership rule, judged at the check', () => {
   const m = (groupId: string, expiresAt: string | null) => ({
     groupId,

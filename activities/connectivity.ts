@@ -1,0 +1,30 @@
+import { Context } from '@temporalio/activity';
+import { type ConnectivitySettings, endBuild, endJob, recordScheduledBuild, runSyncJob, startBuild } from '../domain/connectivity/index.ts';
+import type { Db } from '../domain/db/index.ts';
+import { heartbeating } from './heartbeat.ts';
+
+export function createConnectivityActivities(deps: { db: Db; connectivity: ConnectivitySettings }) {
+  return {
+    /** A scheduled run's build, recorded under the run's workflow id (again on a retry: the same build). */
+    recordScheduledDataBuild: (input: { syncId: string; workflowId: string }) =>
+      recordScheduledBuild(deps.db, input.syncId, input.workflowId),
+    /** QUEUED → RUNNING; the jobs to run in order. */
+    startDataBuild: (buildId: string) => startBuild(deps.db, buildId),
+    /**
+     * One job, page by page, each page committed with its cursor: a retry after a crash resumes
+     * after the last committed page. Heartbeats while it runs; cancellation ends the source's connections.
+     */
+    runDataSyncJob: (input: { buildId: string; position: number }) =>
+      heartbeating(() => {
+        const context = Context.current();
+        return runSyncJob(deps.db, deps.connectivity, input, {
+          heartbeat: () => context.heartbeat(),
+          signal: context.cancellationSignal,
+        });
+      }),
+    endDataSyncJob: (input: { buildId: string; position: number; error: { code: string; message: string } }) =>
+      endJob(deps.db, input.buildId, input.position, 'FAILED', input.error),
+    endDataBuild: (input: { buildId: string; cancelled?: boolean }) =>
+      endBuild(deps.db, input.buildId, input.cancelled ? 'CANCELLED' : undefined),
+  };
+}
