@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appChangeTriggerWorkflowId, appScheduledRunWorkflowId } from '../../schemas/workflow-keys.ts';
 import { appScheduleId } from '../../workflows/contract.ts';
 import { injected, rawGet, release, ticketCookie } from '../support/hosting.ts';
-import { bearer, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
+import { bearer, browser, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
 import { SALES } from '../support/ontology.ts';
 import { initializeBody } from '../support/provisioning.ts';
 import { type ApiProcess, type Cluster, startCluster } from './harness.ts';
@@ -74,6 +74,23 @@ describe('credentials across processes', () => {
     expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
     expect((await b.call('GET', '/api/v1/developer/auth/me', { headers: bearer(ticket) })).status).toBe(401);
     expect((await rawGet(`${b.addresses.productionBase}/cell-acme/apps/secret`, { cookie })).status).toBe(403);
+  });
+
+  it('a web session signed out through A is refused by B at once, and the app tickets opened in it end with it', async () => {
+    await release(a, dev, { namespace: 'cell-acme', slug: 'lobby', version: '1.0.0' });
+    const cookie = await signIn(a, 'mo');
+    const page = await rawGet(`${b.addresses.productionBase}/cell-acme/apps/lobby`, { cookie });
+    expect(page.status).toBe(200);
+    const { ticket } = injected(page.text);
+    // Both now in B's cache.
+    expect((await b.call('GET', '/api/v1/web/session', { headers: { cookie } })).status).toBe(200);
+    expect((await b.call('GET', '/api/v1/developer/auth/me', { headers: bearer(ticket) })).status).toBe(200);
+
+    const out = await a.call('DELETE', '/api/v1/web/sessions/current', { headers: browser(cookie, a) });
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    const refused = await b.call('GET', '/api/v1/web/session', { headers: { cookie } });
+    expect([refused.status, refused.body.error?.code]).toEqual([401, 'invalid_session']);
+    expect((await b.call('GET', '/api/v1/developer/auth/me', { headers: bearer(ticket) })).status).toBe(401);
   });
 });
 
