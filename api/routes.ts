@@ -28,6 +28,7 @@ import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './sharing/routes.ts';
 import { healthRoute, openApiRoute, readinessRoute } from './system/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
+import { workshopRoutes } from './workshop/routes.ts';
 
 /** Every mounted route. Each capability contributes its list here. */
 export const routes: readonly AnyRoute[] = [
@@ -62,4 +63,5 @@ export const routes: readonly AnyRoute[] = [
   ...appWorkflowRoutes,
   ...ontologySqlRoutes,
   ...mediaRoutes,
+  ...workshopRoutes,
 ];

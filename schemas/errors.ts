@@ -113,7 +113,14 @@ export const ERRORS = {
       'The app already holds its most improvements of that scope (40 company-wide; 20 personal per person): delete one, or compile the company-wide ones into a version. details.scope, details.limit.',
   },
   improvement_not_found: { status: 404, meaning: 'No such improvement.' },
+  workshop_module_not_found: { status: 404, meaning: 'No such application module, or the caller has no role on it.' },
+  workshop_version_not_found: {
+    status: 404,
+    meaning: 'No such version of the module, or not one the caller may open (viewers open the published version only).',
+  },
   // platform
+  workshop_page_not_found: { status: 404, meaning: 'The module version has no page with that id.' },
+  auto_refresh_not_enabled: { status: 409, meaning: 'Auto-refresh is not enabled for that page of the module (autoRefresh.enabled).' },
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'This route does not accept that method.' },

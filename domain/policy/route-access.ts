@@ -90,6 +90,9 @@ const MARKINGS = route('none', KEYS);
 /** The resource access model: signed-in people (keys and sessions); never tickets, never agent keys. */
 const RESOURCES = route('none', KEYS, SESSIONS);
 
+/** A module's writes: the role on it decides inside; the company's members are Viewers of a module open to the company (the default). */
+const MODULE_OWNERS_AND_EDITORS: RouteAccess = { ...RESOURCES, deniedInside: ['member-key', 'member-session'] };
+
 /** Evolve's operations, and the same for each of their legacy paths (`Legacy…` operation ids: Versioning 6). */
 const EVOLVE_CURRENT: Record<string, RouteAccess> = {
   getEvolveEvidence: DEVELOPERS,
@@ -336,6 +339,23 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getMediaItemRidByPath: RESOURCES,
   getMediaItemInfo: RESOURCES,
   readMediaItemContent: RESOURCES,
+
+  // Application modules (generic resources): people's keys and web sessions (never tickets, which
+  // belong to bundle apps, nor agent keys); the role on the module decides inside (workshop.read:
+  // any role, else 404; workshop.edit: Editors; workshop.manage: Owners). Creating one: the
+  // developers of the company it names. The company's members are its Viewers when it is open to
+  // the company (the default): saving, publishing and deleting refuse them inside.
+  getWorkshopModuleSchema: PUBLIC,
+  createWorkshopModule: { ...route('company', KEYS, SESSIONS), deniedInside: ['member-key', 'member-session'] },
+  listWorkshopModules: RESOURCES,
+  getWorkshopModule: RESOURCES,
+  deleteWorkshopModule: MODULE_OWNERS_AND_EDITORS,
+  listWorkshopModuleVersions: RESOURCES,
+  saveWorkshopModuleVersion: MODULE_OWNERS_AND_EDITORS,
+  getWorkshopModuleVersion: RESOURCES,
+  publishWorkshopModuleVersion: MODULE_OWNERS_AND_EDITORS,
+  evaluateWorkshopModule: RESOURCES,
+  autoRefreshWorkshopModule: RESOURCES,
   sendTestNotification: route('none', KEYS, SESSIONS),
 };
 

@@ -38,6 +38,7 @@ import * as workflowRunTemporalRunId from './2026-11-27T1200-workflow-run-tempor
 import * as openDecisions from './2026-11-27T1300-open-decisions.ts';
 import * as mediaSets from './2026-11-27T1400-media-sets.ts';
 import * as evolve from './2026-11-27T1500-evolve.ts';
+import * as workshopModules from './2026-11-28T0200-workshop-modules.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1300-open-decisions': openDecisions,
   '2026-11-27T1400-media-sets': mediaSets,
   '2026-11-27T1500-evolve': evolve,
+  '2026-11-28T0200-workshop-modules': workshopModules,
 };
