@@ -208,6 +208,10 @@ export const WidgetResult = z.object({
   chart: z.string().optional(),
   action: z.object({ apiName: z.string(), displayName: z.string().optional(), parameters: z.record(z.string(), z.unknown()) }).optional(),
   defaults: z.record(z.string(), z.unknown()).optional(),
+  inputs: z
+    .record(z.string(), z.enum(['text', 'number', 'boolean']))
+    .optional()
+    .meta({ description: 'How a form enters each parameter (an object reference as its type’s primary key).' }),
   text: z.string().optional(),
 });
 export type WidgetResult = z.infer<typeof WidgetResult>;

@@ -405,6 +405,8 @@ export const PAGE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   '/signout': PUBLIC,
   '/device': PUBLIC,
   '/web/log': PUBLIC,
+  // An application module page: static HTML; its script reads the module with the session (workshop.read).
+  '/web/modules': PUBLIC,
   '/oauth/authorize': PUBLIC,
   '/web/assets/:name': PUBLIC,
   // The API reference (swagger-ui over the OpenAPI document, itself public) and swagger-ui's files.

@@ -12,7 +12,7 @@ import { exportQuery } from '../app-workflows/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
-import { aggregateObjects, getActionType, getObject, searchObjects } from '../ontology/index.ts';
+import { aggregateObjects, getActionType, getObject, getObjectType, searchObjects } from '../ontology/index.ts';
 import type { Principal } from '../principal.ts';
 import { VARIABLE_REF } from './check-definition.ts';
 import { moduleFor, moduleRid, type OpenedModule, versionFor } from './repository.ts';
@@ -93,6 +93,24 @@ const resolve = (value: Scalar, variables: Variables): Scalar => {
   return m ? (variables[m[1]!] ?? null) : value;
 };
 
+type InputKind = 'text' | 'number' | 'boolean';
+const NUMBERS = new Set(['integer', 'long', 'double', 'float', 'short', 'byte', 'decimal']);
+
+/** How a form enters each parameter: an object reference as its type's primary key (a long key is a number), a number, a boolean or text. */
+async function formInputs(deps: Deps, principal: Principal, ontology: string, parameters: Record<string, { dataType: unknown }>) {
+  const kinds: Record<string, InputKind> = {};
+  for (const [name, p] of Object.entries(parameters)) {
+    const type = p.dataType as { type: string; objectType?: string };
+    let scalar = type.type;
+    if (type.type === 'objectReference' && type.objectType) {
+      const target = await getObjectType(deps, principal, ontology, type.objectType).catch(() => undefined);
+      scalar = (target?.properties[target.primaryKey]?.dataType as { type: string } | undefined)?.type ?? 'string';
+    }
+    kinds[name] = scalar === 'boolean' ? 'boolean' : NUMBERS.has(scalar) ? 'number' : 'text';
+  }
+  return kinds;
+}
+
 /** A binding as the query export it reads like: the data layer's search request with the variables as `input`. */
 function searchOf(binding: ObjectSetBinding, select: readonly string[], variables: Variables) {
   return exportQuery(
@@ -172,6 +190,7 @@ async function evaluateWidget(
       const action = await getActionType(deps, principal, ontology, w.action);
       return {
         action: { apiName: action.apiName, displayName: action.displayName, parameters: action.parameters },
+        inputs: await formInputs(deps, principal, ontology, action.parameters),
         defaults: Object.fromEntries(Object.entries(w.defaults).map(([name, value]) => [name, resolve(value, variables)])),
       };
     }

@@ -285,6 +285,7 @@ describe('evaluate', () => {
     expect(widget(first, 'pay')).toMatchObject({
       action: { apiName: 'sales.payOrder', parameters: { order: expect.any(Object) } },
       defaults: { note: 'paid at the desk' },
+      inputs: { order: 'number', note: 'text' },
     });
     expect(widget(first, 'help').text).toBe('# Close orders');
     // Customers are not the member's to read: the widget says so, and holds no objects.
