@@ -19,6 +19,7 @@ let gus: string;
 let moCookie: string;
 let companyId: string;
 let moId: string;
+let danaId: string;
 const BASE = '/api/v1/workshop/modules';
 const sources: EventSource[] = [];
 
@@ -114,7 +115,9 @@ function autoRefresh(rid: string, key: string, query = 'page=desk') {
 
 beforeAll(async () => {
   svc = await startTestService();
-  moId = (await seedCompanies(svc)).accounts.mo;
+  const { accounts } = await seedCompanies(svc);
+  moId = accounts.mo;
+  danaId = accounts.dana;
   dev = await passwordKey(svc, 'dana');
   mo = await passwordKey(svc, 'mo');
   gus = await passwordKey(svc, 'gus');
@@ -247,6 +250,29 @@ describe('modules as resources', () => {
     });
     expect(shared.status, JSON.stringify(shared.body)).toBe(200);
     expect((await svc.call('GET', `${BASE}/${rid}`, { headers: bearer(mo) })).body.data.role).toBe('viewer');
+  });
+
+  it('a marking on the module hides it from people it does not clear (404) until they are cleared', async () => {
+    const rid = await published();
+    const call = (method: string, path: string, body: unknown) => svc.call(method, path, { body, headers: bearer(dev) });
+    const category = await call('POST', '/api/v1/admin/markingCategories', { name: 'Desk secrecy', categoryType: 'CONJUNCTIVE' });
+    expect(category.status, JSON.stringify(category.body)).toBe(201);
+    const marking = await call('POST', '/api/v1/admin/markings', {
+      categoryId: category.body.data.id,
+      name: 'Desk only',
+      initialRoleAssignments: [{ principalType: 'USER', principalId: danaId, role: 'ADMINISTER' }],
+    });
+    expect(marking.status, JSON.stringify(marking.body)).toBe(201);
+    const marked = await call('POST', `/api/v1/filesystem/resources/${rid}/addMarkings`, { markingIds: [marking.body.data.id] });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(200);
+    expect((await svc.call('GET', `${BASE}/${rid}`, { headers: bearer(dev) })).status).toBe(200);
+    const hidden = await evaluate(rid, mo);
+    expect([hidden.status, hidden.body.error.code]).toEqual([404, 'workshop_module_not_found']);
+    const cleared = await call('POST', `/api/v1/admin/markings/${marking.body.data.id}/roleAssignments/add`, {
+      roleAssignments: [{ principalType: 'USER', principalId: moId, role: 'USE' }],
+    });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect((await evaluate(rid, mo)).status).toBe(200);
   });
 
   it('members do not create modules; only Owners delete, and a deleted module is gone with its grants', async () => {
