@@ -5,15 +5,16 @@
 // Memory: the process's heap and RSS growth per open subscriber (clients in the same process:
 // their parsing is counted too).
 // Usage: npx node bench/workshop-auto-refresh.ts [subscribers=1000] [seconds=45]
-import { findOntology, writeEdits } from '../domain/ontology/index.ts';
 import { openSse, type SseStream } from '../test/support/sse.ts';
+import { benchItemWriter, defineBenchItem } from './support/bench-item.ts';
 import { startBenchService } from './support/service.ts';
 import { median } from './support/timing.ts';
 
 const SUBSCRIBERS = Number(process.argv[2] ?? 1000);
 const SECONDS = Number(process.argv[3] ?? 45);
 const INTERVAL_MS = 10_000;
-const { svc, developerKey: key, call, stop } = await startBenchService();
+const bench = await startBenchService();
+const { svc, developerKey: key, call, stop } = bench;
 const db = svc.deps.db;
 const quantile = (xs: readonly number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] as number;
@@ -21,20 +22,7 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 const streams: SseStream[] = [];
 try {
-  await call(
-    'POST',
-    '/api/v1/developer/semantic/cell-bench/types',
-    {
-      types: [
-        {
-          apiName: 'bench.Item',
-          primaryKey: 'id',
-          properties: { id: { dataType: { type: 'string' } }, n: { dataType: { type: 'integer' } } },
-        },
-      ],
-    },
-    key,
-  );
+  await defineBenchItem(bench);
   const definition = {
     title: 'Bench',
     pages: [
@@ -48,24 +36,7 @@ try {
   };
   const { rid } = await call('POST', '/api/v1/workshop/modules', { name: 'Bench', definition }, key);
   await call('POST', `/api/v1/workshop/modules/${rid}/versions/1/publish`, {}, key);
-  const companyId = (await findOntology(db, 'cell-bench'))!.companyId;
-  let operation = 0;
-  const write = async (n: number) => {
-    const result = await db.transaction().execute((trx) =>
-      writeEdits(trx, {
-        companyId,
-        accountId: null,
-        operationId: `bench-${++operation}`,
-        actionTypeRid: null,
-        edits: [
-          operation === 1
-            ? { type: 'create', objectType: 'bench.Item', properties: { id: 'x', n } }
-            : { type: 'modify', objectType: 'bench.Item', primaryKey: 'x', properties: { n } },
-        ],
-      }),
-    );
-    return result.seq!.to;
-  };
+  const write = await benchItemWriter(db);
   await write(0);
 
   const before = process.memoryUsage();
