@@ -1,4 +1,4 @@
-import { api, show } from './common.js';
+import { api, show, signedIn } from './common.js';
 
 // An application module page for the company's people: /web/modules?rid=<module rid>&page=<page id>.
 // Evaluates the page with the session (the person's own permissions), runs actions through its
@@ -166,12 +166,8 @@ function subscribe() {
 }
 
 async function init() {
-  const session = await api('GET', '/api/v1/web/session');
-  if (!session.ok) {
-    location.assign(`/signin?next=${encodeURIComponent(location.pathname + location.search)}`);
-    return;
-  }
-  document.getElementById('who').textContent = `Signed in as ${session.data.account.username}`;
+  const session = await signedIn();
+  if (!session) return;
   const module = await api('GET', base);
   if (!module.ok) return show(message, module.error.message, 'svc-error');
   organization = module.data.organization;
