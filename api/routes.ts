@@ -31,6 +31,7 @@ import { shareRoutes } from './sharing/routes.ts';
 import { healthRoute, openApiRoute, readinessRoute } from './system/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 import { visionRoutes } from './vision/routes.ts';
+import { workshopRoutes } from './workshop/routes.ts';
 
 /** Every mounted route. Each capability contributes its list here. */
 export const routes: readonly AnyRoute[] = [
@@ -68,4 +69,5 @@ export const routes: readonly AnyRoute[] = [
   ...visionRoutes,
   ...connectivityRoutes,
   ...orchestrationRoutes,
+  ...workshopRoutes,
 ];

@@ -3,14 +3,15 @@
 // same change reaching one stream, measured in the same run.
 // The streams are read by clients in the same process as the service (their parsing is counted).
 // Usage: npx node bench/ontology-subscriptions.ts [rounds=30]
-import { findOntology, writeEdits } from '../domain/ontology/index.ts';
 import { openSse, type SseStream } from '../test/support/sse.ts';
+import { benchItemWriter, defineBenchItem } from './support/bench-item.ts';
 import { startBenchService } from './support/service.ts';
 import { median } from './support/timing.ts';
 
 const rounds = Number(process.argv[2] ?? 30);
 const LISTENERS = 200;
-const { svc, developerKey: key, call, stop } = await startBenchService();
+const bench = await startBenchService();
+const { svc, developerKey: key, stop } = bench;
 const db = svc.deps.db;
 const STREAM = `${svc.url}/api/v1/ontologySubscriptions/ontologies/cell-bench/streamSubscriptions`;
 const p95 = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)] as number;
@@ -18,36 +19,8 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 const streams: SseStream[] = [];
 try {
-  await call(
-    'POST',
-    '/api/v1/developer/semantic/cell-bench/types',
-    {
-      types: [
-        {
-          apiName: 'bench.Item',
-          primaryKey: 'id',
-          properties: { id: { dataType: { type: 'string' } }, n: { dataType: { type: 'integer' } } },
-        },
-      ],
-    },
-    key,
-  );
-  const companyId = (await findOntology(db, 'cell-bench'))!.companyId;
-  let operation = 0;
-  const write = (n: number) =>
-    db.transaction().execute((trx) =>
-      writeEdits(trx, {
-        companyId,
-        accountId: null,
-        operationId: `bench-${++operation}`,
-        actionTypeRid: null,
-        edits: [
-          operation === 1
-            ? { type: 'create', objectType: 'bench.Item', properties: { id: 'x', n } }
-            : { type: 'modify', objectType: 'bench.Item', primaryKey: 'x', properties: { n } },
-        ],
-      }),
-    );
+  await defineBenchItem(bench);
+  const write = await benchItemWriter(db);
   await write(0);
 
   const open = async (filter: number | null) => {

@@ -141,6 +141,11 @@ export const ERRORS = {
     status: 504,
     meaning: 'The camera did not answer in time (details.cause: connect, no answer to the request; stalled, no next byte of an answer).',
   },
+  workshop_module_not_found: { status: 404, meaning: 'No such application module, or the caller has no role on it.' },
+  workshop_version_not_found: {
+    status: 404,
+    meaning: 'No such version of the module, or not one the caller may open (viewers open the published version only).',
+  },
   // platform
   connection_not_found: { status: 404, meaning: 'No such data connection of this company.' },
   connection_name_exists: { status: 409, meaning: 'The company already has a data connection or sync of that name.' },
@@ -153,6 +158,8 @@ export const ERRORS = {
   sync_not_found: { status: 404, meaning: 'No such sync of this company.' },
   build_not_found: { status: 404, meaning: 'No such build of this company.' },
   build_finished: { status: 409, meaning: 'The build has finished already (details.status): there is nothing to cancel.' },
+  workshop_page_not_found: { status: 404, meaning: 'The module version has no page with that id.' },
+  auto_refresh_not_enabled: { status: 409, meaning: 'Auto-refresh is not enabled for that page of the module (autoRefresh.enabled).' },
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   camera_not_found: { status: 404, meaning: 'No such camera in the company (for an app ticket: none its manifest lists).' },
   camera_name_exists: { status: 409, meaning: 'The company already has a camera of that name.' },

@@ -10,25 +10,34 @@ import { serveLanding } from './landing.ts';
 // They are pages, not API operations, so they are not in the OpenAPI document.
 
 const ASSETS = new Map(
-  ['web.css', 'common.js', 'signin.js', 'signout.js', 'device.js', 'log.js', 'authorize.js', 'reference.js', 'reference.css'].map(
-    (name) => [
-      name,
-      {
-        body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
-        type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
-      },
-    ],
-  ),
+  [
+    'web.css',
+    'common.js',
+    'signin.js',
+    'signout.js',
+    'device.js',
+    'log.js',
+    'authorize.js',
+    'reference.js',
+    'reference.css',
+    'module.js',
+  ].map((name) => [
+    name,
+    {
+      body: readFileSync(new URL(`./assets/${name}`, import.meta.url)),
+      type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+    },
+  ]),
 );
 
-function page(title: string, script: string, body: string, mainClass = ''): string {
+function page(title: string, script: string, body: string, mainClass = '', stylesheet = '/web/assets/web.css'): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · svc</title>
-<link rel="stylesheet" href="/web/assets/web.css">
+<link rel="stylesheet" href="${stylesheet}">
 <script type="module" src="/web/assets/${script}"></script>
 </head>
 <body><main${mainClass ? ` class="${mainClass}"` : ''}>
@@ -142,6 +151,19 @@ const LOG = page(
   'wide',
 );
 
+// An application module page for the company's people: /web/modules?rid=<module rid>&page=<page id>
+// (docs/api/workshop.md). Platform HTML in the platform's app look (the SDK's ui.css); its script
+// evaluates the page with the session, runs the forms' actions and follows the auto-refresh stream.
+const MODULE = page(
+  'Application module',
+  'module.js',
+  `<header class="svc-row"><h1><span id="module"></span> · <span id="title"></span></h1>
+<p class="svc-muted"><span id="who"></span> · <a href="/signout">Sign out</a></p></header>
+<div id="widgets" class="svc-stack" aria-live="polite"></div>`,
+  'svc-app',
+  '/developer/sdk/v1/ui.css',
+);
+
 function sendPage(ctx: Context, html: string): void {
   ctx.type = 'text/html; charset=utf-8';
   // The device page's address carries the user code: never leak it in a Referer.
@@ -160,6 +182,7 @@ export function pagesRouter(deps: ApiDeps): Router {
   router.get('/signout', (ctx) => sendPage(ctx, SIGN_OUT));
   router.get('/device', (ctx) => sendPage(ctx, DEVICE));
   router.get('/web/log', (ctx) => sendPage(ctx, LOG));
+  router.get('/web/modules', (ctx) => sendPage(ctx, MODULE));
   router.get('/oauth/authorize', (ctx) => sendPage(ctx, AUTHORIZE));
   mountApiReference(router);
   router.get('/web/assets/:name', (ctx, next) => {

@@ -602,6 +602,8 @@ export interface Database {
   resource_grants: ResourceGrantsTable;
   groups: GroupsTable;
   media_sets: MediaSetsTable;
+  workshop_modules: WorkshopModulesTable;
+  workshop_module_versions: WorkshopModuleVersionsTable;
   media_set_branches: MediaSetBranchesTable;
   media_set_transactions: MediaSetTransactionsTable;
   media_items: MediaItemsTable;
@@ -1025,6 +1027,25 @@ export interface CamerasTable {
   created_by: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+/** An application module (domain/workshop); `published_version` is what members open. */
+export interface WorkshopModulesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  published_version: number | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+/** One saved version of a module: its definition (schemas/workshop.ts ModuleDefinition), never changed. */
+export interface WorkshopModuleVersionsTable {
+  module_id: string;
+  version: number;
+  definition: ColumnType<unknown, string, never>;
+  created_by: string | null;
+  created_at: Generated<Date>;
 }
 
 export interface MediaSetsTable {

@@ -141,6 +141,14 @@ export interface Actions {
   'model.call': { model: string; appModels: readonly string[] | null };
   /** Data connections (their secrets), syncs and builds of a company: its data developers by key or web session; never a ticket or an agent key. */
   'connectivity.manage': CompanySubject;
+  /** Create an application module in a company: its developers (they are its Owners); never a ticket. */
+  'workshop.create': CompanySubject;
+  /** Open a module (its published version: get, evaluate, auto-refresh): any role on it; otherwise it does not exist for the caller (404). */
+  'workshop.read': ResourceSubject;
+  /** Save versions and read unpublished ones: Owners and Editors. */
+  'workshop.edit': ResourceSubject;
+  /** Publish a version, delete the module: Owners only. */
+  'workshop.manage': ResourceSubject;
 }
 export type Action = keyof Actions;
 
@@ -198,6 +206,10 @@ const noMediaSet = (rid: string) => new DomainError('media_set_not_found', `No m
 
 /** A media set the caller may see: a role on it, and never an agent key (the spec gives agent keys no media-set role). */
 const mediaSetRefusal = (p: Principal, s: ResourceSubject): Refusal | null => (s.role === null || isAgentKey(p) ? noMediaSet(s.rid) : null);
+
+const noModule = (rid: string) =>
+  new DomainError('workshop_module_not_found', `No application module ${rid}.`, { details: { moduleRid: rid } });
+const moduleRefusal = (_p: Principal, s: ResourceSubject): Refusal | null => (s.role === null ? noModule(s.rid) : null);
 
 const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Refusal | null } = {
   'company.read': (p, s) => (p.kind === 'key' ? keyOutside(p, s.namespace) : forbidden('A key of the company is required.')),
@@ -354,6 +366,17 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     (s.role === 'viewer'
       ? forbidden('Viewers read the media set only; putting items needs the Editor role.', { role: s.role, required: 'editor' })
       : null),
+  'workshop.create': (p, s) =>
+    p.kind === 'ticket' ? forbidden('App tickets do not create application modules.') : developersOfCompany(p, s),
+  'workshop.read': moduleRefusal,
+  'workshop.edit': (p, s) =>
+    moduleRefusal(p, s) ??
+    (s.role === 'viewer'
+      ? forbidden('Viewers open the published version only; saving versions needs the Editor role.', { role: s.role, required: 'editor' })
+      : null),
+  'workshop.manage': (p, s) =>
+    moduleRefusal(p, s) ??
+    (s.role !== 'owner' ? forbidden('Only an Owner may publish or delete the module.', { role: s.role, required: 'owner' }) : null),
 };
 
 /** Throws the refusal (forbidden, or not_found where the subject must stay invisible) unless the caller may. */

@@ -96,6 +96,8 @@ const RESOURCES = route('none', KEYS, SESSIONS);
  * inside (camera.read), as is a ticket asking for a camera its manifest does not list (404).
  */
 const CAMERAS = { ...route('company', KEYS, SESSIONS, TICKETS), deniedInside: ['editor-ticket', 'viewer-ticket'] } satisfies RouteAccess;
+/** A module's writes: the role on it decides inside; the company's members are Viewers of a module open to the company (the default). */
+const MODULE_OWNERS_AND_EDITORS: RouteAccess = { ...RESOURCES, deniedInside: ['member-key', 'member-session'] };
 
 /** Evolve's operations, and the same for each of their legacy paths (`Legacy…` operation ids: Versioning 6). */
 const EVOLVE_CURRENT: Record<string, RouteAccess> = {
@@ -348,6 +350,23 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   transformMediaItem: RESOURCES,
   getMediaTransformationJobStatus: RESOURCES,
   readMediaTransformationResult: RESOURCES,
+
+  // Application modules (generic resources): people's keys and web sessions (never tickets, which
+  // belong to bundle apps, nor agent keys); the role on the module decides inside (workshop.read:
+  // any role, else 404; workshop.edit: Editors; workshop.manage: Owners). Creating one: the
+  // developers of the company it names. The company's members are its Viewers when it is open to
+  // the company (the default): saving, publishing and deleting refuse them inside.
+  getWorkshopModuleSchema: PUBLIC,
+  createWorkshopModule: { ...route('company', KEYS, SESSIONS), deniedInside: ['member-key', 'member-session'] },
+  listWorkshopModules: RESOURCES,
+  getWorkshopModule: RESOURCES,
+  deleteWorkshopModule: MODULE_OWNERS_AND_EDITORS,
+  listWorkshopModuleVersions: RESOURCES,
+  saveWorkshopModuleVersion: MODULE_OWNERS_AND_EDITORS,
+  getWorkshopModuleVersion: RESOURCES,
+  publishWorkshopModuleVersion: MODULE_OWNERS_AND_EDITORS,
+  evaluateWorkshopModule: RESOURCES,
+  autoRefreshWorkshopModule: RESOURCES,
   sendTestNotification: route('none', KEYS, SESSIONS),
 
   // Vision cameras: read, probed and watched as CAMERAS says; registered, changed and removed by the company's developers.
@@ -424,6 +443,8 @@ export const PAGE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   '/signout': PUBLIC,
   '/device': PUBLIC,
   '/web/log': PUBLIC,
+  // An application module page: static HTML; its script reads the module with the session (workshop.read).
+  '/web/modules': PUBLIC,
   '/oauth/authorize': PUBLIC,
   '/web/assets/:name': PUBLIC,
   // The API reference (swagger-ui over the OpenAPI document, itself public) and swagger-ui's files.

@@ -6,6 +6,7 @@ export { changeResourceMarkings } from './change-resource-markings.ts';
 export { clearedForApp } from './cleared-for-app.ts';
 export { describeResource } from './describe-resource.ts';
 export { appsSharedWith, findAppGrants, liveShare, nextAccessExpiry } from './find-app-grants.ts';
+export { forgetResource } from './forget-resource.ts';
 export { TIERS } from './kind.ts';
 export { agentRid } from './kinds/agent.ts';
 export { createLink, LINK_DEFAULT_DAYS, redeemLink, revokeLink } from './links.ts';

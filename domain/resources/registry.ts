@@ -6,12 +6,21 @@ import { appKind } from './kinds/app.ts';
 import { applicationsKind } from './kinds/applications.ts';
 import { mediaSetKind } from './kinds/media-set.ts';
 import { objectTypeKind, ontologyKind } from './kinds/ontology.ts';
+import { workshopModuleKind } from './kinds/workshop-module.ts';
 
 /**
  * Every resource kind the access model knows. Adding a kind is one entry here (a `ResourceKind`
  * in `kinds/`); the tier-table tests run over every entry.
  */
-export const RESOURCE_KINDS: readonly ResourceKind[] = [applicationsKind, appKind, agentKind, ontologyKind, objectTypeKind, mediaSetKind];
+export const RESOURCE_KINDS: readonly ResourceKind[] = [
+  applicationsKind,
+  appKind,
+  agentKind,
+  ontologyKind,
+  objectTypeKind,
+  mediaSetKind,
+  workshopModuleKind,
+];
 
 export function kindOfRid(rid: string): { kind: ResourceKind; id: string } | undefined {
   const kind = RESOURCE_KINDS.find((k) => rid.startsWith(k.prefix));

@@ -15,7 +15,7 @@ export const inputParameter = z.strictObject({
 
 const WHERE_OPERATORS = ['eq', 'ne', 'in', 'nin', 'gt', 'gte', 'lt', 'lte', 'contains', 'startsWith', 'null'] as const;
 
-const operatorObject = z
+export const operatorObject = z
   .strictObject(
     Object.fromEntries(WHERE_OPERATORS.map((op) => [op, scalarOrList.optional()])) as Record<
       (typeof WHERE_OPERATORS)[number],
@@ -24,7 +24,7 @@ const operatorObject = z
   )
   .refine((ops) => Object.keys(ops).length > 0, 'an operator object needs at least one operator');
 
-const sortKey = z
+export const sortKey = z
   .string()
   .max(49)
   .regex(/^-?[a-z][A-Za-z0-9_]*$/, 'must be a property name with an optional leading -');

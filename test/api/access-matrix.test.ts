@@ -56,6 +56,10 @@ interface MatrixRequest {
 const APP_RID = `ri.workshop.svc.app.${APP.namespace}.${APP.slug}`;
 const APP_QUERY = { namespace: APP.namespace, slug: APP.slug };
 const CUSTOMERS = { type: 'base', objectType: 'sales.Customer' };
+const MODULE_DEFINITION = {
+  title: 'Matrix',
+  pages: [{ id: 'main', title: 'Main', widgets: [{ id: 'note', type: 'markdown', text: 'hi' }] }],
+};
 
 /** Path placeholders that name the same thing on every route: things of company A that exist. */
 const PARAMS = (t: Targets): Record<string, string> => ({
@@ -218,6 +222,19 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   // The camera routes' {name} is `run`, which no company has: admitted callers get camera_not_found.
   createCamera: () => ({ body: { name: 'matrix-camera', kind: 'snapshot', url: 'http://192.0.2.10/snapshot.jpg' } }),
   updateCamera: () => ({ body: { maxViewers: 2 } }),
+  ...Object.fromEntries(
+    [
+      'getWorkshopModule',
+      'deleteWorkshopModule',
+      'listWorkshopModuleVersions',
+      'getWorkshopModuleVersion',
+      'publishWorkshopModuleVersion',
+    ].map((id) => [id, (t: Targets): MatrixRequest => ({ params: { rid: t.moduleRid, n: '1' } })]),
+  ),
+  createWorkshopModule: () => ({ body: { organization: COMPANY_A, name: 'Matrix new module', definition: MODULE_DEFINITION } }),
+  saveWorkshopModuleVersion: (t) => ({ params: { rid: t.moduleRid }, body: { definition: MODULE_DEFINITION } }),
+  evaluateWorkshopModule: (t) => ({ params: { rid: t.moduleRid }, body: { page: 'main' } }),
+  autoRefreshWorkshopModule: (t) => ({ params: { rid: t.moduleRid }, query: { page: 'main' }, stream: true }),
   ...withLegacyEvolvePaths({
     getEvolveEvidence: () => ({ query: { slug: APP.slug } }),
     suggestEvolveProposals: () => ({ body: { slug: APP.slug } }),

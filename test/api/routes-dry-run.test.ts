@@ -220,6 +220,17 @@ async function newSync(): Promise<string> {
   return res.body.data.id;
 }
 
+const MARKDOWN_MODULE = { title: 'Dry', pages: [{ id: 'main', title: 'Main', widgets: [{ id: 'note', type: 'markdown', text: 'hi' }] }] };
+/** An application module of Acme with version 1 (dana's, made for real). */
+async function workshopModule(): Promise<string> {
+  const res = await svc.call('POST', '/api/v1/workshop/modules', {
+    body: { name: unique('dry-module'), definition: MARKDOWN_MODULE },
+    headers: bearer(dev),
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.rid;
+}
+
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   createCamera: async () => ({
@@ -270,6 +281,19 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return { params: { namespace: 'cell-globex', buildId: res.body.data.id }, headers: bearer(globex!), status: 200, enqueues: 1 };
   },
+  createWorkshopModule: async () => ({
+    body: { name: unique('dry-module'), definition: MARKDOWN_MODULE },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  saveWorkshopModuleVersion: async () => ({
+    params: { rid: await workshopModule() },
+    body: { definition: MARKDOWN_MODULE },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  publishWorkshopModuleVersion: async () => ({ params: { rid: await workshopModule(), n: '1' }, headers: bearer(dev), status: 200 }),
+  deleteWorkshopModule: async () => ({ params: { rid: await workshopModule() }, headers: bearer(dev), status: 200 }),
   createMediaSet: async () => ({
     body: { name: unique('dry-media'), schema: 'image', allowedMimeTypes: ['image/png'] },
     headers: bearer(dev),
@@ -829,6 +853,12 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
     params: { namespace: 'cell-globex', connectionId: await newConnection() },
     headers: bearer(globex!),
     status: 422,
+  }),
+  evaluateWorkshopModule: async () => ({
+    params: { rid: await workshopModule() },
+    body: { page: 'main' },
+    headers: bearer(dev),
+    status: 200,
   }),
   // The codec endpoint only decodes; this api-role service has no payload key (no worker data folder): 409.
   adminDecodeTemporalPayloads: async () => ({ body: { payloads: [] }, headers: bearer(op), status: 409 }),

@@ -6,7 +6,9 @@ import { appScheduleId } from '../../workflows/contract.ts';
 import { injected, rawGet, release, ticketCookie } from '../support/hosting.ts';
 import { bearer, browser, passwordKey, seedCompanies, signIn } from '../support/identity.ts';
 import { SALES } from '../support/ontology.ts';
+import { ACTIONS } from '../support/ontology-actions.ts';
 import { initializeBody } from '../support/provisioning.ts';
+import { openSse } from '../support/sse.ts';
 import { type ApiProcess, type Cluster, startCluster } from './harness.ts';
 
 // What one process does, the others see: two API processes (A and B) and two workers on one
@@ -230,5 +232,43 @@ describe('rate limits across processes', () => {
     expect(opened).toBe(windows.reduce((sum, w) => sum + Math.min(w.hits, LIMIT), 0));
     expect(opened).toBeLessThanOrEqual(windows.length * LIMIT);
     expect(opened).toBeLessThan(answers.length);
+  });
+});
+
+describe('auto-refresh across processes', () => {
+  it('an action applied through A refreshes a module page streamed from B', async () => {
+    for (const [path, body] of [
+      ['types', SALES],
+      ['actionTypes', ACTIONS],
+    ] as const) {
+      const res = await a.call('POST', `/api/v1/developer/semantic/cell-acme/${path}`, { body, headers: bearer(dev) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const definition = {
+      title: 'Customers',
+      pages: [
+        {
+          id: 'list',
+          title: 'List',
+          autoRefresh: { enabled: true, intervalSeconds: 10 },
+          widgets: [{ id: 'customers', type: 'table', objectSet: { objectType: 'sales.Customer' } }],
+        },
+      ],
+    };
+    const made = await a.call('POST', '/api/v1/workshop/modules', { body: { name: 'Customers', definition }, headers: bearer(dev) });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const rid = made.body.data.rid;
+    expect((await a.call('POST', `/api/v1/workshop/modules/${rid}/versions/1/publish`, { headers: bearer(dev) })).status).toBe(200);
+    const stream = await openSse(`${b.addresses.baseUrl}/api/v1/workshop/modules/${rid}/autoRefresh?page=list`, undefined, bearer(dev));
+    expect(stream.status).toBe(200);
+    expect((await stream.next()).event).toBe('ready');
+    const applied = await a.call('POST', '/api/v1/ontologies/cell-acme/actions/sales.addCustomer/apply', {
+      body: { parameters: { id: 'cross-process', name: 'Across' } },
+      headers: bearer(dev),
+    });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    const refresh = await stream.next();
+    expect(refresh).toMatchObject({ event: 'refresh', data: { objectTypes: ['sales.Customer'] } });
+    stream.close();
   });
 });

@@ -61,6 +61,8 @@ export interface Targets {
   mediaSetRid: string;
   mediaItemRid: string;
   mediaTransactionId: string;
+  /** An application module of A (open to A's company, version 1 published; page `main` with auto-refresh). */
+  moduleRid: string;
 }
 
 export interface PrincipalFixture {
@@ -223,6 +225,23 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
   ok(mediaItem, 201);
   const mediaTransaction = await call('POST', `/api/v1/mediasets/${mediaSetRid}/transactions`, {});
   ok(mediaTransaction, 201);
+  const workshopModule = await call('POST', '/api/v1/workshop/modules', {
+    name: 'Matrix module',
+    definition: {
+      title: 'Matrix',
+      pages: [
+        {
+          id: 'main',
+          title: 'Main',
+          autoRefresh: { enabled: true },
+          widgets: [{ id: 'customers', type: 'table', objectSet: { objectType: 'sales.Customer' } }],
+        },
+      ],
+    },
+  });
+  ok(workshopModule, 201);
+  const moduleRid = workshopModule.body.data.rid;
+  ok(await call('POST', `/api/v1/workshop/modules/${moduleRid}/versions/1/publish`, {}));
 
   return {
     callers,
@@ -244,6 +263,7 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
       mediaSetRid,
       mediaItemRid: mediaItem.body.data.mediaItemRid,
       mediaTransactionId: mediaTransaction.body.data.transactionId,
+      moduleRid,
     },
   };
 }

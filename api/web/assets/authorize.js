@@ -1,4 +1,4 @@
-import { api, show } from './common.js';
+import { api, show, signedIn } from './common.js';
 
 // The OAuth authorization page (/oauth/authorize): after web sign-in, the person approves or
 // denies an MCP host acting for them in one app. Unknown request parameters are ignored (RFC 6749 3.1).
@@ -9,12 +9,8 @@ const query = new URLSearchParams(location.search);
 const request = Object.fromEntries(PARAMS.filter((name) => query.has(name)).map((name) => [name, query.get(name)]));
 
 async function init() {
-  const session = await api('GET', '/api/v1/web/session');
-  if (!session.ok) {
-    location.assign(`/signin?next=${encodeURIComponent(location.pathname + location.search)}`);
-    return;
-  }
-  document.getElementById('who').textContent = `Signed in as ${session.data.account.username}`;
+  const session = await signedIn();
+  if (!session) return;
   const res = await api('GET', `/api/v1/oauth/authorization?${new URLSearchParams(request)}`);
   if (!res.ok) return show(message, res.error.message, 'error');
   document.getElementById('client').textContent = res.data.client.name;

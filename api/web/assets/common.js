@@ -10,6 +10,20 @@ export async function api(method, path, body) {
   return { status: res.status, ...json };
 }
 
+/**
+ * The web session (its account and companies), shown as `#who`; without one the page goes to
+ * sign-in and comes back here, and this answers null.
+ */
+export async function signedIn() {
+  const session = await api('GET', '/api/v1/web/session');
+  if (!session.ok) {
+    location.assign(`/signin?next=${encodeURIComponent(location.pathname + location.search)}`);
+    return null;
+  }
+  document.getElementById('who').textContent = `Signed in as ${session.data.account.username}`;
+  return session.data;
+}
+
 export function show(el, text, kind = '') {
   el.textContent = text;
   el.className = `message ${kind}`.trim();

@@ -1,4 +1,4 @@
-import { api, show } from './common.js';
+import { api, show, signedIn } from './common.js';
 
 const message = document.getElementById('message');
 const enter = document.getElementById('enter');
@@ -16,19 +16,15 @@ const STATES = {
 };
 
 async function init() {
-  const session = await api('GET', '/api/v1/web/session');
-  if (!session.ok) {
-    location.assign(`/signin?next=${encodeURIComponent(location.pathname + location.search)}`);
-    return;
-  }
-  document.getElementById('who').textContent = `Signed in as ${session.data.account.username}`;
-  for (const c of session.data.companies) {
+  const session = await signedIn();
+  if (!session) return;
+  for (const c of session.companies) {
     const option = document.createElement('option');
     option.value = c.cellId;
     option.textContent = `${c.name} (${c.cellId}) as ${c.role}`;
     companySelect.append(option);
   }
-  if (session.data.companies.length === 0) {
+  if (session.companies.length === 0) {
     enter.hidden = true;
     return show(message, 'Your account belongs to no company yet, so it cannot approve a login.', 'error');
   }

@@ -1,4 +1,4 @@
-import { api, show } from './common.js';
+import { api, show, signedIn } from './common.js';
 
 // The app log page: /web/log?namespace=<ns>&slug=<slug>. Reads the log API with the session;
 // every text goes in through textContent, never as HTML.
@@ -162,12 +162,8 @@ async function loadEvents(append) {
 const reload = () => Promise.all([loadSummary(), loadEvents(false)]);
 
 async function init() {
-  const session = await api('GET', '/api/v1/web/session');
-  if (!session.ok) {
-    location.assign(`/signin?next=${encodeURIComponent(location.pathname + location.search)}`);
-    return;
-  }
-  document.getElementById('who').textContent = `Signed in as ${session.data.account.username}`;
+  const session = await signedIn();
+  if (!session) return;
   document.getElementById('app').textContent = `${namespace}/${slug}`;
   // The interface shows only once the log answers: a member, or anyone else it refuses, sees why and nothing more.
   const first = await api('GET', `${base}/summary?slug=${encodeURIComponent(slug)}&days=30`);

@@ -40,6 +40,7 @@ import * as mediaSets from './2026-11-27T1400-media-sets.ts';
 import * as evolve from './2026-11-27T1500-evolve.ts';
 import * as unloggedRateLimits from './2026-11-28T0050-unlogged-rate-limits.ts';
 import * as mediaTransformations from './2026-11-28T0100-media-transformations.ts';
+import * as workshopModules from './2026-11-28T0200-workshop-modules.ts';
 import * as cameras from './2026-11-28T0300-cameras.ts';
 import * as dataPipelines from './2026-11-28T0400-data-pipelines.ts';
 
@@ -90,4 +91,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T0100-media-transformations': mediaTransformations,
   '2026-11-28T0300-cameras': cameras,
   '2026-11-28T0400-data-pipelines': dataPipelines,
+  '2026-11-28T0200-workshop-modules': workshopModules,
 };

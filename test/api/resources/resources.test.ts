@@ -54,6 +54,16 @@ const SAMPLES: Record<string, () => Promise<string>> = {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data.rid;
   },
+  // An application module open to no one but its Owners (access restricted).
+  'workshop-module': async () => {
+    const definition = { title: 'Shelf', pages: [{ id: 'main', title: 'Main', widgets: [] }] };
+    const res = await svc.call('POST', '/api/v1/workshop/modules', {
+      body: { name: 'Shelf module', access: 'restricted', definition },
+      headers: bearer(dev),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.data.rid;
+  },
 };
 const rids: Record<string, string> = {};
 
