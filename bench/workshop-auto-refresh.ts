@@ -7,6 +7,7 @@
 // Usage: npx node bench/workshop-auto-refresh.ts [subscribers=1000] [seconds=45]
 import { openSse, type SseStream } from '../test/support/sse.ts';
 import { benchItemWriter, defineBenchItem } from './support/bench-item.ts';
+import { report } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 import { median } from './support/timing.ts';
 
@@ -18,7 +19,6 @@ const { svc, developerKey: key, call, stop } = bench;
 const db = svc.deps.db;
 const quantile = (xs: readonly number[], q: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] as number;
-const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 const streams: SseStream[] = [];
 try {
@@ -81,13 +81,12 @@ try {
     previousFirst = Math.min(...times);
     covered = seq;
   }
-  console.log(
-    `workshop auto-refresh, ${SUBSCRIBERS} subscribers, interval ${INTERVAL_MS / 1000} s, ${commits.length} changes one a second:`,
-  );
-  console.log(`  refreshes per subscriber                 ${rounds}`);
-  console.log(`  last subscriber beyond due, median / p99 ${ms(median(late))} / ${ms(quantile(late, 0.99))}`);
-  console.log(`  heap per subscriber                      ${((after.heapUsed - before.heapUsed) / SUBSCRIBERS / 1024).toFixed(1)} KiB`);
-  console.log(`  RSS per subscriber                       ${((after.rss - before.rss) / SUBSCRIBERS / 1024).toFixed(1)} KiB`);
+  const label = `workshop auto-refresh, ${SUBSCRIBERS} subscribers, ${commits.length} changes one a second, interval ${INTERVAL_MS / 1000} s`;
+  console.log(`${label}: ${rounds} refreshes per subscriber`);
+  report({ name: `${label}: last subscriber beyond due, median`, value: median(late), unit: 'ms' });
+  report({ name: `${label}: last subscriber beyond due, p99`, value: quantile(late, 0.99), unit: 'ms', goal: '< 200 ms' });
+  report({ name: `${label}: heap per subscriber`, value: (after.heapUsed - before.heapUsed) / SUBSCRIBERS / 1024, unit: 'KiB' });
+  report({ name: `${label}: RSS per subscriber`, value: (after.rss - before.rss) / SUBSCRIBERS / 1024, unit: 'KiB' });
   for (const s of streams) s.close();
   await Promise.all(readers);
 } finally {
