@@ -130,7 +130,7 @@ export const EnvSchema = z
       'AES-256-GCM keys that seal every Temporal payload svc writes (workflow inputs, results, signals, schedule actions), as comma-separated `<id>:<base64 of 32 bytes>` (`openssl rand -base64 32`). The first encrypts; all decrypt (keep earlier keys after the current one until the runs they sealed are gone). Every API and worker process needs the same list. Unset: a key generated on first start in `SVC_DATA_DIR/temporal/payload.key` (mode 0600), enough for one process (`npm start`).',
     ),
     SVC_SECRET_KEYS: aesKeyList.describe(
-      'AES-256-GCM keys that seal secrets the service keeps to use again (camera credentials), in the format of `SVC_TEMPORAL_PAYLOAD_KEYS`: the first seals, all open (keep earlier keys after the current one until every secret they sealed is rewritten). Every API process needs the same list. Unset: the Temporal payload keys (configured, or the generated key file); with neither, cameras with credentials are refused (503).',
+      'AES-256-GCM keys that seal every secret the service keeps to use again (camera credentials; data connections’ PostgreSQL connection strings, S3 secret keys and Authorization values), each bound to its record, in the format of `SVC_TEMPORAL_PAYLOAD_KEYS` (`openssl rand -base64 32`): the first seals, all open (keep earlier keys after the current one until every secret they sealed is rewritten: update the camera’s credentials, recreate the connection). Every API and worker process needs the same list. Unset: a key generated on first start in `SVC_DATA_DIR/secrets/secret.key` (mode 0600), enough for one process (`npm start`).',
     ),
     SVC_CAMERA_TIMEOUT_MS: z.coerce
       .number()
@@ -147,18 +147,6 @@ export const EnvSchema = z
       .describe(
         "`allow`: a camera address may be on this host (127.0.0.0/8, ::1), e.g. a test camera or one served by the same machine. Denied by default: loopback reaches the service's own ports. Private networks are always allowed (cameras live there); link-local (cloud metadata), multicast and unspecified addresses never.",
       ),
-    SVC_CONNECTIVITY_KEYS: unsetIfBlank(
-      z
-        .string()
-        .transform((v, ctx) => {
-          const keys = parsePayloadKeys(v);
-          if (typeof keys === 'string') ctx.addIssue({ code: 'custom', message: keys });
-          return typeof keys === 'string' ? z.NEVER : keys;
-        })
-        .optional(),
-    ).describe(
-      'AES-256-GCM keys that seal data connections’ secrets in the database (PostgreSQL connection strings, S3 secret keys, Authorization values), as comma-separated `<id>:<base64 of 32 bytes>` (`openssl rand -base64 32`). The first seals; all open (keep an earlier key after the current one while connections sealed with it remain: recreate them to move them to the new key). Every API and worker process needs the same list. Unset: a key generated on first start in `SVC_DATA_DIR/connectivity/secret.key` (mode 0600), enough for one process.',
-    ),
     SVC_CONNECTIVITY_PRIVATE_NETWORKS: z
       .enum(['refuse', 'allow'])
       .default('refuse')
@@ -355,12 +343,10 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   temporalUiUrl: e.SVC_TEMPORAL_UI_URL,
   /** Payload encryption keys, the current one first; unset: the data folder's generated key. */
   payloadKeys: e.SVC_TEMPORAL_PAYLOAD_KEYS,
-  /** Secret sealing keys (camera credentials), the current one first; unset: the payload keys. */
+  /** Keys sealing every secret svc keeps (cameras, data connections), the current one first; unset: the data folder's generated key. */
   secretKeys: e.SVC_SECRET_KEYS,
   /** How cameras are reached (domain/vision). */
   camera: { timeoutMs: e.SVC_CAMERA_TIMEOUT_MS, allowLoopback: e.SVC_CAMERA_LOOPBACK === 'allow' },
-  /** Data connections' secret keys, the sealing one first; unset: the data folder's generated key. */
-  connectivityKeys: e.SVC_CONNECTIVITY_KEYS,
   /** Sources may be on non-public addresses (and plain http). */
   connectivityPrivateNetworks: e.SVC_CONNECTIVITY_PRIVATE_NETWORKS === 'allow',
   /** Workflow runs a worker keeps in memory between tasks (Temporal's maxCachedWorkflows). */

@@ -13,7 +13,6 @@ import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator, dummyHash } from './domain/accounts/index.ts';
 import { localModelProvider } from './domain/app-workflows/index.ts';
 import { cachedBlobStore, postgresBlobBackend } from './domain/apps/index.ts';
-import { SecretBox } from './domain/connectivity/index.ts';
 import { connectDatabase, type Db, migrateToLatest } from './domain/db/index.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { startOpenRecorder } from './domain/hosting/index.ts';
@@ -140,11 +139,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         ? readinessCheck('blobStore', blobBackend.reachable)
         : { name: 'blobStore', skipped: 'version files are in the database: the database check covers them' },
     ];
-    // Data connections' secrets: the configured keys, else the data folder's generated one (every role seals or opens them).
-    const connectivityKeys = config.connectivityKeys ?? [
-      (await generatedPayloadKey(config.dataDir, { create: true, file: path.join(config.dataDir, 'connectivity', 'secret.key') }))!,
-    ];
-    const connectivity = { secrets: new SecretBox(connectivityKeys), privateNetworks: config.connectivityPrivateNetworks };
+    // The one sealer of every secret svc keeps (camera credentials, data connections' secrets): the
+    // configured keys, else the data folder's generated one (every role seals or opens them).
+    const secrets = createSecretBox(
+      config.secretKeys ?? [
+        (await generatedPayloadKey(config.dataDir, { create: true, file: path.join(config.dataDir, 'secrets', 'secret.key') }))!,
+      ],
+    );
+    const connectivity = { secrets, privateNetworks: config.connectivityPrivateNetworks };
     let addresses = publicAddresses(config, { host: config.host, port: config.port });
     const deps: ApiDeps = {
       connectivity,
@@ -190,9 +192,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       config.payloadKeys ?? [await generatedPayloadKey(config.dataDir, { create: role !== 'api' })].filter((k) => k !== undefined);
     const codec = payloadKeys.length ? new AesGcmPayloadCodec(payloadKeys) : undefined;
     if (codec) deps.payloadDecoder = codec;
-    // Camera credentials are sealed with the secret keys, else the payload keys (none: credentials are refused).
-    const secretKeys = config.secretKeys ?? payloadKeys;
-    deps.cameras = createCameraService(config.camera, secretKeys.length ? createSecretBox(secretKeys) : undefined);
+    deps.cameras = createCameraService(config.camera, secrets);
     let temporal: TemporalConnections | undefined;
     if (role !== 'api') {
       // The one data converter of every Temporal client and worker this process makes.

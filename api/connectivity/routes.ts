@@ -37,8 +37,8 @@ export const createConnectionRoute = defineRoute({
   operationId: 'createDataConnection',
   summary: 'Connect a source: PostgreSQL (a connection string), S3 (bucket and prefix) or an HTTPS JSON endpoint',
   description:
-    'The connection string, S3 secret key and Authorization value are sealed with AES-256-GCM under the configured key ' +
-    '(SVC_CONNECTIVITY_KEYS) and never returned or logged. Where a source may be: public addresses only unless the operator allows private networks.',
+    'The connection string, S3 secret key and Authorization value are sealed with AES-256-GCM under the service secret key, ' +
+    'bound to the connection (SVC_SECRET_KEYS), and never returned or logged. Where a source may be: public addresses only unless the operator allows private networks.',
   tags: ['connectivity'],
   auth: 'credential',
   write: true,

@@ -3,7 +3,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
 import { companyForPipelines, connectionRows, connectionView, nameTaken } from './repository.ts';
-import type { ConnectivitySettings } from './secret-box.ts';
+import type { ConnectivitySettings } from './settings.ts';
 
 /** The connection's fields split into what may be shown and what is sealed (never shown). */
 function split(input: CreateConnectionInput): { settings: Record<string, unknown>; secret: Record<string, string> | null } {

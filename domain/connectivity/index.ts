@@ -11,5 +11,5 @@ export { getConnection, listConnections } from './list-connections.ts';
 export { getSync, listSyncs } from './list-syncs.ts';
 export { type JobOutcome, runSyncJob } from './run-sync-job.ts';
 export { recordScheduledBuild, syncSchedule } from './scheduled-build.ts';
-export { type ConnectivitySettings, SecretBox, type SecretKey } from './secret-box.ts';
+export type { ConnectivitySettings } from './settings.ts';
 export { testConnection } from './test-connection.ts';

@@ -3,7 +3,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import type { ConnectivitySettings } from './secret-box.ts';
+import type { ConnectivitySettings } from './settings.ts';
 import { httpsSource } from './sources/https-source.ts';
 import { postgresSource } from './sources/postgres-source.ts';
 import { type S3Settings, s3Source } from './sources/s3-source.ts';
@@ -43,7 +43,7 @@ export async function findConnection(db: DbOrTrx, companyId: string, id: string)
 /** The secret fields of a connection, opened (only a source reader sees them). */
 function secretsOf(settings: ConnectivitySettings, row: ConnectionRow): Record<string, string> {
   if (!row.secret || !row.secret_key_id) return {};
-  return JSON.parse(settings.secrets.open(row.secret, row.secret_key_id, row.id)) as Record<string, string>;
+  return JSON.parse(settings.secrets.open({ keyId: row.secret_key_id, sealed: row.secret }, row.id)) as Record<string, string>;
 }
 
 /**

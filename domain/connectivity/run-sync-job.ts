@@ -7,7 +7,7 @@ import { newId } from '../security/index.ts';
 import { endJob } from './builds.ts';
 import { coerceValue } from './coerce-values.ts';
 import { findConnection, readerFor, redactSecrets } from './repository.ts';
-import type { ConnectivitySettings } from './secret-box.ts';
+import type { ConnectivitySettings } from './settings.ts';
 import type { ReadSpec } from './sources/source.ts';
 
 export interface JobOutcome {

@@ -2,7 +2,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { companyForPipelines, findConnection, readerFor, redactSecrets } from './repository.ts';
-import type { ConnectivitySettings } from './secret-box.ts';
+import type { ConnectivitySettings } from './settings.ts';
 
 /**
  * Reaches the source once (PostgreSQL: connects and reads its version; S3: lists the prefix;

@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 
-// Secrets the service must use again later (camera credentials) are kept sealed: AES-256-GCM under
-// the service's secret key (SVC_SECRET_KEYS, else the Temporal payload keys), the key's id stored
-// beside the ciphertext so keys can rotate. A database dump alone never shows them.
+// Every secret the service must use again later (camera credentials, data connections' secrets) is
+// kept sealed: AES-256-GCM under the service's secret keys (SVC_SECRET_KEYS, else the data folder's
+// generated key), the key's id stored beside the ciphertext so keys can rotate. A database dump
+// alone never shows them.
 
 export interface SecretKey {
   id: string;
@@ -18,7 +19,7 @@ export interface SealedSecret {
 
 export interface SecretBox {
   seal(plaintext: string, context: string): SealedSecret;
-  /** Throws when the key is not configured or the ciphertext, its context or key id was altered. */
+  /** Throws when the key is not configured, or the ciphertext, its context or key id was altered. */
   open(secret: SealedSecret, context: string): string;
 }
 
@@ -26,8 +27,9 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * The first key seals, every key opens. `context` (e.g. the camera's id) is authenticated with the
- * key id, so a sealed value copied onto another row does not open there.
+ * The first key seals, every key opens (earlier ones stay for what they sealed). `context` (the
+ * record's id: a camera, a connection) is authenticated with the key id, so a sealed value copied
+ * onto another row does not open there.
  */
 export function createSecretBox(keys: readonly SecretKey[]): SecretBox {
   if (keys.length === 0) throw new Error('a secret box needs at least one key');
@@ -44,7 +46,7 @@ export function createSecretBox(keys: readonly SecretKey[]): SecretBox {
     },
     open({ keyId, sealed }, context) {
       const key = byId.get(keyId);
-      if (!key) throw new Error(`secret key ${keyId} is not configured`);
+      if (!key) throw new Error(`the secret was sealed with key ${keyId}, which is not among SVC_SECRET_KEYS`);
       const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));
       decipher.setAAD(aad(keyId, context));
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));

@@ -29,21 +29,10 @@ export async function readableCamera(db: DbOrTrx, principal: Principal, namespac
   return row;
 }
 
-/** The service's secret box, or 503 naming the setting that provides it. */
-export function secretBoxOf(cameras: CameraService) {
-  if (!cameras.secrets) {
-    throw new DomainError(
-      'service_unavailable',
-      'Camera credentials need a secret key: set SVC_SECRET_KEYS (or SVC_TEMPORAL_PAYLOAD_KEYS).',
-    );
-  }
-  return cameras.secrets;
-}
-
 /** The address and opened credential to connect with (the credential exists only in memory, for this connection). */
 export function targetOf(cameras: CameraService, row: CameraRow): CameraTarget {
   if (!row.credential_sealed || !row.credential_key_id) return { url: row.url, credential: null };
-  const opened = secretBoxOf(cameras).open({ keyId: row.credential_key_id, sealed: row.credential_sealed }, row.id);
+  const opened = cameras.secrets.open({ keyId: row.credential_key_id, sealed: row.credential_sealed }, row.id);
   return { url: row.url, credential: JSON.parse(opened) as { username: string; password: string } };
 }
 

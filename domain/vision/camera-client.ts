@@ -1,9 +1,9 @@
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { CAMERA_LIMITS } from '../../schemas/vision.ts';
 import { DomainError } from '../errors.ts';
+import { ADDRESS_REFUSED, type AddressKind, classifyAddress, guardedLookup } from '../security/index.ts';
 import { isJpeg, MjpegParser, mjpegBoundary } from './mjpeg.ts';
 
 // The one way the service talks to a camera. Cameras are addresses a company's developers
@@ -11,8 +11,8 @@ import { isJpeg, MjpegParser, mjpegBoundary } from './mjpeg.ts';
 // 192.168/16, fc00::/7) are allowed: that is where cameras live. Refused, whatever the name
 // resolves to (checked on the address actually connected to, so DNS rebinding cannot pass): this
 // host (loopback, unless SVC_CAMERA_LOOPBACK=allow, for tests and a camera on the service's own
-// machine), link-local (169.254/16, fe80::/10: cloud metadata services), the AWS IPv6 metadata
-// address, unspecified, multicast and reserved ranges. Redirects are never followed (a camera
+// machine), link-local (169.254/16, fe80::/10, the AWS IPv6 metadata address: cloud metadata
+// services), unspecified, multicast and reserved ranges (domain/security's address table). Redirects are never followed (a camera
 // cannot send the service elsewhere), bodies are bounded, and credentials go only as a Basic
 // header to the configured address.
 
@@ -28,33 +28,13 @@ export interface CameraTarget {
   credential: { username: string; password: string } | null;
 }
 
-const REFUSED = new net.BlockList();
-for (const [net4, bits] of [
-  ['0.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  REFUSED.addSubnet(net4, bits, 'ipv4');
-for (const [net6, bits] of [
-  ['::', 128],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['fd00:ec2::254', 128],
-] as const)
-  REFUSED.addSubnet(net6, bits, 'ipv6');
-const LOOPBACK = new net.BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+/** The camera policy on the one address table: private and public, loopback only when allowed. */
+const cameraMay = (allowLoopback: boolean) => (kind: AddressKind) =>
+  kind === 'private' || kind === 'public' || (kind === 'loopback' && allowLoopback);
 
 /** Whether the service may connect to this address as a camera. */
 export function addressAllowed(address: string, allowLoopback: boolean): boolean {
-  // An IPv4 address written as IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const ip = mapped ?? address;
-  const family = net.isIPv4(ip) ? 'ipv4' : 'ipv6';
-  if (REFUSED.check(ip, family)) return false;
-  return allowLoopback || !LOOPBACK.check(ip, family);
+  return cameraMay(allowLoopback)(classifyAddress(address));
 }
 
 const unreachable = (cause: string, message: string, details: Record<string, unknown> = {}) =>
@@ -62,27 +42,10 @@ const unreachable = (cause: string, message: string, details: Record<string, unk
 const timedOut = (cause: string, ms: number) =>
   new DomainError('camera_timeout', `The camera did not answer within ${ms} ms (${cause}).`, { details: { cause, timeoutMs: ms } });
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
-
-/** dns.lookup, keeping only the addresses a camera may have (the connection is made to one of those). */
-function guardedLookup(allowLoopback: boolean) {
-  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const allowed = addresses.filter((a) => addressAllowed(a.address, allowLoopback));
-      if (allowed.length === 0) {
-        return callback(Object.assign(new Error(`${hostname} resolves only to refused addresses`), { code: 'ESVC_ADDRESS_REFUSED' }), []);
-      }
-      if (options.all) callback(null, allowed);
-      else callback(null, allowed[0]!.address, allowed[0]!.family);
-    });
-  };
-}
-
 function connectionError(err: NodeJS.ErrnoException): DomainError {
   if (err instanceof DomainError) return err;
   switch (err.code) {
-    case 'ESVC_ADDRESS_REFUSED':
+    case ADDRESS_REFUSED:
       return unreachable(
         'address_refused',
         'The camera’s address is not one the service may connect to (loopback, link-local, multicast…).',
@@ -113,7 +76,7 @@ export function openCamera(target: CameraTarget, settings: CameraSettings): Prom
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // An address written as an IP is connected to without a lookup: judged here.
   if (net.isIP(host) && !addressAllowed(host, settings.allowLoopback)) {
-    return Promise.reject(connectionError(Object.assign(new Error('refused address'), { code: 'ESVC_ADDRESS_REFUSED' })));
+    return Promise.reject(connectionError(Object.assign(new Error('refused address'), { code: ADDRESS_REFUSED })));
   }
   const headers: Record<string, string> = { accept: 'image/jpeg, multipart/x-mixed-replace', 'user-agent': 'svc-camera' };
   if (target.credential) {
@@ -121,7 +84,7 @@ export function openCamera(target: CameraTarget, settings: CameraSettings): Prom
   }
   return new Promise((resolve, reject) => {
     const get = url.protocol === 'https:' ? https.get : http.get;
-    const req = get(url, { headers, agent: false, lookup: guardedLookup(settings.allowLoopback) as never });
+    const req = get(url, { headers, agent: false, lookup: guardedLookup(cameraMay(settings.allowLoopback)) as never });
     const timer = setTimeout(() => req.destroy(timedOut('connect', settings.timeoutMs)), settings.timeoutMs);
     req.on('error', (err) => {
       clearTimeout(timer);

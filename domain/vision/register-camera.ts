@@ -5,13 +5,12 @@ import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
-import { secretBoxOf } from './camera-access.ts';
 import type { CameraService } from './cameras.ts';
 import { cameraView, findCamera, findCompanyByCell } from './repository.ts';
 
 /** Seals a credential for one camera (its id is the context: a sealed value moved to another row does not open). */
 export function sealCredential(cameras: CameraService, cameraId: string, credential: { username: string; password: string }) {
-  const { keyId, sealed } = secretBoxOf(cameras).seal(JSON.stringify(credential), cameraId);
+  const { keyId, sealed } = cameras.secrets.seal(JSON.stringify(credential), cameraId);
   return { credential_sealed: sealed, credential_key_id: keyId };
 }
 

@@ -143,7 +143,7 @@ export const generatedKeyFile = (dataDir: string) => path.join(dataDir, 'tempora
  * `create: false` (a process that shares no data folder with the worker): undefined when there is none.
  */
 export async function generatedPayloadKey(dataDir: string, opts: { create: boolean; file?: string }): Promise<PayloadKey | undefined> {
-  // Another key of the same form elsewhere in the data folder (connectivity's secret key).
+  // Another key of the same form elsewhere in the data folder (the secret sealer's key).
   const file = opts.file ?? generatedKeyFile(dataDir);
   const existing = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;

@@ -220,8 +220,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       SVC_BLOB_STORE_ENDPOINT: `http://127.0.0.1:${s3Link.port}`,
       // Every process must read what any worker wrote to Temporal: one key for the whole cluster.
       SVC_TEMPORAL_PAYLOAD_KEYS: `${payloadKey.id}:${payloadKey.key.toString('base64')}`,
-      // Likewise data connections' secrets: sealed by API processes, opened by workers.
-      SVC_CONNECTIVITY_KEYS: `cluster:${randomBytes(32).toString('base64')}`,
+      // Likewise sealed secrets (data connections, cameras): sealed by API processes, opened by workers.
+      SVC_SECRET_KEYS: `cluster:${randomBytes(32).toString('base64')}`,
       // The test service's operator, whom the identity helpers sign in as.
       SVC_OPERATOR_LOGIN: TEST_OPERATOR.login,
       SVC_OPERATOR_PASSWORD: TEST_OPERATOR.password,

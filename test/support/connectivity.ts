@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type ConnectivitySettings, SecretBox } from '../../domain/connectivity/index.ts';
+import type { ConnectivitySettings } from '../../domain/connectivity/index.ts';
 import { connectDatabase } from '../../domain/db/connect.ts';
+import { createSecretBox } from '../../domain/security/index.ts';
 import { urlFor } from './postgres-urls.ts';
 
 /** Connectivity as tests run it: a fresh key, sources on loopback allowed (the second database, local servers). */
 export const testConnectivity = (): ConnectivitySettings => ({
-  secrets: new SecretBox([{ id: 'test', key: randomBytes(32) }]),
+  secrets: createSecretBox([{ id: 'test', key: randomBytes(32) }]),
   privateNetworks: true,
 });
 

@@ -95,8 +95,8 @@ export async function startTestService(
     // Ontology SQL backends at normal priority: tests run short statement timeouts on a busy machine,
     // where nice 19 could hold a query past them (the budgets test sets 19, the service's default).
     SVC_SQL_BACKEND_NICE: '0',
-    // Data connections' secrets: a key of the test's own (the API role has no data folder to keep a generated one in).
-    SVC_CONNECTIVITY_KEYS: `test:${randomBytes(32).toString('base64')}`,
+    // Sealed secrets (cameras, data connections): a key of the test's own (the API role has no data folder to keep a generated one in).
+    SVC_SECRET_KEYS: `test:${randomBytes(32).toString('base64')}`,
     ...opts.env,
   });
   const service = await startService(config, {
