@@ -40,6 +40,7 @@ import * as mediaSets from './2026-11-27T1400-media-sets.ts';
 import * as evolve from './2026-11-27T1500-evolve.ts';
 import * as unloggedRateLimits from './2026-11-28T0050-unlogged-rate-limits.ts';
 import * as mediaTransformations from './2026-11-28T0100-media-transformations.ts';
+import * as mediaUploads from './2026-11-28T0500-media-uploads.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1500-evolve': evolve,
   '2026-11-28T0050-unlogged-rate-limits': unloggedRateLimits,
   '2026-11-28T0100-media-transformations': mediaTransformations,
+  '2026-11-28T0500-media-uploads': mediaUploads,
 };
