@@ -38,8 +38,10 @@ export async function assembleMediaUpload(
   target: UploadTarget,
   uploadId: string,
   dryRun: boolean,
-): Promise<{ sha256: string; size: number }> {
+): Promise<{ sha256: string; size: number } | null> {
   const { upload } = await openUpload(deps, principal, target, uploadId);
+  // Completed already (a client retrying after a lost answer): nothing to assemble.
+  if (upload.state === 'COMPLETED') return null;
   assertState(upload, 'OPEN', 'COMPLETING');
   // COMPLETING before the parts are read: a part put waits on the session's row, then finds it closed.
   const setState = (from: 'OPEN' | 'COMPLETING', to: 'OPEN' | 'COMPLETING') =>
@@ -77,15 +79,20 @@ export async function assembleMediaUpload(
  * Completes an assembled session: the item goes into the property's media set (main branch, path
  * `uploads/<upload id>`), the object named at creation gets it as its property's value through
  * the one writer, and the session is COMPLETED with the reference. Its parts are dropped.
+ * Completing a COMPLETED session again answers it as it is.
  */
 export async function completeMediaUpload(
   deps: { db: DbOrTrx; clock: Clock },
   principal: Principal,
   target: UploadTarget,
   uploadId: string,
-  content: { sha256: string; size: number },
+  content: { sha256: string; size: number } | null,
 ): Promise<MediaUploadView> {
   const { property, upload } = await openUpload(deps, principal, target, uploadId);
+  if (upload.state === 'COMPLETED' || content === null) {
+    assertState(upload, 'COMPLETED');
+    return uploadView(deps.db, property, upload);
+  }
   // OPEN only in a dry run, whose assembly left the state as it was.
   assertState(upload, 'OPEN', 'COMPLETING');
   const branch = await branchOf(deps.db, upload.media_set_id, {});

@@ -14,7 +14,7 @@ export async function createMediaUpload(
   target: UploadTarget,
   input: CreateMediaUploadInput,
 ): Promise<MediaUploadView> {
-  const property = await openMediaProperty(deps, principal, target.ontology, target.objectType, target.property);
+  const property = await openMediaProperty(deps, principal, target.ontology, target.objectType, target.property, input.primaryKey);
   assertDestination(deps.blobs, input.sizeBytes);
   const mediaSetId = await propertySet(deps.db, property, principal.account.id);
   const upload = await deps.db

@@ -35,6 +35,11 @@ export async function acceptUploadPart(
   const { upload } = await openUpload(deps, principal, target, part.uploadId);
   assertState(upload, 'OPEN');
   const bytes = await read(Math.min(MEDIA_LIMITS.uploadPartBytes, upload.size));
+  if (bytes.length === 0) {
+    throw new DomainError('invalid_payload', undefined, {
+      details: reportedProblems([problem('body', 'too_small', 'a part holds at least one byte')]),
+    });
+  }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (!dryRun) await deps.blobs.put([{ sha256, bytes }]);
   return { sha256, size: bytes.length };
@@ -53,11 +58,6 @@ export async function putMediaUploadPart(
 ): Promise<MediaUploadPartView> {
   const { upload } = await openUpload(deps, principal, target, part.uploadId);
   assertState(upload, 'OPEN');
-  if (content.size === 0) {
-    throw new DomainError('invalid_payload', undefined, {
-      details: reportedProblems([problem('body', 'too_small', 'a part holds at least one byte')]),
-    });
-  }
   const row = { upload_id: upload.id, part_number: part.partNumber, sha256: Buffer.from(content.sha256, 'hex'), size: content.size };
   await deps.db
     .insertInto('media_upload_parts')

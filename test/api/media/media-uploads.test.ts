@@ -103,7 +103,9 @@ describe('media upload sessions', () => {
     const content = await fetch(`${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`, { headers: bearer(dana) });
     expect(Buffer.from(await content.arrayBuffer()).equals(whole)).toBe(true);
 
-    // Done: no more parts, no purge; the next upload of the property uses the same set.
+    // Completing again (a retry after a lost answer) answers the same; no more parts, no purge; the
+    // next upload of the property uses the same set.
+    expect((await complete(id)).body.data).toEqual(done.body.data);
     expect((await putPart(id, 3, second)).body.error.code).toBe('conflict');
     expect((await svc.call('DELETE', `${UPLOADS}/${id}`, { headers: bearer(dana) })).body.error.code).toBe('conflict');
     const next = await svc.call('POST', UPLOADS, { body: { sizeBytes: 1, mimeType: 'image/png' }, headers: bearer(dana) });
@@ -125,6 +127,8 @@ describe('media upload sessions', () => {
 
   it('purges a session: its parts are dropped, it is PURGED, and takes no more parts', async () => {
     const id = await open({ sizeBytes: 8, mimeType: 'text/plain' });
+    const empty = await putPart(id, 1, Buffer.alloc(0));
+    expect([empty.status, empty.body.error.code]).toEqual([400, 'invalid_payload']);
     expect((await putPart(id, 1, Buffer.from('abcd'))).status).toBe(200);
     const purged = await svc.call('DELETE', `${UPLOADS}/${id}`, { headers: bearer(dana) });
     expect([purged.status, purged.body.data.state, purged.body.data.parts]).toEqual([200, 'PURGED', []]);
@@ -140,6 +144,8 @@ describe('media upload sessions', () => {
       headers: bearer(dana),
     });
     expect([caption.status, caption.body.error.code]).toEqual([404, 'property_not_found']);
+    const badKey = await svc.call('POST', UPLOADS, { body: { sizeBytes: 1, mimeType: 'image/png', primaryKey: 7 }, headers: bearer(dana) });
+    expect([badKey.status, badKey.body.error.details.problems[0].path]).toEqual([400, 'primaryKey']);
     const unknown = await complete('00000000-0000-4000-8000-000000000000');
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'media_upload_not_found']);
     const huge = await svc.call('POST', UPLOADS, {
