@@ -15,6 +15,7 @@ import { keyRoutes } from './keys/routes.ts';
 import { markingRoutes } from './markings/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
+import { mediaUploadRoutes } from './media/uploads.ts';
 import { memberRoutes } from './members/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { ontologyActionRoutes } from './ontology/actions/routes.ts';
@@ -70,4 +71,5 @@ export const routes: readonly AnyRoute[] = [
   ...connectivityRoutes,
   ...orchestrationRoutes,
   ...workshopRoutes,
+  ...mediaUploadRoutes,
 ];

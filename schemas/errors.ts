@@ -103,6 +103,16 @@ export const ERRORS = {
     meaning: 'The branch already has an open transaction (details.transactionId): commit or abort it first.',
   },
   conflicting_media_set_identifiers: { status: 400, meaning: 'Name a branch by one of branchName, branchRid and viewRid only.' },
+  property_not_found: {
+    status: 404,
+    meaning: 'The object type has no such property of the kind the route takes (a media property: type mediaReference).',
+  },
+  media_upload_not_found: { status: 404, meaning: 'No such upload session for this media property.' },
+  media_upload_incomplete: {
+    status: 409,
+    meaning:
+      'The parts do not make the declared item: a part is missing (details.missingParts) or their sizes do not add up to the declared size.',
+  },
   media_upload_destination_not_configured: {
     status: 422,
     meaning: 'The item is larger than what the database store keeps (details.limitBytes) and no S3 store is configured (SVC_BLOB_STORE).',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CellId } from './identity.ts';
+import { MediaReference } from './ontology.ts';
 
 // Media set contracts (shapes after Foundry's MediaSets API, docs/api/media.md): a set holds
 // items by path on branches; transactions make a batch of items visible at once.
@@ -10,6 +11,15 @@ export const MEDIA_BRANCH_RID_PREFIX = 'ri.mio.svc.media-set-branch.';
 export const MEDIA_VIEW_RID_PREFIX = 'ri.mio.svc.media-set-view.';
 
 export const MEDIA_LIMITS = {
+  /** One part of an upload session (spec Limits: media). */
+  uploadPartBytes: 16 * 1024 * 1024,
+  /** Parts of one upload session, numbered 1 to this. */
+  uploadParts: 10_000,
+  /**
+   * The largest item an upload session takes here: the assembly holds the item in memory until
+   * the content store streams (the spec's 50 GB is not reached yet).
+   */
+  uploadItemBytes: 256 * 1024 * 1024,
   /** Items one transaction may stage (spec Limits: media). */
   itemsPerTransaction: 10_000,
   /** The body of one direct put (POST …/items): larger items go through upload sessions. */
@@ -190,3 +200,43 @@ export const TransformationJobView = z
   })
   .meta({ id: 'MediaTransformationJob' });
 export type TransformationJobView = z.input<typeof TransformationJobView>;
+
+// ---- Upload sessions into an object type's media property
+
+export const MediaUploadId = z.string().regex(new RegExp(`^${UUID.source}$`), 'must be an upload id (a uuid)');
+
+export const CreateMediaUploadInput = z.strictObject({
+  sizeBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(MEDIA_LIMITS.uploadItemBytes)
+    .meta({ description: 'The item’s exact size; completion refuses parts that do not add up to it.' }),
+  mimeType: MimePattern.refine((t) => !t.endsWith('/*'), 'must be a MIME type such as image/png'),
+  primaryKey: z
+    .union([z.string().min(1).max(1000), z.number()])
+    .optional()
+    .meta({ description: 'The object whose property the completion sets; absent: use the returned mediaReference in an edit or action.' }),
+});
+export type CreateMediaUploadInput = z.infer<typeof CreateMediaUploadInput>;
+
+export const MediaUploadPartView = z
+  .object({ partNumber: z.number().int(), sizeBytes: z.number().int(), sha256: z.string() })
+  .meta({ id: 'MediaUploadPart' });
+export type MediaUploadPartView = z.input<typeof MediaUploadPartView>;
+
+export const MediaUploadView = z
+  .object({
+    uploadId: z.string(),
+    objectType: z.string(),
+    property: z.string(),
+    mediaSetRid: z.string().meta({ description: 'The property’s media set, where the completed item goes.' }),
+    state: z.enum(['OPEN', 'COMPLETING', 'COMPLETED', 'PURGED']),
+    sizeBytes: z.number().int(),
+    mimeType: z.string(),
+    primaryKey: z.union([z.string(), z.number()]).nullable(),
+    parts: z.array(MediaUploadPartView),
+    mediaReference: MediaReference.nullable().meta({ description: 'Once COMPLETED: the value the property holds.' }),
+  })
+  .meta({ id: 'MediaUpload' });
+export type MediaUploadView = z.input<typeof MediaUploadView>;

@@ -43,8 +43,26 @@ export const StructType = z.strictObject({
     ),
 });
 export const ArrayType = z.strictObject({ type: z.literal('array'), subType: z.union([ScalarType, StructType]) });
-/** Property data types (Foundry ObjectPropertyType): scalars, arrays of scalars or structs, structs of scalars. */
-export const DataType = z.union([ScalarType, StructType, ArrayType]);
+/**
+ * A media property: its value is Foundry's MediaReference to an item of the property's media set,
+ * set by an upload session's completion (never filtered or sorted on).
+ */
+export const MediaReferenceType = z.strictObject({ type: z.literal('mediaReference') });
+/** A media property's value (Foundry MediaReference): the item in the property's media set. */
+export const MediaReference = z.strictObject({
+  mimeType: z.string().min(1).max(255),
+  reference: z.strictObject({
+    type: z.literal('mediaSetViewItem'),
+    mediaSetViewItem: z.strictObject({
+      mediaSetRid: z.string().max(200),
+      mediaSetViewRid: z.string().max(200),
+      mediaItemRid: z.string().max(200),
+    }),
+  }),
+});
+export type MediaReference = z.infer<typeof MediaReference>;
+/** Property data types (Foundry ObjectPropertyType): scalars, arrays of scalars or structs, structs of scalars, media references. */
+export const DataType = z.union([ScalarType, StructType, ArrayType, MediaReferenceType]);
 export type DataType = z.infer<typeof DataType>;
 
 export const PropertyDefinition = z.strictObject({

@@ -609,6 +609,9 @@ export interface Database {
   media_items: MediaItemsTable;
   media_transformations: MediaTransformationsTable;
   cameras: CamerasTable;
+  media_property_sets: MediaPropertySetsTable;
+  media_uploads: MediaUploadsTable;
+  media_upload_parts: MediaUploadPartsTable;
   group_members: GroupMembersTable;
   marking_categories: MarkingCategoriesTable;
   markings: MarkingsTable;
@@ -1076,6 +1079,38 @@ export interface MediaSetTransactionsTable {
   created_by: string | null;
   created_at: Generated<Date>;
   closed_at: Date | null;
+}
+
+/** The media set of a media property (made at its first upload). */
+export interface MediaPropertySetsTable {
+  object_type_id: string;
+  property: string;
+  media_set_id: string;
+}
+
+/** An upload session into a media property (domain/media upload sessions). */
+export interface MediaUploadsTable {
+  id: string;
+  object_type_id: string;
+  property: string;
+  media_set_id: string;
+  /** The object's primary key as JSON, or null. */
+  primary_key: string | null;
+  size: number;
+  mime_type: string;
+  state: 'OPEN' | 'COMPLETING' | 'COMPLETED' | 'PURGED';
+  media_item_id: string | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** One part of an upload session; its bytes are in the content store by SHA-256. */
+export interface MediaUploadPartsTable {
+  upload_id: string;
+  part_number: number;
+  sha256: Buffer;
+  size: number;
 }
 
 /** A media transformation job and its cached result (id: SHA-256 of the input's hash and the transformation). */

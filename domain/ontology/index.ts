@@ -28,6 +28,7 @@ export { listObjects } from './list-objects.ts';
 export { listOntologies } from './list-ontologies.ts';
 export { loadObjectSet } from './load-object-set.ts';
 export { logObjectsAsRead } from './log-objects-as-read.ts';
+export { type MediaProperty, openMediaProperty, setMediaProperty } from './media-properties.ts';
 export { objectTable } from './object-tables.ts';
 export { describePublicApp, getPublicAppObject, listPublicAppObjects } from './read-public-app.ts';
 export { findObjectTypeRecord, findOntology, findOntologyOfCompany } from './repository.ts';

@@ -23,7 +23,11 @@ const COLUMN_TYPES = {
   timestamp: 'timestamptz',
   array: 'jsonb',
   struct: 'jsonb',
+  mediaReference: 'jsonb',
 } as const satisfies Record<DataType['type'], string>;
+
+/** Arrays, structs and media references are kept as jsonb and not indexed. */
+const isJson = (dataType: DataType) => COLUMN_TYPES[dataType.type] === 'jsonb';
 
 /** The PostgreSQL type of a property's column (from the fixed table above, never from input). */
 export const columnTypeOf = (dataType: DataType) => COLUMN_TYPES[dataType.type];
@@ -58,7 +62,7 @@ const columnDef = (name: string, p: PropertyDefinition) => sql`${sql.id(name)} $
  * so the name stays within PostgreSQL's 63 bytes; dropping the column drops it.
  */
 async function indexProperty(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, name: string, p: PropertyDefinition) {
-  if (name === type.primaryKey || p.dataType.type === 'array' || p.dataType.type === 'struct') return;
+  if (name === type.primaryKey || isJson(p.dataType)) return;
   await sql`CREATE INDEX ${sql.id(indexName(type, name))} ON ${objectTable(ontology, type)} (${sql.id(name)})`.execute(db);
 }
 
@@ -118,7 +122,7 @@ export function readColumn(alias: string | null, name: string, p: PropertyDefini
 /** A value bound for a property's column: JSON for arrays and structs (pg would send a JS array as a PostgreSQL array). */
 export function writeValue(p: PropertyDefinition, value: unknown): Expression<unknown> {
   if (value === null || value === undefined) return sql`NULL`;
-  if (p.dataType.type === 'array' || p.dataType.type === 'struct') return sql`${JSON.stringify(value)}::jsonb`;
+  if (isJson(p.dataType)) return sql`${JSON.stringify(value)}::jsonb`;
   return sql`${value}::${sql.raw(columnTypeOf(p.dataType))}`;
 }
 

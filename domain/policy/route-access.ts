@@ -367,6 +367,12 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   publishWorkshopModuleVersion: MODULE_OWNERS_AND_EDITORS,
   evaluateWorkshopModule: RESOURCES,
   autoRefreshWorkshopModule: RESOURCES,
+  // Upload sessions into a media property: who may edit the type's objects directly (ontology.edit,
+  // as editObjects; member sessions pass so an ontology they cannot read stays 404).
+  createMediaUpload: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
+  putMediaUploadPart: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
+  completeMediaUpload: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
+  deleteMediaUpload: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
   sendTestNotification: route('none', KEYS, SESSIONS),
 
   // Vision cameras: read, probed and watched as CAMERAS says; registered, changed and removed by the company's developers.

@@ -91,6 +91,10 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   transactionId: t.mediaTransactionId,
   // No such job: the gate is what is asked here (jobs are the media tests').
   transformationJobId: '0'.repeat(64),
+  // No media property nor session: the gate is what is asked here (sessions are the media tests').
+  property: 'photo',
+  uploadId: '00000000-0000-4000-8000-000000000000',
+  partNumber: '1',
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
   // No such connection, sync or build: the gate is what is asked (the connectivity tests have the rest).
@@ -216,6 +220,7 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   createBuild: () => ({ body: { jobs: [{ syncId: 'dsy_0000000000000000' }] } }),
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
+  createMediaUpload: () => ({ body: { sizeBytes: 1, mimeType: 'image/png' } }),
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
   // The matrix item is JSON: transformation_unavailable once admitted.
   transformMediaItem: () => ({ body: { transformation: { type: 'image', encoding: { type: 'png' } } } }),

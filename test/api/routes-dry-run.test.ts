@@ -633,6 +633,27 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     return { params: { namespace: 'cell-acme', id: res.body.data.ids[0] }, body: { status: 'planned' }, headers: bearer(dev), status: 200 };
   },
   defineSemanticTypes: async () => ({ params: { namespace: 'cell-acme' }, body: SALES, headers: bearer(dev), status: 200 }),
+  createMediaUpload: async () => ({
+    params: await photoProperty(),
+    body: { sizeBytes: 10, mimeType: 'image/png', primaryKey: 'p1' },
+    headers: bearer(globex!),
+    status: 201,
+  }),
+  // The part is JSON here; the dry run reads and hashes it but stores nothing.
+  putMediaUploadPart: async () => ({
+    params: { ...(await photoUpload(100)), partNumber: '1' },
+    body: { part: unique('bytes') },
+    headers: bearer(globex!),
+    status: 200,
+  }),
+  // The dry run assembles and hashes, storing nothing; the real one sets p1's image (one outbox intent, as every edit).
+  completeMediaUpload: async () => ({
+    params: await photoUpload(6, [Buffer.from('abc'), Buffer.from('def')]),
+    headers: bearer(globex!),
+    status: 200,
+    enqueues: 1,
+  }),
+  deleteMediaUpload: async () => ({ params: await photoUpload(3, [Buffer.from('abc')]), headers: bearer(globex!), status: 200 }),
   editObjects: async () => {
     await globexOntology();
     return {
@@ -845,6 +866,45 @@ async function globexOntology() {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
   return { ontology: 'cell-globex', objectType: 'sales.Order' };
+}
+
+let photos: Record<string, string> | undefined;
+/** Globex's vision.Photo (a media property `image`) with the object p1, made once. */
+async function photoProperty() {
+  if (!photos) {
+    await globexOntology();
+    const photo = {
+      apiName: 'vision.Photo',
+      primaryKey: 'id',
+      properties: { id: { dataType: { type: 'string' } }, image: { dataType: { type: 'mediaReference' } } },
+    };
+    const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-globex/types', {
+      body: { types: [photo] },
+      headers: bearer(globex!),
+    });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+    const created = await svc.call('POST', '/api/v1/ontologies/cell-globex/edits', {
+      body: { edits: [{ type: 'create', objectType: 'vision.Photo', properties: { id: 'p1' } }] },
+      headers: bearer(globex!),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    photos = { ontology: 'cell-globex', objectType: 'vision.Photo', property: 'image' };
+  }
+  return photos;
+}
+
+/** An OPEN upload session into p1's image, made for real, with the parts given put for real. */
+async function photoUpload(sizeBytes: number, parts: Buffer[] = []) {
+  const property = await photoProperty();
+  const base = `/api/v1/ontologies/cell-globex/objectTypes/vision.Photo/media/image/uploads`;
+  const res = await svc.call('POST', base, { body: { sizeBytes, mimeType: 'text/plain', primaryKey: 'p1' }, headers: bearer(globex!) });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const uploadId: string = res.body.data.uploadId;
+  for (const [i, part] of parts.entries()) {
+    const put = await svc.call('PUT', `${base}/${uploadId}/parts/${i + 1}`, { rawBody: part, headers: bearer(globex!) });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+  }
+  return { ...property, uploadId };
 }
 
 const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {

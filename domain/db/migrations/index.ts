@@ -43,6 +43,7 @@ import * as mediaTransformations from './2026-11-28T0100-media-transformations.t
 import * as workshopModules from './2026-11-28T0200-workshop-modules.ts';
 import * as cameras from './2026-11-28T0300-cameras.ts';
 import * as dataPipelines from './2026-11-28T0400-data-pipelines.ts';
+import * as mediaUploads from './2026-11-28T0500-media-uploads.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -89,7 +90,8 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T1500-evolve': evolve,
   '2026-11-28T0050-unlogged-rate-limits': unloggedRateLimits,
   '2026-11-28T0100-media-transformations': mediaTransformations,
+  '2026-11-28T0200-workshop-modules': workshopModules,
   '2026-11-28T0300-cameras': cameras,
   '2026-11-28T0400-data-pipelines': dataPipelines,
-  '2026-11-28T0200-workshop-modules': workshopModules,
+  '2026-11-28T0500-media-uploads': mediaUploads,
 };

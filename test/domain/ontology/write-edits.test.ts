@@ -151,6 +151,40 @@ describe('writeEdits', () => {
     expect(rows.rows).toEqual([{ n: 0 }]);
   });
 
+  it('keeps a media reference as jsonb and refuses one that is not a MediaReference', async () => {
+    await define(database.db, acme, {
+      types: [
+        {
+          apiName: 'vision.Photo',
+          primaryKey: 'id',
+          properties: { id: { dataType: { type: 'string' } }, image: { dataType: { type: 'mediaReference' } } },
+        },
+      ],
+    });
+    const image = {
+      mimeType: 'image/png',
+      reference: {
+        type: 'mediaSetViewItem',
+        mediaSetViewItem: {
+          mediaSetRid: 'ri.mio.svc.media-set.a',
+          mediaSetViewRid: 'ri.mio.svc.view.a',
+          mediaItemRid: 'ri.mio.svc.media-item.a',
+        },
+      },
+    };
+    await write([{ type: 'create', objectType: 'vision.Photo', properties: { id: 'p1', image } }]);
+    const ontology = (await findOntologyOfCompany(database.db, acme.companyId))!;
+    const rows = await sql<{ image: unknown }>`SELECT image FROM ${sql.id(ontology.schemaName, 'vision.Photo')}`.execute(database.db);
+    expect(rows.rows).toEqual([{ image }]);
+    const err = await failure(
+      write([{ type: 'create', objectType: 'vision.Photo', properties: { id: 'p2', image: { ...image, reference: { type: 'other' } } } }]),
+    );
+    expect([err.details?.errorName, (err.details!.problems as { path: string }[])[0]!.path]).toEqual([
+      'InvalidPropertyValue',
+      'edits[0].properties.image',
+    ]);
+  });
+
   it('rolls back every edit of a call when one fails', async () => {
     const err = await failure(
       write([

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { MEDIA_LIMITS, type MediaUploadPartView } from '../../schemas/media.ts';
+import { problem, reportedProblems } from '../../schemas/problems.ts';
+import type { BlobStore } from '../apps/index.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
+import { DomainError } from '../errors.ts';
+import type { Principal } from '../principal.ts';
+import { assertState, openUpload, type UploadTarget } from './uploads.ts';
+
+export interface UploadPart {
+  uploadId: string;
+  partNumber: number;
+}
+
+const stored = (part: { sha256: string; size: number }, partNumber: number): MediaUploadPartView => ({
+  partNumber,
+  sizeBytes: part.size,
+  sha256: part.sha256,
+});
+
+/**
+ * Reads one part (at most uploadPartBytes) and stores it in the content store by SHA-256, before
+ * the write's transaction (the store is not transactional). The session is checked first, so a
+ * refused part reads no body; a part larger than the declared item is refused. A dry run stores nothing.
+ */
+export async function acceptUploadPart(
+  deps: { db: DbOrTrx; clock: Clock; blobs: BlobStore },
+  principal: Principal,
+  target: UploadTarget,
+  part: UploadPart,
+  read: (limit: number) => Promise<Buffer>,
+  dryRun: boolean,
+): Promise<{ sha256: string; size: number }> {
+  const { upload } = await openUpload(deps, principal, target, part.uploadId);
+  assertState(upload, 'OPEN');
+  const bytes = await read(Math.min(MEDIA_LIMITS.uploadPartBytes, upload.size));
+  if (bytes.length === 0) {
+    throw new DomainError('invalid_payload', undefined, {
+      details: reportedProblems([problem('body', 'too_small', 'a part holds at least one byte')]),
+    });
+  }
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (!dryRun) await deps.blobs.put([{ sha256, bytes }]);
+  return { sha256, size: bytes.length };
+}
+
+/**
+ * Records a stored part under its number while the session is OPEN: the same number sent again
+ * replaces it (the same bytes leave it as it was), so a client re-sends any part it is unsure of.
+ */
+export async function putMediaUploadPart(
+  deps: { db: DbOrTrx; clock: Clock },
+  principal: Principal,
+  target: UploadTarget,
+  part: UploadPart,
+  content: { sha256: string; size: number },
+): Promise<MediaUploadPartView> {
+  const { upload } = await openUpload(deps, principal, target, part.uploadId);
+  assertState(upload, 'OPEN');
+  const row = { upload_id: upload.id, part_number: part.partNumber, sha256: Buffer.from(content.sha256, 'hex'), size: content.size };
+  await deps.db
+    .insertInto('media_upload_parts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['upload_id', 'part_number']).doUpdateSet({ sha256: row.sha256, size: row.size }))
+    .execute();
+  await deps.db.updateTable('media_uploads').set({ updated_at: deps.clock.now() }).where('id', '=', upload.id).execute();
+  return stored(content, part.partNumber);
+}

@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEDIA_LIMITS } from '../../../schemas/media.ts';
+import { bearer, passwordKey, seedCompanies } from '../../support/identity.ts';
+import { startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+// Upload sessions into a media property, with the S3 content store (s3rver on loopback) so parts
+// of the full 16 MiB fit: parts in any order, re-sent, refused one byte over, completion into the
+// property's media set and the object's property, and purging.
+
+let s3: TestS3;
+let svc: TestService;
+let dana: string;
+const UPLOADS = '/api/v1/ontologies/cell-acme/objectTypes/vision.Photo/media/image/uploads';
+
+beforeAll(async () => {
+  s3 = await startS3Server();
+  useS3Credentials();
+  svc = await startTestService({ env: s3.env('media-uploads') });
+  await seedCompanies(svc);
+  dana = await passwordKey(svc, 'dana');
+  const photo = {
+    apiName: 'vision.Photo',
+    primaryKey: 'id',
+    properties: {
+      id: { dataType: { type: 'string' } },
+      caption: { dataType: { type: 'string' } },
+      image: { dataType: { type: 'mediaReference' } },
+    },
+  };
+  const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: { types: [photo] }, headers: bearer(dana) });
+  expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+  const created = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', {
+    body: { edits: [{ type: 'create', objectType: 'vision.Photo', properties: { id: 'p1' } }] },
+    headers: bearer(dana),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+});
+afterAll(async () => {
+  await svc?.close();
+  await s3?.close();
+});
+
+const open = async (body: object) => {
+  const res = await svc.call('POST', UPLOADS, { body, headers: bearer(dana) });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data.uploadId as string;
+};
+const putPart = (id: string, n: number, bytes: Buffer) =>
+  svc.call('PUT', `${UPLOADS}/${id}/parts/${n}`, { rawBody: bytes, headers: bearer(dana) });
+const complete = (id: string) => svc.call('POST', `${UPLOADS}/${id}/complete`, { headers: bearer(dana) });
+const patterned = (size: number, seed: number) => {
+  const bytes = Buffer.alloc(size, seed);
+  for (let i = 0; i + 4 <= size; i += 4096) bytes.writeUInt32BE(i ^ seed, i);
+  return bytes;
+};
+
+describe('media upload sessions', () => {
+  it('takes parts in any order, re-sent, each up to 16 MiB exactly, and completes into the set and the object', async () => {
+    const first = patterned(MEDIA_LIMITS.uploadPartBytes, 1);
+    const second = Buffer.from('tail');
+    const id = await open({ sizeBytes: first.length + second.length, mimeType: 'image/png', primaryKey: 'p1' });
+
+    const wrong = await putPart(id, 2, Buffer.from('oops'));
+    expect(wrong.status, JSON.stringify(wrong.body)).toBe(200);
+    // The same number with other bytes replaces the part while OPEN; the same bytes again change nothing.
+    expect((await putPart(id, 2, second)).body.data).toEqual({
+      partNumber: 2,
+      sizeBytes: 4,
+      sha256: createHash('sha256').update(second).digest('hex'),
+    });
+    expect((await putPart(id, 2, second)).status).toBe(200);
+    const over = await putPart(id, 1, Buffer.alloc(MEDIA_LIMITS.uploadPartBytes + 1));
+    expect([over.status, over.body.error.code]).toEqual([413, 'payload_too_large']);
+    const one = await putPart(id, 1, first);
+    expect([one.status, one.body.data?.sizeBytes]).toEqual([200, MEDIA_LIMITS.uploadPartBytes]);
+
+    const done = await complete(id);
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const whole = Buffer.concat([first, second]);
+    expect(done.body.data).toMatchObject({
+      state: 'COMPLETED',
+      sizeBytes: whole.length,
+      mimeType: 'image/png',
+      primaryKey: 'p1',
+      parts: [],
+    });
+    const reference = done.body.data.mediaReference;
+    expect(reference).toMatchObject({ mimeType: 'image/png', reference: { type: 'mediaSetViewItem' } });
+    const { mediaSetRid, mediaItemRid } = reference.reference.mediaSetViewItem;
+    expect(mediaSetRid).toBe(done.body.data.mediaSetRid);
+
+    // The object holds the reference; the item's bytes are the parts in number order, not in arrival order.
+    const object = await svc.call('GET', '/api/v1/ontologies/cell-acme/objects/vision.Photo/p1', { headers: bearer(dana) });
+    expect(object.body.data.image, JSON.stringify(object.body)).toEqual(reference);
+    const info = await svc.call('GET', `/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}`, { headers: bearer(dana) });
+    expect(info.body.data).toMatchObject({
+      path: `uploads/${id}`,
+      sizeBytes: whole.length,
+      sha256: createHash('sha256').update(whole).digest('hex'),
+    });
+    const content = await fetch(`${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`, { headers: bearer(dana) });
+    expect(Buffer.from(await content.arrayBuffer()).equals(whole)).toBe(true);
+
+    // Completing again (a retry after a lost answer) answers the same; no more parts, no purge; the
+    // next upload of the property uses the same set.
+    expect((await complete(id)).body.data).toEqual(done.body.data);
+    expect((await putPart(id, 3, second)).body.error.code).toBe('conflict');
+    expect((await svc.call('DELETE', `${UPLOADS}/${id}`, { headers: bearer(dana) })).body.error.code).toBe('conflict');
+    const next = await svc.call('POST', UPLOADS, { body: { sizeBytes: 1, mimeType: 'image/png' }, headers: bearer(dana) });
+    expect(next.body.data.mediaSetRid).toBe(mediaSetRid);
+  });
+
+  it('refuses to complete parts that miss a number or do not add up to the declared size', async () => {
+    const id = await open({ sizeBytes: 10, mimeType: 'text/plain' });
+    expect((await putPart(id, 2, Buffer.from('abcdef'))).status).toBe(200);
+    const gap = await complete(id);
+    expect([gap.status, gap.body.error.code, gap.body.error.details.missingParts]).toEqual([409, 'media_upload_incomplete', [1]]);
+    expect((await putPart(id, 1, Buffer.from('xyz'))).status).toBe(200);
+    const short = await complete(id);
+    expect([short.status, short.body.error.code, short.body.error.details.receivedBytes]).toEqual([409, 'media_upload_incomplete', 9]);
+    // Still OPEN: the missing byte may come.
+    expect((await putPart(id, 1, Buffer.from('wxyz'))).status).toBe(200);
+    expect((await complete(id)).body.data.state).toBe('COMPLETED');
+  });
+
+  it('purges a session: its parts are dropped, it is PURGED, and takes no more parts', async () => {
+    const id = await open({ sizeBytes: 8, mimeType: 'text/plain' });
+    const empty = await putPart(id, 1, Buffer.alloc(0));
+    expect([empty.status, empty.body.error.code]).toEqual([400, 'invalid_payload']);
+    expect((await putPart(id, 1, Buffer.from('abcd'))).status).toBe(200);
+    const purged = await svc.call('DELETE', `${UPLOADS}/${id}`, { headers: bearer(dana) });
+    expect([purged.status, purged.body.data.state, purged.body.data.parts]).toEqual([200, 'PURGED', []]);
+    expect(await svc.database.db.selectFrom('media_upload_parts').select('part_number').where('upload_id', '=', id).execute()).toEqual([]);
+    expect((await svc.call('DELETE', `${UPLOADS}/${id}`, { headers: bearer(dana) })).body.data.state).toBe('PURGED');
+    expect((await putPart(id, 2, Buffer.from('efgh'))).body.error.code).toBe('conflict');
+    expect((await complete(id)).body.error.code).toBe('conflict');
+  });
+
+  it('refuses properties that are not media, unknown sessions and sizes beyond the limit', async () => {
+    const caption = await svc.call('POST', UPLOADS.replace('/image/', '/caption/'), {
+      body: { sizeBytes: 1, mimeType: 'text/plain' },
+      headers: bearer(dana),
+    });
+    expect([caption.status, caption.body.error.code]).toEqual([404, 'property_not_found']);
+    const badKey = await svc.call('POST', UPLOADS, { body: { sizeBytes: 1, mimeType: 'image/png', primaryKey: 7 }, headers: bearer(dana) });
+    expect([badKey.status, badKey.body.error.details.problems[0].path]).toEqual([400, 'primaryKey']);
+    const unknown = await complete('00000000-0000-4000-8000-000000000000');
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'media_upload_not_found']);
+    const huge = await svc.call('POST', UPLOADS, {
+      body: { sizeBytes: MEDIA_LIMITS.uploadItemBytes + 1, mimeType: 'video/mp4' },
+      headers: bearer(dana),
+    });
+    expect([huge.status, huge.body.error.code]).toEqual([400, 'invalid_payload']);
+  });
+});
