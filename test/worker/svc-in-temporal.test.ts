@@ -49,9 +49,27 @@ beforeEach(() => resetRateLimits(svc));
  * so they are never sealed) and the SDK's patch markers (`core_patch`: a patch's name, written by
  * the SDK's core past the payload codec).
  */
+/** What the SDK's core writes in clear in a local activity's marker (`data`): its own bookkeeping, never an input or a result. */
+const LOCAL_ACTIVITY_BOOKKEEPING = ['activity_id', 'activity_type', 'attempt', 'backoff', 'complete_time', 'original_schedule_time', 'seq'];
+
+/** The `data` details of the run's local activity markers, parsed (their `result` is a payload like any other). */
+function localActivityBookkeeping(value: unknown, found: Record<string, unknown>[] = []): Record<string, unknown>[] {
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return found;
+  const marker = value as { markerName?: unknown; details?: Record<string, { payloads?: Payload[] }> };
+  if (marker.markerName === 'core_local_activity')
+    for (const p of marker.details?.data?.payloads ?? []) found.push(JSON.parse(Buffer.from(p.data!).toString()));
+  else for (const v of Object.values(value)) localActivityBookkeeping(v, found);
+  return found;
+}
+
 function payloadsIn(value: unknown, found: Payload[] = []): Payload[] {
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return found;
-  if ((value as { markerName?: unknown }).markerName === 'core_patch') return found;
+  const marker = value as { markerName?: unknown; details?: Record<string, unknown> };
+  if (marker.markerName === 'core_patch') return found;
+  if (marker.markerName === 'core_local_activity') {
+    for (const [key, v] of Object.entries(marker.details ?? {})) if (key !== 'data') payloadsIn(v, found);
+    return found;
+  }
   const metadata = (value as Payload).metadata;
   if (metadata && metadata.encoding instanceof Uint8Array) found.push(value as Payload);
   else for (const [key, v] of Object.entries(value)) if (key !== 'searchAttributes') payloadsIn(v, found);
@@ -79,9 +97,13 @@ describe('payloads in Temporal', () => {
   it('are sealed in the run’s history (binary/encrypted, no plaintext email); svc’s own client reads the result', async () => {
     const history = await rawHistory();
     const payloads = payloadsIn(history);
-    // Input, activity inputs and results, the run's result.
+    // Input, activity inputs and results (local activities' results in their markers), the run's result.
     expect(payloads.length).toBeGreaterThan(4);
     expect(new Set(payloads.map((p) => Buffer.from(p.metadata!.encoding!).toString()))).toEqual(new Set(['binary/encrypted']));
+    // The run's record and its use step ran as local activities: their markers' clear part is the core's bookkeeping only.
+    const bookkeeping = localActivityBookkeeping(history);
+    expect(bookkeeping.map((b) => b.activity_type)).toEqual(['beginRun', 'runStep', 'finishRun']);
+    for (const b of bookkeeping) expect(Object.keys(b).sort()).toEqual(LOCAL_ACTIVITY_BOOKKEEPING);
     expect(bytesIn(history).includes(EMAIL)).toBe(false);
 
     const result = await svc.temporal!.client.workflow.getHandle(workflowId).result();
