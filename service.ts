@@ -214,6 +214,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         maxCachedWorkflows: config.temporalCachedWorkflows,
         mailer,
         models: localModelProvider,
+        blobs: deps.blobs,
       });
       cleanups.push(() => worker.stop());
       // Before the relay: every start sets these attributes, which the server must know. A

@@ -1,4 +1,5 @@
 import type { ModelProvider } from '../domain/app-workflows/index.ts';
+import type { BlobStore } from '../domain/apps/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import type { Mailer } from '../domain/mail/index.ts';
 import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/index.ts';
@@ -6,6 +7,7 @@ import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createMemberActivities } from './members.ts';
+import { createModelingActivities } from './modeling.ts';
 import { createOntologyActivities } from './ontology.ts';
 import { createProvisioningActivities } from './provisioning.ts';
 import { createScheduleActivities } from './schedules.ts';
@@ -21,6 +23,8 @@ export interface ActivityDeps {
   mailer: Mailer;
   /** App workflows' model steps. */
   models: ModelProvider;
+  /** World generations read their parts from, and store their scenes in, the blob store. */
+  blobs: BlobStore;
 }
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
@@ -34,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAppWorkflowActivities(deps),
     ...createMemberActivities(deps),
     ...createScheduleActivities(deps),
+    ...createModelingActivities(deps),
   };
 }
 

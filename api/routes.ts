@@ -15,6 +15,7 @@ import { markingRoutes } from './markings/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { memberRoutes } from './members/routes.ts';
+import { modelingRoutes } from './modeling/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { ontologyActionRoutes } from './ontology/actions/routes.ts';
 import { ontologyBranchRoutes } from './ontology/branches/routes.ts';
@@ -64,4 +65,5 @@ export const routes: readonly AnyRoute[] = [
   ...ontologySqlRoutes,
   ...mediaRoutes,
   ...visionRoutes,
+  ...modelingRoutes,
 ];

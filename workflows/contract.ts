@@ -45,6 +45,7 @@ export {
   runLabels,
   SVC_SEARCH_ATTRIBUTES,
   type SvcKind,
+  worldGenerationWorkflowId,
 } from '../schemas/workflow-keys.ts';
 
 export interface CompanyInitializationInput {

@@ -5,6 +5,7 @@ export { appChangeTrigger } from './app-workflows/change-trigger.ts';
 export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
 export { deviceLoginExpiry } from './device-login/expiry.ts';
 export { memberInvitations } from './members/invitations.ts';
+export { worldGeneration } from './modeling/generation.ts';
 export { ontologyBranchSweep } from './ontology/branch-sweep.ts';
 export { ontologyChangesRetention } from './ontology/changes-retention.ts';
 export { companyInitialization } from './provisioning/company-initialization.ts';

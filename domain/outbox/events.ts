@@ -15,6 +15,8 @@ export interface OutboxEvents {
   'app-workflow.run': { appId: string; runId: string };
   /** Objects changed (key: the edit's operation id): changes `fromSeq`..`toSeq` of ontology_changes, of these object types (apiNames). */
   'ontology.changed': { companyId: string; objectTypes: string[]; fromSeq: number; toSeq: number };
+  /** An app's world generation was accepted and its credits counted (key: the generation id): its workflow runs the provider. */
+  'world-generation.requested': { generationId: string; appId: string };
   /** People were given a license or asked for their invitation again (key: a new id): their emails go out after the commit. */
   'members.invited': { companyId: string; accountIds: string[]; baseUrl: string };
 }

@@ -209,6 +209,11 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   // The camera routes' {name} is `run`, which no company has: admitted callers get camera_not_found.
   createCamera: () => ({ body: { name: 'matrix-camera', kind: 'snapshot', url: 'http://192.0.2.10/snapshot.jpg' } }),
   updateCamera: () => ({ body: { maxViewers: 2 } }),
+  // The world routes' {name} is `run`, no asset of A: admitted callers get world_asset_not_found (a
+  // generation's: once its credit check would pass, which the matrix app's default of 0 never lets it).
+  putWorldAsset: () => ({ body: { document: { nodes: [] } } }),
+  requestWorldGeneration: () => ({ body: { asset: 'matrix-scene', parts: [{ asset: 'run' }] } }),
+  getWorldGeneration: () => ({ params: { id: 'wgen_0000000000000000' } }),
   ...withLegacyEvolvePaths({
     getEvolveEvidence: () => ({ query: { slug: APP.slug } }),
     suggestEvolveProposals: () => ({ body: { slug: APP.slug } }),

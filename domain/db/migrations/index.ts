@@ -41,6 +41,7 @@ import * as evolve from './2026-11-27T1500-evolve.ts';
 import * as unloggedRateLimits from './2026-11-28T0050-unlogged-rate-limits.ts';
 import * as mediaTransformations from './2026-11-28T0100-media-transformations.ts';
 import * as cameras from './2026-11-28T0300-cameras.ts';
+import * as modeling from './2026-11-28T0600-modeling.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T0050-unlogged-rate-limits': unloggedRateLimits,
   '2026-11-28T0100-media-transformations': mediaTransformations,
   '2026-11-28T0300-cameras': cameras,
+  '2026-11-28T0600-modeling': modeling,
 };
