@@ -222,6 +222,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         mailer,
         models: localModelProvider,
         connectivity,
+        blobs: deps.blobs,
       });
       cleanups.push(() => worker.stop());
       // Before the relay: every start sets these attributes, which the server must know. A

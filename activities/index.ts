@@ -1,4 +1,5 @@
 import type { ModelProvider } from '../domain/app-workflows/index.ts';
+import type { BlobStore } from '../domain/apps/index.ts';
 import type { ConnectivitySettings } from '../domain/connectivity/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import type { Mailer } from '../domain/mail/index.ts';
@@ -8,6 +9,7 @@ import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createConnectivityActivities } from './connectivity.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createMemberActivities } from './members.ts';
+import { createModelingActivities } from './modeling.ts';
 import { createOntologyActivities } from './ontology.ts';
 import { createProvisioningActivities } from './provisioning.ts';
 import { createScheduleActivities } from './schedules.ts';
@@ -25,6 +27,8 @@ export interface ActivityDeps {
   models: ModelProvider;
   /** Data syncs: the key that opens connection secrets, where sources may be. */
   connectivity: ConnectivitySettings;
+  /** World generations read their parts from, and store their scenes in, the blob store. */
+  blobs: BlobStore;
 }
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
@@ -39,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMemberActivities(deps),
     ...createScheduleActivities(deps),
     ...createConnectivityActivities(deps),
+    ...createModelingActivities(deps),
   };
 }
 

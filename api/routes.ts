@@ -17,6 +17,7 @@ import { mcpRoutes } from './mcp/routes.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { mediaUploadRoutes } from './media/uploads.ts';
 import { memberRoutes } from './members/routes.ts';
+import { modelingRoutes } from './modeling/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { ontologyActionRoutes } from './ontology/actions/routes.ts';
 import { ontologyBranchRoutes } from './ontology/branches/routes.ts';
@@ -72,4 +73,5 @@ export const routes: readonly AnyRoute[] = [
   ...orchestrationRoutes,
   ...workshopRoutes,
   ...mediaUploadRoutes,
+  ...modelingRoutes,
 ];

@@ -172,6 +172,11 @@ export const ERRORS = {
   auto_refresh_not_enabled: { status: 409, meaning: 'Auto-refresh is not enabled for that page of the module (autoRefresh.enabled).' },
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },
   camera_not_found: { status: 404, meaning: 'No such camera in the company (for an app ticket: none its manifest lists).' },
+  world_asset_not_found: { status: 404, meaning: 'No such world-model asset in the company.' },
+  world_generation_not_found: {
+    status: 404,
+    meaning: 'No such world generation, or (for an app ticket) one another app asked for.',
+  },
   camera_name_exists: { status: 409, meaning: 'The company already has a camera of that name.' },
   model_not_found: {
     status: 404,

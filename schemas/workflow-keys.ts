@@ -26,6 +26,8 @@ export const appChangeTriggerWorkflowId = (appId: string) => `app-trigger:${appI
 export const appChangeRunWorkflowId = (appId: string, toSeq: number) => `app-run:${appId}:change:${toSeq}`;
 /** A run started by execute (`POST .../apis/run/execute`), by its run record. */
 export const appApiRunWorkflowId = (runId: string) => `app-run:${runId}`;
+/** One workflow per accepted world generation (domain/modeling). */
+export const worldGenerationWorkflowId = (generationId: string) => `world-generation:${generationId}`;
 /** Holds a notify step's cooldown: while it runs, the same app and key send nothing. */
 export const notifyCooldownWorkflowId = (appId: string, dedupeHash: string) => `app-notify:${appId}:${dedupeHash}`;
 
@@ -59,6 +61,7 @@ export type SvcKind =
   | 'app-schedule'
   | 'data-build'
   | 'data-sync-schedule'
+  | 'world-generation'
   | 'maintenance';
 
 /** What svc knows of a workflow or schedule when it starts it; each label both in the memo and as its search attribute. */

@@ -23,8 +23,9 @@ import {
   provisioningWorkflowId,
   runLabels,
   TASK_QUEUE,
+  worldGenerationWorkflowId,
 } from '../workflows/contract.ts';
-import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations } from '../workflows/index.ts';
+import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations, worldGeneration } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
 import { cancelDataBuild, reconcileDataSyncSchedule, startDataBuild } from './data-pipelines.ts';
 
@@ -102,6 +103,15 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
       workflowId: memberInvitationsWorkflowId(key),
       args: [payload],
       ...runLabels({ kind: 'member-invitations', ...(await companyLabels(db, payload.companyId)) }),
+    });
+  },
+  'world-generation.requested': async (client, key, payload, db, intentId) => {
+    await client.workflow.start<typeof worldGeneration>('worldGeneration', {
+      ...startOnce(intentId),
+      taskQueue: TASK_QUEUE,
+      workflowId: worldGenerationWorkflowId(key),
+      args: [{ generationId: payload.generationId }],
+      ...runLabels({ kind: 'world-generation', ...(await appLabels(db, payload.appId)) }),
     });
   },
 };

@@ -48,6 +48,7 @@ export {
   runLabels,
   SVC_SEARCH_ATTRIBUTES,
   type SvcKind,
+  worldGenerationWorkflowId,
 } from '../schemas/workflow-keys.ts';
 
 /** A build asked for through the API (its record exists), or a sync's scheduled run (which records its build first). */

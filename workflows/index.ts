@@ -6,6 +6,7 @@ export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
 export { dataBuild } from './connectivity/data-build.ts';
 export { deviceLoginExpiry } from './device-login/expiry.ts';
 export { memberInvitations } from './members/invitations.ts';
+export { worldGeneration } from './modeling/generation.ts';
 export { ontologyBranchSweep } from './ontology/branch-sweep.ts';
 export { ontologyChangesRetention } from './ontology/changes-retention.ts';
 export { companyInitialization } from './provisioning/company-initialization.ts';

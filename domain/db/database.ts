@@ -612,6 +612,8 @@ export interface Database {
   media_property_sets: MediaPropertySetsTable;
   media_uploads: MediaUploadsTable;
   media_upload_parts: MediaUploadPartsTable;
+  world_assets: WorldAssetsTable;
+  world_generations: WorldGenerationsTable;
   group_members: GroupMembersTable;
   marking_categories: MarkingCategoriesTable;
   markings: MarkingsTable;
@@ -1049,6 +1051,35 @@ export interface WorkshopModuleVersionsTable {
   definition: ColumnType<unknown, string, never>;
   created_by: string | null;
   created_at: Generated<Date>;
+}
+
+/** A company's world-model asset (a scene document); its bytes in the blob store by SHA-256. */
+export interface WorldAssetsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  sha256: Buffer;
+  size: number;
+  generation_id: string | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** An app's world generation request; its credits counted when accepted. */
+export interface WorldGenerationsTable {
+  id: string;
+  company_id: string;
+  app_id: string;
+  provider: string;
+  asset_name: string;
+  request: ColumnType<unknown, string, never>;
+  credits: number;
+  status: 'queued' | 'succeeded' | 'failed';
+  error: string | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+  finished_at: Date | null;
 }
 
 export interface MediaSetsTable {

@@ -36,6 +36,8 @@ export type {
   ShareRole,
   WorkflowRunStatus,
   WorkflowTrigger,
+  WorldAssetsTable,
+  WorldGenerationsTable,
 } from './database.ts';
 export { groupCommit } from './group-commit.ts';
 export { migrateToLatest } from './migrate.ts';

@@ -66,6 +66,12 @@ export interface CameraSubject {
   appCameras: readonly string[] | null;
 }
 
+/** A company's world-model assets, and the SDKs an app ticket's manifest registers (null: not a ticket). */
+export interface WorldSubject {
+  namespace: string;
+  appSdk: readonly string[] | null;
+}
+
 /** The typed action catalogue: each action and the subject it is decided on. */
 export interface Actions {
   /** See the company's apps, their registry, billing and capabilities: keys of the company (staff: `public` too). */
@@ -149,6 +155,19 @@ export interface Actions {
   'workshop.edit': ResourceSubject;
   /** Publish a version, delete the module: Owners only. */
   'workshop.manage': ResourceSubject;
+  /**
+   * View a company's world-model assets (spec G "Modeling"): its developers and members by key or
+   * web session; an app ticket of the company's app whose manifest registers the `modeling` SDK,
+   * whatever the visitor's role (the scenes are what the app shows). Never an agent key.
+   */
+  'world-asset.read': WorldSubject;
+  /** Upload, replace and remove a company's world-model assets: its developers by key or web session; never a ticket. */
+  'world-asset.manage': CompanySubject;
+  /**
+   * Ask for a world generation, charged to an app's world credits: an app ticket (never a viewer's)
+   * of a company app that registers `modeling`. Official public apps never generate (spec Limits).
+   */
+  'world.generate': WorldSubject;
 }
 export type Action = keyof Actions;
 
@@ -179,6 +198,17 @@ const companyName = (namespace: string): CompanyName => (namespace === PUBLIC_NA
 /** The company's developers: a developer key of it, or a developer's web session (staff for `public`). */
 const developersOfCompany = (p: Principal, s: CompanySubject): Refusal | null =>
   keyOutside(p, s.namespace) ?? (isDeveloperOf(p, companyName(s.namespace)) ? null : developerOnly(p, s.namespace));
+
+/** An app ticket reaches the world-model assets of its own company only, and only when its manifest registers `modeling`. */
+function modelingAppRefusal(p: Principal & { kind: 'ticket' }, s: WorldSubject): Refusal | null {
+  if (p.ticket.namespace !== s.namespace) {
+    return forbidden(`This app belongs to ${p.ticket.namespace}; it cannot reach the world-model assets of ${s.namespace}.`, {
+      namespace: s.namespace,
+    });
+  }
+  if (s.appSdk?.includes('modeling')) return null;
+  return forbidden('This app’s manifest does not register the `modeling` SDK.', { sdk: 'modeling', registered: s.appSdk });
+}
 
 /** A key acts for its one company (staff keys also for `public`); sessions and tickets are judged by their licenses and apps. */
 function keyOutside(principal: Principal, namespace: string): Refusal | null {
@@ -354,6 +384,40 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     return new DomainError('model_not_found', `This app's manifest does not list the model ${s.model} in \`models\`.`, {
       details: { model: s.model, listed: s.appModels },
     });
+  },
+  'world-asset.read': (p, s) => {
+    if (isAgentKey(p)) return forbidden('Agent keys have no access to world-model assets.');
+    if (p.kind === 'ticket') return modelingAppRefusal(p, s);
+    return (
+      keyOutside(p, s.namespace) ??
+      (isMemberOf(p, companyName(s.namespace))
+        ? null
+        : forbidden(`World-model assets of ${s.namespace} are for its developers, members and apps.`, {
+            namespace: s.namespace,
+            required: 'member',
+          }))
+    );
+  },
+  'world-asset.manage': (p, s) =>
+    p.kind === 'ticket'
+      ? forbidden('App tickets never change world-model assets; a developer key or web session does.')
+      : developersOfCompany(p, s),
+  'world.generate': (p, s) => {
+    if (p.kind !== 'ticket') {
+      return forbidden('A generation is charged to an app’s world credits: it is asked for with the app’s ticket.', {
+        required: 'app-ticket',
+      });
+    }
+    if (p.ticket.companyId === null) {
+      return forbidden('Official public apps never generate worlds; they view assets only.', { reason: 'official_public_app' });
+    }
+    if (!mayWriteAs(p.ticket.role)) {
+      return forbidden('Viewers view scenes only: this app ticket cannot ask for a generation.', {
+        role: p.ticket.role,
+        required: 'member',
+      });
+    }
+    return modelingAppRefusal(p, s);
   },
   'camera.manage': (p, s) =>
     p.kind === 'ticket' ? forbidden('App tickets never change cameras; a developer key or web session does.') : developersOfCompany(p, s),

@@ -28,6 +28,7 @@ export {
   type MarkingSubject,
   type ResourceMarkingSubject,
   type ResourceSubject,
+  type WorldSubject,
 } from './authorize.ts';
 export {
   clearanceAt,

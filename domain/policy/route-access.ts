@@ -99,6 +99,17 @@ const CAMERAS = { ...route('company', KEYS, SESSIONS, TICKETS), deniedInside: ['
 /** A module's writes: the role on it decides inside; the company's members are Viewers of a module open to the company (the default). */
 const MODULE_OWNERS_AND_EDITORS: RouteAccess = { ...RESOURCES, deniedInside: ['member-key', 'member-session'] };
 
+/** World-model assets (spec G "Modeling"): the company's people by key or web session, and its apps' tickets (the app must register `modeling`). */
+const WORLD = route('company', KEYS, SESSIONS, TICKETS);
+/**
+ * A generation is charged to an app: asked for with its ticket (never a viewer's). Keys and sessions
+ * pass the door to hear why they are refused (world.generate), rather than a bare 401.
+ */
+const WORLD_GENERATE = {
+  ...route('company', KEYS, SESSIONS, WRITING_TICKETS),
+  deniedInside: [...KEYS, ...SESSIONS],
+} satisfies RouteAccess;
+
 /** Evolve's operations, and the same for each of their legacy paths (`Legacy…` operation ids: Versioning 6). */
 const EVOLVE_CURRENT: Record<string, RouteAccess> = {
   getEvolveEvidence: DEVELOPERS,
@@ -401,6 +412,14 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   listBuilds: DEVELOPERS,
   getBuild: DEVELOPERS,
   cancelBuild: DEVELOPERS,
+  // Modeling: assets viewed by the company's people and its modeling apps, changed by its developers;
+  // generations asked for with an app's ticket (its credits), never a viewer's.
+  listWorldAssets: WORLD,
+  getWorldAsset: WORLD,
+  getWorldGeneration: WORLD,
+  putWorldAsset: DEVELOPERS,
+  deleteWorldAsset: DEVELOPERS,
+  requestWorldGeneration: WORLD_GENERATE,
 };
 
 /** The one caller kind a principal is (see the list above); a session's kind follows its licenses. */

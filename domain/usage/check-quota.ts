@@ -147,3 +147,33 @@ export async function consumeAppRequest(deps: Pick<DomainDeps, 'db' | 'clock' | 
   const caps = (await readThrough(deps, APP_CAPS, appId, () => capsOfApp(deps.db, appId)))!;
   await consume(deps.db, { name: `app-requests:${appId}`, max: caps.requestsPerMinute, windowSeconds: 60 }, ip, deps.clock);
 }
+
+/**
+ * worldCreditsPerDay (spec Limits): a generation costing `credits` is refused with 429
+ * quota_exhausted when today's credits plus it would pass the cap, until 00:00 UTC; with the
+ * default cap 0 the app views scenes only. Read in the caller's transaction, which then counts the
+ * credits (serializable: two requests cannot both take the last credit).
+ */
+export async function assertWorldCreditsAvailable(db: DbOrTrx, clock: Clock, appId: string, credits: number): Promise<void> {
+  const now = clock.now();
+  const [caps, counters] = await Promise.all([capsOfApp(db, appId), readCounters(db, appId, ['world.credits'], now)]);
+  const used = counters['world.credits'];
+  if (used + credits <= caps.worldCreditsPerDay) return;
+  const resetsAt = nextDayStart(now);
+  throw new DomainError(
+    'quota_exhausted',
+    caps.worldCreditsPerDay === 0
+      ? 'This app views scenes only: its manifest sets no `worldCreditsPerDay`, so it never generates.'
+      : `This app has used ${used} of its ${caps.worldCreditsPerDay} world credits of today; this generation needs ${credits}.`,
+    {
+      details: {
+        limit: 'worldCreditsPerDay',
+        used,
+        needed: credits,
+        limitCredits: caps.worldCreditsPerDay,
+        resetsAt: resetsAt.toISOString(),
+      },
+      retryAfterSeconds: secondsUntil(clock, resetsAt),
+    },
+  );
+}

@@ -4,6 +4,7 @@ export {
   assertTicketReuseAllowed,
   assertTicketsAllowed,
   assertTriggerMayStart,
+  assertWorldCreditsAvailable,
   consumeAppRequest,
   usdToMicro,
 } from './check-quota.ts';

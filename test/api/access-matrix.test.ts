@@ -240,6 +240,11 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   saveWorkshopModuleVersion: (t) => ({ params: { rid: t.moduleRid }, body: { definition: MODULE_DEFINITION } }),
   evaluateWorkshopModule: (t) => ({ params: { rid: t.moduleRid }, body: { page: 'main' } }),
   autoRefreshWorkshopModule: (t) => ({ params: { rid: t.moduleRid }, query: { page: 'main' }, stream: true }),
+  // The world routes' {name} is `run`, no asset of A: admitted callers get world_asset_not_found (a
+  // generation's: once its credit check would pass, which the matrix app's default of 0 never lets it).
+  putWorldAsset: () => ({ body: { document: { nodes: [] } } }),
+  requestWorldGeneration: () => ({ body: { asset: 'matrix-scene', parts: [{ asset: 'run' }] } }),
+  getWorldGeneration: () => ({ params: { id: 'wgen_0000000000000000' } }),
   ...withLegacyEvolvePaths({
     getEvolveEvidence: () => ({ query: { slug: APP.slug } }),
     suggestEvolveProposals: () => ({ body: { slug: APP.slug } }),

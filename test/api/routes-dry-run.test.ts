@@ -231,6 +231,17 @@ async function workshopModule(): Promise<string> {
   return res.body.data.rid;
 }
 
+/** A world-model asset of Acme (dana's, uploaded for real). */
+async function worldAsset(): Promise<{ namespace: string; name: string }> {
+  const name = unique('dry-scene');
+  const res = await svc.call('PUT', `/api/v1/developer/modeling/cell-acme/assets/${name}`, {
+    body: { document: { nodes: [] } },
+    headers: bearer(dev),
+  });
+  expect(res.status).toBe(201);
+  return { namespace: 'cell-acme', name };
+}
+
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   createCamera: async () => ({
@@ -294,6 +305,33 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
   }),
   publishWorkshopModuleVersion: async () => ({ params: { rid: await workshopModule(), n: '1' }, headers: bearer(dev), status: 200 }),
   deleteWorkshopModule: async () => ({ params: { rid: await workshopModule() }, headers: bearer(dev), status: 200 }),
+  putWorldAsset: async () => ({
+    params: { namespace: 'cell-acme', name: unique('dry-scene') },
+    body: { document: { nodes: [{ name: 'cube' }] } },
+    headers: bearer(dev),
+    status: 201,
+  }),
+  deleteWorldAsset: async () => ({ params: await worldAsset(), headers: bearer(dev), status: 200 }),
+  // An app that registers `modeling` with a world credit a day: the real request counts it and starts the workflow.
+  requestWorldGeneration: async () => {
+    const slug = unique('dry-world');
+    await release(svc, dev, {
+      namespace: 'cell-acme',
+      slug,
+      version: '1.0.0',
+      manifest: { sdk: ['modeling'], limits: { worldCreditsPerDay: 1 } },
+    });
+    const page = await fetch(`${svc.addresses.productionBase}/cell-acme/apps/${slug}`, { headers: bearer(dev) });
+    const ticket = /<meta name="svc-app-ticket" content="([^"]+)">/.exec(await page.text())![1]!;
+    const { name } = await worldAsset();
+    return {
+      params: { namespace: 'cell-acme' },
+      body: { asset: unique('dry-composed'), parts: [{ asset: name }] },
+      headers: bearer(ticket),
+      status: 202,
+      enqueues: 1,
+    };
+  },
   createMediaSet: async () => ({
     body: { name: unique('dry-media'), schema: 'image', allowedMimeTypes: ['image/png'] },
     headers: bearer(dev),

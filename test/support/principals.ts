@@ -105,8 +105,9 @@ export async function seedPrincipals(svc: TestService): Promise<PrincipalFixture
 
   const workflow = { steps: [{ id: 'people', kind: 'use', capability: 'platform.accounts' }] };
   const semantic = { types: ['sales.Customer', 'sales.Order'], actions: ['sales.addCustomer'], write: ['sales.Customer'] };
-  await release(svc, dev, { ...APP, version: '1.0.0', manifest: { sdk: ['semantic'], semantic, workflow } });
-  await release(svc, dev, { ...OTHER_APP, version: '1.0.0' });
+  // Both register `modeling`: the world-model routes admit a company's app tickets only then.
+  await release(svc, dev, { ...APP, version: '1.0.0', manifest: { sdk: ['semantic', 'modeling'], semantic, workflow } });
+  await release(svc, dev, { ...OTHER_APP, version: '1.0.0', manifest: { sdk: ['modeling'] } });
 
   // Shares: ed by name (editor), a public link (vic opens it: viewer), and a Viewer grant on the
   // app's resource for vic, through which an MCP host gets vic's app token (viewer).

@@ -4,6 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import { type ActivityDeps, createActivities } from '../../activities/index.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
+import { cachedBlobStore, postgresBlobBackend } from '../../domain/apps/index.ts';
 import { unconfiguredMailer } from '../../domain/mail/mailer.ts';
 import type { CloudProvider } from '../../domain/provisioning/cloud-provider.ts';
 import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
@@ -43,6 +44,7 @@ export async function startWorkflowTestEnv(
     mailer: unconfiguredMailer,
     models: localModelProvider,
     connectivity: testConnectivity(),
+    blobs: cachedBlobStore(postgresBlobBackend(database.db), 0),
     ...overrides,
   };
   const start = async (graceMs?: number) => {

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
+import { cachedBlobStore, postgresBlobBackend } from '../../domain/apps/index.ts';
 import { unconfiguredMailer } from '../../domain/mail/mailer.ts';
 import { getProvisioningStatus } from '../../domain/provisioning/get-provisioning-status.ts';
 import { initializeCompany } from '../../domain/provisioning/initialize-company.ts';
@@ -100,6 +101,7 @@ describe('a worker killed after RunInstances', () => {
           mailer: unconfiguredMailer,
           models: localModelProvider,
           connectivity: testConnectivity(),
+          blobs: cachedBlobStore(postgresBlobBackend(database.db), 0),
         }),
       });
       await survivor.runUntil(client.workflow.getHandle(queued.workflowId, runId!).result());
