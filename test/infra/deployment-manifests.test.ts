@@ -33,11 +33,14 @@ type Resource = {
 };
 
 const SAMPLE_PAYLOAD_KEYS = `main:${Buffer.alloc(32, 1).toString('base64')}`;
+const SAMPLE_SECRET_KEYS = `main:${Buffer.alloc(32, 2).toString('base64')}`;
+/** The keys every replica must share, each with a sample value of the right form. */
+const SAMPLE_KEYS: Record<string, string> = { SVC_TEMPORAL_PAYLOAD_KEYS: SAMPLE_PAYLOAD_KEYS, SVC_SECRET_KEYS: SAMPLE_SECRET_KEYS };
 
 /** Compose's `${NAME:-default}` and `${NAME:?message}` as compose would fill them with NAME unset (a sample for `:?`). */
 const interpolate = (value: unknown) =>
   String(value).replace(/\$\{([A-Z0-9_]+):([-?])([^}]*)\}/g, (_m, name: string, how: string, rest: string) =>
-    how === '-' ? rest : name === 'SVC_TEMPORAL_PAYLOAD_KEYS' ? SAMPLE_PAYLOAD_KEYS : 'sample',
+    how === '-' ? rest : (SAMPLE_KEYS[name] ?? 'sample'),
   );
 
 function composeServices(): Record<string, { command?: string[]; environment: Env }> {
@@ -104,11 +107,12 @@ describe('deployment manifests', () => {
     expect(missing).toEqual([]);
   });
 
-  it('sets values config.ts accepts, and a payload key placeholder it refuses', () => {
+  it('sets values config.ts accepts, and key placeholders it refuses', () => {
     expect(() => loadConfig(composeApi)).not.toThrow();
-    // The Secret's placeholder key stops svc at start instead of sealing payloads with a published key.
-    expect(() => loadConfig(api.env)).toThrow(/SVC_TEMPORAL_PAYLOAD_KEYS/);
-    const config = loadConfig({ ...api.env, SVC_TEMPORAL_PAYLOAD_KEYS: SAMPLE_PAYLOAD_KEYS });
+    // The Secret's placeholder keys stop svc at start instead of sealing payloads or secrets with a published key.
+    expect(() => loadConfig({ ...api.env, SVC_SECRET_KEYS: SAMPLE_SECRET_KEYS })).toThrow(/SVC_TEMPORAL_PAYLOAD_KEYS/);
+    expect(() => loadConfig({ ...api.env, SVC_TEMPORAL_PAYLOAD_KEYS: SAMPLE_PAYLOAD_KEYS })).toThrow(/SVC_SECRET_KEYS/);
+    const config = loadConfig({ ...api.env, ...SAMPLE_KEYS });
     expect(config.blobStore).toMatchObject({ kind: 's3' });
     expect(config.temporalAddress).toBeDefined();
   });
