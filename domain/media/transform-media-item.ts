@@ -3,7 +3,6 @@
 // by the SHA-256 of its input's hash and its transformation, so it is also the cache: the same
 // request on the same bytes (any item, any set) finds the job done and its result in the content store.
 import { createHash } from 'node:crypto';
-import 'sharp'; // Loaded on the main thread first, so its native libraries outlive any pool thread (sharp's advice for worker threads).
 import {
   type ImageTransformation,
   MEDIA_LIMITS,
@@ -132,6 +131,9 @@ export async function runMediaTransformation(
 
 /** Past the CPU limit the input is at fault (the limit is far above any real image's need): a FAILED job, not a 5xx. */
 export async function imageOffThread(job: ImageJob, pool = threads): Promise<ImageJobResult> {
+  // On the main thread before any pool thread, so its native libraries outlive them (sharp's advice
+  // for worker threads); on first use, so a process that transforms nothing does not carry libvips.
+  await import('sharp');
   try {
     return await pool.run(job);
   } catch (error) {

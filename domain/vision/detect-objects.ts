@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import { DETECT_LIMITS, type DetectQuery, type DetectResult } from '../../schemas/vision.ts';
 import { loadVersion } from '../apps/index.ts';
 import { DomainError } from '../errors.ts';
@@ -28,6 +27,8 @@ async function appModelsOf(deps: CameraDeps, principal: Principal): Promise<read
 
 /** The image as RGB bytes no larger than the detector's square, and the factor back to its own pixels. */
 async function decode(image: Buffer) {
+  // Loaded on first use, as in probe: libvips only in a process that decodes images.
+  const { default: sharp } = await import('sharp');
   try {
     const source = sharp(image, { limitInputPixels: DETECT_LIMITS.inputPixels, failOn: 'error' });
     const { width = 0, height = 0 } = await source.metadata();

@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import type { CameraProbe } from '../../schemas/vision.ts';
 import type { Principal } from '../principal.ts';
 import { type CameraDeps, credentialRejected, noteFailure, readableCamera, targetOf } from './camera-access.ts';
@@ -37,6 +36,8 @@ export async function probeCamera(deps: CameraDeps, principal: Principal, namesp
     const res = await openCamera(targetOf(deps.cameras, row), deps.cameras.settings);
     const format = formatOf(res);
     const { first, times } = await grabFrames(res, deps.cameras.settings, PROBE_SAMPLE);
+    // Loaded on first use: a process that never looks at an image does not carry libvips.
+    const { default: sharp } = await import('sharp');
     const { width, height } = await sharp(first).metadata();
     const span = times.length > 1 ? times.at(-1)! - times[0]! : 0;
     return answer({
