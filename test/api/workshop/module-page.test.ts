@@ -89,7 +89,8 @@ describe('module page', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(/\/web\/modules\?rid=/);
       const rows = () => page.locator('[data-widget="open"] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key')));
-      await expect.poll(rows).toEqual(['1', '2', '3']);
+      // Waits, not time goals: a loaded CI machine takes seconds for what takes milliseconds here.
+      await expect.poll(rows, { timeout: 15_000 }).toEqual(['1', '2', '3']);
       expect(await page.locator('#title').textContent()).toBe('Open orders');
       await page.locator('body[data-live="true"]').waitFor();
       // Marks the document: a reload would lose it.
@@ -107,8 +108,8 @@ describe('module page', () => {
 
       await page.getByLabel('order').fill('3');
       await page.getByRole('button', { name: 'Pay order' }).click();
-      await expect.poll(() => page.locator('[data-widget="pay"] [role="status"]').textContent()).toBe('Done.');
-      await expect.poll(rows).toEqual(['1']);
+      await expect.poll(() => page.locator('[data-widget="pay"] [role="status"]').textContent(), { timeout: 15_000 }).toBe('Done.');
+      await expect.poll(rows, { timeout: 15_000 }).toEqual(['1']);
     });
   });
 });
