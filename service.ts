@@ -101,7 +101,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           'embedded PostgreSQL runs without a memory ceiling per backend: one ontology SQL query may take up to several GB',
         );
       }
-      databaseUrl = embedded.url;
+      databaseUrl = embedded.socketUrl ?? embedded.url;
     }
     const db = connectDatabase({
       connectionString: databaseUrl,

@@ -34,7 +34,8 @@ export async function startBenchService(opts: { role?: Role; logger?: Logger; en
   const svc = await startService(
     loadConfig({
       PORT: '0',
-      DATABASE_URL: pg.url,
+      // Through the socket, as `npm start` reaches its embedded cluster.
+      DATABASE_URL: pg.socketUrl ?? pg.url,
       SVC_DATA_DIR: dataDir,
       SVC_TEMPORAL_UI_PORT: 'off',
       SVC_OPERATOR_LOGIN: 'ops',

@@ -4,7 +4,7 @@ import { DomainError } from '../errors.ts';
 import { cacheFamily, readThrough } from '../keys/index.ts';
 import { liveGroupIds } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { equalHashes, sha256 } from '../security/index.ts';
+import { equalHashes, sha256, sha256Hex } from '../security/index.ts';
 import { isTicket, TICKET_RENEWAL_GRACE_MS, TICKET_RENEWAL_OVERLAP_MS } from './ticket-format.ts';
 
 export type TicketPrincipal = Extract<Principal, { kind: 'ticket' }>;
@@ -31,12 +31,13 @@ export async function authenticateTicket(
   // A renewal reads the row: it is the one use that writes to it.
   if (opts.forRenewal || !isTicket(plaintext)) return (await findLiveTicket(deps.db, deps.clock, plaintext, opts)).principal;
   // Valid tickets are kept in the principal cache, which every change to what they derive from empties.
-  const hash = sha256(plaintext);
+  // Hex text first: the cache's key, and several times cheaper to make than a Buffer.
+  const hash = sha256Hex(plaintext);
   const found = await readThrough(
     deps,
     TICKETS,
-    hash.toString('hex'),
-    () => findLiveTicketByHash(deps.db, deps.clock, hash, opts),
+    hash,
+    () => findLiveTicketByHash(deps.db, deps.clock, Buffer.from(hash, 'hex'), opts),
     (t) => t.validUntil > deps.clock.now().getTime(),
   );
   // findLiveTicketByHash answers or throws.

@@ -36,8 +36,14 @@ export interface EmbeddedPostgresOptions {
 }
 
 export interface RunningPostgres {
-  /** Connection string for `database`. */
+  /** Connection string for `database` (loopback TCP). */
   url: string;
+  /**
+   * The same through the cluster's Unix socket, for the service's own pools: a round trip costs
+   * about a third less CPU than over loopback TCP (`bench/postgres-socket.ts`). Undefined when the
+   * socket's path would pass the kernel's 107 bytes.
+   */
+  socketUrl: string | undefined;
   /** Connection string for any database name on the same server. */
   urlFor(database: string): string;
   port: number;
@@ -58,6 +64,9 @@ export class EmbeddedPostgresError extends Error {
   override name = 'EmbeddedPostgresError';
 }
 
+/** A Unix socket's path, NUL excluded (sun_path holds 108 bytes). */
+const MAX_SOCKET_PATH = 107;
+
 const isRoot = () => os.userInfo().uid === 0;
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<RunningPostgres> {
@@ -74,6 +83,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   }
   const password = await readOrCreatePassword(path.join(opts.dataDir, 'postgres.password'));
   const port = opts.port ?? (await freeLoopbackPort());
+  const socketDir = `${clusterDir}/.s.PGSQL.${port}`.length <= MAX_SOCKET_PATH ? clusterDir : undefined;
 
   const log: string[] = [];
   const server = new EmbeddedPostgres({
@@ -85,8 +95,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as `postgres`.
     createPostgresUser: isRoot(),
-    // Loopback only and no Unix socket, so several clusters never collide on /tmp.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    // Loopback, and a Unix socket in the cluster's own folder (never /tmp, where clusters would collide).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
     onLog: (line: string) => {
       log.push(line);
       opts.onLog?.(line.trimEnd());
@@ -133,6 +143,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   let stopped: Promise<void> | undefined;
   return {
     url: urlFor(database),
+    socketUrl: socketDir && `${urlFor(database)}?host=${encodeURIComponent(socketDir)}`,
     urlFor,
     port,
     backendMemoryLimit,

@@ -48,6 +48,33 @@ describe('embedded PostgreSQL', () => {
     }
   });
 
+  it('serves the same database through a Unix socket in its own cluster folder, password required; none when that path passes the kernel limit', async () => {
+    const server = await startEmbeddedPostgres({ dataDir: dir });
+    try {
+      expect(server.socketUrl).toBeDefined();
+      const socketDir = new URL(server.socketUrl!).searchParams.get('host');
+      expect(socketDir).toBe(path.join(dir, 'postgres'));
+      expect((await fs.stat(path.join(socketDir!, `.s.PGSQL.${server.port}`))).isSocket()).toBe(true);
+      await query(server.url, 'CREATE TABLE over_tcp (v text); INSERT INTO over_tcp VALUES (1)');
+      const [row] = await query(server.socketUrl!, 'SELECT v, inet_server_addr() IS NULL AS unix FROM over_tcp');
+      expect(row).toEqual({ v: '1', unix: true });
+      await expect(query(server.socketUrl!.replace(/:[^:@/]+@/, ':wrong@'), 'SELECT 1')).rejects.toThrow(/password/);
+      await query(server.url, 'DROP TABLE over_tcp');
+    } finally {
+      await server.stop();
+    }
+
+    const deep = path.join(dir, 'd'.repeat(100));
+    const far = await startEmbeddedPostgres({ dataDir: deep });
+    try {
+      expect(far.socketUrl).toBeUndefined();
+      expect(await query(far.url, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await far.stop();
+      await fs.rm(deep, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("issue 28: each backend inherits an address-space ceiling; SELECT length(repeat('x', 600000000)) past it is PostgreSQL's out of memory ERROR (53200) and the backend, the server and other backends go on", async () => {
     const server = await startEmbeddedPostgres({ dataDir: dir });
     const client = new pg.Client({ connectionString: server.url });
