@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/index.ts';
+import { type Db, groupCommit } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
@@ -62,10 +62,11 @@ export async function consume(
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
-  const refused = stateOf(refusedWindows, db, () => new Set<string>());
+  const refused = refusedWindows.get(db) ?? new Set<string>();
+  refusedWindows.set(db, refused);
   const key = `${bucket}@${window.start.getTime()}`;
   if (refused.has(key)) throw rateLimited(window, now);
-  const hits = await addHits(db, bucket, window.start, key, cost);
+  const hits = await addHits(db, { bucket, windowStart: window.start, key, cost });
   if (hits === cost && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
@@ -79,75 +80,46 @@ export async function consume(
   }
 }
 
-/** This process's state for one database, made on its first use. */
-function stateOf<T>(states: WeakMap<Db, T>, db: Db, make: () => T): T {
-  const known = states.get(db);
-  if (known !== undefined) return known;
-  const made = make();
-  states.set(db, made);
-  return made;
-}
-
-type Waiter = { cost: number; resolve(hits: number): void; reject(err: unknown): void };
-type Pending = { bucket: string; windowStart: Date; waiters: Waiter[] };
-/** Hits waiting for the next statement, by bucket window (`bucket@windowStart`), and whether one is in flight, by database. */
-const queues = new WeakMap<Db, { pending: Map<string, Pending>; flushing: boolean }>();
-/** Rows per statement: a flood from many addresses is still a few statements. */
-const MAX_ROWS = 500;
+type Hit = { bucket: string; windowStart: Date; key: string; cost: number };
+/** Hits per statement: with three array parameters its text stays the same size whatever the batch. */
+const MAX_HITS = 2000;
 
 /**
- * Adds `cost` to the window's count; resolves to the count up to and including this hit. The hits
- * that arrive while a statement is in flight go together in the next one, whatever their buckets:
- * a flood (one company's loop of requests answered 429, or calls from many addresses) then writes
- * with one statement at a time on one pool connection, instead of queueing every request on a hot
- * row's lock and taking the pool from everyone else's requests. The counts stay exact, each hit in
- * arrival order. Rows go in key order, so two processes' statements lock them in the same order.
+ * Adds a hit's cost to its window's count; resolves to the count up to and including that hit.
+ * The hits that arrive while a statement is in flight go together in the next one, whatever their
+ * buckets (`groupCommit`): a flood (one company's loop of requests answered 429, or calls from
+ * many addresses) then writes one statement at a time on one pool connection, instead of queueing
+ * every request on a hot row's lock and taking the pool from everyone else's requests.
  */
-function addHits(db: Db, bucket: string, windowStart: Date, key: string, cost: number): Promise<number> {
-  const queue = stateOf(queues, db, () => ({ pending: new Map<string, Pending>(), flushing: false }));
-  return new Promise((resolve, reject) => {
-    const pending = queue.pending.get(key) ?? { bucket, windowStart, waiters: [] };
-    pending.waiters.push({ cost, resolve, reject });
-    queue.pending.set(key, pending);
-    // Runs at once up to its first await: hits arriving meanwhile wait for the next statement.
-    if (!queue.flushing) void flush(db, queue);
+const addHits = groupCommit<Hit, number>(writeHits, { maxWeight: MAX_HITS });
+
+/**
+ * One row per bucket window, in key order (two processes' statements then lock rows in the same
+ * order); the counts stay exact, each hit counted in arrival order.
+ */
+async function writeHits(db: Db, hits: readonly Hit[]): Promise<number[]> {
+  const rows = new Map<string, { bucket: string; windowStart: Date; total: number }>();
+  for (const h of hits) {
+    const row = rows.get(h.key);
+    if (row) row.total += h.cost;
+    else rows.set(h.key, { bucket: h.bucket, windowStart: h.windowStart, total: h.cost });
+  }
+  const batch = [...rows.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : +a.windowStart - +b.windowStart));
+  // Each row comes back keyed as the hits are, with no date to parse.
+  const { rows: counts } = await sql<{ key: string; hits: number }>`
+    INSERT INTO rate_limit_hits (bucket, window_start, hits)
+    SELECT b, to_timestamp(ms / 1000.0), h
+      FROM unnest(${batch.map((r) => r.bucket)}::text[], ${batch.map((r) => r.windowStart.getTime())}::float8[],
+                  ${batch.map((r) => r.total)}::int[]) AS t(b, ms, h)
+    ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_hits.hits + excluded.hits
+    RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.execute(db);
+  // Each window's count before this batch, then each hit's count after it.
+  const running = new Map(counts.map((r) => [r.key, r.hits - rows.get(r.key)!.total]));
+  return hits.map((h) => {
+    const count = running.get(h.key)! + h.cost;
+    running.set(h.key, count);
+    return count;
   });
-}
-
-async function flush(db: Db, queue: { pending: Map<string, Pending>; flushing: boolean }): Promise<void> {
-  queue.flushing = true;
-  while (queue.pending.size > 0) {
-    const batch = [...queue.pending].sort(([a], [b]) => (a < b ? -1 : 1));
-    queue.pending = new Map();
-    for (let start = 0; start < batch.length; start += MAX_ROWS) await writeHits(db, batch.slice(start, start + MAX_ROWS));
-  }
-  queue.flushing = false;
-}
-
-async function writeHits(db: Db, batch: [string, Pending][]): Promise<void> {
-  const total = (p: Pending) => p.waiters.reduce((sum, w) => sum + w.cost, 0);
-  try {
-    // Three array parameters, not three per row: the statement's text and its parse cost stay the
-    // same whatever the batch size (a flood from many addresses is hundreds of rows), and each row
-    // comes back keyed as the queue keys it, with no date to parse.
-    const { rows } = await sql<{ key: string; hits: number }>`
-      INSERT INTO rate_limit_hits (bucket, window_start, hits)
-      SELECT b, to_timestamp(ms / 1000.0), h
-        FROM unnest(${batch.map(([, p]) => p.bucket)}::text[], ${batch.map(([, p]) => p.windowStart.getTime())}::float8[],
-                    ${batch.map(([, p]) => total(p))}::int[]) AS t(b, ms, h)
-      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_hits.hits + excluded.hits
-      RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.execute(db);
-    const counts = new Map(rows.map((r) => [r.key, r.hits]));
-    for (const [key, p] of batch) {
-      let count = counts.get(key)! - total(p);
-      for (const w of p.waiters) {
-        count += w.cost;
-        w.resolve(count);
-      }
-    }
-  } catch (err) {
-    for (const [, p] of batch) for (const w of p.waiters) w.reject(err);
-  }
 }
 
 /**

@@ -56,4 +56,31 @@ describe('groupCommit', () => {
     fail = false;
     await expect(write(dbA, 2)).resolves.toBeUndefined();
   });
+
+  it('bounds a batch by weight, oldest first; an item heavier than the bound goes alone', async () => {
+    const batches: string[][] = [];
+    const write = groupCommit<string>(
+      async (_db, batch) => {
+        batches.push([...batch]);
+        await new Promise((r) => setTimeout(r, 5));
+      },
+      { maxWeight: 5, weight: (s) => s.length },
+    );
+    await Promise.all(['a', 'bb', 'ccc', 'd', 'eeeeeee', 'ff', 'g'].map((s) => write(dbA, s)));
+    expect(batches).toEqual([['a'], ['bb', 'ccc'], ['d'], ['eeeeeee'], ['ff', 'g']]);
+  });
+
+  it('with gatherTurn, the calls of the rest of the turn join the first write', async () => {
+    const batches: number[][] = [];
+    const write = groupCommit<number>(
+      async (_db, batch) => {
+        batches.push([...batch]);
+      },
+      { gatherTurn: true },
+    );
+    const first = write(dbA, 1);
+    await Promise.resolve();
+    await Promise.all([first, write(dbA, 2), write(dbA, 3)]);
+    expect(batches).toEqual([[1, 2, 3]]);
+  });
 });

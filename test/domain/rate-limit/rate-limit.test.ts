@@ -142,24 +142,24 @@ describe('consume', () => {
     expect(statements()).toBe(2);
   });
 
-  it('counts 1,200 hits from 600 addresses sent at once exactly, with three statements instead of 1,200 (a flood from many addresses)', async () => {
+  it('counts 3,000 hits from 1,500 addresses sent at once exactly, with three statements instead of 3,000 (a flood from many addresses)', async () => {
     const { counted, statements } = countingStatements();
     const clock = new TestClock('2031-03-04T10:00:30.000Z');
     const perAddress: Limit = { name: 'test-addresses', max: 1, windowSeconds: 60 };
-    const addresses = Array.from({ length: 600 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
+    const addresses = Array.from({ length: 1500 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
     // Each address twice: its first hit is let through and its second refused, wherever it falls in a statement.
     const answers = await Promise.all(
       [...addresses, ...addresses].map((address) => answerOf(consume(counted, perAddress, address, clock, never))),
     );
-    expect(answers).toEqual([...Array(600).fill('ok'), ...Array(600).fill('rate_limited')]);
-    // The first hit alone, then the other 1,199 hits: 600 rows, in statements of at most 500.
+    expect(answers).toEqual([...Array(1500).fill('ok'), ...Array(1500).fill('rate_limited')]);
+    // The first hit alone, then the other 2,999 hits in statements of at most 2,000.
     expect(statements()).toBe(3);
     const rows = await database.db
       .selectFrom('rate_limit_hits')
       .select(['bucket', 'hits'])
       .where('bucket', 'like', 'test-addresses:%')
       .execute();
-    expect(rows).toHaveLength(600);
+    expect(rows).toHaveLength(1500);
     expect(rows.every((r) => r.hits === 2)).toBe(true);
   });
 
