@@ -20,6 +20,8 @@ export const MEDIA_LIMITS = {
    * the content store streams (the spec's 50 GB is not reached yet).
    */
   uploadItemBytes: 256 * 1024 * 1024,
+  /** The largest item a restricted agent key uploads, declared and sent (spec Limits: media; the policy applies it). */
+  agentUploadItemBytes: 64 * 1024 * 1024,
   /** Items one transaction may stage (spec Limits: media). */
   itemsPerTransaction: 10_000,
   /** The body of one direct put (POST …/items): larger items go through upload sessions. */

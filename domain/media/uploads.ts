@@ -6,6 +6,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { type MediaProperty, openMediaProperty } from '../ontology/index.ts';
+import { mediaUploadItemLimit } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { ensureBranch, itemRid, MAIN_BRANCH, setRid } from './repository.ts';
 
@@ -37,6 +38,16 @@ export async function openUpload(deps: { db: DbOrTrx; clock: Clock }, principal:
 export function assertState(upload: { id: string; state: string }, ...states: string[]): void {
   if (!states.includes(upload.state)) {
     throw new DomainError('conflict', `Upload ${upload.id} is ${upload.state}.`, { details: { uploadId: upload.id, state: upload.state } });
+  }
+}
+
+/** A declared or sent item beyond what this credential may upload (the policy's cap): payload_too_large. */
+export function assertItemLimit(principal: Principal, sizeBytes: number): void {
+  const limit = mediaUploadItemLimit(principal);
+  if (sizeBytes > limit) {
+    throw new DomainError('payload_too_large', `This credential uploads items of at most ${limit} bytes.`, {
+      details: { limitBytes: limit, sizeBytes },
+    });
   }
 }
 

@@ -154,4 +154,32 @@ describe('media upload sessions', () => {
     });
     expect([huge.status, huge.body.error.code]).toEqual([400, 'invalid_payload']);
   });
+
+  it('holds a restricted agent key to 64 MiB per item, declared at open and sent in parts', async () => {
+    const issued = await svc.call('POST', '/api/v1/developer/agent-keys/cell-acme', {
+      body: {
+        agentId: 'uploader',
+        restrictions: { operations: ['api:use-ontologies-read', 'api:use-ontologies-write'], objectTypes: ['vision.Photo'] },
+      },
+      headers: bearer(dana),
+    });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(201);
+    const agent = bearer(issued.body.data.key);
+    const cap = MEDIA_LIMITS.agentUploadItemBytes;
+    const over = await svc.call('POST', UPLOADS, { body: { sizeBytes: cap + 1, mimeType: 'video/mp4' }, headers: agent });
+    expect([over.status, over.body.error?.code, over.body.error?.details.limitBytes]).toEqual([413, 'payload_too_large', cap]);
+    const opened = await svc.call('POST', UPLOADS, { body: { sizeBytes: cap, mimeType: 'video/mp4' }, headers: agent });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    const id = opened.body.data.uploadId as string;
+    const part = patterned(MEDIA_LIMITS.uploadPartBytes, 3);
+    for (let n = 1; n * part.length <= cap; n++) {
+      const put = await svc.call('PUT', `${UPLOADS}/${id}/parts/${n}`, { rawBody: part, headers: agent });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+    }
+    // The cap is reached exactly: one byte more, under any part number, is refused.
+    const extra = await svc.call('PUT', `${UPLOADS}/${id}/parts/${cap / part.length + 1}`, { rawBody: Buffer.from('x'), headers: agent });
+    expect([extra.status, extra.body.error?.code, extra.body.error?.details.limitBytes]).toEqual([413, 'payload_too_large', cap]);
+    // The cap is the agent key's: a developer opens a larger item.
+    await open({ sizeBytes: cap + 1, mimeType: 'video/mp4' });
+  });
 });
