@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MEDIA_LIMITS, MEDIA_VIEW_RID_PREFIX, type MediaUploadView } from '../../schemas/media.ts';
+import { MEDIA_LIMITS, MEDIA_VIEW_RID_PREFIX, type MediaUploadFailure, type MediaUploadView } from '../../schemas/media.ts';
 import type { MediaReference } from '../../schemas/ontology.ts';
 import type { BlobStore } from '../apps/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
@@ -144,5 +144,7 @@ export async function uploadView(db: DbOrTrx, property: MediaProperty, upload: U
     primaryKey: upload.primary_key === null ? null : (JSON.parse(upload.primary_key) as string | number),
     parts: parts.map((p) => ({ partNumber: p.part_number, sizeBytes: p.size, sha256: p.sha256.toString('hex') })),
     mediaReference: upload.media_item_id === null ? null : await mediaReferenceOf(db, upload.media_item_id),
+    failure:
+      upload.failure_code === null ? null : { code: upload.failure_code as MediaUploadFailure, message: upload.failure_message ?? '' },
   };
 }
