@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mediaUploadAssemblyWorkflowId } from '../../workflows/contract.ts';
+import { MEDIA_UPLOAD_PURGE, mediaUploadAssemblyWorkflowId } from '../../workflows/contract.ts';
 import { bearer, passwordKey, seedCompanies } from '../support/identity.ts';
 import { startS3Server, type TestS3, useS3Credentials } from '../support/s3.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -8,7 +8,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 // The whole path of an upload's completion: the API makes the session COMPLETING and writes the
 // intent with its commit, the relay starts the session's assembly workflow (labelled as svc's
 // workflows are), the worker in the service streams the parts from s3rver into one item and
-// attaches it to the object. The client polls by completing again.
+// attaches it to the object. The client polls by completing again. And the purge schedule,
+// triggered, purges an abandoned session.
 
 let s3: TestS3;
 let svc: TestService;
@@ -102,5 +103,27 @@ describe('media upload assembly on Temporal', () => {
         .update(Buffer.from(await content.arrayBuffer()))
         .digest('hex'),
     ).toBe(sha256);
+  });
+
+  it('registers the hourly purge schedule, whose run purges a session left OPEN for a day', async () => {
+    const opened = await svc.call('POST', UPLOADS, { body: { sizeBytes: 4, mimeType: 'text/plain' }, headers: bearer(dana) });
+    const id = opened.body.data.uploadId as string;
+    expect((await svc.call('PUT', `${UPLOADS}/${id}/parts/1`, { rawBody: Buffer.from('idle'), headers: bearer(dana) })).status).toBe(200);
+    await svc.database.db
+      .updateTable('media_uploads')
+      .set({ updated_at: new Date(Date.now() - 25 * 3600_000) })
+      .where('id', '=', id)
+      .execute();
+    const schedule = svc.temporal!.client.schedule.getHandle(MEDIA_UPLOAD_PURGE.scheduleId);
+    const described = await schedule.describe();
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'mediaUploadPurge' });
+    expect(described.spec.calendars?.[0]).toMatchObject({ minute: [{ start: 20, end: 20, step: 1 }] });
+    await schedule.trigger();
+    await expect
+      .poll(() => svc.database.db.selectFrom('media_uploads').select('state').where('id', '=', id).executeTakeFirstOrThrow(), {
+        timeout: 30_000,
+      })
+      .toEqual({ state: 'PURGED' });
+    expect(await svc.database.db.selectFrom('media_upload_parts').select('part_number').where('upload_id', '=', id).execute()).toEqual([]);
   });
 });
