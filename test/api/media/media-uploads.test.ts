@@ -301,6 +301,19 @@ describe('media upload sessions', () => {
     // The cap is reached exactly: one byte more, under any part number, is refused.
     const extra = await svc.call('PUT', `${UPLOADS}/${id}/parts/${cap / part.length + 1}`, { rawBody: Buffer.from('x'), headers: agent });
     expect([extra.status, extra.body.error?.code, extra.body.error?.details.limitBytes]).toEqual([413, 'payload_too_large', cap]);
+    // Only into the types it lists: a key listing another type reads nothing of this ontology (404).
+    const other = await svc.call('POST', '/api/v1/developer/agent-keys/cell-acme', {
+      body: {
+        agentId: 'elsewhere',
+        restrictions: { operations: ['api:use-ontologies-read', 'api:use-ontologies-write'], objectTypes: ['vision.Clip'] },
+      },
+      headers: bearer(dana),
+    });
+    const refused = await svc.call('POST', UPLOADS, {
+      body: { sizeBytes: 1, mimeType: 'image/png' },
+      headers: bearer(other.body.data.key),
+    });
+    expect([refused.status, refused.body.error?.code]).toEqual([404, 'ontology_not_found']);
     // The cap is the agent key's: a developer opens a larger item.
     await open({ sizeBytes: cap + 1, mimeType: 'video/mp4' });
   });
