@@ -8,12 +8,13 @@ const HEARTBEAT_EVERY_MS = 1_000;
  * activity's heartbeat timeout (seconds) instead of its start-to-close timeout (minutes), and the
  * retry runs on another worker. Only for activities whose effects are safe to run again.
  */
-export async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+export async function heartbeating<T>(work: () => Promise<T>, progress?: () => unknown): Promise<T> {
   const context = Context.current();
   // A local activity has no heartbeat: its workflow task's timeout notices a dead worker.
   if (context.info.isLocal) return work();
-  context.heartbeat();
-  const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  context.heartbeat(progress?.());
+  // The progress given goes with each heartbeat: the Temporal UI shows how far the activity got.
+  const timer = setInterval(() => context.heartbeat(progress?.()), HEARTBEAT_EVERY_MS);
   try {
     return await work();
   } finally {

@@ -8,6 +8,7 @@ import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createConnectivityActivities } from './connectivity.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
+import { createMediaActivities } from './media.ts';
 import { createMemberActivities } from './members.ts';
 import { createModelingActivities } from './modeling.ts';
 import { createOntologyActivities } from './ontology.ts';
@@ -27,7 +28,7 @@ export interface ActivityDeps {
   models: ModelProvider;
   /** Data syncs: the key that opens connection secrets, where sources may be. */
   connectivity: ConnectivitySettings;
-  /** World generations read their parts from, and store their scenes in, the blob store. */
+  /** World generations read their parts from, and store their scenes in, the blob store; media uploads are assembled there. */
   blobs: BlobStore;
 }
 
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createScheduleActivities(deps),
     ...createConnectivityActivities(deps),
     ...createModelingActivities(deps),
+    ...createMediaActivities(deps),
   };
 }
 

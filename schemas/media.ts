@@ -15,11 +15,12 @@ export const MEDIA_LIMITS = {
   uploadPartBytes: 16 * 1024 * 1024,
   /** Parts of one upload session, numbered 1 to this. */
   uploadParts: 10_000,
-  /**
-   * The largest item an upload session takes here: the assembly holds the item in memory until
-   * the content store streams (the spec's 50 GB is not reached yet).
-   */
-  uploadItemBytes: 256 * 1024 * 1024,
+  /** The largest item an upload session takes (spec Limits: media, 50 GB in decimal units); assembly streams, so memory does not grow with it. */
+  uploadItemBytes: 50 * 1000 ** 3,
+  /** An OPEN session untouched (no part, no completion) this long is abandoned: the purge schedule makes it PURGED. */
+  abandonedUploadHours: 24,
+  /** The largest item a restricted agent key uploads, declared and sent (spec Limits: media; the policy applies it). */
+  agentUploadItemBytes: 64 * 1024 * 1024,
   /** Items one transaction may stage (spec Limits: media). */
   itemsPerTransaction: 10_000,
   /** The body of one direct put (POST …/items): larger items go through upload sessions. */
@@ -225,18 +226,35 @@ export const MediaUploadPartView = z
   .meta({ id: 'MediaUploadPart' });
 export type MediaUploadPartView = z.input<typeof MediaUploadPartView>;
 
+/**
+ * Why an assembly FAILED: a part's bytes are no longer in the store, parts whose bytes do not add
+ * up to their recorded or declared sizes, bytes that do not match a part's hash, or the object the
+ * session was to set deleted meanwhile.
+ */
+export const MEDIA_UPLOAD_FAILURES = [
+  'media_upload_part_missing',
+  'media_upload_size_mismatch',
+  'media_upload_part_corrupt',
+  'object_not_found',
+] as const;
+export type MediaUploadFailure = (typeof MEDIA_UPLOAD_FAILURES)[number];
+
 export const MediaUploadView = z
   .object({
     uploadId: z.string(),
     objectType: z.string(),
     property: z.string(),
     mediaSetRid: z.string().meta({ description: 'The property’s media set, where the completed item goes.' }),
-    state: z.enum(['OPEN', 'COMPLETING', 'COMPLETED', 'PURGED']),
+    state: z.enum(['OPEN', 'COMPLETING', 'COMPLETED', 'FAILED', 'PURGED']),
     sizeBytes: z.number().int(),
     mimeType: z.string(),
     primaryKey: z.union([z.string(), z.number()]).nullable(),
     parts: z.array(MediaUploadPartView),
     mediaReference: MediaReference.nullable().meta({ description: 'Once COMPLETED: the value the property holds.' }),
+    failure: z
+      .object({ code: z.enum(MEDIA_UPLOAD_FAILURES), message: z.string() })
+      .nullable()
+      .meta({ description: 'Once FAILED: why the assembly could not make the item (the session keeps no parts; open a new one).' }),
   })
   .meta({ id: 'MediaUpload' });
 export type MediaUploadView = z.input<typeof MediaUploadView>;

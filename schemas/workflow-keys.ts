@@ -28,6 +28,8 @@ export const appChangeRunWorkflowId = (appId: string, toSeq: number) => `app-run
 export const appApiRunWorkflowId = (runId: string) => `app-run:${runId}`;
 /** One workflow per accepted world generation (domain/modeling). */
 export const worldGenerationWorkflowId = (generationId: string) => `world-generation:${generationId}`;
+/** One assembly per media upload session (the Temporal UI shows each upload's as its own run). */
+export const mediaUploadAssemblyWorkflowId = (uploadId: string) => `media-upload:${uploadId}`;
 /** Holds a notify step's cooldown: while it runs, the same app and key send nothing. */
 export const notifyCooldownWorkflowId = (appId: string, dedupeHash: string) => `app-notify:${appId}:${dedupeHash}`;
 
@@ -62,6 +64,7 @@ export type SvcKind =
   | 'data-build'
   | 'data-sync-schedule'
   | 'world-generation'
+  | 'media-upload'
   | 'maintenance';
 
 /** What svc knows of a workflow or schedule when it starts it; each label both in the memo and as its search attribute. */

@@ -19,13 +19,21 @@ import {
   appApiRunWorkflowId,
   deviceLoginClosed,
   deviceLoginWorkflowId,
+  mediaUploadAssemblyWorkflowId,
   memberInvitationsWorkflowId,
   provisioningWorkflowId,
   runLabels,
   TASK_QUEUE,
   worldGenerationWorkflowId,
 } from '../workflows/contract.ts';
-import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations, worldGeneration } from '../workflows/index.ts';
+import type {
+  appWorkflowRun,
+  companyInitialization,
+  deviceLoginExpiry,
+  mediaUploadAssembly,
+  memberInvitations,
+  worldGeneration,
+} from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
 import { cancelDataBuild, reconcileDataSyncSchedule, startDataBuild } from './data-pipelines.ts';
 
@@ -103,6 +111,16 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
       workflowId: memberInvitationsWorkflowId(key),
       args: [payload],
       ...runLabels({ kind: 'member-invitations', ...(await companyLabels(db, payload.companyId)) }),
+    });
+  },
+  // Each upload's assembly is its own run, labelled with the company, so the Web UI lists a company's uploads.
+  'media-upload.completing': async (client, key, payload, db, intentId) => {
+    await client.workflow.start<typeof mediaUploadAssembly>('mediaUploadAssembly', {
+      ...startOnce(intentId),
+      taskQueue: TASK_QUEUE,
+      workflowId: mediaUploadAssemblyWorkflowId(key),
+      args: [{ uploadId: payload.uploadId }],
+      ...runLabels({ kind: 'media-upload', ...(await companyLabels(db, payload.companyId)) }),
     });
   },
   'world-generation.requested': async (client, key, payload, db, intentId) => {

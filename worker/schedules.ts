@@ -4,6 +4,7 @@ import { SCHEDULE_RECONCILE, TASK_QUEUE } from '../workflows/contract.ts';
 import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
 import { reconcileAllAppTriggers } from './app-triggers.ts';
 import { branchSweepSchedule } from './branch-sweep-schedule.ts';
+import { mediaUploadPurgeSchedule } from './media-upload-purge-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
 import { hasLabels, labelSchedule, withLabels } from './schedule-labels.ts';
 import { monthlyUsageResetSchedule } from './usage-schedule.ts';
@@ -28,6 +29,7 @@ export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
   monthlyUsageResetSchedule,
   ontologyChangesRetentionSchedule,
   branchSweepSchedule,
+  mediaUploadPurgeSchedule,
   scheduleReconcileSchedule,
 ];
 

@@ -40,6 +40,7 @@ export {
   dataBuildWorkflowId,
   dataScheduledBuildWorkflowId,
   dataSyncScheduleId,
+  mediaUploadAssemblyWorkflowId,
   notifyCooldownWorkflowId,
   type Part,
   partsOf,
@@ -96,6 +97,19 @@ export const ONTOLOGY_CHANGES_RETENTION = {
 
 /** The daily sweep of definition branches (INACTIVE after 35 idle days, deleted 7 days later): one schedule, fixed id. */
 export const BRANCH_SWEEP = { scheduleId: 'ontology-branch-sweep', workflowId: 'ontology-branch-sweep' } as const;
+
+/** The hourly purge of abandoned media upload sessions (MEDIA_LIMITS.abandonedUploadHours idle): one schedule, fixed id. */
+export const MEDIA_UPLOAD_PURGE = {
+  scheduleId: 'media-upload-purge',
+  workflowId: 'media-upload-purge',
+  batchSize: 500,
+  /** Batches per run; a backlog beyond that continues the next hour. */
+  maxBatches: 100,
+} as const;
+
+export interface MediaUploadAssemblyInput {
+  uploadId: string;
+}
 
 /**
  * svc's schedules held against Temporal's every few minutes (one schedule, fixed id): a schedule

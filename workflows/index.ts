@@ -5,6 +5,8 @@ export { appChangeTrigger } from './app-workflows/change-trigger.ts';
 export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
 export { dataBuild } from './connectivity/data-build.ts';
 export { deviceLoginExpiry } from './device-login/expiry.ts';
+export { mediaUploadAssembly } from './media/upload-assembly.ts';
+export { mediaUploadPurge } from './media/upload-purge.ts';
 export { memberInvitations } from './members/invitations.ts';
 export { worldGeneration } from './modeling/generation.ts';
 export { ontologyBranchSweep } from './ontology/branch-sweep.ts';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   acceptUploadPart,
-  assembleMediaUpload,
   completeMediaUpload,
   createMediaUpload,
   deleteMediaUpload,
@@ -81,22 +80,22 @@ export const completeMediaUploadRoute = defineRoute({
   method: 'post',
   path: `${UPLOADS}/{uploadId}/complete`,
   operationId: 'completeMediaUpload',
-  summary: 'Complete an upload session: assemble its parts into the property’s item',
+  summary: 'Complete an upload session: its parts are assembled into the property’s item by a workflow',
   description:
-    'The session is COMPLETING while its parts are assembled in order and hashed; the parts must be 1..n without a gap and add up to the ' +
-    'declared size (media_upload_incomplete). The item goes into the property’s media set at `uploads/<uploadId>`; the object named at ' +
-    'creation gets it as the property’s value; the session is COMPLETED with the mediaReference. Completing a COMPLETING session again ' +
-    'resumes it.',
+    'The parts must be 1..n without a gap and add up to the declared size (media_upload_incomplete; the session stays OPEN). The ' +
+    'session is then COMPLETING: a Temporal workflow streams its parts in order into one item, hashes it (SHA-256), puts it into the ' +
+    'property’s media set at `uploads/<uploadId>`, gives it to the object named at creation as the property’s value, and the session ' +
+    'is COMPLETED with the mediaReference; or FAILED with `failure.code` (media_upload_part_missing, media_upload_size_mismatch, ' +
+    'media_upload_part_corrupt, object_not_found). Completing a session past OPEN answers it as it is: poll with it.',
   tags: ['media'],
   auth: 'credential',
   write: true,
   params: UploadParams,
-  response: { status: 200, description: 'The session, COMPLETED.', schema: MediaUploadView },
-  errors: [...SESSION_ERRORS, 'media_upload_incomplete', 'object_not_found', 'invalid_payload'],
-  prepare: ({ deps, principal, params, dryRun }) => assembleMediaUpload(deps, principal, targetOf(params), params.uploadId, dryRun),
-  handler: async ({ db, deps, principal, params, prepared }) => ({
+  response: { status: 200, description: 'The session: COMPLETING, or as it is when past OPEN.', schema: MediaUploadView },
+  errors: [...SESSION_ERRORS, 'media_upload_incomplete'],
+  handler: async ({ db, deps, principal, params }) => ({
     status: 200,
-    data: await completeMediaUpload({ db, clock: deps.clock }, principal, targetOf(params), params.uploadId, prepared),
+    data: await completeMediaUpload({ db, clock: deps.clock }, principal, targetOf(params), params.uploadId),
   }),
 });
 
@@ -106,7 +105,10 @@ export const deleteMediaUploadRoute = defineRoute({
   operationId: 'deleteMediaUpload',
   summary: 'Delete an upload session: its parts are dropped and it is PURGED',
   description:
-    'A COMPLETED session is not deleted (409 conflict): its item is in the property’s media set. Deleting a PURGED one again answers the same.',
+    'A COMPLETED session is not deleted (409 conflict): its item is in the property’s media set; nor is a FAILED one. A COMPLETING ' +
+    'one is: its assembly then attaches nothing. ' +
+    'Deleting a PURGED one again answers the same. OPEN sessions untouched for ' +
+    `${MEDIA_LIMITS.abandonedUploadHours} hours are purged by a schedule.`,
   tags: ['media'],
   auth: 'credential',
   write: true,

@@ -22,6 +22,17 @@ export interface BlobStore {
    * and other readers: never modify it.
    */
   get(sha256: string): Promise<Buffer>;
+  /**
+   * The bytes under `sha256` as chunks, for contents too large to hold at once (media uploads):
+   * neither cached nor checked here (the reader hashes them); `MissingBlobError` when nothing is stored.
+   */
+  stream(sha256: string): AsyncIterable<Buffer>;
+  /**
+   * Stores content from chunks with memory bounded whatever its size (an object store writes it in
+   * parts). The chunks are read only when nothing is stored under `sha256` yet, and hashed as they
+   * come: bytes that do not hash to it are not stored (`CorruptBlobError`).
+   */
+  putStream(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
   /** Whether contents of any size may be stored (an object store); the database keeps small ones only (media items). */
   readonly largeContent: boolean;
 }
@@ -38,6 +49,19 @@ export interface BlobBackend {
   reachable?(signal: AbortSignal): Promise<void>;
   /** An object store, for contents of any size; absent: the database, for small contents only. */
   largeContent?: true;
+  /** Streamed reads and writes (an object store); absent: contents are small, read and written whole. */
+  stream?(sha256: string): AsyncIterable<Buffer>;
+  putStream?(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
+}
+
+/** The chunks as they are, throwing after the last one unless they hash to `sha256` (so a streamed write is never completed). */
+async function* verified(sha256: string, chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  const hash = createHash('sha256');
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    yield chunk;
+  }
+  if (hash.digest('hex') !== sha256) throw new CorruptBlobError(`the bytes streamed for ${sha256} do not match it`);
 }
 
 export class CorruptBlobError extends Error {
@@ -69,20 +93,35 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobS
     return bytes;
   };
 
+  const get = (sha256: string): Promise<Buffer> => {
+    // A malformed key would otherwise reach the backend as a path or a query value.
+    if (!SHA256_HEX.test(sha256)) return Promise.reject(new MissingBlobError(`not a blob address: ${sha256}`));
+    const hit = cache.get(sha256);
+    if (hit) return Promise.resolve(hit);
+    let pending = inFlight.get(sha256);
+    if (!pending) {
+      pending = load(sha256).finally(() => inFlight.delete(sha256));
+      inFlight.set(sha256, pending);
+    }
+    return pending;
+  };
+
   return {
     largeContent: backend.largeContent === true,
     put: (blobs) => backend.put(blobs),
-    get(sha256) {
-      // A malformed key would otherwise reach the backend as a path or a query value.
-      if (!SHA256_HEX.test(sha256)) return Promise.reject(new MissingBlobError(`not a blob address: ${sha256}`));
-      const hit = cache.get(sha256);
-      if (hit) return Promise.resolve(hit);
-      let pending = inFlight.get(sha256);
-      if (!pending) {
-        pending = load(sha256).finally(() => inFlight.delete(sha256));
-        inFlight.set(sha256, pending);
-      }
-      return pending;
+    get,
+    async *stream(sha256) {
+      if (!SHA256_HEX.test(sha256)) throw new MissingBlobError(`not a blob address: ${sha256}`);
+      if (backend.stream) yield* backend.stream(sha256);
+      else yield await get(sha256);
+    },
+    async putStream(sha256, chunks) {
+      if (!SHA256_HEX.test(sha256)) throw new CorruptBlobError(`not a blob address: ${sha256}`);
+      if (backend.putStream) return backend.putStream(sha256, verified(sha256, chunks));
+      // The database keeps small contents only (callers check largeContent first): whole is fine.
+      const parts: Buffer[] = [];
+      for await (const chunk of verified(sha256, chunks)) parts.push(chunk);
+      await backend.put([{ sha256, bytes: Buffer.concat(parts) }]);
     },
   };
 }

@@ -1,7 +1,15 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { type AppTarget, accessToApp, accessToAppUntil, anonymousAccessToApp, callerAccess } from './access-to-app.ts';
 export { type AppLabels, appLabels } from './app-labels.ts';
-export { type BlobBackend, type BlobStore, cachedBlobStore, distinctBlobs, postgresBlobBackend } from './blob-store.ts';
+export {
+  type BlobBackend,
+  type BlobStore,
+  CorruptBlobError,
+  cachedBlobStore,
+  distinctBlobs,
+  MissingBlobError,
+  postgresBlobBackend,
+} from './blob-store.ts';
 export { validateBundleOffThread } from './bundle-validation.ts';
 export { describeApp, loadAppView } from './describe-app.ts';
 export { findStoredFiles } from './find-stored-files.ts';

@@ -1129,9 +1129,13 @@ export interface MediaUploadsTable {
   primary_key: string | null;
   size: number;
   mime_type: string;
-  state: 'OPEN' | 'COMPLETING' | 'COMPLETED' | 'PURGED';
+  state: 'OPEN' | 'COMPLETING' | 'COMPLETED' | 'FAILED' | 'PURGED';
   media_item_id: string | null;
+  /** Why a FAILED session failed (a MEDIA_UPLOAD_FAILURES code) and in words. */
+  failure_code: string | null;
+  failure_message: string | null;
   created_by: string | null;
+  completed_by: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -5,7 +5,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { openMediaProperty } from '../ontology/index.ts';
 import type { Principal } from '../principal.ts';
-import { assertDestination, propertySet, type UploadTarget, uploadView } from './uploads.ts';
+import { assertDestination, assertItemLimit, propertySet, type UploadTarget, uploadView } from './uploads.ts';
 
 /** Opens an upload session into a media property: its declared size and type, and the object it will set, if any. */
 export async function createMediaUpload(
@@ -15,6 +15,7 @@ export async function createMediaUpload(
   input: CreateMediaUploadInput,
 ): Promise<MediaUploadView> {
   const property = await openMediaProperty(deps, principal, target.ontology, target.objectType, target.property, input.primaryKey);
+  assertItemLimit(principal, input.sizeBytes);
   assertDestination(deps.blobs, input.sizeBytes);
   const mediaSetId = await propertySet(deps.db, property, principal.account.id);
   const upload = await deps.db

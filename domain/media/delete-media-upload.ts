@@ -16,6 +16,7 @@ export async function deleteMediaUpload(
   uploadId: string,
 ): Promise<MediaUploadView> {
   const { property, upload } = await openUpload(deps, principal, target, uploadId);
+  // A COMPLETING session's workflow finds it PURGED and attaches nothing; a FAILED one stays as it ended.
   assertState(upload, 'OPEN', 'COMPLETING', 'PURGED');
   await deps.db.deleteFrom('media_upload_parts').where('upload_id', '=', upload.id).execute();
   const purged = await deps.db

@@ -5,8 +5,9 @@ import type { BlobStore } from '../apps/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { mediaUploadItemLimit } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
-import { assertState, openUpload, type UploadTarget } from './uploads.ts';
+import { assertItemLimit, assertState, openUpload, partRows, type UploadTarget } from './uploads.ts';
 
 export interface UploadPart {
   uploadId: string;
@@ -34,7 +35,11 @@ export async function acceptUploadPart(
 ): Promise<{ sha256: string; size: number }> {
   const { upload } = await openUpload(deps, principal, target, part.uploadId);
   assertState(upload, 'OPEN');
-  const bytes = await read(Math.min(MEDIA_LIMITS.uploadPartBytes, upload.size));
+  // The bytes sent count against the credential's cap too, not only the size declared at open.
+  const others = (await partRows(deps.db, upload.id)).reduce((sum, p) => sum + (p.part_number === part.partNumber ? 0 : p.size), 0);
+  const room = mediaUploadItemLimit(principal) - others;
+  if (room <= 0) assertItemLimit(principal, others + 1);
+  const bytes = await read(Math.min(MEDIA_LIMITS.uploadPartBytes, upload.size, room));
   if (bytes.length === 0) {
     throw new DomainError('invalid_payload', undefined, {
       details: reportedProblems([problem('body', 'too_small', 'a part holds at least one byte')]),

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { MEDIA_LIMITS, MEDIA_VIEW_RID_PREFIX, type MediaUploadView } from '../../schemas/media.ts';
+import { MEDIA_LIMITS, MEDIA_VIEW_RID_PREFIX, type MediaUploadFailure, type MediaUploadView } from '../../schemas/media.ts';
 import type { MediaReference } from '../../schemas/ontology.ts';
 import type { BlobStore } from '../apps/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { type MediaProperty, openMediaProperty } from '../ontology/index.ts';
+import { mediaUploadItemLimit } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { ensureBranch, itemRid, MAIN_BRANCH, setRid } from './repository.ts';
 
@@ -37,6 +38,16 @@ export async function openUpload(deps: { db: DbOrTrx; clock: Clock }, principal:
 export function assertState(upload: { id: string; state: string }, ...states: string[]): void {
   if (!states.includes(upload.state)) {
     throw new DomainError('conflict', `Upload ${upload.id} is ${upload.state}.`, { details: { uploadId: upload.id, state: upload.state } });
+  }
+}
+
+/** A declared or sent item beyond what this credential may upload (the policy's cap): payload_too_large. */
+export function assertItemLimit(principal: Principal, sizeBytes: number): void {
+  const limit = mediaUploadItemLimit(principal);
+  if (sizeBytes > limit) {
+    throw new DomainError('payload_too_large', `This credential uploads items of at most ${limit} bytes.`, {
+      details: { limitBytes: limit, sizeBytes },
+    });
   }
 }
 
@@ -133,5 +144,7 @@ export async function uploadView(db: DbOrTrx, property: MediaProperty, upload: U
     primaryKey: upload.primary_key === null ? null : (JSON.parse(upload.primary_key) as string | number),
     parts: parts.map((p) => ({ partNumber: p.part_number, sizeBytes: p.size, sha256: p.sha256.toString('hex') })),
     mediaReference: upload.media_item_id === null ? null : await mediaReferenceOf(db, upload.media_item_id),
+    failure:
+      upload.failure_code === null ? null : { code: upload.failure_code as MediaUploadFailure, message: upload.failure_message ?? '' },
   };
 }

@@ -3,10 +3,10 @@ import { problem, reportedProblems } from '../../schemas/problems.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
+import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
-import { assertNotMarkedOut, readableType } from './data-access.ts';
-import { openForDirectEdits } from './edit-objects.ts';
+import { assertNotMarkedOut, openOntology, readableType } from './data-access.ts';
 import { valueProblem } from './property-values.ts';
 import { writeEdits } from './write-edits.ts';
 
@@ -20,9 +20,9 @@ export interface MediaProperty {
 }
 
 /**
- * A media property (type mediaReference) of a type the caller may edit directly, as direct edits
- * decide (developers; others who can read the ontology 403, the rest 404); any other property is
- * property_not_found.
+ * A media property (type mediaReference) of a type the caller may upload into (the policy's
+ * ontology.upload-media: developers, a restricted agent key for its listed types; others who can
+ * read the type 403, the rest 404); any other property is property_not_found.
  */
 export async function openMediaProperty(
   deps: { db: DbOrTrx; clock: Clock },
@@ -33,8 +33,9 @@ export async function openMediaProperty(
   /** The object the upload will set, checked against the type's key (invalid_payload at body.primaryKey). */
   primaryKey?: string | number,
 ): Promise<MediaProperty> {
-  const open = await openForDirectEdits(deps, principal, ontology);
+  const open = await openOntology(deps, principal, ontology);
   const type = readableType(open, objectType);
+  authorize(principal, 'ontology.upload-media', { namespace: open.ontology.cellId, objectType });
   assertNotMarkedOut(open, [{ objectType }]);
   if (!Object.hasOwn(type.properties, property) || type.properties[property]!.dataType.type !== 'mediaReference') {
     throw new DomainError('property_not_found', `${objectType} has no media property ${property}.`, { details: { objectType, property } });

@@ -23,6 +23,8 @@ export interface OutboxEvents {
   'data-sync.changed': { syncId: string };
   /** An app's world generation was accepted and its credits counted (key: the generation id): its workflow runs the provider. */
   'world-generation.requested': { generationId: string; appId: string };
+  /** An upload session was completed (key: the upload id): its assembly workflow streams the parts into one item and attaches it. */
+  'media-upload.completing': { uploadId: string; companyId: string };
   /** People were given a license or asked for their invitation again (key: a new id): their emails go out after the commit. */
   'members.invited': { companyId: string; accountIds: string[]; baseUrl: string };
 }

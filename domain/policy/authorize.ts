@@ -5,6 +5,7 @@ import type { AppAccess } from './app-access.ts';
 import { markingRoleIncludes } from './markings.ts';
 import {
   agentMayWrite,
+  agentRestrictionsOf,
   type CompanyName,
   isAgentKey,
   isDataDeveloperOf,
@@ -104,6 +105,8 @@ export interface Actions {
   'ontology.edit': CompanySubject;
   /** Define object, link and action types (main definition or branches): the company's developers. */
   'ontology.define': CompanySubject;
+  /** Upload into an object type's media property: who edits objects directly, and a restricted agent key for its listed types (spec Authentication 7). */
+  'ontology.upload-media': CompanySubject & { objectType: string };
   /** Approve, reject or merge a branch's proposal: a developer's human web login only (spec "Branches"); never a key, agent or ticket. */
   'ontology.decide-proposal': CompanySubject;
   /** Apply or reject an evolve proposal of the company's apps: a developer's human web login only (the branch rule); never a key, an agent or a ticket. */
@@ -302,6 +305,17 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   },
   'ontology.edit': (p, s) => dataDevelopersOnly(p, s.namespace, 'edit objects directly'),
   'ontology.define': (p, s) => dataDevelopersOnly(p, s.namespace, 'define semantic types'),
+  'ontology.upload-media': (p, s) => {
+    const restrictions = agentRestrictionsOf(p);
+    if (restrictions === null) return dataDevelopersOnly(p, s.namespace, 'upload media into object properties');
+    const ownCompany = p.kind === 'key' && (p.company.cellId === s.namespace || p.company.id === s.namespace);
+    return ownCompany && agentMayWrite(p) && restrictions.objectTypes.includes(s.objectType)
+      ? null
+      : forbidden('This agent key uploads media only into the object types it lists, with api:use-ontologies-write.', {
+          objectType: s.objectType,
+          required: 'api:use-ontologies-write',
+        });
+  },
   'ontology.decide-proposal': (p, s) =>
     p.kind !== 'session'
       ? forbidden('Approving, rejecting and merging a proposal accept only a human web login: sign in on the web.', { required: 'session' })

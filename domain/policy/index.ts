@@ -76,6 +76,7 @@ export {
   liveGroupIds,
   managesPeopleOf,
   mayWriteAs,
+  mediaUploadItemLimit,
   PUBLIC_NAMESPACE,
   resourceRoleOf,
   ticketAdmits,

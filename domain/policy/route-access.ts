@@ -96,6 +96,15 @@ const RESOURCES = route('none', KEYS, SESSIONS);
  * inside (camera.read), as is a ticket asking for a camera its manifest does not list (404).
  */
 const CAMERAS = { ...route('company', KEYS, SESSIONS, TICKETS), deniedInside: ['editor-ticket', 'viewer-ticket'] } satisfies RouteAccess;
+/**
+ * Upload sessions into a media property: the company's developers, and restricted agent keys for
+ * the types they list (ontology.upload-media decides inside); member sessions pass so an ontology
+ * they cannot read stays 404.
+ */
+const MEDIA_UPLOADS: RouteAccess = {
+  ...route('company', DEVELOPER_KEYS, SESSIONS, ['agent-key-restricted']),
+  deniedInside: ['member-session'],
+};
 /** A module's writes: the role on it decides inside; the company's members are Viewers of a module open to the company (the default). */
 const MODULE_OWNERS_AND_EDITORS: RouteAccess = { ...RESOURCES, deniedInside: ['member-key', 'member-session'] };
 
@@ -378,12 +387,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   publishWorkshopModuleVersion: MODULE_OWNERS_AND_EDITORS,
   evaluateWorkshopModule: RESOURCES,
   autoRefreshWorkshopModule: RESOURCES,
-  // Upload sessions into a media property: who may edit the type's objects directly (ontology.edit,
-  // as editObjects; member sessions pass so an ontology they cannot read stays 404).
-  createMediaUpload: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
-  putMediaUploadPart: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
-  completeMediaUpload: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
-  deleteMediaUpload: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },
+  // Upload sessions into a media property: who may upload into the type (ontology.upload-media).
+  createMediaUpload: MEDIA_UPLOADS,
+  putMediaUploadPart: MEDIA_UPLOADS,
+  completeMediaUpload: MEDIA_UPLOADS,
+  deleteMediaUpload: MEDIA_UPLOADS,
   sendTestNotification: route('none', KEYS, SESSIONS),
 
   // Vision cameras: read, probed and watched as CAMERAS says; registered, changed and removed by the company's developers.

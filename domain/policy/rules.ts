@@ -1,3 +1,4 @@
+import { MEDIA_LIMITS } from '../../schemas/media.ts';
 import type { AgentRestrictions } from '../../schemas/ontology-actions.ts';
 import type { AppRole } from '../../schemas/sharing.ts';
 import type { ResourceRole } from '../db/index.ts';
@@ -52,6 +53,11 @@ export function agentMayRead(principal: Principal): boolean {
 export function agentMayWrite(principal: Principal): boolean {
   const r = agentRestrictionsOf(principal);
   return r === null || r.operations.includes('api:use-ontologies-write');
+}
+
+/** The largest media item this credential may upload (spec Limits: media): a restricted agent key's cap, anyone else's item limit. */
+export function mediaUploadItemLimit(principal: Principal): number {
+  return isAgentKey(principal) ? MEDIA_LIMITS.agentUploadItemBytes : MEDIA_LIMITS.uploadItemBytes;
 }
 
 /** An app token (OAuth, an MCP host): the person's credential for one app, at member level at most. */

@@ -1,0 +1,28 @@
+import type { BlobStore } from '../domain/apps/index.ts';
+import type { Db } from '../domain/db/index.ts';
+import { systemClock } from '../domain/deps.ts';
+import { assembleMediaUpload, attachMediaUpload, purgeAbandonedMediaUploads } from '../domain/media/index.ts';
+import { heartbeating } from './heartbeat.ts';
+
+export function createMediaActivities(deps: { db: Db; blobs: BlobStore }) {
+  const base = { db: deps.db, blobs: deps.blobs, clock: systemClock };
+  return {
+    /** Streams a COMPLETING session's parts into one item and hashes it; heartbeats (with the bytes read) while it goes. */
+    assembleMediaUpload: (input: { uploadId: string }) => {
+      let bytes = 0;
+      return heartbeating(
+        () =>
+          assembleMediaUpload(base, input.uploadId, (read) => {
+            bytes = read;
+          }),
+        () => bytes,
+      );
+    },
+    /** Puts the assembled item into the property's set and the object's property; the session COMPLETED. */
+    attachMediaUpload: (input: { uploadId: string; sha256: string; size: number }) =>
+      attachMediaUpload(base, input.uploadId, { sha256: input.sha256, size: input.size }),
+    /** One batch of the abandoned sessions' purge; `now` comes from the workflow, so time skipping applies. */
+    purgeAbandonedMediaUploads: (input: { now: string; batchSize: number }) =>
+      purgeAbandonedMediaUploads(deps.db, new Date(input.now), input.batchSize),
+  };
+}

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import type { MediaUploadFailure } from '../../schemas/media.ts';
+import { type BlobStore, CorruptBlobError, MissingBlobError } from '../apps/index.ts';
+import type { Db } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
+import { partRows } from './uploads.ts';
+
+// The assembly of a COMPLETING session, run by its workflow's activity: the parts are streamed
+// from the content store twice, never held whole. The first pass checks each part (there, its
+// size, its hash) and hashes the item; the second streams the parts into the store under the
+// item's hash (an object store writes it as a multipart upload), hashed again on the way, so what
+// is stored is what was hashed. Memory stays at a part of the store's stream (16 MiB for S3)
+// whatever the item's size. Safe to run again: the item, once stored, is not written twice.
+
+export type AssemblyOutcome =
+  | { outcome: 'assembled'; sha256: string; size: number }
+  | { outcome: 'failed'; code: MediaUploadFailure }
+  /** Not COMPLETING (purged, failed or completed meanwhile): nothing to do. */
+  | { outcome: 'skipped' };
+
+class AssemblyFailure extends Error {
+  readonly code: MediaUploadFailure;
+  constructor(code: MediaUploadFailure, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Ends a COMPLETING session FAILED with its reason (its parts are dropped: a failed session takes none). */
+export async function failMediaUpload(deps: { db: Db; clock: Clock }, uploadId: string, code: MediaUploadFailure, message: string) {
+  await deps.db.transaction().execute(async (trx) => {
+    const failed = await trx
+      .updateTable('media_uploads')
+      .set({ state: 'FAILED', failure_code: code, failure_message: message, updated_at: deps.clock.now() })
+      .where('id', '=', uploadId)
+      .where('state', '=', 'COMPLETING')
+      .executeTakeFirst();
+    if (failed.numUpdatedRows > 0n) await trx.deleteFrom('media_upload_parts').where('upload_id', '=', uploadId).execute();
+  });
+}
+
+export async function assembleMediaUpload(
+  deps: { db: Db; clock: Clock; blobs: BlobStore },
+  uploadId: string,
+  /** Called with the bytes read so far (the activity heartbeats with it). */
+  progress: (bytes: number) => void = () => undefined,
+): Promise<AssemblyOutcome> {
+  const upload = await deps.db.selectFrom('media_uploads').select(['id', 'state', 'size']).where('id', '=', uploadId).executeTakeFirst();
+  if (upload?.state !== 'COMPLETING') return { outcome: 'skipped' };
+  const parts = await partRows(deps.db, uploadId);
+  let read = 0;
+  async function* partBytes(part: (typeof parts)[number], hashes: ReturnType<typeof createHash>[]) {
+    const own = createHash('sha256');
+    let size = 0;
+    try {
+      for await (const chunk of deps.blobs.stream(part.sha256.toString('hex'))) {
+        size += chunk.length;
+        if (size > part.size) break;
+        own.update(chunk);
+        for (const h of hashes) h.update(chunk);
+        read += chunk.length;
+        progress(read);
+        yield chunk;
+      }
+    } catch (err) {
+      if (err instanceof MissingBlobError) {
+        throw new AssemblyFailure('media_upload_part_missing', `The bytes of part ${part.part_number} are no longer stored.`);
+      }
+      throw err;
+    }
+    if (size !== part.size) {
+      throw new AssemblyFailure(
+        'media_upload_size_mismatch',
+        `Part ${part.part_number} holds ${size > part.size ? 'more than' : size} bytes; ${part.size} were recorded.`,
+      );
+    }
+    if (!own.digest().equals(part.sha256)) {
+      throw new AssemblyFailure('media_upload_part_corrupt', `The bytes of part ${part.part_number} do not match its SHA-256.`);
+    }
+  }
+  async function* item(hashes: ReturnType<typeof createHash>[]) {
+    for (const part of parts) yield* partBytes(part, hashes);
+  }
+  try {
+    const total = parts.reduce((sum, p) => sum + p.size, 0);
+    if (total !== upload.size) {
+      throw new AssemblyFailure('media_upload_size_mismatch', `The parts hold ${total} bytes; the upload declared ${upload.size}.`);
+    }
+    const whole = createHash('sha256');
+    for await (const _ of item([whole])) {
+      // read for the hash only
+    }
+    const sha256 = whole.digest('hex');
+    read = 0;
+    await deps.blobs.putStream(sha256, item([]));
+    return { outcome: 'assembled', sha256, size: upload.size };
+  } catch (err) {
+    const failure =
+      err instanceof AssemblyFailure
+        ? err
+        : err instanceof CorruptBlobError
+          ? new AssemblyFailure('media_upload_part_corrupt', 'The parts changed while they were assembled.')
+          : null;
+    if (!failure) throw err;
+    await failMediaUpload(deps, uploadId, failure.code, failure.message);
+    return { outcome: 'failed', code: failure.code };
+  }
+}

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEDIA_UPLOAD_PURGE, mediaUploadAssemblyWorkflowId } from '../../workflows/contract.ts';
+import { bearer, passwordKey, seedCompanies } from '../support/identity.ts';
+import { startS3Server, type TestS3, useS3Credentials } from '../support/s3.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+// The whole path of an upload's completion: the API makes the session COMPLETING and writes the
+// intent with its commit, the relay starts the session's assembly workflow (labelled as svc's
+// workflows are), the worker in the service streams the parts from s3rver into one item and
+// attaches it to the object. The client polls by completing again. And the purge schedule,
+// triggered, purges an abandoned session.
+
+let s3: TestS3;
+let svc: TestService;
+let dana: string;
+const UPLOADS = '/api/v1/ontologies/cell-acme/objectTypes/vision.Photo/media/image/uploads';
+
+beforeAll(async () => {
+  s3 = await startS3Server();
+  useS3Credentials();
+  svc = await startTestService({ role: 'all', env: s3.env('media-assembly') });
+  await seedCompanies(svc);
+  dana = await passwordKey(svc, 'dana');
+  const photo = {
+    apiName: 'vision.Photo',
+    primaryKey: 'id',
+    properties: { id: { dataType: { type: 'string' } }, image: { dataType: { type: 'mediaReference' } } },
+  };
+  expect(
+    (await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: { types: [photo] }, headers: bearer(dana) })).status,
+  ).toBe(200);
+  const created = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', {
+    body: { edits: [{ type: 'create', objectType: 'vision.Photo', properties: { id: 'p1' } }] },
+    headers: bearer(dana),
+  });
+  expect(created.status).toBe(200);
+}, 120_000);
+afterAll(async () => {
+  await svc?.close();
+  await s3?.close();
+});
+
+describe('media upload assembly on Temporal', () => {
+  it('assembles a completed session in its own labelled workflow and attaches the item to the object', async () => {
+    // Parts larger than S3's 5 MiB minimum part, out of order, so the item is written as a multipart upload of two parts.
+    const first = Buffer.alloc(16 * 1024 * 1024 + 3, 7);
+    const second = Buffer.from('the end');
+    const whole = Buffer.concat([first, second]);
+    const opened = await svc.call('POST', UPLOADS, {
+      body: { sizeBytes: whole.length, mimeType: 'video/mp4', primaryKey: 'p1' },
+      headers: bearer(dana),
+    });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    const id = opened.body.data.uploadId as string;
+    // 16 MiB + 3 is over a part's limit: the first part is cut at 16 MiB.
+    const parts = [first.subarray(0, 16 * 1024 * 1024), Buffer.concat([first.subarray(16 * 1024 * 1024), second])];
+    for (const [n, bytes] of [
+      [2, parts[1]!],
+      [1, parts[0]!],
+    ] as const) {
+      const put = await svc.call('PUT', `${UPLOADS}/${id}/parts/${n}`, { rawBody: bytes, headers: bearer(dana) });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+    }
+    const complete = () => svc.call('POST', `${UPLOADS}/${id}/complete`, { headers: bearer(dana) });
+    expect((await complete()).body.data.state).toBe('COMPLETING');
+
+    const handle = svc.temporal!.client.workflow.getHandle(mediaUploadAssemblyWorkflowId(id));
+    await expect
+      .poll(
+        () =>
+          handle.describe().then(
+            (d) => d.status.name,
+            () => 'not started',
+          ),
+        { timeout: 30_000 },
+      )
+      .not.toBe('not started');
+    expect(await handle.result()).toBe('completed');
+    const described = await handle.describe();
+    expect(described.memo).toEqual({ kind: 'media-upload', company: 'cell-acme', companyName: 'Acme' });
+    const labels = Object.fromEntries(
+      described.typedSearchAttributes
+        .getAll()
+        .filter((p) => p.key.name.startsWith('Svc'))
+        .map((p) => [p.key.name, p.value]),
+    );
+    expect(labels).toEqual({ SvcKind: 'media-upload', SvcCellId: 'cell-acme' });
+
+    const done = (await complete()).body.data;
+    expect([done.state, done.failure]).toEqual(['COMPLETED', null]);
+    const object = await svc.call('GET', '/api/v1/ontologies/cell-acme/objects/vision.Photo/p1', { headers: bearer(dana) });
+    expect(object.body.data.image).toEqual(done.mediaReference);
+    const { mediaSetRid, mediaItemRid } = done.mediaReference.reference.mediaSetViewItem;
+    const sha256 = createHash('sha256').update(whole).digest('hex');
+    const info = await svc.call('GET', `/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}`, { headers: bearer(dana) });
+    expect(info.body.data).toMatchObject({ sizeBytes: whole.length, sha256 });
+    // The item is one object of the store, written as a multipart upload, under its hash.
+    expect(s3.puts).toContain(`media-assembly/sha256/${sha256}`);
+    const content = await fetch(`${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`, { headers: bearer(dana) });
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await content.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(sha256);
+  });
+
+  it('registers the hourly purge schedule, whose run purges a session left OPEN for a day', async () => {
+    const opened = await svc.call('POST', UPLOADS, { body: { sizeBytes: 4, mimeType: 'text/plain' }, headers: bearer(dana) });
+    const id = opened.body.data.uploadId as string;
+    expect((await svc.call('PUT', `${UPLOADS}/${id}/parts/1`, { rawBody: Buffer.from('idle'), headers: bearer(dana) })).status).toBe(200);
+    await svc.database.db
+      .updateTable('media_uploads')
+      .set({ updated_at: new Date(Date.now() - 25 * 3600_000) })
+      .where('id', '=', id)
+      .execute();
+    const schedule = svc.temporal!.client.schedule.getHandle(MEDIA_UPLOAD_PURGE.scheduleId);
+    const described = await schedule.describe();
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'mediaUploadPurge' });
+    expect(described.spec.calendars?.[0]).toMatchObject({ minute: [{ start: 20, end: 20, step: 1 }] });
+    await schedule.trigger();
+    await expect
+      .poll(() => svc.database.db.selectFrom('media_uploads').select('state').where('id', '=', id).executeTakeFirstOrThrow(), {
+        timeout: 30_000,
+      })
+      .toEqual({ state: 'PURGED' });
+    expect(await svc.database.db.selectFrom('media_upload_parts').select('part_number').where('upload_id', '=', id).execute()).toEqual([]);
+  });
+});
