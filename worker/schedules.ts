@@ -3,6 +3,7 @@ import type { Db } from '../domain/db/index.ts';
 import { SCHEDULE_RECONCILE, TASK_QUEUE } from '../workflows/contract.ts';
 import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
 import { reconcileAllAppTriggers } from './app-triggers.ts';
+import { attachmentsRemovalSchedule } from './attachments-removal-schedule.ts';
 import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
 import { hasLabels, labelSchedule, withLabels } from './schedule-labels.ts';
@@ -28,6 +29,7 @@ export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
   monthlyUsageResetSchedule,
   ontologyChangesRetentionSchedule,
   branchSweepSchedule,
+  attachmentsRemovalSchedule,
   scheduleReconcileSchedule,
 ];
 
