@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHeaders } from '../../../api/media/content.ts';
 import { removeUnusedAttachments } from '../../../domain/attachments/index.ts';
@@ -74,6 +75,26 @@ const attach = (key: string, note: string, file: string) =>
     headers: bearer(key),
   });
 
+/** A request that declares a body of `length` bytes and sends none: the answer to the declaration alone. */
+function declaredOnly(length: number): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${svc.url}${UPLOAD}?filename=big.bin`, {
+      method: 'POST',
+      headers: { ...bearer(dana), 'content-type': 'application/octet-stream', 'content-length': String(length) },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) });
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+}
+
 describe('attachments', () => {
   it('uploads a file and answers its metadata and content as media content is (ranges, strong ETag, sandbox headers)', async () => {
     const text = 'hello attachments, 0123456789';
@@ -129,7 +150,8 @@ describe('attachments', () => {
     const dry = await upload(dana, 'big.bin', exact, 'application/octet-stream', { 'x-svc-dry-run': 'true' });
     expect(dry.status, JSON.stringify(dry.body)).toBe(202);
     expect(dry.body.data.plan).toMatchObject({ sizeBytes: ATTACHMENT_LIMITS.bytes, filename: 'big.bin' });
-    const over = await upload(dana, 'big.bin', Buffer.alloc(ATTACHMENT_LIMITS.bytes + 1), 'application/octet-stream');
+    // One byte more is refused on its declared length, before a byte of it is sent.
+    const over = await declaredOnly(ATTACHMENT_LIMITS.bytes + 1);
     expect([over.status, over.body.error.code]).toEqual([413, 'attachment_size_exceeded_limit']);
     expect(over.body.error.details).toEqual({ limitBytes: ATTACHMENT_LIMITS.bytes });
   });
@@ -165,6 +187,22 @@ describe('attachments', () => {
     expect((await svc.call('GET', `/api/v1/ontologies/attachments/${rid}`, { headers: bearer(mo) })).body.error.code).toBe(
       'attachment_not_found',
     );
+
+    // Eleven objects in one write (the action's check sees each run alone; the writer counts them all): refused, nothing kept.
+    const fresh = await uploaded(dana, 'fresh.txt', 'fresh');
+    const eleven = Array.from({ length: 11 }, (_, i) => ({
+      type: 'modify',
+      objectType: 'docs.Note',
+      primaryKey: `n${i + 1}`,
+      properties: { file: { rid: fresh } },
+    }));
+    const batch = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', { body: { edits: eleven }, headers: bearer(dana) });
+    expect([batch.status, batch.body.error.code, batch.body.error.details]).toEqual([
+      409,
+      'conflict',
+      { attachmentRid: fresh, limit: 10, links: 11 },
+    ]);
+    expect((await svc.call('GET', `${NOTES}/n1`, { headers: bearer(dana) })).body.data.file).toEqual({ rid });
 
     // Replacing a note's attachment frees a link: the eleventh note may have it now.
     const other = await uploaded(dana, 'other.txt', 'other');
