@@ -241,4 +241,25 @@ describe('attachments', () => {
     expect(left).toEqual(expect.arrayContaining(['kept.txt', 'shared.txt']));
     expect((await svc.call('GET', `${NOTES}/n12/attachments/file`, { headers: bearer(dana) })).body.data.rid).toBe(used);
   });
+
+  // Last: the policy hides objects from everyone after it.
+  it('reads through the object with the object’s security: a hidden object’s attachment is object_not_found', async () => {
+    const own = await uploaded(dana, 'own.txt', 'mine');
+    const created = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', {
+      body: { edits: [{ type: 'create', objectType: 'docs.Note', properties: { id: 'dana', file: { rid: own } } }] },
+      headers: bearer(dana),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const policy = await svc.call('PUT', '/api/v1/ontologies/cell-acme/objectTypes/docs.Note/security', {
+      body: { objectPolicy: { conditions: [{ type: 'userAttribute', property: 'id', attribute: 'svc:username' }] } },
+      headers: bearer(dana),
+    });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    const mine = await fetch(`${svc.url}${NOTES}/dana/attachments/file/content`, { headers: bearer(dana) });
+    expect([mine.status, await mine.text()]).toEqual([200, 'mine']);
+    for (const path of [`${NOTES}/n3/attachments/file`, `${NOTES}/n3/attachments/file/content`]) {
+      const hidden = await svc.call('GET', path, { headers: bearer(dana) });
+      expect([hidden.status, hidden.body.error.code]).toEqual([404, 'object_not_found']);
+    }
+  });
 });
