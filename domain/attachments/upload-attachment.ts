@@ -30,23 +30,20 @@ export interface AcceptedAttachment {
  * the one it names). Official public apps have no ontology to attach to.
  */
 function companyOf(principal: Principal, named: string | undefined): { id: string; namespace: string } {
-  if (principal.kind === 'key') return { id: principal.company.id, namespace: principal.company.cellId };
+  const outside = () => new DomainError('forbidden', `This credential cannot act for ${named}.`, { details: { ontology: named ?? null } });
+  const only = (company: { id: string; namespace: string }) => {
+    if (named !== undefined && named !== company.namespace) throw outside();
+    return company;
+  };
+  if (principal.kind === 'key') return only({ id: principal.company.id, namespace: principal.company.cellId });
   if (principal.kind === 'ticket') {
     if (principal.ticket.companyId === null)
       throw new DomainError('forbidden', 'Official public apps have no ontology to attach files to.');
-    return { id: principal.ticket.companyId, namespace: principal.ticket.namespace };
+    return only({ id: principal.ticket.companyId, namespace: principal.ticket.namespace });
   }
   const licenses = named === undefined ? principal.licenses : principal.licenses.filter((l) => l.cellId === named);
   if (licenses.length === 1) return { id: licenses[0]!.companyId, namespace: licenses[0]!.cellId };
-  if (licenses.length === 0) {
-    throw new DomainError(
-      'forbidden',
-      named === undefined ? 'This account acts for no company.' : `This account cannot act for ${named}.`,
-      {
-        details: { ontology: named ?? null },
-      },
-    );
-  }
+  if (licenses.length === 0) throw named === undefined ? new DomainError('forbidden', 'This account acts for no company.') : outside();
   throw new DomainError('company_required', 'This account acts for several companies: name one in `ontology`.', {
     details: { companies: licenses.map((l) => l.cellId) },
   });

@@ -136,6 +136,9 @@ describe('attachments', () => {
     }
     const proto = await svc.call('POST', `${UPLOAD}?filename=a.txt&__proto__=x&constructor=y`, { rawBody: 'x', headers: bearer(dana) });
     expect([proto.status, proto.body.error.code]).toEqual([400, 'invalid_payload']);
+    // A key acts for its own company only.
+    const elsewhere = await svc.call('POST', `${UPLOAD}?filename=a.txt&ontology=cell-globex`, { rawBody: 'x', headers: bearer(dana) });
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([403, 'forbidden']);
     const badType = await upload(dana, 'a.txt', 'x', 'not a type');
     expect([badType.status, badType.body.error.code]).toEqual([400, 'invalid_payload']);
     // A name made of `__proto__` is just a name.
