@@ -6,6 +6,7 @@ import type { Mailer } from '../domain/mail/index.ts';
 import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/index.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
+import { createAttachmentActivities } from './attachments.ts';
 import { createConnectivityActivities } from './connectivity.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createMediaActivities } from './media.ts';
@@ -46,6 +47,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createConnectivityActivities(deps),
     ...createModelingActivities(deps),
     ...createMediaActivities(deps),
+    ...createAttachmentActivities(deps),
   };
 }
 

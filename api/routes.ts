@@ -3,6 +3,7 @@ import { logRoutes } from './app-log/routes.ts';
 import { appSurfaceRoutes } from './app-surface/routes.ts';
 import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { attachmentRoutes } from './attachments/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { connectivityRoutes } from './connectivity/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
@@ -61,6 +62,8 @@ export const routes: readonly AnyRoute[] = [
   ...usageRoutes,
   ...billingRoutes,
   ...semanticRoutes,
+  // Before the ontology's routes: `attachments` is no ontology's name.
+  ...attachmentRoutes,
   ...ontologyRoutes,
   ...ontologySubscriptionRoutes,
   ...ontologyActionRoutes,

@@ -136,6 +136,15 @@ export const ERRORS = {
     status: 404,
     meaning: 'The transformation job produced no item: it failed (details.failure says why; the input is not a readable image).',
   },
+  attachment_not_found: {
+    status: 404,
+    meaning:
+      'No such attachment for the caller: never uploaded, another company’s, removed (unused an hour after its upload), or not the caller’s to read by rid (read it through the object).',
+  },
+  attachment_size_exceeded_limit: {
+    status: 413,
+    meaning: 'The attachment is larger than 200 MB (details.limitBytes).',
+  },
   improvement_limit_reached: {
     status: 409,
     meaning:

@@ -1,6 +1,7 @@
 // Wire shapes of the data layer (issue 15), after Foundry's public Ontologies v2 API under our
 // /api/v1 paths and envelope. Pure zod: the SDK reuses them.
 import { z } from 'zod';
+import { AttachmentRid } from './attachments.ts';
 import { dottedName, propertyName, rejectDuplicates } from './manifest/patterns.ts';
 
 /** An object type's apiName: the manifest's dotted semantic name, short enough to be a PostgreSQL identifier. */
@@ -61,8 +62,16 @@ export const MediaReference = z.strictObject({
   }),
 });
 export type MediaReference = z.infer<typeof MediaReference>;
-/** Property data types (Foundry ObjectPropertyType): scalars, arrays of scalars or structs, structs of scalars, media references. */
-export const DataType = z.union([ScalarType, StructType, ArrayType, MediaReferenceType]);
+/**
+ * An attachment property (Foundry AttachmentType): one uploaded file, set by an action parameter
+ * of the same type (whose value is the attachment's rid); read through the object.
+ */
+export const AttachmentType = z.strictObject({ type: z.literal('attachment') });
+/** An attachment property's value (Foundry Attachment property value). */
+export const AttachmentValue = z.strictObject({ rid: AttachmentRid });
+export type AttachmentValue = z.infer<typeof AttachmentValue>;
+/** Property data types (Foundry ObjectPropertyType): scalars, arrays of scalars or structs, structs of scalars, media references, attachments. */
+export const DataType = z.union([ScalarType, StructType, ArrayType, MediaReferenceType, AttachmentType]);
 export type DataType = z.infer<typeof DataType>;
 
 export const PropertyDefinition = z.strictObject({

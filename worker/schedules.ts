@@ -3,6 +3,7 @@ import type { Db } from '../domain/db/index.ts';
 import { SCHEDULE_RECONCILE, TASK_QUEUE } from '../workflows/contract.ts';
 import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
 import { reconcileAllAppTriggers } from './app-triggers.ts';
+import { attachmentsRemovalSchedule } from './attachments-removal-schedule.ts';
 import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { mediaUploadPurgeSchedule } from './media-upload-purge-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
@@ -30,6 +31,7 @@ export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
   ontologyChangesRetentionSchedule,
   branchSweepSchedule,
   mediaUploadPurgeSchedule,
+  attachmentsRemovalSchedule,
   scheduleReconcileSchedule,
 ];
 

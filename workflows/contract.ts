@@ -95,6 +95,18 @@ export const ONTOLOGY_CHANGES_RETENTION = {
   maxBatches: 200,
 } as const;
 
+/**
+ * Removal of unused attachments (no object holds them an hour after their upload): a schedule
+ * every 10 minutes (fixed id), so one is gone at most 70 minutes after its upload.
+ */
+export const ATTACHMENTS_REMOVAL = {
+  scheduleId: 'attachments-removal',
+  workflowId: 'attachments-removal',
+  every: '10 minutes',
+  batchSize: 500,
+  maxBatches: 200,
+} as const;
+
 /** The daily sweep of definition branches (INACTIVE after 35 idle days, deleted 7 days later): one schedule, fixed id. */
 export const BRANCH_SWEEP = { scheduleId: 'ontology-branch-sweep', workflowId: 'ontology-branch-sweep' } as const;
 

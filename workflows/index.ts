@@ -3,6 +3,7 @@
 export { appLogRetention } from './app-log/retention.ts';
 export { appChangeTrigger } from './app-workflows/change-trigger.ts';
 export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
+export { attachmentsRemoval } from './attachments/removal.ts';
 export { dataBuild } from './connectivity/data-build.ts';
 export { deviceLoginExpiry } from './device-login/expiry.ts';
 export { mediaUploadAssembly } from './media/upload-assembly.ts';

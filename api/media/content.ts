@@ -1,5 +1,8 @@
 import type { MediaItemView } from '../../schemas/media.ts';
 
+/** What a content answer needs of what it sends (a media item, a transformation result, an attachment). */
+export type ContentItem = Pick<MediaItemView, 'path' | 'mimeType' | 'sha256'>;
+
 // How an item's bytes are answered: one HTTP range at most, a strong ETag (the content's SHA-256),
 // and headers that keep uploaded HTML or SVG from ever running on the service's origin.
 
@@ -22,7 +25,7 @@ export function rangeOf(header: string | undefined, size: number): { start: numb
 /** Types a browser may show in place without running anything of the item's (no HTML, no SVG). */
 const INLINE = /^(?:image\/(?:png|jpeg|gif|webp|avif|bmp)|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+|application\/pdf|text\/plain)$/;
 
-export function contentHeaders(item: MediaItemView): Record<string, string> {
+export function contentHeaders(item: ContentItem): Record<string, string> {
   const name = item.path.split('/').at(-1) ?? 'item';
   const disposition = INLINE.test(item.mimeType) ? 'inline' : 'attachment';
   return {
@@ -48,7 +51,7 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
 }
 
 /** An item's bytes as answered (304 by ETag, 416, 206 for one range, else 200), with the headers above. */
-export function contentAnswer({ item, bytes }: { item: MediaItemView; bytes: Buffer }, ctx: { get(header: string): string }) {
+export function contentAnswer({ item, bytes }: { item: ContentItem; bytes: Buffer }, ctx: { get(header: string): string }) {
   const headers = contentHeaders(item);
   if (notModified(ctx.get('if-none-match') || undefined, headers.ETag!)) return { status: 304, data: Buffer.alloc(0), headers };
   const range = rangeOf(ctx.get('range') || undefined, bytes.length);

@@ -611,6 +611,8 @@ export interface Database {
   cameras: CamerasTable;
   media_property_sets: MediaPropertySetsTable;
   media_uploads: MediaUploadsTable;
+  attachments: AttachmentsTable;
+  attachment_links: AttachmentLinksTable;
   media_upload_parts: MediaUploadPartsTable;
   world_assets: WorldAssetsTable;
   world_generations: WorldGenerationsTable;
@@ -1120,6 +1122,27 @@ export interface MediaPropertySetsTable {
 }
 
 /** An upload session into a media property (domain/media upload sessions). */
+/** An uploaded attachment (issue 30); its bytes are in the content store by SHA-256. */
+export interface AttachmentsTable {
+  id: string;
+  company_id: string;
+  filename: string;
+  media_type: string;
+  /** bigint, read as a number. */
+  size: number;
+  sha256: Buffer;
+  created_by: string | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** The attachment an object's attachment property holds (kept by the one writer). */
+export interface AttachmentLinksTable {
+  object_type_id: string;
+  primary_key: string;
+  property: string;
+  attachment_id: string;
+}
+
 export interface MediaUploadsTable {
   id: string;
   object_type_id: string;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
+import { ATTACHMENT_LIMITS, AttachmentRid } from '../../schemas/attachments.ts';
 import type { OntologyObject } from '../../schemas/ontology.ts';
 import type {
   ActionEdits,
@@ -9,6 +10,7 @@ import type {
   ValueSource,
 } from '../../schemas/ontology-actions.ts';
 import { writeLogRecords } from '../app-log/index.ts';
+import { linkableAttachment } from '../attachments/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -71,7 +73,8 @@ async function loadObject(db: DbOrTrx, open: OpenOntology, type: ObjectTypeRecor
  * criterion. Objects are read FOR UPDATE when the run will execute, so what the criteria saw is
  * what the edits change.
  */
-async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecord, run: Run, lock: boolean): Promise<Evaluated> {
+async function evaluate(deps: Deps, open: OpenOntology, action: ActionTypeRecord, run: Run, lock: boolean): Promise<Evaluated> {
+  const { db } = deps;
   const params = action.definition.parameters;
   const unknown = Object.keys(run.parameters).filter((n) => !ownValue(params, n));
   if (unknown.length > 0) {
@@ -101,6 +104,9 @@ async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecor
       const object = await loadObject(db, open, type, value as PrimaryKey, lock);
       objects.set(name, object);
       if (!object) reasons.set(name, `names no ${type.apiName}`);
+    } else if (def.dataType.type === 'attachment') {
+      const why = attachmentParameterProblem(await attachmentState(deps, open, value));
+      if (why) reasons.set(name, why);
     } else {
       const why = valueProblem(def.dataType, value);
       if (why) reasons.set(name, why);
@@ -142,10 +148,30 @@ async function evaluate(db: DbOrTrx, open: OpenOntology, action: ActionTypeRecor
   return { validation: { result: valid ? 'VALID' : 'INVALID', submissionCriteria: criteria, parameters }, values };
 }
 
+/**
+ * An attachment parameter's value is the attachment's rid (Foundry's): one of this company's,
+ * uploaded within the hour or used already (attachment_not_found otherwise, as for a read), with
+ * room for one more object. The writer checks the count again over all the run's edits.
+ */
+async function attachmentState(deps: Deps, open: OpenOntology, value: unknown) {
+  if (!AttachmentRid.safeParse(value).success) return 'malformed' as const;
+  return linkableAttachment(deps.db, open.ontology.companyId, value as string, deps.clock.now());
+}
+
+function attachmentParameterProblem(state: Awaited<ReturnType<typeof attachmentState>>): string | null {
+  if (state === 'malformed') return 'must be an attachment rid (ri.attachments.main.attachment.<uuid>)';
+  return state.links >= ATTACHMENT_LIMITS.objects
+    ? `names an attachment linked to ${state.links} objects already (at most ${ATTACHMENT_LIMITS.objects})`
+    : null;
+}
+
 /** The writer's edits from the action's templates; a value from an absent optional parameter is left out. */
 function editsOf(action: ActionTypeRecord, values: Record<string, unknown>): Edit[] {
   const ABSENT = Symbol('absent');
-  const sourced = (s: ValueSource) => ('parameter' in s ? (s.parameter in values ? values[s.parameter] : ABSENT) : s.value);
+  // An attachment parameter holds the rid; the property holds Foundry's {rid}.
+  const parameterValue = (name: string) =>
+    action.definition.parameters[name]?.dataType.type === 'attachment' && values[name] !== null ? { rid: values[name] } : values[name];
+  const sourced = (s: ValueSource) => ('parameter' in s ? (s.parameter in values ? parameterValue(s.parameter) : ABSENT) : s.value);
   const assigned = (props: Record<string, ValueSource>) =>
     Object.fromEntries(
       Object.entries(props)
@@ -227,6 +253,7 @@ async function execute(
     operationId,
     actionTypeRid: action.rid,
     edits,
+    at: deps.clock.now(),
   });
   // Objects only read (a link's two ends) are no change.
   const changed = written.objects.filter((c) => JSON.stringify(c.before) !== JSON.stringify(c.after));
@@ -269,7 +296,7 @@ export async function applyAction(deps: Deps, caller: ActionCaller, ontology: st
   const { open, action } = await runnableAction(deps, caller.principal, ontology, apiName);
   const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId, open.access);
   const executing = request.options.mode === 'VALIDATE_AND_EXECUTE';
-  const run = await evaluate(deps.db, open, action, request, executing);
+  const run = await evaluate(deps, open, action, request, executing);
   if (!executing || run.validation.result === 'INVALID') return { validation: run.validation };
   const operationId = newId('op');
   const edits = await execute(deps, open, action, caller, app, [run], operationId);
@@ -283,7 +310,7 @@ export async function applyActionBatch(deps: Deps, caller: ActionCaller, ontolog
   const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId, open.access);
   const runs: Evaluated[] = [];
   for (const [index, run] of request.requests.entries()) {
-    const evaluated = await evaluate(deps.db, open, action, run, true);
+    const evaluated = await evaluate(deps, open, action, run, true);
     if (evaluated.validation.result === 'INVALID') {
       throw new DomainError('action_invalid', `Request ${index} of the batch is not valid: nothing was applied.`, {
         details: { errorName: 'ActionValidationFailed', index, validation: evaluated.validation },

@@ -43,6 +43,7 @@ export async function editObjects(
     operationId,
     actionTypeRid: null,
     edits: request.edits,
+    at: deps.clock.now(),
   });
   await recordDataEdit(deps, principal, app, open, {
     name: 'data.edit',

@@ -30,6 +30,7 @@ export { loadObjectSet } from './load-object-set.ts';
 export { logObjectsAsRead } from './log-objects-as-read.ts';
 export { type MediaProperty, openMediaProperty, setMediaProperty } from './media-properties.ts';
 export { objectTable } from './object-tables.ts';
+export { getObjectAttachment, readObjectAttachment } from './read-object-attachment.ts';
 export { describePublicApp, getPublicAppObject, listPublicAppObjects } from './read-public-app.ts';
 export { findObjectTypeRecord, findOntology, findOntologyOfCompany } from './repository.ts';
 export { objectPage, searchObjects } from './search-objects.ts';

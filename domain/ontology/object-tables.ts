@@ -24,9 +24,10 @@ const COLUMN_TYPES = {
   array: 'jsonb',
   struct: 'jsonb',
   mediaReference: 'jsonb',
+  attachment: 'jsonb',
 } as const satisfies Record<DataType['type'], string>;
 
-/** Arrays, structs and media references are kept as jsonb and not indexed. */
+/** Arrays, structs, media references and attachments are kept as jsonb and not indexed. */
 const isJson = (dataType: DataType) => COLUMN_TYPES[dataType.type] === 'jsonb';
 
 /** The PostgreSQL type of a property's column (from the fixed table above, never from input). */

@@ -1,4 +1,4 @@
-import { type DataType, MediaReference } from '../../schemas/ontology.ts';
+import { AttachmentValue, type DataType, MediaReference } from '../../schemas/ontology.ts';
 
 // The one check of a property value against its type: object edits and where-clause values use it.
 
@@ -47,6 +47,8 @@ export function valueProblem(dataType: DataType, value: unknown): string | null 
       return MediaReference.safeParse(value).success
         ? null
         : 'must be a media reference {mimeType, reference: {type: mediaSetViewItem, mediaSetViewItem}}';
+    case 'attachment':
+      return AttachmentValue.safeParse(value).success ? null : 'must be an attachment {rid: ri.attachments.main.attachment.<uuid>}';
     case 'struct': {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object';
       const fields = new Map(dataType.structFieldTypes.map((f) => [f.apiName, f.dataType]));

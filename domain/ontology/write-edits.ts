@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { OntologyObject } from '../../schemas/ontology.ts';
+import { type AttachmentSlot, syncAttachmentLinks } from '../attachments/index.ts';
 import type { ChangeState, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { enqueue } from '../outbox/index.ts';
@@ -39,6 +40,8 @@ export interface WriteEditsInput {
   operationId: string;
   actionTypeRid: string | null;
   edits: readonly Edit[];
+  /** The time attachments set by these edits are checked at (unused ones expire an hour after upload); default: now. */
+  at?: Date;
 }
 
 /** Each changed object's state before the first and after the last edit (null: absent). */
@@ -244,6 +247,8 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
 
   for (const part of chunks(history)) await db.insertInto('ontology_edits').values(part).execute();
   const changed = [...changes.values()].filter((c) => JSON.stringify(c.before) !== JSON.stringify(c.after));
+  const slots = changed.flatMap(attachmentSlots);
+  if (slots.length > 0) await syncAttachmentLinks(db, input.companyId, input.at ?? new Date(), slots);
   let seq: WriteEditsResult['seq'] = null;
   if (changed.length > 0) {
     const seqs: number[] = [];
@@ -276,6 +281,24 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     });
   }
   return { objects: changed.map(({ type: _type, ...c }) => c), seq };
+}
+
+const attachmentRidOf = (object: OntologyObject | null, property: string) =>
+  (object?.[property] as { rid?: string } | undefined)?.rid ?? null;
+
+/** The attachment properties a change set, cleared or dropped with its object: the links to keep in step. */
+function attachmentSlots(c: ObjectChange & { type: ObjectTypeRecord }): AttachmentSlot[] {
+  return Object.entries(c.type.properties)
+    .filter(([, p]) => p.dataType.type === 'attachment')
+    .map(([property]) => ({
+      objectTypeId: c.type.id,
+      primaryKey: String(c.primaryKey),
+      property,
+      before: attachmentRidOf(c.before, property),
+      rid: attachmentRidOf(c.after, property),
+    }))
+    .filter((slot) => slot.before !== slot.rid)
+    .map(({ before: _before, ...slot }) => slot);
 }
 
 type CreateEdit = Extract<Edit, { type: 'create' }>;

@@ -73,6 +73,13 @@ export interface WorldSubject {
   appSdk: readonly string[] | null;
 }
 
+/** An attachment of a company (its namespace), and whether the caller's account uploaded it. */
+export interface AttachmentSubject {
+  rid: string;
+  namespace: string;
+  uploadedByCaller: boolean;
+}
+
 /** The typed action catalogue: each action and the subject it is decided on. */
 export interface Actions {
   /** See the company's apps, their registry, billing and capabilities: keys of the company (staff: `public` too). */
@@ -129,6 +136,17 @@ export interface Actions {
   'temporal.decode-payloads': Record<string, never>;
   /** Find an account as a sharing target: related accounts; any account for those who share across companies (developers, staff). */
   'account.find': AccountSubject;
+  /**
+   * Upload an attachment to the caller's company: whoever may apply actions (the attachment is an
+   * action parameter's value); never a viewer, never a read-only agent key.
+   */
+  'attachment.upload': CompanySubject;
+  /**
+   * Read an attachment by its rid: its uploader, and the company's data developers, acting for its
+   * company; for anyone else it does not exist (404 attachment_not_found). Objects holding it are
+   * read through the object (ontology.read and the type's security).
+   */
+  'attachment.read': AttachmentSubject;
   /** Create a media set in a company: its data developers (they are its Owners); never an agent key, never a ticket. */
   'media-set.create': CompanySubject;
   /** Read a media set, its items and their bytes: any role on it; otherwise it does not exist for the caller (404). Never an agent key (spec: no media-set role). */
@@ -239,6 +257,16 @@ const noMediaSet = (rid: string) => new DomainError('media_set_not_found', `No m
 
 /** A media set the caller may see: a role on it, and never an agent key (the spec gives agent keys no media-set role). */
 const mediaSetRefusal = (p: Principal, s: ResourceSubject): Refusal | null => (s.role === null || isAgentKey(p) ? noMediaSet(s.rid) : null);
+
+/** Whether the credential acts for the company: a key of it, a session with a license there, a ticket of one of its apps. */
+const actsFor = (p: Principal, namespace: string) =>
+  p.kind === 'key'
+    ? keyNamespaces(p).includes(namespace)
+    : p.kind === 'session'
+      ? p.licenses.some((l) => l.cellId === namespace)
+      : p.ticket.namespace === namespace;
+
+const noAttachment = (rid: string) => new DomainError('attachment_not_found', `No attachment ${rid}.`, { details: { attachmentRid: rid } });
 
 const noModule = (rid: string) =>
   new DomainError('workshop_module_not_found', `No application module ${rid}.`, { details: { moduleRid: rid } });
@@ -380,6 +408,9 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   'media-set.create': (p, s) =>
     p.kind === 'ticket' ? forbidden('App tickets do not create media sets.') : dataDevelopersOnly(p, s.namespace, 'create media sets'),
   'media-set.read': mediaSetRefusal,
+  'attachment.upload': (p, s) => RULES['ontology.apply'](p, { ontology: s.namespace }),
+  'attachment.read': (p, s) =>
+    actsFor(p, s.namespace) && (s.uploadedByCaller || isDataDeveloperOf(p, s.namespace)) ? null : noAttachment(s.rid),
   'camera.read': (p, s) => {
     if (isAgentKey(p)) return forbidden('Agent keys have no access to cameras.');
     const refused =

@@ -20,6 +20,7 @@ export {
   type Action,
   type Actions,
   type AppSubject,
+  type AttachmentSubject,
   authorize,
   authorizeKey,
   type CameraSubject,

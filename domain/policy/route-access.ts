@@ -339,6 +339,14 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   describeOntologyDatabase: DATA,
   applyAction: DATA_WRITE,
   applyActionBatch: DATA_WRITE,
+  // Attachments: uploaded by whoever may apply actions, to the caller's own company (no company in
+  // the path); read by rid by their uploader and the company's developers (attachment.read, 404
+  // for others); read through an object as the object is (DATA, ontology.read inside).
+  uploadAttachment: route('none', KEYS, SESSIONS, WRITING_TICKETS, ['agent-key-restricted']),
+  getAttachment: route('none', KEYS, SESSIONS, TICKETS, AGENT_KEYS),
+  readAttachment: route('none', KEYS, SESSIONS, TICKETS, AGENT_KEYS),
+  listPropertyAttachments: DATA,
+  readPropertyAttachment: DATA,
   // Member sessions pass the door so that an ontology they cannot read stays invisible (404); the
   // policy refuses them where they can read it (403, ontology.edit).
   editObjects: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },

@@ -4,6 +4,7 @@
 // constants, unions and nullables.
 import { z } from 'zod';
 import { LogEventInput, RecordEventsResult } from '../app-log.ts';
+import { Attachment } from '../attachments.ts';
 import { CreateProposalInput, OverlayView, ProposalView } from '../evolve.ts';
 import { ImageTransformation, MediaItemView, TransformationJobView } from '../media.ts';
 import { AuthMe } from '../sharing.ts';
@@ -74,5 +75,6 @@ export function sdkWireTypes(): string {
     declareType('MediaItem', MediaItemView, 'output'),
     declareType('ImageTransformation', ImageTransformation, 'input'),
     declareType('MediaTransformationJob', TransformationJobView, 'output'),
+    declareType('Attachment', Attachment, 'output'),
   ].join('\n\n');
 }

@@ -1,6 +1,7 @@
 // The SDK's public API, served after the generated wire types as semantic.d.ts. AuthMe,
-// LogEvent, RecordEventsResult, the Evolve… and the Media… types are the generated ones.
+// LogEvent, RecordEventsResult, the Evolve…, the Media… and Attachment types are the generated ones.
 import type {
+  Attachment,
   AuthMe,
   EvolveOverlay,
   EvolveProposal,
@@ -49,6 +50,22 @@ export interface MediaUploadOptions {
   onProgress?(progress: { loaded: number; total: number }): void;
 }
 
+export interface AttachmentUploadOptions {
+  /** Default: the Blob's type, else application/octet-stream. */
+  contentType?: string;
+  /** The company (its namespace), for a web session of several companies. */
+  ontology?: string;
+  /** In Node, as the bytes are sent; elsewhere at the start and at the end. */
+  onProgress?(progress: { loaded: number; total: number }): void;
+}
+
+/** Bytes read as content, with their type and strong ETag. */
+export interface ContentRead {
+  bytes: Uint8Array;
+  contentType: string | null;
+  etag: string | null;
+}
+
 export type Feedback = Omit<Extract<LogEvent, { kind: 'feedback' }>, 'kind'>;
 
 export interface SvcClient {
@@ -88,6 +105,18 @@ export interface SvcClient {
       options?: { range?: { start: number; end?: number } },
     ): Promise<{ bytes: Uint8Array; contentType: string | null; etag: string | null }>;
     transform(mediaSetRid: string, mediaItemRid: string, transformation: ImageTransformation): Promise<MediaTransformationJob>;
+  };
+  attachments: {
+    upload(filename: string, data: Uint8Array | ArrayBuffer | Blob, options?: AttachmentUploadOptions): Promise<Attachment>;
+    get(rid: string): Promise<Attachment>;
+    read(rid: string, options?: { range?: { start: number; end?: number } }): Promise<ContentRead>;
+    ofObject(objectType: string, primaryKey: string | number, property: string): Promise<Attachment & { type: 'single' }>;
+    readOfObject(
+      objectType: string,
+      primaryKey: string | number,
+      property: string,
+      options?: { range?: { start: number; end?: number } },
+    ): Promise<ContentRead>;
   };
   renewTicket(): Promise<{ ticket: string; expiresAt: string; channel: 'test' | 'production'; version: string }>;
   request<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;

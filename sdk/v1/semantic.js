@@ -329,6 +329,25 @@ export function createClient(options = {}) {
     },
   };
 
+  /** Bytes answered as content (media items, attachments): `range: { start, end? }` asks for those bytes only. */
+  const readContent = async (url, { range } = {}) => {
+    const cred = await current();
+    const headers = { authorization: `Bearer ${cred.token}` };
+    if (range) headers.range = `bytes=${range.start}-${range.end ?? ''}`;
+    let res;
+    try {
+      res = await fetchImpl(url, { headers });
+    } catch (cause) {
+      throw new SvcError('network_error', `The service could not be reached: ${cause?.message ?? cause}`);
+    }
+    if (!res.ok) throw failure(res, await res.json().catch(() => undefined));
+    return {
+      bytes: new Uint8Array(await res.arrayBuffer()),
+      contentType: res.headers.get('content-type'),
+      etag: res.headers.get('etag'),
+    };
+  };
+
   /** A media set's items path. */
   const itemsPath = (mediaSetRid) => `/api/v1/mediasets/${encodeURIComponent(mediaSetRid)}/items`;
   const itemPath = (mediaSetRid, mediaItemRid) => `${itemsPath(mediaSetRid)}/${encodeURIComponent(mediaItemRid)}`;
@@ -356,26 +375,39 @@ export function createClient(options = {}) {
       return `${(await current()).baseUrl}${itemPath(mediaSetRid, mediaItemRid)}/content`;
     },
     /** An item's bytes (`range: { start, end? }`: those bytes only), with its type and ETag. */
-    async read(mediaSetRid, mediaItemRid, { range } = {}) {
-      const cred = await current();
-      const headers = { authorization: `Bearer ${cred.token}` };
-      if (range) headers.range = `bytes=${range.start}-${range.end ?? ''}`;
-      let res;
-      try {
-        res = await fetchImpl(await media.url(mediaSetRid, mediaItemRid), { headers });
-      } catch (cause) {
-        throw new SvcError('network_error', `The service could not be reached: ${cause?.message ?? cause}`);
-      }
-      if (!res.ok) throw failure(res, await res.json().catch(() => undefined));
-      return {
-        bytes: new Uint8Array(await res.arrayBuffer()),
-        contentType: res.headers.get('content-type'),
-        etag: res.headers.get('etag'),
-      };
-    },
+    read: async (mediaSetRid, mediaItemRid, options) => readContent(await media.url(mediaSetRid, mediaItemRid), options),
     /** Transforms an image item (`{ type: 'image', operations, encoding }`): the finished job. */
     transform: (mediaSetRid, mediaItemRid, transformation) =>
       request('POST', `${itemPath(mediaSetRid, mediaItemRid)}/transform`, { transformation }),
+  };
+
+  const attachmentPath = (rid) => `/api/v1/ontologies/attachments/${encodeURIComponent(rid)}`;
+  const objectAttachmentPath = async (objectType, primaryKey, property) =>
+    `${await ontologyPath()}/objects/${encodeURIComponent(objectType)}/${encodeURIComponent(primaryKey)}/attachments/${encodeURIComponent(property)}`;
+  const attachments = {
+    /**
+     * Uploads a file to attach to objects (`data`: Uint8Array, ArrayBuffer or Blob; options:
+     * contentType, ontology, onProgress({ loaded, total }), as media.upload). Link it within the
+     * hour through an action parameter of type attachment (its `rid`), or it is removed.
+     */
+    async upload(filename, data, options = {}) {
+      const { contentType, onProgress, ontology } = options;
+      const query = new URLSearchParams({ filename });
+      if (ontology !== undefined) query.set('ontology', ontology);
+      const bytes = new Bytes(data, contentType || data.type || 'application/octet-stream', onProgress);
+      const attachment = await request('POST', `/api/v1/ontologies/attachments/upload?${query}`, bytes);
+      bytes.done();
+      return attachment;
+    },
+    /** An attachment's filename, size and media type, by rid (its uploader and the company's developers). */
+    get: (rid) => request('GET', attachmentPath(rid)),
+    /** An attachment's bytes by rid (`range: { start, end? }`), with its type and ETag. */
+    read: async (rid, options) => readContent(`${(await current()).baseUrl}${attachmentPath(rid)}/content`, options),
+    /** The attachment an object's attachment property holds (`{ type: 'single', rid, filename, sizeBytes, mediaType }`). */
+    ofObject: async (objectType, primaryKey, property) => request('GET', await objectAttachmentPath(objectType, primaryKey, property)),
+    /** The bytes of the attachment an object's property holds, read as the object is. */
+    readOfObject: async (objectType, primaryKey, property, options) =>
+      readContent(`${(await current()).baseUrl}${await objectAttachmentPath(objectType, primaryKey, property)}/content`, options),
   };
 
   return {
@@ -385,6 +417,7 @@ export function createClient(options = {}) {
     apis,
     evolve,
     media,
+    attachments,
     /** Renews the app ticket now (normally automatic). */
     renewTicket: renew,
     /** Any other API call with the same credential and envelope handling. */

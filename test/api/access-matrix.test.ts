@@ -95,6 +95,8 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   property: 'photo',
   uploadId: '00000000-0000-4000-8000-000000000000',
   partNumber: '1',
+  // No such attachment: the gate is what is asked here (attachments are the attachment tests').
+  attachmentRid: 'ri.attachments.main.attachment.00000000-0000-4000-8000-000000000000',
   // No such key: revokeKey's gate is what is asked here (who may revoke whose key is the keys tests').
   keyId: 'key_0000000000000000',
   // No such connection, sync or build: the gate is what is asked (the connectivity tests have the rest).
@@ -221,6 +223,7 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
   createMediaUpload: () => ({ body: { sizeBytes: 1, mimeType: 'image/png' } }),
+  uploadAttachment: () => ({ query: { filename: 'matrix.json' } }),
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
   // The matrix item is JSON: transformation_unavailable once admitted.
   transformMediaItem: () => ({ body: { transformation: { type: 'image', encoding: { type: 'png' } } } }),

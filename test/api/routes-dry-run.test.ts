@@ -353,6 +353,13 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     headers: bearer(dev),
     status: 201,
   }),
+  // The body is the file's bytes (JSON here); the dry run reads and hashes them but stores nothing.
+  uploadAttachment: async () => ({
+    query: `?filename=${unique('dry')}.json`,
+    body: { bytes: unique('attachment') },
+    headers: bearer(dev),
+    status: 200,
+  }),
   // A PNG put for real first; the dry run names the job and runs nothing, the real request transforms and records it.
   transformMediaItem: async () => {
     const mediaSetRid = await mediaSet();

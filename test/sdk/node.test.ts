@@ -229,6 +229,42 @@ describe('the SDK in Node', () => {
     ]);
   });
 
+  it('attachments: uploads a file with progress as its bytes stream, reads it back by range, and throws the service’s codes', async () => {
+    const client = sdk.createClient({ apiKey: dev, baseUrl: svc.url });
+    const bytes = randomBytes(200 * 1024);
+    const progress: { loaded: number; total: number }[] = [];
+    const attachment = await client.attachments.upload('scan 1.pdf', new Uint8Array(bytes), {
+      contentType: 'application/pdf',
+      onProgress: (p: { loaded: number; total: number }) => progress.push(p),
+    });
+    expect(attachment).toEqual({ rid: attachment.rid, filename: 'scan 1.pdf', sizeBytes: bytes.length, mediaType: 'application/pdf' });
+    expect(progress.length).toBeGreaterThan(2);
+    expect(progress.at(-1)).toEqual({ loaded: bytes.length, total: bytes.length });
+    expect(await client.attachments.get(attachment.rid)).toEqual(attachment);
+    const part = await client.attachments.read(attachment.rid, { range: { start: 100, end: 199 } });
+    expect([Buffer.from(part.bytes), part.contentType, part.etag]).toEqual([
+      bytes.subarray(100, 200),
+      'application/pdf',
+      `"${sha256hex(bytes)}"`,
+    ]);
+    // A Blob brings its own type.
+    expect((await client.attachments.upload('b.txt', new Blob(['hi'], { type: 'text/plain' }))).mediaType).toBe('text/plain');
+
+    const codes = await Promise.all(
+      [
+        client.attachments.upload('a/b.txt', new Uint8Array(1)),
+        client.attachments.read('ri.attachments.main.attachment.00000000-0000-4000-8000-000000000000'),
+        sdk.createClient({ apiKey: member, baseUrl: svc.url }).attachments.get(attachment.rid),
+      ].map((p) =>
+        p.then(
+          () => 'resolved',
+          (e: { code: string }) => e.code,
+        ),
+      ),
+    );
+    expect(codes).toEqual(['invalid_payload', 'attachment_not_found', 'attachment_not_found']);
+  });
+
   it('serves the legacy names as the same module, ui.css, and declarations that compile', async () => {
     const alias = await fetch(`${svc.url}/developer/sdk/v1/log.js`);
     expect(await alias.text()).toBe("export * from './semantic.js';\n");

@@ -191,3 +191,32 @@ describe('markings: the clearance rule and the marking actions', () => {
     expect(can(key('member'), 'markings.read', { namespace: 'cell-globex' })).toBe(false);
   });
 });
+
+describe('attachment.upload and attachment.read: uploaded by whoever may apply actions; read by rid by the uploader and the developers', () => {
+  it('upload: keys, sessions and writing tickets may; a read-only agent key and a viewer’s ticket may not', () => {
+    const company = { namespace: 'cell-acme' };
+    expect([key('developer'), key('member'), session('member'), ticket()].map((p) => can(p, 'attachment.upload', company))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    const viewer = ticket();
+    if (viewer.kind === 'ticket') viewer.ticket.role = 'viewer';
+    expect([key('developer', true), viewer].map((p) => can(p, 'attachment.upload', company))).toEqual([false, false]);
+  });
+
+  it('read by rid: the uploader and the company’s developers acting for it; a member who did not upload it, or another company, finds nothing', () => {
+    const rid = 'ri.attachments.main.attachment.x';
+    const theirs = { rid, namespace: 'cell-acme', uploadedByCaller: false };
+    const own = { ...theirs, uploadedByCaller: true };
+    expect([key('member'), session('member'), ticket()].map((p) => can(p, 'attachment.read', own))).toEqual([true, true, true]);
+    expect([key('developer'), session('developer')].map((p) => can(p, 'attachment.read', theirs))).toEqual([true, true]);
+    expect([key('member'), session('member'), session(null)].map((p) => can(p, 'attachment.read', theirs))).toEqual([false, false, false]);
+    // Its own upload, reached through a credential of another company, is not there.
+    expect([key('developer'), key('member')].map((p) => can(p, 'attachment.read', { ...own, namespace: 'cell-globex' }))).toEqual([
+      false,
+      false,
+    ]);
+  });
+});
