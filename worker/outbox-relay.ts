@@ -20,12 +20,20 @@ import {
   deviceLoginClosed,
   deviceLoginWorkflowId,
   memberInvitationsWorkflowId,
+  platformSyncWorkflowId,
   provisioningWorkflowId,
   runLabels,
   TASK_QUEUE,
   worldGenerationWorkflowId,
 } from '../workflows/contract.ts';
-import type { appWorkflowRun, companyInitialization, deviceLoginExpiry, memberInvitations, worldGeneration } from '../workflows/index.ts';
+import type {
+  appWorkflowRun,
+  companyInitialization,
+  deviceLoginExpiry,
+  memberInvitations,
+  platformDataSync,
+  worldGeneration,
+} from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
 import { cancelDataBuild, reconcileDataSyncSchedule, startDataBuild } from './data-pipelines.ts';
 
@@ -91,6 +99,16 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
   'data-build.cancelled': async (client, key, _payload, db) => {
     await cancelDataBuild(client, db, key);
+  },
+  'platform-sync.requested': async (client, _key, payload, db, intentId) => {
+    await client.workflow.start<typeof platformDataSync>('platformDataSync', {
+      ...startOnce(intentId),
+      taskQueue: TASK_QUEUE,
+      workflowId: platformSyncWorkflowId(payload.companyId),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [{ companyId: payload.companyId }],
+      ...runLabels({ kind: 'platform-sync', ...(await companyLabels(db, payload.companyId)) }),
+    });
   },
   'data-sync.changed': async (client, key, _payload, db) => {
     await reconcileDataSyncSchedule(client, db, key);

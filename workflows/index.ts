@@ -4,6 +4,7 @@ export { appLogRetention } from './app-log/retention.ts';
 export { appChangeTrigger } from './app-workflows/change-trigger.ts';
 export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
 export { dataBuild } from './connectivity/data-build.ts';
+export { platformDataSync } from './connectivity/platform-sync.ts';
 export { deviceLoginExpiry } from './device-login/expiry.ts';
 export { memberInvitations } from './members/invitations.ts';
 export { worldGeneration } from './modeling/generation.ts';

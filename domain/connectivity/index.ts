@@ -9,6 +9,12 @@ export { deleteSync } from './delete-sync.ts';
 export { getBuild, listBuilds } from './list-builds.ts';
 export { getConnection, listConnections } from './list-connections.ts';
 export { getSync, listSyncs } from './list-syncs.ts';
+export {
+  preparePlatformTypes,
+  prunePlatformObjects,
+  requestPlatformSync,
+  syncPlatformPage,
+} from './platform-source.ts';
 export { type JobOutcome, runSyncJob } from './run-sync-job.ts';
 export { recordScheduledBuild, syncSchedule } from './scheduled-build.ts';
 export type { ConnectivitySettings } from './settings.ts';

@@ -40,6 +40,8 @@ const RUN_ERRORS = [
   'object_not_found',
   'conflict',
   'app_not_found',
+  'object_type_read_only',
+  'webhook_failed',
 ] as const;
 const APP_HEADER_NOTE =
   'The action/<Action> record goes to the app log of the app the caller acts through: a ticket’s own app, or the app named ' +
