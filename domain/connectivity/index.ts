@@ -1,5 +1,6 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { buildLabels, endBuild, endJob, startBuild } from './builds.ts';
+export { callWritebackWebhook } from './call-writeback-webhook.ts';
 export { cancelBuild } from './cancel-build.ts';
 export { createBuild } from './create-build.ts';
 export { createConnection } from './create-connection.ts';

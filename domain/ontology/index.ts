@@ -2,7 +2,7 @@
 export { APP_HEADER, parseAppHeader } from './acting-app.ts';
 export { aggregateObjectSet } from './aggregate-object-set.ts';
 export { aggregate, aggregateObjects } from './aggregate-objects.ts';
-export { applyAction, applyActionBatch } from './apply-action.ts';
+export { applyAction, applyActionBatch, type Writeback } from './apply-action.ts';
 export { createBranch } from './branches/create-branch.ts';
 export { createProposal, listProposals } from './branches/create-proposal.ts';
 export { type Decision, decideProposal } from './branches/decide-proposal.ts';
