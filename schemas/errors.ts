@@ -164,7 +164,11 @@ export const ERRORS = {
     meaning:
       'The source’s host is on a loopback, private, link-local or otherwise non-public address, which sources may not reach (SVC_CONNECTIVITY_PRIVATE_NETWORKS); details.host.',
   },
-  connection_in_use: { status: 409, meaning: 'Syncs still read from this connection (details.syncs): delete them first.' },
+  connection_in_use: {
+    status: 409,
+    meaning:
+      'Syncs still read from this connection, or action types call it as their writeback webhook (details.syncs, details.actionTypes): change or delete them first.',
+  },
   sync_not_found: { status: 404, meaning: 'No such sync of this company.' },
   build_not_found: { status: 404, meaning: 'No such build of this company.' },
   build_finished: { status: 409, meaning: 'The build has finished already (details.status): there is nothing to cancel.' },

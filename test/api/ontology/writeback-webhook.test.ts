@@ -160,4 +160,15 @@ describe('action writeback webhooks', () => {
     expect(calls).toHaveLength(0);
     expect(await historyOf(5)).toBe(0);
   });
+
+  it('keeps the connection while an action type calls it (409 connection_in_use naming the action type)', async () => {
+    const listed = await svc.call('GET', '/api/v1/connectivity/cell-acme/connections', { headers: bearer(dev) });
+    const erp = listed.body.data.data.find((c: { name: string }) => c.name === 'erp');
+    const res = await svc.call('DELETE', `/api/v1/connectivity/cell-acme/connections/${erp.id}`, { headers: bearer(dev) });
+    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
+      409,
+      'connection_in_use',
+      { syncs: [], actionTypes: ['sales.payOrderErp'] },
+    ]);
+  });
 });
