@@ -1066,6 +1066,7 @@ describe('dry run of every write operation', () => {
     expect(Object.keys(FIXTURES).sort()).toEqual(documented);
   });
 
+  // Two snapshots of the whole database per operation: on a loaded machine four operations took longer than the 30 s default.
   it('computing POSTs take no dry-run header and change nothing', async () => {
     const computing = writeOperations({ computeOnly: true });
     expect([...computing.keys()].sort()).toEqual(Object.keys(COMPUTE_ONLY).sort());
@@ -1077,7 +1078,7 @@ describe('dry run of every write operation', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(c.status);
       expect(await snapshot()).toEqual(before);
     }
-  });
+  }, 120_000);
 
   it('covers the outbox in the database snapshot (a workflow start would show)', async () => {
     expect(Object.keys(await snapshot())).toContain('table:outbox');
