@@ -1,6 +1,17 @@
 import { Context } from '@temporalio/activity';
-import { type ConnectivitySettings, endBuild, endJob, recordScheduledBuild, runSyncJob, startBuild } from '../domain/connectivity/index.ts';
+import {
+  type ConnectivitySettings,
+  endBuild,
+  endJob,
+  preparePlatformTypes,
+  prunePlatformObjects,
+  recordScheduledBuild,
+  runSyncJob,
+  startBuild,
+  syncPlatformPage,
+} from '../domain/connectivity/index.ts';
 import type { Db } from '../domain/db/index.ts';
+import type { PlatformEntity } from '../domain/ontology/index.ts';
 import { heartbeating } from './heartbeat.ts';
 
 export function createConnectivityActivities(deps: { db: Db; connectivity: ConnectivitySettings }) {
@@ -24,6 +35,10 @@ export function createConnectivityActivities(deps: { db: Db; connectivity: Conne
       }),
     endDataSyncJob: (input: { buildId: string; position: number; error: { code: string; message: string } }) =>
       endJob(deps.db, input.buildId, input.position, 'FAILED', input.error),
+    /** The platform data source: its types made or updated, then one page (one transaction) per call, then what is gone removed. */
+    preparePlatformTypes: (companyId: string) => preparePlatformTypes(deps.db, companyId),
+    syncPlatformPage: (input: { companyId: string; entity: PlatformEntity; after: string }) => syncPlatformPage(deps.db, input),
+    prunePlatformObjects: (input: { companyId: string; entity: PlatformEntity }) => prunePlatformObjects(deps.db, input),
     endDataBuild: (input: { buildId: string; cancelled?: boolean }) =>
       endBuild(deps.db, input.buildId, input.cancelled ? 'CANCELLED' : undefined),
   };

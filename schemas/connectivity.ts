@@ -205,3 +205,14 @@ export const BuildView = z
   })
   .meta({ id: 'DataBuild' });
 export type BuildView = z.input<typeof BuildView>;
+
+/** The answer of `POST /api/v1/ontologies/{ns}/datasources/platform/sync`. */
+export const PlatformSyncRequested = z
+  .object({
+    status: z.literal('REQUESTED'),
+    workflowId: z
+      .string()
+      .meta({ description: 'The company’s platform sync run in the Temporal Web UI (one at a time: a request while it runs joins it).' }),
+    objectTypes: z.array(z.string()).meta({ description: 'The read-only `platform.*` object types the run fills.' }),
+  })
+  .meta({ id: 'PlatformSyncRequested' });

@@ -173,10 +173,28 @@ export const ERRORS = {
     meaning:
       'The source’s host is on a loopback, private, link-local or otherwise non-public address, which sources may not reach (SVC_CONNECTIVITY_PRIVATE_NETWORKS); details.host.',
   },
-  connection_in_use: { status: 409, meaning: 'Syncs still read from this connection (details.syncs): delete them first.' },
+  connection_in_use: {
+    status: 409,
+    meaning:
+      'Syncs still read from this connection, or action types call it as their writeback webhook (details.syncs, details.actionTypes): change or delete them first.',
+  },
   sync_not_found: { status: 404, meaning: 'No such sync of this company.' },
   build_not_found: { status: 404, meaning: 'No such build of this company.' },
   build_finished: { status: 409, meaning: 'The build has finished already (details.status): there is nothing to cancel.' },
+  object_type_read_only: {
+    status: 409,
+    meaning: 'The object type is a `platform.*` type of the platform data source: only its sync writes it (details.objectType).',
+  },
+  webhook_failed: {
+    status: 502,
+    meaning:
+      'The action’s writeback webhook rejected the call, timed out, throttled it or could not be reached: the action had no effect (details.reason, details.status).',
+  },
+  database_access_unavailable: {
+    status: 409,
+    meaning:
+      'No direct PostgreSQL login or database copy is offered: ontology SQL (POST /api/v1/sqlQueries/executeOntology) reads the live object types; details.reason.',
+  },
   workshop_page_not_found: { status: 404, meaning: 'The module version has no page with that id.' },
   auto_refresh_not_enabled: { status: 409, meaning: 'Auto-refresh is not enabled for that page of the module (autoRefresh.enabled).' },
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },

@@ -94,6 +94,22 @@ export const EditTemplate = z.discriminatedUnion('type', [
 ]);
 export type EditTemplate = z.infer<typeof EditTemplate>;
 
+/** Ours: an outbound call to the company's source system before an action's edits commit (spec Events). */
+export const WritebackWebhook = z
+  .strictObject({
+    connection: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must be a data connection name')
+      .meta({ description: 'The name of an https data connection of the company (its URL and its sealed Authorization header).' }),
+    timeoutMs: z.number().int().min(100).max(30_000).default(10_000),
+  })
+  .meta({
+    description:
+      'Each execution POSTs the action, its parameters and its edits to the connection before committing; a rejection (non-2xx), a timeout or a throttle (429, 503) ' +
+      'makes the whole action have no effect (502 webhook_failed). Batch apply is refused for such an action.',
+  });
+export type WritebackWebhook = z.infer<typeof WritebackWebhook>;
+
 export const ActionTypeDefinition = z.strictObject({
   apiName: ActionTypeApiName,
   displayName: z.string().min(1).max(200).optional(),
@@ -101,6 +117,7 @@ export const ActionTypeDefinition = z.strictObject({
   parameters: z.record(ParameterName, ParameterDefinition),
   submissionCriteria: z.array(SubmissionCriterion).max(20).default([]),
   edits: z.array(EditTemplate).min(1).max(50),
+  writebackWebhook: WritebackWebhook.optional(),
 });
 export type ActionTypeDefinition = z.infer<typeof ActionTypeDefinition>;
 
@@ -133,6 +150,7 @@ export const ActionType = z.object({
   parameters: z.record(z.string(), ParameterDefinition.extend({ required: z.boolean() })),
   submissionCriteria: z.array(SubmissionCriterion),
   edits: z.array(EditTemplate),
+  writebackWebhook: WritebackWebhook.optional(),
   version: z.number().int(),
 });
 export type ActionType = z.infer<typeof ActionType>;

@@ -63,6 +63,7 @@ export type SvcKind =
   | 'app-schedule'
   | 'data-build'
   | 'data-sync-schedule'
+  | 'platform-sync'
   | 'world-generation'
   | 'media-upload'
   | 'maintenance';
@@ -111,5 +112,7 @@ export function runLabels(labels: RunLabels): { memo: Record<string, string>; ty
 export const dataBuildWorkflowId = (buildId: string) => `data-build:${buildId}`;
 /** A sync's Temporal Schedule; each of its runs makes a build first. */
 export const dataSyncScheduleId = (syncId: string) => `data-sync-schedule:${syncId}`;
+/** The platform data source's sync of a company: one run at a time (a request while it runs joins it). */
+export const platformSyncWorkflowId = (companyId: string) => `platform-sync:${companyId}`;
 /** A scheduled build's workflow id (Temporal suffixes the scheduled time). */
 export const dataScheduledBuildWorkflowId = (syncId: string) => `data-build:schedule:${syncId}`;

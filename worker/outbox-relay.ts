@@ -21,6 +21,7 @@ import {
   deviceLoginWorkflowId,
   mediaUploadAssemblyWorkflowId,
   memberInvitationsWorkflowId,
+  platformSyncWorkflowId,
   provisioningWorkflowId,
   runLabels,
   TASK_QUEUE,
@@ -32,6 +33,7 @@ import type {
   deviceLoginExpiry,
   mediaUploadAssembly,
   memberInvitations,
+  platformDataSync,
   worldGeneration,
 } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
@@ -99,6 +101,16 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
   'data-build.cancelled': async (client, key, _payload, db) => {
     await cancelDataBuild(client, db, key);
+  },
+  'platform-sync.requested': async (client, _key, payload, db, intentId) => {
+    await client.workflow.start<typeof platformDataSync>('platformDataSync', {
+      ...startOnce(intentId),
+      taskQueue: TASK_QUEUE,
+      workflowId: platformSyncWorkflowId(payload.companyId),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [{ companyId: payload.companyId }],
+      ...runLabels({ kind: 'platform-sync', ...(await companyLabels(db, payload.companyId)) }),
+    });
   },
   'data-sync.changed': async (client, key, _payload, db) => {
     await reconcileDataSyncSchedule(client, db, key);

@@ -44,6 +44,7 @@ export {
   notifyCooldownWorkflowId,
   type Part,
   partsOf,
+  platformSyncWorkflowId,
   provisioningWorkflowId,
   type RunLabels,
   runLabels,
@@ -54,6 +55,11 @@ export {
 
 /** A build asked for through the API (its record exists), or a sync's scheduled run (which records its build first). */
 export type DataBuildInput = { buildId: string } | { scheduledSyncId: string };
+
+/** The company whose platform data the platform data source syncs. */
+export interface PlatformSyncInput {
+  companyId: string;
+}
 
 export interface CompanyInitializationInput {
   cellId: string;

@@ -5,6 +5,7 @@ export { appChangeTrigger } from './app-workflows/change-trigger.ts';
 export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
 export { attachmentsRemoval } from './attachments/removal.ts';
 export { dataBuild } from './connectivity/data-build.ts';
+export { platformDataSync } from './connectivity/platform-sync.ts';
 export { deviceLoginExpiry } from './device-login/expiry.ts';
 export { mediaUploadAssembly } from './media/upload-assembly.ts';
 export { mediaUploadPurge } from './media/upload-purge.ts';

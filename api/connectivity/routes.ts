@@ -8,6 +8,7 @@ import {
   getSync,
   listConnections,
   listSyncs,
+  requestPlatformSync,
   testConnection,
 } from '../../domain/connectivity/index.ts';
 import { Namespace } from '../../schemas/app-log.ts';
@@ -17,9 +18,11 @@ import {
   ConnectionView,
   CreateConnectionInput,
   CreateSyncInput,
+  PlatformSyncRequested,
   SyncId,
   SyncView,
 } from '../../schemas/connectivity.ts';
+import { OntologyParams } from '../../schemas/ontology.ts';
 import { defineRoute } from '../http/route.ts';
 
 // Data connections and syncs (spec G, `/api/v1/connectivity/**`; shapes ours): a company's
@@ -167,6 +170,29 @@ export const deleteSyncRoute = defineRoute({
   handler: async ({ db, principal, params }) => ({ data: await deleteSync(db, principal, params.namespace, params.syncId) }),
 });
 
+export const syncPlatformDataSourceRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/ontologies/{ontology}/datasources/platform/sync',
+  operationId: 'syncPlatformDataSource',
+  summary: 'Copy the company’s platform data (members, apps, daily app log counts) into its read-only platform.* object types',
+  description:
+    'Starts the company’s platform sync, a Temporal workflow (kind platform-sync), after the request commits; a request while one runs joins it. ' +
+    'The run makes or updates the types platform.Member, platform.App and platform.AppLogDay, copies every row page by page through the data layer’s one writer ' +
+    '(change triggers, subscriptions and the edits history see it), and deletes the objects whose source is gone. No secret is copied: no password hash, key, token or lock state. ' +
+    'The types are read-only: edits, imports, actions and definitions of platform.* types answer 409 object_type_read_only. ' +
+    'The ontology is the company’s cell id (or its ontology rid).',
+  tags: ['connectivity'],
+  auth: 'credential',
+  write: true,
+  params: OntologyParams,
+  response: { status: 202, description: 'The run was asked for.', schema: PlatformSyncRequested },
+  errors: ['unauthorized', 'forbidden', 'invalid_path', 'organization_not_found'],
+  handler: async ({ db, principal, params }) => ({
+    status: 202,
+    data: await requestPlatformSync(db, principal, params.ontology),
+  }),
+});
+
 export const connectivityRoutes = [
   createConnectionRoute,
   listConnectionsRoute,
@@ -177,4 +203,5 @@ export const connectivityRoutes = [
   listSyncsRoute,
   getSyncRoute,
   deleteSyncRoute,
+  syncPlatformDataSourceRoute,
 ];

@@ -437,6 +437,7 @@ export const editObjectsRoute = defineRoute({
     'link_type_not_found',
     'rev_mismatch',
     'conflict',
+    'object_type_read_only',
   ],
   handler: async ({ ctx, db, deps, principal, params, body }) => ({
     data: await editObjects({ db, clock: deps.clock }, principal, params.ontology, body, parseAppHeader(ctx.get(APP_HEADER))),
@@ -460,7 +461,15 @@ export const importObjectsRoute = defineRoute({
   query: z.strictObject({ mode: ImportMode.default('create') }),
   body: ImportObjectsRequest,
   response: { status: 200, description: 'How many objects were created and modified.', schema: ImportObjectsResponse },
-  errors: [...READ_ERRORS, 'forbidden', 'invalid_payload', 'payload_too_large', 'object_type_not_found', 'conflict'],
+  errors: [
+    ...READ_ERRORS,
+    'forbidden',
+    'invalid_payload',
+    'payload_too_large',
+    'object_type_not_found',
+    'conflict',
+    'object_type_read_only',
+  ],
   handler: async ({ ctx, db, deps, principal, params, query, body }) => ({
     data: await importObjects({ db, clock: deps.clock }, principal, {
       ...params,

@@ -1,5 +1,6 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { buildLabels, endBuild, endJob, startBuild } from './builds.ts';
+export { callWritebackWebhook } from './call-writeback-webhook.ts';
 export { cancelBuild } from './cancel-build.ts';
 export { createBuild } from './create-build.ts';
 export { createConnection } from './create-connection.ts';
@@ -9,6 +10,12 @@ export { deleteSync } from './delete-sync.ts';
 export { getBuild, listBuilds } from './list-builds.ts';
 export { getConnection, listConnections } from './list-connections.ts';
 export { getSync, listSyncs } from './list-syncs.ts';
+export {
+  preparePlatformTypes,
+  prunePlatformObjects,
+  requestPlatformSync,
+  syncPlatformPage,
+} from './platform-source.ts';
 export { type JobOutcome, runSyncJob } from './run-sync-job.ts';
 export { recordScheduledBuild, syncSchedule } from './scheduled-build.ts';
 export type { ConnectivitySettings } from './settings.ts';

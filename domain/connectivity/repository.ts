@@ -40,8 +40,8 @@ export async function findConnection(db: DbOrTrx, companyId: string, id: string)
   return row;
 }
 
-/** The secret fields of a connection, opened (only a source reader sees them). */
-function secretsOf(settings: ConnectivitySettings, row: ConnectionRow): Record<string, string> {
+/** The secret fields of a connection, opened (only a source reader or a webhook call sees them). */
+export function secretsOf(settings: ConnectivitySettings, row: ConnectionRow): Record<string, string> {
   if (!row.secret || !row.secret_key_id) return {};
   return JSON.parse(settings.secrets.open({ keyId: row.secret_key_id, sealed: row.secret }, row.id)) as Record<string, string>;
 }

@@ -72,6 +72,7 @@ export function actionTypeWire(a: ActionTypeRecord): ActionType {
     parameters: Object.fromEntries(Object.entries(d.parameters).map(([name, p]) => [name, { ...p, required: p.required ?? true }])),
     submissionCriteria: d.submissionCriteria,
     edits: d.edits,
+    ...(d.writebackWebhook ? { writebackWebhook: d.writebackWebhook } : {}),
     version: a.version,
   };
 }

@@ -32,7 +32,15 @@ import { type Edit, type ObjectChange, type PrimaryKey, writeEdits } from './wri
 // parameters and submission criteria over the objects as locked, then the edit templates through
 // the one writer, an action/<Action> record in the acting app's log.
 
-type Deps = { db: DbOrTrx; clock: Clock };
+/** The call of an action's writeback webhook (the connectivity capability makes it; the composition root passes it in). */
+export type Writeback = (call: {
+  companyId: string;
+  connection: string;
+  timeoutMs: number;
+  payload: Record<string, unknown>;
+}) => Promise<void>;
+/** `writeback`: 'dry-run' skips the call (a dry run never reaches a source system); absent, an action with a webhook fails closed. */
+type Deps = { db: DbOrTrx; clock: Clock; writeback?: Writeback | 'dry-run' | undefined };
 type ApplyRequest = z.output<typeof ApplyActionRequest>;
 type BatchRequest = z.output<typeof ApplyActionBatchRequest>;
 type Run = { parameters: Record<string, unknown>; ifRev?: Record<string, number> | undefined };
@@ -257,8 +265,28 @@ async function execute(
   });
   // Objects only read (a link's two ends) are no change.
   const changed = written.objects.filter((c) => JSON.stringify(c.before) !== JSON.stringify(c.after));
+  const wire = editsWire(edits, changed);
+  // Written, not committed: a failed webhook throws, and the request's transaction takes everything back.
+  const webhook = action.definition.writebackWebhook;
+  if (webhook && deps.writeback !== 'dry-run') {
+    if (!deps.writeback)
+      throw new DomainError('webhook_failed', 'The writeback webhook cannot be called here.', { details: { reason: 'unavailable' } });
+    await deps.writeback({
+      companyId: open.ontology.companyId,
+      connection: webhook.connection,
+      timeoutMs: webhook.timeoutMs,
+      payload: {
+        actionType: action.apiName,
+        actionTypeRid: action.rid,
+        operationId,
+        parameters: runs[0]!.values,
+        edits: wire.edits,
+        objects: changed.map((c) => ({ objectType: c.objectType, primaryKey: c.primaryKey, before: c.before, after: c.after })),
+      },
+    });
+  }
   if (app) await writeLogRecords(deps.db, [logRecord(deps, app, caller, action, runs, changed, edits, operationId)]);
-  return editsWire(edits, changed);
+  return wire;
 }
 
 function logRecord(
@@ -307,6 +335,15 @@ export async function applyAction(deps: Deps, caller: ActionCaller, ontology: st
 export async function applyActionBatch(deps: Deps, caller: ActionCaller, ontology: string, apiName: string, request: BatchRequest) {
   authorize(caller.principal, 'ontology.apply', { ontology });
   const { open, action } = await runnableAction(deps, caller.principal, ontology, apiName);
+  if (action.definition.writebackWebhook) {
+    throw new DomainError(
+      'action_invalid',
+      `${apiName} has a writeback webhook: it is applied one run at a time (apply), never in a batch.`,
+      {
+        details: { errorName: 'WritebackWebhookBatchApply', actionType: apiName },
+      },
+    );
+  }
   const app = await findActingApp(deps.db, caller.principal, caller.app, open.ontology.cellId, open.access);
   const runs: Evaluated[] = [];
   for (const [index, run] of request.requests.entries()) {

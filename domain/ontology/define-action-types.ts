@@ -70,6 +70,32 @@ export async function writeActionTypes(
   const types = new Map((await listObjectTypeRecords(db, ontology.id)).map((t) => [t.apiName, t]));
   const links = new Map((await listLinkTypeRecords(db, ontology.id)).map((l) => [l.apiName, l]));
   const problems = request.actionTypes.flatMap((def, i) => checkActionType(def, `actionTypes[${i}]`, types, links));
+  // A writeback webhook names an https data connection of the company (its URL and sealed Authorization live there).
+  const webhooks = request.actionTypes.flatMap((def, i) => (def.writebackWebhook ? [[i, def.writebackWebhook.connection] as const] : []));
+  const https = webhooks.length
+    ? new Set(
+        (
+          await db
+            .selectFrom('data_connections')
+            .select('name')
+            .where('company_id', '=', companyId)
+            .where('kind', '=', 'https')
+            .where(
+              'name',
+              'in',
+              webhooks.map(([, name]) => name),
+            )
+            .execute()
+        ).map((c) => c.name),
+      )
+    : new Set<string>();
+  for (const [i, name] of webhooks) {
+    if (!https.has(name)) {
+      problems.push(
+        problem(`actionTypes[${i}].writebackWebhook.connection`, 'ConnectionNotFound', `No https data connection ${name} in this company.`),
+      );
+    }
+  }
   if (problems.length > 0) throw invalid(problems);
 
   const out: Result['actionTypes'] = [];

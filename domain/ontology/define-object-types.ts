@@ -18,6 +18,7 @@ import {
   retypeEmptyColumn,
   schemaNameOf,
 } from './object-tables.ts';
+import { isPlatformType, PLATFORM_TYPES, readOnlyType } from './platform-types.ts';
 import {
   countLinks,
   definitionOf,
@@ -75,6 +76,8 @@ export async function defineObjectTypes(
     });
   }
   const request = parsed.data;
+  const reserved = request.types.find((t) => isPlatformType(t.apiName));
+  if (reserved) throw readOnlyType(reserved.apiName);
   const ontology = await ensureOntology(db, company.id);
   const accountId = principal.account.id;
 
@@ -88,7 +91,13 @@ export async function defineObjectTypes(
   return { types, linkTypes };
 }
 
-async function defineOne(db: DbOrTrx, ontology: OntologyRecord, def: ObjectTypeDefinition, accountId: string) {
+/** The platform data source's types in the company's ontology (made, or brought to their current definition); by the service, no account. */
+export async function definePlatformTypes(db: DbOrTrx, companyId: string): Promise<void> {
+  const ontology = await ensureOntology(db, companyId);
+  for (const def of Object.values(PLATFORM_TYPES)) await defineOne(db, ontology, def, null);
+}
+
+async function defineOne(db: DbOrTrx, ontology: OntologyRecord, def: ObjectTypeDefinition, accountId: string | null) {
   const displayName = def.displayName ?? def.apiName;
   const wanted = {
     apiName: def.apiName,

@@ -7,6 +7,7 @@ import { enqueue } from '../outbox/index.ts';
 import { ownValue } from '../own-keys.ts';
 import { objectTable, REV, UPDATED_AT, writeValue } from './object-tables.ts';
 import { returningObject, selectObjects, toApiObject } from './objects.ts';
+import { isPlatformType, readOnlyType } from './platform-types.ts';
 import { valueProblem } from './property-values.ts';
 import {
   findOntologyOfCompany,
@@ -42,6 +43,8 @@ export interface WriteEditsInput {
   edits: readonly Edit[];
   /** The time attachments set by these edits are checked at (unused ones expire an hour after upload); default: now. */
   at?: Date;
+  /** The platform data source sync's own write: the only one that may change `platform.*` objects (read-only to everyone else). */
+  platformWrite?: boolean;
 }
 
 /** Each changed object's state before the first and after the last edit (null: absent). */
@@ -139,6 +142,10 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     ? new Map((await listLinkTypeRecords(db, ontology.id)).map((l) => [l.apiName, l]))
     : new Map<string, LinkTypeRecord>();
   const resolved = input.edits.map((edit, index) => resolve(types, linkTypes, edit, index));
+  // Links from and to platform objects stay writable: they are the company's, the objects are not.
+  for (const [index, r] of resolved.entries()) {
+    if (r.kind === 'object' && !input.platformWrite && isPlatformType(r.type.apiName)) throw readOnlyType(r.type.apiName, index);
+  }
 
   // Every object the edits touch, locked up front, type by type.
   const touched = new Map<ObjectTypeRecord, Map<string, PrimaryKey>>();

@@ -21,6 +21,8 @@ export interface OutboxEvents {
   'data-build.cancelled': { buildId: string };
   /** A sync's schedule was set or the sync deleted (key: the sync id): its Temporal Schedule follows. */
   'data-sync.changed': { syncId: string };
+  /** A developer asked for the platform data source's sync (key: the request id): the company's run starts or is joined. */
+  'platform-sync.requested': { companyId: string };
   /** An app's world generation was accepted and its credits counted (key: the generation id): its workflow runs the provider. */
   'world-generation.requested': { generationId: string; appId: string };
   /** An upload session was completed (key: the upload id): its assembly workflow streams the parts into one item and attaches it. */

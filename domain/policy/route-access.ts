@@ -337,6 +337,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   listEditsHistory: DATA,
   executeOntologySql: DATA,
   describeOntologyDatabase: DATA,
+  // Refused to every caller who may read the ontology (501, the reason); the others get its 404.
+  syncOntologyDatabase: DATA,
+  createOntologyDatabaseCredentials: DATA,
   applyAction: DATA_WRITE,
   applyActionBatch: DATA_WRITE,
   // Attachments: uploaded by whoever may apply actions, to the caller's own company (no company in
@@ -428,6 +431,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   listBuilds: DEVELOPERS,
   getBuild: DEVELOPERS,
   cancelBuild: DEVELOPERS,
+  syncPlatformDataSource: DEVELOPERS,
   // Modeling: assets viewed by the company's people and its modeling apps, changed by its developers;
   // generations asked for with an app's ticket (its credits), never a viewer's.
   listWorldAssets: WORLD,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { callWritebackWebhook } from '../../../domain/connectivity/index.ts';
 import {
   applyAction,
   applyActionBatch,
@@ -40,6 +41,8 @@ const RUN_ERRORS = [
   'object_not_found',
   'conflict',
   'app_not_found',
+  'object_type_read_only',
+  'webhook_failed',
 ] as const;
 const APP_HEADER_NOTE =
   'The action/<Action> record goes to the app log of the app the caller acts through: a ticket’s own app, or the app named ' +
@@ -91,9 +94,13 @@ export const applyActionRoute = defineRoute({
   body: ApplyActionRequest,
   response: { status: 200, description: 'The validation, and the edits when returnEdits is ALL.', schema: ApplyActionResponse },
   errors: [...RUN_ERRORS],
-  handler: async ({ deps, db, principal, params, body, ctx }) => ({
+  handler: async ({ deps, db, principal, params, body, ctx, dryRun }) => ({
     data: await applyAction(
-      { db, clock: deps.clock },
+      {
+        db,
+        clock: deps.clock,
+        writeback: dryRun ? 'dry-run' : (call) => callWritebackWebhook(db, deps.connectivity, call),
+      },
       { principal, app: parseAppHeader(ctx.get('x-svc-app')) },
       params.ontology,
       params.action,

@@ -75,6 +75,7 @@ export const defineSemanticTypesRoute = defineRoute({
     schema: z.union([DefineTypesResult, BranchWriteResult]),
   },
   errors: [
+    'object_type_read_only',
     'unauthorized',
     'forbidden',
     'invalid_path',

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { describeOntologyDatabase, executeOntologySql } from '../../../domain/ontology/index.ts';
+import { z } from 'zod';
+import { describeOntologyDatabase, executeOntologySql, refuseDirectDatabaseAccess } from '../../../domain/ontology/index.ts';
 import { OntologyParams } from '../../../schemas/ontology.ts';
 import { ExecuteOntologySqlRequest, ExecuteOntologySqlResponse, OntologyDatabase } from '../../../schemas/ontology-sql.ts';
 import { JsonText } from '../../http/envelope.ts';
@@ -7,7 +8,8 @@ import { defineRoute } from '../../http/route.ts';
 
 // Ontology SQL (issue 15 item 5). Keys, web sessions and app tickets (for their own app's types)
 // are accepted; the caller's readable object types (domain/ontology/data-access.ts) are the tables.
-// `.../database/sync` and `.../database/credentials` are listed in the spec without a contract: not served.
+// `.../database/sync` and `.../database/credentials` (spec G, paths only) answer 409 database_access_unavailable with
+// the reason (domain/ontology/sql/direct-database-access.ts).
 
 /** Aborts when the connection closes before the answer was written: the caller went away, its query is cancelled. */
 function clientGone(ctx: Context): AbortSignal {
@@ -65,4 +67,44 @@ export const describeOntologyDatabaseRoute = defineRoute({
   handler: async ({ deps, principal, params }) => ({ data: await describeOntologyDatabase(deps, principal, params.ontology) }),
 });
 
-export const ontologySqlRoutes = [executeOntologySqlRoute, describeOntologyDatabaseRoute];
+/** A POST that is refused for every caller who can read the ontology: nothing is written, so no dry run. */
+const refusedDatabaseRoute = (what: 'sync' | 'credentials', operationId: string, summary: string) =>
+  defineRoute({
+    method: 'post',
+    path: `/api/v1/ontologies/{ontology}/database/${what}`,
+    operationId,
+    summary,
+    description:
+      what === 'credentials'
+        ? 'Not offered: always 409 database_access_unavailable (details.reason gate_bypass). A direct PostgreSQL login would read the object tables ' +
+          'past the SQL gate (object security policies and markings, the function allowlist, per-company caps). BI tools use POST /api/v1/sqlQueries/executeOntology.'
+        : 'Not offered: always 409 database_access_unavailable (details.reason live_tables). Ontology SQL reads the live object types: there is no copy to sync.',
+    tags: ['ontologies'],
+    auth: 'credential',
+    params: OntologyParams,
+    response: {
+      status: 200,
+      description: 'Never answered: the operation is not offered (409 database_access_unavailable).',
+      schema: z.object({}),
+    },
+    errors: ['unauthorized', 'invalid_session', 'invalid_path', 'ontology_not_found', 'database_access_unavailable'],
+    handler: async ({ deps, principal, params }) => refuseDirectDatabaseAccess(deps, principal, params.ontology, what),
+  });
+
+export const ontologyDatabaseSyncRoute = refusedDatabaseRoute(
+  'sync',
+  'syncOntologyDatabase',
+  'Not offered: ontology SQL reads the live tables (409 database_access_unavailable)',
+);
+export const ontologyDatabaseCredentialsRoute = refusedDatabaseRoute(
+  'credentials',
+  'createOntologyDatabaseCredentials',
+  'Not offered: no direct PostgreSQL login is issued (409 database_access_unavailable)',
+);
+
+export const ontologySqlRoutes = [
+  executeOntologySqlRoute,
+  describeOntologyDatabaseRoute,
+  ontologyDatabaseSyncRoute,
+  ontologyDatabaseCredentialsRoute,
+];

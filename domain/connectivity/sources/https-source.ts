@@ -1,36 +1,30 @@
 import { DomainError } from '../../errors.ts';
-import { checkOutboundHost } from './outbound.ts';
+import { requestOutbound } from './outbound.ts';
 import { MAX_SOURCE_BYTES, type ReadSpec, SOURCE_TIMEOUT_MS, type SourcePage, type SourceReader } from './source.ts';
 
 // An HTTPS endpoint that answers JSON: an array of records, or an object holding one at
-// `itemsPath`. Read once per job; pages are slices of it ({offset}). Redirects are not followed
-// (a redirect could lead past the address rule).
+// `itemsPath`. Read once per job; pages are slices of it ({offset}). Reached under the outbound
+// rule (outbound.ts: the address checked at connect time, no redirect followed).
 
-async function fetchJson(url: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
-  const timeout = AbortSignal.timeout(SOURCE_TIMEOUT_MS);
-  const res = await fetch(url, {
+async function fetchJson(url: string, authorization: string | undefined, opts: { privateNetworks: boolean; signal?: AbortSignal }) {
+  const res = await requestOutbound(url, {
+    method: 'GET',
     headers: { accept: 'application/json', ...(authorization ? { authorization } : {}) },
-    redirect: 'manual',
-    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    timeoutMs: SOURCE_TIMEOUT_MS,
+    maxBytes: MAX_SOURCE_BYTES,
+    privateNetworks: opts.privateNetworks,
+    signal: opts.signal,
+  }).catch((err: unknown) => {
+    if (err instanceof DomainError && err.code === 'payload_too_large') {
+      throw new DomainError('payload_too_large', `The endpoint's answer is larger than ${MAX_SOURCE_BYTES} bytes.`);
+    }
+    throw err;
   });
-  if (!res.ok) {
-    await res.body?.cancel();
+  if (res.status < 200 || res.status > 299) {
     throw new DomainError('invalid_payload', `The endpoint answered HTTP ${res.status}.`, { details: { status: res.status } });
   }
-  if (Number(res.headers.get('content-length') ?? 0) > MAX_SOURCE_BYTES) {
-    await res.body?.cancel();
-    throw new DomainError('payload_too_large', `The endpoint's answer is larger than ${MAX_SOURCE_BYTES} bytes.`);
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body ?? []) {
-    size += chunk.byteLength;
-    if (size > MAX_SOURCE_BYTES)
-      throw new DomainError('payload_too_large', `The endpoint's answer is larger than ${MAX_SOURCE_BYTES} bytes.`);
-    chunks.push(chunk);
-  }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(res.body.toString('utf8')) as unknown;
   } catch {
     throw new DomainError('invalid_payload', 'The endpoint did not answer JSON.');
   }
@@ -52,15 +46,8 @@ export function httpsSource(
   opts: { privateNetworks: boolean; signal?: AbortSignal },
 ): SourceReader {
   let items: Record<string, unknown>[] | undefined;
-  const get = async () => {
-    const target = new URL(url);
-    // Plain http only where private networks are allowed (a test server, an internal service).
-    if (target.protocol !== 'https:' && !opts.privateNetworks) {
-      throw new DomainError('connection_address_refused', 'Sources are reached over https only.', { details: { host: target.hostname } });
-    }
-    await checkOutboundHost(target.hostname, opts.privateNetworks);
-    return fetchJson(url, authorization, opts.signal);
-  };
+  // Plain http only where private networks are allowed (a test server, an internal service).
+  const get = () => fetchJson(url, authorization, opts);
   return {
     async probe() {
       const body = await get();

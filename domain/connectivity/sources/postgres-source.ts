@@ -1,6 +1,7 @@
+import net from 'node:net';
 import pg from 'pg';
 import { DomainError } from '../../errors.ts';
-import { checkOutboundHost } from './outbound.ts';
+import { asAddressRefusal, checkAddressLiteral, outboundLookup } from './outbound.ts';
 import { type ReadSpec, SOURCE_TIMEOUT_MS, type SourcePage, type SourceReader } from './source.ts';
 
 // A company's PostgreSQL as a source: keyset pages in (cursor column, key) order for incremental
@@ -24,13 +25,25 @@ function hostOf(connectionString: string): string {
   return url.hostname;
 }
 
+/** A socket whose `connect(port, host)` (as pg calls it) resolves the host through the guarded lookup. */
+function guardedSocket(privateNetworks: boolean): net.Socket {
+  const socket = new net.Socket();
+  const connect = socket.connect.bind(socket);
+  socket.connect = ((port: number, host: string) =>
+    connect({ port, host, lookup: outboundLookup(privateNetworks) })) as typeof socket.connect;
+  return socket;
+}
+
 export function postgresSource(connectionString: string, opts: { privateNetworks: boolean; signal?: AbortSignal }): SourceReader {
   let client: pg.Client | undefined;
   const connect = async () => {
     if (client) return client;
-    await checkOutboundHost(hostOf(connectionString), opts.privateNetworks);
+    const host = hostOf(connectionString);
+    checkAddressLiteral(host, opts.privateNetworks);
     const c = new pg.Client({
       connectionString,
+      // The server's name is resolved by the guarded lookup when the socket connects: the address connected to is the one checked.
+      stream: () => guardedSocket(opts.privateNetworks),
       connectionTimeoutMillis: SOURCE_TIMEOUT_MS,
       statement_timeout: SOURCE_TIMEOUT_MS * 3,
       application_name: 'svc-data-sync',
@@ -38,7 +51,9 @@ export function postgresSource(connectionString: string, opts: { privateNetworks
     // A cancelled activity ends its connection: the query in flight fails at once.
     opts.signal?.addEventListener('abort', () => void c.end().catch(() => {}), { once: true });
     c.on('error', () => {});
-    await c.connect();
+    await c.connect().catch((err: unknown) => {
+      throw asAddressRefusal(err, host);
+    });
     // Reads only: a sync never writes to the company's database.
     await c.query('SET default_transaction_read_only = on');
     client = c;

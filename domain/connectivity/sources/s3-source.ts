@@ -1,6 +1,8 @@
+import http from 'node:http';
+import https from 'node:https';
 import { DomainError } from '../../errors.ts';
 import { type FileFormat, pageOfFiles, rowsOfFile } from './files.ts';
-import { checkOutboundHost } from './outbound.ts';
+import { asAddressRefusal, checkAddressLiteral, outboundLookup } from './outbound.ts';
 import { MAX_SOURCE_BYTES, type ReadSpec, SOURCE_TIMEOUT_MS, type SourcePage, type SourceReader } from './source.ts';
 
 export interface S3Settings {
@@ -33,25 +35,36 @@ export function s3Source(
         region: settings.region,
         ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
         ...(settings.accessKeyId && secretAccessKey ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey } } : {}),
-        requestHandler: { requestTimeout: SOURCE_TIMEOUT_MS, connectionTimeout: SOURCE_TIMEOUT_MS },
+        // Every socket resolves the endpoint through the guarded lookup: the address connected to is the one checked.
+        requestHandler: {
+          requestTimeout: SOURCE_TIMEOUT_MS,
+          connectionTimeout: SOURCE_TIMEOUT_MS,
+          httpAgent: new http.Agent({ lookup: outboundLookup(opts.privateNetworks) as never }),
+          httpsAgent: new https.Agent({ lookup: outboundLookup(opts.privateNetworks) as never }),
+        },
       }),
     })));
   const prefix = settings.prefix === '' || settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`;
-  let checked = false;
-  const reachable = async () => {
-    if (checked) return;
-    await checkOutboundHost(new URL(settings.endpoint ?? `https://s3.${settings.region}.amazonaws.com`).hostname, opts.privateNetworks);
-    checked = true;
+  const host = new URL(settings.endpoint ?? `https://s3.${settings.region}.amazonaws.com`).hostname;
+  /** Sends one command; the guarded lookup's refusal becomes connection_address_refused. */
+  const send = async <T>(
+    command: (s3: typeof import('@aws-sdk/client-s3'), client: import('@aws-sdk/client-s3').S3Client) => Promise<T>,
+  ) => {
+    checkAddressLiteral(host, opts.privateNetworks);
+    const { s3, client } = await aws();
+    return command(s3, client).catch((err: unknown) => {
+      throw asAddressRefusal(err, host);
+    });
   };
   const list = async (pattern: RegExp | null) => {
-    await reachable();
-    const { s3, client } = await aws();
     const names: string[] = [];
     let token: string | undefined;
     do {
-      const page = await client.send(new s3.ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix, ContinuationToken: token }), {
-        abortSignal: opts.signal,
-      });
+      const page = await send((s3, client) =>
+        client.send(new s3.ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix, ContinuationToken: token }), {
+          abortSignal: opts.signal,
+        }),
+      );
       for (const o of page.Contents ?? []) if (o.Key && (!pattern || pattern.test(o.Key))) names.push(o.Key);
       if (names.length > MAX_FILES) throw new DomainError('invalid_payload', `More than ${MAX_FILES} files match: narrow the pattern.`);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -71,8 +84,9 @@ export function s3Source(
       const rowsOf = async (name: string) => {
         const cached = cache.get(name);
         if (cached) return cached;
-        const { s3, client } = await aws();
-        const object = await client.send(new s3.GetObjectCommand({ Bucket: settings.bucket, Key: name }), { abortSignal: opts.signal });
+        const object = await send((s3, client) =>
+          client.send(new s3.GetObjectCommand({ Bucket: settings.bucket, Key: name }), { abortSignal: opts.signal }),
+        );
         if ((object.ContentLength ?? 0) > MAX_SOURCE_BYTES) {
           throw new DomainError('payload_too_large', `${name} is larger than ${MAX_SOURCE_BYTES} bytes.`, { details: { file: name } });
         }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { definePlatformTypes } from '../../../domain/ontology/index.ts';
 import { createSourceDatabase, type SourceDatabase } from '../../support/connectivity.ts';
 import { bearer, passwordKey, seedCompanies } from '../../support/identity.ts';
 import { SALES } from '../../support/ontology.ts';
@@ -213,5 +214,42 @@ describe('syncs', () => {
     expect(again.body.error.code).toBe('build_finished');
     const listed = await svc.call('GET', '/api/v1/orchestration/builds/cell-acme', { headers: bearer(dana) });
     expect(listed.body.data.data[0].id).toBe(built.body.data.id);
+  });
+});
+
+describe('platform data source', () => {
+  const sync = '/api/v1/ontologies/cell-acme/datasources/platform/sync';
+  const intents = () => svc.database.db.selectFrom('outbox').select('payload').where('topic', '=', 'platform-sync.requested').execute();
+
+  it('asks for the company’s run (202, an outbox intent; none on a dry run, none for another company’s developer)', async () => {
+    const dry = await svc.call('POST', sync, { headers: { ...bearer(dana), 'x-svc-dry-run': 'true' } });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(202);
+    expect(await intents()).toHaveLength(0);
+    const other = await svc.call('POST', sync, { headers: bearer(gus) });
+    expect([other.status, other.body.error.code]).toEqual([403, 'forbidden']);
+    const asked = await svc.call('POST', sync, { headers: bearer(dana) });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    const company = await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-acme').executeTakeFirstOrThrow();
+    expect(asked.body.data).toEqual({
+      status: 'REQUESTED',
+      workflowId: `platform-sync:${company.id}`,
+      objectTypes: ['platform.Member', 'platform.App', 'platform.AppLogDay'],
+    });
+    expect(await intents()).toEqual([{ payload: { companyId: company.id } }]);
+  });
+
+  it('refuses direct edits and definitions of platform.* types with 409 object_type_read_only', async () => {
+    const company = await svc.database.db.selectFrom('companies').select('id').where('cell_id', '=', 'cell-acme').executeTakeFirstOrThrow();
+    await svc.database.db.transaction().execute((trx) => definePlatformTypes(trx, company.id));
+    const edit = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', {
+      body: { edits: [{ type: 'create', objectType: 'platform.App', properties: { appId: 'app_forged', slug: 'forged' } }] },
+      headers: bearer(dana),
+    });
+    expect([edit.status, edit.body.error?.code], JSON.stringify(edit.body)).toEqual([409, 'object_type_read_only']);
+    const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', {
+      body: { types: [{ apiName: 'platform.Forged', primaryKey: 'id', properties: { id: { dataType: { type: 'string' } } } }] },
+      headers: bearer(dana),
+    });
+    expect([defined.status, defined.body.error?.code]).toEqual([409, 'object_type_read_only']);
   });
 });

@@ -216,3 +216,25 @@ describe('GET /api/v1/ontologies/{ns}/database', () => {
     expect(member.body.data.tables.map((t: { name: string }) => t.name)).toEqual(['sales.Customer']);
   });
 });
+
+describe('POST .../database/sync and .../database/credentials', () => {
+  it('are refused with 409 database_access_unavailable and the reason, issue no login, and keep an unreadable ontology 404', async () => {
+    const roles = () => svc.database.db.selectFrom('ontology_sql_roles').select('role_name').execute();
+    const before = await roles();
+    for (const [what, reason] of [
+      ['credentials', 'gate_bypass'],
+      ['sync', 'live_tables'],
+    ] as const) {
+      const res = await svc.call('POST', `/api/v1/ontologies/cell-acme/database/${what}`, { headers: bearer(devKey) });
+      expect([res.status, res.body.error?.code, res.body.error?.details?.reason], JSON.stringify(res.body)).toEqual([
+        409,
+        'database_access_unavailable',
+        reason,
+      ]);
+      expect(res.body.error.message).toMatch(/executeOntology|live object types/);
+      const outsider = await svc.call('POST', `/api/v1/ontologies/cell-globex/database/${what}`, { headers: bearer(devKey) });
+      expect([outsider.status, outsider.body.error.code]).toEqual([404, 'ontology_not_found']);
+    }
+    expect(await roles()).toEqual(before);
+  });
+});
