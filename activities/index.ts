@@ -6,6 +6,7 @@ import type { Mailer } from '../domain/mail/index.ts';
 import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/index.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
+import { createAutomateActivities } from './automate.ts';
 import { createConnectivityActivities } from './connectivity.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createMemberActivities } from './members.ts';
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createScheduleActivities(deps),
     ...createConnectivityActivities(deps),
     ...createModelingActivities(deps),
+    ...createAutomateActivities(deps),
   };
 }
 

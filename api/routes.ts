@@ -3,6 +3,7 @@ import { logRoutes } from './app-log/routes.ts';
 import { appSurfaceRoutes } from './app-surface/routes.ts';
 import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { automateRoutes } from './automate/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { connectivityRoutes } from './connectivity/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
@@ -71,6 +72,7 @@ export const routes: readonly AnyRoute[] = [
   ...visionRoutes,
   ...connectivityRoutes,
   ...orchestrationRoutes,
+  ...automateRoutes,
   ...workshopRoutes,
   ...mediaUploadRoutes,
   ...modelingRoutes,

@@ -21,6 +21,8 @@ export interface OutboxEvents {
   'data-build.cancelled': { buildId: string };
   /** A sync's schedule was set or the sync deleted (key: the sync id): its Temporal Schedule follows. */
   'data-sync.changed': { syncId: string };
+  /** An automation was created, changed, enabled, disabled or deleted (key: its id): its workflow and schedule follow. */
+  'automation.changed': { automationId: string };
   /** An app's world generation was accepted and its credits counted (key: the generation id): its workflow runs the provider. */
   'world-generation.requested': { generationId: string; appId: string };
   /** People were given a license or asked for their invitation again (key: a new id): their emails go out after the commit. */

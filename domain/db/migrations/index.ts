@@ -45,6 +45,7 @@ import * as cameras from './2026-11-28T0300-cameras.ts';
 import * as dataPipelines from './2026-11-28T0400-data-pipelines.ts';
 import * as mediaUploads from './2026-11-28T0500-media-uploads.ts';
 import * as modeling from './2026-11-28T0600-modeling.ts';
+import * as automations from './2026-11-28T0900-automations.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -96,4 +97,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T0400-data-pipelines': dataPipelines,
   '2026-11-28T0500-media-uploads': mediaUploads,
   '2026-11-28T0600-modeling': modeling,
+  '2026-11-28T0900-automations': automations,
 };
