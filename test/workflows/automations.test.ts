@@ -14,9 +14,9 @@ import { recordUsage } from '../../domain/usage/record-usage.ts';
 import { smtpMailer } from '../../infra/mail/smtp-mailer.ts';
 import { CreateAutomationInput } from '../../schemas/automate.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
-import { automationWorkflowId } from '../../workflows/contract.ts';
+import { automationScheduleId, automationWorkflowId } from '../../workflows/contract.ts';
 import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
-import { SALES } from '../support/ontology.ts';
+import { define, insertCompanyWithDeveloper, SALES } from '../support/ontology.ts';
 import { ACTIONS } from '../support/ontology-actions.ts';
 import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
@@ -148,8 +148,18 @@ describe('automations', () => {
     await placeOrders({ number: 103, amount: 20 });
     // A later matching order is the marker that every earlier tick has been handled (ticks run in order).
     await placeOrders({ number: 104, amount: 2000 });
-    const runs = await ended(id, 2);
-    expect(runs.map((r) => (r.trigger as { primaryKey: string }).primaryKey)).toEqual(['101', '104']);
+    // Another company's large order (its own sales.Order) reaches no automation of Flow.
+    const other = await insertCompanyWithDeveloper(db, 'cell-other');
+    await define(db, other, SALES);
+    await db.transaction().execute((trx) =>
+      editObjects({ db: trx, clock: systemClock }, other.developer, other.cellId, {
+        edits: [{ type: 'create', objectType: 'sales.Order', properties: { number: 901, amount: 9000 } }],
+      }),
+    );
+    await relay();
+    await placeOrders({ number: 105, amount: 3000 });
+    const runs = await ended(id, 3);
+    expect(runs.map((r) => (r.trigger as { primaryKey: string }).primaryKey)).toEqual(['101', '104', '105']);
     expect(runs.every((r) => r.status === 'SUCCEEDED')).toBe(true);
     await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
     await relay();
@@ -217,5 +227,73 @@ describe('automations', () => {
     const [run] = await ended(id, 1);
     expect(run).toMatchObject({ status: 'SKIPPED', skip_reason: 'quota_exhausted', effects: [] });
     expect((await noteOf(401)).after?.note).toBe('quota');
+    // A new month, as far as the app's quota goes, for the tests after this one.
+    await db.deleteFrom('usage_counters').where('app_id', '=', appId).execute();
+  });
+  it('fires a threshold when its aggregate crosses the value, and again only after it stopped holding', async () => {
+    const id = await automate({
+      name: 'threshold',
+      condition: {
+        type: 'threshold',
+        objectType: 'sales.Order',
+        where: { type: 'eq', field: 'note', value: 'thr' },
+        aggregation: { type: 'sum', field: 'amount' },
+        operator: 'gt',
+        value: 100,
+      },
+      effects: [{ type: 'notify', to: [RECIPIENTS[0]], subject: 'Threshold crossed', body: 'Orders marked thr are over 100.' }],
+    });
+    // The aggregate is read when the workflow handles a change: each step waits for the one before.
+    const met = (value: boolean) =>
+      until(
+        async () =>
+          (await db.selectFrom('automations').select('threshold_met').where('id', '=', id).executeTakeFirstOrThrow()).threshold_met,
+        (m) => m === value,
+      );
+    await placeOrders({ number: 501, amount: 60, note: 'thr' });
+    expect(await met(false)).toBe(false);
+    await placeOrders({ number: 502, amount: 50, note: 'thr' });
+    expect(await ended(id, 1)).toHaveLength(1);
+    await placeOrders({ number: 503, amount: 10, note: 'thr' });
+    // 502 leaves the set (sum 70: no longer holding), 504 brings it over again (110).
+    await db.transaction().execute((trx) =>
+      editObjects({ db: trx, clock: systemClock }, ann, FLOW_COMPANY.cellId, {
+        edits: [{ type: 'modify', objectType: 'sales.Order', primaryKey: 502, properties: { note: 'out' } }],
+      }),
+    );
+    await relay();
+    expect(await met(false)).toBe(false);
+    await placeOrders({ number: 504, amount: 40, note: 'thr' });
+    const runs = await ended(id, 2);
+    expect(
+      runs.map((r) => [r.status, (r.trigger as { kind: string; value: number }).kind, (r.trigger as { value: number }).value]),
+    ).toEqual([
+      ['SUCCEEDED', 'threshold', 110],
+      ['SUCCEEDED', 'threshold', 110],
+    ]);
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+  });
+
+  it('fires a schedule condition from its Temporal Schedule, once per firing', async () => {
+    const id = await automate({
+      name: 'daily-digest',
+      condition: { type: 'schedule', cron: '0 9 * * *' },
+      effects: [{ type: 'notify', to: [RECIPIENTS[0]], subject: 'Daily digest', body: 'Good morning.' }],
+    });
+    const schedule = await env.client.schedule.getHandle(automationScheduleId(id)).describe();
+    expect(schedule.memo).toMatchObject({ kind: 'automation-schedule', company: FLOW_COMPANY.cellId, app: 'order-desk' });
+    const first = schedule.info.nextActionTimes[0]!;
+    expect([first.getUTCHours(), first.getUTCMinutes()]).toEqual([9, 0]);
+    await env.sleep(first.getTime() - (await env.currentTimeMs()) + 86_400_000 + 60_000);
+    const runs = await ended(id, 2);
+    expect(runs.map((r) => [r.status, (r.trigger as { kind: string }).kind])).toEqual([
+      ['SUCCEEDED', 'schedule'],
+      ['SUCCEEDED', 'schedule'],
+    ]);
+    // Disabled: the schedule is removed with the workflow.
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+    await expect(env.client.schedule.getHandle(automationScheduleId(id)).describe()).rejects.toThrow();
   });
 });
