@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import {
+  type BeginRunInput,
   beginAutomationRun,
   finishAutomationRun,
   recordFailedEffect,
@@ -7,10 +8,9 @@ import {
   triggerAutomation,
 } from '../domain/automate/index.ts';
 import type { Db } from '../domain/db/index.ts';
+import { systemClock } from '../domain/deps.ts';
 import type { Mailer } from '../domain/mail/index.ts';
-import type { AutomationEffect, AutomationTick, AutomationTrigger, EffectOutcome } from '../schemas/automate.ts';
-
-const systemClock = { now: () => new Date() };
+import type { AutomationEffect, AutomationTick, EffectOutcome } from '../schemas/automate.ts';
 
 export function createAutomateActivities(deps: { db: Db; mailer: Mailer }) {
   return {
@@ -18,14 +18,7 @@ export function createAutomateActivities(deps: { db: Db; mailer: Mailer }) {
     automationTriggers: (input: { automationId: string; tick: AutomationTick; at: string }) =>
       triggerAutomation(deps.db, input.automationId, input.tick, input.at),
     /** The trigger's run, once per trigger key; whether it starts effects (else why not). */
-    beginAutomationRun: (input: {
-      automationId: string;
-      key: string;
-      trigger: AutomationTrigger;
-      at: string;
-      workflowId: string;
-      temporalRunId: string;
-    }) => beginAutomationRun(deps.db, input),
+    beginAutomationRun: (input: BeginRunInput) => beginAutomationRun(deps.db, input),
     /** One effect, exactly once (its outcome recorded with what it did); transient failures thrown for the retry policy. */
     runAutomationEffect: (input: { runId: string; index: number; effect: AutomationEffect; at: string }) =>
       runAutomationEffect({ db: deps.db, clock: systemClock, mailer: deps.mailer }, { ...input, attempt: Context.current().info.attempt }),

@@ -1,5 +1,5 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
-export { type BegunRun, beginAutomationRun } from './begin-automation-run.ts';
+export { type BeginRunInput, type BegunRun, beginAutomationRun } from './begin-automation-run.ts';
 export { createAutomation } from './create-automation.ts';
 export { deleteAutomation } from './delete-automation.ts';
 export { dryRunAutomation } from './dry-run-automation.ts';

@@ -18,7 +18,7 @@ import { automationScheduleId, automationWorkflowId } from '../../workflows/cont
 import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
 import { define, insertCompanyWithDeveloper, SALES } from '../support/ontology.ts';
 import { ACTIONS } from '../support/ontology-actions.ts';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+import { startWorkflowTestEnv, until, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // Automations on the embedded server with time skipping: a change made through the one writer
 // reaches the automation's workflow only through the outbox relay, fires its action once (however
@@ -56,15 +56,6 @@ afterAll(async () => {
 });
 
 const relay = () => relayDue({ db, client: env.client, logger: silent });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let i = 0; !done(value) && i < 400; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  return value;
-}
 
 const runsOf = (automationId: string) =>
   db.selectFrom('automation_runs').selectAll().where('automation_id', '=', automationId).orderBy('started_at').orderBy('id').execute();
