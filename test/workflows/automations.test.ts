@@ -77,7 +77,7 @@ async function automate(definition: Record<string, unknown>) {
   return created.id;
 }
 
-async function placeOrders(...orders: { number: number; amount: number; note?: string }[]) {
+async function placeOrders(...orders: { number: number; amount: number; note?: string; paid?: boolean }[]) {
   // In one transaction, as a request's: the edits history and the changes share it.
   await db.transaction().execute((trx) =>
     editObjects({ db: trx, clock: systemClock }, ann, FLOW_COMPANY.cellId, {
@@ -286,5 +286,50 @@ describe('automations', () => {
     await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
     await relay();
     await expect(env.client.schedule.getHandle(automationScheduleId(id)).describe()).rejects.toThrow();
+  });
+  it('starts the owning app’s production workflow as an effect, a child run of its own', async () => {
+    await publishWorkflow(db, 'order-desk', '1.1.0', {
+      workflow: { steps: [{ id: 'people', kind: 'use', capability: 'platform.accounts' }] },
+    });
+    const id = await automate({
+      name: 'start-the-flow',
+      condition: {
+        type: 'objectsChanged',
+        objectType: 'sales.Order',
+        changes: ['added'],
+        where: { type: 'eq', field: 'note', value: 'flow' },
+      },
+      effects: [{ type: 'appWorkflow' }],
+    });
+    await placeOrders({ number: 601, amount: 1, note: 'flow' });
+    const [run] = await ended(id, 1);
+    expect(run).toMatchObject({ status: 'SUCCEEDED', effects: [expect.objectContaining({ type: 'appWorkflow', status: 'SUCCEEDED' })] });
+    const flows = await until(
+      () => db.selectFrom('workflow_runs').select(['trigger', 'status', 'workflow_id']).where('app_id', '=', appId).execute(),
+      (rows) => rows.some((r) => r.status !== 'running'),
+    );
+    expect(flows).toEqual([{ trigger: 'change', status: 'succeeded', workflow_id: `app-run:${appId}:automation:${run!.id}:0` }]);
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+  });
+  it('records an effect its action refuses as FAILED, without retrying it, and the run with its error', async () => {
+    const id = await automate({
+      name: 'pay-on-arrival',
+      condition: { type: 'objectsChanged', objectType: 'sales.Order', where: { type: 'eq', field: 'note', value: 'pay' } },
+      effects: [
+        { type: 'action', action: 'sales.payOrder', parameters: { order: { from: 'primaryKey' } } },
+        { type: 'notify', to: [RECIPIENTS[0]], subject: 'Paid {{number}}', body: 'Done.' },
+      ],
+      retries: 5,
+    });
+    await placeOrders({ number: 701, amount: 1, note: 'pay', paid: true });
+    const [run] = await ended(id, 1);
+    expect(run).toMatchObject({ status: 'FAILED', error: 'sales.payOrder refused its parameters.' });
+    expect(run!.effects).toEqual([
+      expect.objectContaining({ index: 0, type: 'action', status: 'FAILED', attempts: 1 }),
+      expect.objectContaining({ index: 1, type: 'notify', status: 'SUCCEEDED' }),
+    ]);
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
   });
 });
