@@ -50,6 +50,7 @@ export const AutomationCondition = z
     }),
   ])
   .meta({
+    id: 'AutomationCondition',
     description:
       'objectsChanged: objects of a type added, modified or removed that match `where`; schedule: a cron; ' +
       'threshold: an aggregate crossing a value (fires when it goes from not holding to holding, re-evaluated at each change of the type).',
@@ -74,25 +75,27 @@ const Template = (max: number) =>
     .refine((v) => !v.includes('\u0000'), 'must not contain U+0000')
     .meta({ description: `Up to ${max} characters; {{property}} is replaced by the changed object’s value (cut to ${max} after).` });
 
-export const AutomationEffect = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('action'),
-    action: ActionTypeApiName,
-    parameters: z
-      .record(z.string().regex(/^[a-z][A-Za-z0-9_]{0,62}$/, 'must be a parameter name'), ParameterSource)
-      .refine((p) => Object.keys(p).length <= 50, 'at most 50 parameters')
-      .default({}),
-  }),
-  z.strictObject({
-    type: z.literal('notify'),
-    to: z.array(z.email().max(254)).min(1).max(50).meta({ description: 'Active accounts of the company; one message each.' }),
-    subject: Template(250),
-    body: Template(1000),
-  }),
-  z.strictObject({
-    type: z.literal('appWorkflow').meta({ description: 'Starts the owning app’s production workflow (trigger `change`).' }),
-  }),
-]);
+export const AutomationEffect = z
+  .discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('action'),
+      action: ActionTypeApiName,
+      parameters: z
+        .record(z.string().regex(/^[a-z][A-Za-z0-9_]{0,62}$/, 'must be a parameter name'), ParameterSource)
+        .refine((p) => Object.keys(p).length <= 50, 'at most 50 parameters')
+        .default({}),
+    }),
+    z.strictObject({
+      type: z.literal('notify'),
+      to: z.array(z.email().max(254)).min(1).max(50).meta({ description: 'Active accounts of the company; one message each.' }),
+      subject: Template(250),
+      body: Template(1000),
+    }),
+    z.strictObject({
+      type: z.literal('appWorkflow').meta({ description: 'Starts the owning app’s production workflow (trigger `change`).' }),
+    }),
+  ])
+  .meta({ id: 'AutomationEffect' });
 export type AutomationEffect = z.output<typeof AutomationEffect>;
 
 const Settings = {
@@ -134,21 +137,23 @@ export const UpdateAutomationInput = z
   .meta({ description: 'The fields given replace the stored ones; the automation then acts as the developer who saved it.' });
 export type UpdateAutomationInput = z.output<typeof UpdateAutomationInput>;
 
-export const AutomationView = z.object({
-  id: AutomationId,
-  name: z.string(),
-  app: z.string(),
-  enabled: z.boolean(),
-  condition: AutomationCondition,
-  effects: z.array(AutomationEffect),
-  retries: z.number().int(),
-  cooldownSeconds: z.number().int(),
-  dailyCap: z.number().int(),
-  owner: z.string().nullable().meta({ description: 'The username the automation acts as (who last saved it).' }),
-  workflowId: z.string().meta({ description: 'The automation’s Temporal workflow (open it in the Temporal UI).' }),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const AutomationView = z
+  .object({
+    id: AutomationId,
+    name: z.string(),
+    app: z.string(),
+    enabled: z.boolean(),
+    condition: AutomationCondition,
+    effects: z.array(AutomationEffect),
+    retries: z.number().int(),
+    cooldownSeconds: z.number().int(),
+    dailyCap: z.number().int(),
+    owner: z.string().nullable().meta({ description: 'The username the automation acts as (who last saved it).' }),
+    workflowId: z.string().meta({ description: 'The automation’s Temporal workflow (open it in the Temporal UI).' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Automation' });
 export type AutomationView = z.infer<typeof AutomationView>;
 
 export const AutomationTrigger = z.object({
@@ -172,21 +177,23 @@ export const EffectOutcome = z.object({
 });
 export type EffectOutcome = z.infer<typeof EffectOutcome>;
 
-export const AutomationRunView = z.object({
-  id: z.string(),
-  trigger: AutomationTrigger,
-  status: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED', 'SKIPPED']),
-  skipReason: z
-    .enum(['cooldown', 'daily_cap', 'quota_exhausted', 'disabled'])
-    .nullable()
-    .meta({ description: 'Why a SKIPPED run started no effect.' }),
-  effects: z.array(EffectOutcome),
-  error: z.string().nullable(),
-  workflowId: z.string(),
-  temporalRunId: z.string(),
-  startedAt: z.string(),
-  finishedAt: z.string().nullable(),
-});
+export const AutomationRunView = z
+  .object({
+    id: z.string(),
+    trigger: AutomationTrigger,
+    status: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED', 'SKIPPED']),
+    skipReason: z
+      .enum(['cooldown', 'daily_cap', 'quota_exhausted', 'disabled'])
+      .nullable()
+      .meta({ description: 'Why a SKIPPED run started no effect.' }),
+    effects: z.array(EffectOutcome),
+    error: z.string().nullable(),
+    workflowId: z.string(),
+    temporalRunId: z.string(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: 'AutomationRun' });
 export type AutomationRunView = z.infer<typeof AutomationRunView>;
 
 export const AutomationDryRun = z.object({
