@@ -7,6 +7,7 @@ import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/in
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createAttachmentActivities } from './attachments.ts';
+import { createAutomateActivities } from './automate.ts';
 import { createConnectivityActivities } from './connectivity.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createMediaActivities } from './media.ts';
@@ -48,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelingActivities(deps),
     ...createMediaActivities(deps),
     ...createAttachmentActivities(deps),
+    ...createAutomateActivities(deps),
   };
 }
 

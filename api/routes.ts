@@ -4,6 +4,7 @@ import { appSurfaceRoutes } from './app-surface/routes.ts';
 import { appWorkflowRoutes } from './app-workflows/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { attachmentRoutes } from './attachments/routes.ts';
+import { automateRoutes } from './automate/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { connectivityRoutes } from './connectivity/routes.ts';
 import { deviceLoginRoutes } from './device-login/routes.ts';
@@ -74,6 +75,7 @@ export const routes: readonly AnyRoute[] = [
   ...visionRoutes,
   ...connectivityRoutes,
   ...orchestrationRoutes,
+  ...automateRoutes,
   ...workshopRoutes,
   ...mediaUploadRoutes,
   ...modelingRoutes,

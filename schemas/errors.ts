@@ -195,6 +195,8 @@ export const ERRORS = {
     meaning:
       'No direct PostgreSQL login or database copy is offered: ontology SQL (POST /api/v1/sqlQueries/executeOntology) reads the live object types; details.reason.',
   },
+  automation_not_found: { status: 404, meaning: 'No such automation of this company.' },
+  automation_name_exists: { status: 409, meaning: 'The company already has an automation of that name.' },
   workshop_page_not_found: { status: 404, meaning: 'The module version has no page with that id.' },
   auto_refresh_not_enabled: { status: 409, meaning: 'Auto-refresh is not enabled for that page of the module (autoRefresh.enabled).' },
   media_set_transaction_not_found: { status: 404, meaning: 'No such transaction of this media set.' },

@@ -66,6 +66,8 @@ export type SvcKind =
   | 'platform-sync'
   | 'world-generation'
   | 'media-upload'
+  | 'automation'
+  | 'automation-schedule'
   | 'maintenance';
 
 /** What svc knows of a workflow or schedule when it starts it; each label both in the memo and as its search attribute. */
@@ -116,3 +118,12 @@ export const dataSyncScheduleId = (syncId: string) => `data-sync-schedule:${sync
 export const platformSyncWorkflowId = (companyId: string) => `platform-sync:${companyId}`;
 /** A scheduled build's workflow id (Temporal suffixes the scheduled time). */
 export const dataScheduledBuildWorkflowId = (syncId: string) => `data-build:schedule:${syncId}`;
+
+// Automations: one long-running workflow each, named by the automation.
+
+/** An automation's one workflow (the API answers it on every automation and run). */
+export const automationWorkflowId = (automationId: string) => `automation:${automationId}`;
+/** A schedule condition's Temporal Schedule. */
+export const automationScheduleId = (automationId: string) => `automation-schedule:${automationId}`;
+/** A scheduled tick's workflow id (Temporal suffixes the scheduled time): it hands the tick to the automation's workflow. */
+export const automationTickWorkflowId = (automationId: string) => `automation-tick:${automationId}`;

@@ -37,6 +37,7 @@ import type {
   worldGeneration,
 } from '../workflows/index.ts';
 import { reconcileAppTriggers, signalChangeTriggers } from './app-triggers.ts';
+import { reconcileAutomation, signalAutomations } from './automations.ts';
 import { cancelDataBuild, reconcileDataSyncSchedule, startDataBuild } from './data-pipelines.ts';
 
 // The relay of the transactional outbox: what a use case committed as an intent becomes a
@@ -95,6 +96,10 @@ const DELIVERIES: { [T in OutboxTopic]: Delivery<T> } = {
   },
   'ontology.changed': async (client, _key, payload, db) => {
     await signalChangeTriggers(client, db, payload);
+    await signalAutomations(client, db, payload);
+  },
+  'automation.changed': async (client, key, _payload, db) => {
+    await reconcileAutomation(client, db, key);
   },
   'data-build.requested': async (client, key, _payload, db, intentId) => {
     await startDataBuild(client, db, key, startOnce(intentId));

@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { AutomationTick } from '../schemas/automate.ts';
 import type { ProvisioningPart } from '../schemas/workflow-keys.ts';
 
 // The workflows' own contract: task queue, workflow ids, signals, queries, inputs. Workflow code,
@@ -37,6 +38,9 @@ export {
   appChangeTriggerWorkflowId,
   appScheduledRunWorkflowId,
   appScheduleId,
+  automationScheduleId,
+  automationTickWorkflowId,
+  automationWorkflowId,
   dataBuildWorkflowId,
   dataScheduledBuildWorkflowId,
   dataSyncScheduleId,
@@ -159,3 +163,12 @@ export interface AppChangeTriggerInput {
   /** Changes received but not yet run when the trigger continued as new. */
   pending?: DataChange | null;
 }
+
+export const automationTicked = defineSignal<[AutomationTick]>('automationTicked');
+
+export interface AutomationInput {
+  automationId: string;
+  /** Ticks not yet handled when the workflow continued as new. */
+  pending?: AutomationTick[];
+}
+export type { AutomationTick };

@@ -11,6 +11,7 @@ export { listRuns } from './list-runs.ts';
 export { WORKFLOW_API_NAME, workflowApisOf } from './list-workflow-apis.ts';
 export { localModelProvider, type ModelProvider } from './model-provider.ts';
 export { deliverPending, recordSuppressed, renderNotification, sendNotifications } from './notify.ts';
+export { companyRecipients } from './recipients.ts';
 export { isPermanent, runStep } from './run-step.ts';
 export type { StepRecord } from './runs.ts';
 export { recordTestNotification, testNotificationOutcome } from './send-test-notification.ts';

@@ -658,6 +658,8 @@ export interface Database {
   data_syncs: DataSyncsTable;
   data_builds: DataBuildsTable;
   data_build_jobs: DataBuildJobsTable;
+  automations: AutomationsTable;
+  automation_runs: AutomationRunsTable;
 }
 
 export type DataConnectionKind = 'postgresql' | 's3' | 'https';
@@ -1195,4 +1197,41 @@ export interface MediaItemsTable {
   mime_type: string;
   created_by: string | null;
   created_at: Generated<Date>;
+}
+
+export interface AutomationsTable {
+  id: string;
+  company_id: string;
+  app_id: string;
+  name: string;
+  enabled: boolean;
+  /** schemas/automate.ts AutomationCondition. */
+  condition: ColumnType<unknown, string, string>;
+  /** schemas/automate.ts AutomationEffect[]. */
+  effects: ColumnType<unknown, string, string>;
+  retries: number;
+  cooldown_seconds: number;
+  daily_cap: number;
+  threshold_met: boolean | null;
+  last_fired_at: Date | null;
+  owner_id: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export type AutomationRunStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'SKIPPED';
+
+export interface AutomationRunsTable {
+  id: string;
+  automation_id: string;
+  trigger_key: string;
+  trigger: ColumnType<unknown, string, never>;
+  status: AutomationRunStatus;
+  skip_reason: string | null;
+  effects: ColumnType<unknown, string | undefined, string>;
+  error: string | null;
+  workflow_id: string;
+  temporal_run_id: string;
+  started_at: Date;
+  finished_at: Date | null;
 }

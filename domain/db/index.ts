@@ -2,6 +2,7 @@
 export { connectDatabase } from './connect.ts';
 export type {
   AppRole,
+  AutomationRunStatus,
   BuildJobStatus,
   BuildStatus,
   CamerasTable,

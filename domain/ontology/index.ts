@@ -28,6 +28,7 @@ export { listObjects } from './list-objects.ts';
 export { listOntologies } from './list-ontologies.ts';
 export { loadObjectSet } from './load-object-set.ts';
 export { logObjectsAsRead } from './log-objects-as-read.ts';
+export { matchObjects } from './match-objects.ts';
 export { type MediaProperty, openMediaProperty, setMediaProperty } from './media-properties.ts';
 export { objectTable } from './object-tables.ts';
 export { isPlatformType, PLATFORM_TYPES, type PlatformEntity } from './platform-types.ts';
@@ -40,7 +41,14 @@ export { describeOntologyDatabase } from './sql/describe-ontology-database.ts';
 export { refuseDirectDatabaseAccess } from './sql/direct-database-access.ts';
 export { executeOntologySql } from './sql/execute-ontology-sql.ts';
 export { SqlGate } from './sql/sql-gate.ts';
-export { type ChangeBatch, type ChangeHub, type ChangeListener, startChangeHub } from './subscriptions/change-hub.ts';
+export {
+  type Change,
+  type ChangeBatch,
+  type ChangeHub,
+  type ChangeListener,
+  startChangeHub,
+  withStates,
+} from './subscriptions/change-hub.ts';
 export { changesFor, type OpenedSubscriptions, subscribeObjectSets } from './subscriptions/subscribe-object-sets.ts';
 export { trimChanges } from './subscriptions/trim-changes.ts';
 export { testObjectSecurity } from './test-object-security.ts';

@@ -23,6 +23,8 @@ export interface OutboxEvents {
   'data-sync.changed': { syncId: string };
   /** A developer asked for the platform data source's sync (key: the request id): the company's run starts or is joined. */
   'platform-sync.requested': { companyId: string };
+  /** An automation was created, changed, enabled, disabled or deleted (key: its id): its workflow and schedule follow. */
+  'automation.changed': { automationId: string };
   /** An app's world generation was accepted and its credits counted (key: the generation id): its workflow runs the provider. */
   'world-generation.requested': { generationId: string; appId: string };
   /** An upload session was completed (key: the upload id): its assembly workflow streams the parts into one item and attaches it. */

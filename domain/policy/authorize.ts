@@ -168,6 +168,8 @@ export interface Actions {
   'model.call': { model: string; appModels: readonly string[] | null };
   /** Data connections (their secrets), syncs and builds of a company: its data developers by key or web session; never a ticket or an agent key. */
   'connectivity.manage': CompanySubject;
+  /** A company's automations (their runs, dry runs): its data developers by key or web session; never a ticket. */
+  'automation.manage': CompanySubject;
   /** Create an application module in a company: its developers (they are its Owners); never a ticket. */
   'workshop.create': CompanySubject;
   /** Open a module (its published version: get, evaluate, auto-refresh): any role on it; otherwise it does not exist for the caller (404). */
@@ -470,6 +472,10 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     p.kind === 'ticket'
       ? forbidden('Data connections, syncs and builds are managed by developers through a key or a web session, never an app ticket.')
       : dataDevelopersOnly(p, s.namespace, 'manage data connections, syncs and builds'),
+  'automation.manage': (p, s) =>
+    p.kind === 'ticket'
+      ? forbidden('Automations are managed by developers through a key or a web session, never an app ticket.')
+      : dataDevelopersOnly(p, s.namespace, 'manage automations'),
   'media-set.write': (p, s) =>
     mediaSetRefusal(p, s) ??
     (s.role === 'viewer'

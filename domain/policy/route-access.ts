@@ -432,6 +432,16 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getBuild: DEVELOPERS,
   cancelBuild: DEVELOPERS,
   syncPlatformDataSource: DEVELOPERS,
+  // Automations: the company's developers (automation.manage).
+  createAutomation: DEVELOPERS,
+  listAutomations: DEVELOPERS,
+  getAutomation: DEVELOPERS,
+  updateAutomation: DEVELOPERS,
+  deleteAutomation: DEVELOPERS,
+  enableAutomation: DEVELOPERS,
+  disableAutomation: DEVELOPERS,
+  dryRunAutomation: DEVELOPERS,
+  listAutomationRuns: DEVELOPERS,
   // Modeling: assets viewed by the company's people and its modeling apps, changed by its developers;
   // generations asked for with an app's ticket (its credits), never a viewer's.
   listWorldAssets: WORLD,

@@ -103,6 +103,8 @@ const PARAMS = (t: Targets): Record<string, string> => ({
   connectionId: 'dcn_0000000000000000',
   syncId: 'dsy_0000000000000000',
   buildId: 'bld_0000000000000000',
+  // No such automation: the gate is what is asked (the automate tests have the rest).
+  automationId: 'aut_0000000000000000',
 });
 
 const NO_PROPOSAL = 'evp_0000000000000000';
@@ -220,6 +222,14 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
     body: { name: 'matrix-sync', connectionId: 'dcn_0000000000000000', objectType: 'sales.Order', source: {}, mapping: { number: 'id' } },
   }),
   createBuild: () => ({ body: { jobs: [{ syncId: 'dsy_0000000000000000' }] } }),
+  createAutomation: () => ({
+    body: {
+      name: 'matrix-automation',
+      app: APP.slug,
+      condition: { type: 'schedule', cron: '0 3 * * *' },
+      effects: [{ type: 'appWorkflow' }],
+    },
+  }),
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
   createMediaUpload: () => ({ body: { sizeBytes: 1, mimeType: 'image/png' } }),

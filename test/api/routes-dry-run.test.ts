@@ -242,8 +242,35 @@ async function worldAsset(): Promise<{ namespace: string; name: string }> {
   return { namespace: 'cell-acme', name };
 }
 
+/** An automation of Acme's new app (dana's, made for real): a daily schedule that starts the app's workflow. */
+const automationBody = (slug: string, more: Record<string, unknown> = {}) => ({
+  name: unique('dry-automation'),
+  app: slug,
+  condition: { type: 'schedule', cron: '0 3 * * *' },
+  effects: [{ type: 'appWorkflow' }],
+  ...more,
+});
+async function automation(more: Record<string, unknown> = {}): Promise<{ namespace: string; automationId: string }> {
+  const { slug } = await releasedApp('dry-automated');
+  const res = await svc.call('POST', '/api/v1/automate/automations/cell-acme', { body: automationBody(slug, more), headers: bearer(dev) });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { namespace: 'cell-acme', automationId: res.body.data.id };
+}
+
 /** One valid request per write operation, keyed by operationId. */
 const FIXTURES: Record<string, () => Promise<WriteCase>> = {
+  // Each answers the intent that makes its workflow and schedule follow.
+  createAutomation: async () => ({
+    params: { namespace: 'cell-acme' },
+    body: automationBody((await releasedApp('dry-automated')).slug),
+    headers: bearer(dev),
+    status: 201,
+    enqueues: 1,
+  }),
+  updateAutomation: async () => ({ params: await automation(), body: { dailyCap: 5 }, headers: bearer(dev), status: 200, enqueues: 1 }),
+  deleteAutomation: async () => ({ params: await automation(), headers: bearer(dev), status: 200, enqueues: 1 }),
+  enableAutomation: async () => ({ params: await automation({ enabled: false }), headers: bearer(dev), status: 200, enqueues: 1 }),
+  disableAutomation: async () => ({ params: await automation(), headers: bearer(dev), status: 200, enqueues: 1 }),
   createCamera: async () => ({
     params: { namespace: 'cell-acme' },
     body: { name: unique('dry-camera'), kind: 'mjpeg', url: 'http://192.0.2.10/stream.mjpg', maxViewers: 2 },
@@ -958,6 +985,7 @@ const COMPUTE_ONLY: Record<string, () => Promise<WriteCase>> = {
   // Refused for every reader of the ontology, with the reason: nothing is written, no dry run (docs/app-developers/ontology-sql.md).
   syncOntologyDatabase: async () => ({ params: await globexOntology(), headers: bearer(globex!), status: 409 }),
   createOntologyDatabaseCredentials: async () => ({ params: await globexOntology(), headers: bearer(globex!), status: 409 }),
+  dryRunAutomation: async () => ({ params: await automation(), headers: bearer(dev), status: 200 }),
   // Private networks are refused here (the default): the loopback endpoint is never reached.
   testDataConnection: async () => ({
     params: { namespace: 'cell-globex', connectionId: await newConnection() },

@@ -92,3 +92,13 @@ export function useWorkflowTestEnv(ready: (started: WorkflowTestEnv) => void | P
     await started?.stop();
   });
 }
+
+/** Reads until `done` holds (at most 20 s): for what a workflow writes in its own time. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; !done(value) && i < 400; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}

@@ -68,7 +68,7 @@ const IDLE_POLL_MS = 2_000;
 const GAP_POLL_MS = 100;
 const RECONNECT_MS = 1_000;
 
-interface ChangeRow {
+export interface ChangeRow {
   seq: number;
   company_id: string;
   object_type_id: string;
@@ -77,7 +77,7 @@ interface ChangeRow {
 }
 
 /** Changes with their before and after states: the first and last edits-history rows of the object in the change's transaction. */
-async function withStates(db: DbOrTrx, rows: readonly ChangeRow[]): Promise<Change[]> {
+export async function withStates(db: DbOrTrx, rows: readonly ChangeRow[]): Promise<Change[]> {
   if (rows.length === 0) return [];
   const states = await sql<{ seq: number; before: OntologyObject | null; after: OntologyObject | null }>`
     SELECT c.seq,
