@@ -68,14 +68,24 @@ function installedPackage(name: string): { version: string; dependencies: Record
   return JSON.parse(readFileSync(createRequire(import.meta.url).resolve(`${name}/package.json`), 'utf8'));
 }
 
+/** Packages whose own dependencies (protobufjs, nexus-rpc, ...) the test package must share. */
+const SDK_PACKAGES = ['activity', 'client', 'common', 'nexus', 'proto', 'testing', 'worker', 'workflow'];
+
 /**
- * The scratch package.json (test dependencies; @temporalio/* at the installed version, nexus-rpc as
- * the installed @temporalio/nexus wants it, so that there is one copy) and npm install when it changed.
+ * The scratch package.json and npm install when it changed: the test package's dependencies, with
+ * @temporalio/* at the installed version and any dependency those packages have at their range, so
+ * that there is one copy of it (two protobufjs or nexus-rpc copies break the tests that pass
+ * their objects across).
  */
 function installScratch(work: string, version: string, install: boolean): void {
-  const template = readFileSync(join(import.meta.dirname, 'scratch-package.json'), 'utf8');
-  const nexusRpc = installedPackage('@temporalio/nexus').dependencies['nexus-rpc'] ?? '*';
-  const text = template.replaceAll('TEMPORAL_VERSION', version).replace('NEXUS_RPC_VERSION', nexusRpc);
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, 'scratch-package.json'), 'utf8'));
+  const shared: Record<string, string> = {};
+  for (const name of SDK_PACKAGES) Object.assign(shared, installedPackage(`@temporalio/${name}`).dependencies);
+  for (const name of Object.keys(pkg.dependencies)) {
+    if (name.startsWith('@temporalio/')) pkg.dependencies[name] = version;
+    else if (shared[name] && !shared[name].startsWith('@temporalio/')) pkg.dependencies[name] = shared[name];
+  }
+  const text = JSON.stringify(pkg, null, 2);
   const digest = createHash('sha256').update(text).digest('hex');
   const marker = join(work, 'node_modules', '.sdk-suite-installed');
   writeFileSync(join(work, 'package.json'), text);
