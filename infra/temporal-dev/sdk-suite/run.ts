@@ -7,7 +7,18 @@
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { loadavg } from 'node:os';
@@ -228,6 +239,33 @@ function parseTap(tap: string): TapCounts {
   return counts;
 }
 
+/** A test file that hangs is stopped after this long (ava's own timeout does not stop its worker). */
+const FILE_LIMIT_MS = 15 * 60_000;
+
+/**
+ * Runs the files one ava process each (in name order, as ava orders them), so that a file that
+ * times out, which makes ava 5 wait for its worker for good, costs that file only; titles get
+ * their file's name in front, as ava gives them in a run of several files.
+ */
+async function runFiles(work: string, files: string[], match: string[]): Promise<TapCounts> {
+  const total: TapCounts = { passed: 0, failed: 0, skipped: 0, todo: 0, failures: [], passedTitles: [] };
+  const log = createWriteStream(join(work, 'ava.log'));
+  for (const file of files) {
+    const name = file.replace(/^lib\/|\.js$/g, '');
+    const counts = await runAva(work, [file], match, 'ava-file.log');
+    log.write(`# ${name}\n${readFileSync(join(work, 'ava-file.log'), 'utf8')}`);
+    console.log(`${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped (load ${loadavg()[0]?.toFixed(2)})`);
+    total.passed += counts.passed;
+    total.failed += counts.failed;
+    total.skipped += counts.skipped;
+    total.todo += counts.todo;
+    total.failures.push(...counts.failures.map((f) => ({ ...f, title: `${name} › ${f.title}` })));
+    total.passedTitles.push(...counts.passedTitles.map((t) => `${name} › ${t}`));
+  }
+  log.end();
+  return total;
+}
+
 function runAva(work: string, files: string[], match: string[], logName: string): Promise<TapCounts> {
   const test = join(work, 'test');
   const ava = join(work, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
@@ -247,34 +285,36 @@ function runAva(work: string, files: string[], match: string[], logName: string)
       seen = now;
     });
     child.stderr.pipe(log);
+    const limit = setTimeout(() => {
+      tap += `not ok 0 - ${files.join(' ')} stopped after ${FILE_LIMIT_MS / 60_000} min\n`;
+      child.kill('SIGKILL');
+    }, FILE_LIMIT_MS);
     child.on('error', fail);
     child.on('close', () => {
+      clearTimeout(limit);
       log.end();
       done(parseTap(tap));
     });
   });
 }
 
-/**
- * "test-foo › title" → its file and the ava --match pattern of the title. ava leaves the file out
- * of the title when it runs a single file (soleFile).
- */
-function splitTitle(title: string, soleFile: string | undefined): { file: string; match: string } | undefined {
-  if (soleFile) return { file: soleFile, match: title };
+/** "test-foo › title" (or ava's "foo › title") → its file and the ava --match pattern of the title. */
+function splitTitle(title: string): { file: string; match: string } | undefined {
   const [file, ...rest] = title.split(' › ');
   if (!file || rest.length === 0) return undefined;
   // ava's --match treats * as a wildcard; the rest of a title matches literally.
-  return { file: `lib/${file.replace(/\.(ts|js)$/, '')}.js`, match: rest.join(' › ') };
+  const name = file.replace(/\.(ts|js)$/, '');
+  return { file: `lib/${name.startsWith('test-') ? name : `test-${name}`}.js`, match: rest.join(' › ') };
 }
 
 /**
  * Runs the failed tests again, one ava per file with only them selected (a test alone per run
  * would cost a workflow bundle each): the titles that pass now.
  */
-async function rerunFailures(work: string, failures: Failure[], soleFile: string | undefined): Promise<Set<string>> {
+async function rerunFailures(work: string, failures: Failure[]): Promise<Set<string>> {
   const byFile = new Map<string, { title: string; match: string }[]>();
   for (const failure of failures) {
-    const target = splitTitle(failure.title, soleFile);
+    const target = splitTitle(failure.title);
     if (!target) continue;
     byFile.set(target.file, [...(byFile.get(target.file) ?? []), { title: failure.title, match: target.match }]);
   }
@@ -330,17 +370,23 @@ async function main(): Promise<void> {
   }
   installCachedServers(join(work, 'tmp'), version);
 
-  const files = positionals.length > 0 ? positionals.map((f) => `lib/${f.replace(/\.(ts|js)$/, '')}.js`) : ['lib/test-*.js'];
+  const lib = join(work, 'test', 'lib');
+  const files =
+    positionals.length > 0
+      ? positionals.map((f) => `lib/${f.replace(/\.(ts|js)$/, '')}.js`)
+      : readdirSync(lib)
+          .filter((f) => /^test-.*\.js$/.test(f))
+          .sort()
+          .map((f) => `lib/${f}`);
   const server = await startServer(work);
   const started = Date.now();
   const loadBefore = loadavg();
   try {
     const rerunOf = values['rerun-of'];
-    const counts = rerunOf ? parseTap(readFileSync(rerunOf, 'utf8')) : await runAva(work, files, values.match ?? [], 'ava.log');
+    const counts = rerunOf ? parseTap(readFileSync(rerunOf, 'utf8')) : await runFiles(work, files, values.match ?? []);
     const minutes = ((Date.now() - started) / 60_000).toFixed(1);
     const loadAfter = loadavg();
-    const soleFile = files.length === 1 && !files[0]?.includes('*') ? files[0] : undefined;
-    const passedAgain = values.rerun || rerunOf ? await rerunFailures(work, counts.failures, soleFile) : undefined;
+    const passedAgain = values.rerun || rerunOf ? await rerunFailures(work, counts.failures) : undefined;
     const reruns = passedAgain ? counts.failures.map((f) => ({ title: f.title, passed: passedAgain.has(f.title) })) : [];
     const result = {
       date: new Date().toISOString(),
