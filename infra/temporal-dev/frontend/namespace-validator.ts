@@ -21,6 +21,9 @@ export function namespaceChecks(server: ServerState, serviceName: string): Map<s
     const name = method.name;
     if (fields.taskToken) {
       checks.set(name, (req) => {
+        // A namespace named in the request must exist before the token is read: Temporal's
+        // handover interceptor looks it up ahead of the validator that deserializes the token.
+        if (req.namespace) server.namespace(req.namespace);
         const token = decodeToken(req.taskToken, server.namespaces.values());
         server.namespace(token.namespace);
         // frontend.enableTokenNamespaceEnforcement: a token may not be used in another (existing) namespace.

@@ -333,9 +333,14 @@ export class Schedules {
 
   /** validSchedule, plus Temporal's check of the search attributes the action's workflows get. */
   private validSchedule(schedule: Msg | undefined): Msg {
-    const invalid = searchAttributesError(this.ns, schedule?.action?.startWorkflow?.searchAttributes?.indexedFields);
+    const fields = schedule?.action?.startWorkflow?.searchAttributes?.indexedFields;
+    const invalid = searchAttributesError(this.ns, fields);
     if (invalid) throw invalidArgument(invalid);
-    return validSchedule(schedule);
+    if (!fields) return validSchedule(schedule);
+    // Stored with their types, as Temporal does: Describe's typed search attributes of the action
+    // then include those given untyped (the SDK's legacy `searchAttributes`).
+    const start = { ...schedule?.action?.startWorkflow, searchAttributes: { indexedFields: withTypes(this.ns, fields) } };
+    return validSchedule({ ...schedule, action: { ...schedule?.action, startWorkflow: start } });
   }
 
   private customSearchAttributes(sa: Msg | undefined): Msg | null {

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompleteAsyncError, Context } from '@temporalio/activity';
-import { ActivityNotFoundError } from '@temporalio/client';
+import { ActivityNotFoundError, Client } from '@temporalio/client';
 import type { ActivityOptions } from '@temporalio/common';
-import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter, NamespaceNotFoundError } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,6 +217,13 @@ describe('asynchronous completion of a task that does not exist', () => {
       code: 3,
       details: 'Error deserializing task token.',
     });
+  });
+
+  it('answers a client of an unknown namespace NamespaceNotFoundError whatever the token (SDK test "AsyncCompletionClient - namespace not found")', async () => {
+    const elsewhere = new Client({ connection: s.env.connection, namespace: 'non-existent' });
+    const outcome = elsewhere.activity.complete(new Uint8Array([1]), 'result');
+    await expect(outcome).rejects.toBeInstanceOf(NamespaceNotFoundError);
+    await expect(outcome).rejects.toThrow("Namespace not found: 'non-existent'");
   });
 });
 

@@ -128,6 +128,14 @@ describe('an unknown namespace', () => {
     });
   });
 
+  it.each(withToken)('%s %s: a named unknown namespace is NOT_FOUND before the token is read', async (service, method) => {
+    expect(await failure(call(service, method, { namespace: UNKNOWN, taskToken: Buffer.from([1]) }))).toEqual({
+      code: NOT_FOUND,
+      details: `Namespace ${UNKNOWN} is not found.`,
+      namespaceNotFound: UNKNOWN,
+    });
+  });
+
   it.each(withNamespace)('%s %s: a missing namespace', async (service, method) => {
     const optional = ['AddSearchAttributes', 'RemoveSearchAttributes', 'ListSearchAttributes'].includes(method);
     const outcome = call(service, method, {});

@@ -13,7 +13,7 @@ import {
   type ScheduleOptions,
   ScheduleOverlapPolicy,
 } from '@temporalio/client';
-import { defineSearchAttributeKey, NamespaceNotFoundError, type Workflow } from '@temporalio/common';
+import { defineSearchAttributeKey, NamespaceNotFoundError, type TypedSearchAttributes, type Workflow } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,6 +179,33 @@ describe.runIf(!usesDownloadedServer())('on the time-skipping server', () => {
       expect(fromBoth.typedSearchAttributes.get(noteKey)).toBe('typed');
       expect(fromBoth.typedSearchAttributes.get(sinceKey)).toEqual(when);
       for (const h of handles) await h.delete();
+    });
+
+    it("describes its action's search attributes given untyped among the typed ones", async () => {
+      // Temporal's SDK test "Can create schedule with startWorkflow action": the action's legacy
+      // searchAttributes and typedSearchAttributes are merged, and Describe reads both back typed.
+      const scheduleId = sid();
+      const handle = await s.env.client.schedule.create({
+        scheduleId,
+        spec: { calendars: [{ hour: { start: 2, end: 7, step: 1 } }] },
+        state: { paused: true },
+        action: {
+          type: 'startWorkflow',
+          workflowType: countedRun,
+          taskQueue: s.taskQueue,
+          searchAttributes: { ScheduledTeam: ['untyped-team'] },
+          typedSearchAttributes: [{ key: ownerKey, value: 'typed-owner' }],
+        },
+      });
+      const { action } = await handle.describe();
+      if (action.type !== 'startWorkflow') throw new Error(`unexpected action ${action.type}`);
+      expect(action.searchAttributes).toEqual({ ScheduledTeam: ['untyped-team'], ScheduleOwner: ['typed-owner'] });
+      // Described, they are TypedSearchAttributes (the options' type also allows a plain list).
+      const typed = action.typedSearchAttributes as TypedSearchAttributes;
+      expect(typed.get(teamKey)).toBe('untyped-team');
+      expect(typed.get(ownerKey)).toBe('typed-owner');
+      expect(typed.getAll()).toHaveLength(2);
+      await handle.delete();
     });
 
     it('lists schedules page by page with what the SDK summarises, and filters by query', async () => {
