@@ -86,6 +86,14 @@ export const EnvSchema = z
     SVC_DEVELOPER_BASE: unsetIfBlank(httpUrl.optional())
       .describe('`{developer_base}`: base of the test-channel page tree (may be another host).')
       .meta(shown('`{base_url}/d`')),
+    SVC_BODY_BUFFER_BYTES: z.coerce
+      .number()
+      .int()
+      .min(64 * 1024 * 1024)
+      .default(512 * 1024 * 1024)
+      .describe(
+        'Request bodies this process holds in memory at once (uploads are read whole: media items, upload parts, attachments); one company at most half. Past it: 429 `rate_limited` with `Retry-After`.',
+      ),
     SVC_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
@@ -331,6 +339,7 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   productionBase: e.SVC_PRODUCTION_BASE,
   developerBase: e.SVC_DEVELOPER_BASE,
   maxBodyBytes: e.SVC_MAX_BODY_BYTES,
+  bodyBufferBytes: e.SVC_BODY_BUFFER_BYTES,
   logLevel: e.SVC_LOG_LEVEL,
   /** pretty: one readable line per event; json: one JSON object per line. Unset: pretty on a terminal only. */
   logFormat: e.SVC_LOG_FORMAT,

@@ -7,6 +7,7 @@ import { type Logger, pino } from 'pino';
 import { TEMPORAL_CODEC_PATH } from './api/admin/routes.ts';
 import { createApp } from './api/app.ts';
 import type { ApiDeps } from './api/deps.ts';
+import { BodyBuffer } from './api/http/body-buffer.ts';
 import type { AnyRoute } from './api/http/route.ts';
 import { routes as allRoutes } from './api/routes.ts';
 import { type Config, ConfigError, publicAddresses } from './config.ts';
@@ -175,7 +176,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           maxWaitMs: config.sqlStatementTimeoutMs,
         }),
       },
-      http: { maxBodyBytes: config.maxBodyBytes, trustedProxies: config.trustedProxies, runStartWaitMs: config.runStartWaitMs },
+      http: {
+        maxBodyBytes: config.maxBodyBytes,
+        bodyBuffer: new BodyBuffer(config.bodyBufferBytes),
+        trustedProxies: config.trustedProxies,
+        runStartWaitMs: config.runStartWaitMs,
+      },
       health: { instance, readiness },
     };
 

@@ -56,6 +56,9 @@ function handle(route: AnyRoute, shared: ApiDeps) {
         ? null
         : await authenticate(ctx, deps, access, { renewal: route.auth === 'renewal', write: route.write === true });
     if (limit && route.rateLimit?.per === 'tenant' && principal) await consume(deps.db, limit, `${tenantOf(principal)}:${ip}`, deps.clock);
+    // Whose share of the process's body buffer a body read here takes (read-json-body.ts).
+    ctx.state.bodyBuffer = deps.http.bodyBuffer;
+    ctx.state.tenant = principal ? tenantOf(principal) : `ip:${ip}`;
     // The app's requestsPerMinute, per source IP, on every request made with its ticket.
     if (principal?.kind === 'ticket') await consumeAppRequest(deps, principal.ticket.appId, ip);
     if (route.deprecated) {

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
+import type { BodyBuffer } from './body-buffer.ts';
 
 /**
  * Reads the whole body up to `limit` bytes and parses it as JSON (or, when the route takes a text
@@ -36,7 +37,11 @@ export async function readJsonBody(ctx: Context, limit: number, textType?: strin
   }
 }
 
-/** Reads the whole body, up to `limit` bytes (payload_too_large beyond, without reading on when the declared length says so). */
+/**
+ * Reads the whole body, up to `limit` bytes (payload_too_large beyond, without reading on when the
+ * declared length says so), within the process's body buffer (`ctx.state.bodyBuffer`, per
+ * `ctx.state.tenant`): past it, 429 rate_limited before anything more is read.
+ */
 export async function readBodyBytes(ctx: Context, limit: number): Promise<Buffer> {
   const tooLarge = () =>
     new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
@@ -46,6 +51,8 @@ export async function readBodyBytes(ctx: Context, limit: number): Promise<Buffer
     ctx.set('Connection', 'close');
     throw tooLarge();
   }
+  const take = holdWithin(ctx);
+  if (declared > 0) take(declared);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -54,7 +61,28 @@ export async function readBodyBytes(ctx: Context, limit: number): Promise<Buffer
       ctx.set('Connection', 'close');
       throw tooLarge();
     }
+    if (declared === 0) take(chunk.length);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
+}
+
+/** Takes bytes from the process's body buffer for this request, given back once when its response closes. */
+function holdWithin(ctx: Context): (bytes: number) => void {
+  const buffer = ctx.state.bodyBuffer as BodyBuffer | undefined;
+  const tenant = String(ctx.state.tenant ?? ctx.ip);
+  let held = 0;
+  return (bytes) => {
+    if (!buffer) return;
+    if (!buffer.reserve(tenant, bytes)) {
+      ctx.set('Connection', 'close');
+      throw new DomainError(
+        'rate_limited',
+        `This service holds as many uploaded bytes as it may at once (${buffer.totalBytes} in all, half of it for one company); retry shortly.`,
+        { details: { retryAfterSeconds: 1 }, retryAfterSeconds: 1 },
+      );
+    }
+    if (held === 0) ctx.res.once('close', () => buffer.release(tenant, held));
+    held += bytes;
+  };
 }
