@@ -74,6 +74,17 @@ function holdWithin(ctx: Context): (bytes: number) => void {
   let held = 0;
   return (bytes) => {
     if (!buffer) return;
+    // Never fits, however long one waits: said as the size it is.
+    if (held + bytes > buffer.totalBytes / 2) {
+      ctx.set('Connection', 'close');
+      throw new DomainError(
+        'payload_too_large',
+        `This service holds at most ${buffer.totalBytes / 2} bytes of one company's request bodies at once (SVC_BODY_BUFFER_BYTES).`,
+        {
+          details: { limitBytes: buffer.totalBytes / 2 },
+        },
+      );
+    }
     if (!buffer.reserve(tenant, bytes)) {
       ctx.set('Connection', 'close');
       throw new DomainError(

@@ -15,20 +15,20 @@ let acme: string;
 let globex: string;
 
 beforeAll(async () => {
-  svc = await startTestService({ env: { SVC_BODY_BUFFER_BYTES: String(BUFFER), SVC_MAX_BODY_BYTES: String(24 * MiB) } });
+  svc = await startTestService({ env: { SVC_BODY_BUFFER_BYTES: String(BUFFER), SVC_MAX_BODY_BYTES: String(48 * MiB) } });
   await seedCompanies(svc);
   acme = await passwordKey(svc, 'dana');
   globex = await passwordKey(svc, 'gus');
 }, 60_000);
 afterAll(() => svc?.stop());
 
-/** A version upload declaring BODY bytes, of which only the first MiB is sent: the request stays open, its answer (if any) kept. */
-function openUpload(key: string, cellId: string) {
+/** A version upload declaring `bytes`, of which only the first MiB is sent: the request stays open, its answer (if any) kept. */
+function openUpload(key: string, cellId: string, bytes = BODY) {
   const url = new URL(`${svc.url}/api/v1/developer/apps/${cellId}/held/versions`);
   const answer: { status?: number; body: string } = { body: '' };
   const req = http.request(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(BODY) },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(bytes) },
   });
   req.on('response', (res) => {
     answer.status = res.statusCode;
@@ -73,5 +73,16 @@ describe('body buffer', () => {
         (held) => held === 0,
       ),
     ).toBe(0);
+  }, 60_000);
+
+  it('a body larger than one company may ever hold is 413 payload_too_large, not a 429 to retry', async () => {
+    const whole = openUpload(acme, 'cell-acme', 40 * MiB);
+    const answer = await until(
+      async () => whole.answer,
+      (a) => a.status !== undefined && a.body.endsWith('}'),
+    );
+    whole.end();
+    expect([answer.status, JSON.parse(answer.body).error.code]).toEqual([413, 'payload_too_large']);
+    expect(svc.deps.http.bodyBuffer.held()).toBe(0);
   }, 60_000);
 });
