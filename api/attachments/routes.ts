@@ -60,6 +60,7 @@ export const uploadAttachmentRoute = defineRoute({
     'company_required',
     'attachment_size_exceeded_limit',
     'media_upload_destination_not_configured',
+    'rate_limited',
   ],
   // Bytes are read and stored before the transaction opens (the content store is not transactional).
   prepare: ({ deps, principal, query, ctx, dryRun }) =>

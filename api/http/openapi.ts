@@ -57,7 +57,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
         content: { 'application/json': { schema: apiSuccess(DryRunPlan) } },
       };
     }
-    const codes = [...(route.errors ?? []), ...(route.body ? (['malformed_json', 'invalid_payload', 'payload_too_large'] as const) : [])];
+    // A body is read within the process's body buffer: rate_limited while it is full.
+    const bodyCodes = ['malformed_json', 'invalid_payload', 'payload_too_large', 'rate_limited'] as const;
+    const codes = [...(route.errors ?? []), ...(route.body ? bodyCodes : [])];
     if (codes.length) responses['4XX'] = failure(`Failure envelope; error.code is one of: ${[...new Set(codes)].join(', ')}.`);
     responses['5XX'] = failure('Failure envelope: internal_error, service_unavailable or timeout.');
 

@@ -195,6 +195,7 @@ export const putMediaItemRoute = defineRoute({
     'media_set_transaction_not_found',
     'media_item_rid_already_exists',
     'payload_too_large',
+    'rate_limited',
     'conflict',
   ],
   // Bytes are read and stored before the transaction opens (the content store is not transactional).

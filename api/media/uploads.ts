@@ -66,7 +66,7 @@ export const putMediaUploadPartRoute = defineRoute({
   params: PartParams,
   binaryBody: { description: 'The part’s bytes.' },
   response: { status: 200, description: 'The part as stored.', schema: MediaUploadPartView },
-  errors: [...SESSION_ERRORS, 'invalid_payload', 'payload_too_large'],
+  errors: [...SESSION_ERRORS, 'invalid_payload', 'payload_too_large', 'rate_limited'],
   // Bytes are read and stored before the transaction opens (the content store is not transactional).
   prepare: ({ deps, principal, params, ctx, dryRun }) =>
     acceptUploadPart(deps, principal, targetOf(params), params, (limit) => readBodyBytes(ctx, limit), dryRun),

@@ -232,6 +232,7 @@ export const detectRoute = defineRoute({
     'forbidden',
     'invalid_payload',
     'payload_too_large',
+    'rate_limited',
     'image_undecodable',
     'model_not_found',
     'quota_exhausted',
