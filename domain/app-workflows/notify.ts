@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { durationSeconds, type WorkflowStep } from '../../schemas/manifest/index.ts';
-import type { Database, Db, NotificationStatus } from '../db/index.ts';
+import type { Database, Db, DbOrTrx, NotificationStatus } from '../db/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { newId } from '../security/index.ts';
 import { capsOfApp, readCounters, recordUsage } from '../usage/index.ts';
@@ -126,9 +126,15 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
       .where('status', '=', 'sending')
       .where(sql<string>`lower(recipient)`, 'not in', [...allowed, ''])
       .execute();
+    // One cap per app and day (the manifest's notificationsPerDay, shared with automations), and
+    // within it, when the step sets dailyCap, the step's own messages of the day.
     const caps = await capsOfApp(trx, run.app_id);
-    const cap = Math.min(caps.notificationsPerDay, input.step.dailyCap);
     let used = (await readCounters(trx, run.app_id, ['notifications.sent'], at))['notifications.sent'];
+    let cap = caps.notificationsPerDay;
+    if (input.step.dailyCap !== undefined) {
+      const mine = await sentTodayByStep(trx, run.app_id, input.step.id, at);
+      cap = Math.min(cap, used + Math.max(0, input.step.dailyCap - mine));
+    }
     const rows = input.step.to
       .filter((to) => !existing.has(to))
       .map((to) => {
@@ -170,6 +176,20 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
   ).map(({ error, ...m }) => (m.status === 'skipped' ? { ...m, reason: error } : m));
   await recordStep(db, input.runId, notifyRecord(input.step, 'succeeded', { dedupeKey: input.dedupeKey, messages: outcome }));
   return outcome;
+}
+
+/** Messages of this app's step `stepId` that went out (or were recorded) since 00:00 UTC of `at`'s day. */
+async function sentTodayByStep(trx: DbOrTrx, appId: string, stepId: string, at: Date): Promise<number> {
+  const dayStart = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+  const { n } = await trx
+    .selectFrom('workflow_notifications')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('app_id', '=', appId)
+    .where('step_id', '=', stepId)
+    .where('status', 'in', ['sending', 'sent', 'recorded'])
+    .where('created_at', '>=', dayStart)
+    .executeTakeFirstOrThrow();
+  return Number(n);
 }
 
 type NotificationQuery = SelectQueryBuilder<Database, 'workflow_notifications', object>;

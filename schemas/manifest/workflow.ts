@@ -82,7 +82,8 @@ const notifyStep = z
     body: textOrExpression(1000),
     dedupeKey: textOrExpression(200),
     cooldown: duration('1m', '7d').default('6h'),
-    dailyCap: z.number().int().min(1).max(LIMIT_MAXIMUMS.notificationsPerDay).default(LIMIT_DEFAULTS.notificationsPerDay),
+    // This step's own share of a UTC day; the app's one cap, notificationsPerDay, applies anyway.
+    dailyCap: z.number().int().min(1).max(LIMIT_MAXIMUMS.notificationsPerDay).optional(),
   })
   .superRefine((step, ctx) =>
     rejectDuplicates(

@@ -60,7 +60,9 @@ describe('workflow', () => {
     const [, , join, , summarize, , alert] = manifest.workflow?.steps ?? [];
     expect(join).toMatchObject({ type: 'inner' });
     expect(summarize).toMatchObject({ groupBy: ['region'] });
-    expect(alert).toMatchObject({ cooldown: '6h', dailyCap: 20 });
+    expect(alert).toMatchObject({ cooldown: '6h' });
+    // No share of its own unless it says so: the app's notificationsPerDay is the one cap.
+    expect(alert).not.toHaveProperty('dailyCap');
   });
 
   it('requires semantic (or legacy workflow) in sdk', () => {

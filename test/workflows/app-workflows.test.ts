@@ -328,6 +328,74 @@ describe('change triggers and notify', () => {
       'notifications.blocked': 1,
     });
   });
+
+  it("one cap per app and day: a step's dailyCap is its own share, counted by step, not the app's total", async () => {
+    const subject = (step: string) => `Share ${step}`;
+    const step = (id: string, extra: Record<string, unknown>) => ({
+      ...notifyStep(subject(id), { to: [RECIPIENTS[0]], body: 'hello', dedupeKey: `=concat(run.id, "${id}")`, cooldown: '1m' }),
+      id,
+      ...extra,
+    });
+    const appId = await publishWorkflow(db, 'shares', '1.0.0', {
+      workflow: { steps: [step('capped', { dailyCap: 2 }), step('open', {})] },
+    });
+    const now = await env.currentTimeMs();
+    await env.sleep(DAY - (now % DAY) + 60_000);
+    for (let i = 0; i < 3; i++) {
+      await env.client.workflow.execute('appWorkflowRun', {
+        taskQueue: TASK_QUEUE,
+        workflowId: `shares-${i}`,
+        args: [{ appId, trigger: 'schedule' }],
+      });
+    }
+    const rows = await db.selectFrom('workflow_notifications').select(['step_id', 'status']).where('app_id', '=', appId).execute();
+    const of = (id: string) =>
+      rows
+        .filter((r) => r.step_id === id)
+        .map((r) => r.status)
+        .sort();
+    // With the app's total as the step's cap, `capped` would have been blocked from the second run on.
+    expect(of('capped')).toEqual(['blocked', 'sent', 'sent']);
+    expect(of('open')).toEqual(['sent', 'sent', 'sent']);
+  });
+
+  it('the default notify cooldown is 6 hours to the boundary: suppressed just before, sent just after', async () => {
+    const subject = 'Six hours';
+    const appId = await publishWorkflow(db, 'sixhours', '1.0.0', {
+      workflow: { steps: [notifyStep(subject, { to: [RECIPIENTS[0]], body: 'hello', dedupeKey: 'same' })] },
+    });
+    // Started, then awaited through the database: a client awaiting a result would let the
+    // skipping clock jump to the cooldown's end.
+    const run = async (i: number) => {
+      await env.client.workflow.start('appWorkflowRun', {
+        taskQueue: TASK_QUEUE,
+        workflowId: `sixhours-${i}`,
+        args: [{ appId, trigger: 'schedule' }],
+      });
+      await finished(appId, i + 1);
+    };
+    const started = await env.currentTimeMs();
+    await run(0);
+    // The cooldown began between `started` and `sent` (milliseconds of real time apart).
+    const sent = await env.currentTimeMs();
+    const statuses = async () =>
+      (await db.selectFrom('workflow_notifications').select('status').where('app_id', '=', appId).orderBy('created_at').execute()).map(
+        (r) => r.status,
+      );
+    expect(await statuses()).toEqual(['sent']);
+
+    await env.sleep(started + 6 * 3_600_000 - 10_000 - (await env.currentTimeMs()));
+    await run(1);
+    expect(await statuses()).toEqual(['sent']);
+
+    await env.sleep(sent + 6 * 3_600_000 + 1_000 - (await env.currentTimeMs()));
+    await run(2);
+    expect(await statuses()).toEqual(['sent', 'sent']);
+    await until(
+      async () => mailTo(subject).length,
+      (n) => n >= 2,
+    );
+  });
 });
 
 describe('steps', () => {
