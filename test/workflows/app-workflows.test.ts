@@ -19,7 +19,7 @@ import { reconcileAppTriggers } from '../../worker/app-triggers.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { appScheduleId, TASK_QUEUE } from '../../workflows/contract.ts';
 import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, type ReceivedMail, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
-import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
+import { startWorkflowTestEnv, until, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // App workflows on the embedded server with time skipping: a week of a daily schedule in no
 // time, a publish moving the schedule and a rollback moving it back, change triggers debounced
@@ -44,15 +44,6 @@ afterAll(async () => {
   await workflows?.stop();
   await smtp?.stop();
 });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let i = 0; !done(value) && i < 400; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  return value;
-}
 
 const runsOf = (appId: string) => db.selectFrom('workflow_runs').selectAll().where('app_id', '=', appId).orderBy('started_at').execute();
 const finished = (appId: string, n: number) =>
