@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEDIA_UPLOAD_PURGE, mediaUploadAssemblyWorkflowId } from '../../workflows/contract.ts';
-import { bearer, passwordKey, seedCompanies } from '../support/identity.ts';
-import { startS3Server, type TestS3, useS3Credentials } from '../support/s3.ts';
-import { startTestService, type TestService } from '../support/service.ts';
+import { bearer } from '../support/identity.ts';
+import { type MediaObjectService, startMediaObjectService } from '../support/media.ts';
+import type { TestService } from '../support/service.ts';
 
 // The whole path of an upload's completion: the API makes the session COMPLETING and writes the
 // intent with its commit, the relay starts the session's assembly workflow (labelled as svc's
@@ -11,35 +11,16 @@ import { startTestService, type TestService } from '../support/service.ts';
 // attaches it to the object. The client polls by completing again. And the purge schedule,
 // triggered, purges an abandoned session.
 
-let s3: TestS3;
+let media: MediaObjectService;
 let svc: TestService;
 let dana: string;
-const UPLOADS = '/api/v1/ontologies/cell-acme/objectTypes/vision.Photo/media/image/uploads';
+let UPLOADS: string;
 
 beforeAll(async () => {
-  s3 = await startS3Server();
-  useS3Credentials();
-  svc = await startTestService({ role: 'all', env: s3.env('media-assembly') });
-  await seedCompanies(svc);
-  dana = await passwordKey(svc, 'dana');
-  const photo = {
-    apiName: 'vision.Photo',
-    primaryKey: 'id',
-    properties: { id: { dataType: { type: 'string' } }, image: { dataType: { type: 'mediaReference' } } },
-  };
-  expect(
-    (await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: { types: [photo] }, headers: bearer(dana) })).status,
-  ).toBe(200);
-  const created = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', {
-    body: { edits: [{ type: 'create', objectType: 'vision.Photo', properties: { id: 'p1' } }] },
-    headers: bearer(dana),
-  });
-  expect(created.status).toBe(200);
+  media = await startMediaObjectService({ role: 'all', prefix: 'media-assembly', type: 'vision.Photo', media: 'image', id: 'p1' });
+  ({ svc, dana, uploads: UPLOADS } = media);
 }, 120_000);
-afterAll(async () => {
-  await svc?.close();
-  await s3?.close();
-});
+afterAll(() => media?.close());
 
 describe('media upload assembly on Temporal', () => {
   it('assembles a completed session in its own labelled workflow and attaches the item to the object', async () => {
@@ -96,7 +77,7 @@ describe('media upload assembly on Temporal', () => {
     const info = await svc.call('GET', `/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}`, { headers: bearer(dana) });
     expect(info.body.data).toMatchObject({ sizeBytes: whole.length, sha256 });
     // The item is one object of the store, written as a multipart upload, under its hash.
-    expect(s3.puts).toContain(`media-assembly/sha256/${sha256}`);
+    expect(media.s3.puts).toContain(`media-assembly/sha256/${sha256}`);
     const content = await fetch(`${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`, { headers: bearer(dana) });
     expect(
       createHash('sha256')

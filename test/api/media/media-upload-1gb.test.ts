@@ -4,9 +4,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEDIA_LIMITS } from '../../../schemas/media.ts';
-import { bearer, passwordKey, seedCompanies } from '../../support/identity.ts';
-import { S3_BUCKET, S3_ENV, startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { bearer } from '../../support/identity.ts';
+import { type MediaObjectService, startMediaObjectService } from '../../support/media.ts';
+import { S3_BUCKET, S3_ENV } from '../../support/s3.ts';
+import type { TestService } from '../../support/service.ts';
 
 // A 1 GiB item through an upload session on disk-backed S3 (s3rver on loopback): 64 parts of
 // 16 MiB put through the API, completed, then assembled by a process of its own doing what the
@@ -27,34 +28,15 @@ const RSS_GROWTH_BOUND = 128 * 1024 * 1024;
 const PREFIX = 'media-1gb';
 const UPLOADS = '/api/v1/ontologies/cell-acme/objectTypes/vision.Clip/media/video/uploads';
 
-let s3: TestS3;
+let media: MediaObjectService;
 let svc: TestService;
 let dana: string;
 
 beforeAll(async () => {
-  s3 = await startS3Server();
-  useS3Credentials();
-  svc = await startTestService({ env: s3.env(PREFIX) });
-  await seedCompanies(svc);
-  dana = await passwordKey(svc, 'dana');
-  const clip = {
-    apiName: 'vision.Clip',
-    primaryKey: 'id',
-    properties: { id: { dataType: { type: 'string' } }, video: { dataType: { type: 'mediaReference' } } },
-  };
-  expect(
-    (await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: { types: [clip] }, headers: bearer(dana) })).status,
-  ).toBe(200);
-  const created = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', {
-    body: { edits: [{ type: 'create', objectType: 'vision.Clip', properties: { id: 'c1' } }] },
-    headers: bearer(dana),
-  });
-  expect(created.status).toBe(200);
+  media = await startMediaObjectService({ prefix: PREFIX, type: 'vision.Clip', media: 'video', id: 'c1' });
+  ({ svc, dana } = media);
 }, 120_000);
-afterAll(async () => {
-  await svc?.close();
-  await s3?.close();
-});
+afterAll(() => media?.close());
 
 /** Part `n`'s bytes: distinct per part (no two parts share a stored blob), cheap to make. */
 function partBytes(n: number): Buffer {
@@ -90,7 +72,7 @@ describe('a 1 GiB upload', () => {
           PATH: process.env.PATH ?? '',
           ...S3_ENV,
           DATABASE_URL: svc.database.url,
-          S3_ENDPOINT: s3.endpoint,
+          S3_ENDPOINT: media.s3.endpoint,
           S3_BUCKET,
           S3_PREFIX: PREFIX,
           UPLOAD_ID: id,
@@ -113,6 +95,6 @@ describe('a 1 GiB upload', () => {
     const { mediaSetRid, mediaItemRid } = done.mediaReference.reference.mediaSetViewItem;
     const info = await svc.call('GET', `/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}`, { headers: bearer(dana) });
     expect(info.body.data).toMatchObject({ sizeBytes: ITEM_BYTES, sha256 });
-    expect(s3.puts).toContain(`${PREFIX}/sha256/${sha256}`);
+    expect(media.s3.puts).toContain(`${PREFIX}/sha256/${sha256}`);
   });
 });

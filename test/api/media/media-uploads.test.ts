@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMediaActivities } from '../../../activities/media.ts';
 import type { AssemblyOutcome } from '../../../domain/media/index.ts';
 import { MEDIA_LIMITS } from '../../../schemas/media.ts';
-import { bearer, passwordKey, seedCompanies } from '../../support/identity.ts';
-import { startS3Server, type TestS3, useS3Credentials } from '../../support/s3.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { bearer } from '../../support/identity.ts';
+import { type MediaObjectService, startMediaObjectService } from '../../support/media.ts';
+import type { TestService } from '../../support/service.ts';
 
 // Upload sessions into a media property, with the S3 content store (s3rver on loopback) so parts
 // of the full 16 MiB fit: parts in any order, re-sent, refused one byte over, completion into the
@@ -16,38 +16,22 @@ import { startTestService, type TestService } from '../../support/service.ts';
 // runs the workflow's activities itself, in Temporal's activity environment (heartbeats and all);
 // test/workflows/media-upload-assembly.test.ts runs the workflow.
 
-let s3: TestS3;
+let media: MediaObjectService;
 let svc: TestService;
 let dana: string;
-const UPLOADS = '/api/v1/ontologies/cell-acme/objectTypes/vision.Photo/media/image/uploads';
+let UPLOADS: string;
 
 beforeAll(async () => {
-  s3 = await startS3Server();
-  useS3Credentials();
-  svc = await startTestService({ env: s3.env('media-uploads') });
-  await seedCompanies(svc);
-  dana = await passwordKey(svc, 'dana');
-  const photo = {
-    apiName: 'vision.Photo',
-    primaryKey: 'id',
-    properties: {
-      id: { dataType: { type: 'string' } },
-      caption: { dataType: { type: 'string' } },
-      image: { dataType: { type: 'mediaReference' } },
-    },
-  };
-  const defined = await svc.call('POST', '/api/v1/developer/semantic/cell-acme/types', { body: { types: [photo] }, headers: bearer(dana) });
-  expect(defined.status, JSON.stringify(defined.body)).toBe(200);
-  const created = await svc.call('POST', '/api/v1/ontologies/cell-acme/edits', {
-    body: { edits: [{ type: 'create', objectType: 'vision.Photo', properties: { id: 'p1' } }] },
-    headers: bearer(dana),
+  media = await startMediaObjectService({
+    prefix: 'media-uploads',
+    type: 'vision.Photo',
+    media: 'image',
+    id: 'p1',
+    extra: { caption: { dataType: { type: 'string' } } },
   });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  ({ svc, dana, uploads: UPLOADS } = media);
 });
-afterAll(async () => {
-  await svc?.close();
-  await s3?.close();
-});
+afterAll(() => media?.close());
 
 const open = async (body: object) => {
   const res = await svc.call('POST', UPLOADS, { body, headers: bearer(dana) });
@@ -237,7 +221,7 @@ describe('media upload sessions', () => {
     const gone = await open({ sizeBytes: 8, mimeType: 'text/plain', primaryKey: 'p1' });
     await putPart(gone, 1, Buffer.from('gone-1-x'));
     const [part] = await partsOf(gone);
-    await fs.rm(await s3.objectFile(`media-uploads/sha256/${part!.sha256}`));
+    await fs.rm(await media.s3.objectFile(`media-uploads/sha256/${part!.sha256}`));
     expect((await complete(gone)).body.data.state).toBe('COMPLETING');
     expect(await assemble(gone)).toEqual({ outcome: 'failed', code: 'media_upload_part_missing' });
     const missing = await complete(gone);
