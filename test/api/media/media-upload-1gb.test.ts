@@ -21,10 +21,11 @@ const ITEM_BYTES = 1024 * 1024 * 1024;
  * How far the assembly may raise its process's RSS. Streaming holds one 16 MiB part buffer of the
  * multipart write, what the SDK and the HTTP agent buffer of the part being sent and of the reads
  * in flight, and garbage V8 and the allocator give back lazily (the young generation is capped by
- * --max-semi-space-size=16 as in production). Measured: +81 MiB (139 MiB before, peak 220 MiB).
- * 128 MiB is an eighth of the item: an assembly that held the item, or a quarter of it, fails.
+ * --max-semi-space-size=16 as in production), which grows with the rate of the reads. Measured:
+ * +81 MiB with the assembly at 170 s (a loaded machine), +135 MiB at 64 s (a clean-clone CI run).
+ * 192 MiB is three sixteenths of the item: an assembly that held the item, or a quarter of it, fails.
  */
-const RSS_GROWTH_BOUND = 128 * 1024 * 1024;
+const RSS_GROWTH_BOUND = 192 * 1024 * 1024;
 const PREFIX = 'media-1gb';
 const UPLOADS = '/api/v1/ontologies/cell-acme/objectTypes/vision.Clip/media/video/uploads';
 

@@ -53,6 +53,8 @@ describe('the model catalog', () => {
 });
 
 describe('detection', () => {
+  // The first detection starts the detector's thread and loads its model (WASM): seconds when
+  // quiet, past vitest's 30 s on a loaded machine.
   it('finds the faces of a photo, with boxes in the photo’s own pixels', async () => {
     const { width, height } = await sharp(photo).metadata();
     const res = await detect(dana, photo);
@@ -78,7 +80,7 @@ describe('detection', () => {
       .toBuffer();
     const small = await detect(dana, half);
     expect(small.body.data.detections.length).toBe(found.length);
-  });
+  }, 120_000);
 
   it('finds nothing in a picture without a face, nor in a camera’s keyframe of plain colours', async () => {
     const plain = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 30, g: 140, b: 90 } } })
