@@ -244,10 +244,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           ),
       );
       // The first pass; the reconcile schedule (among the product schedules) repeats it every few minutes.
-      const { product, apps: reconciled } = await reconcileAllSchedules(connected.client, db);
+      const { product, apps: reconciled, automations } = await reconcileAllSchedules(connected.client, db);
       logger.info({ schedules: product }, 'schedules ensured');
       if (Object.keys(reconciled.failed).length) logger.warn(reconciled, 'some app workflow triggers could not be reconciled');
       else logger.info({ apps: reconciled.apps }, 'app workflow triggers reconciled');
+      if (Object.keys(automations.failed).length) logger.warn(automations, 'some automations could not be reconciled');
+      else logger.info({ automations: automations.automations }, 'automations reconciled');
       const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
       cleanups.push(() => relay.stop());
       deps.liveRuns = temporalRunObserver(connected.client);

@@ -7,7 +7,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { automationsWatching, automationTemporal } from '../domain/automate/index.ts';
+import { automationsWatching, automationTemporal, enabledAutomationIds } from '../domain/automate/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import {
   type AutomationTick,
@@ -110,4 +110,20 @@ export async function signalAutomations(
     });
   }
   return ids;
+}
+
+/**
+ * Every enabled automation reconciled (at worker start and on the reconcile schedule): a workflow
+ * or schedule terminated or deleted in Temporal (the Web UI, a new cluster) comes back. One that
+ * fails is named and the others go on.
+ */
+export async function reconcileAllAutomations(client: Client, db: Db): Promise<{ automations: number; failed: Record<string, string> }> {
+  const ids = await enabledAutomationIds(db);
+  const failed: Record<string, string> = {};
+  for (const id of ids) {
+    await reconcileAutomation(client, db, id).catch((err: unknown) => {
+      failed[id] = err instanceof Error ? err.message : String(err);
+    });
+  }
+  return { automations: ids.length, failed };
 }

@@ -4,6 +4,7 @@ import { SCHEDULE_RECONCILE, TASK_QUEUE } from '../workflows/contract.ts';
 import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
 import { reconcileAllAppTriggers } from './app-triggers.ts';
 import { attachmentsRemovalSchedule } from './attachments-removal-schedule.ts';
+import { reconcileAllAutomations } from './automations.ts';
 import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { mediaUploadPurgeSchedule } from './media-upload-purge-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
@@ -63,11 +64,13 @@ export async function ensureProductSchedules(client: Client): Promise<Record<str
 /**
  * One pass of agreement with Temporal, at worker start and on the reconcile schedule: product
  * schedules missing in Temporal (deleted in the Web UI) are made again, and every app's production
- * triggers are reconciled (a deleted app schedule comes back, a spec edited in the UI is set back).
+ * triggers and every enabled automation are reconciled (a deleted app schedule or a terminated
+ * automation workflow comes back, a spec edited in the UI is set back).
  * A schedule's state is Temporal's: one paused in the UI stays paused until someone resumes it there.
  */
 export async function reconcileAllSchedules(client: Client, db: Db) {
   const product = await ensureProductSchedules(client);
   const apps = await reconcileAllAppTriggers(client, db);
-  return { product, apps };
+  const automations = await reconcileAllAutomations(client, db);
+  return { product, apps, automations };
 }

@@ -7,6 +7,6 @@ export { finishAutomationRun, recordFailedEffect } from './finish-automation-run
 export { getAutomation, listAutomationRuns, listAutomations } from './list-automations.ts';
 export { type EffectDeps, runAutomationEffect } from './run-automation-effect.ts';
 export { setAutomationEnabled } from './set-automation-enabled.ts';
-export { automationsWatching, automationTemporal } from './temporal.ts';
+export { automationsWatching, automationTemporal, enabledAutomationIds } from './temporal.ts';
 export { type FiredTrigger, triggerAutomation } from './trigger-automation.ts';
 export { updateAutomation } from './update-automation.ts';

@@ -16,6 +16,12 @@ export async function automationsWatching(db: DbOrTrx, companyId: string, object
   return rows.map((r) => r.id);
 }
 
+/** Every enabled automation, for the periodic agreement with Temporal (a workflow or schedule lost there is made again). */
+export async function enabledAutomationIds(db: DbOrTrx): Promise<string[]> {
+  const rows = await db.selectFrom('automations').select('id').where('enabled', '=', true).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
 /** What Temporal should hold for an automation: its workflow while enabled, a schedule condition's cron, and the labels naming both. */
 export async function automationTemporal(db: DbOrTrx, automationId: string) {
   const automation = await automationById(db, automationId);

@@ -13,6 +13,7 @@ import type { Principal } from '../../domain/principal.ts';
 import { recordUsage } from '../../domain/usage/record-usage.ts';
 import { smtpMailer } from '../../infra/mail/smtp-mailer.ts';
 import { CreateAutomationInput } from '../../schemas/automate.ts';
+import { reconcileAllAutomations } from '../../worker/automations.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { automationScheduleId, automationWorkflowId } from '../../workflows/contract.ts';
 import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
@@ -282,6 +283,15 @@ describe('automations', () => {
       ['SUCCEEDED', 'schedule'],
       ['SUCCEEDED', 'schedule'],
     ]);
+    // Lost in Temporal (terminated and deleted in the Web UI, a new cluster): the periodic
+    // reconcile makes both again.
+    await env.client.workflow.getHandle(automationWorkflowId(id)).terminate('lost');
+    await env.client.schedule.getHandle(automationScheduleId(id)).delete();
+    const swept = await reconcileAllAutomations(env.client, db);
+    expect(swept.failed).toEqual({});
+    expect((await env.client.workflow.getHandle(automationWorkflowId(id)).describe()).status.name).toBe('RUNNING');
+    const again = (await env.client.schedule.getHandle(automationScheduleId(id)).describe()).info.nextActionTimes[0]!;
+    expect([again.getUTCHours(), again.getUTCMinutes()]).toEqual([9, 0]);
     // Disabled: the schedule is removed with the workflow.
     await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
     await relay();
