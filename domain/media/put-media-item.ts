@@ -8,6 +8,7 @@ import type { Principal } from '../principal.ts';
 import { assertAdmitted } from './media-types.ts';
 import { branchOf, checkedPath, itemIdOf, itemRid, itemRows, itemView, mediaSetFor, type SetRow } from './repository.ts';
 import { openTransactionOf, stagedCount } from './transactions.ts';
+import { assertDestination } from './uploads.ts';
 
 export interface PutMediaItemInput {
   mediaSetRid: string;
@@ -56,13 +57,7 @@ export async function acceptMediaBytes(
   const limit = MEDIA_LIMITS.putItemBytes;
   const destination = (size: number) => {
     if (size > limit) throw tooLarge(limit);
-    if (size > MEDIA_LIMITS.databaseItemBytes && !deps.blobs.largeContent) {
-      throw new DomainError(
-        'media_upload_destination_not_configured',
-        `Items above ${MEDIA_LIMITS.databaseItemBytes} bytes are kept in an S3 store, and none is configured (SVC_BLOB_STORE).`,
-        { details: { limitBytes: MEDIA_LIMITS.databaseItemBytes, sizeBytes: size } },
-      );
-    }
+    assertDestination(deps.blobs, size);
   };
   if (body.declaredBytes !== undefined) destination(body.declaredBytes);
   const bytes = await body.read(limit);
