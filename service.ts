@@ -1,7 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import type { DataConverter } from '@temporalio/common';
 import { sql } from 'kysely';
 import { type Logger, pino } from 'pino';
 import { TEMPORAL_CODEC_PATH } from './api/admin/routes.ts';
@@ -30,13 +29,8 @@ import { localCloudProvider } from './infra/cloud/local-provider.ts';
 import { smtpMailer } from './infra/mail/smtp-mailer.ts';
 import { startEmbeddedPostgres } from './infra/postgres/embedded-postgres.ts';
 import { AesGcmPayloadCodec, generatedPayloadKey } from './infra/temporal-codec/payload-codec.ts';
-import { connectTemporal, describeOwnNamespace, type TemporalConnections } from './worker/connect-temporal.ts';
-import { startOutboxRelay } from './worker/outbox-relay.ts';
-import { temporalRunObserver } from './worker/provisioning-observer.ts';
-import { runWorker } from './worker/run-worker.ts';
-import { temporalScheduleObserver } from './worker/schedule-observer.ts';
-import { reconcileAllSchedules } from './worker/schedules.ts';
-import { ensureSearchAttributes } from './worker/search-attributes.ts';
+import type { TemporalConnections } from './worker/connect-temporal.ts';
+import type { StartedTemporal } from './worker/start-temporal.ts';
 
 // The composition root: the one place that starts the database, Temporal, the worker with the
 // outbox relay, and the HTTP server, and wires the dependencies each layer declares.
@@ -199,62 +193,23 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     const codec = payloadKeys.length ? new AesGcmPayloadCodec(payloadKeys) : undefined;
     if (codec) deps.payloadDecoder = codec;
     deps.cameras = createCameraService(config.camera, secrets);
-    let temporal: TemporalConnections | undefined;
+    let temporal: StartedTemporal | undefined;
     if (role !== 'api') {
-      // The one data converter of every Temporal client and worker this process makes.
-      const dataConverter: DataConverter = { payloadCodecs: [codec!] };
-      logger.info(
-        { keyId: codec!.keyId, source: config.payloadKeys ? 'SVC_TEMPORAL_PAYLOAD_KEYS' : 'generated key file' },
-        'Temporal payloads are encrypted',
-      );
-      const connected = await connectTemporal({
-        address: config.temporalAddress,
-        namespace: config.temporalNamespace,
-        dataDir: config.dataDir,
-        uiPort: config.temporalUiPort,
-        uiCodecEndpoint: () => (role === 'all' ? `${addresses.baseUrl}${TEMPORAL_CODEC_PATH}` : undefined),
-        dataConverter,
+      const { startTemporal } = await import('./worker/start-temporal.ts');
+      const started = await startTemporal({
+        config,
+        codec: codec!,
+        codecEndpoint: () => (role === 'all' ? `${addresses.baseUrl}${TEMPORAL_CODEC_PATH}` : undefined),
+        databaseUrl,
         logger,
+        activityDeps: { db, cloud, companyRoot, mailer, models: localModelProvider, connectivity, blobs: deps.blobs },
       });
-      temporal = connected;
-      cleanups.push(() => connected.close());
-      const worker = await runWorker(connected, {
-        db,
-        logger,
-        cloud,
-        companyRoot,
-        bundleCacheDir: path.join(config.dataDir, 'cache'),
-        maxCachedWorkflows: config.temporalCachedWorkflows,
-        mailer,
-        models: localModelProvider,
-        connectivity,
-        blobs: deps.blobs,
-      });
-      cleanups.push(() => worker.stop());
-      // Before the relay: every start sets these attributes, which the server must know. A
-      // cluster that keeps its operator API from this credential has them registered by hand (docs).
-      await ensureSearchAttributes(connected.client, config.temporalNamespace).then(
-        (added) => {
-          if (added.length) logger.info({ searchAttributes: added }, 'search attributes registered');
-        },
-        (err: unknown) =>
-          logger.warn(
-            { err },
-            'cannot register svc’s search attributes (SvcCellId, SvcProvisioningPart, SvcKind, SvcAppSlug, SvcVersion, SvcRunId): register them by hand (docs/operators/temporal.md)',
-          ),
-      );
-      // The first pass; the reconcile schedule (among the product schedules) repeats it every few minutes.
-      const { product, apps: reconciled, automations } = await reconcileAllSchedules(connected.client, db);
-      logger.info({ schedules: product }, 'schedules ensured');
-      if (Object.keys(reconciled.failed).length) logger.warn(reconciled, 'some app workflow triggers could not be reconciled');
-      else logger.info({ apps: reconciled.apps }, 'app workflow triggers reconciled');
-      if (Object.keys(automations.failed).length) logger.warn(automations, 'some automations could not be reconciled');
-      else logger.info({ automations: automations.automations }, 'automations reconciled');
-      const relay = startOutboxRelay({ db, client: connected.client, logger, databaseUrl });
-      cleanups.push(() => relay.stop());
-      deps.liveRuns = temporalRunObserver(connected.client);
-      deps.appSchedules = temporalScheduleObserver(connected.client);
-      if (!deps.temporalUi && connected.uiUrl) deps.temporalUi = { url: connected.uiUrl, namespace: config.temporalNamespace };
+      temporal = started;
+      cleanups.push(() => started.stop());
+      deps.liveRuns = started.liveRuns;
+      deps.appSchedules = started.appSchedules;
+      if (!deps.temporalUi && started.connected.uiUrl)
+        deps.temporalUi = { url: started.connected.uiUrl, namespace: config.temporalNamespace };
     }
 
     if (!config.databaseUrl) {
@@ -264,7 +219,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         backupRequests({
           dataDir: config.dataDir,
           postgresUrl: databaseUrl,
-          copyTemporalState: temporal?.copyEmbeddedState,
+          copyTemporalState: temporal?.connected.copyEmbeddedState,
           elsewhere: stateElsewhere({
             dataDir: config.dataDir,
             companyRoot: config.companyRoot.allowed,
@@ -281,10 +236,10 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       else cleanups.push(() => admin.close());
     }
 
-    const connected = temporal;
+    const started = temporal;
     readiness.push(
-      connected
-        ? readinessCheck('temporal', (signal) => describeOwnNamespace(connected, signal))
+      started
+        ? readinessCheck('temporal', (signal) => started.probe(signal))
         : { name: 'temporal', skipped: 'the api role does not use Temporal: workflow starts wait in the outbox' },
     );
 
@@ -315,7 +270,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     }
 
     let stopping: Promise<void> | undefined;
-    return { role, url, temporal, addresses, deps, stop: () => (stopping ??= cleanup()) };
+    return { role, url, temporal: temporal?.connected, addresses, deps, stop: () => (stopping ??= cleanup()) };
   } catch (err) {
     await cleanup();
     throw err;

@@ -4,7 +4,6 @@ import { mcpPath } from '../../domain/oauth/index.ts';
 import { AppParams } from '../../schemas/apps.ts';
 import { OAUTH_SCOPE } from '../../schemas/oauth.ts';
 import { defineRoute } from '../http/route.ts';
-import { answerMcp } from './server.ts';
 
 /** Headers the MCP transport reads; nothing else of the request reaches it. */
 const MCP_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
@@ -41,6 +40,8 @@ export const mcpRoute = defineRoute({
     const reached = await reachApp(deps, principal, targetOf(principal, params));
     const headers = Object.fromEntries(MCP_HEADERS.flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
     const request = { url: `${deps.addresses().baseUrl}${ctx.path}`, headers, body };
+    // Loaded on first use: the MCP SDK is about 10 MB of heap that a process without MCP callers never needs.
+    const { answerMcp } = await import('./server.ts');
     const answer = await answerMcp(deps, principal, reached, request, { runWaitMs: deps.http.runStartWaitMs, dryRun });
     return { status: answer.status, data: answer.body };
   },

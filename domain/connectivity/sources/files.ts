@@ -1,5 +1,4 @@
 import { parse } from 'csv-parse/sync';
-import { parquetReadObjects } from 'hyparquet';
 import { DomainError } from '../../errors.ts';
 
 // Rows of one source file, by format. CSV: a header line names the columns (values stay text;
@@ -35,6 +34,8 @@ export async function rowsOfFile(name: string, bytes: Uint8Array, format: FileFo
         });
     case 'parquet': {
       const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+      // Loaded on first Parquet file: most processes never read one.
+      const { parquetReadObjects } = await import('hyparquet');
       try {
         return (await parquetReadObjects({ file })) as Record<string, unknown>[];
       } catch (err) {
