@@ -197,7 +197,14 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
     if (role !== 'api') {
       const { startTemporal } = await import('./worker/start-temporal.ts');
       const started = await startTemporal({
-        config,
+        settings: {
+          address: config.temporalAddress,
+          namespace: config.temporalNamespace,
+          dataDir: config.dataDir,
+          uiPort: config.temporalUiPort,
+          cachedWorkflows: config.temporalCachedWorkflows,
+          keySource: config.payloadKeys ? 'SVC_TEMPORAL_PAYLOAD_KEYS' : 'generated key file',
+        },
         codec: codec!,
         codecEndpoint: () => (role === 'all' ? `${addresses.baseUrl}${TEMPORAL_CODEC_PATH}` : undefined),
         databaseUrl,

@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { ActivityDeps } from '../activities/index.ts';
-import type { Config } from '../config.ts';
 import type { AppScheduleObserver } from '../domain/apps/index.ts';
 import type { LiveRunObserver } from '../domain/provisioning/index.ts';
 import type { AesGcmPayloadCodec } from '../infra/temporal-codec/payload-codec.ts';
@@ -31,7 +30,16 @@ export interface StartedTemporal {
  * (about 60 MB resident).
  */
 export async function startTemporal(opts: {
-  config: Config;
+  settings: {
+    /** TEMPORAL_ADDRESS; undefined: the embedded server. */
+    address: string | undefined;
+    namespace: string;
+    dataDir: string;
+    uiPort: number | undefined;
+    cachedWorkflows: number;
+    /** Where the payload key came from, for the log. */
+    keySource: string;
+  };
   codec: AesGcmPayloadCodec;
   /** svc's own codec endpoint for the embedded Web UI (known once the HTTP server listens). */
   codecEndpoint: () => string | undefined;
@@ -39,7 +47,7 @@ export async function startTemporal(opts: {
   logger: Logger;
   activityDeps: Omit<ActivityDeps, 'logger'>;
 }): Promise<StartedTemporal> {
-  const { config, codec, logger } = opts;
+  const { settings, codec, logger } = opts;
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch((err) => logger.error({ err }, 'shutdown step failed'));
@@ -47,15 +55,12 @@ export async function startTemporal(opts: {
   try {
     // The one data converter of every Temporal client and worker this process makes.
     const dataConverter: DataConverter = { payloadCodecs: [codec] };
-    logger.info(
-      { keyId: codec.keyId, source: config.payloadKeys ? 'SVC_TEMPORAL_PAYLOAD_KEYS' : 'generated key file' },
-      'Temporal payloads are encrypted',
-    );
+    logger.info({ keyId: codec.keyId, source: settings.keySource }, 'Temporal payloads are encrypted');
     const connected = await connectTemporal({
-      address: config.temporalAddress,
-      namespace: config.temporalNamespace,
-      dataDir: config.dataDir,
-      uiPort: config.temporalUiPort,
+      address: settings.address,
+      namespace: settings.namespace,
+      dataDir: settings.dataDir,
+      uiPort: settings.uiPort,
       uiCodecEndpoint: opts.codecEndpoint,
       dataConverter,
       logger,
@@ -64,13 +69,13 @@ export async function startTemporal(opts: {
     const worker = await runWorker(connected, {
       ...opts.activityDeps,
       logger,
-      bundleCacheDir: path.join(config.dataDir, 'cache'),
-      maxCachedWorkflows: config.temporalCachedWorkflows,
+      bundleCacheDir: path.join(settings.dataDir, 'cache'),
+      maxCachedWorkflows: settings.cachedWorkflows,
     });
     stops.push(() => worker.stop());
     // Before the relay: every start sets these attributes, which the server must know. A
     // cluster that keeps its operator API from this credential has them registered by hand (docs).
-    await ensureSearchAttributes(connected.client, config.temporalNamespace).then(
+    await ensureSearchAttributes(connected.client, settings.namespace).then(
       (added) => {
         if (added.length) logger.info({ searchAttributes: added }, 'search attributes registered');
       },
