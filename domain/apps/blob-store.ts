@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BoundedCache } from '../cache/index.ts';
 import type { Db } from '../db/index.ts';
+import { DomainError } from '../errors.ts';
 import { equalHashes } from '../security/index.ts';
 
 /**
@@ -35,6 +36,20 @@ export interface BlobStore {
   putStream(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
   /** Whether contents of any size may be stored (an object store); the database keeps small ones only (media items). */
   readonly largeContent: boolean;
+}
+
+/**
+ * Contents above the database's share (`databaseBytes`) need an object store: the one refusal of
+ * media items, upload sessions and attachments when none is configured. `what` names them in the message.
+ */
+export function assertBlobDestination(blobs: BlobStore, size: number, databaseBytes: number, what: string): void {
+  if (size > databaseBytes && !blobs.largeContent) {
+    throw new DomainError(
+      'media_upload_destination_not_configured',
+      `${what} above ${databaseBytes} bytes are kept in an S3 store, and none is configured (SVC_BLOB_STORE).`,
+      { details: { limitBytes: databaseBytes, sizeBytes: size } },
+    );
+  }
 }
 
 /** Where bytes live (PostgreSQL or S3): stores and fetches, trusting the caller to verify. */

@@ -2,6 +2,7 @@
 export { type AppTarget, accessToApp, accessToAppUntil, anonymousAccessToApp, callerAccess } from './access-to-app.ts';
 export { type AppLabels, appLabels } from './app-labels.ts';
 export {
+  assertBlobDestination,
   type BlobBackend,
   type BlobStore,
   CorruptBlobError,

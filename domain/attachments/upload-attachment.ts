@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ATTACHMENT_LIMITS, type Attachment } from '../../schemas/attachments.ts';
 import { MEDIA_LIMITS } from '../../schemas/media.ts';
 import { problem } from '../../schemas/problems.ts';
-import type { BlobStore } from '../apps/index.ts';
+import { assertBlobDestination, type BlobStore } from '../apps/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -54,18 +54,6 @@ const tooLarge = () =>
     details: { limitBytes: ATTACHMENT_LIMITS.bytes },
   });
 
-/** Above the database's share of media content an S3 store is needed, as for media items. */
-function assertDestination(blobs: BlobStore, size: number): void {
-  const limit = MEDIA_LIMITS.databaseItemBytes;
-  if (size > limit && !blobs.largeContent) {
-    throw new DomainError(
-      'media_upload_destination_not_configured',
-      `Attachments above ${limit} bytes are kept in an S3 store, and none is configured (SVC_BLOB_STORE).`,
-      { details: { limitBytes: limit, sizeBytes: size } },
-    );
-  }
-}
-
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
 /** The request's media type (parameters dropped), application/octet-stream when none is sent; anything else malformed is refused. */
@@ -98,7 +86,7 @@ export async function acceptAttachmentBytes(
   mediaTypeOf(input.contentType);
   const admit = (size: number) => {
     if (size > ATTACHMENT_LIMITS.bytes) throw tooLarge();
-    assertDestination(deps.blobs, size);
+    assertBlobDestination(deps.blobs, size, MEDIA_LIMITS.databaseItemBytes, 'Attachments');
   };
   if (body.declaredBytes !== undefined) admit(body.declaredBytes);
   const bytes = await body.read(ATTACHMENT_LIMITS.bytes).catch((err: unknown) => {

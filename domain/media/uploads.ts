@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MEDIA_LIMITS, MEDIA_VIEW_RID_PREFIX, type MediaUploadFailure, type MediaUploadView } from '../../schemas/media.ts';
 import type { MediaReference } from '../../schemas/ontology.ts';
-import type { BlobStore } from '../apps/index.ts';
+import { assertBlobDestination, type BlobStore } from '../apps/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -53,13 +53,7 @@ export function assertItemLimit(principal: Principal, sizeBytes: number): void {
 
 /** Items above the database's share need an S3 store: said when the session is made, not at its last part. */
 export function assertDestination(blobs: BlobStore, size: number): void {
-  if (size > MEDIA_LIMITS.databaseItemBytes && !blobs.largeContent) {
-    throw new DomainError(
-      'media_upload_destination_not_configured',
-      `Items above ${MEDIA_LIMITS.databaseItemBytes} bytes are kept in an S3 store, and none is configured (SVC_BLOB_STORE).`,
-      { details: { limitBytes: MEDIA_LIMITS.databaseItemBytes, sizeBytes: size } },
-    );
-  }
+  assertBlobDestination(blobs, size, MEDIA_LIMITS.databaseItemBytes, 'Items');
 }
 
 /**
