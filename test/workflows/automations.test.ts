@@ -4,11 +4,13 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAutomation } from '../../domain/automate/create-automation.ts';
 import { setAutomationEnabled } from '../../domain/automate/set-automation-enabled.ts';
+import { MAX_CHANGES_PER_TICK } from '../../domain/automate/trigger-automation.ts';
 import type { Db } from '../../domain/db/database.ts';
 import { systemClock } from '../../domain/deps.ts';
 import { defineActionTypes } from '../../domain/ontology/define-action-types.ts';
 import { defineObjectTypes } from '../../domain/ontology/define-object-types.ts';
 import { editObjects } from '../../domain/ontology/edit-objects.ts';
+import { upsertObjects } from '../../domain/ontology/index.ts';
 import { enqueue } from '../../domain/outbox/repository.ts';
 import { recordUsage } from '../../domain/usage/record-usage.ts';
 import { readCounters } from '../../domain/usage/repository.ts';
@@ -149,6 +151,40 @@ describe('automations', () => {
     const runs = await ended(id, 3);
     expect(runs.map((r) => (r.trigger as { primaryKey: string }).primaryKey)).toEqual(['101', '104', '105']);
     expect(runs.every((r) => r.status === 'SUCCEEDED')).toBe(true);
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+  });
+
+  it('reads a commit of more changes than one page (a sync’s page) to its end: a match past the first thousand fires', async () => {
+    const id = await automate({
+      name: 'bulk',
+      condition: {
+        type: 'objectsChanged',
+        objectType: 'sales.Order',
+        changes: ['added'],
+        where: { type: 'eq', field: 'note', value: 'bulk' },
+      },
+      effects: [
+        { type: 'action', action: 'sales.setNote', parameters: { order: { from: 'primaryKey' }, note: { from: 'value', value: 'seen' } } },
+      ],
+    });
+    // As a sync commits a page: one transaction, one ontology.changed intent over all its changes.
+    const objects = Array.from({ length: MAX_CHANGES_PER_TICK + 500 }, (_, i) => ({
+      number: 10_001 + i,
+      amount: 1,
+      note: i === 1400 ? 'bulk' : 'x',
+    }));
+    await db
+      .transaction()
+      .execute((trx) => upsertObjects(trx, { companyId: FLOW_COMPANY.id, objectType: 'sales.Order', operationId: 'ope_bulk', objects }));
+    await relay();
+    await placeOrders({ number: 12_600, amount: 1, note: 'bulk' });
+    const runs = await ended(id, 2);
+    expect(runs.map((r) => [(r.trigger as { primaryKey: string }).primaryKey, r.status])).toEqual([
+      ['11401', 'SUCCEEDED'],
+      ['12600', 'SUCCEEDED'],
+    ]);
+    expect((await noteOf(11_401)).after?.note).toBe('seen');
     await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
     await relay();
   });
