@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAutomation } from '../../domain/automate/create-automation.ts';
@@ -14,7 +13,7 @@ import { CreateSyncInput } from '../../schemas/connectivity.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { dataSyncScheduleId } from '../../workflows/contract.ts';
 import { FLOW_COMPANY, FLOW_DEVELOPER, publishWorkflow, RECIPIENTS, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
-import { createSourceDatabase, type SourceDatabase, testConnectivity } from '../support/connectivity.ts';
+import { createSourceDatabase, lockSourceTable, type SourceDatabase, testConnectivity } from '../support/connectivity.ts';
 import { SALES } from '../support/ontology.ts';
 import { startWorkflowTestEnv, until, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
@@ -167,20 +166,6 @@ const readNotifications = async () =>
 /** Waits for `count` notifications, each past its delivery (none left `sending`). */
 const notifications = (count: number) => until(readNotifications, (n) => n.length >= count && n.every((m) => m.status !== 'sending'));
 
-/** An exclusive lock on the source table, held by a connection of its own until released: the sync's next read waits on it. */
-async function lockOrders() {
-  const client = new pg.Client({ connectionString: source.url });
-  await client.connect();
-  await client.query('BEGIN');
-  await client.query('LOCK TABLE orders IN ACCESS EXCLUSIVE MODE');
-  return {
-    async release() {
-      await client.query('COMMIT');
-      await client.end();
-    },
-  };
-}
-
 describe('issue 31 acceptance: a company’s PostgreSQL → a scheduled sync → an automation → notifications', () => {
   let syncId: string;
   let automationId: string;
@@ -272,7 +257,7 @@ describe('issue 31 acceptance: a company’s PostgreSQL → a scheduled sync →
         (await db.selectFrom('data_build_jobs').select('pages').where('build_id', '=', buildId).executeTakeFirstOrThrow()).pages;
       await vi.waitFor(async () => expect(await pages()).toBeGreaterThanOrEqual(1), { timeout: 60_000, interval: 20 });
       // The next page's read waits on the source while the worker goes away.
-      const lock = await lockOrders();
+      const lock = await lockSourceTable(source, 'orders');
       expect(await pages()).toBeLessThan(NEW_ORDERS / PAGE);
       await workflows.replaceWorker();
       await lock.release();
