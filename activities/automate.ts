@@ -14,9 +14,15 @@ import type { AutomationEffect, AutomationTick, EffectOutcome } from '../schemas
 
 export function createAutomateActivities(deps: { db: Db; mailer: Mailer }) {
   return {
-    /** The triggers a tick fires (null: the automation is gone). */
-    automationTriggers: (input: { automationId: string; tick: AutomationTick; at: string }) =>
+    /** The triggers a page of the tick fires and the rest of its range (null: the automation is gone). */
+    automationTriggerPage: (input: { automationId: string; tick: AutomationTick; at: string }) =>
       triggerAutomation(deps.db, input.automationId, input.tick, input.at),
+    /**
+     * The first page's triggers only: for runs that began before the tick was read in pages (their
+     * history has no svc-automation-tick-pages marker). Goes with that patch's deprecation.
+     */
+    automationTriggers: async (input: { automationId: string; tick: AutomationTick; at: string }) =>
+      (await triggerAutomation(deps.db, input.automationId, input.tick, input.at))?.fired ?? null,
     /** The trigger's run, once per trigger key; whether it starts effects (else why not). */
     beginAutomationRun: (input: BeginRunInput) => beginAutomationRun(deps.db, input),
     /** One effect, exactly once (its outcome recorded with what it did); transient failures thrown for the retry policy. */

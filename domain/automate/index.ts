@@ -8,5 +8,5 @@ export { getAutomation, listAutomationRuns, listAutomations } from './list-autom
 export { type EffectDeps, runAutomationEffect } from './run-automation-effect.ts';
 export { setAutomationEnabled } from './set-automation-enabled.ts';
 export { automationsWatching, automationTemporal, enabledAutomationIds } from './temporal.ts';
-export { type FiredTrigger, triggerAutomation } from './trigger-automation.ts';
+export { type FiredTrigger, type TickPage, triggerAutomation } from './trigger-automation.ts';
 export { updateAutomation } from './update-automation.ts';

@@ -104,13 +104,30 @@ export function renderTemplate(template: string, object: OntologyObject | null, 
 }
 
 /**
+ * The effect's time on the worker, metered as the owning app's compute (compute.workflow, as its
+ * workflows' steps, at least a millisecond) in the month of the run, with the effect's outcome: a
+ * retried activity meters nothing twice, and used-up minutes stop the automation's next runs.
+ */
+async function meterEffect(trx: DbOrTrx, runId: string, startedMs: number, at: string): Promise<void> {
+  const { app_id } = await trx
+    .selectFrom('automation_runs as r')
+    .innerJoin('automations as a', 'a.id', 'r.automation_id')
+    .select('a.app_id')
+    .where('r.id', '=', runId)
+    .executeTakeFirstOrThrow();
+  const amount = Math.max(1, Math.round(performance.now() - startedMs));
+  await recordUsage(trx, [{ appId: app_id, meter: 'compute.workflow', amount, at: new Date(at) }]);
+}
+
+/**
  * One effect of a run, exactly once: its outcome is recorded in the transaction that does it (an
- * action's edits, a notification's messages), so a retried activity finds it done. A refusal no
- * retry changes (an invalid action, a forbidden owner) is a FAILED outcome; anything else (the
- * database, the mail server) is thrown for the activity's retry.
+ * action's edits, a notification's messages) with its compute, so a retried activity finds it
+ * done. A refusal no retry changes (an invalid action, a forbidden owner) is a FAILED outcome;
+ * anything else (the database, the mail server) is thrown for the activity's retry.
  */
 export async function runAutomationEffect(deps: EffectDeps, input: RunEffectInput): Promise<EffectOutcome> {
   const { effect } = input;
+  const started = performance.now();
   try {
     const outcome = await deps.db.transaction().execute(async (trx) => {
       const done = await recordedOutcome(trx, input.runId, input.index);
@@ -118,6 +135,7 @@ export async function runAutomationEffect(deps: EffectDeps, input: RunEffectInpu
       const output = await perform(deps, trx, input);
       const result: EffectOutcome = { index: input.index, type: effect.type, status: 'SUCCEEDED', attempts: input.attempt, output };
       await recordEffect(trx, input.runId, result);
+      await meterEffect(trx, input.runId, started, input.at);
       return result;
     });
     if (effect.type === 'notify') await deliverPending(deps.db, deps.mailer, (q) => q.where('run_id', '=', input.runId));
@@ -125,7 +143,10 @@ export async function runAutomationEffect(deps: EffectDeps, input: RunEffectInpu
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     const failed: EffectOutcome = { index: input.index, type: effect.type, status: 'FAILED', attempts: input.attempt, error: err.message };
-    await recordEffect(deps.db, input.runId, failed);
+    await deps.db.transaction().execute(async (trx) => {
+      await recordEffect(trx, input.runId, failed);
+      await meterEffect(trx, input.runId, started, input.at);
+    });
     return failed;
   }
 }

@@ -15,12 +15,12 @@ export interface FiredTrigger {
   trigger: AutomationTrigger;
 }
 
-/** Changes of one tick read at most: a larger range (an import of many objects) fires its first ones and says so in the log. */
+/** Changes of one tick read in one page: a larger range (a sync's page, an import of many objects) is read on in the next. */
 export const MAX_CHANGES_PER_TICK = 1000;
 
 const kindOf = (c: Change): ChangeKind => (c.before === null ? 'added' : c.after === null ? 'removed' : 'modified');
 
-/** The changes of the watched type in the tick's range, in sequence order, with their states. */
+/** The first page of changes of the watched type in the tick's range, in sequence order, with their states, and the range after it. */
 async function changesOf(db: DbOrTrx, companyId: string, typeId: string, tick: { fromSeq: number; toSeq: number }) {
   const rows = await db
     .selectFrom('ontology_changes')
@@ -32,10 +32,13 @@ async function changesOf(db: DbOrTrx, companyId: string, typeId: string, tick: {
     .orderBy('seq')
     .limit(MAX_CHANGES_PER_TICK)
     .execute();
-  return withStates(
+  const last = rows.length === MAX_CHANGES_PER_TICK ? Number(rows.at(-1)!.seq) : tick.toSeq;
+  const rest: AutomationTick | null = last < tick.toSeq ? { kind: 'change', fromSeq: last + 1, toSeq: tick.toSeq } : null;
+  const changes = await withStates(
     db,
     rows.map((r) => ({ ...r, seq: Number(r.seq) })),
   );
+  return { changes, rest };
 }
 
 const holds = (value: number | null, operator: 'gt' | 'gte' | 'lt' | 'lte', bound: number) =>
@@ -52,34 +55,43 @@ export async function thresholdValue(db: DbOrTrx, automation: StoredAutomation):
   return { value, met: holds(value, condition.operator, condition.value) };
 }
 
+/** What one page of a tick fires, and the rest of its range to read next (before any later tick), if any. */
+export interface TickPage {
+  fired: FiredTrigger[];
+  rest: AutomationTick | null;
+}
+
+const fires = (fired: FiredTrigger[]): TickPage => ({ fired, rest: null });
+
 /**
- * The triggers a tick fires; null once the automation is gone (its workflow ends). A disabled
- * automation fires nothing. objectsChanged: each change of the type in the range of a kind it
- * watches whose object (after the change; before it, when removed) matches the where clause.
- * threshold: one trigger when the aggregate goes from not holding to holding (remembered).
+ * The triggers a tick fires, a page of its changes at a time; null once the automation is gone
+ * (its workflow ends). A disabled automation fires nothing. objectsChanged: each change of the type
+ * in the range of a kind it watches whose object (after the change; before it, when removed)
+ * matches the where clause. threshold: one trigger when the aggregate goes from not holding to
+ * holding (remembered).
  */
-export async function triggerAutomation(db: Db, automationId: string, tick: AutomationTick, at: string): Promise<FiredTrigger[] | null> {
+export async function triggerAutomation(db: Db, automationId: string, tick: AutomationTick, at: string): Promise<TickPage | null> {
   const automation = await automationById(db, automationId);
   if (!automation) return null;
-  if (!automation.enabled) return [];
+  if (!automation.enabled) return fires([]);
   const condition = automation.condition;
   if (tick.kind === 'schedule') {
-    return condition.type === 'schedule' ? [{ key: `schedule:${tick.at}`, trigger: { kind: 'schedule', at: tick.at } }] : [];
+    return fires(condition.type === 'schedule' ? [{ key: `schedule:${tick.at}`, trigger: { kind: 'schedule', at: tick.at } }] : []);
   }
   if (condition.type === 'objectsChanged') {
     const { ontology, type } = await watchedType(db, automation.company_id, condition.objectType);
+    const page = await changesOf(db, automation.company_id, type.id, tick);
     // A change whose states are gone (edits history trimmed) cannot be judged: it fires nothing.
-    const changes = (await changesOf(db, automation.company_id, type.id, tick)).filter(
-      (c) => (c.after ?? c.before) !== null && condition.changes.includes(kindOf(c)),
-    );
+    const changes = page.changes.filter((c) => (c.after ?? c.before) !== null && condition.changes.includes(kindOf(c)));
     const states = changes.map((c) => (c.after ?? c.before) as OntologyObject);
     const matches = await matchObjects(db, ontology, type, condition.where, states);
-    return changes
+    const fired = changes
       .filter((_, i) => matches[i])
       .map((c) => ({
         key: `change:${c.seq}`,
-        trigger: { kind: 'change', at, objectType: type.apiName, primaryKey: c.primaryKey, change: kindOf(c), seq: c.seq },
+        trigger: { kind: 'change' as const, at, objectType: type.apiName, primaryKey: c.primaryKey, change: kindOf(c), seq: c.seq },
       }));
+    return { fired, rest: page.rest };
   }
   if (condition.type === 'threshold') {
     return db.transaction().execute(async (trx) => {
@@ -87,9 +99,9 @@ export async function triggerAutomation(db: Db, automationId: string, tick: Auto
       if (!locked) return null;
       const { value, met } = await thresholdValue(trx, locked);
       await trx.updateTable('automations').set({ threshold_met: met }).where('id', '=', automationId).execute();
-      if (!met || locked.threshold_met === true) return [];
-      return [{ key: `threshold:${tick.toSeq}`, trigger: { kind: 'threshold', at, objectType: condition.objectType, value } }];
+      if (!met || locked.threshold_met === true) return fires([]);
+      return fires([{ key: `threshold:${tick.toSeq}`, trigger: { kind: 'threshold', at, objectType: condition.objectType, value } }]);
     });
   }
-  return [];
+  return fires([]);
 }

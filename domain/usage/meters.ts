@@ -7,7 +7,7 @@ export type PeriodKind = 'month' | 'day';
 export const METERS = {
   /** Compute time of realtime connections, in milliseconds. */
   'compute.live': { period: 'month', unit: 'ms' },
-  /** Compute time of app workflow runs, in milliseconds. */
+  /** Compute time of app workflow runs and of automation effects, in milliseconds. */
   'compute.workflow': { period: 'month', unit: 'ms' },
   /** Compute time of model and transcription calls, in milliseconds. */
   'compute.model': { period: 'month', unit: 'ms' },

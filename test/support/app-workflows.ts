@@ -1,5 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import type { Db } from '../../domain/db/database.ts';
+import type { Principal } from '../../domain/principal.ts';
 
 // App workflow fixtures: a company with accounts and apps whose versions carry a workflow,
 // written straight to the database (the HTTP tests deploy through the API), and a real SMTP
@@ -7,6 +8,14 @@ import type { Db } from '../../domain/db/database.ts';
 
 export const FLOW_COMPANY = { id: 'co_flow', cellId: 'cell-flow' };
 export const RECIPIENTS = ['ann@flow.example', 'bob@flow.example'];
+/** Ann, a developer of Flow (seeded by seedFlowCompany), through a developer key. */
+export const FLOW_DEVELOPER: Principal = {
+  kind: 'key',
+  account: { id: 'acc_ann', username: 'ann', email: RECIPIENTS[0]!, platformStaff: false },
+  company: { id: FLOW_COMPANY.id, cellId: FLOW_COMPANY.cellId, name: 'Flow' },
+  role: 'developer',
+  key: { id: 'key_flow', displayPrefix: 'svc-dk-flow' },
+};
 
 export async function seedFlowCompany(db: Db): Promise<void> {
   await db.insertInto('companies').values({ id: FLOW_COMPANY.id, cell_id: FLOW_COMPANY.cellId, name: 'Flow' }).execute();

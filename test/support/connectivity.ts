@@ -57,3 +57,17 @@ export async function createSourceDatabase(): Promise<SourceDatabase> {
     },
   };
 }
+
+/** An exclusive lock on a source table, held by a connection of its own until released: a sync's next read waits on it. */
+export async function lockSourceTable(source: SourceDatabase, table: string) {
+  const client = new pg.Client({ connectionString: source.url });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  return {
+    async release() {
+      await client.query('COMMIT');
+      await client.end();
+    },
+  };
+}

@@ -11,14 +11,21 @@ import { systemClock } from '../../domain/deps.ts';
 import { defineObjectTypes } from '../../domain/ontology/define-object-types.ts';
 import { editObjects } from '../../domain/ontology/edit-objects.ts';
 import { enqueue } from '../../domain/outbox/repository.ts';
-import type { Principal } from '../../domain/principal.ts';
 import { recordUsage } from '../../domain/usage/record-usage.ts';
 import { smtpMailer } from '../../infra/mail/smtp-mailer.ts';
 import { workflowSchema } from '../../schemas/manifest/workflow.ts';
 import { reconcileAppTriggers } from '../../worker/app-triggers.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { appScheduleId, TASK_QUEUE } from '../../workflows/contract.ts';
-import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, type ReceivedMail, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
+import {
+  FLOW_COMPANY,
+  FLOW_DEVELOPER,
+  publishWorkflow,
+  RECIPIENTS,
+  type ReceivedMail,
+  seedFlowCompany,
+  startSmtpSink,
+} from '../support/app-workflows.ts';
 import { startWorkflowTestEnv, until, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // App workflows on the embedded server with time skipping: a week of a daily schedule in no
@@ -189,13 +196,7 @@ describe('change triggers and notify', () => {
   });
 
   it('runs on a committed data edit: the data layer’s writer → ontology.changed → the watching app’s trigger → a query export', async () => {
-    const principal: Principal = {
-      kind: 'key',
-      account: { id: 'acc_ann', username: 'ann', email: RECIPIENTS[0]!, platformStaff: false },
-      company: { id: FLOW_COMPANY.id, cellId: FLOW_COMPANY.cellId, name: 'Flow' },
-      role: 'developer',
-      key: { id: 'key_flow', displayPrefix: 'svc-dk-flow' },
-    };
+    const principal = FLOW_DEVELOPER;
     const deps = { db, clock: systemClock };
     await defineObjectTypes(deps, principal, FLOW_COMPANY.cellId, {
       types: [

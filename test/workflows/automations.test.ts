@@ -1,22 +1,25 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAutomation } from '../../domain/automate/create-automation.ts';
 import { setAutomationEnabled } from '../../domain/automate/set-automation-enabled.ts';
+import { MAX_CHANGES_PER_TICK } from '../../domain/automate/trigger-automation.ts';
 import type { Db } from '../../domain/db/database.ts';
 import { systemClock } from '../../domain/deps.ts';
 import { defineActionTypes } from '../../domain/ontology/define-action-types.ts';
 import { defineObjectTypes } from '../../domain/ontology/define-object-types.ts';
 import { editObjects } from '../../domain/ontology/edit-objects.ts';
+import { upsertObjects } from '../../domain/ontology/index.ts';
 import { enqueue } from '../../domain/outbox/repository.ts';
-import type { Principal } from '../../domain/principal.ts';
 import { recordUsage } from '../../domain/usage/record-usage.ts';
+import { readCounters } from '../../domain/usage/repository.ts';
 import { smtpMailer } from '../../infra/mail/smtp-mailer.ts';
 import { CreateAutomationInput } from '../../schemas/automate.ts';
 import { reconcileAllAutomations } from '../../worker/automations.ts';
 import { relayDue } from '../../worker/outbox-relay.ts';
 import { automationScheduleId, automationWorkflowId } from '../../workflows/contract.ts';
-import { FLOW_COMPANY, publishWorkflow, RECIPIENTS, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
+import { FLOW_COMPANY, FLOW_DEVELOPER, publishWorkflow, RECIPIENTS, seedFlowCompany, startSmtpSink } from '../support/app-workflows.ts';
 import { define, insertCompanyWithDeveloper, SALES } from '../support/ontology.ts';
 import { ACTIONS } from '../support/ontology-actions.ts';
 import { startWorkflowTestEnv, until, type WorkflowTestEnv } from '../support/workflow-env.ts';
@@ -24,7 +27,8 @@ import { startWorkflowTestEnv, until, type WorkflowTestEnv } from '../support/wo
 // Automations on the embedded server with time skipping: a change made through the one writer
 // reaches the automation's workflow only through the outbox relay, fires its action once (however
 // often the change is delivered), never for an object its where clause leaves out; the cooldown
-// and the daily cap are counted in workflow time; a used-up compute quota starts nothing.
+// and the daily cap are counted in workflow time; effects are metered as the app's compute and a
+// used-up quota starts nothing; an effect that fails on the database is retried and applied once.
 
 let env: TestWorkflowEnvironment;
 let db: Db;
@@ -33,13 +37,7 @@ let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 let appId: string;
 const silent = pino({ level: 'silent' });
 const deps = () => ({ db, clock: systemClock });
-const ann: Principal = {
-  kind: 'key',
-  account: { id: 'acc_ann', username: 'ann', email: RECIPIENTS[0]!, platformStaff: false },
-  company: { id: FLOW_COMPANY.id, cellId: FLOW_COMPANY.cellId, name: 'Flow' },
-  role: 'developer',
-  key: { id: 'key_flow', displayPrefix: 'svc-dk-flow' },
-};
+const ann = FLOW_DEVELOPER;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
@@ -157,6 +155,40 @@ describe('automations', () => {
     await relay();
   });
 
+  it('reads a commit of more changes than one page (a sync’s page) to its end: a match past the first thousand fires', async () => {
+    const id = await automate({
+      name: 'bulk',
+      condition: {
+        type: 'objectsChanged',
+        objectType: 'sales.Order',
+        changes: ['added'],
+        where: { type: 'eq', field: 'note', value: 'bulk' },
+      },
+      effects: [
+        { type: 'action', action: 'sales.setNote', parameters: { order: { from: 'primaryKey' }, note: { from: 'value', value: 'seen' } } },
+      ],
+    });
+    // As a sync commits a page: one transaction, one ontology.changed intent over all its changes.
+    const objects = Array.from({ length: MAX_CHANGES_PER_TICK + 500 }, (_, i) => ({
+      number: 10_001 + i,
+      amount: 1,
+      note: i === 1400 ? 'bulk' : 'x',
+    }));
+    await db
+      .transaction()
+      .execute((trx) => upsertObjects(trx, { companyId: FLOW_COMPANY.id, objectType: 'sales.Order', operationId: 'ope_bulk', objects }));
+    await relay();
+    await placeOrders({ number: 12_600, amount: 1, note: 'bulk' });
+    const runs = await ended(id, 2);
+    expect(runs.map((r) => [(r.trigger as { primaryKey: string }).primaryKey, r.status])).toEqual([
+      ['11401', 'SUCCEEDED'],
+      ['12600', 'SUCCEEDED'],
+    ]);
+    expect((await noteOf(11_401)).after?.note).toBe('seen');
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+  });
+
   it('honours the daily cap and the cooldown, counted in workflow time', async () => {
     const capped = await automate({
       name: 'capped',
@@ -222,6 +254,77 @@ describe('automations', () => {
     // A new month, as far as the app's quota goes, for the tests after this one.
     await db.deleteFrom('usage_counters').where('app_id', '=', appId).execute();
   });
+  it('meters each effect as the owning app’s compute: the effect that uses up its minutes is the last one started', async () => {
+    const id = await automate({
+      name: 'metered',
+      condition: { type: 'objectsChanged', objectType: 'sales.Order', where: { type: 'eq', field: 'note', value: 'metered' } },
+      effects: [
+        { type: 'action', action: 'sales.setNote', parameters: { order: { from: 'primaryKey' }, note: { from: 'value', value: 'ran' } } },
+      ],
+    });
+    // One millisecond short of the app's minute: the next effect's own time uses it up.
+    const at = new Date(await env.currentTimeMs());
+    await recordUsage(db, [{ appId, meter: 'compute.workflow', amount: 59_999, at }]);
+    await placeOrders({ number: 451, amount: 1, note: 'metered' });
+    const [first] = await ended(id, 1);
+    expect(first).toMatchObject({ status: 'SUCCEEDED', effects: [expect.objectContaining({ status: 'SUCCEEDED' })] });
+    expect((await readCounters(db, appId, ['compute.workflow'], at))['compute.workflow']).toBeGreaterThanOrEqual(60_000);
+    await placeOrders({ number: 452, amount: 1, note: 'metered' });
+    const runs = await ended(id, 2);
+    expect(runs.map((r) => [(r.trigger as { primaryKey: string }).primaryKey, r.status, r.skip_reason])).toEqual([
+      ['451', 'SUCCEEDED', null],
+      ['452', 'SKIPPED', 'quota_exhausted'],
+    ]);
+    expect((await noteOf(451)).after?.note).toBe('ran');
+    expect((await noteOf(452)).after?.note).toBe('metered');
+    await db.deleteFrom('usage_counters').where('app_id', '=', appId).execute();
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+  });
+
+  it('retries an effect that failed on the database: the retry completes it, applied once', async () => {
+    // The database refuses the action's edit once (a sequence counts across the rolled-back attempt).
+    await sql`CREATE SEQUENCE fail_once`.execute(db);
+    await sql`CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF nextval('fail_once') = 1 THEN RAISE EXCEPTION 'connection lost'; END IF; RETURN NEW; END $$`.execute(db);
+    await sql`CREATE TRIGGER fail_once BEFORE INSERT ON ontology_edits FOR EACH ROW
+      WHEN (NEW.edit->'after'->>'note' = 'retried') EXECUTE FUNCTION fail_once()`.execute(db);
+    try {
+      const id = await automate({
+        name: 'retried',
+        condition: { type: 'objectsChanged', objectType: 'sales.Order', where: { type: 'eq', field: 'note', value: 'retry' } },
+        effects: [
+          {
+            type: 'action',
+            action: 'sales.setNote',
+            parameters: { order: { from: 'primaryKey' }, note: { from: 'value', value: 'retried' } },
+          },
+        ],
+        retries: 2,
+      });
+      await placeOrders({ number: 801, amount: 1, note: 'retry' });
+      const [run] = await ended(id, 1);
+      expect(run).toMatchObject({ status: 'SUCCEEDED', error: null });
+      expect(run!.effects).toEqual([expect.objectContaining({ index: 0, type: 'action', status: 'SUCCEEDED', attempts: 2 })]);
+      const { rows } = await sql<{ n: string }>`SELECT last_value::text AS n FROM fail_once`.execute(db);
+      expect(rows[0]!.n).toBe('2');
+      const edits = await db
+        .selectFrom('ontology_edits')
+        .select(sql<string>`edit->>'type'`.as('type'))
+        .where('primary_key', '=', '801')
+        .orderBy('seq')
+        .execute();
+      expect(edits.map((e) => e.type)).toEqual(['create', 'modify']);
+      expect((await noteOf(801)).after?.note).toBe('retried');
+      await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+      await relay();
+    } finally {
+      await sql`DROP TRIGGER fail_once ON ontology_edits`.execute(db);
+      await sql`DROP FUNCTION fail_once()`.execute(db);
+      await sql`DROP SEQUENCE fail_once`.execute(db);
+    }
+  });
+
   it('fires a threshold when its aggregate crosses the value, and again only after it stopped holding', async () => {
     const id = await automate({
       name: 'threshold',

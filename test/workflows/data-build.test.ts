@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   cancelBuild,
@@ -14,7 +13,7 @@ import { findObjectTypeRecord, findOntologyOfCompany, objectTable } from '../../
 import type { CreateSyncInput } from '../../schemas/connectivity.ts';
 import { cancelDataBuild, reconcileDataSyncSchedule, startDataBuild } from '../../worker/data-pipelines.ts';
 import { dataSyncScheduleId } from '../../workflows/contract.ts';
-import { createSourceDatabase, type SourceDatabase, testConnectivity } from '../support/connectivity.ts';
+import { createSourceDatabase, lockSourceTable, type SourceDatabase, testConnectivity } from '../support/connectivity.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture, SALES } from '../support/ontology.ts';
 import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
@@ -164,7 +163,7 @@ describe('data builds', () => {
         (await db.selectFrom('data_build_jobs').select('pages').where('build_id', '=', buildId).executeTakeFirstOrThrow()).pages;
       await vi.waitFor(async () => expect(await pages()).toBeGreaterThanOrEqual(3), { timeout: 60_000, interval: 20 });
       // The source holds the next page's read (an exclusive lock) while the worker goes away.
-      const lock = await createSourceLock('big_orders');
+      const lock = await lockSourceTable(source, 'big_orders');
       const atStop = await pages();
       expect(atStop).toBeLessThan(30);
       await started.replaceWorker();
@@ -185,7 +184,7 @@ describe('data builds', () => {
     const s = await sync({ name: 'to-cancel', source: { table: 'big_orders', schema: 'public' }, pageSize: 50 });
     const db = started.database.db;
     // The first page's read waits on the lock: the job is in flight when the cancel comes.
-    const lock = await createSourceLock('big_orders');
+    const lock = await lockSourceTable(source, 'big_orders');
     const created = await createBuild(db, acme.developer, 'cell-acme', { jobs: [{ syncId: s.id, dependsOn: [] }] });
     await startDataBuild(started.env.client, db, created.id, {});
     await vi.waitFor(async () => expect((await getBuild(db, acme.developer, 'cell-acme', created.id)).jobs[0]!.status).toBe('RUNNING'), {
@@ -225,17 +224,3 @@ describe('data builds', () => {
     expect(await reconcileDataSyncSchedule(started.env.client, db, s.id)).toBe('absent');
   });
 });
-
-/** An exclusive lock on a source table, held by a connection of its own until released. */
-async function createSourceLock(table: string) {
-  const client = new pg.Client({ connectionString: source.url });
-  await client.connect();
-  await client.query('BEGIN');
-  await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
-  return {
-    async release() {
-      await client.query('COMMIT');
-      await client.end();
-    },
-  };
-}

@@ -5,6 +5,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -69,9 +70,15 @@ export async function automation(input: AutomationInput): Promise<void> {
     }
     await condition(() => pending.length > 0);
     const tick = pending.shift()!;
-    const fired = await db.automationTriggers({ automationId: input.automationId, tick, at: new Date().toISOString() });
-    if (fired === null) return;
-    for (const { key, trigger } of fired) {
+    const read = { automationId: input.automationId, tick, at: new Date().toISOString() };
+    // A tick's range is read a page of changes at a time (a sync commits thousands in one); the
+    // rest goes first in the queue, so ticks stay in order and each page counts toward the history bound.
+    const page = patched('svc-automation-tick-pages')
+      ? await db.automationTriggerPage(read)
+      : await db.automationTriggers(read).then((fired) => fired && { fired, rest: null });
+    if (page === null) return;
+    if (page.rest) pending.unshift(page.rest);
+    for (const { key, trigger } of page.fired) {
       const at = new Date().toISOString();
       const begun = await db.beginAutomationRun({ automationId: input.automationId, key, trigger, at, workflowId, temporalRunId });
       if (!begun.start) continue;
