@@ -1,11 +1,19 @@
 // Virtual clock. All server deadlines (timers, timeouts, retry backoff) are scheduled here.
 // In time-skipping mode, whenever skipping is unlocked and the server reports nothing runnable
-// (no workflow or activity task outstanding), time jumps straight to the next deadline, as the
-// Java test server does. Otherwise deadlines fire in real time.
+// (no workflow task outstanding, no activity running that a sleep does not offset), time jumps
+// straight to the next deadline, as the Java test server does. Otherwise deadlines fire in real time.
 
 export interface Deadline {
   readonly at: number;
   cancel(): void;
+}
+
+/** What the server has outstanding, as the clock weighs it against skipping. */
+export interface OutstandingWork {
+  /** A workflow task is scheduled or running: never skip. */
+  workflowTask: boolean;
+  /** Activity attempts queued or running: each holds a lock, as in the Java test server. */
+  activities: number;
 }
 
 interface Entry {
@@ -29,16 +37,18 @@ export class VirtualClock {
    * the SDK's time-skipping client (unlock ... lock each) work.
    */
   private locks: number;
-  private isBusy: () => boolean = () => false;
+  /** UnlockTimeSkippingWithSleep calls in progress: each releases one lock while it waits. */
+  private sleepers = 0;
+  private outstanding: () => OutstandingWork = () => ({ workflowTask: false, activities: 0 });
 
   constructor(timeSkipping: boolean) {
     this.timeSkipping = timeSkipping;
     this.locks = timeSkipping ? 1 : 0;
   }
 
-  /** Tells the clock how to know whether any task is outstanding (which blocks skipping). */
-  setBusyProbe(probe: () => boolean): void {
-    this.isBusy = probe;
+  /** Tells the clock how to know what tasks are outstanding (which hold skipping back). */
+  setWorkProbe(probe: () => OutstandingWork): void {
+    this.outstanding = probe;
   }
 
   now(): number {
@@ -70,6 +80,21 @@ export class VirtualClock {
     this.poke();
   }
 
+  /**
+   * TestService.UnlockTimeSkippingWithSleep (the SDK's `env.sleep`): one lock is released until
+   * `ms` of virtual time have passed. As in the Java test server a running activity holds a lock,
+   * so an activity that sleeps this way lets time skip while it waits (when nothing else holds it).
+   */
+  async sleepUnlocked(ms: number): Promise<void> {
+    const until = this.now() + ms;
+    this.sleepers++;
+    try {
+      await this.waitUntil(until);
+    } finally {
+      this.sleepers--;
+    }
+  }
+
   /** Resolves once the virtual time reaches `at` (skipping if allowed). */
   waitUntil(at: number): Promise<void> {
     return new Promise((resolve) => this.schedule(at, resolve));
@@ -98,7 +123,7 @@ export class VirtualClock {
     const next = this.heap[0];
     if (!next) return;
     let delay = next.at - this.now();
-    if (delay > 0 && this.timeSkipping && this.locks <= 0 && !this.isBusy()) {
+    if (delay > 0 && this.timeSkipping && this.maySkip()) {
       this.offset += delay;
       delay = 0;
     }
@@ -110,6 +135,15 @@ export class VirtualClock {
     this.pop();
     next.fn();
     this.poke();
+  }
+
+  /**
+   * Explicit locks (below 0 counts as 0: the unbalanced unlocks of concurrent `result()` calls
+   * must not cancel an activity's lock) plus one per running activity, less the sleepers.
+   */
+  private maySkip(): boolean {
+    const work = this.outstanding();
+    return !work.workflowTask && Math.max(this.locks, 0) + work.activities - this.sleepers <= 0;
   }
 
   private push(entry: Entry): void {

@@ -24,13 +24,7 @@ export function testServiceHandlers(server: ServerState): Record<string, Handler
       return {};
     },
     UnlockTimeSkippingWithSleep: async (req) => {
-      const until = clock.now() + (protoToMs(req.duration) ?? 0);
-      clock.unlock();
-      try {
-        await clock.waitUntil(until);
-      } finally {
-        clock.lock();
-      }
+      await clock.sleepUnlocked(protoToMs(req.duration) ?? 0);
       return {};
     },
     GetCurrentTime: () => ({ time: msToProto(clock.now()) }),

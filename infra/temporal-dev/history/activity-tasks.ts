@@ -455,7 +455,7 @@ export class PendingActivity {
   }
 
   /**
-   * ResetActivity: back to attempt 1 (unpaused unless `keepPaused`). A running attempt goes on and
+   * ResetActivity: back to attempt 1 (unpaused unless `keepPaused` or running). A running attempt goes on and
    * its heartbeats answer activityReset; otherwise the first attempt is dispatched now (or within `jitterMs`).
    */
   resetAttempts(resetHeartbeat: boolean, keepPaused: boolean, jitterMs: number, originalOptions: Msg | undefined): void {
@@ -464,7 +464,9 @@ export class PendingActivity {
     if (resetHeartbeat) this.resetHeartbeat = true;
     if (originalOptions) this.attrs = { ...this.attrs, ...originalOptions };
     const wasPaused = this.pauseInfo !== undefined;
-    if (wasPaused && !keepPaused) this.pauseInfo = undefined;
+    // A running attempt stays paused (its heartbeats answer both paused and reset), as Temporal's
+    // history service did until its #11666 (August 2026) and SDK 1.24's tests expect.
+    if (wasPaused && !keepPaused && this.state !== 'started') this.pauseInfo = undefined;
     this.owner.touch();
     if (this.pauseInfo) return;
     if (this.state === 'started' && !wasPaused && !originalOptions) return;

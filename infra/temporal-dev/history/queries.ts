@@ -19,7 +19,9 @@ let querySeq = 1;
 
 /** What queries need of their run (workflow-execution.ts implements it). */
 export interface QueryHost {
-  readonly ns: { readonly workflowTasks: TaskQueues<Msg>; queueKey(taskQueue: string): string };
+  readonly ns: { readonly workflowTasks: TaskQueues<Msg> };
+  /** The queue key of the run's normal task queue for the worker version its workflow tasks go to. */
+  readonly queryQueueKey: string;
   readonly options: { readonly taskQueue: string; readonly workflowType: Msg };
   readonly status: number;
   readonly isOpen: boolean;
@@ -78,7 +80,8 @@ export class Queries {
     for (const q of this.pending.values()) {
       if (q.dispatched) continue;
       q.dispatched = true;
-      exec.ns.workflowTasks.add(exec.ns.queueKey(exec.options.taskQueue), {
+      // A versioned run's query goes to its version's pollers, as Temporal's matching routes it.
+      exec.ns.workflowTasks.add(exec.queryQueueKey, {
         start: () => (this.pending.has(q.id) ? this.task(q) : undefined),
       });
     }

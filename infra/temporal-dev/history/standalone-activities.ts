@@ -319,9 +319,9 @@ export class StandaloneActivities {
     return { executions: this.runs.map((r) => r.snapshot()) };
   }
 
-  /** True when an attempt is queued or running (blocks time skipping). */
-  get hasRunnableWork(): boolean {
-    return this.runs.some((r) => r.isOpen && r.activity?.isRunnable);
+  /** Attempts queued or running (each holds time skipping back). */
+  get runnableCount(): number {
+    return this.runs.filter((r) => r.isOpen && r.activity?.isRunnable).length;
   }
 
   private current(activityId: string): ActivityExecution | undefined {

@@ -341,7 +341,7 @@ export class Execution implements CommandTarget, UpdateHost, QueryHost {
   get ref(): { workflowId: string; runId: string } {
     return { workflowId: this.workflowId, runId: this.runId };
   }
-  /** True while a workflow task is scheduled or running; blocks time skipping. */
+  /** True while a workflow task is scheduled or running; stops time skipping. */
   get hasOutstandingWorkflowTask(): boolean {
     return this.wt !== undefined;
   }
@@ -802,6 +802,11 @@ export class Execution implements CommandTarget, UpdateHost, QueryHost {
     return !sameVersion(this.ns.deployments.route(this.options.taskQueue, TaskQueueType.WORKFLOW, this.workflowId), pinned);
   }
 
+  /** Where a query task goes: the normal queue of the version the run's next workflow task targets. */
+  get queryQueueKey(): string {
+    return this.ns.deployments.queueKey(this.options.taskQueue, this.targetVersion());
+  }
+
   /**
    * Where this run's activities on `taskQueue` are queued: with the run's own version when that
    * version polls the queue, else by the queue's routing.
@@ -986,10 +991,11 @@ export class Execution implements CommandTarget, UpdateHost, QueryHost {
     this.activities.set(activity.scheduledEventId, activity);
   }
 
-  /** True when any activity of this run is queued or executing (blocks time skipping). */
-  get hasRunningActivity(): boolean {
-    for (const a of this.activities.values()) if (a.isRunnable) return true;
-    return false;
+  /** Activities of this run queued or executing (each holds time skipping back). */
+  get runningActivityCount(): number {
+    let n = 0;
+    for (const a of this.activities.values()) if (a.isRunnable) n++;
+    return n;
   }
 }
 

@@ -1,6 +1,6 @@
 // Server-wide state (clock, task queues, namespaces) and per-namespace execution stores.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { VirtualClock } from '../common/clock.ts';
+import { type OutstandingWork, VirtualClock } from '../common/clock.ts';
 import type { ServerContext } from '../common/context.ts';
 import { DynamicConfig } from '../common/dynamic-config.ts';
 import { NamespaceState } from '../common/enums.ts';
@@ -75,7 +75,7 @@ export class ServerState implements ServerContext {
     const pollTimeoutMs = this.dynamicConfig.get('matching.longPollExpirationInterval');
     this.workflowTasks = new TaskQueues(pollTimeoutMs);
     this.activityTasks = new TaskQueues(pollTimeoutMs);
-    this.clock.setBusyProbe(() => this.hasRunnableWork());
+    this.clock.setWorkProbe(() => this.outstandingWork());
   }
 
   namespace(name: string): Namespace {
@@ -108,12 +108,16 @@ export class ServerState implements ServerContext {
     if (this.searchAttributeTypes.delete(name)) this.changes?.searchAttributeRemoved(name);
   }
 
-  private hasRunnableWork(): boolean {
+  private outstandingWork(): OutstandingWork {
+    let activities = 0;
     for (const ns of this.namespaces.values()) {
-      for (const exec of ns.open) if (exec.hasOutstandingWorkflowTask || exec.hasRunningActivity) return true;
-      if (ns.activityExecutions.hasRunnableWork) return true;
+      for (const exec of ns.open) {
+        if (exec.hasOutstandingWorkflowTask) return { workflowTask: true, activities };
+        activities += exec.runningActivityCount;
+      }
+      activities += ns.activityExecutions.runnableCount;
     }
-    return false;
+    return { workflowTask: false, activities };
   }
 }
 

@@ -32,7 +32,8 @@ const HELP = `usage: node sdk-suite/run.ts --sdk DIR [options] [test-file-name .
                    default /tmp/sdk-suite/work); never inside this repository
   --match TITLE    only tests whose title matches (ava --match; repeatable)
   --rerun          afterwards run the failed tests again, file by file with only them
-                   selected, to tell a timeout of a loaded machine from a real failure
+                   selected, one at a time (ava --serial), to tell a timeout of a loaded
+                   machine from a real failure
   --rerun-of TAP   no full run: rerun the failures recorded in TAP (a saved <work>/ava.log)
   --no-install     do not run npm install even if the scratch package.json changed
   test-file-name   e.g. test-schedules (default: every lib/test-*.js, as CI)
@@ -111,10 +112,15 @@ function installScratch(work: string, version: string, install: boolean): void {
 
 /** Copies packages/test and packages/test-helpers out of the checkout and compiles them with tsc. */
 function buildTests(sdk: string, work: string): void {
-  const helpers = join(work, 'node_modules', '@temporalio', 'test-helpers');
+  // test-helpers relativizes stack traces to the folder above its own (packages/ in the checkout),
+  // so it lives beside test/ and node_modules links to it (Node runs it from its real path).
+  const helpers = join(work, 'test-helpers');
+  const helpersLink = join(work, 'node_modules', '@temporalio', 'test-helpers');
   const test = join(work, 'test');
+  rmSync(helpersLink, { recursive: true, force: true });
   rmSync(helpers, { recursive: true, force: true });
   rmSync(test, { recursive: true, force: true });
+  symlinkSync(helpers, helpersLink);
   cpSync(join(sdk, 'packages', 'test-helpers', 'src'), join(helpers, 'src'), { recursive: true });
   for (const part of ['src', 'protos', 'history_files', 'tls_certs', 'scripts']) {
     const from = join(sdk, 'packages', 'test', part);
@@ -286,10 +292,10 @@ async function runFiles(work: string, files: string[], match: string[]): Promise
   return total;
 }
 
-function runAva(work: string, files: string[], match: string[], logName: string): Promise<TapCounts> {
+function runAva(work: string, files: string[], match: string[], logName: string, serial = false): Promise<TapCounts> {
   const test = join(work, 'test');
   const ava = join(work, 'node_modules', 'ava', 'entrypoints', 'cli.mjs');
-  const args = [ava, '--tap', ...match.flatMap((m) => ['--match', m]), ...files];
+  const args = [ava, '--tap', ...(serial ? ['--serial'] : []), ...match.flatMap((m) => ['--match', m]), ...files];
   const env = { ...process.env, RUN_INTEGRATION_TESTS: 'true', REUSE_V8_CONTEXT: 'true', TMPDIR: join(work, 'tmp'), NO_COLOR: '1' };
   const log = createWriteStream(join(work, logName));
   return new Promise((done, fail) => {
@@ -337,7 +343,8 @@ function stoppedFile(f: Failure): boolean {
 
 /**
  * Runs the failed tests again, one ava per file with only them selected (a test alone per run
- * would cost a workflow bundle each), or the whole file where a failure stopped it: the titles
+ * would cost a workflow bundle each) and run one after another, or the whole file where a failure
+ * stopped it: the titles
  * that pass now and how many more tests pass than in the first run.
  */
 async function rerunFailures(work: string, first: TapCounts): Promise<{ titles: Set<string>; more: number }> {
@@ -355,7 +362,8 @@ async function rerunFailures(work: string, first: TapCounts): Promise<{ titles: 
   for (const [file, { tests, whole }] of byFile) {
     console.log(`rerun ${file}: ${whole ? 'the whole file' : `${tests.length} test(s)`}, load ${loadavg()[0]?.toFixed(2)}`);
     const log = `rerun-${file.replace(/\W+/g, '_')}.log`;
-    const again = await runAva(work, [file], whole ? [] : tests.map((t) => t.match), log);
+    // One test at a time: a file's tests otherwise run concurrently, each with a worker of its own.
+    const again = await runAva(work, [file], whole ? [] : tests.map((t) => t.match), log, true);
     for (const t of tests) if (again.passedTitles.includes(t.match)) titles.add(t.title);
     const before = first.passedTitles.filter((t) => splitTitle(t)?.file === file).length;
     more += whole ? Math.max(0, again.passed - before) : tests.filter((t) => titles.has(t.title)).length;

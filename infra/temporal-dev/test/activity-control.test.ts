@@ -240,6 +240,26 @@ describe('ResetActivity', () => {
     expect(await handle.result()).toEqual({ ok: 2 });
   });
 
+  it('leaves a running attempt paused: its heartbeats say both paused and reset', async () => {
+    const key = randomUUID();
+    const handle = await start(
+      'heartbeatLoop',
+      { startToCloseTimeout: '30s', heartbeatTimeout: '1s', retry: { initialInterval: '10ms' } },
+      key,
+    );
+    await eventually(async () => runs.get(key)?.length === 1);
+    const execution = { workflowId: handle.workflowId };
+    await svc().pauseActivity({ namespace: 'default', execution, id: ACTIVITY_ID });
+    await svc().resetActivity({ namespace: 'default', execution, id: ACTIVITY_ID });
+    await eventually(async () => runs.get(key)![0]!.reset !== undefined);
+    expect(runs.get(key)![0]).toMatchObject({ paused: true, reset: true });
+    expect((await pending(handle.workflowId))?.paused).toBe(true);
+    released.add(key);
+    await svc().unpauseActivity({ namespace: 'default', execution, id: ACTIVITY_ID });
+    // The cancelled attempt 1 counted, so the one after the unpause is attempt 2.
+    expect(await handle.result()).toEqual({ ok: 2 });
+  });
+
   it('keeps a paused activity paused with keepPaused, and unpauses it otherwise', async () => {
     const key = randomUUID();
     const handle = await start('failUntilReleased', { startToCloseTimeout: '10s', retry: { initialInterval: '1h' } }, key);

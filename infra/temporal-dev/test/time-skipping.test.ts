@@ -6,7 +6,7 @@ import { type SearchAttributes, TimeoutFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usesDownloadedServer } from '../testing.ts';
 import { grpcError, type Suite, setupSuite, teardownSuite } from './helpers.ts';
-import { runActivity, sleeper, timerVersusActivity, waitForever } from './workflows/index.ts';
+import { runActivity, sleeper, timerVersusActivity, timerVersusSleepingActivity, waitForever } from './workflows/index.ts';
 
 const DAY = 24 * 3600_000;
 const scheduledAt = new Map<string, number[]>();
@@ -22,6 +22,10 @@ beforeAll(async () => {
     },
     async slow(): Promise<string> {
       await new Promise((r) => setTimeout(r, 500));
+      return 'activity';
+    },
+    async sleepVirtual(ms: number): Promise<string> {
+      await s.env.sleep(ms);
       return 'activity';
     },
   });
@@ -99,6 +103,23 @@ describe('time skipping', () => {
       args: [3600_000],
     });
     expect(winner).toBe('activity');
+  });
+
+  // As the Java test server: a running activity holds a lock, which its own env.sleep releases.
+  it.each([
+    { timerDays: 15, sleepDays: 10, winner: 'activity' },
+    { timerDays: 10, sleepDays: 15, winner: 'timer' },
+  ])('skips while an activity sleeps with env.sleep ($winner first)', async ({ timerDays, sleepDays, winner }) => {
+    const realStart = Date.now();
+    const before = await s.env.currentTimeMs();
+    const result = await s.env.client.workflow.execute(timerVersusSleepingActivity, {
+      taskQueue: s.taskQueue,
+      workflowId: wid(),
+      args: [timerDays * DAY, sleepDays * DAY],
+    });
+    expect(result).toBe(winner);
+    expect((await s.env.currentTimeMs()) - before).toBeGreaterThanOrEqual(sleepDays * DAY);
+    expect(Date.now() - realStart).toBeLessThan(30_000);
   });
 
   it('times out a workflow run in virtual time', async () => {

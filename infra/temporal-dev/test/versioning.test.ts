@@ -17,6 +17,7 @@ import {
   pinnedSteps,
   proceedSignal,
   rampHop,
+  seenQuery,
   upgradingSteps,
 } from './workflows/index.ts';
 
@@ -315,6 +316,32 @@ describe('worker deployment versioning', () => {
     expect(await hop.result()).toBe('v2');
     await service().setWorkerDeploymentRampingVersion({ namespace, deploymentName, identity: 'test' });
     await setCurrent('2.0');
+  });
+
+  it("sends a versioned run's queries to its version's workers", async () => {
+    // A task queue of its own with no unversioned worker: a query sent to unversioned pollers would wait forever.
+    const queue = id('versioning-query');
+    const version: WorkerDeploymentVersion = { deploymentName: id('deployment'), buildId: '1.0' };
+    const versioned = await startWorker(env, {
+      taskQueue: queue,
+      activities: { whoAmI: async () => 'versioned' },
+      workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'AUTO_UPGRADE' },
+    });
+    try {
+      // NOT_FOUND until the worker's first poll registers the version.
+      await eventually(async () => {
+        const info = (await describeVersion(version).catch(() => undefined))?.workerDeploymentVersionInfo;
+        return (info?.taskQueueInfos?.length ?? 0) >= 2;
+      });
+      await service().setWorkerDeploymentCurrentVersion({ ...version, namespace, identity: 'test' });
+      const handle = await env.client.workflow.start(upgradingSteps, { taskQueue: queue, workflowId: id('query'), args: [1] });
+      await eventually(async () => (await handle.query(seenQuery)).length === 1);
+      expect(await handle.query(seenQuery)).toEqual(['versioned']);
+      await handle.signal(proceedSignal);
+      expect(await handle.result()).toEqual(['versioned', 'versioned']);
+    } finally {
+      await versioned.stop();
+    }
   });
 
   it('deletes versions and deployments only when Temporal allows it', async () => {

@@ -231,6 +231,16 @@ export async function timerVersusActivity(timerMs: number): Promise<string> {
   return await Promise.race([wf.sleep(timerMs).then(() => 'timer'), acts.slow()]);
 }
 
+/** The Java test server's case: an activity that sleeps in virtual time (env.sleep) races a timer. */
+export async function timerVersusSleepingActivity(timerMs: number, sleepMs: number): Promise<string> {
+  const acts = wf.proxyActivities<{ sleepVirtual(ms: number): Promise<string> }>({ startToCloseTimeout: '30 days' });
+  const activity = acts.sleepVirtual(sleepMs);
+  const winner = await Promise.race([wf.sleep(timerMs).then(() => 'timer'), activity]);
+  // The run ends only after its activity, so the activity's lock never outlives the test.
+  await activity;
+  return winner;
+}
+
 /** For schedules: counts the runs of a schedule through the result each run hands the next. */
 export async function countedRun(): Promise<number> {
   return ((wf.workflowInfo().lastResult as number | undefined) ?? 0) + 1;
@@ -392,6 +402,8 @@ export async function failsTaskWith(size: number): Promise<void> {
 }
 
 export const proceedSignal = wf.defineSignal('proceed');
+/** versionSteps' answers so far. */
+export const seenQuery = wf.defineQuery<string[]>('seen');
 
 /**
  * Asks the activity `whoAmI` which worker runs it, then again after each of `steps` "proceed"
@@ -403,7 +415,9 @@ async function versionSteps(steps: number): Promise<string[]> {
   wf.setHandler(proceedSignal, () => {
     signals++;
   });
-  const seen = [await whoAmI()];
+  const seen: string[] = [];
+  wf.setHandler(seenQuery, () => seen);
+  seen.push(await whoAmI());
   for (let i = 1; i <= steps; i++) {
     await wf.condition(() => signals >= i);
     seen.push(await whoAmI());
