@@ -160,7 +160,8 @@ export const notifyTestRoute = defineRoute({
     const recorded = await recordTestNotification(db, principal, deps.mailer.configured);
     const data: z.input<typeof NotifyTestResult> = { to: recorded.to, status: 'recorded', emailConfigured: deps.mailer.configured };
     afterCommit(async () => {
-      await deliverPending(deps.db, deps.mailer, (q) => q.where('id', '=', recorded.id));
+      // The caller waits for the answer: a refusal for now is reported, not retried.
+      await deliverPending(deps.db, deps.mailer, (q) => q.where('id', '=', recorded.id), { temporary: 'fail' });
       const outcome = await testNotificationOutcome(deps.db, recorded.id);
       data.status = outcome.status as 'sent' | 'recorded' | 'failed';
       if (outcome.error) data.error = outcome.error;

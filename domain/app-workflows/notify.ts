@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { durationSeconds, type WorkflowStep } from '../../schemas/manifest/index.ts';
 import type { Database, Db, DbOrTrx, NotificationStatus } from '../db/index.ts';
-import type { Mailer } from '../mail/index.ts';
+import { type Mailer, TemporaryMailError } from '../mail/index.ts';
 import { newId } from '../security/index.ts';
 import { capsOfApp, readCounters, recordUsage } from '../usage/index.ts';
 import { type EvaluationUsage, evaluateStepOffThread, stepLimits } from './evaluation-threads.ts';
@@ -194,17 +194,37 @@ async function sentTodayByStep(trx: DbOrTrx, appId: string, stepId: string, at: 
 
 type NotificationQuery = SelectQueryBuilder<Database, 'workflow_notifications', object>;
 
-/** Sends the `sending` messages the filter selects, each marked sent or failed (with the reason). */
-export async function deliverPending(db: Db, mailer: Mailer, filter: (q: NotificationQuery) => NotificationQuery): Promise<void> {
+/**
+ * Sends the `sending` messages the filter selects, each marked sent or failed (with the reason).
+ * A message the server refuses for now (TemporaryMailError) stays `sending` with the server's
+ * answer in `error`, and once the others are done this throws it: the caller's activity retries,
+ * and its next attempt sends what is still `sending`. `temporary: 'fail'` (a request that cannot
+ * wait) marks those failed too.
+ */
+export async function deliverPending(
+  db: Db,
+  mailer: Mailer,
+  filter: (q: NotificationQuery) => NotificationQuery,
+  opts: { temporary: 'retry' | 'fail' } = { temporary: 'retry' },
+): Promise<void> {
   const pending = await filter(db.selectFrom('workflow_notifications'))
     .select(['id', 'recipient', 'subject', 'body'])
     .where('status', '=', 'sending')
     .execute();
+  let refusedForNow: TemporaryMailError | undefined;
   for (const message of pending) {
     const status = await mailer.send({ to: message.recipient, subject: message.subject, text: message.body }).then(
       () => ({ status: 'sent' as const, error: null }),
-      (err: unknown) => ({ status: 'failed' as const, error: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => {
+        const error = err instanceof Error ? err.message : String(err);
+        if (err instanceof TemporaryMailError && opts.temporary === 'retry') {
+          refusedForNow = err;
+          return { status: 'sending' as const, error };
+        }
+        return { status: 'failed' as const, error };
+      },
     );
     await db.updateTable('workflow_notifications').set(status).where('id', '=', message.id).execute();
   }
+  if (refusedForNow) throw refusedForNow;
 }

@@ -9,7 +9,16 @@ export interface MailMessage {
 
 export interface Mailer {
   readonly configured: boolean;
+  /** Throws TemporaryMailError when the server refused for now; any other error is final. */
   send(message: MailMessage): Promise<void>;
+}
+
+/** The mail server refused for now (a 4xx answer) or could not be reached: sending again later may succeed. */
+export class TemporaryMailError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TemporaryMailError';
+  }
 }
 
 export const unconfiguredMailer: Mailer = {

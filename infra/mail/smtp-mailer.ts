@@ -1,5 +1,8 @@
 import nodemailer from 'nodemailer';
-import type { Mailer } from '../../domain/mail/index.ts';
+import { type Mailer, TemporaryMailError } from '../../domain/mail/index.ts';
+
+/** nodemailer's codes for a server it could not reach or that went away mid-message. */
+const UNREACHABLE = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS']);
 
 /**
  * Email over SMTP (nodemailer) from SVC_SMTP_URL: notify steps, the mail test and member
@@ -13,7 +16,14 @@ export function smtpMailer(opts: { url: string; from: string }): Mailer & { clos
   return {
     configured: true,
     async send(message) {
-      await transport.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text });
+      try {
+        await transport.sendMail({ from: opts.from, to: message.to, subject: message.subject, text: message.text });
+      } catch (err) {
+        const { responseCode, code } = err as { responseCode?: number; code?: string };
+        const temporary = (responseCode !== undefined && responseCode >= 400 && responseCode < 500) || UNREACHABLE.has(code ?? '');
+        if (temporary) throw new TemporaryMailError((err as Error).message, { cause: err });
+        throw err;
+      }
     },
     close: () => transport.close(),
   };

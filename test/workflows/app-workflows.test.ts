@@ -293,6 +293,26 @@ describe('change triggers and notify', () => {
     expect(Object.fromEntries(counters.map((c) => [c.meter, c.amount]))).toMatchObject({ 'notifications.sent': 1 });
   });
 
+  it('an email the SMTP server refuses for now (451) is sent by the step’s retry, once; a final refusal was the outcome before', async () => {
+    const subject = 'Refused once';
+    const appId = await publishWorkflow(db, 'patient', '1.0.0', {
+      workflow: { steps: [notifyStep(subject, { to: [RECIPIENTS[0]], body: 'hello', dedupeKey: '=run.id' })] },
+    });
+    const refusedBefore = smtp.refused;
+    smtp.refuseNext(1);
+    await env.client.workflow.execute('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'patient-1',
+      args: [{ appId, trigger: 'schedule' }],
+    });
+    expect(smtp.refused - refusedBefore).toBe(1);
+    expect(mailTo(subject).map((m) => m.to)).toEqual([[RECIPIENTS[0]]]);
+    const rows = await db.selectFrom('workflow_notifications').select(['status']).where('app_id', '=', appId).execute();
+    expect(rows).toEqual([{ status: 'sent' }]);
+    const [run] = await runsOf(appId);
+    expect((run!.steps as { status: string }[])[0]!.status).toBe('succeeded');
+  });
+
   it('blocks and records the 21st email of a day (notificationsPerDay 20)', async () => {
     const subject = 'Capped';
     const appId = await publishWorkflow(db, 'chatty', '1.0.0', {
