@@ -265,6 +265,28 @@ describe('limits and hostile input', () => {
     expect([tooLarge.status, tooLarge.body.error.code]).toEqual([413, 'payload_too_large']);
   });
 
+  it('keeps exactly the newest records past the retention bound, in sequence order', async () => {
+    await createStream('retained', [{ name: 'n', type: 'long', required: true }]);
+    const batch = STREAM_LIMITS.recordsPerPush;
+    const pushes = STREAM_LIMITS.retainedRecords / batch + 1;
+    for (let p = 0; p < pushes; p++) {
+      const res = await push(
+        'retained',
+        Array.from({ length: batch }, (_, i) => ({ n: p * batch + i + 1 })),
+      );
+      expect(res.status).toBe(200);
+    }
+    const { id } = await svc.database.db.selectFrom('data_streams').select('id').where('name', '=', 'retained').executeTakeFirstOrThrow();
+    const kept = await svc.database.db
+      .selectFrom('data_stream_records')
+      .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('seq').as('first'), eb.fn.max('seq').as('last')])
+      .where('stream_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect([Number(kept.count), Number(kept.first), Number(kept.last)]).toEqual([STREAM_LIMITS.retainedRecords, batch + 1, pushes * batch]);
+    const first = await svc.call('GET', `${BASE}/retained/records?pageSize=2`, as(dana));
+    expect(first.body.data.records.map((r: { record: { n: number } }) => r.record.n)).toEqual([batch + 1, batch + 2]);
+  });
+
   it('refuses fields and schemas past their bounds', async () => {
     const fields = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, type: 'string' }));
     await createStream('widest', fields(STREAM_LIMITS.fields));
