@@ -20,8 +20,8 @@ export const STREAM_LIMITS = {
   recordsPerPush: 500,
   /** Largest push body, in bytes (1 MiB). */
   pushBodyBytes: 1024 * 1024,
-  /** Characters of one string value. */
-  stringChars: 4096,
+  /** Characters of one string value: the data layer's bound for a string property. */
+  stringChars: 65_536,
   /** Records a stream keeps (the newest; older ones are dropped as new ones arrive). */
   retainedRecords: 10_000,
   /** Records one read answers at most. */
@@ -44,8 +44,8 @@ export const StreamField = z
       .meta({ description: 'The record key.' }),
     type: z.enum(STREAM_FIELD_TYPES).meta({
       description:
-        'string (at most 4096 characters), integer (32-bit), long (a safe JSON integer), double, boolean, ' +
-        'date (`YYYY-MM-DD`), timestamp (RFC 3339 with an offset or Z).',
+        'Checked as the data layer checks a property of the same type: string (at most 65,536 characters), integer (32-bit), ' +
+        'long (a safe JSON integer), double, boolean, date (`YYYY-MM-DD`), timestamp (RFC 3339 with a zone).',
     }),
     required: z.boolean().default(false).meta({ description: 'A record must give a value (not null).' }),
   })

@@ -179,6 +179,36 @@ describe('a stream as a data source', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect((await search('sales.Order')).find((o) => o.number === 77)).toMatchObject({ note: 'true' });
   });
+
+  it('names the record and field when a bound type refuses a value (its property retyped since the binding)', async () => {
+    const gauge = (level: string) => ({
+      types: [
+        {
+          apiName: 'iot.Gauge',
+          primaryKey: 'id',
+          properties: { id: { dataType: { type: 'string' } }, level: { dataType: { type: level } } },
+        },
+      ],
+    });
+    const define = (level: string) => svc.call('POST', `/api/v1/developer/semantic/${A}/types`, { body: gauge(level), ...as(dana) });
+    expect((await define('string')).status).toBe(200);
+    await createStream('gauges', [
+      { name: 'gauge', type: 'string', required: true },
+      { name: 'reading', type: 'string' },
+    ]);
+    await bind('gauges', 'iot.Gauge', { id: 'gauge', level: 'reading' });
+    // No object holds a level yet: the property may change its type.
+    expect((await define('integer')).status).toBe(200);
+    const res = await push('gauges', [
+      { gauge: 'g1', reading: '7' },
+      { gauge: 'g2', reading: 'high' },
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.problems).toEqual([
+      { path: 'records[1].reading', code: 'InvalidPropertyValue', message: 'iot.Gauge: level must be a 32-bit integer.' },
+    ]);
+    expect(await search('iot.Gauge')).toEqual([]);
+  });
 });
 
 describe('who may use streams', () => {
