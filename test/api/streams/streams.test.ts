@@ -287,12 +287,43 @@ describe('limits and hostile input', () => {
       'records[2].number',
     ]);
 
-    const body = JSON.stringify({ records: [{ number: 1, text: 'y'.repeat(STREAM_LIMITS.pushBodyBytes) }] });
-    const tooLarge = await svc.call('POST', `${BASE}/bounds/records`, {
-      rawBody: Buffer.from(body),
-      headers: { ...bearer(dana), 'content-type': 'application/json' },
-    });
+    // A body of exactly the push bound is read; one byte more is not.
+    const records: { number: number; text: string }[] = [];
+    const size = () => Buffer.byteLength(JSON.stringify({ records }));
+    while (size() < STREAM_LIMITS.pushBodyBytes - STREAM_LIMITS.stringChars)
+      records.push({ number: records.length, text: 'y'.repeat(60_000) });
+    records.push({ number: records.length, text: '' });
+    records.at(-1)!.text = 'y'.repeat(STREAM_LIMITS.pushBodyBytes - size());
+    const send = (body: string) =>
+      svc.call('POST', `${BASE}/bounds/records`, {
+        rawBody: Buffer.from(body),
+        headers: { ...bearer(dana), 'content-type': 'application/json' },
+      });
+    const exact = JSON.stringify({ records });
+    expect(Buffer.byteLength(exact)).toBe(STREAM_LIMITS.pushBodyBytes);
+    expect((await send(exact)).status).toBe(200);
+    const tooLarge = await send(`${exact} `);
     expect([tooLarge.status, tooLarge.body.error.code]).toEqual([413, 'payload_too_large']);
+  });
+
+  it('feeds at most the bound number of object types from one stream', async () => {
+    const types = Array.from({ length: STREAM_LIMITS.bindingsPerStream + 1 }, (_, i) => ({
+      apiName: `bulk.T${i}`,
+      primaryKey: 'id',
+      properties: { id: { dataType: { type: 'string' } } },
+    }));
+    expect((await svc.call('POST', `/api/v1/developer/semantic/${A}/types`, { body: { types }, ...as(dana) })).status).toBe(200);
+    await createStream('fan-out', [{ name: 'id', type: 'string', required: true }]);
+    for (const type of types.slice(0, -1)) await bind('fan-out', type.apiName, { id: 'id' });
+    // Changing the mapping of a bound type is no new binding.
+    await bind('fan-out', 'bulk.T0', { id: 'id' });
+    const over = await svc.call('PUT', `${BASE}/fan-out/bindings/${types.at(-1)!.apiName}`, {
+      body: { mapping: { id: 'id' } },
+      ...as(dana),
+    });
+    expect([over.status, over.body.error.code, over.body.error.details.limit]).toEqual([409, 'conflict', STREAM_LIMITS.bindingsPerStream]);
+    const pushed = await push('fan-out', [{ id: 'x' }]);
+    expect(pushed.body.data.objectTypes.length).toBe(STREAM_LIMITS.bindingsPerStream);
   });
 
   it('keeps exactly the newest records past the retention bound, in sequence order', async () => {
@@ -357,5 +388,13 @@ describe('limits and hostile input', () => {
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await svc.call('GET', `${BASE}/hostile`, as(dana))).body.data.lastSequence).toBe(0);
+  });
+
+  it('holds at most the bound number of streams per company', async () => {
+    const G = '/api/v1/developer/streams/cell-globex';
+    const held = (await svc.call('GET', G, as(gus))).body.data.streams.length;
+    for (let i = held; i < STREAM_LIMITS.streamsPerCompany; i++) await createStream(`many-${i}`, [{ name: 'id', type: 'string' }], gus, G);
+    const over = await svc.call('POST', G, { body: { name: 'one-more', fields: [{ name: 'id', type: 'string' }] }, ...as(gus) });
+    expect([over.status, over.body.error.code]).toEqual([409, 'conflict']);
   });
 });
