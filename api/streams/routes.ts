@@ -139,7 +139,8 @@ export const pushStreamRecordsRoute = defineRoute({
     `At most ${STREAM_LIMITS.recordsPerPush} records and ${STREAM_LIMITS.pushBodyBytes / 1024} KiB per push. A record with an unknown field, a missing required field or a value ` +
     'of the wrong type refuses the whole push (invalid_payload, each problem by its path, e.g. `records[3].amount`), as does a value a bound type refuses. ' +
     'The company’s developers push, and the app tickets of its apps whose manifest lists the stream in `streams` (not a viewer’s); ' +
-    `for another ticket the stream does not exist (404). A stream keeps its newest ${STREAM_LIMITS.retainedRecords} records.`,
+    'for another ticket the stream does not exist (404); a ticket’s push is recorded in its app’s log (action/data.stream). ' +
+    `A stream keeps its newest ${STREAM_LIMITS.retainedRecords} records.`,
   tags: ['streams'],
   auth: 'credential',
   write: true,
@@ -148,7 +149,9 @@ export const pushStreamRecordsRoute = defineRoute({
   body: PushRecordsInput,
   response: { status: 200, description: 'What was stored and written.', schema: PushRecordsResult },
   errors: [...ERRORS, 'invalid_payload', 'payload_too_large', 'stream_not_found', 'object_type_not_found', 'rate_limited'],
-  handler: async ({ db, principal, params, body }) => ({ data: await pushRecords(db, principal, params.namespace, params.name, body) }),
+  handler: async ({ db, deps, principal, params, body }) => ({
+    data: await pushRecords({ db, clock: deps.clock }, principal, params.namespace, params.name, body),
+  }),
 });
 
 export const listStreamRecordsRoute = defineRoute({

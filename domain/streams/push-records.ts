@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import { formatPath, type Problem, reportedProblems } from '../../schemas/problems.ts';
 import { type PushRecordsInput, type PushRecordsResult, STREAM_LIMITS, type StreamField } from '../../schemas/streams.ts';
+import { writeLogRecords } from '../app-log/index.ts';
 import { liveMapping, mapRows } from '../connectivity/index.ts';
 import type { DbOrTrx } from '../db/index.ts';
+import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { findObjectTypeRecord, findOntologyOfCompany, upsertObjects } from '../ontology/index.ts';
 import type { Principal } from '../principal.ts';
@@ -22,7 +24,7 @@ const invalid = (problems: Problem[]) =>
  * stream take their sequence numbers in commit order.
  */
 export async function pushRecords(
-  db: DbOrTrx,
+  { db, clock }: { db: DbOrTrx; clock: Clock },
   principal: Principal,
   namespace: string,
   name: string,
@@ -92,7 +94,37 @@ export async function pushRecords(
     .where('stream_id', '=', stream.id)
     .where('seq', '<=', Number(last) - STREAM_LIMITS.retainedRecords)
     .execute();
-  return { accepted: input.records.length, firstSequence: first, lastSequence: Number(last), objectTypes };
+  const result = { accepted: input.records.length, firstSequence: first, lastSequence: Number(last), objectTypes };
+  if (principal.kind === 'ticket') await recordAppPush(clock, db, principal, name, result);
+  return result;
+}
+
+/** An app page's push in its app's log (action/data.stream), in the push's transaction: a key's push acts for no app. */
+async function recordAppPush(
+  clock: Clock,
+  db: DbOrTrx,
+  principal: Extract<Principal, { kind: 'ticket' }>,
+  stream: string,
+  result: PushRecordsResult,
+): Promise<void> {
+  const written = result.objectTypes.map((t) => `${t.objectType} ${t.objectsWritten}`).join(', ');
+  await writeLogRecords(db, [
+    {
+      appId: principal.ticket.appId,
+      at: clock.now(),
+      kind: 'action',
+      source: 'service',
+      name: 'data.stream',
+      accountId: principal.account.id,
+      versionId: principal.ticket.versionId,
+      channel: principal.ticket.channel,
+      data: {
+        stream,
+        ...result,
+        summary: `Push of ${result.accepted} record${result.accepted === 1 ? '' : 's'} to ${stream}${written ? `: ${written}` : ''}`,
+      },
+    },
+  ]);
 }
 
 const EDIT_PATH = /^edits\[(\d+)\](?:\.properties\.([^.[]+)|\.primaryKey)?/;

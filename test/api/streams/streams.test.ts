@@ -228,6 +228,17 @@ describe('who may use streams', () => {
     expect((await search('sales.Order')).find((o) => o.number === 501)).toMatchObject({ amount: 20.5 });
     const records = await svc.call('GET', `${BASE}/sensor/records`, as(dana));
     expect(records.body.data.records.at(-1).record).toEqual({ number: 501, reading: 20.5 });
+    // The page's push is in its app's log, as the visitor's action.
+    const logged = await svc.database.db
+      .selectFrom('app_log_events as e')
+      .innerJoin('apps as a', 'a.id', 'e.app_id')
+      .innerJoin('accounts as p', 'p.id', 'e.account_id')
+      .select(['e.kind', 'e.name', 'e.data', 'p.username'])
+      .where('a.slug', '=', 'pusher')
+      .where('e.kind', '=', 'action')
+      .execute();
+    expect(logged.map((e) => [e.kind, e.name, e.username])).toEqual([['action', 'data.stream', 'mo']]);
+    expect(logged[0]!.data).toMatchObject({ stream: 'sensor', accepted: 1, summary: 'Push of 1 record to sensor: sales.Order 1' });
 
     const unlisted = await push('unlisted', [order(502)], ticket);
     expect(unlisted.status).toBe(404);
