@@ -32,6 +32,7 @@ import { controlPlaneRoutes } from './provisioning/routes.ts';
 import { filesystemRoutes } from './resources/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { shareRoutes } from './sharing/routes.ts';
+import { streamRoutes } from './streams/routes.ts';
 import { healthRoute, openApiRoute, readinessRoute } from './system/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
 import { visionRoutes } from './vision/routes.ts';
@@ -74,6 +75,7 @@ export const routes: readonly AnyRoute[] = [
   ...mediaRoutes,
   ...visionRoutes,
   ...connectivityRoutes,
+  ...streamRoutes,
   ...orchestrationRoutes,
   ...automateRoutes,
   ...workshopRoutes,

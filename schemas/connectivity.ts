@@ -120,15 +120,18 @@ export const SyncSource = z.union([
     .meta({ description: 'The HTTPS connection’s endpoint.' }),
 ]);
 
+/** Property of an object type → column (or field) of a source: a sync's and a stream binding's. */
+export const SourceMapping = z
+  .record(PropertyApiName, z.string().min(1).max(63))
+  .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 200, 'must map 1 to 200 properties')
+  .meta({ description: 'Property of the object type → column (or field) of the source; must map the primary key.' });
+
 export const CreateSyncInput = z.strictObject({
   name: Name,
   connectionId: ConnectionId,
   objectType: ObjectTypeApiName,
   source: SyncSource,
-  mapping: z
-    .record(PropertyApiName, z.string().min(1).max(63))
-    .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= 200, 'must map 1 to 200 properties')
-    .meta({ description: 'Property of the object type → column (or field) of the source; must map the primary key.' }),
+  mapping: SourceMapping,
   mode: z.enum(['incremental', 'full']).default('full'),
   cursorColumn: SqlName.optional().meta({
     description: 'Incremental syncs (PostgreSQL): rows come in (cursorColumn, key) order after the last committed one.',

@@ -79,6 +79,10 @@ export const ERRORS = {
       'The SQL query was valid but failed while running (e.g. division by zero, a result over the byte budget); details.sqlState has PostgreSQL’s code when it raised it.',
   },
   branch_required: { status: 409, meaning: 'Agent authors cannot write the main definition: use a branch.' },
+  stream_in_use: {
+    status: 409,
+    meaning: 'The stream is still a data source of object types (details.objectTypes, by apiName): remove those bindings first.',
+  },
   rev_mismatch: { status: 409, meaning: 'The object changed since it was read (ifRev); details.currentRev has its revision now.' },
   action_invalid: {
     status: 422,
@@ -207,6 +211,12 @@ export const ERRORS = {
     meaning: 'No such world generation, or (for an app ticket) one another app asked for.',
   },
   camera_name_exists: { status: 409, meaning: 'The company already has a camera of that name.' },
+  stream_not_found: {
+    status: 404,
+    meaning: 'No such data stream in the company (for an app ticket: none its manifest lists in `streams`).',
+  },
+  stream_name_exists: { status: 409, meaning: 'The company already has a data stream of that name.' },
+  stream_binding_not_found: { status: 404, meaning: 'The stream is not a data source of that object type.' },
   model_not_found: {
     status: 404,
     meaning: 'No such model in the catalog (GET /api/v1/models), or, for an app ticket, the app’s manifest does not list it in `models`.',

@@ -5,10 +5,8 @@ import { findObjectTypeRecord, findOntologyOfCompany } from '../ontology/index.t
 import { enqueue } from '../outbox/index.ts';
 import type { Principal } from '../principal.ts';
 import { newId } from '../security/index.ts';
+import { checkMapping, invalidAt } from './mapping.ts';
 import { companyForPipelines, findConnection, nameTaken, syncRows, syncView } from './repository.ts';
-
-const invalid = (path: string, message: string) =>
-  new DomainError('invalid_payload', message, { details: { problems: [{ path, code: 'invalid', message }] } });
 
 /** The source shape each connection kind reads. */
 const SOURCE_KEY = { postgresql: 'table', s3: 'pattern', https: null } as const;
@@ -26,23 +24,20 @@ export async function createSync(db: DbOrTrx, principal: Principal, namespace: s
   if (!type) {
     throw new DomainError('object_type_not_found', `No object type ${input.objectType}.`, { details: { objectType: input.objectType } });
   }
-  for (const property of Object.keys(input.mapping)) {
-    if (!type.properties[property]) throw invalid(`mapping.${property}`, `${type.apiName} has no property ${property}.`);
-  }
-  if (!input.mapping[type.primaryKey]) throw invalid('mapping', `Map the primary key ${type.primaryKey}.`);
+  checkMapping(type, input.mapping);
   const wanted = SOURCE_KEY[connection.kind];
   const has = (key: string) => Object.hasOwn(input.source, key);
   if (wanted ? !has(wanted) : has('table') || has('pattern')) {
-    throw invalid('source', `A ${connection.kind} connection's source is ${wanted ? `{${wanted}, …}` : '{itemsPath?}'}.`);
+    throw invalidAt('source', `A ${connection.kind} connection's source is ${wanted ? `{${wanted}, …}` : '{itemsPath?}'}.`);
   }
   if (input.mode === 'incremental' && connection.kind === 'postgresql' && !input.cursorColumn) {
-    throw invalid('cursorColumn', 'An incremental PostgreSQL sync names its cursor column.');
+    throw invalidAt('cursorColumn', 'An incremental PostgreSQL sync names its cursor column.');
   }
   if (input.mode === 'incremental' && connection.kind === 'https') {
-    throw invalid('mode', 'An HTTPS endpoint is read whole: its syncs are full refreshes.');
+    throw invalidAt('mode', 'An HTTPS endpoint is read whole: its syncs are full refreshes.');
   }
   if (input.cursorColumn && (input.mode !== 'incremental' || connection.kind !== 'postgresql')) {
-    throw invalid('cursorColumn', 'Only incremental PostgreSQL syncs have a cursor column.');
+    throw invalidAt('cursorColumn', 'Only incremental PostgreSQL syncs have a cursor column.');
   }
   const id = newId('dsy');
   await db

@@ -10,6 +10,7 @@ export { deleteSync } from './delete-sync.ts';
 export { getBuild, listBuilds } from './list-builds.ts';
 export { getConnection, listConnections } from './list-connections.ts';
 export { getSync, listSyncs } from './list-syncs.ts';
+export { checkMapping, invalidAt, liveMapping, type MappedType, mapRows } from './mapping.ts';
 export {
   preparePlatformTypes,
   prunePlatformObjects,

@@ -2,10 +2,9 @@ import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { findObjectTypeRecord, findOntologyOfCompany, upsertObjects } from '../ontology/index.ts';
-import { ownValue } from '../own-keys.ts';
 import { newId } from '../security/index.ts';
 import { endJob } from './builds.ts';
-import { coerceValue } from './coerce-values.ts';
+import { liveMapping, mapRows } from './mapping.ts';
 import { findConnection, readerFor, redactSecrets } from './repository.ts';
 import type { ConnectivitySettings } from './settings.ts';
 import type { ReadSpec } from './sources/source.ts';
@@ -74,7 +73,7 @@ export async function runSyncJob(
     await endJob(db, input.buildId, input.position, 'FAILED', jobFailure('object_type_not_found', `No object type ${sync.object_type}.`));
     return outcome('FAILED');
   }
-  const mapping = Object.entries(sync.mapping).filter(([property]) => type.properties[property]);
+  const mapping = liveMapping(type, sync.mapping);
   const spec: ReadSpec = {
     source: sync.source,
     columns: mapping.map(([, column]) => column),
@@ -90,14 +89,7 @@ export async function runSyncJob(
   try {
     for (;;) {
       const page = await reader.readPage(spec, cursor ?? null);
-      // One object per key in a page (the last row wins), each property from its column.
-      const byKey = new Map<string, Record<string, unknown>>();
-      for (const row of page.rows) {
-        const object = Object.fromEntries(
-          mapping.map(([property, column]) => [property, coerceValue(type.properties[property]!.dataType, ownValue(row, column))]),
-        );
-        byKey.set(String(object[type.primaryKey]), object);
-      }
+      const byKey = mapRows(type, mapping, page.rows);
       const moved = await db.transaction().execute(async (trx) => {
         const current = await trx
           .selectFrom('data_build_jobs')
@@ -113,7 +105,7 @@ export async function runSyncJob(
                 companyId: sync.company_id,
                 objectType: type.apiName,
                 operationId: newId('ope'),
-                objects: [...byKey.values()],
+                objects: [...byKey.values()].map((v) => v.object),
               })
             ).objects.length
           : 0;

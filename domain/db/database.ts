@@ -660,6 +660,9 @@ export interface Database {
   data_build_jobs: DataBuildJobsTable;
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
+  data_streams: DataStreamsTable;
+  data_stream_bindings: DataStreamBindingsTable;
+  data_stream_records: DataStreamRecordsTable;
 }
 
 export type DataConnectionKind = 'postgresql' | 's3' | 'https';
@@ -1234,4 +1237,33 @@ export interface AutomationRunsTable {
   temporal_run_id: string;
   started_at: Date;
   finished_at: Date | null;
+}
+
+export interface DataStreamsTable {
+  id: string;
+  company_id: string;
+  name: string;
+  description: string;
+  /** The record schema (StreamField[]); JSON text on insert. */
+  fields: ColumnType<{ name: string; type: string; required: boolean }[], string, string>;
+  last_seq: Generated<number>;
+  last_pushed_at: Date | null;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface DataStreamBindingsTable {
+  stream_id: string;
+  object_type: string;
+  mapping: ColumnType<Record<string, string>, string, string>;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface DataStreamRecordsTable {
+  stream_id: string;
+  seq: number;
+  record: ColumnType<Record<string, unknown>, string, never>;
+  pushed_by: string | null;
+  pushed_at: Generated<Date>;
 }

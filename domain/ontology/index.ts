@@ -32,6 +32,7 @@ export { matchObjects } from './match-objects.ts';
 export { type MediaProperty, openMediaProperty, setMediaProperty } from './media-properties.ts';
 export { objectTable } from './object-tables.ts';
 export { isPlatformType, PLATFORM_TYPES, type PlatformEntity } from './platform-types.ts';
+export { valueProblem } from './property-values.ts';
 export { getObjectAttachment, readObjectAttachment } from './read-object-attachment.ts';
 export { describePublicApp, getPublicAppObject, listPublicAppObjects } from './read-public-app.ts';
 export { findObjectTypeRecord, findOntology, findOntologyOfCompany } from './repository.ts';

@@ -8,6 +8,7 @@ import {
   agentRestrictionsOf,
   type CompanyName,
   isAgentKey,
+  isAppToken,
   isDataDeveloperOf,
   isDeveloperOf,
   isMemberOf,
@@ -65,6 +66,16 @@ export interface CameraSubject {
   namespace: string;
   camera: string | null;
   appCameras: readonly string[] | null;
+}
+
+/**
+ * A company's data stream (or its streams: `stream` null), and the streams an app ticket's
+ * manifest lists (null: not a ticket).
+ */
+export interface StreamSubject {
+  namespace: string;
+  stream: string | null;
+  appStreams: readonly string[] | null;
 }
 
 /** A company's world-model assets, and the SDKs an app ticket's manifest registers (null: not a ticket). */
@@ -168,6 +179,18 @@ export interface Actions {
   'model.call': { model: string; appModels: readonly string[] | null };
   /** Data connections (their secrets), syncs and builds of a company: its data developers by key or web session; never a ticket or an agent key. */
   'connectivity.manage': CompanySubject;
+  /**
+   * Create, read, bind and delete a company's data streams (spec Authentication 2: the data-stream
+   * interfaces are developers'): its data developers by key or web session; never a ticket or an
+   * agent key. For a caller who does not act for the company, its streams do not exist (404).
+   */
+  'stream.manage': StreamSubject;
+  /**
+   * Push records into a stream: its data developers by key or web session, and the tickets of the
+   * company's apps whose manifest lists the stream (spec Authentication 8; others do not exist for
+   * them: 404), never a viewer's. Never an agent key or an app token.
+   */
+  'stream.push': StreamSubject;
   /** A company's automations (their runs, dry runs): its data developers by key or web session; never a ticket. */
   'automation.manage': CompanySubject;
   /** Create an application module in a company: its developers (they are its Owners); never a ticket. */
@@ -269,6 +292,31 @@ const actsFor = (p: Principal, namespace: string) =>
       : p.ticket.namespace === namespace;
 
 const noAttachment = (rid: string) => new DomainError('attachment_not_found', `No attachment ${rid}.`, { details: { attachmentRid: rid } });
+
+const noStream = (s: StreamSubject, listed?: readonly string[]) =>
+  s.stream === null
+    ? new DomainError('organization_not_found', `No company ${s.namespace}.`, { details: { organization: s.namespace } })
+    : new DomainError(
+        'stream_not_found',
+        listed ? `This app's manifest does not list the stream ${s.stream} in \`streams\`.` : `No stream ${s.stream} in ${s.namespace}.`,
+        { details: { namespace: s.namespace, stream: s.stream, ...(listed ? { listed } : {}) } },
+      );
+
+/** A company's streams: its data developers; hidden (404) from whoever does not act for the company, refused (403) to its other people. */
+function streamDevelopersOnly(p: Principal, s: StreamSubject): Refusal | null {
+  if (p.kind === 'ticket' || isAgentKey(p)) return forbidden('Data streams are used by developers through a key or a web session.');
+  if (isDataDeveloperOf(p, s.namespace)) return null;
+  return actsFor(p, s.namespace) ? dataDevelopersOnly(p, s.namespace, 'use data streams') : noStream(s);
+}
+
+/** A ticket pushes into its own company's streams that its manifest lists, when its visitor may write. */
+function ticketPushRefusal(p: Principal & { kind: 'ticket' }, s: StreamSubject): Refusal | null {
+  if (p.ticket.namespace !== s.namespace) return noStream(s);
+  if (!mayWriteAs(p.ticket.role)) {
+    return forbidden('Viewers read only: this app ticket cannot push records.', { role: p.ticket.role, required: 'member' });
+  }
+  return s.stream !== null && s.appStreams?.includes(s.stream) ? null : noStream(s, s.appStreams ?? []);
+}
 
 const noModule = (rid: string) =>
   new DomainError('workshop_module_not_found', `No application module ${rid}.`, { details: { moduleRid: rid } });
@@ -472,6 +520,8 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
     p.kind === 'ticket'
       ? forbidden('Data connections, syncs and builds are managed by developers through a key or a web session, never an app ticket.')
       : dataDevelopersOnly(p, s.namespace, 'manage data connections, syncs and builds'),
+  'stream.manage': streamDevelopersOnly,
+  'stream.push': (p, s) => (p.kind === 'ticket' && !isAppToken(p) ? ticketPushRefusal(p, s) : streamDevelopersOnly(p, s)),
   'automation.manage': (p, s) =>
     p.kind === 'ticket'
       ? forbidden('Automations are managed by developers through a key or a web session, never an app ticket.')

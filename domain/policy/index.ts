@@ -29,6 +29,7 @@ export {
   type MarkingSubject,
   type ResourceMarkingSubject,
   type ResourceSubject,
+  type StreamSubject,
   type WorldSubject,
 } from './authorize.ts';
 export {

@@ -432,6 +432,17 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   getBuild: DEVELOPERS,
   cancelBuild: DEVELOPERS,
   syncPlatformDataSource: DEVELOPERS,
+  // Data streams (spec G): the company's developers define, bind, read and delete them
+  // (stream.manage); records are pushed by them and by the tickets of the company's apps whose
+  // manifest lists the stream, never a viewer's (stream.push: 404 for an unlisted stream).
+  createStream: DEVELOPERS,
+  listStreams: DEVELOPERS,
+  getStream: DEVELOPERS,
+  deleteStream: DEVELOPERS,
+  putStreamBinding: DEVELOPERS,
+  deleteStreamBinding: DEVELOPERS,
+  listStreamRecords: DEVELOPERS,
+  pushStreamRecords: route('company', DEVELOPER_KEYS, DEVELOPER_SESSION, WRITING_TICKETS),
   // Automations: the company's developers (automation.manage).
   createAutomation: DEVELOPERS,
   listAutomations: DEVELOPERS,

@@ -118,6 +118,19 @@ export interface SvcClient {
       options?: { range?: { start: number; end?: number } },
     ): Promise<ContentRead>;
   };
+  streams: {
+    /** Pushes records into a data stream (all or none); `namespace` defaults to the app's company. */
+    push(
+      name: string,
+      records: Record<string, unknown>[],
+      options?: { namespace?: string },
+    ): Promise<{
+      accepted: number;
+      firstSequence: number;
+      lastSequence: number;
+      objectTypes: { objectType: string; objectsWritten: number }[];
+    }>;
+  };
   renewTicket(): Promise<{ ticket: string; expiresAt: string; channel: 'test' | 'production'; version: string }>;
   request<T = unknown>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   close(): void;

@@ -410,6 +410,19 @@ export function createClient(options = {}) {
       readContent(`${(await current()).baseUrl}${await objectAttachmentPath(objectType, primaryKey, property)}/content`, options),
   };
 
+  const streams = {
+    /**
+     * Pushes records into a data stream of the company (`namespace`: default the app's), all or
+     * none; a page's ticket pushes to the streams its manifest lists.
+     */
+    push: async (name, records, { namespace } = {}) =>
+      request(
+        'POST',
+        `/api/v1/developer/streams/${encodeURIComponent(namespace ?? (await app()).namespace)}/${encodeURIComponent(name)}/records`,
+        { records },
+      ),
+  };
+
   return {
     auth: { me },
     log,
@@ -418,6 +431,7 @@ export function createClient(options = {}) {
     evolve,
     media,
     attachments,
+    streams,
     /** Renews the app ticket now (normally automatic). */
     renewTicket: renew,
     /** Any other API call with the same credential and envelope handling. */

@@ -222,6 +222,10 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
     body: { name: 'matrix-sync', connectionId: 'dcn_0000000000000000', objectType: 'sales.Order', source: {}, mapping: { number: 'id' } },
   }),
   createBuild: () => ({ body: { jobs: [{ syncId: 'dsy_0000000000000000' }] } }),
+  // The stream routes' {name} is `run`, which no company has: admitted callers get stream_not_found.
+  createStream: () => ({ body: { name: 'matrix-stream', fields: [{ name: 'id', type: 'string', required: true }] } }),
+  putStreamBinding: () => ({ body: { mapping: { id: 'id' } } }),
+  pushStreamRecords: () => ({ body: { records: [{ id: 'matrix-1' }] } }),
   createAutomation: () => ({
     body: {
       name: 'matrix-automation',

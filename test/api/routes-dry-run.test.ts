@@ -220,6 +220,22 @@ async function newSync(): Promise<string> {
   return res.body.data.id;
 }
 
+/** A stream of Globex's orders (made for real), bound to sales.Order when `bound`. */
+async function newStream(bound = false): Promise<{ namespace: string; name: string }> {
+  await globexOntology();
+  const name = unique('dry-stream');
+  const base = `/api/v1/developer/streams/cell-globex/${name}`;
+  const fields = [{ name: 'id', type: 'long', required: true }];
+  const res = await svc.call('POST', '/api/v1/developer/streams/cell-globex', { body: { name, fields }, headers: bearer(globex!) });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  if (bound) {
+    const put = await svc.call('PUT', `${base}/bindings/sales.Order`, { body: { mapping: { number: 'id' } }, headers: bearer(globex!) });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+  }
+  return { namespace: 'cell-globex', name };
+}
+let streamRecord = 0;
+
 const MARKDOWN_MODULE = { title: 'Dry', pages: [{ id: 'main', title: 'Main', widgets: [{ id: 'note', type: 'markdown', text: 'hi' }] }] };
 /** An application module of Acme with version 1 (dana's, made for real). */
 async function workshopModule(): Promise<string> {
@@ -303,6 +319,35 @@ const FIXTURES: Record<string, () => Promise<WriteCase>> = {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return { params: { namespace: 'cell-globex', syncId: res.body.data.id }, headers: bearer(globex!), status: 200, enqueues: 1 };
   },
+  createStream: async () => {
+    await globexOntology();
+    return {
+      params: { namespace: 'cell-globex' },
+      body: { name: unique('dry-stream'), fields: [{ name: 'id', type: 'string', required: true }] },
+      headers: bearer(globex!),
+      status: 201,
+    };
+  },
+  deleteStream: async () => ({ params: await newStream(), headers: bearer(globex!), status: 200 }),
+  putStreamBinding: async () => ({
+    params: { ...(await newStream()), objectType: 'sales.Order' },
+    body: { mapping: { number: 'id' } },
+    headers: bearer(globex!),
+    status: 200,
+  }),
+  deleteStreamBinding: async () => ({
+    params: { ...(await newStream(true)), objectType: 'sales.Order' },
+    headers: bearer(globex!),
+    status: 200,
+  }),
+  // Bound: the dry run neither stores the record nor writes its object (nor the change feed's outbox intent).
+  pushStreamRecords: async () => ({
+    params: await newStream(true),
+    body: { records: [{ id: 9_000_000 + ++streamRecord }] },
+    headers: bearer(globex!),
+    status: 200,
+    enqueues: 1,
+  }),
   createBuild: async () => ({
     params: { namespace: 'cell-globex' },
     body: { jobs: [{ syncId: await newSync() }] },

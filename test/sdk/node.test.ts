@@ -265,6 +265,17 @@ describe('the SDK in Node', () => {
     expect(codes).toEqual(['invalid_payload', 'attachment_not_found', 'attachment_not_found']);
   });
 
+  it('streams: pushes records into a stream of the company, and throws the service’s codes by path', async () => {
+    const base = '/api/v1/developer/streams/cell-acme';
+    const fields = [{ name: 'id', type: 'long', required: true }];
+    expect((await svc.call('POST', base, { body: { name: 'sdk-readings', fields }, headers: bearer(dev) })).status).toBe(201);
+    const svcClient = sdk.createClient({ apiKey: dev });
+    const pushed = await svcClient.streams.push('sdk-readings', [{ id: 1 }, { id: 2 }], { namespace: 'cell-acme' });
+    expect(pushed).toEqual({ accepted: 2, firstSequence: 1, lastSequence: 2, objectTypes: [] });
+    const refused = await svcClient.streams.push('sdk-readings', [{ id: 'one' }], { namespace: 'cell-acme' }).catch((e: any) => e);
+    expect([refused.code, refused.status, refused.details.problems[0].path]).toEqual(['invalid_payload', 400, 'records[0].id']);
+  });
+
   it('serves the legacy names as the same module, ui.css, and declarations that compile', async () => {
     const alias = await fetch(`${svc.url}/developer/sdk/v1/log.js`);
     expect(await alias.text()).toBe("export * from './semantic.js';\n");

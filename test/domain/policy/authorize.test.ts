@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { can } from '../../../domain/policy/authorize.ts';
+import type { DomainError } from '../../../domain/errors.ts';
+import { authorize, can, type StreamSubject } from '../../../domain/policy/authorize.ts';
 import { clearanceAt, satisfiesMarkings } from '../../../domain/policy/markings.ts';
 import { liveGroupIds, resourceRoleOf } from '../../../domain/policy/rules.ts';
 import type { Principal } from '../../../domain/principal.ts';
@@ -218,5 +219,50 @@ describe('attachment.upload and attachment.read: uploaded by whoever may apply a
       false,
       false,
     ]);
+  });
+});
+
+describe('stream.manage and stream.push: a company’s data streams are its developers’; an app ticket pushes to the streams its manifest lists', () => {
+  const stream = (namespace: string, appStreams: string[] | null = null): StreamSubject => ({ namespace, stream: 'orders', appStreams });
+  const code = (p: Principal, action: 'stream.manage' | 'stream.push', subject: StreamSubject) => {
+    try {
+      authorize(p, action, subject);
+      return null;
+    } catch (err) {
+      return (err as DomainError).code;
+    }
+  };
+  it('a developer key or session of the company → may; a member → forbidden; an agent key or a ticket never manages', () => {
+    expect([key('developer'), session('developer')].map((p) => code(p, 'stream.manage', stream('cell-acme')))).toEqual([null, null]);
+    expect([key('member'), session('member')].map((p) => code(p, 'stream.manage', stream('cell-acme')))).toEqual([
+      'forbidden',
+      'forbidden',
+    ]);
+    expect([key('developer', true), ticket()].map((p) => code(p, 'stream.manage', stream('cell-acme')))).toEqual([
+      'forbidden',
+      'forbidden',
+    ]);
+  });
+
+  it('another company’s streams do not exist for the caller (404), whatever its role there', () => {
+    expect([key('developer'), session('developer'), key('member')].map((p) => code(p, 'stream.manage', stream('cell-globex')))).toEqual([
+      'stream_not_found',
+      'stream_not_found',
+      'stream_not_found',
+    ]);
+    expect(code(key('developer'), 'stream.manage', { ...stream('cell-globex'), stream: null })).toBe('organization_not_found');
+    expect(code(ticket(), 'stream.push', stream('cell-globex', ['orders']))).toBe('stream_not_found');
+  });
+
+  it('a ticket pushes only to a listed stream, never as a viewer; an app token never', () => {
+    expect(code(ticket(), 'stream.push', stream('cell-acme', ['orders']))).toBeNull();
+    expect(code(ticket(), 'stream.push', stream('cell-acme', ['other']))).toBe('stream_not_found');
+    expect(code(ticket(), 'stream.push', stream('cell-acme', []))).toBe('stream_not_found');
+    const viewer = ticket() as Extract<Principal, { kind: 'ticket' }>;
+    expect(code({ ...viewer, ticket: { ...viewer.ticket, role: 'viewer' } }, 'stream.push', stream('cell-acme', ['orders']))).toBe(
+      'forbidden',
+    );
+    expect(code(ticket(true), 'stream.push', stream('cell-acme', ['orders']))).toBe('forbidden');
+    expect(code(key('developer'), 'stream.push', stream('cell-acme'))).toBeNull();
   });
 });
