@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { BoundedCache } from '../cache/index.ts';
 import type { Db } from '../db/index.ts';
 import { equalHashes } from '../security/index.ts';
@@ -33,8 +34,31 @@ export interface BlobStore {
    * come: bytes that do not hash to it are not stored (`CorruptBlobError`).
    */
   putStream(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
+  /**
+   * Marks contents already stored as used again (a new row names them without storing them), so
+   * the sweep's grace period starts again for them, as it does for every `put` and `putStream`.
+   */
+  touch(sha256s: readonly string[]): Promise<void>;
+  /** Stored keys after `after` in key order (the sweep walks the store with it). */
+  list: BlobBackend['list'];
+  /** Deletes contents (the sweep, once it checked no row names them). */
+  remove(sha256s: readonly string[]): Promise<void>;
   /** Whether contents of any size may be stored (an object store); the database keeps small ones only (media items). */
   readonly largeContent: boolean;
+}
+
+/** One page of a store's keys: each with when it was stored, and the cursor of the next page (none: the last). */
+export interface BlobPage {
+  blobs: { sha256: string; storedAt: Date }[];
+  next: string | undefined;
+}
+
+/**
+ * The sweep's grace clock (`blob_writes`): every write or re-use records its time here before it
+ * reaches the backend, and waits while the sweep deletes the same key (domain/apps/sweep-unreferenced-blobs.ts).
+ */
+export interface BlobLedger {
+  touch(sha256s: readonly string[]): Promise<void>;
 }
 
 /** Where bytes live (PostgreSQL or S3): stores and fetches, trusting the caller to verify. */
@@ -52,6 +76,10 @@ export interface BlobBackend {
   /** Streamed reads and writes (an object store); absent: contents are small, read and written whole. */
   stream?(sha256: string): AsyncIterable<Buffer>;
   putStream?(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
+  /** At most `limit` keys after the cursor `after` ('' first), in key order. */
+  list(after: string, limit: number): Promise<BlobPage>;
+  /** Deletes the keys; a key already gone is no error. */
+  remove(sha256s: readonly string[]): Promise<void>;
 }
 
 /** The chunks as they are, throwing after the last one unless they hash to `sha256` (so a streamed write is never completed). */
@@ -78,8 +106,10 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * A backend behind a bounded in-process cache (LRU by bytes). Bytes are verified against their
  * hash once, as they come from the backend, so a hit costs no hashing; concurrent misses for
  * one hash share one fetch. `cacheBytes` 0 disables caching (every read fetches and verifies).
+ * `ledger`: where writes record their time first (the service's store has it; the blob sweep is
+ * safe only beside writers that record theirs).
  */
-export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobStore {
+export function cachedBlobStore(backend: BlobBackend, cacheBytes: number, ledger?: BlobLedger): BlobStore {
   const cache = new BoundedCache<string, Buffer>(cacheBytes, (bytes) => bytes.length);
   const inFlight = new Map<string, Promise<Buffer>>();
 
@@ -106,10 +136,23 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobS
     return pending;
   };
 
+  const touch = async (sha256s: readonly string[]) => {
+    if (ledger && sha256s.length > 0) await ledger.touch(sha256s);
+  };
+
   return {
     largeContent: backend.largeContent === true,
-    put: (blobs) => backend.put(blobs),
+    async put(blobs) {
+      await touch([...distinctBlobs(blobs).keys()]);
+      await backend.put(blobs);
+    },
     get,
+    touch,
+    list: (after, limit) => backend.list(after, limit),
+    async remove(sha256s) {
+      await backend.remove(sha256s);
+      for (const sha256 of sha256s) cache.delete(sha256);
+    },
     async *stream(sha256) {
       if (!SHA256_HEX.test(sha256)) throw new MissingBlobError(`not a blob address: ${sha256}`);
       if (backend.stream) yield* backend.stream(sha256);
@@ -117,6 +160,7 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobS
     },
     async putStream(sha256, chunks) {
       if (!SHA256_HEX.test(sha256)) throw new CorruptBlobError(`not a blob address: ${sha256}`);
+      await touch([sha256]);
       if (backend.putStream) return backend.putStream(sha256, verified(sha256, chunks));
       // The database keeps small contents only (callers check largeContent first): whole is fine.
       const parts: Buffer[] = [];
@@ -146,6 +190,43 @@ export function postgresBlobBackend(db: Db): BlobBackend {
     async fetch(sha256) {
       const row = await db.selectFrom('blobs').select('content').where('sha256', '=', Buffer.from(sha256, 'hex')).executeTakeFirst();
       return row?.content;
+    },
+    async list(after, limit) {
+      const rows = await db
+        .selectFrom('blobs')
+        .select(['sha256', 'created_at'])
+        .where('sha256', '>', Buffer.from(after, 'hex'))
+        .orderBy('sha256')
+        .limit(limit)
+        .execute();
+      const blobs = rows.map((r) => ({ sha256: r.sha256.toString('hex'), storedAt: r.created_at }));
+      return { blobs, next: rows.length === limit ? blobs.at(-1)?.sha256 : undefined };
+    },
+    async remove(sha256s) {
+      if (sha256s.length === 0) return;
+      await db
+        .deleteFrom('blobs')
+        .where(
+          'sha256',
+          'in',
+          sha256s.map((sha) => Buffer.from(sha, 'hex')),
+        )
+        .execute();
+    },
+  };
+}
+
+/** The ledger in the service's database: one row per key, its time set to now() by each write. */
+export function postgresBlobLedger(db: Db): BlobLedger {
+  return {
+    async touch(sha256s) {
+      // Sorted: two writers touching overlapping keys lock them in one order (no deadlock).
+      const rows = [...new Set(sha256s)].sort().map((sha) => ({ sha256: Buffer.from(sha, 'hex') }));
+      await db
+        .insertInto('blob_writes')
+        .values(rows)
+        .onConflict((oc) => oc.column('sha256').doUpdateSet({ written_at: sql`now()` }))
+        .execute();
     },
   };
 }

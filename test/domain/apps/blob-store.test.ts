@@ -28,6 +28,12 @@ function memoryBackend() {
       await gate;
       return objects.get(sha256);
     },
+    async list() {
+      return { blobs: [], next: undefined };
+    },
+    async remove(sha256s) {
+      for (const sha256 of sha256s) objects.delete(sha256);
+    },
   };
   return {
     backend,
