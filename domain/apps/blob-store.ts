@@ -216,17 +216,22 @@ export function postgresBlobBackend(db: Db): BlobBackend {
   };
 }
 
+const TOUCH_BATCH = 1000;
+
 /** The ledger in the service's database: one row per key, its time set to now() by each write. */
 export function postgresBlobLedger(db: Db): BlobLedger {
   return {
     async touch(sha256s) {
-      // Sorted: two writers touching overlapping keys lock them in one order (no deadlock).
+      // Sorted: two writers touching overlapping keys lock them in one order (no deadlock). In
+      // statements of at most TOUCH_BATCH keys (a bundle of many files stays far from PostgreSQL's parameter limit).
       const rows = [...new Set(sha256s)].sort().map((sha) => ({ sha256: Buffer.from(sha, 'hex') }));
-      await db
-        .insertInto('blob_writes')
-        .values(rows)
-        .onConflict((oc) => oc.column('sha256').doUpdateSet({ written_at: sql`now()` }))
-        .execute();
+      for (let at = 0; at < rows.length; at += TOUCH_BATCH) {
+        await db
+          .insertInto('blob_writes')
+          .values(rows.slice(at, at + TOUCH_BATCH))
+          .onConflict((oc) => oc.column('sha256').doUpdateSet({ written_at: sql`now()` }))
+          .execute();
+      }
     },
   };
 }
