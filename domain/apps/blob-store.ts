@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { BoundedCache } from '../cache/index.ts';
-import type { Db } from '../db/index.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
 import { equalHashes } from '../security/index.ts';
 
 /**
@@ -41,8 +41,8 @@ export interface BlobStore {
   touch(sha256s: readonly string[]): Promise<void>;
   /** Stored keys after `after` in key order (the sweep walks the store with it). */
   list: BlobBackend['list'];
-  /** Deletes contents (the sweep, once it checked no row names them). */
-  remove(sha256s: readonly string[]): Promise<void>;
+  /** Deletes contents (the sweep, once it checked no row names them, in `trx` where the store is the database). */
+  remove: BlobBackend['remove'];
   /** Whether contents of any size may be stored (an object store); the database keeps small ones only (media items). */
   readonly largeContent: boolean;
 }
@@ -78,8 +78,11 @@ export interface BlobBackend {
   putStream?(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
   /** At most `limit` keys after the cursor `after` ('' first), in key order. */
   list(after: string, limit: number): Promise<BlobPage>;
-  /** Deletes the keys; a key already gone is no error. */
-  remove(sha256s: readonly string[]): Promise<void>;
+  /**
+   * Deletes the keys; a key already gone is no error. The database store deletes in `trx` (the
+   * sweep's, which holds the keys' ledger rows: another connection could wait for writers that wait for it).
+   */
+  remove(sha256s: readonly string[], trx?: DbOrTrx): Promise<void>;
 }
 
 /** The chunks as they are, throwing after the last one unless they hash to `sha256` (so a streamed write is never completed). */
@@ -149,8 +152,8 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number, ledger
     get,
     touch,
     list: (after, limit) => backend.list(after, limit),
-    async remove(sha256s) {
-      await backend.remove(sha256s);
+    async remove(sha256s, trx) {
+      await backend.remove(sha256s, trx);
       for (const sha256 of sha256s) cache.delete(sha256);
     },
     async *stream(sha256) {
@@ -202,9 +205,9 @@ export function postgresBlobBackend(db: Db): BlobBackend {
       const blobs = rows.map((r) => ({ sha256: r.sha256.toString('hex'), storedAt: r.created_at }));
       return { blobs, next: rows.length === limit ? blobs.at(-1)?.sha256 : undefined };
     },
-    async remove(sha256s) {
+    async remove(sha256s, trx) {
       if (sha256s.length === 0) return;
-      await db
+      await (trx ?? db)
         .deleteFrom('blobs')
         .where(
           'sha256',

@@ -98,7 +98,10 @@ async function sweepPage(
         .execute();
       if (dryRun) throw new DryRunRollback(doomed.length);
       if (doomed.length === 0) return 0;
-      await deps.blobs.remove(doomed.map((d) => d.sha256.toString('hex')));
+      await deps.blobs.remove(
+        doomed.map((d) => d.sha256.toString('hex')),
+        trx,
+      );
       await trx
         .deleteFrom('blob_writes')
         .where(

@@ -231,10 +231,10 @@ describe.each(['postgres', 's3'] as const)('sweepUnreferencedBlobs on %s', (kind
     });
     const paused: BlobStore = {
       ...store,
-      async remove(hashes) {
+      async remove(hashes, trx) {
         entered();
         await gate;
-        await store.remove(hashes);
+        await store.remove(hashes, trx);
       },
     };
     const sweeping = sweepUnreferencedBlobs(
