@@ -164,11 +164,16 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number, ledger
     async putStream(sha256, chunks) {
       if (!SHA256_HEX.test(sha256)) throw new CorruptBlobError(`not a blob address: ${sha256}`);
       await touch([sha256]);
-      if (backend.putStream) return backend.putStream(sha256, verified(sha256, chunks));
-      // The database keeps small contents only (callers check largeContent first): whole is fine.
-      const parts: Buffer[] = [];
-      for await (const chunk of verified(sha256, chunks)) parts.push(chunk);
-      await backend.put([{ sha256, bytes: Buffer.concat(parts) }]);
+      if (backend.putStream) await backend.putStream(sha256, verified(sha256, chunks));
+      else {
+        // The database keeps small contents only (callers check largeContent first): whole is fine.
+        const parts: Buffer[] = [];
+        for await (const chunk of verified(sha256, chunks)) parts.push(chunk);
+        await backend.put([{ sha256, bytes: Buffer.concat(parts) }]);
+      }
+      // Again once written: a write of hours (a 50 GB item) still leaves its caller the whole
+      // grace period to name what it stored.
+      await touch([sha256]);
     },
   };
 }

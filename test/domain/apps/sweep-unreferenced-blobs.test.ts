@@ -252,11 +252,27 @@ describe.each(['postgres', 's3'] as const)('sweepUnreferencedBlobs on %s', (kind
           database.db,
         )
       ).rows[0]!.n;
-    expect(await until(waiting, (n) => n > 0)).toBeGreaterThan(0);
-    open();
+    try {
+      expect(await until(waiting, (n) => n > 0)).toBeGreaterThan(0);
+    } finally {
+      open();
+    }
     expect((await sweeping).removed).toBe(1);
     await writing;
     expect(await stored(raced.sha256)).toBe(true);
+  });
+
+  it('counts the grace period of a streamed write from its end', async () => {
+    const long = blob(`${kind} a long write`);
+    // The write takes longer than the grace period: its row is two days old when the last chunk comes.
+    async function* chunks() {
+      yield long.bytes.subarray(0, 4);
+      await age([long.sha256], 48);
+      yield long.bytes.subarray(4);
+    }
+    await store.putStream(long.sha256, chunks());
+    expect((await sweep()).removed).toBe(0);
+    expect(await stored(long.sha256)).toBe(true);
   });
 
   it('dates a blob stored without the ledger by the store itself', async () => {
