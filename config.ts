@@ -201,6 +201,15 @@ export const EnvSchema = z
         'With an `s3://` store only: `http(s)://host:port` of an S3-compatible server (MinIO, Ceph, …), addressed path-style. The SDK still needs a region: set `AWS_REGION` (most such servers accept any, e.g. `us-east-1`).',
       )
       .meta(shown('AWS')),
+    SVC_BLOB_SWEEP_GRACE_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 365)
+      .default(24)
+      .describe(
+        'The blob sweep (the `blob-sweep` Temporal Schedule, every 6 hours) deletes stored files no app version, media item, upload part, transformation, attachment or world asset names any more, once nobody stored or re-used them for this many hours. Longer than any write takes to name what it stored (an upload stores its bytes, then records them); raise it to keep deleted content recoverable from the store longer.',
+      ),
     SVC_RUN_START_WAIT_MS: z.coerce
       .number()
       .int()
@@ -369,6 +378,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   blobStore: e.SVC_BLOB_STORE.kind === 's3' ? { ...e.SVC_BLOB_STORE, endpoint: e.SVC_BLOB_STORE_ENDPOINT } : e.SVC_BLOB_STORE,
   /** Bound of the in-process cache of blob bytes (0: no cache). */
   blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
+  /** The blob sweep's grace period: blobs written or re-used within it are kept. */
+  blobSweepGraceMs: e.SVC_BLOB_SWEEP_GRACE_HOURS * 3_600_000,
   /** How long one ontology SQL statement may run (the spec: 20 seconds). */
   sqlStatementTimeoutMs: e.SVC_SQL_STATEMENT_TIMEOUT_MS,
   /** Ontology SQL queries one process runs at once, each on a connection of its own (never the service's pool). */

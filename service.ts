@@ -12,7 +12,7 @@ import { routes as allRoutes } from './api/routes.ts';
 import { type Config, ConfigError, publicAddresses } from './config.ts';
 import { bootstrapOperator, dummyHash } from './domain/accounts/index.ts';
 import { localModelProvider } from './domain/app-workflows/index.ts';
-import { cachedBlobStore, postgresBlobBackend } from './domain/apps/index.ts';
+import { cachedBlobStore, postgresBlobBackend, postgresBlobLedger } from './domain/apps/index.ts';
 import { connectDatabase, type Db, migrateToLatest } from './domain/db/index.ts';
 import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts';
 import { startOpenRecorder } from './domain/hosting/index.ts';
@@ -155,7 +155,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       companyRoot,
       addresses: () => addresses,
       ...(config.temporalUiUrl ? { temporalUi: { url: config.temporalUiUrl, namespace: config.temporalNamespace } } : {}),
-      blobs: cachedBlobStore(blobBackend, config.blobCacheBytes),
+      blobs: cachedBlobStore(blobBackend, config.blobCacheBytes, postgresBlobLedger(db)),
       mailer,
       // Evolve's suggestions ask the same provider as workflow `model` steps (the worker's, below).
       models: localModelProvider,
@@ -209,7 +209,16 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
         codecEndpoint: () => (role === 'all' ? `${addresses.baseUrl}${TEMPORAL_CODEC_PATH}` : undefined),
         databaseUrl,
         logger,
-        activityDeps: { db, cloud, companyRoot, mailer, models: localModelProvider, connectivity, blobs: deps.blobs },
+        activityDeps: {
+          db,
+          cloud,
+          companyRoot,
+          mailer,
+          models: localModelProvider,
+          connectivity,
+          blobs: deps.blobs,
+          blobSweepGraceMs: config.blobSweepGraceMs,
+        },
       });
       temporal = started;
       cleanups.push(() => started.stop());

@@ -8,6 +8,7 @@ import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
 import { createAttachmentActivities } from './attachments.ts';
 import { createAutomateActivities } from './automate.ts';
+import { createBlobActivities } from './blobs.ts';
 import { createConnectivityActivities } from './connectivity.ts';
 import { createDeviceLoginActivities } from './device-login.ts';
 import { createMediaActivities } from './media.ts';
@@ -32,6 +33,8 @@ export interface ActivityDeps {
   connectivity: ConnectivitySettings;
   /** World generations read their parts from, and store their scenes in, the blob store; media uploads are assembled there. */
   blobs: BlobStore;
+  /** The blob sweep's grace period (SVC_BLOB_SWEEP_GRACE_HOURS). */
+  blobSweepGraceMs: number;
 }
 
 /** All activities, built from their dependencies (the worker passes the real ones). */
@@ -49,6 +52,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelingActivities(deps),
     ...createMediaActivities(deps),
     ...createAttachmentActivities(deps),
+    ...createBlobActivities(deps),
     ...createAutomateActivities(deps),
   };
 }

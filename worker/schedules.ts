@@ -5,6 +5,7 @@ import { appLogRetentionSchedule } from './app-log-retention-schedule.ts';
 import { reconcileAllAppTriggers } from './app-triggers.ts';
 import { attachmentsRemovalSchedule } from './attachments-removal-schedule.ts';
 import { reconcileAllAutomations } from './automations.ts';
+import { blobSweepSchedule } from './blob-sweep-schedule.ts';
 import { branchSweepSchedule } from './branch-sweep-schedule.ts';
 import { mediaUploadPurgeSchedule } from './media-upload-purge-schedule.ts';
 import { ontologyChangesRetentionSchedule } from './ontology-changes-retention-schedule.ts';
@@ -33,6 +34,7 @@ export const PRODUCT_SCHEDULES: readonly ScheduleOptions[] = [
   branchSweepSchedule,
   mediaUploadPurgeSchedule,
   attachmentsRemovalSchedule,
+  blobSweepSchedule,
   scheduleReconcileSchedule,
 ];
 

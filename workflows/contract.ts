@@ -129,6 +129,22 @@ export const MEDIA_UPLOAD_PURGE = {
   maxBatches: 100,
 } as const;
 
+/**
+ * The sweep of blobs nothing names (SVC_BLOB_SWEEP_GRACE_HOURS after their last write): a schedule
+ * every 6 hours (fixed id). One activity walks the store in pages of `batchSize` keys.
+ */
+export const BLOB_SWEEP = {
+  scheduleId: 'blob-sweep',
+  workflowId: 'blob-sweep',
+  every: '6 hours',
+  batchSize: 500,
+} as const;
+
+export interface BlobSweepInput {
+  /** Counts what would be deleted and deletes nothing (start the workflow by hand with it). */
+  dryRun?: boolean;
+}
+
 export interface MediaUploadAssemblyInput {
   uploadId: string;
 }

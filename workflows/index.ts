@@ -3,6 +3,7 @@
 export { appLogRetention } from './app-log/retention.ts';
 export { appChangeTrigger } from './app-workflows/change-trigger.ts';
 export { appWorkflowRun, notifyCooldown } from './app-workflows/run.ts';
+export { blobSweep } from './apps/blob-sweep.ts';
 export { attachmentsRemoval } from './attachments/removal.ts';
 export { automation, automationTick } from './automate/automation.ts';
 export { dataBuild } from './connectivity/data-build.ts';

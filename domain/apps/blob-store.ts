@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { BoundedCache } from '../cache/index.ts';
-import type { Db } from '../db/index.ts';
+import type { Db, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { equalHashes } from '../security/index.ts';
 
@@ -34,6 +35,15 @@ export interface BlobStore {
    * come: bytes that do not hash to it are not stored (`CorruptBlobError`).
    */
   putStream(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
+  /**
+   * Marks contents already stored as used again (a new row names them without storing them), so
+   * the sweep's grace period starts again for them, as it does for every `put` and `putStream`.
+   */
+  touch(sha256s: readonly string[]): Promise<void>;
+  /** Stored keys after `after` in key order (the sweep walks the store with it). */
+  list: BlobBackend['list'];
+  /** Deletes contents (the sweep, once it checked no row names them, in `trx` where the store is the database). */
+  remove: BlobBackend['remove'];
   /** Whether contents of any size may be stored (an object store); the database keeps small ones only (media items). */
   readonly largeContent: boolean;
 }
@@ -52,6 +62,20 @@ export function assertBlobDestination(blobs: BlobStore, size: number, databaseBy
   }
 }
 
+/** One page of a store's keys: each with when it was stored, and the cursor of the next page (none: the last). */
+export interface BlobPage {
+  blobs: { sha256: string; storedAt: Date }[];
+  next: string | undefined;
+}
+
+/**
+ * The sweep's grace clock (`blob_writes`): every write or re-use records its time here before it
+ * reaches the backend, and waits while the sweep deletes the same key (domain/apps/sweep-unreferenced-blobs.ts).
+ */
+export interface BlobLedger {
+  touch(sha256s: readonly string[]): Promise<void>;
+}
+
 /** Where bytes live (PostgreSQL or S3): stores and fetches, trusting the caller to verify. */
 export interface BlobBackend {
   put: BlobStore['put'];
@@ -67,6 +91,13 @@ export interface BlobBackend {
   /** Streamed reads and writes (an object store); absent: contents are small, read and written whole. */
   stream?(sha256: string): AsyncIterable<Buffer>;
   putStream?(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
+  /** At most `limit` keys after the cursor `after` ('' first), in key order. */
+  list(after: string, limit: number): Promise<BlobPage>;
+  /**
+   * Deletes the keys; a key already gone is no error. The database store deletes in `trx` (the
+   * sweep's, which holds the keys' ledger rows: another connection could wait for writers that wait for it).
+   */
+  remove(sha256s: readonly string[], trx?: DbOrTrx): Promise<void>;
 }
 
 /** The chunks as they are, throwing after the last one unless they hash to `sha256` (so a streamed write is never completed). */
@@ -93,8 +124,10 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
  * A backend behind a bounded in-process cache (LRU by bytes). Bytes are verified against their
  * hash once, as they come from the backend, so a hit costs no hashing; concurrent misses for
  * one hash share one fetch. `cacheBytes` 0 disables caching (every read fetches and verifies).
+ * `ledger`: where writes record their time first (the service's store has it; the blob sweep is
+ * safe only beside writers that record theirs).
  */
-export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobStore {
+export function cachedBlobStore(backend: BlobBackend, cacheBytes: number, ledger?: BlobLedger): BlobStore {
   const cache = new BoundedCache<string, Buffer>(cacheBytes, (bytes) => bytes.length);
   const inFlight = new Map<string, Promise<Buffer>>();
 
@@ -121,10 +154,23 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobS
     return pending;
   };
 
+  const touch = async (sha256s: readonly string[]) => {
+    if (ledger && sha256s.length > 0) await ledger.touch(sha256s);
+  };
+
   return {
     largeContent: backend.largeContent === true,
-    put: (blobs) => backend.put(blobs),
+    async put(blobs) {
+      await touch([...distinctBlobs(blobs).keys()]);
+      await backend.put(blobs);
+    },
     get,
+    touch,
+    list: (after, limit) => backend.list(after, limit),
+    async remove(sha256s, trx) {
+      await backend.remove(sha256s, trx);
+      for (const sha256 of sha256s) cache.delete(sha256);
+    },
     async *stream(sha256) {
       if (!SHA256_HEX.test(sha256)) throw new MissingBlobError(`not a blob address: ${sha256}`);
       if (backend.stream) yield* backend.stream(sha256);
@@ -132,11 +178,17 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number): BlobS
     },
     async putStream(sha256, chunks) {
       if (!SHA256_HEX.test(sha256)) throw new CorruptBlobError(`not a blob address: ${sha256}`);
-      if (backend.putStream) return backend.putStream(sha256, verified(sha256, chunks));
-      // The database keeps small contents only (callers check largeContent first): whole is fine.
-      const parts: Buffer[] = [];
-      for await (const chunk of verified(sha256, chunks)) parts.push(chunk);
-      await backend.put([{ sha256, bytes: Buffer.concat(parts) }]);
+      await touch([sha256]);
+      if (backend.putStream) await backend.putStream(sha256, verified(sha256, chunks));
+      else {
+        // The database keeps small contents only (callers check largeContent first): whole is fine.
+        const parts: Buffer[] = [];
+        for await (const chunk of verified(sha256, chunks)) parts.push(chunk);
+        await backend.put([{ sha256, bytes: Buffer.concat(parts) }]);
+      }
+      // Again once written: a write of hours (a 50 GB item) still leaves its caller the whole
+      // grace period to name what it stored.
+      await touch([sha256]);
     },
   };
 }
@@ -161,6 +213,48 @@ export function postgresBlobBackend(db: Db): BlobBackend {
     async fetch(sha256) {
       const row = await db.selectFrom('blobs').select('content').where('sha256', '=', Buffer.from(sha256, 'hex')).executeTakeFirst();
       return row?.content;
+    },
+    async list(after, limit) {
+      const rows = await db
+        .selectFrom('blobs')
+        .select(['sha256', 'created_at'])
+        .where('sha256', '>', Buffer.from(after, 'hex'))
+        .orderBy('sha256')
+        .limit(limit)
+        .execute();
+      const blobs = rows.map((r) => ({ sha256: r.sha256.toString('hex'), storedAt: r.created_at }));
+      return { blobs, next: rows.length === limit ? blobs.at(-1)?.sha256 : undefined };
+    },
+    async remove(sha256s, trx) {
+      if (sha256s.length === 0) return;
+      await (trx ?? db)
+        .deleteFrom('blobs')
+        .where(
+          'sha256',
+          'in',
+          sha256s.map((sha) => Buffer.from(sha, 'hex')),
+        )
+        .execute();
+    },
+  };
+}
+
+const TOUCH_BATCH = 1000;
+
+/** The ledger in the service's database: one row per key, its time set to now() by each write. */
+export function postgresBlobLedger(db: Db): BlobLedger {
+  return {
+    async touch(sha256s) {
+      // Sorted: two writers touching overlapping keys lock them in one order (no deadlock). In
+      // statements of at most TOUCH_BATCH keys (a bundle of many files stays far from PostgreSQL's parameter limit).
+      const rows = [...new Set(sha256s)].sort().map((sha) => ({ sha256: Buffer.from(sha, 'hex') }));
+      for (let at = 0; at < rows.length; at += TOUCH_BATCH) {
+        await db
+          .insertInto('blob_writes')
+          .values(rows.slice(at, at + TOUCH_BATCH))
+          .onConflict((oc) => oc.column('sha256').doUpdateSet({ written_at: sql`now()` }))
+          .execute();
+      }
     },
   };
 }

@@ -145,7 +145,7 @@ async function storedIdentical(db: DbOrTrx, address: AppAddress, bundle: UploadI
  * the version row commits, so a visible version always finds its files, and outside the
  * transaction, which an S3 store cannot join and which should not wait on one. An upload that
  * fails afterwards (conflict, crash) leaves only unreferenced blobs: content-addressed, so
- * harmless, and reused by the next upload of the same bytes.
+ * harmless, reused by the next upload of the same bytes, and deleted by the blob sweep after its grace period.
  */
 export async function checkUpload(
   principal: Principal,
@@ -179,8 +179,10 @@ export async function checkUpload(
   // An identical re-upload (a retry, a second deploy of the same bundle): that version's files
   // are stored already, so it is answered without sending the bytes to the store again.
   if ((await storedVersion(store.db, address, validation.manifest.version))?.digest === validation.digest) return validation;
-  // Contents that came from the store are there already.
+  // Contents that came from the store are there already: touched only, so the blob sweep keeps
+  // them until the version names them even if the version that named them goes meanwhile.
   const reused = new Set(bundle.storedFiles?.map((f) => f.sha256));
+  await store.blobs.touch([...reused]);
   await store.blobs.put(validation.files.filter((f) => !reused.has(f.sha256)));
   return validation;
 }

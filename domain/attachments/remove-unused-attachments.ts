@@ -5,8 +5,8 @@ import type { DbOrTrx } from '../db/index.ts';
 /**
  * One batch of the removal of unused attachments: those no object holds an hour or more after
  * their upload (the scheduled `attachmentsRemoval` workflow calls it until a batch comes back
- * short). Their bytes stay in the content store, which is shared by hash with media items and app
- * files and has no collection of its own yet.
+ * short). Their bytes, shared by hash with media items and app files, go with the blob sweep
+ * (domain/apps/sweep-unreferenced-blobs.ts) once nothing names them.
  */
 export async function removeUnusedAttachments(db: DbOrTrx, input: { now: Date; batchSize: number }): Promise<{ removed: number }> {
   const before = new Date(input.now.getTime() - ATTACHMENT_LIMITS.unusedMs);

@@ -143,6 +143,12 @@ export interface BlobsTable {
   created_at: Generated<Date>;
 }
 
+/** When a blob was last stored or re-used (the sweep's grace clock), whichever store holds it. */
+export interface BlobWritesTable {
+  sha256: Buffer;
+  written_at: Generated<Date>;
+}
+
 export interface AppVersionsTable {
   id: string;
   app_id: string;
@@ -585,6 +591,7 @@ export interface Database {
   rate_limit_hits: RateLimitHitsTable;
   apps: AppsTable;
   blobs: BlobsTable;
+  blob_writes: BlobWritesTable;
   app_versions: AppVersionsTable;
   version_files: VersionFilesTable;
   release_records: ReleaseRecordsTable;

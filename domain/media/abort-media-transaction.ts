@@ -4,7 +4,7 @@ import type { Clock } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { transactionToClose, transactionView } from './transactions.ts';
 
-/** Aborts a transaction: its staged items are deleted (their bytes stay in the content store, shared by hash). */
+/** Aborts a transaction: its staged items are deleted (their bytes, shared by hash, go with the blob sweep once no row names them). */
 export async function abortMediaTransaction(
   deps: { db: DbOrTrx; clock: Clock },
   principal: Principal,

@@ -6,8 +6,8 @@ import { assertState, openUpload, type UploadTarget, uploadView } from './upload
 
 /**
  * Purges a session that is not COMPLETED: its parts are dropped and it is PURGED (kept, so a
- * client learns what became of it; deleting it again answers the same). The parts' bytes are left
- * in the content store unreferenced, as a failed put leaves them (the store has no collection yet).
+ * client learns what became of it; deleting it again answers the same). The parts' bytes, once no
+ * row names them, go with the blob sweep (domain/apps/sweep-unreferenced-blobs.ts).
  */
 export async function deleteMediaUpload(
   deps: { db: DbOrTrx; clock: Clock },

@@ -3,9 +3,11 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -33,6 +35,8 @@ const PUT_CONCURRENCY = 8;
  */
 const STREAM_PART_BYTES = 16 * 1024 * 1024;
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /**
  * S3 failing (unreachable, its 5xx, throttling) once the SDK's own retries are spent: a request
  * that needed it answers 503 with Retry-After, never a 500, and the cause is logged.
@@ -58,6 +62,7 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
   const client = new S3Client(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {});
   const Bucket = options.bucket;
   const keyOf = (sha256: string) => `${options.prefix ? `${options.prefix}/` : ''}sha256/${sha256}`;
+  const keysAt = keyOf('');
 
   const exists = async (Key: string) => {
     try {
@@ -156,6 +161,27 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
         // Parts already sent are billed until aborted: abort, then report the first failure.
         await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => undefined);
         throw err;
+      }
+    },
+    list: (after, limit) =>
+      orUnavailable(async () => {
+        // Version 1 of the listing, paged by the last key (a marker): what every S3-compatible
+        // server pages alike (version 2's continuation tokens fail on some, s3rver among them).
+        const out = await client.send(
+          new ListObjectsCommand({ Bucket, Prefix: keysAt, MaxKeys: limit, ...(after ? { Marker: keyOf(after) } : {}) }),
+        );
+        const listed = (out.Contents ?? []).map((o) => ({ name: o.Key!.slice(keysAt.length), storedAt: o.LastModified! }));
+        // Keys that are no hash (put there by hand) are stepped over, never deleted.
+        const blobs = listed.filter((o) => SHA256_HEX.test(o.name)).map((o) => ({ sha256: o.name, storedAt: o.storedAt }));
+        return { blobs, next: out.IsTruncated ? listed.at(-1)?.name : undefined };
+      }),
+    async remove(sha256s) {
+      // DeleteObjects takes at most 1,000 keys per request.
+      for (let at = 0; at < sha256s.length; at += 1000) {
+        const Objects = sha256s.slice(at, at + 1000).map((sha) => ({ Key: keyOf(sha) }));
+        const out = await orUnavailable(() => client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects, Quiet: true } })));
+        const failed = out.Errors ?? [];
+        if (failed.length > 0) throw new Error(`S3 refused to delete ${failed.length} blobs: ${failed[0]!.Code} ${failed[0]!.Message}`);
       }
     },
     async reachable(signal) {

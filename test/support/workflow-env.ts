@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import { type ActivityDeps, createActivities } from '../../activities/index.ts';
 import { localModelProvider } from '../../domain/app-workflows/model-provider.ts';
-import { cachedBlobStore, postgresBlobBackend } from '../../domain/apps/index.ts';
+import { cachedBlobStore, postgresBlobBackend, postgresBlobLedger } from '../../domain/apps/index.ts';
 import { unconfiguredMailer } from '../../domain/mail/mailer.ts';
 import type { CloudProvider } from '../../domain/provisioning/cloud-provider.ts';
 import { localCloudProvider } from '../../infra/cloud/local-provider.ts';
@@ -44,7 +44,8 @@ export async function startWorkflowTestEnv(
     mailer: unconfiguredMailer,
     models: localModelProvider,
     connectivity: testConnectivity(),
-    blobs: cachedBlobStore(postgresBlobBackend(database.db), 0),
+    blobs: cachedBlobStore(postgresBlobBackend(database.db), 0, postgresBlobLedger(database.db)),
+    blobSweepGraceMs: 24 * 3_600_000,
     ...overrides,
   };
   const start = async (graceMs?: number) => {

@@ -102,6 +102,7 @@ describe('a worker killed after RunInstances', () => {
           models: localModelProvider,
           connectivity: testConnectivity(),
           blobs: cachedBlobStore(postgresBlobBackend(database.db), 0),
+          blobSweepGraceMs: 24 * 3_600_000,
         }),
       });
       await survivor.runUntil(client.workflow.getHandle(queued.workflowId, runId!).result());

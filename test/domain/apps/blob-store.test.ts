@@ -6,6 +6,7 @@ import {
   cachedBlobStore,
   MissingBlobError,
   postgresBlobBackend,
+  postgresBlobLedger,
 } from '../../../domain/apps/blob-store.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 
@@ -27,6 +28,12 @@ function memoryBackend() {
       fetched.push(sha256);
       await gate;
       return objects.get(sha256);
+    },
+    async list() {
+      return { blobs: [], next: undefined };
+    },
+    async remove(sha256s) {
+      for (const sha256 of sha256s) objects.delete(sha256);
     },
   };
   return {
@@ -128,5 +135,13 @@ describe('postgresBlobBackend', () => {
       .set({ content: Buffer.from('ALPHA') })
       .execute();
     await expect(store.get(a.sha256)).rejects.toBeInstanceOf(CorruptBlobError);
+  });
+
+  it('records the time of every content a put stores, a bundle of thousands of files included', async () => {
+    const store = cachedBlobStore(postgresBlobBackend(database.db), 0, postgresBlobLedger(database.db));
+    const many = Array.from({ length: 2500 }, (_, i) => blob(`file ${i}`));
+    await store.put([...many, many[0]!]);
+    const ledger = await database.db.selectFrom('blob_writes').select('sha256').execute();
+    expect(ledger.map((r) => r.sha256.toString('hex')).sort()).toEqual(many.map((b) => b.sha256).sort());
   });
 });
