@@ -55,10 +55,13 @@ try {
     ),
   );
 
+  // Through TCP: a connection string naming a socket folder (`?host=`, as the service's own may) is refused.
+  const sourceUrl = new URL(svc.deps.ontologySql!.databaseUrl);
+  sourceUrl.searchParams.delete('host');
   const connection = await call(
     'POST',
     '/api/v1/connectivity/cell-bench/connections',
-    { kind: 'postgresql', name: 'bench', connectionString: svc.deps.ontologySql!.databaseUrl },
+    { kind: 'postgresql', name: 'bench', connectionString: sourceUrl.href },
     key,
   );
   const sync = await call(
