@@ -48,6 +48,7 @@ import * as modeling from './2026-11-28T0600-modeling.ts';
 import * as mediaUploadAssembly from './2026-11-28T0700-media-upload-assembly.ts';
 import * as attachments from './2026-11-28T0800-attachments.ts';
 import * as automations from './2026-11-28T0900-automations.ts';
+import * as ontologyHistoryChecks from './2026-11-28T1300-ontology-history-checks.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -102,4 +103,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T0700-media-upload-assembly': mediaUploadAssembly,
   '2026-11-28T0800-attachments': attachments,
   '2026-11-28T0900-automations': automations,
+  '2026-11-28T1300-ontology-history-checks': ontologyHistoryChecks,
 };
