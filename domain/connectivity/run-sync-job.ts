@@ -87,15 +87,23 @@ export async function runSyncJob(
   const reader = readerFor(settings, connection, hooks.signal);
   let rowsRead = Number(job.rows_read);
   let pages = job.pages;
+  const columns = mapping.map(([property, column]) => ({ property, column, dataType: type.properties[property]!.dataType }));
+  // The next page is read while this one is written (the source's connection would idle), from
+  // the cursor this page commits as the database gives it back; it is used only once that commit is done.
+  const read = (at: unknown) => {
+    const page = reader.readPage(spec, JSON.parse(JSON.stringify(at ?? null)));
+    page.catch(() => {}); // awaited when used; a page never used (the job ended) must not fail the process
+    return page;
+  };
+  let reading = read(cursor);
   try {
     for (;;) {
-      const page = await reader.readPage(spec, cursor ?? null);
+      const page = await reading;
+      if (!page.done) reading = read(page.cursor);
       // One object per key in a page (the last row wins), each property from its column.
       const byKey = new Map<string, Record<string, unknown>>();
       for (const row of page.rows) {
-        const object = Object.fromEntries(
-          mapping.map(([property, column]) => [property, coerceValue(type.properties[property]!.dataType, ownValue(row, column))]),
-        );
+        const object = Object.fromEntries(columns.map((c) => [c.property, coerceValue(c.dataType, ownValue(row, c.column))]));
         byKey.set(String(object[type.primaryKey]), object);
       }
       const moved = await db.transaction().execute(async (trx) => {
