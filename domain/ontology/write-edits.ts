@@ -239,7 +239,10 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
       SELECT h.type_id, h.key, ${input.operationId}, ${input.actionTypeRid}, ${input.accountId}, h.edit
       FROM unnest(${history.typeIds}::text[], ${history.keys}::text[], ${history.edits}::jsonb[]) AS h(type_id, key, edit)`.execute(db);
   }
-  const changed = [...changes.values()].filter((c) => JSON.stringify(c.before) !== JSON.stringify(c.after));
+  // An object created or deleted changed without comparing its states (a sync's page creates thousands).
+  const changed = [...changes.values()].filter((c) =>
+    c.before === null || c.after === null ? c.before !== c.after : JSON.stringify(c.before) !== JSON.stringify(c.after),
+  );
   const slots = changed.flatMap(attachmentSlots);
   if (slots.length > 0) await syncAttachmentLinks(db, input.companyId, input.at ?? new Date(), slots);
   let seq: WriteEditsResult['seq'] = null;
