@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import type { OntologyObject } from '../../schemas/ontology.ts';
 import { type AttachmentSlot, syncAttachmentLinks } from '../attachments/index.ts';
 import type { ChangeState, DbOrTrx } from '../db/index.ts';
@@ -180,24 +180,28 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     const change = changeOf(type, key);
     const before = change.after;
     const table = objectTable(ontology, type);
-    const run = edit.type === 'create' ? createRun(resolved, i, (t, k) => changeOf(t, k).after !== null) : [];
+    const run = editRun(resolved, i, (t, k) => changeOf(t, k).after !== null);
     if (run.length > 1) {
-      // Creates of new objects of one type with the same properties (imports, syncs): one INSERT
-      // for the run, each column's values one array parameter.
-      const names = Object.keys((run[0]!.edit as CreateEdit).properties);
+      // Creates of new objects, or modifies of stored ones, of one type with the same properties
+      // (imports, syncs): one statement for the run, each column's values one array parameter.
+      const names = Object.keys((run[0]!.edit as CreateEdit | ModifyEdit).properties);
       const columns = names.map((n) =>
         columnValues(
           type.properties[n]!,
-          run.map((c) => (c.edit as CreateEdit).properties[n]),
+          run.map((c) => (c.edit as CreateEdit | ModifyEdit).properties[n]),
         ),
       );
-      const rows = await sql<Record<string, unknown>>`INSERT INTO ${table} (${sql.join(names.map((n) => sql.id(n)))})
-        SELECT * FROM unnest(${sql.join(columns)}) RETURNING ${returningObject(type)}`.execute(db);
-      const created = new Map(rows.rows.map((row) => [String(row[type.primaryKey]), toApiObject(type, row)]));
+      const rows =
+        edit.type === 'create'
+          ? await sql<Record<string, unknown>>`INSERT INTO ${table} (${sql.join(names.map((n) => sql.id(n)))})
+              SELECT * FROM unnest(${sql.join(columns)}) RETURNING ${returningObject(type)}`.execute(db)
+          : await updateRun(db, table, type, names, columns, run);
+      const written = new Map(rows.rows.map((row) => [String(row[type.primaryKey]), toApiObject(type, row)]));
       for (const c of run) {
         const made = changeOf(type, c.key);
-        made.after = created.get(String(c.key))!;
-        record(made, 'create', null);
+        const was = made.after;
+        made.after = written.get(String(c.key))!;
+        record(made, edit.type as 'create' | 'modify', was);
       }
       i += run.length - 1;
       continue;
@@ -290,31 +294,59 @@ function attachmentSlots(c: ObjectChange & { type: ObjectTypeRecord }): Attachme
 }
 
 type CreateEdit = Extract<Edit, { type: 'create' }>;
+type ModifyEdit = Extract<Edit, { type: 'modify' }>;
 type ResolvedObject = Extract<Resolved, { kind: 'object' }>;
 
 /**
- * The creates from `start` that one INSERT may write: same type, same properties, of objects that
- * do not exist and each key once (anything else keeps its own statement, and its own error).
+ * The creates or the modifies from `start` that one statement may write: same type, same
+ * properties, each key once; creates of objects that do not exist, modifies without `ifRev` of
+ * objects that do (anything else keeps its own statement, and its own error).
  */
-function createRun(
+function editRun(
   resolved: readonly Resolved[],
   start: number,
   exists: (type: ObjectTypeRecord, key: PrimaryKey) => boolean,
 ): ResolvedObject[] {
   const first = resolved[start] as ResolvedObject;
-  const shape = Object.keys(first.edit.type === 'create' ? first.edit.properties : {})
-    .sort()
-    .join('\u0000');
+  const kind = first.edit.type;
+  if (kind === 'delete') return [];
+  const shapeOf = (r: ResolvedObject) =>
+    Object.keys((r.edit as CreateEdit | ModifyEdit).properties)
+      .sort()
+      .join('\u0000');
+  const shape = shapeOf(first);
   const keys = new Set<string>();
   const run: ResolvedObject[] = [];
   for (let j = start; j < resolved.length; j++) {
     const r = resolved[j]!;
-    if (r.kind !== 'object' || r.edit.type !== 'create' || r.type !== first.type) break;
-    if (Object.keys(r.edit.properties).sort().join('\u0000') !== shape || exists(r.type, r.key) || keys.has(String(r.key))) break;
+    if (r.kind !== 'object' || r.edit.type !== kind || r.type !== first.type) break;
+    const fits = r.edit.type === 'create' ? !exists(r.type, r.key) : exists(r.type, r.key) && r.edit.ifRev === undefined;
+    if (!fits || shapeOf(r) !== shape || keys.has(String(r.key))) break;
     keys.add(String(r.key));
     run.push(r);
   }
   return run;
+}
+
+/** The modifies of a run as one UPDATE joined to the arrays of their keys and values (aliases start with `__`, which no property name does). */
+function updateRun(
+  db: DbOrTrx,
+  table: ReturnType<typeof objectTable>,
+  type: ObjectTypeRecord,
+  names: readonly string[],
+  columns: readonly Expression<unknown>[],
+  run: readonly ResolvedObject[],
+) {
+  const keys = columnValues(
+    type.properties[type.primaryKey]!,
+    run.map((c) => c.key),
+  );
+  const aliases = names.map((_, j) => `__v${j}`);
+  const sets = names.map((n, j) => sql`${sql.id(n)} = ${sql.ref(`u.${aliases[j]}`)}`);
+  return sql<Record<string, unknown>>`UPDATE ${table}
+    SET ${sql.join([...sets, sql`${sql.id(REV)} = ${sql.id(REV)} + 1`, sql`${sql.id(UPDATED_AT)} = now()`])}
+    FROM unnest(${sql.join([keys, ...columns])}) AS u(${sql.join(['__k', ...aliases].map((a) => sql.id(a)))})
+    WHERE ${sql.id(type.primaryKey)} = u.__k RETURNING ${returningObject(type)}`.execute(db);
 }
 
 type Resolved =
