@@ -86,9 +86,18 @@ export async function runSyncJob(
   const reader = readerFor(settings, connection, hooks.signal);
   let rowsRead = Number(job.rows_read);
   let pages = job.pages;
+  // The next page is read while this one is written (the source's connection would idle), from
+  // the cursor this page commits as the database gives it back; it is used only once that commit is done.
+  const read = (at: unknown) => {
+    const page = reader.readPage(spec, JSON.parse(JSON.stringify(at ?? null)));
+    page.catch(() => {}); // awaited when used; a page never used (the job ended) must not fail the process
+    return page;
+  };
+  let reading = read(cursor);
   try {
     for (;;) {
-      const page = await reader.readPage(spec, cursor ?? null);
+      const page = await reading;
+      if (!page.done) reading = read(page.cursor);
       const byKey = mapRows(type, mapping, page.rows);
       const moved = await db.transaction().execute(async (trx) => {
         const current = await trx

@@ -127,6 +127,21 @@ export function writeValue(p: PropertyDefinition, value: unknown): Expression<un
   return sql`${value}::${sql.raw(columnTypeOf(p.dataType))}`;
 }
 
+/**
+ * One column's values as a single array parameter (`unnest` of it writes or matches any number of
+ * rows with one statement and one bound parameter): JSON text for the jsonb columns, cast as
+ * `writeValue` casts each value.
+ */
+export function columnValues(p: PropertyDefinition, values: readonly unknown[]): Expression<unknown> {
+  const json = isJson(p.dataType);
+  const items = values.map((v) => (v === null || v === undefined ? null : json ? JSON.stringify(v) : v));
+  return sql`${items}::${sql.raw(columnTypeOf(p.dataType))}[]`;
+}
+
+/** `<alias>.<primary key> = ANY(keys)`: one statement and one parameter however many keys. */
+export const keyAmong = (alias: string, type: ObjectTypeRecord, keys: readonly unknown[]) =>
+  sql<boolean>`${sql.ref(`${alias}.${type.primaryKey}`)} = ANY(${columnValues(type.properties[type.primaryKey]!, keys)})`;
+
 /** The API value of a stored one (timestamps as ISO 8601). */
 export function apiValue(value: unknown): unknown {
   return value instanceof Date ? value.toISOString() : value;

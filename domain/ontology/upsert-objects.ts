@@ -3,7 +3,7 @@ import type { OntologyObject } from '../../schemas/ontology.ts';
 import type { DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { ownValue } from '../own-keys.ts';
-import { objectTable, untyped } from './object-tables.ts';
+import { keyAmong, objectTable, untyped } from './object-tables.ts';
 import { selectObjects, toApiObject } from './objects.ts';
 import type { ObjectTypeRecord, OntologyRecord } from './repository.ts';
 import { findObjectTypeRecord, findOntologyOfCompany } from './repository.ts';
@@ -24,20 +24,17 @@ export async function upsertEdits(
   const pk = type.primaryKey;
   const existing = new Map<string, OntologyObject | null>();
   const keys = objects.map((o) => ownValue(o, pk)).filter((k) => typeof k === 'string' || typeof k === 'number');
-  for (let i = 0; i < keys.length; i += 1000) {
-    const part = keys.slice(i, i + 1000);
-    if (opts.skipUnchanged) {
-      // The stored rows themselves: security policies filter reads, never the service's own bookkeeping.
-      const rows = await selectObjects(db, ontology, { ...type, security: null })
-        .where(sql.ref(`o.${pk}`), 'in', part)
-        .execute();
-      for (const r of rows) existing.set(String(r[pk]), toApiObject(type, r));
-      continue;
-    }
+  if (opts.skipUnchanged) {
+    // The stored rows themselves: security policies filter reads, never the service's own bookkeeping.
+    const rows = await selectObjects(db, ontology, { ...type, security: null })
+      .where(keyAmong('o', type, keys))
+      .execute();
+    for (const r of rows) existing.set(String(r[pk]), toApiObject(type, r));
+  } else {
     const rows = await untyped(db)
       .selectFrom(objectTable(ontology, type).as('o'))
       .select(sql`${sql.ref(`o.${pk}`)}::text`.as('k'))
-      .where(sql.ref(`o.${pk}`), 'in', part)
+      .where(keyAmong('o', type, keys))
       .execute();
     for (const r of rows) existing.set(r.k as string, null);
   }

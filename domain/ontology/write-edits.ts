@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import type { OntologyObject } from '../../schemas/ontology.ts';
 import { type AttachmentSlot, syncAttachmentLinks } from '../attachments/index.ts';
 import type { ChangeState, DbOrTrx } from '../db/index.ts';
 import { DomainError } from '../errors.ts';
 import { enqueue } from '../outbox/index.ts';
 import { ownValue } from '../own-keys.ts';
-import { objectTable, REV, UPDATED_AT, writeValue } from './object-tables.ts';
+import { columnValues, keyAmong, objectTable, REV, UPDATED_AT, writeValue } from './object-tables.ts';
 import { returningObject, selectObjects, toApiObject } from './objects.ts';
 import { isPlatformType, readOnlyType } from './platform-types.ts';
 import { valueProblem } from './property-values.ts';
@@ -90,30 +90,17 @@ function keyOf(type: ObjectTypeRecord, key: unknown, index: number, path: string
   return key as PrimaryKey;
 }
 
-/** Rows per statement where a batch could pass PostgreSQL's 65,535 bound parameters. */
-const CHUNK = 1000;
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
-
 /**
  * Locks the objects of one type that exist among these keys (FOR UPDATE, in primary-key order, so
  * two writers touching the same objects cannot deadlock) and returns their current state.
  */
 async function lockObjects(db: DbOrTrx, ontology: OntologyRecord, type: ObjectTypeRecord, keys: readonly PrimaryKey[]) {
-  const found = new Map<string, OntologyObject>();
-  for (const part of chunks(keys)) {
-    const rows = await selectObjects(db, ontology, type)
-      .where(sql.ref(`o.${type.primaryKey}`), 'in', part)
-      .orderBy(sql.ref(`o.${type.primaryKey}`))
-      .forUpdate()
-      .execute();
-    for (const row of rows) found.set(String(row[type.primaryKey]), toApiObject(type, row));
-  }
-  return found;
+  const rows = await selectObjects(db, ontology, type)
+    .where(keyAmong('o', type, keys))
+    .orderBy(sql.ref(`o.${type.primaryKey}`))
+    .forUpdate()
+    .execute();
+  return new Map(rows.map((row) => [String(row[type.primaryKey]), toApiObject(type, row)]));
 }
 
 function checkRev(type: ObjectTypeRecord, key: PrimaryKey, current: OntologyObject, ifRev: number | undefined) {
@@ -171,27 +158,16 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
   }
   const changeOf = (type: ObjectTypeRecord, key: PrimaryKey) => changes.get(idOf(type, key))!;
 
-  const history: {
-    object_type_id: string;
-    primary_key: string;
-    operation_id: string;
-    action_type_rid: string | null;
-    account_id: string | null;
-    edit: string;
-  }[] = [];
+  // The edits history as one array per column: one INSERT writes it, however many edits.
+  const history = { typeIds: [] as string[], keys: [] as string[], edits: [] as string[] };
   const record = (
     change: ObjectChange & { type: ObjectTypeRecord },
     kind: 'create' | 'modify' | 'delete',
     before: OntologyObject | null,
   ) => {
-    history.push({
-      object_type_id: change.type.id,
-      primary_key: String(change.primaryKey),
-      operation_id: input.operationId,
-      action_type_rid: input.actionTypeRid,
-      account_id: input.accountId,
-      edit: JSON.stringify({ type: kind, before, after: change.after }),
-    });
+    history.typeIds.push(change.type.id);
+    history.keys.push(String(change.primaryKey));
+    history.edits.push(JSON.stringify({ type: kind, before, after: change.after }));
   };
 
   for (let i = 0; i < resolved.length; i++) {
@@ -204,18 +180,28 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     const change = changeOf(type, key);
     const before = change.after;
     const table = objectTable(ontology, type);
-    const run = edit.type === 'create' ? createRun(resolved, i, (t, k) => changeOf(t, k).after !== null) : [];
+    const run = editRun(resolved, i, (t, k) => changeOf(t, k).after !== null);
     if (run.length > 1) {
-      // Creates of new objects of one type with the same properties (imports, syncs): one INSERT for the run.
-      const names = Object.keys((run[0]!.edit as CreateEdit).properties);
-      const rows = await sql<Record<string, unknown>>`INSERT INTO ${table} (${sql.join(names.map((n) => sql.id(n)))})
-        VALUES ${sql.join(run.map((c) => sql`(${sql.join(names.map((n) => writeValue(type.properties[n]!, (c.edit as CreateEdit).properties[n])))})`))}
-        RETURNING ${returningObject(type)}`.execute(db);
-      const created = new Map(rows.rows.map((row) => [String(row[type.primaryKey]), toApiObject(type, row)]));
+      // Creates of new objects, or modifies of stored ones, of one type with the same properties
+      // (imports, syncs): one statement for the run, each column's values one array parameter.
+      const names = Object.keys((run[0]!.edit as CreateEdit | ModifyEdit).properties);
+      const columns = names.map((n) =>
+        columnValues(
+          type.properties[n]!,
+          run.map((c) => (c.edit as CreateEdit | ModifyEdit).properties[n]),
+        ),
+      );
+      const rows =
+        edit.type === 'create'
+          ? await sql<Record<string, unknown>>`INSERT INTO ${table} (${sql.join(names.map((n) => sql.id(n)))})
+              SELECT * FROM unnest(${sql.join(columns)}) RETURNING ${returningObject(type)}`.execute(db)
+          : await updateRun(db, table, type, names, columns, run);
+      const written = new Map(rows.rows.map((row) => [String(row[type.primaryKey]), toApiObject(type, row)]));
       for (const c of run) {
         const made = changeOf(type, c.key);
-        made.after = created.get(String(c.key))!;
-        record(made, 'create', null);
+        const was = made.after;
+        made.after = written.get(String(c.key))!;
+        record(made, edit.type as 'create' | 'modify', was);
       }
       i += run.length - 1;
       continue;
@@ -252,29 +238,28 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     }
   }
 
-  for (const part of chunks(history)) await db.insertInto('ontology_edits').values(part).execute();
-  const changed = [...changes.values()].filter((c) => JSON.stringify(c.before) !== JSON.stringify(c.after));
+  if (history.edits.length > 0) {
+    await sql`INSERT INTO ontology_edits (object_type_id, primary_key, operation_id, action_type_rid, account_id, edit)
+      SELECT h.type_id, h.key, ${input.operationId}, ${input.actionTypeRid}, ${input.accountId}, h.edit
+      FROM unnest(${history.typeIds}::text[], ${history.keys}::text[], ${history.edits}::jsonb[]) AS h(type_id, key, edit)`.execute(db);
+  }
+  // An object created or deleted changed without comparing its states (a sync's page creates thousands).
+  const changed = [...changes.values()].filter((c) =>
+    c.before === null || c.after === null ? c.before !== c.after : JSON.stringify(c.before) !== JSON.stringify(c.after),
+  );
   const slots = changed.flatMap(attachmentSlots);
   if (slots.length > 0) await syncAttachmentLinks(db, input.companyId, input.at ?? new Date(), slots);
   let seq: WriteEditsResult['seq'] = null;
   if (changed.length > 0) {
-    const seqs: number[] = [];
-    for (const part of chunks(changed)) {
-      const rows = await db
-        .insertInto('ontology_changes')
-        .values(
-          part.map((c) => ({
-            company_id: input.companyId,
-            object_type_id: c.type.id,
-            primary_key: String(c.primaryKey),
-            state: (c.after ? 'ADDED_OR_UPDATED' : 'REMOVED') as ChangeState,
-          })),
-        )
-        .returning('seq')
-        .execute();
-      seqs.push(...rows.map((r) => Number(r.seq)));
-    }
-    seq = { from: Math.min(...seqs), to: Math.max(...seqs) };
+    // One change row per changed object, in one statement; the caller is told the range of their sequence numbers.
+    const range = await sql<{ from: string; to: string }>`WITH written AS (
+        INSERT INTO ontology_changes (company_id, object_type_id, primary_key, state)
+        SELECT ${input.companyId}, c.type_id, c.key, c.state
+        FROM unnest(${changed.map((c) => c.type.id)}::text[], ${changed.map((c) => String(c.primaryKey))}::text[],
+          ${changed.map((c): ChangeState => (c.after ? 'ADDED_OR_UPDATED' : 'REMOVED'))}::text[]) AS c(type_id, key, state)
+        RETURNING seq)
+      SELECT min(seq) AS "from", max(seq) AS "to" FROM written`.execute(db);
+    seq = { from: Number(range.rows[0]!.from), to: Number(range.rows[0]!.to) };
     await sql`SELECT pg_notify(${ONTOLOGY_CHANGES_CHANNEL}, ${input.companyId})`.execute(db);
     await enqueue(db, {
       topic: 'ontology.changed',
@@ -309,31 +294,59 @@ function attachmentSlots(c: ObjectChange & { type: ObjectTypeRecord }): Attachme
 }
 
 type CreateEdit = Extract<Edit, { type: 'create' }>;
+type ModifyEdit = Extract<Edit, { type: 'modify' }>;
 type ResolvedObject = Extract<Resolved, { kind: 'object' }>;
 
 /**
- * The creates from `start` that one INSERT may write: same type, same properties, of objects that
- * do not exist and each key once (anything else keeps its own statement, and its own error).
+ * The creates or the modifies from `start` that one statement may write: same type, same
+ * properties, each key once; creates of objects that do not exist, modifies without `ifRev` of
+ * objects that do (anything else keeps its own statement, and its own error).
  */
-function createRun(
+function editRun(
   resolved: readonly Resolved[],
   start: number,
   exists: (type: ObjectTypeRecord, key: PrimaryKey) => boolean,
 ): ResolvedObject[] {
   const first = resolved[start] as ResolvedObject;
-  const shape = Object.keys(first.edit.type === 'create' ? first.edit.properties : {})
-    .sort()
-    .join('\u0000');
+  const kind = first.edit.type;
+  if (kind === 'delete') return [];
+  const shapeOf = (r: ResolvedObject) =>
+    Object.keys((r.edit as CreateEdit | ModifyEdit).properties)
+      .sort()
+      .join('\u0000');
+  const shape = shapeOf(first);
   const keys = new Set<string>();
   const run: ResolvedObject[] = [];
-  for (let j = start; j < resolved.length && run.length < CHUNK; j++) {
+  for (let j = start; j < resolved.length; j++) {
     const r = resolved[j]!;
-    if (r.kind !== 'object' || r.edit.type !== 'create' || r.type !== first.type) break;
-    if (Object.keys(r.edit.properties).sort().join('\u0000') !== shape || exists(r.type, r.key) || keys.has(String(r.key))) break;
+    if (r.kind !== 'object' || r.edit.type !== kind || r.type !== first.type) break;
+    const fits = r.edit.type === 'create' ? !exists(r.type, r.key) : exists(r.type, r.key) && r.edit.ifRev === undefined;
+    if (!fits || shapeOf(r) !== shape || keys.has(String(r.key))) break;
     keys.add(String(r.key));
     run.push(r);
   }
   return run;
+}
+
+/** The modifies of a run as one UPDATE joined to the arrays of their keys and values (aliases start with `__`, which no property name does). */
+function updateRun(
+  db: DbOrTrx,
+  table: ReturnType<typeof objectTable>,
+  type: ObjectTypeRecord,
+  names: readonly string[],
+  columns: readonly Expression<unknown>[],
+  run: readonly ResolvedObject[],
+) {
+  const keys = columnValues(
+    type.properties[type.primaryKey]!,
+    run.map((c) => c.key),
+  );
+  const aliases = names.map((_, j) => `__v${j}`);
+  const sets = names.map((n, j) => sql`${sql.id(n)} = ${sql.ref(`u.${aliases[j]}`)}`);
+  return sql<Record<string, unknown>>`UPDATE ${table}
+    SET ${sql.join([...sets, sql`${sql.id(REV)} = ${sql.id(REV)} + 1`, sql`${sql.id(UPDATED_AT)} = now()`])}
+    FROM unnest(${sql.join([keys, ...columns])}) AS u(${sql.join(['__k', ...aliases].map((a) => sql.id(a)))})
+    WHERE ${sql.id(type.primaryKey)} = u.__k RETURNING ${returningObject(type)}`.execute(db);
 }
 
 type Resolved =

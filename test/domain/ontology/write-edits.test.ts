@@ -151,6 +151,63 @@ describe('writeEdits', () => {
     expect(rows.rows).toEqual([{ n: 0 }]);
   });
 
+  it('writes a run of modifies of one shape in one statement, each with its revision, history and change; a missing object or an ifRev keeps its error', async () => {
+    const ids = ['mod-1', 'mod-2', 'mod-3'];
+    await write(ids.map((id): Edit => ({ type: 'create', objectType: 'sales.Customer', properties: { id, name: `n-${id}`, tier: 1 } })));
+    const rename = (id: string, name = `m-${id}`, ifRev?: number): Edit => ({
+      type: 'modify',
+      objectType: 'sales.Customer',
+      primaryKey: id,
+      properties: { name, tier: null },
+      ...(ifRev === undefined ? {} : { ifRev }),
+    });
+    const tier = (id: string): Edit => ({ type: 'modify', objectType: 'sales.Customer', primaryKey: id, properties: { tier: 5 } });
+    const result = await write([...ids.map((id) => rename(id)), tier('mod-1')], 'op-modify-run');
+    expect(
+      result.objects.map((o) => [o.primaryKey, o.before?.__rev, o.before?.name, o.after?.__rev, o.after?.name, o.after?.tier]),
+    ).toEqual([
+      ['mod-1', 1, 'n-mod-1', 3, 'm-mod-1', 5],
+      ['mod-2', 1, 'n-mod-2', 2, 'm-mod-2', undefined],
+      ['mod-3', 1, 'n-mod-3', 2, 'm-mod-3', undefined],
+    ]);
+    const history = await database.db
+      .selectFrom('ontology_edits')
+      .select(['primary_key', 'edit'])
+      .where('operation_id', '=', 'op-modify-run')
+      .orderBy('seq')
+      .execute();
+    type State = { __rev: number; tier?: number } | null;
+    const states = history.map((h) => ({
+      key: h.primary_key,
+      type: h.edit.type,
+      before: h.edit.before as State,
+      after: h.edit.after as State,
+    }));
+    expect(states.map((h) => [h.key, h.type, h.before?.__rev, h.after?.__rev, h.after?.tier])).toEqual([
+      ['mod-1', 'modify', 1, 2, undefined],
+      ['mod-2', 'modify', 1, 2, undefined],
+      ['mod-3', 'modify', 1, 2, undefined],
+      ['mod-1', 'modify', 2, 3, 5],
+    ]);
+    expect(result.seq!.to - result.seq!.from).toBe(2);
+
+    const missing = await failure(write([rename('mod-2', 'x'), rename('mod-9', 'x')]));
+    expect([missing.code, missing.details?.primaryKey]).toEqual(['object_not_found', 'mod-9']);
+    const stale = await failure(write([rename('mod-2', 'y'), rename('mod-3', 'y', 1)]));
+    expect([stale.code, stale.details?.primaryKey]).toEqual(['rev_mismatch', 'mod-3']);
+    const ontology = (await findOntologyOfCompany(database.db, acme.companyId))!;
+    const rows = await sql<{
+      id: string;
+      name: string;
+      rev: string;
+    }>`SELECT id, name, __rev AS rev FROM ${sql.id(ontology.schemaName, 'sales.Customer')}
+      WHERE id IN ('mod-2', 'mod-3') ORDER BY id`.execute(database.db);
+    expect(rows.rows.map((r) => [r.id, r.name, Number(r.rev)])).toEqual([
+      ['mod-2', 'm-mod-2', 2],
+      ['mod-3', 'm-mod-3', 2],
+    ]);
+  });
+
   it('keeps a media reference as jsonb and refuses one that is not a MediaReference', async () => {
     await define(database.db, acme, {
       types: [
