@@ -98,8 +98,8 @@ afterAll(async () => {
   await svc?.close();
 });
 
-/** Waits for the next session to be COMPLETING and does what its assembly workflow does. */
-async function assembleNextCompleting(): Promise<string> {
+/** The next session to be COMPLETING (the SDK completed it and polls). */
+async function nextCompleting(): Promise<string> {
   let id: string | undefined;
   await expect
     .poll(
@@ -111,12 +111,21 @@ async function assembleNextCompleting(): Promise<string> {
       { timeout: 60_000 },
     )
     .toBe(true);
+  return id!;
+}
+
+/**
+ * Does what the next completing session's assembly workflow does (`tamper` first changes what the
+ * assembly will find, as a store that lost or changed a part would).
+ */
+async function assembleNextCompleting(tamper?: (uploadId: string) => Promise<unknown>) {
+  const uploadId = await nextCompleting();
+  await tamper?.(uploadId);
   const activities = createMediaActivities({ db: svc.deps.db, blobs: svc.deps.blobs });
   const env = new MockActivityEnvironment();
-  const assembled = (await env.run(activities.assembleMediaUpload, { uploadId: id! })) as AssemblyOutcome;
-  expect(assembled.outcome).toBe('assembled');
-  if (assembled.outcome === 'assembled') await env.run(activities.attachMediaUpload, { uploadId: id!, ...assembled });
-  return id!;
+  const assembled = (await env.run(activities.assembleMediaUpload, { uploadId })) as AssemblyOutcome;
+  if (assembled.outcome === 'assembled') await env.run(activities.attachMediaUpload, { uploadId, ...assembled });
+  return { uploadId, outcome: assembled.outcome };
 }
 
 type Progress = { loaded: number; total: number };
@@ -162,7 +171,8 @@ describe('a member’s app uploads a photo into a media property', () => {
           thumb: { bytes: b64(thumb.bytes), type: thumb.contentType },
         };
       }, photo.toString('base64'));
-      const uploadId = await assembleNextCompleting();
+      const { outcome, uploadId } = await assembleNextCompleting();
+      expect(outcome).toBe('assembled');
       const out = await ran;
 
       expect(out.reference).toMatchObject({ mimeType: 'image/jpeg', reference: { type: 'mediaSetViewItem' } });
@@ -207,7 +217,7 @@ describe('a member’s app uploads a photo into a media property', () => {
         partSize,
         onProgress: (p: Progress) => progress.push(p),
       }),
-      assembleNextCompleting(),
+      assembleNextCompleting().then((a) => expect(a.outcome).toBe('assembled')),
     ]);
     const parts = Math.ceil(photo.length / partSize);
     expect(sent).toEqual(['1', '2', ...Array.from({ length: parts - 1 }, (_, i) => String(i + 2))]);
@@ -217,6 +227,32 @@ describe('a member’s app uploads a photo into a media property', () => {
     await client.semantic.apply('vision.setImage', { photo: 'p2', image: reference });
     const read = await client.media.readOfObject('vision.Photo', 'p2', 'image', { range: { start: 0, end: 1 } });
     expect(Buffer.from(read.bytes)).toEqual(photo.subarray(0, 2));
+    client.close();
+  });
+
+  it('throws the failure’s code when the assembly fails, and drops the session when aborted', async () => {
+    const client = createClient({ apiKey: tickets.member, baseUrl: svc.url!, app: APP, storedLogin: false });
+    const [failed] = await Promise.all([
+      client.media
+        .uploadToProperty('vision.Photo', 'image', photo.subarray(0, 1000), { contentType: 'image/jpeg' })
+        .catch((e: unknown) => e as { code: string; details: { state: string } }),
+      // The part's recorded size no longer matches its bytes.
+      assembleNextCompleting((id) =>
+        svc.database.db.updateTable('media_upload_parts').set({ size: 999 }).where('upload_id', '=', id).execute(),
+      ),
+    ]);
+    expect([failed.code, failed.details.state]).toEqual(['media_upload_size_mismatch', 'FAILED']);
+
+    // Aborted while polling a COMPLETING session: the promise rejects with the reason and the session is PURGED.
+    const abort = new AbortController();
+    const aborted = client.media
+      .uploadToProperty('vision.Photo', 'image', photo.subarray(0, 1000), { contentType: 'image/jpeg', signal: abort.signal })
+      .catch((e: unknown) => e);
+    const uploadId = await nextCompleting();
+    abort.abort(new Error('the visitor left'));
+    expect(((await aborted) as Error).message).toBe('the visitor left');
+    const session = await svc.database.db.selectFrom('media_uploads').select('state').where('id', '=', uploadId).executeTakeFirstOrThrow();
+    expect(session.state).toBe('PURGED');
     client.close();
   });
 
