@@ -61,7 +61,7 @@ export interface PropertyUploadOptions {
   primaryKey?: string | number;
   /** The ontology (company namespace); default: the app's. */
   ontology?: string;
-  /** Bytes per part, at most and by default 16 MiB. */
+  /** Bytes per part, 1 to 16 MiB (the default); anything else is refused before a byte is sent (invalid_payload). */
   partSize?: number;
   /** Over the whole item, never backwards: in Node as the bytes are sent, elsewhere after each part. */
   onProgress?(progress: { loaded: number; total: number }): void;

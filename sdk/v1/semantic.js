@@ -422,7 +422,10 @@ export function createClient(options = {}) {
      */
     async uploadToProperty(objectType, property, data, options = {}) {
       const { contentType, primaryKey, ontology, onProgress, signal } = options;
-      const partSize = Math.min(MAX_PART_BYTES, options.partSize ?? MAX_PART_BYTES);
+      const partSize = options.partSize ?? MAX_PART_BYTES;
+      if (!Number.isInteger(partSize) || partSize < 1 || partSize > MAX_PART_BYTES) {
+        throw new SvcError('invalid_payload', `partSize is a whole number of bytes from 1 to ${MAX_PART_BYTES}.`);
+      }
       const whole = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
       const total = whole.byteLength ?? whole.size;
       const mimeType = contentType || whole.type || 'application/octet-stream';
@@ -453,8 +456,8 @@ export function createClient(options = {}) {
           state = await request('POST', `${at}/complete`, undefined, {}, signal);
         }
         if (state.state === 'COMPLETED') return state.mediaReference;
+        // The session's own outcome (the answer itself was a success): no HTTP status.
         throw new SvcError(state.failure?.code ?? 'conflict', state.failure?.message ?? `Upload ${state.uploadId} is ${state.state}.`, {
-          status: 409,
           details: { uploadId: state.uploadId, state: state.state },
         });
       } catch (error) {

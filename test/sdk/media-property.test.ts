@@ -271,6 +271,13 @@ describe('a member’s app uploads a photo into a media property', () => {
       .uploadToProperty('vision.Photo', 'image', photo, { contentType: 'image/jpeg', primaryKey: 'p2' })
       .catch((e: unknown) => e as { code: string; status: number; message: string; details?: { required?: string } });
     expect([direct.code, direct.status, direct.details?.required]).toEqual(['forbidden', 403, 'developer']);
+    // A part size the service would refuse is refused before anything is sent (no session opened).
+    const opened = await svc.database.db.selectFrom('media_uploads').select('id').execute();
+    const zero = await member.media
+      .uploadToProperty('vision.Photo', 'image', photo, { partSize: 0 })
+      .catch((e: unknown) => e as { code: string });
+    expect(zero.code).toBe('invalid_payload');
+    expect(await svc.database.db.selectFrom('media_uploads').select('id').execute()).toHaveLength(opened.length);
     // Whoever reads the object reads its photo: the viewer too.
     const read = await viewer.media.thumbnailOfObject('vision.Photo', 'p1', 'image', { width: 40 });
     expect((await sharp(Buffer.from(read.bytes)).metadata()).width).toBe(40);
