@@ -16,6 +16,7 @@ import { agentKeyRoutes } from './keys/agents/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { markingRoutes } from './markings/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { objectMediaRoutes } from './media/object-media.ts';
 import { mediaRoutes } from './media/routes.ts';
 import { mediaUploadRoutes } from './media/uploads.ts';
 import { memberRoutes } from './members/routes.ts';
@@ -80,5 +81,6 @@ export const routes: readonly AnyRoute[] = [
   ...automateRoutes,
   ...workshopRoutes,
   ...mediaUploadRoutes,
+  ...objectMediaRoutes,
   ...modelingRoutes,
 ];

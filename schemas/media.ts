@@ -152,6 +152,15 @@ const ImageOperation = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('grayscale') }),
 ]);
 
+/** A thumbnail of a media property's item, read through its object: the box it fits inside and its encoding. */
+export const ObjectMediaThumbnailQuery = z
+  .strictObject({
+    width: z.coerce.number().int().min(1).max(MEDIA_LIMITS.transformationOutputSide).optional(),
+    height: z.coerce.number().int().min(1).max(MEDIA_LIMITS.transformationOutputSide).optional(),
+    format: z.enum(Object.keys(IMAGE_ENCODINGS) as [keyof typeof IMAGE_ENCODINGS]).default('jpeg'),
+  })
+  .refine((q) => q.width !== undefined || q.height !== undefined, { message: 'give a width or a height', path: ['width'] });
+
 export const ImageTransformation = z
   .strictObject({
     type: z.literal('image'),

@@ -16,4 +16,5 @@ export { openMediaTransaction } from './open-media-transaction.ts';
 export { purgeAbandonedMediaUploads } from './purge-media-uploads.ts';
 export { acceptMediaBytes, type PutMediaItemInput, putMediaItem } from './put-media-item.ts';
 export { acceptUploadPart, putMediaUploadPart } from './put-media-upload-part.ts';
+export { readObjectMedia, readObjectMediaThumbnail, type ThumbnailInput } from './read-object-media.ts';
 export { recordMediaTransformation, runMediaTransformation, type TransformationOutcome } from './transform-media-item.ts';

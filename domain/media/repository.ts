@@ -21,6 +21,7 @@ export const MAIN_BRANCH = 'main';
 
 export const setRid = (id: string) => `${MEDIA_SET_RID_PREFIX}${id}`;
 const idOf = (rid: string, prefix: string) => rid.slice(prefix.length);
+export const setIdOf = (rid: string) => idOf(rid, MEDIA_SET_RID_PREFIX);
 
 export const setRows = (db: DbOrTrx) =>
   db
@@ -40,7 +41,7 @@ export async function mediaSetFor(
   action: 'media-set.read' | 'media-set.write',
 ): Promise<SetRow> {
   authorize(principal, action, { rid, role: await callerRoleOn(deps.db, deps.clock, principal, rid) });
-  return setRows(deps.db).where('m.id', '=', idOf(rid, MEDIA_SET_RID_PREFIX)).executeTakeFirstOrThrow();
+  return setRows(deps.db).where('m.id', '=', setIdOf(rid)).executeTakeFirstOrThrow();
 }
 
 export async function setView(db: DbOrTrx, set: SetRow): Promise<MediaSetView> {

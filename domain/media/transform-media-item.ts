@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import {
   type ImageTransformation,
   MEDIA_LIMITS,
+  type MediaItemView,
   TRANSFORMABLE_IMAGE_TYPES,
   type TransformationJobView,
   type TransformMediaItemInput,
@@ -80,7 +81,16 @@ export async function runMediaTransformation(
   dryRun: boolean,
 ): Promise<TransformationOutcome> {
   const set = await mediaSetFor(deps, principal, ids.mediaSetRid, 'media-set.read');
-  const item = itemView(set, await visibleItem(deps.db, set, ids.mediaItemRid));
+  return transformItem(deps, itemView(set, await visibleItem(deps.db, set, ids.mediaItemRid)), transformation, dryRun);
+}
+
+/** runMediaTransformation on an item the caller was admitted to (through its set, or through an object that references it). */
+export async function transformItem(
+  deps: Deps,
+  item: MediaItemView,
+  transformation: TransformMediaItemInput['transformation'],
+  dryRun: boolean,
+): Promise<TransformationOutcome> {
   if (transformation.type !== 'image' || !(TRANSFORMABLE_IMAGE_TYPES as readonly string[]).includes(item.mimeType)) {
     throw unavailable(transformation.type, item.mimeType);
   }

@@ -6,7 +6,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { type MediaProperty, openMediaProperty } from '../ontology/index.ts';
-import { mediaUploadItemLimit } from '../policy/index.ts';
+import { authorize, mediaUploadItemLimit } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { ensureBranch, itemRid, MAIN_BRANCH, setRid } from './repository.ts';
 
@@ -18,7 +18,11 @@ export interface UploadTarget {
   property: string;
 }
 
-/** The media property (as direct edits admit the caller) and, when an id is given, its session (media_upload_not_found otherwise). */
+/**
+ * The media property and its session (media_upload_not_found otherwise), as the policy admits the
+ * caller to both: a session that names its object is a direct edit, and an app ticket reaches only
+ * its own account's sessions.
+ */
 export async function openUpload(deps: { db: DbOrTrx; clock: Clock }, principal: Principal, target: UploadTarget, uploadId: string) {
   const property = await openMediaProperty(deps, principal, target.ontology, target.objectType, target.property);
   // Locked: parts, completion and deletion of one session apply one after another.
@@ -31,6 +35,12 @@ export async function openUpload(deps: { db: DbOrTrx; clock: Clock }, principal:
     .forUpdate()
     .executeTakeFirst();
   if (!row) throw new DomainError('media_upload_not_found', `No upload ${uploadId}.`, { details: { uploadId } });
+  authorize(principal, 'ontology.upload-media', {
+    namespace: property.cellId,
+    objectType: property.objectType,
+    direct: row.primary_key !== null,
+    session: { uploadId, openedByCaller: row.created_by === principal.account.id },
+  });
   return { property, upload: row };
 }
 

@@ -29,7 +29,13 @@ export { listOntologies } from './list-ontologies.ts';
 export { loadObjectSet } from './load-object-set.ts';
 export { logObjectsAsRead } from './log-objects-as-read.ts';
 export { matchObjects } from './match-objects.ts';
-export { type MediaProperty, openMediaProperty, setMediaProperty } from './media-properties.ts';
+export {
+  heldMediaReference,
+  type MediaProperty,
+  type ObjectMediaInput,
+  openMediaProperty,
+  setMediaProperty,
+} from './media-properties.ts';
 export { objectTable } from './object-tables.ts';
 export { isPlatformType, PLATFORM_TYPES, type PlatformEntity } from './platform-types.ts';
 export { valueProblem } from './property-values.ts';

@@ -91,6 +91,21 @@ export interface AttachmentSubject {
   uploadedByCaller: boolean;
 }
 
+/** An upload session into a media property of a company's object type. */
+export interface MediaUploadSubject extends CompanySubject {
+  objectType: string;
+  /** The session names its object (primaryKey): completing it edits that object directly. */
+  direct: boolean;
+  /** An existing session: its id, and whether the caller's account opened it. */
+  session?: { uploadId: string; openedByCaller: boolean };
+}
+
+/** A media item an object's media property references, reached through that object (already read as the caller). */
+export interface ObjectMediaSubject extends ResourceSubject {
+  /** The item is in the property's own media set, where uploads into the property land. */
+  propertySet: boolean;
+}
+
 /** The typed action catalogue: each action and the subject it is decided on. */
 export interface Actions {
   /** See the company's apps, their registry, billing and capabilities: keys of the company (staff: `public` too). */
@@ -123,8 +138,19 @@ export interface Actions {
   'ontology.edit': CompanySubject;
   /** Define object, link and action types (main definition or branches): the company's developers. */
   'ontology.define': CompanySubject;
-  /** Upload into an object type's media property: who edits objects directly, and a restricted agent key for its listed types (spec Authentication 7). */
-  'ontology.upload-media': CompanySubject & { objectType: string };
+  /**
+   * Upload into an object type's media property: who edits objects directly, and a restricted agent
+   * key for its listed types (spec Authentication 7); and an app ticket that may apply actions (never
+   * a viewer's) for a session that names no object (the mediaReference then reaches an object through
+   * an action), on the sessions its own account opened (others do not exist for it: 404).
+   */
+  'ontology.upload-media': MediaUploadSubject;
+  /**
+   * Read the media item an object's media property references, through the object (read first as
+   * the caller: data access, markings, object security): an item of the property's own media set is
+   * readable by whoever reads the object; one of another set needs a role on that set (media-set.read).
+   */
+  'media.read-through-object': ObjectMediaSubject;
   /** Approve, reject or merge a branch's proposal: a developer's human web login only (spec "Branches"); never a key, agent or ticket. */
   'ontology.decide-proposal': CompanySubject;
   /** Apply or reject an evolve proposal of the company's apps: a developer's human web login only (the branch rule); never a key, an agent or a ticket. */
@@ -291,6 +317,23 @@ const actsFor = (p: Principal, namespace: string) =>
       ? p.licenses.some((l) => l.cellId === namespace)
       : p.ticket.namespace === namespace;
 
+const noUpload = (uploadId: string) => new DomainError('media_upload_not_found', `No upload ${uploadId}.`, { details: { uploadId } });
+
+/** An app's page uploads as its visitor applies actions: never a viewer, never a direct edit, only its account's own sessions. */
+function ticketUploadRefusal(p: Principal & { kind: 'ticket' }, s: MediaUploadSubject): Refusal | null {
+  if (!mayWriteAs(p.ticket.role)) {
+    return forbidden('Viewers read only: this app ticket cannot upload media.', { role: p.ticket.role, required: 'member' });
+  }
+  if (s.direct) {
+    return forbidden(
+      'A session that names its object (primaryKey) edits it directly, which only developers do. From an app, open the session ' +
+        'without primaryKey and set the mediaReference it completes with through an action.',
+      { objectType: s.objectType, required: 'developer' },
+    );
+  }
+  return s.session && !s.session.openedByCaller ? noUpload(s.session.uploadId) : null;
+}
+
 const noAttachment = (rid: string) => new DomainError('attachment_not_found', `No attachment ${rid}.`, { details: { attachmentRid: rid } });
 
 const noStream = (s: StreamSubject, listed?: readonly string[]) =>
@@ -384,6 +427,7 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   'ontology.edit': (p, s) => dataDevelopersOnly(p, s.namespace, 'edit objects directly'),
   'ontology.define': (p, s) => dataDevelopersOnly(p, s.namespace, 'define semantic types'),
   'ontology.upload-media': (p, s) => {
+    if (p.kind === 'ticket') return ticketUploadRefusal(p, s);
     const restrictions = agentRestrictionsOf(p);
     if (restrictions === null) return dataDevelopersOnly(p, s.namespace, 'upload media into object properties');
     const ownCompany = p.kind === 'key' && (p.company.cellId === s.namespace || p.company.id === s.namespace);
@@ -458,6 +502,7 @@ const RULES: { [A in Action]: (principal: Principal, subject: Actions[A]) => Ref
   'media-set.create': (p, s) =>
     p.kind === 'ticket' ? forbidden('App tickets do not create media sets.') : dataDevelopersOnly(p, s.namespace, 'create media sets'),
   'media-set.read': mediaSetRefusal,
+  'media.read-through-object': (p, s) => (s.propertySet ? null : mediaSetRefusal(p, s)),
   'attachment.upload': (p, s) => RULES['ontology.apply'](p, { ontology: s.namespace }),
   'attachment.read': (p, s) =>
     actsFor(p, s.namespace) && (s.uploadedByCaller || isDataDeveloperOf(p, s.namespace)) ? null : noAttachment(s.rid),

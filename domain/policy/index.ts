@@ -27,6 +27,8 @@ export {
   type CompanySubject,
   can,
   type MarkingSubject,
+  type MediaUploadSubject,
+  type ObjectMediaSubject,
   type ResourceMarkingSubject,
   type ResourceSubject,
   type StreamSubject,

@@ -97,13 +97,14 @@ const RESOURCES = route('none', KEYS, SESSIONS);
  */
 const CAMERAS = { ...route('company', KEYS, SESSIONS, TICKETS), deniedInside: ['editor-ticket', 'viewer-ticket'] } satisfies RouteAccess;
 /**
- * Upload sessions into a media property: the company's developers, and restricted agent keys for
- * the types they list (ontology.upload-media decides inside); member sessions pass so an ontology
- * they cannot read stays 404.
+ * Upload sessions into a media property: the company's developers, restricted agent keys for the
+ * types they list, and the apps' tickets for sessions that name no object (ontology.upload-media
+ * decides inside); member sessions and viewers' tickets pass so an ontology they cannot read stays
+ * 404 and a viewer hears why (403).
  */
 const MEDIA_UPLOADS: RouteAccess = {
-  ...route('company', DEVELOPER_KEYS, SESSIONS, ['agent-key-restricted']),
-  deniedInside: ['member-session'],
+  ...route('company', DEVELOPER_KEYS, SESSIONS, TICKETS, ['agent-key-restricted']),
+  deniedInside: ['member-session', 'viewer-ticket'],
 };
 /** A module's writes: the role on it decides inside; the company's members are Viewers of a module open to the company (the default). */
 const MODULE_OWNERS_AND_EDITORS: RouteAccess = { ...RESOURCES, deniedInside: ['member-key', 'member-session'] };
@@ -350,6 +351,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   readAttachment: route('none', KEYS, SESSIONS, TICKETS, AGENT_KEYS),
   listPropertyAttachments: DATA,
   readPropertyAttachment: DATA,
+  // A media property's item read through its object, as the object is read (media.read-through-object inside).
+  readObjectMediaContent: DATA,
+  readObjectMediaThumbnail: DATA,
   // Member sessions pass the door so that an ontology they cannot read stays invisible (404); the
   // policy refuses them where they can read it (403, ontology.edit).
   editObjects: { ...route('company', DEVELOPER_KEYS, SESSIONS), deniedInside: ['member-session'] },

@@ -7,6 +7,7 @@ import { LogEventInput, RecordEventsResult } from '../app-log.ts';
 import { Attachment } from '../attachments.ts';
 import { CreateProposalInput, OverlayView, ProposalView } from '../evolve.ts';
 import { ImageTransformation, MediaItemView, TransformationJobView } from '../media.ts';
+import { MediaReference } from '../ontology.ts';
 import { AuthMe } from '../sharing.ts';
 
 type JsonSchema = {
@@ -75,6 +76,7 @@ export function sdkWireTypes(): string {
     declareType('MediaItem', MediaItemView, 'output'),
     declareType('ImageTransformation', ImageTransformation, 'input'),
     declareType('MediaTransformationJob', TransformationJobView, 'output'),
+    declareType('MediaReference', MediaReference, 'output'),
     declareType('Attachment', Attachment, 'output'),
   ].join('\n\n');
 }

@@ -9,6 +9,7 @@ import type {
   ImageTransformation,
   LogEvent,
   MediaItem,
+  MediaReference,
   MediaTransformationJob,
   RecordEventsResult,
 } from './wire.d.ts';
@@ -48,6 +49,32 @@ export interface MediaUploadOptions {
   mediaItemRid?: string;
   /** In Node, as the bytes are sent; elsewhere at the start and at the end. */
   onProgress?(progress: { loaded: number; total: number }): void;
+}
+
+export interface PropertyUploadOptions {
+  /** The item's MIME type; default: a Blob's own type, else application/octet-stream. */
+  contentType?: string;
+  /**
+   * The object whose property the completed item sets (a direct edit: the company's developers and
+   * restricted agent keys only). Without it (an app's page) set the returned reference through an action.
+   */
+  primaryKey?: string | number;
+  /** The ontology (company namespace); default: the app's. */
+  ontology?: string;
+  /** Bytes per part, 1 to 16 MiB (the default); anything else is refused before a byte is sent (invalid_payload). */
+  partSize?: number;
+  /** Over the whole item, never backwards: in Node as the bytes are sent, elsewhere after each part. */
+  onProgress?(progress: { loaded: number; total: number }): void;
+  /** Aborting stops the upload (the promise rejects with the signal's reason) and deletes the session. */
+  signal?: AbortSignal;
+}
+
+export interface ThumbnailOptions {
+  /** The box the image is scaled to fit (one side at least, at most 4096; never enlarged). */
+  width?: number;
+  height?: number;
+  /** Default jpeg. */
+  format?: 'jpeg' | 'png' | 'webp';
 }
 
 export interface AttachmentUploadOptions {
@@ -105,6 +132,25 @@ export interface SvcClient {
       options?: { range?: { start: number; end?: number } },
     ): Promise<{ bytes: Uint8Array; contentType: string | null; etag: string | null }>;
     transform(mediaSetRid: string, mediaItemRid: string, transformation: ImageTransformation): Promise<MediaTransformationJob>;
+    /**
+     * Uploads into an object type's media property in parts (an upload session), completes it and
+     * waits for its assembly: the item's mediaReference. FAILED: SvcError with the failure's code.
+     */
+    uploadToProperty(
+      objectType: string,
+      property: string,
+      data: Uint8Array | ArrayBuffer | Blob,
+      options?: PropertyUploadOptions,
+    ): Promise<MediaReference>;
+    /** The bytes of the item an object's media property references, read as the object is. */
+    readOfObject(
+      objectType: string,
+      primaryKey: string | number,
+      property: string,
+      options?: { range?: { start: number; end?: number } },
+    ): Promise<ContentRead>;
+    /** A thumbnail of the image an object's media property references, read as the object is. */
+    thumbnailOfObject(objectType: string, primaryKey: string | number, property: string, options: ThumbnailOptions): Promise<ContentRead>;
   };
   attachments: {
     upload(filename: string, data: Uint8Array | ArrayBuffer | Blob, options?: AttachmentUploadOptions): Promise<Attachment>;

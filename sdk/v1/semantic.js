@@ -64,6 +64,31 @@ class Bytes {
   }
 }
 
+/** The largest part of an upload session (spec Limits: media). */
+const MAX_PART_BYTES = 16 * 1024 * 1024;
+/** A completing session is asked again after this long, doubling up to POLL_MAX_MS. */
+const POLL_FIRST_MS = 250;
+const POLL_MAX_MS = 4000;
+
+/** Failures worth one more try: the network, the service's own, too many requests. */
+const retryable = (error) => error?.code === 'network_error' || error?.status >= 500 || error?.status === 429;
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** The SvcError of a failed answer (its envelope's error, or the HTTP status alone). */
 function failure(res, json) {
   const error = json?.error ?? { code: 'internal_error', message: `Unexpected answer (HTTP ${res.status}).` };
@@ -187,12 +212,13 @@ export function createClient(options = {}) {
     return renewing;
   }
 
-  async function send(cred, method, path, body, headers = {}) {
+  async function send(cred, method, path, body, headers = {}, signal = undefined) {
     let res;
     const raw = body instanceof Bytes;
     try {
       res = await fetchImpl(`${cred.baseUrl}${path}`, {
         method,
+        signal,
         headers: {
           ...headers,
           authorization: `Bearer ${cred.token}`,
@@ -203,6 +229,8 @@ export function createClient(options = {}) {
         ...(raw && body.streamed ? { duplex: 'half' } : {}),
       });
     } catch (cause) {
+      // An abort is the caller's own: its reason, not a network failure.
+      if (signal?.aborted) throw signal.reason;
       throw new SvcError('network_error', `The service could not be reached: ${cause?.message ?? cause}`);
     }
     const json = await res.json().catch(() => undefined);
@@ -211,14 +239,14 @@ export function createClient(options = {}) {
   }
 
   /** One API call; with a ticket, an expired one is renewed once and the call repeated. */
-  async function request(method, path, body, headers = {}) {
+  async function request(method, path, body, headers = {}, signal = undefined) {
     const cred = await current();
     try {
-      return await send(cred, method, path, body, headers);
+      return await send(cred, method, path, body, headers, signal);
     } catch (error) {
       if (cred.kind !== 'ticket' || error.status !== 401 || path.endsWith('/tickets')) throw error;
       await renew();
-      return send(credential, method, path, body, headers);
+      return send(credential, method, path, body, headers, signal);
     }
   }
 
@@ -348,6 +376,9 @@ export function createClient(options = {}) {
     };
   };
 
+  /** Where an object's media property is read (`content`, `thumbnail`). */
+  const objectMediaUrl = async (objectType, primaryKey, property, what) =>
+    `${(await current()).baseUrl}${await ontologyPath()}/objects/${encodeURIComponent(objectType)}/${encodeURIComponent(primaryKey)}/media/${encodeURIComponent(property)}/${what}`;
   /** A media set's items path. */
   const itemsPath = (mediaSetRid) => `/api/v1/mediasets/${encodeURIComponent(mediaSetRid)}/items`;
   const itemPath = (mediaSetRid, mediaItemRid) => `${itemsPath(mediaSetRid)}/${encodeURIComponent(mediaItemRid)}`;
@@ -379,6 +410,76 @@ export function createClient(options = {}) {
     /** Transforms an image item (`{ type: 'image', operations, encoding }`): the finished job. */
     transform: (mediaSetRid, mediaItemRid, transformation) =>
       request('POST', `${itemPath(mediaSetRid, mediaItemRid)}/transform`, { transformation }),
+    /**
+     * Uploads an item into an object type's media property through an upload session and answers
+     * its mediaReference (`data`: Uint8Array, ArrayBuffer or Blob; options: contentType,
+     * primaryKey, ontology, partSize, onProgress({ loaded, total }), signal). Parts of partSize
+     * bytes (at most and by default 16 MiB) are sent in order, each retried once when the network
+     * or the service failed it; onProgress covers the whole item (in Node as the bytes are sent,
+     * elsewhere part by part). Then the session is completed and polled until its item is
+     * assembled; FAILED throws SvcError with the failure's code. Without primaryKey (an app's
+     * page) set the reference on an object through an action; with it (developers) the object is set.
+     */
+    async uploadToProperty(objectType, property, data, options = {}) {
+      const { contentType, primaryKey, ontology, onProgress, signal } = options;
+      const partSize = options.partSize ?? MAX_PART_BYTES;
+      if (!Number.isInteger(partSize) || partSize < 1 || partSize > MAX_PART_BYTES) {
+        throw new SvcError('invalid_payload', `partSize is a whole number of bytes from 1 to ${MAX_PART_BYTES}.`);
+      }
+      const whole = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+      const total = whole.byteLength ?? whole.size;
+      const mimeType = contentType || whole.type || 'application/octet-stream';
+      const uploads = `/api/v1/ontologies/${encodeURIComponent(ontology ?? (await app()).namespace)}/objectTypes/${encodeURIComponent(objectType)}/media/${encodeURIComponent(property)}/uploads`;
+      const session = await request('POST', uploads, { sizeBytes: total, mimeType, ...(primaryKey === undefined ? {} : { primaryKey }) });
+      const at = `${uploads}/${encodeURIComponent(session.uploadId)}`;
+      // Progress only moves forward: a part sent again is not counted twice.
+      let reported = -1;
+      const report = (loaded) => {
+        if (loaded <= reported) return;
+        reported = loaded;
+        onProgress?.({ loaded, total });
+      };
+      report(0);
+      try {
+        for (let offset = 0, part = 1; offset < total; offset += partSize, part++) {
+          const end = Math.min(total, offset + partSize);
+          const slice = whole instanceof Uint8Array ? whole.subarray(offset, end) : whole.slice(offset, end);
+          const put = () => {
+            const bytes = new Bytes(slice, 'application/octet-stream', (p) => report(offset + p.loaded));
+            return request('PUT', `${at}/parts/${part}`, bytes, {}, signal).then(() => bytes.done());
+          };
+          await put().catch((error) => (retryable(error) ? put() : Promise.reject(error)));
+        }
+        let state = await request('POST', `${at}/complete`, undefined, {}, signal);
+        for (let wait = POLL_FIRST_MS; state.state === 'COMPLETING'; wait = Math.min(POLL_MAX_MS, wait * 2)) {
+          await pause(wait, signal);
+          state = await request('POST', `${at}/complete`, undefined, {}, signal);
+        }
+        if (state.state === 'COMPLETED') return state.mediaReference;
+        // The session's own outcome (the answer itself was a success): no HTTP status.
+        throw new SvcError(state.failure?.code ?? 'conflict', state.failure?.message ?? `Upload ${state.uploadId} is ${state.state}.`, {
+          details: { uploadId: state.uploadId, state: state.state },
+        });
+      } catch (error) {
+        // An abandoned session is dropped at once rather than left for the purge schedule.
+        if (signal?.aborted) await request('DELETE', at).catch(() => {});
+        throw error;
+      }
+    },
+    /** The bytes of the item an object's media property references, read as the object is (`range`: those bytes only). */
+    readOfObject: async (objectType, primaryKey, property, options) =>
+      readContent(await objectMediaUrl(objectType, primaryKey, property, 'content'), options),
+    /**
+     * A thumbnail of the image an object's media property references: scaled to fit
+     * `{ width?, height? }` (one at least; never enlarged), encoded as `format` (jpeg, png, webp; default jpeg).
+     */
+    thumbnailOfObject: async (objectType, primaryKey, property, { width, height, format } = {}) => {
+      const query = new URLSearchParams();
+      if (width !== undefined) query.set('width', String(width));
+      if (height !== undefined) query.set('height', String(height));
+      if (format !== undefined) query.set('format', format);
+      return readContent(`${await objectMediaUrl(objectType, primaryKey, property, 'thumbnail')}?${query}`);
+    },
   };
 
   const attachmentPath = (rid) => `/api/v1/ontologies/attachments/${encodeURIComponent(rid)}`;

@@ -237,6 +237,7 @@ const REQUESTS: Record<string, (t: Targets) => MatrixRequest> = {
   createMediaSet: () => ({ body: { organization: COMPANY_A, name: 'Matrix new media', schema: 'image' } }),
   putMediaItem: () => ({ query: { mediaItemPath: 'matrix-new.json' } }),
   createMediaUpload: () => ({ body: { sizeBytes: 1, mimeType: 'image/png' } }),
+  readObjectMediaThumbnail: () => ({ query: { width: '64' } }),
   uploadAttachment: () => ({ query: { filename: 'matrix.json' } }),
   getMediaItemRidByPath: () => ({ query: { mediaItemPath: 'matrix.json' } }),
   // The matrix item is JSON: transformation_unavailable once admitted.

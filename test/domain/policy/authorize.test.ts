@@ -266,3 +266,41 @@ describe('stream.manage and stream.push: a company’s data streams are its deve
     expect(code(key('developer'), 'stream.push', stream('cell-acme'))).toBeNull();
   });
 });
+
+describe('ontology.upload-media and media.read-through-object: an app’s page uploads as its visitor applies actions', () => {
+  const withRole = (role: 'developer' | 'member' | 'editor' | 'viewer'): Principal => {
+    const p = ticket();
+    if (p.kind === 'ticket') p.ticket.role = role;
+    return p;
+  };
+  const property = { namespace: 'cell-acme', objectType: 'vision.Photo', direct: false };
+
+  it('writing tickets open sessions that name no object; a viewer’s ticket and a direct edit by any ticket are refused', () => {
+    const writers = [withRole('developer'), withRole('member'), withRole('editor')];
+    expect(writers.map((p) => can(p, 'ontology.upload-media', property))).toEqual([true, true, true]);
+    expect(can(withRole('viewer'), 'ontology.upload-media', property)).toBe(false);
+    // A developer's ticket is a developer, yet a ticket never edits objects directly.
+    expect(writers.map((p) => can(p, 'ontology.upload-media', { ...property, direct: true }))).toEqual([false, false, false]);
+    expect([key('developer'), session('developer')].map((p) => can(p, 'ontology.upload-media', { ...property, direct: true }))).toEqual([
+      true,
+      true,
+    ]);
+    // Member keys and sessions stay refused, as before.
+    expect([key('member'), session('member')].map((p) => can(p, 'ontology.upload-media', property))).toEqual([false, false]);
+  });
+
+  it('a ticket reaches only the sessions its account opened; developers reach every session', () => {
+    const theirs = { ...property, session: { uploadId: 'u1', openedByCaller: false } };
+    expect(can(withRole('member'), 'ontology.upload-media', theirs)).toBe(false);
+    expect(can(withRole('member'), 'ontology.upload-media', { ...theirs, session: { uploadId: 'u1', openedByCaller: true } })).toBe(true);
+    expect(can(key('developer'), 'ontology.upload-media', theirs)).toBe(true);
+  });
+
+  it('through an object: the property’s own set needs no role; another set needs one, and never for an agent key', () => {
+    const rid = 'ri.mio.svc.media-set.x';
+    expect(can(withRole('viewer'), 'media.read-through-object', { rid, role: null, propertySet: true })).toBe(true);
+    expect(can(withRole('member'), 'media.read-through-object', { rid, role: null, propertySet: false })).toBe(false);
+    expect(can(session('member'), 'media.read-through-object', { rid, role: 'viewer', propertySet: false })).toBe(true);
+    expect(can(key('developer', true), 'media.read-through-object', { rid, role: 'viewer', propertySet: false })).toBe(false);
+  });
+});
