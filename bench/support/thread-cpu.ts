@@ -6,6 +6,23 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ is 100 on every Linux the project runs on
 
+/** `pid (comm) state ...`: the name, and CPU ms (user + system); undefined once the task is gone. */
+function taskStat(file: string): { name: string; ms: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // comm may hold spaces and parentheses: split at the last `)`.
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, close).replace(/[-\d]+$/, '') || 'thread',
+    ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+  };
+}
+
 /** CPU milliseconds (user + system) by thread name; empty where /proc is not there. */
 export function threadCpu(): Map<string, number> {
   const byName = new Map<string, number>();
@@ -16,20 +33,15 @@ export function threadCpu(): Map<string, number> {
     return byName;
   }
   for (const tid of tasks) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    // `pid (comm) state ...`: comm may hold spaces and parentheses, so split at the last `)`.
-    const close = stat.lastIndexOf(')');
-    const name = stat.slice(stat.indexOf('(') + 1, close).replace(/[-\d]+$/, '') || 'thread';
-    const fields = stat.slice(close + 2).split(' ');
-    const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime
-    byName.set(name, (byName.get(name) ?? 0) + ms);
+    const task = taskStat(`/proc/self/task/${tid}/stat`);
+    if (task) byName.set(task.name, (byName.get(task.name) ?? 0) + task.ms);
   }
   return byName;
+}
+
+/** CPU milliseconds of these processes together (e.g. PostgreSQL's backends), those still there. */
+export function processesCpu(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + (taskStat(`/proc/${pid}/stat`)?.ms ?? 0), 0);
 }
 
 /** `after - before` by thread name, per `per` units of work, largest first, as `name ms` pairs. */
