@@ -22,6 +22,9 @@ const { renderNotification, recordSuppressed, sendNotifications } = remote;
 // each of them allows). Model steps may wait on a provider for minutes: they stay activities.
 const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: RETRY });
 
+/** What a run records of an activity whose retries ran out: the activity's own error. */
+const failureOf = (err: unknown) => (err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
+
 /** startChild's refusal of a running workflow id (its class lives outside the workflow package). */
 const isAlreadyStarted = (err: unknown) => err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError';
 
@@ -91,15 +94,22 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
   const batched = quick === local && patched('svc-step-batches');
   const { finishRun } = quick;
   const at = new Date().toISOString();
-  const opened = batched
-    ? await local.beginRunWithSteps({ ...input, workflowId, temporalRunId, at })
-    : { begun: await quick.beginRun({ ...input, workflowId, temporalRunId, at }), results: [], closed: false };
+  const begin = { ...input, workflowId, temporalRunId, at };
+  const opened: { begun: Awaited<ReturnType<Activities['beginRun']>>; results: StepOutcome[]; closed: boolean; failure?: string } = batched
+    ? await local.beginRunWithSteps(begin).catch(async (err: unknown) => ({
+        // Retries ran out in the steps (or the begin): begun again alone (it finds its run), the run closes as failed.
+        begun: await local.beginRun(begin),
+        results: [],
+        closed: false,
+        failure: failureOf(err),
+      }))
+    : { begun: await quick.beginRun(begin), results: [], closed: false };
   const { begun } = opened;
   if (begun.skipped) return { status: 'skipped' as const, reason: begun.reason };
   const { runId } = begun;
   labelBegunRun(runId, begun.version);
   const outputs: Record<string, unknown> = {};
-  let failure: string | undefined;
+  let failure = opened.failure;
   // What the steps' expressions counted so far: the run's evaluation budget is shared by its steps.
   const evaluated = { steps: 0, outputBytes: 0 };
   const count = (used: StepOutcome['evaluated']) => {
@@ -171,7 +181,7 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
   for (const [i, outcome] of opened.results.entries()) settle(begun.steps[i]!, outcome);
   if (opened.closed) return result();
 
-  const groups = stepGroups(begun.steps.slice(opened.results.length));
+  const groups = failure === undefined ? stepGroups(begun.steps.slice(opened.results.length)) : [];
   try {
     for (const part of batched ? stepParts(groups) : groups.map((lanes) => ({ lanes }))) {
       if ('batch' in part) await runBatch(part.batch);
@@ -185,7 +195,7 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
     }
   } catch (err) {
     // A step whose retries ran out: the run is recorded as failed, never left running.
-    failure ??= err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    failure ??= failureOf(err);
   }
   const closed = result();
   await finishRun({ runId, status: closed.status, output: outputs, error: failure, at: new Date().toISOString() });
