@@ -1,12 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
   beginRun,
+  beginRunWithSteps,
   finishRun,
   isPermanent,
   type ModelProvider,
   recordSuppressed,
   renderNotification,
   runStep,
+  runSteps,
   sendNotifications,
 } from '../domain/app-workflows/index.ts';
 import { channelWorkflow, triggersOf } from '../domain/apps/index.ts';
@@ -35,10 +37,13 @@ async function once<T>(fn: () => Promise<T>): Promise<T> {
 
 export function createAppWorkflowActivities(deps: AppWorkflowActivityDeps) {
   const meter = createUsageMeter(deps.db);
+  const stepDeps = () => ({ db: deps.db, models: deps.models, meter, signal: Context.current().cancellationSignal });
   return {
     beginRun: (input: Parameters<typeof beginRun>[1]) => heartbeating(() => once(() => beginRun(deps.db, input))),
-    runStep: (input: Parameters<typeof runStep>[1]) =>
-      heartbeating(() => runStep({ db: deps.db, models: deps.models, meter, signal: Context.current().cancellationSignal }, input)),
+    beginRunWithSteps: (input: Parameters<typeof beginRunWithSteps>[1]) =>
+      heartbeating(() => once(() => beginRunWithSteps(stepDeps(), input))),
+    runStep: (input: Parameters<typeof runStep>[1]) => heartbeating(() => runStep(stepDeps(), input)),
+    runSteps: (input: Parameters<typeof runSteps>[1]) => heartbeating(() => runSteps(stepDeps(), input)),
     renderNotification: (input: Parameters<typeof renderNotification>[1]) =>
       heartbeating(() => once(() => renderNotification(deps.db, input))),
     recordSuppressed: (input: Parameters<typeof recordSuppressed>[1]) => heartbeating(() => recordSuppressed(deps.db, input)),

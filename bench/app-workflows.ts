@@ -5,6 +5,7 @@
 // Goals (issue 37): at least 60 runs/s, start to first step p99 under 50 ms (single runs).
 // Usage: npx node bench/app-workflows.ts [runs=200] [single runs=50]
 
+import { sql } from 'kysely';
 import { beginRun, finishRun, localModelProvider, runStep, type StepRecord } from '../domain/app-workflows/index.ts';
 import { getApp } from '../domain/apps/index.ts';
 import { createUsageMeter } from '../domain/usage/index.ts';
@@ -12,6 +13,7 @@ import { workflowSchema } from '../schemas/manifest/workflow.ts';
 import { TASK_QUEUE } from '../workflows/contract.ts';
 import { report } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
+import { cpuPer, processesCpu, threadCpu } from './support/thread-cpu.ts';
 import { median, time } from './support/timing.ts';
 
 const runs = Number(process.argv[2] ?? 200);
@@ -66,14 +68,35 @@ try {
   await (await startRun()).result();
   await direct(-1);
 
-  const throughput = async (one: () => Promise<unknown>) =>
-    time(async () => {
+  // Wall time, and CPU per run by thread of this process and of PostgreSQL's processes together (the
+  // machine is shared: CPU per run moves far less with its load than runs per second do).
+  const postgresPids = async () => (await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity`.execute(db)).rows.map((r) => r.pid);
+  const throughput = async (label: string, one: () => Promise<unknown>) => {
+    const pids = await postgresPids();
+    const [before, postgresBefore] = [threadCpu(), processesCpu(pids)];
+    const ms = await time(async () => {
       for (let done = 0; done < runs; done += BATCH) await Promise.all(Array.from({ length: Math.min(BATCH, runs - done) }, one));
     });
+    const perRun = cpuPer(before, threadCpu(), runs);
+    const postgres = (processesCpu([...new Set([...pids, ...(await postgresPids())])]) - postgresBefore) / runs;
+    const total = perRun.reduce((sum, [, cpu]) => sum + cpu, 0);
+    console.log(
+      `${label}: CPU ${total.toFixed(1)} ms a run (${perRun.map(([name, cpu]) => `${name} ${cpu.toFixed(1)}`).join(', ')}), PostgreSQL ${postgres.toFixed(1)} ms`,
+    );
+    return { ms, cpu: total };
+  };
   let d = 0;
-  const directMs = await throughput(() => direct(d++));
-  const temporalMs = await throughput(async () => (await startRun()).result());
+  const directRun = await throughput('direct', () => direct(d++));
+  const temporalRun = await throughput('Temporal', async () => (await startRun()).result());
+  const directMs = directRun.ms;
+  const temporalMs = temporalRun.ms;
   const rate = (ms: number) => (runs / ms) * 1000;
+  report({
+    name: 'CPU of the process per app workflow run (baseline: the use cases called directly)',
+    value: temporalRun.cpu,
+    unit: 'ms',
+    baseline: directRun.cpu,
+  });
   report({
     name: `three-step app workflow runs on the embedded Temporal server, ${BATCH} at a time`,
     value: rate(temporalMs),

@@ -1,6 +1,7 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { appOfCaller } from './app-of-caller.ts';
 export { beginRun } from './begin-run.ts';
+export { beginRunWithSteps } from './begin-run-with-steps.ts';
 export { checkWorkflow } from './check-workflow.ts';
 export { awaitRunResult, executeWorkflowApi, executeWorkflowApiNow } from './execute-workflow-api.ts';
 export { exportQuery } from './export-query.ts';
@@ -13,5 +14,6 @@ export { localModelProvider, type ModelProvider } from './model-provider.ts';
 export { deliverPending, recordSuppressed, renderNotification, sendNotifications } from './notify.ts';
 export { companyRecipients } from './recipients.ts';
 export { isPermanent, runStep } from './run-step.ts';
+export { runSteps } from './run-steps.ts';
 export type { StepRecord } from './runs.ts';
 export { recordTestNotification, testNotificationOutcome } from './send-test-notification.ts';

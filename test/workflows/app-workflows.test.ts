@@ -481,6 +481,40 @@ describe('steps', () => {
       .executeTakeFirst();
     expect(tokens?.amount).toBeGreaterThan(0);
   });
+
+  it('runs the record, leading use and compute steps and the close as one local activity, each step recorded (issue 37)', async () => {
+    const appId = await publishWorkflow(db, 'quick', '1.0.0', {
+      workflow: {
+        steps: [
+          peopleStep,
+          rowsStep,
+          { id: 'roles', kind: 'compute', op: 'summarize', from: '=steps.rows', groupBy: ['role'], measures: { n: { fn: 'count' } } },
+        ],
+      },
+    });
+    const handle = await env.client.workflow.start('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'quick-1',
+      args: [{ appId, trigger: 'schedule' }],
+    });
+    expect(await handle.result()).toMatchObject({
+      status: 'succeeded',
+      output: { rows: [{ shout: 'ANN' }, { shout: 'BOB' }], roles: [{ role: 'developer', n: 2 }] },
+    });
+    const events = (await handle.fetchHistory()).events ?? [];
+    const markers = events.flatMap((e) => (e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName] : []));
+    // Patch markers aside, one local activity; nothing went through the server's activity queue.
+    expect(markers.filter((m) => m !== 'core_patch')).toEqual(['core_local_activity']);
+    expect(events.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+    const [run] = await runsOf(appId);
+    expect(run).toMatchObject({ status: 'succeeded', output: { roles: [{ role: 'developer', n: 2 }] } });
+    expect((run!.steps as { id: string; status: string }[]).map((s) => [s.id, s.status])).toEqual([
+      ['people', 'succeeded'],
+      ['rows', 'succeeded'],
+      ['roles', 'succeeded'],
+    ]);
+    expect(run!.finished_at!.getTime()).toBeGreaterThanOrEqual(run!.started_at.getTime());
+  });
 });
 
 describe('durability and quota', () => {

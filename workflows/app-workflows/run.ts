@@ -22,6 +22,9 @@ const { renderNotification, recordSuppressed, sendNotifications } = remote;
 // each of them allows). Model steps may wait on a provider for minutes: they stay activities.
 const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: RETRY });
 
+/** What a run records of an activity whose retries ran out: the activity's own error. */
+const failureOf = (err: unknown) => (err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
+
 /** startChild's refusal of a running workflow id (its class lives outside the workflow package). */
 const isAlreadyStarted = (err: unknown) => err instanceof Error && err.name === 'WorkflowExecutionAlreadyStartedError';
 
@@ -57,17 +60,56 @@ export function stepGroups(steps: readonly WorkflowStep[]): WorkflowStep[][][] {
   return groups;
 }
 
+/** What a `use` or `compute` step does: reads svc's database and evaluates, in milliseconds. */
+const isQuick = (step: WorkflowStep) => step.kind === 'use' || step.kind === 'compute';
+
+export type StepPart = { batch: WorkflowStep[] } | { lanes: WorkflowStep[][] };
+
+/**
+ * The groups in the order they run, with each run of consecutive unlaned quick steps as one batch
+ * (one local activity: a three-step run is then two workflow activations fewer, each a call into
+ * the workflow's V8 context on the worker's one workflow thread).
+ */
+export function stepParts(groups: readonly WorkflowStep[][][]): StepPart[] {
+  const parts: StepPart[] = [];
+  for (const lanes of groups) {
+    const only = lanes.length === 1 && lanes[0]!.length === 1 ? lanes[0]![0]! : undefined;
+    if (!only || !isQuick(only)) parts.push({ lanes });
+    else {
+      const last = parts.at(-1);
+      if (last && 'batch' in last) last.batch.push(only);
+      else parts.push({ batch: [only] });
+    }
+  }
+  return parts;
+}
+
 export async function appWorkflowRun(input: AppWorkflowRunInput) {
   const { workflowId, runId: temporalRunId } = workflowInfo();
   // Patched: runs begun before ran these as activities, and replay must meet the same commands.
   const quick = patched('svc-local-steps') ? local : remote;
-  const { beginRun, finishRun } = quick;
-  const begun = await beginRun({ ...input, workflowId, temporalRunId, at: new Date().toISOString() });
+  // Patched likewise: runs begun before ran each step as its own local activity. Now the record,
+  // the leading use and compute steps and, when they are all, the close are one local activity, and
+  // later runs of such steps one each.
+  const batched = quick === local && patched('svc-step-batches');
+  const { finishRun } = quick;
+  const at = new Date().toISOString();
+  const begin = { ...input, workflowId, temporalRunId, at };
+  const opened: { begun: Awaited<ReturnType<Activities['beginRun']>>; results: StepOutcome[]; closed: boolean; failure?: string } = batched
+    ? await local.beginRunWithSteps(begin).catch(async (err: unknown) => ({
+        // Retries ran out in the steps (or the begin): begun again alone (it finds its run), the run closes as failed.
+        begun: await local.beginRun(begin),
+        results: [],
+        closed: false,
+        failure: failureOf(err),
+      }))
+    : { begun: await quick.beginRun(begin), results: [], closed: false };
+  const { begun } = opened;
   if (begun.skipped) return { status: 'skipped' as const, reason: begun.reason };
   const { runId } = begun;
   labelBegunRun(runId, begun.version);
   const outputs: Record<string, unknown> = {};
-  let failure: string | undefined;
+  let failure = opened.failure;
   // What the steps' expressions counted so far: the run's evaluation budget is shared by its steps.
   const evaluated = { steps: 0, outputBytes: 0 };
   const count = (used: StepOutcome['evaluated']) => {
@@ -103,6 +145,11 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
     return { status: 'succeeded', output: { dedupeKey: rendered.dedupeKey, messages } };
   };
 
+  const settle = (step: WorkflowStep, outcome: StepOutcome) => {
+    count(outcome.evaluated);
+    if (outcome.status === 'failed') failure ??= `${step.id}: ${outcome.error ?? 'failed'}`;
+    else outputs[step.id] = outcome.output;
+  };
   const run = async (step: WorkflowStep) => {
     if (failure !== undefined) return;
     const scope = { ...begun.scope, steps: { ...outputs } };
@@ -116,27 +163,43 @@ export async function appWorkflowRun(input: AppWorkflowRunInput) {
             at: new Date().toISOString(),
             evaluated: { ...evaluated },
           });
-    count(outcome.evaluated);
-    if (outcome.status === 'failed') failure ??= `${step.id}: ${outcome.error ?? 'failed'}`;
-    else outputs[step.id] = outcome.output;
+    settle(step, outcome);
+  };
+  // The batch's steps see each other's outputs inside the activity; it stops after a failed one.
+  const runBatch = async (steps: WorkflowStep[]) => {
+    const scope = { ...begun.scope, steps: { ...outputs } };
+    const outcomes = await local.runSteps({ runId, steps, scope, at: new Date().toISOString(), evaluated: { ...evaluated } });
+    for (const [i, outcome] of outcomes.entries()) settle(steps[i]!, outcome);
   };
 
+  const result = () => ({
+    status: failure === undefined ? ('succeeded' as const) : ('failed' as const),
+    runId,
+    output: outputs,
+    error: failure ?? null,
+  });
+  for (const [i, outcome] of opened.results.entries()) settle(begun.steps[i]!, outcome);
+  if (opened.closed) return result();
+
+  const groups = failure === undefined ? stepGroups(begun.steps.slice(opened.results.length)) : [];
   try {
-    for (const group of stepGroups(begun.steps)) {
-      await Promise.all(
-        group.map(async (lane) => {
-          for (const step of lane) await run(step);
-        }),
-      );
+    for (const part of batched ? stepParts(groups) : groups.map((lanes) => ({ lanes }))) {
+      if ('batch' in part) await runBatch(part.batch);
+      else
+        await Promise.all(
+          part.lanes.map(async (lane) => {
+            for (const step of lane) await run(step);
+          }),
+        );
       if (failure !== undefined) break;
     }
   } catch (err) {
     // A step whose retries ran out: the run is recorded as failed, never left running.
-    failure ??= err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    failure ??= failureOf(err);
   }
-  const status = failure === undefined ? ('succeeded' as const) : ('failed' as const);
-  await finishRun({ runId, status, output: outputs, error: failure, at: new Date().toISOString() });
-  return { status, runId, output: outputs, error: failure ?? null };
+  const closed = result();
+  await finishRun({ runId, status: closed.status, output: outputs, error: failure, at: new Date().toISOString() });
+  return closed;
 }
 
 /** A notify cooldown: nothing but its timer; while it runs, the same app and key send nothing. */
