@@ -243,7 +243,11 @@ describe('issue 31 acceptance: a company’s PostgreSQL → a scheduled sync →
       (m) => m.length >= large.length,
     );
     expect(mails.map((m) => Number(m.subject.replace('Large order ', ''))).sort((a, b) => a - b)).toEqual(large);
-    const runs = await db.selectFrom('automation_runs').select(['status']).where('automation_id', '=', automationId).execute();
+    // A run is closed after its effect's mail went out: wait for every run to end.
+    const runs = await until(
+      () => db.selectFrom('automation_runs').select(['status']).where('automation_id', '=', automationId).execute(),
+      (r) => r.length >= large.length && r.every((run) => run.status !== 'RUNNING'),
+    );
     expect(runs).toHaveLength(large.length);
     expect(runs.every((r) => r.status === 'SUCCEEDED')).toBe(true);
   }, 180_000);
