@@ -209,6 +209,8 @@ export const OntologyParams = z.strictObject({ ontology: OntologyParam });
 export const ObjectTypeParams = OntologyParams.extend({ objectType: ObjectTypeApiName });
 /** A primary key in a path: as text, converted by the key property's type. */
 export const PrimaryKeyParam = z.string().min(1).max(1000);
+/** One property of one object in a path (`…/objects/{objectType}/{primaryKey}/…/{property}`): its media, its attachment. */
+export const ObjectPropertyParams = ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam, property: PropertyApiName });
 
 // ---- Queries: where clauses, order, paging, aggregation (Foundry SearchJsonQueryV2 and AggregateObjectsRequestV2)
 

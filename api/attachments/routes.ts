@@ -9,28 +9,18 @@ import {
   UploadAttachmentQuery,
 } from '../../schemas/attachments.ts';
 import { MEDIA_LIMITS } from '../../schemas/media.ts';
-import { ObjectTypeParams, PrimaryKeyParam, PropertyApiName } from '../../schemas/ontology.ts';
+import { ObjectPropertyParams } from '../../schemas/ontology.ts';
 import { readBodyBytes } from '../http/read-json-body.ts';
 import { defineRoute } from '../http/route.ts';
-import { contentAnswer } from '../media/content.ts';
+import { contentAnswer, OBJECT_READ_ERRORS } from '../media/content.ts';
 
 // Attachments (issue 30, item 3; shapes after Foundry's Ontologies attachments): uploaded on their
 // own, linked to objects by an action parameter of type `attachment`, read through the object.
 
 const ERRORS = ['unauthorized', 'invalid_session', 'forbidden', 'invalid_path', 'attachment_not_found'] as const;
 const RidParams = z.strictObject({ attachmentRid: AttachmentRid });
-const ObjectPropertyParams = ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam, property: PropertyApiName });
 const OBJECT_ATTACHMENT = '/api/v1/ontologies/{ontology}/objects/{objectType}/{primaryKey}/attachments/{property}';
-const OBJECT_ERRORS = [
-  'unauthorized',
-  'invalid_session',
-  'invalid_path',
-  'ontology_not_found',
-  'object_type_not_found',
-  'object_not_found',
-  'property_not_found',
-  'attachment_not_found',
-] as const;
+const OBJECT_ERRORS = [...OBJECT_READ_ERRORS, 'attachment_not_found'] as const;
 const CONTENT_DESCRIPTION =
   'Answered as media content is: one range (`Range: bytes=a-b`, `a-`, `-n`) 206 with Content-Range, past the end 416; a strong ETag ' +
   '(the SHA-256; If-None-Match: 304); Content-Disposition with the filename (attachment unless a plain image, audio, video, PDF or ' +

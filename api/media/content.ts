@@ -1,5 +1,16 @@
 import type { MediaItemView } from '../../schemas/media.ts';
 
+/** What reading through an object can answer before its own errors (a property's media, an attachment). */
+export const OBJECT_READ_ERRORS = [
+  'unauthorized',
+  'invalid_session',
+  'invalid_path',
+  'ontology_not_found',
+  'object_type_not_found',
+  'object_not_found',
+  'property_not_found',
+] as const;
+
 /** What a content answer needs of what it sends (a media item, a transformation result, an attachment). */
 export type ContentItem = Pick<MediaItemView, 'path' | 'mimeType' | 'sha256'>;
 

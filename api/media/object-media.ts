@@ -1,27 +1,16 @@
 import { z } from 'zod';
 import { readObjectMedia, readObjectMediaThumbnail } from '../../domain/media/index.ts';
 import { MEDIA_LIMITS, ObjectMediaThumbnailQuery, TRANSFORMABLE_IMAGE_TYPES } from '../../schemas/media.ts';
-import { ObjectTypeParams, PrimaryKeyParam, PropertyApiName } from '../../schemas/ontology.ts';
+import { ObjectPropertyParams } from '../../schemas/ontology.ts';
 import { defineRoute } from '../http/route.ts';
-import { contentAnswer } from './content.ts';
+import { contentAnswer, OBJECT_READ_ERRORS } from './content.ts';
 
 // A media property's item read through the object that holds it (Foundry's getMediaContent, and a
 // thumbnail of ours): whoever reads the object reads its media, an app's visitor included, with no
 // role on the property's media set.
 
-const ObjectPropertyParams = ObjectTypeParams.extend({ primaryKey: PrimaryKeyParam, property: PropertyApiName });
 const OBJECT_MEDIA = '/api/v1/ontologies/{ontology}/objects/{objectType}/{primaryKey}/media/{property}';
-const ERRORS = [
-  'unauthorized',
-  'invalid_session',
-  'invalid_path',
-  'ontology_not_found',
-  'object_type_not_found',
-  'object_not_found',
-  'property_not_found',
-  'media_item_not_found',
-  'media_set_not_found',
-] as const;
+const ERRORS = [...OBJECT_READ_ERRORS, 'media_item_not_found', 'media_set_not_found'] as const;
 const READ_AS_THE_OBJECT =
   'Read as the object is (the caller’s data access, markings, object security: an object the caller cannot read is object_not_found); ' +
   'an item of the property’s own media set needs nothing more, an item of another set a role on that set. A property holding no ' +
