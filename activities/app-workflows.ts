@@ -15,6 +15,7 @@ import { channelWorkflow, triggersOf } from '../domain/apps/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import type { Mailer } from '../domain/mail/index.ts';
 import { createUsageMeter } from '../domain/usage/index.ts';
+import { whenRefusedForNow } from './attempts.ts';
 import { heartbeating } from './heartbeat.ts';
 
 export interface AppWorkflowActivityDeps {
@@ -48,7 +49,7 @@ export function createAppWorkflowActivities(deps: AppWorkflowActivityDeps) {
       heartbeating(() => once(() => renderNotification(deps.db, input))),
     recordSuppressed: (input: Parameters<typeof recordSuppressed>[1]) => heartbeating(() => recordSuppressed(deps.db, input)),
     sendNotifications: (input: Parameters<typeof sendNotifications>[2]) =>
-      heartbeating(() => sendNotifications(deps.db, deps.mailer, input)),
+      heartbeating(() => sendNotifications(deps.db, deps.mailer, input, whenRefusedForNow())),
     finishRun: (input: Parameters<typeof finishRun>[1]) => heartbeating(() => finishRun(deps.db, input)),
     /** The change trigger's cooldown in ms; null once production has no change trigger. */
     changeTriggerCooldown: async (appId: string) =>

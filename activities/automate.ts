@@ -11,6 +11,7 @@ import type { Db } from '../domain/db/index.ts';
 import { systemClock } from '../domain/deps.ts';
 import type { Mailer } from '../domain/mail/index.ts';
 import type { AutomationEffect, AutomationTick, EffectOutcome } from '../schemas/automate.ts';
+import { whenRefusedForNow } from './attempts.ts';
 
 export function createAutomateActivities(deps: { db: Db; mailer: Mailer }) {
   return {
@@ -27,7 +28,14 @@ export function createAutomateActivities(deps: { db: Db; mailer: Mailer }) {
     beginAutomationRun: (input: BeginRunInput) => beginAutomationRun(deps.db, input),
     /** One effect, exactly once (its outcome recorded with what it did); transient failures thrown for the retry policy. */
     runAutomationEffect: (input: { runId: string; index: number; effect: AutomationEffect; at: string }) =>
-      runAutomationEffect({ db: deps.db, clock: systemClock, mailer: deps.mailer }, { ...input, attempt: Context.current().info.attempt }),
+      runAutomationEffect(
+        { db: deps.db, clock: systemClock, mailer: deps.mailer },
+        {
+          ...input,
+          attempt: Context.current().info.attempt,
+          refusedForNow: whenRefusedForNow(),
+        },
+      ),
     recordAutomationEffect: (input: { runId: string; outcome: EffectOutcome }) => recordFailedEffect(deps.db, input.runId, input.outcome),
     finishAutomationRun: (input: { runId: string; at: string }) => finishAutomationRun(deps.db, input.runId, input.at),
   };

@@ -100,7 +100,13 @@ export const RECIPIENT_GONE = 'no longer an active account of the company (licen
  * are unique per run, step and recipient, so a retried step sends nothing twice; one left
  * `sending` by a crash is checked again and sent.
  */
-export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotificationsInput) {
+export async function sendNotifications(
+  db: Db,
+  mailer: Mailer,
+  input: SendNotificationsInput,
+  /** A mail server's "try again later": thrown for the activity's retry (by default), or a failure. */
+  refusedForNow: 'retry' | 'fail' = 'retry',
+) {
   const at = new Date(input.at);
   const run = await findRun(db, input.runId);
   if (!run) return [];
@@ -164,7 +170,9 @@ export async function sendNotifications(db: Db, mailer: Mailer, input: SendNotif
     ]);
   });
 
-  await deliverPending(db, mailer, (q) => q.where('run_id', '=', input.runId).where('step_id', '=', input.step.id));
+  await deliverPending(db, mailer, (q) => q.where('run_id', '=', input.runId).where('step_id', '=', input.step.id), {
+    temporary: refusedForNow,
+  });
   const outcome = (
     await db
       .selectFrom('workflow_notifications')

@@ -25,6 +25,8 @@ export interface RunEffectInput {
   effect: AutomationEffect;
   /** This attempt of the activity (1 = first). */
   attempt: number;
+  /** A mail server's "try again later": thrown for the activity's retry, or (its last attempt) the message's failure. */
+  refusedForNow: 'retry' | 'fail';
   /** The workflow's time (ISO): the day the notification cap counts in. */
   at: string;
 }
@@ -138,7 +140,8 @@ export async function runAutomationEffect(deps: EffectDeps, input: RunEffectInpu
       await meterEffect(trx, input.runId, started, input.at);
       return result;
     });
-    if (effect.type === 'notify') await deliverPending(deps.db, deps.mailer, (q) => q.where('run_id', '=', input.runId));
+    if (effect.type === 'notify')
+      await deliverPending(deps.db, deps.mailer, (q) => q.where('run_id', '=', input.runId), { temporary: input.refusedForNow });
     return outcome;
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;

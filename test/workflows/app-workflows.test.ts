@@ -313,6 +313,26 @@ describe('change triggers and notify', () => {
     expect((run!.steps as { status: string }[])[0]!.status).toBe('succeeded');
   });
 
+  it('an email the SMTP server refuses for now on every attempt (10) ends failed with the server’s answer, not `sending` for good', async () => {
+    const subject = 'Refused always';
+    const appId = await publishWorkflow(db, 'stubborn', '1.0.0', {
+      workflow: { steps: [notifyStep(subject, { to: [RECIPIENTS[0]], body: 'hello', dedupeKey: '=run.id' })] },
+    });
+    const refusedBefore = smtp.refused;
+    smtp.refuseNext(10);
+    await env.client.workflow.execute('appWorkflowRun', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'stubborn-1',
+      args: [{ appId, trigger: 'schedule' }],
+    });
+    expect(smtp.refused - refusedBefore).toBe(10);
+    expect(mailTo(subject)).toEqual([]);
+    const rows = await db.selectFrom('workflow_notifications').select(['status', 'error']).where('app_id', '=', appId).execute();
+    expect(rows).toEqual([{ status: 'failed', error: expect.stringContaining('try again later') }]);
+    const [run] = await runsOf(appId);
+    expect((run!.steps as { status: string }[])[0]!.status).toBe('succeeded');
+  });
+
   it('blocks and records the 21st email of a day (notificationsPerDay 20)', async () => {
     const subject = 'Capped';
     const appId = await publishWorkflow(db, 'chatty', '1.0.0', {

@@ -325,6 +325,30 @@ describe('automations', () => {
     }
   });
 
+  it('a notification the mail server refuses for now on every attempt ends failed on the effect’s last attempt, not left sending', async () => {
+    const id = await automate({
+      name: 'refused',
+      condition: { type: 'objectsChanged', objectType: 'sales.Order', where: { type: 'eq', field: 'note', value: 'refused' } },
+      effects: [{ type: 'notify', to: [RECIPIENTS[0]], subject: 'Refused {{number}}', body: 'Never sent.' }],
+      retries: 1,
+    });
+    const refusedBefore = smtp.refused;
+    smtp.refuseNext(2);
+    await placeOrders({ number: 811, amount: 1, note: 'refused' });
+    const [run] = await ended(id, 1);
+    expect(smtp.refused - refusedBefore).toBe(2);
+    expect(run!.effects).toEqual([expect.objectContaining({ index: 0, type: 'notify', status: 'SUCCEEDED' })]);
+    const messages = await db
+      .selectFrom('workflow_notifications')
+      .select(['status', 'error'])
+      .where('subject', '=', 'Refused 811')
+      .execute();
+    expect(messages).toEqual([{ status: 'failed', error: expect.stringContaining('try again later') }]);
+    expect(smtp.received.filter((m) => m.subject === 'Refused 811')).toEqual([]);
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+  });
+
   it('fires a threshold when its aggregate crosses the value, and again only after it stopped holding', async () => {
     const id = await automate({
       name: 'threshold',
