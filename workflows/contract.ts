@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { AutomationTick } from '../schemas/automate.ts';
+import type { AutomationTick, AutomationTrigger } from '../schemas/automate.ts';
 import type { ProvisioningPart } from '../schemas/workflow-keys.ts';
 
 // The workflows' own contract: task queue, workflow ids, signals, queries, inputs. Workflow code,
@@ -186,5 +186,7 @@ export interface AutomationInput {
   automationId: string;
   /** Ticks not yet handled when the workflow continued as new. */
   pending?: AutomationTick[];
+  /** Triggers of a page read but not yet begun when the workflow continued as new in the middle of it. */
+  fired?: { key: string; trigger: AutomationTrigger }[];
 }
 export type { AutomationTick };

@@ -1,6 +1,6 @@
 // Command line, accepting both launch forms of @temporalio/testing (see USAGE):
 //   temporal-dev server start-dev --port N --ip H --namespace NS ... [other flags ignored]
-//   temporal-dev <port> [other args ignored]      (time-skipping test server)
+//   temporal-dev <port> [--dynamic-config-value K=V ...] [other args ignored]   (time-skipping test server)
 
 import { StateFileError } from './common/errors.ts';
 import { LOG_LEVELS, type LogLevel } from './common/log.ts';
@@ -25,7 +25,8 @@ class HelpRequested extends Error {}
 
 const USAGE = `usage:
   temporal-dev server start-dev [options]   dev server (gRPC API, HTTP API, Web UI)
-  temporal-dev <port>                       time-skipping test server (TestService, no UI)
+  temporal-dev <port> [--dynamic-config-value KEY=JSON ...]
+                                            time-skipping test server (TestService, no UI)
 
 start-dev options:
   -p, --port N                      gRPC port (default 7233; 0 picks a free one)
@@ -44,17 +45,29 @@ start-dev options:
   -h, --help                        this help
 Other flags are accepted and ignored.`;
 
+/** As Temporal's CLI: KEY=VALUE with a JSON value, e.g. limit.blobSize.error=1048576 or x="text". */
+function setDynamicConfigValue(config: Record<string, unknown>, spec: string): void {
+  const eq = spec.indexOf('=');
+  if (eq < 0) throw new Error(`invalid dynamic config values: missing expected '=' in "${spec}"`);
+  const key = spec.slice(0, eq);
+  try {
+    config[key] = JSON.parse(spec.slice(eq + 1));
+  } catch (err) {
+    throw new Error(`invalid dynamic config values: invalid JSON value for key "${key}": ${(err as Error).message}`);
+  }
+}
+
 function parseArgs(argv: string[]): CliOptions {
   if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested(USAGE);
   if (argv[0] !== undefined && /^\d+$/.test(argv[0])) {
-    return {
-      port: Number(argv[0]),
-      host: '127.0.0.1',
-      timeSkipping: true,
-      namespaces: ['default'],
-      searchAttributes: {},
-      dynamicConfig: {},
-    };
+    // The test server takes dynamic config values too (limits a test wants low); other args are ignored.
+    const dynamicConfig: Record<string, unknown> = {};
+    for (let i = 1; i < argv.length; i++) {
+      if (argv[i] === '--dynamic-config-value' && argv[i + 1] !== undefined) setDynamicConfigValue(dynamicConfig, argv[++i]!);
+      else if (argv[i]!.startsWith('--dynamic-config-value='))
+        setDynamicConfigValue(dynamicConfig, argv[i]!.slice('--dynamic-config-value='.length));
+    }
+    return { port: Number(argv[0]), host: '127.0.0.1', timeSkipping: true, namespaces: ['default'], searchAttributes: {}, dynamicConfig };
   }
   if (argv[0] !== 'server' || argv[1] !== 'start-dev') throw new Error(USAGE);
   const options: CliOptions = {
@@ -122,19 +135,9 @@ function parseArgs(argv: string[]): CliOptions {
         options.logLevel = level as LogLevel;
         break;
       }
-      case '--dynamic-config-value': {
-        // As Temporal's CLI: KEY=VALUE with a JSON value, e.g. limit.blobSize.error=1048576 or x="text".
-        const spec = value();
-        const eq = spec.indexOf('=');
-        if (eq < 0) throw new Error(`invalid dynamic config values: missing expected '=' in "${spec}"`);
-        const key = spec.slice(0, eq);
-        try {
-          options.dynamicConfig[key] = JSON.parse(spec.slice(eq + 1));
-        } catch (err) {
-          throw new Error(`invalid dynamic config values: invalid JSON value for key "${key}": ${(err as Error).message}`);
-        }
+      case '--dynamic-config-value':
+        setDynamicConfigValue(options.dynamicConfig, value());
         break;
-      }
       default:
         if (inline === undefined && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('-')) i++;
     }

@@ -13,7 +13,7 @@ export type TemporalEnvFlavour = 'local' | 'time-skipping';
 export interface TemporalEnvOptions {
   /** Custom search attributes to register on the server (local flavour). */
   searchAttributes?: ReturnType<typeof defineSearchAttributeKey>[];
-  /** More server arguments (local flavour), e.g. `--dynamic-config-value limit.blobSize.error=10240`. */
+  /** More server arguments, e.g. `--dynamic-config-value limit.blobSize.error=10240` (the time-skipping server takes only these). */
   extraArgs?: string[];
 }
 
@@ -34,5 +34,5 @@ export async function createTemporalEnv(flavour: TemporalEnvFlavour, options: Te
     ? TestWorkflowEnvironment.createLocal({
         server: { executable, searchAttributes: options.searchAttributes, extraArgs: options.extraArgs },
       })
-    : TestWorkflowEnvironment.createTimeSkipping({ server: { executable } });
+    : TestWorkflowEnvironment.createTimeSkipping({ server: { executable, extraArgs: options.extraArgs } });
 }

@@ -1,4 +1,4 @@
-import { createTemporalEnv } from '@svc/temporal-dev/testing';
+import { createTemporalEnv, type TemporalEnvOptions } from '@svc/temporal-dev/testing';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
@@ -32,9 +32,11 @@ export interface WorkflowTestEnv {
 export async function startWorkflowTestEnv(
   cloud?: CloudProvider,
   overrides: Partial<Omit<ActivityDeps, 'db' | 'cloud'>> = {},
+  /** The embedded server's options (e.g. dynamic config limits). */
+  temporal: TemporalEnvOptions = {},
 ): Promise<WorkflowTestEnv> {
   const database = await createTestDatabase();
-  const env = await createTemporalEnv('time-skipping');
+  const env = await createTemporalEnv('time-skipping', temporal);
   await ensureSearchAttributes(env.client, env.client.options.namespace);
   const workflowBundle = await bundleWorkflows();
   let deps: ActivityDeps = {

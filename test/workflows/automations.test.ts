@@ -41,7 +41,13 @@ const ann = FLOW_DEVELOPER;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  workflows = await startWorkflowTestEnv(undefined, { mailer: smtpMailer({ url: smtp.url, from: 'flows@svc.example' }) });
+  // Temporal suggests continuing as new after 400 events (4,096 by default), so that a page of a
+  // few dozen triggers already crosses it.
+  workflows = await startWorkflowTestEnv(
+    undefined,
+    { mailer: smtpMailer({ url: smtp.url, from: 'flows@svc.example' }) },
+    { extraArgs: ['--dynamic-config-value', `limit.historyCount.suggestContinueAsNew=${SUGGEST_CONTINUE_AS_NEW}`] },
+  );
   ({ env } = workflows);
   db = workflows.database.db;
   await seedFlowCompany(db);
@@ -53,6 +59,8 @@ afterAll(async () => {
   await workflows?.stop();
   await smtp?.stop();
 });
+
+const SUGGEST_CONTINUE_AS_NEW = 400;
 
 const relay = () => relayDue({ db, client: env.client, logger: silent });
 
@@ -150,7 +158,7 @@ describe('automations', () => {
     await placeOrders({ number: 105, amount: 3000 });
     const runs = await ended(id, 3);
     expect(runs.map((r) => (r.trigger as { primaryKey: string }).primaryKey)).toEqual(['101', '104', '105']);
-    expect(runs.every((r) => r.status === 'SUCCEEDED')).toBe(true);
+    expect(Object.groupBy(runs, (r) => `${r.status} ${r.skip_reason}`)).toEqual({ 'SUCCEEDED null': expect.any(Array) });
     await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
     await relay();
   });
@@ -185,6 +193,42 @@ describe('automations', () => {
       ['12600', 'SUCCEEDED'],
     ]);
     expect((await noteOf(11_401)).after?.note).toBe('seen');
+    await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
+    await relay();
+  });
+
+  it('continues as new in the middle of a page when Temporal suggests it: each history stays near its bound, each trigger runs once', async () => {
+    const id = await automate({
+      name: 'long-page',
+      condition: {
+        type: 'objectsChanged',
+        objectType: 'sales.Order',
+        changes: ['added'],
+        where: { type: 'eq', field: 'note', value: 'page' },
+      },
+      effects: [
+        { type: 'action', action: 'sales.setNote', parameters: { order: { from: 'primaryKey' }, note: { from: 'value', value: 'paged' } } },
+      ],
+      dailyCap: 10_000,
+    });
+    // One commit whose triggers take more events than the suggestion (about 18 a trigger).
+    const objects = Array.from({ length: 60 }, (_, i) => ({ number: 20_001 + i, amount: 1, note: 'page' }));
+    await db
+      .transaction()
+      .execute((trx) => upsertObjects(trx, { companyId: FLOW_COMPANY.id, objectType: 'sales.Order', operationId: 'ope_page', objects }));
+    await relay();
+    const runs = await ended(id, 60);
+    expect(runs).toHaveLength(60);
+    expect(new Set(runs.map((r) => (r.trigger as { primaryKey: string }).primaryKey)).size).toBe(60);
+    expect(Object.groupBy(runs, (r) => `${r.status} ${r.skip_reason}`)).toEqual({ 'SUCCEEDED null': expect.any(Array) });
+    const temporalRuns = [...new Set(runs.map((r) => r.temporal_run_id))];
+    expect(temporalRuns.length).toBeGreaterThan(2);
+    for (const runId of temporalRuns) {
+      const history = await env.client.workflow.getHandle(automationWorkflowId(id), runId!).fetchHistory();
+      // The suggestion is read before each trigger: a run ends within one trigger's events of it.
+      expect(history.events!.length).toBeLessThan(SUGGEST_CONTINUE_AS_NEW + 40);
+    }
+    expect((await noteOf(20_060)).after?.note).toBe('paged');
     await setAutomationEnabled(deps(), ann, FLOW_COMPANY.cellId, id, false);
     await relay();
   });

@@ -64,6 +64,22 @@ export async function automation(input: AutomationInput): Promise<void> {
     pending.push(tick);
   });
   const { workflowId, runId: temporalRunId } = workflowInfo();
+  // A page fires up to a thousand triggers of several activities each, more events than a history
+  // holds: between two of its runs the workflow continues as new when Temporal suggests it,
+  // carrying the page's triggers not yet begun, which go before any tick.
+  const runTriggers = async (fired: NonNullable<AutomationInput['fired']>) => {
+    for (const [i, { key, trigger }] of fired.entries()) {
+      if (i > 0 && patched('svc-automation-page-bound') && workflowInfo().continueAsNewSuggested) {
+        await continueAsNew<typeof automation>({ automationId: input.automationId, pending, fired: fired.slice(i) });
+      }
+      const at = new Date().toISOString();
+      const begun = await db.beginAutomationRun({ automationId: input.automationId, key, trigger, at, workflowId, temporalRunId });
+      if (!begun.start) continue;
+      await runEffects(begun.runId, begun.appId, begun.objectType, begun.effects, begun.retries);
+      await db.finishAutomationRun({ runId: begun.runId, at: new Date().toISOString() });
+    }
+  };
+  await runTriggers(input.fired ?? []);
   for (let ticks = 0; ; ticks++) {
     if (ticks >= TICKS_PER_HISTORY || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof automation>({ automationId: input.automationId, pending });
@@ -78,13 +94,7 @@ export async function automation(input: AutomationInput): Promise<void> {
       : await db.automationTriggers(read).then((fired) => fired && { fired, rest: null });
     if (page === null) return;
     if (page.rest) pending.unshift(page.rest);
-    for (const { key, trigger } of page.fired) {
-      const at = new Date().toISOString();
-      const begun = await db.beginAutomationRun({ automationId: input.automationId, key, trigger, at, workflowId, temporalRunId });
-      if (!begun.start) continue;
-      await runEffects(begun.runId, begun.appId, begun.objectType, begun.effects, begun.retries);
-      await db.finishAutomationRun({ runId: begun.runId, at: new Date().toISOString() });
-    }
+    await runTriggers(page.fired);
   }
 }
 
