@@ -32,9 +32,9 @@ const threads = new WorkerPool<ValidationRequest, Validation>({
  * when a thread takes the bundle and is far above what any bundle needs, so only its content
  * can reach it, and would again.
  */
-export async function validateBundleOffThread(input: ValidationRequest, pool = threads): Promise<Validation> {
+export async function validateBundleOffThread(input: ValidationRequest, tenant: string, pool = threads): Promise<Validation> {
   try {
-    const result = await pool.run(input);
+    const result = await pool.run(input, tenant);
     if (!result.ok) return result;
     // Buffers cross the thread boundary as plain Uint8Arrays.
     const files = result.files.map((file) => ({

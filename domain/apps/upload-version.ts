@@ -19,6 +19,7 @@ import type { PublicAddresses } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { authorize, authorizeKey, PUBLIC_NAMESPACE } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
+import { tenantOf } from '../rate-limit/index.ts';
 import { newId } from '../security/index.ts';
 import type { BlobStore } from './blob-store.ts';
 import { pageHostingOf, validateBundleOffThread } from './bundle-validation.ts';
@@ -161,11 +162,10 @@ export async function checkUpload(
     ? await resolveStoredFiles(store, address.namespace, bundle.storedFiles)
     : { files: [], problems: [] };
   if (stored.problems.length > 0) throw invalidBundle(stored.problems, []);
-  const validation = await validateBundleOffThread({
-    manifest: bundle.manifest,
-    files: [...bundle.files, ...stored.files],
-    hosting: pageHostingOf(store.addresses),
-  });
+  const validation = await validateBundleOffThread(
+    { manifest: bundle.manifest, files: [...bundle.files, ...stored.files], hosting: pageHostingOf(store.addresses) },
+    tenantOf(principal),
+  );
   const problems = [
     ...(validation.ok ? [] : storedFilePaths(validation.problems, bundle.files.length)),
     ...addressProblems(bundle.manifest, address),

@@ -6,6 +6,7 @@ import { DomainError } from '../errors.ts';
 import { heldMediaReference, type ObjectMediaInput } from '../ontology/index.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
+import { tenantOf } from '../rate-limit/index.ts';
 import { callerRoleOn } from '../resources/index.ts';
 import { itemView, setIdOf, setRows, visibleItem } from './repository.ts';
 import { recordMediaTransformation, transformItem } from './transform-media-item.ts';
@@ -76,6 +77,7 @@ export async function readObjectMediaThumbnail(deps: Deps, principal: Principal,
       encoding: { type: thumbnail.format },
     },
     false,
+    tenantOf(principal),
   );
   const job = await recordMediaTransformation(deps.db, outcome);
   if (outcome.outputSha256 === null || job.mimeType === null) {

@@ -16,6 +16,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
+import { tenantOf } from '../rate-limit/index.ts';
 import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/index.ts';
 import { itemView, mediaSetFor, visibleItem } from './repository.ts';
 
@@ -81,7 +82,7 @@ export async function runMediaTransformation(
   dryRun: boolean,
 ): Promise<TransformationOutcome> {
   const set = await mediaSetFor(deps, principal, ids.mediaSetRid, 'media-set.read');
-  return transformItem(deps, itemView(set, await visibleItem(deps.db, set, ids.mediaItemRid)), transformation, dryRun);
+  return transformItem(deps, itemView(set, await visibleItem(deps.db, set, ids.mediaItemRid)), transformation, dryRun, tenantOf(principal));
 }
 
 /** runMediaTransformation on an item the caller was admitted to (through its set, or through an object that references it). */
@@ -90,6 +91,8 @@ export async function transformItem(
   item: MediaItemView,
   transformation: TransformMediaItemInput['transformation'],
   dryRun: boolean,
+  /** Whose turn the job waits for on the threads (tenantOf the caller). */
+  tenant: string,
 ): Promise<TransformationOutcome> {
   if (transformation.type !== 'image' || !(TRANSFORMABLE_IMAGE_TYPES as readonly string[]).includes(item.mimeType)) {
     throw unavailable(transformation.type, item.mimeType);
@@ -118,7 +121,7 @@ export async function transformItem(
       cached: false,
     };
 
-  const result = await imageOffThread({ bytes: await deps.blobs.get(item.sha256), transformation });
+  const result = await imageOffThread({ bytes: await deps.blobs.get(item.sha256), transformation }, tenant);
   if (!result.ok) {
     if (result.tooManyPixels) {
       throw new DomainError(
@@ -140,12 +143,12 @@ export async function transformItem(
 }
 
 /** Past the CPU limit the input is at fault (the limit is far above any real image's need): a FAILED job, not a 5xx. */
-export async function imageOffThread(job: ImageJob, pool = threads): Promise<ImageJobResult> {
+export async function imageOffThread(job: ImageJob, tenant: string, pool = threads): Promise<ImageJobResult> {
   // On the main thread before any pool thread, so its native libraries outlive them (sharp's advice
   // for worker threads); on first use, so a process that transforms nothing does not carry libvips.
   await import('sharp');
   try {
-    return await pool.run(job);
+    return await pool.run(job, tenant);
   } catch (error) {
     if (!(error instanceof WorkerTimeoutError)) throw error;
     return { ok: false, tooManyPixels: false, failure: `the transformation took longer than ${pool.timeLimitMs} ms` };

@@ -1,6 +1,8 @@
 // A few worker threads for CPU-heavy work on untrusted input (bundle validation, expressions), so that it
-// never blocks the event loop. Each thread runs one job at a time; jobs wait in order for a free
-// thread, at the lowest scheduling priority (low-priority-thread.ts). A job that uses more CPU time
+// never blocks the event loop. Each thread runs one job at a time, at the lowest scheduling priority
+// (low-priority-thread.ts). Jobs wait for a free thread in order within their tenant (a company),
+// and tenants take turns: a company that sends a hundred jobs delays another's next job by at most
+// one job per tenant waiting, not by its hundred. A job that uses more CPU time
 // than its limit is stopped by terminating its thread, which nothing inside the job can prevent; a
 // new thread replaces it when needed. The limit is CPU time, not wall time: a thread at the lowest
 // priority on a busy machine may wait long for a core, and waiting is not the input's cost. A
@@ -45,7 +47,8 @@ export class WorkerPool<I, O> {
   readonly #idle: Worker[] = [];
   /** The timer that ends each idle thread. */
   readonly #idleTimers = new Map<Worker, NodeJS.Timeout>();
-  readonly #queue: Job[] = [];
+  /** Waiting jobs by tenant; a tenant is here only while it has some, in the order of its turn. */
+  readonly #queues = new Map<string, Job[]>();
   #threads = 0;
   #running = 0;
 
@@ -67,19 +70,34 @@ export class WorkerPool<I, O> {
     return this.#running;
   }
 
-  run(input: I): Promise<O> {
+  /** Runs `input` on a thread, after the waiting jobs of `tenant` and in turn with other tenants'. */
+  run(input: I, tenant = ''): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.#queue.push({ input, resolve: resolve as (output: unknown) => void, reject });
+      const job = { input, resolve: resolve as (output: unknown) => void, reject };
+      const queue = this.#queues.get(tenant);
+      if (queue) queue.push(job);
+      else this.#queues.set(tenant, [job]);
       this.#dispatch();
     });
   }
 
+  /** The next tenant's first job; that tenant's turn moves to the end (a Map keeps insertion order). */
+  #next(): Job | undefined {
+    const first = this.#queues.entries().next();
+    if (first.done) return undefined;
+    const [tenant, queue] = first.value;
+    const job = queue.shift();
+    this.#queues.delete(tenant);
+    if (queue.length > 0) this.#queues.set(tenant, queue);
+    return job;
+  }
+
   #dispatch(): void {
-    while (this.#queue.length > 0 && (this.#idle.length > 0 || this.#threads < this.#options.size)) {
+    while (this.#queues.size > 0 && (this.#idle.length > 0 || this.#threads < this.#options.size)) {
       const worker = this.#idle.pop() ?? this.#spawn();
       clearTimeout(this.#idleTimers.get(worker));
       this.#idleTimers.delete(worker);
-      this.#start(worker, this.#queue.shift() as Job);
+      this.#start(worker, this.#next() as Job);
     }
   }
 

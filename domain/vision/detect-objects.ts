@@ -3,6 +3,7 @@ import { loadVersion } from '../apps/index.ts';
 import { DomainError } from '../errors.ts';
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
+import { tenantOf } from '../rate-limit/index.ts';
 import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/index.ts';
 import { assertModelCallAllowed, assertTicketsAllowed, recordUsage } from '../usage/index.ts';
 import type { CameraDeps } from './camera-access.ts';
@@ -67,13 +68,16 @@ export async function detectObjects(deps: CameraDeps, principal: Principal, quer
   const { rgb, info, width, height } = await decode(image);
   let answer: DetectAnswer;
   try {
-    answer = await threads.run({
-      rgb,
-      width: info.width,
-      height: info.height,
-      minConfidence: query.minConfidence,
-      maxResults: query.maxResults,
-    });
+    answer = await threads.run(
+      {
+        rgb,
+        width: info.width,
+        height: info.height,
+        minConfidence: query.minConfidence,
+        maxResults: query.maxResults,
+      },
+      tenantOf(principal),
+    );
   } catch (err) {
     if (err instanceof WorkerTimeoutError) throw new DomainError('timeout', 'Detection took too long; retry.');
     throw err;

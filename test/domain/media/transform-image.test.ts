@@ -10,10 +10,13 @@ describe('imageOffThread', () => {
     const bytes = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#f80' } })
       .png()
       .toBuffer();
-    const result = await imageOffThread({
-      bytes,
-      transformation: { type: 'image', operations: [{ type: 'resize', width: 10, fit: 'inside' }], encoding: { type: 'jpeg' } },
-    });
+    const result = await imageOffThread(
+      {
+        bytes,
+        transformation: { type: 'image', operations: [{ type: 'resize', width: 10, fit: 'inside' }], encoding: { type: 'jpeg' } },
+      },
+      'company:a',
+    );
     expect(result.ok).toBe(true);
     if (result.ok) expect(await sharp(Buffer.from(result.bytes)).metadata()).toMatchObject({ format: 'jpeg', width: 10, height: 5 });
   });
@@ -22,7 +25,7 @@ describe('imageOffThread', () => {
     // A thread that never answers stands for an image whose transformation never ends.
     const stuck = new WorkerPool<ImageJob, ImageJobResult>({ script: ECHO, size: 1, timeLimitMs: 200 });
     const job = { busyMs: 60_000 } as unknown as ImageJob;
-    expect(await imageOffThread(job, stuck)).toEqual({
+    expect(await imageOffThread(job, 'company:a', stuck)).toEqual({
       ok: false,
       tooManyPixels: false,
       failure: 'the transformation took longer than 200 ms',

@@ -12,6 +12,18 @@ describe('WorkerPool', () => {
     expect(await Promise.all([1, 2, 3, 4, 5].map((value) => threads.run({ value })))).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('serves tenants in turn: a company with many jobs waiting delays another’s by one job, not by all of its own', async () => {
+    const threads = pool(1);
+    await threads.run({});
+    const order: string[] = [];
+    const job = (tenant: string, value: string) => threads.run({ value }, tenant).then((v) => order.push(v as string));
+    const flood = ['a1', 'a2', 'a3', 'a4', 'a5'].map((v) => job('company:a', v));
+    const other = [job('company:b', 'b1'), job('company:b', 'b2'), job('company:c', 'c1')];
+    await Promise.all([...flood, ...other]);
+    // a1 took the free thread at once; then each tenant with jobs waiting, in the order it came.
+    expect(order).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'b2', 'a4', 'a5']);
+  });
+
   it('runs its threads at the lowest scheduling priority and leaves the event loop its own (hostile work ran at the same priority as every request)', async () => {
     const before = getPriority();
     expect(await pool(1).run({ priority: true })).toBe(constants.priority.PRIORITY_LOW);
