@@ -4,6 +4,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
+import { readItemContent } from './composite-items.ts';
 import { branchOf, checkedPath, itemRid, itemRows, itemView, mediaSetFor, visibleItem } from './repository.ts';
 
 type Deps = { db: DbOrTrx; clock: Clock };
@@ -46,5 +47,5 @@ export async function readMediaItem(
 ): Promise<{ item: MediaItemView; bytes: Buffer }> {
   const set = await mediaSetFor(deps, principal, rid, 'media-set.read');
   const item = itemView(set, await visibleItem(deps.db, set, mediaItemRid));
-  return { item, bytes: await deps.blobs.get(item.sha256) };
+  return { item, bytes: await readItemContent(deps, item.sha256) };
 }

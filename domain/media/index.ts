@@ -4,6 +4,7 @@ export { type AssemblyOutcome, assembleMediaUpload } from './assemble-media-uplo
 export { attachMediaUpload } from './attach-media-upload.ts';
 export { commitMediaTransaction } from './commit-media-transaction.ts';
 export { completeMediaUpload } from './complete-media-upload.ts';
+export { readItemContent } from './composite-items.ts';
 export { createMediaSet } from './create-media-set.ts';
 export { createMediaUpload } from './create-media-upload.ts';
 export { deleteMediaUpload } from './delete-media-upload.ts';

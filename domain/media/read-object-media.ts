@@ -7,6 +7,7 @@ import { heldMediaReference, type ObjectMediaInput } from '../ontology/index.ts'
 import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { callerRoleOn } from '../resources/index.ts';
+import { readItemContent } from './composite-items.ts';
 import { itemView, setIdOf, setRows, visibleItem } from './repository.ts';
 import { recordMediaTransformation, transformItem } from './transform-media-item.ts';
 
@@ -50,7 +51,7 @@ async function heldItem(deps: Deps, principal: Principal, input: ObjectMediaInpu
 /** `GET …/objects/{objectType}/{primaryKey}/media/{property}/content`: the item's bytes. */
 export async function readObjectMedia(deps: Deps, principal: Principal, input: ObjectMediaInput) {
   const item = await heldItem(deps, principal, input);
-  return { item, bytes: await deps.blobs.get(item.sha256) };
+  return { item, bytes: await readItemContent(deps, item.sha256) };
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/index.ts';
+import { readItemContent } from './composite-items.ts';
 import { itemView, mediaSetFor, visibleItem } from './repository.ts';
 
 export type ImageJob = { bytes: Buffer; transformation: ImageTransformation };
@@ -118,7 +119,7 @@ export async function transformItem(
       cached: false,
     };
 
-  const result = await imageOffThread({ bytes: await deps.blobs.get(item.sha256), transformation });
+  const result = await imageOffThread({ bytes: await readItemContent(deps, item.sha256), transformation });
   if (!result.ok) {
     if (result.tooManyPixels) {
       throw new DomainError(
