@@ -4,11 +4,13 @@ import { type BlobStore, CorruptBlobError, MissingBlobError } from '../apps/inde
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { recordCompositeItem } from './composite-items.ts';
+import type { UploadHashes } from './upload-hashes.ts';
 import { partRows } from './uploads.ts';
 
-// The assembly of a COMPLETING session, run by its workflow's activity. The parts are read once
-// from the content store, streamed, never held whole: each is checked (there, its size, its hash)
-// and the item is hashed on the way. The item is not written again: several parts are recorded as a
+// The assembly of a COMPLETING session, run by its workflow's activity. Where this process received
+// the session's parts in order, it hashed the item then (upload-hashes.ts) and no part is read here.
+// Otherwise the parts are read once from the content store, streamed, never held whole: each is
+// checked (there, its size, its hash) and the item is hashed on the way. The item is not written again: several parts are recorded as a
 // composite item under the item's hash (composite-items.ts), one part is the item itself (its hash
 // is the item's). Memory stays at a chunk of the store's stream whatever the item's size. Safe to
 // run again: a composite, once recorded, is not recorded twice.
@@ -41,7 +43,7 @@ export async function failMediaUpload(deps: { db: Db; clock: Clock }, uploadId: 
 }
 
 export async function assembleMediaUpload(
-  deps: { db: Db; clock: Clock; blobs: BlobStore },
+  deps: { db: Db; clock: Clock; blobs: BlobStore; uploadHashes?: UploadHashes | undefined },
   uploadId: string,
   /** Called with the bytes read so far (the activity heartbeats with it). */
   progress: (bytes: number) => void = () => undefined,
@@ -78,21 +80,22 @@ export async function assembleMediaUpload(
       throw new AssemblyFailure('media_upload_part_corrupt', `The bytes of part ${part.part_number} do not match its SHA-256.`);
     }
   }
+  async function readAndHash() {
+    const whole = createHash('sha256');
+    for (const part of parts) await readPart(part, whole);
+    return whole.digest('hex');
+  }
   try {
     const total = parts.reduce((sum, p) => sum + p.size, 0);
     if (total !== upload.size) {
       throw new AssemblyFailure('media_upload_size_mismatch', `The parts hold ${total} bytes; the upload declared ${upload.size}.`);
     }
-    const whole = createHash('sha256');
-    for (const part of parts) await readPart(part, whole);
-    const sha256 = whole.digest('hex');
+    const recorded = parts.map((p) => ({ sha256: p.sha256.toString('hex'), size: p.size }));
+    const sha256 = deps.uploadHashes?.itemHash(uploadId, recorded) ?? (await readAndHash());
     if (parts.length > 1) {
-      await recordCompositeItem(
-        deps,
-        sha256,
-        parts.map((p) => ({ sha256: p.sha256.toString('hex'), size: p.size })),
-      );
+      await recordCompositeItem(deps, sha256, recorded);
     }
+    deps.uploadHashes?.forget(uploadId);
     return { outcome: 'assembled', sha256, size: upload.size };
   } catch (err) {
     const failure =

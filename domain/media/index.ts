@@ -19,3 +19,4 @@ export { acceptMediaBytes, type PutMediaItemInput, putMediaItem } from './put-me
 export { acceptUploadPart, putMediaUploadPart } from './put-media-upload-part.ts';
 export { readObjectMedia, readObjectMediaThumbnail, type ThumbnailInput } from './read-object-media.ts';
 export { recordMediaTransformation, runMediaTransformation, type TransformationOutcome } from './transform-media-item.ts';
+export { UploadHashes } from './upload-hashes.ts';

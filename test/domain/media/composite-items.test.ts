@@ -18,6 +18,7 @@ import {
   deleteMediaUpload,
   putMediaUploadPart,
   readItemContent,
+  UploadHashes,
 } from '../../../domain/media/index.ts';
 import { editObjects } from '../../../domain/ontology/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
@@ -162,5 +163,58 @@ describe('composite media items', () => {
     expect(assembled.sha256).toBe(hex(one));
     expect(await compositeParts(hex(one))).toEqual([]);
     expect(await readItemContent(deps, hex(one), { start: 2, end: 7 })).toEqual(one.subarray(2, 8));
+  });
+});
+
+describe('the item hash taken as parts arrive', () => {
+  const parts = [Buffer.from('one, '), Buffer.from('two, '), Buffer.from('three, '), Buffer.from('four.')];
+  const whole = Buffer.concat(parts);
+
+  /** Sends parts by number (other bytes where given) through a process with running hashes, then assembles there, counting the part reads. */
+  async function assembleWithHashes(sends: (number | [number, Buffer])[]) {
+    const receiving = { ...deps, uploadHashes: new UploadHashes() };
+    const { uploadId } = await createMediaUpload(receiving, acme.developer, TARGET, { sizeBytes: whole.length, mimeType: 'text/plain' });
+    for (const send of sends) {
+      const [n, bytes] = typeof send === 'number' ? [send, parts[send - 1]!] : send;
+      const part = { uploadId, partNumber: n };
+      const content = await acceptUploadPart(receiving, acme.developer, TARGET, part, async () => bytes, false);
+      await putMediaUploadPart(receiving, acme.developer, TARGET, part, content);
+    }
+    await database.db
+      .transaction()
+      .execute((trx) => completeMediaUpload({ db: trx, clock: systemClock }, acme.developer, TARGET, uploadId));
+    let reads = 0;
+    const counting: BlobStore = {
+      ...store,
+      stream(sha256) {
+        reads++;
+        return store.stream(sha256);
+      },
+    };
+    return { assembled: await assembleMediaUpload({ ...receiving, blobs: counting }, uploadId), reads };
+  }
+
+  it('reads no part when the parts came in order to this process, the last one sent again with the same bytes', async () => {
+    const run = await assembleWithHashes([1, 2, 3, 3, 4, 4]);
+    expect(run).toEqual({ assembled: { outcome: 'assembled', sha256: hex(whole), size: whole.length }, reads: 0 });
+    expect(await readItemContent(deps, hex(whole))).toEqual(whole);
+  });
+
+  it('falls back to one read of every part when they came out of order, or a part hashed was replaced', async () => {
+    for (const sends of [
+      [2, 1, 3, 4],
+      [1, 2, 4, 3],
+      // An earlier part sent again: its bytes are not hashed twice.
+      [1, 2, 1, 3, 4],
+      // Part 2 with other bytes, then again with its own: the item is what the session recorded.
+      [1, [2, Buffer.from('TWO, ')], 2, 3, 4],
+    ] as (number | [number, Buffer])[][]) {
+      const run = await assembleWithHashes(sends);
+      expect({ sends: JSON.stringify(sends), ...run }).toEqual({
+        sends: JSON.stringify(sends),
+        assembled: { outcome: 'assembled', sha256: hex(whole), size: whole.length },
+        reads: parts.length,
+      });
+    }
   });
 });
