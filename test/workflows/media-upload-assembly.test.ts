@@ -85,7 +85,14 @@ describe('media upload assembly on Temporal', () => {
       .orderBy('position')
       .execute();
     expect(composite.map((p) => p.part_sha256.toString('hex'))).toEqual(parts.map((p) => createHash('sha256').update(p).digest('hex')));
-    const content = await fetch(`${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`, { headers: bearer(dana) });
+    const url = `${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`;
+    // A range across the two parts, exact.
+    const at = 16 * 1024 * 1024;
+    const ranged = await fetch(url, { headers: { ...bearer(dana), range: `bytes=${at - 2}-${at + 1}` } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-range')).toBe(`bytes ${at - 2}-${at + 1}/${whole.length}`);
+    expect(Buffer.from(await ranged.arrayBuffer())).toEqual(whole.subarray(at - 2, at + 2));
+    const content = await fetch(url, { headers: bearer(dana) });
     expect(
       createHash('sha256')
         .update(Buffer.from(await content.arrayBuffer()))
