@@ -10,10 +10,10 @@ import { partRows } from './uploads.ts';
 // The assembly of a COMPLETING session, run by its workflow's activity. Where this process received
 // the session's parts in order, it hashed the item then (upload-hashes.ts) and no part is read here.
 // Otherwise the parts are read once from the content store, streamed, never held whole: each is
-// checked (there, its size, its hash) and the item is hashed on the way. The item is not written again: several parts are recorded as a
-// composite item under the item's hash (composite-items.ts), one part is the item itself (its hash
-// is the item's). Memory stays at a chunk of the store's stream whatever the item's size. Safe to
-// run again: a composite, once recorded, is not recorded twice.
+// checked (there, its size, its hash) and the item is hashed on the way. The item is not written
+// again: several parts are recorded as a composite item under the item's hash (composite-items.ts);
+// one part is the item itself (its hash is the item's). Memory stays at a chunk of the store's
+// stream whatever the item's size. Safe to run again: a composite is recorded once.
 
 export type AssemblyOutcome =
   | { outcome: 'assembled'; sha256: string; size: number }

@@ -269,19 +269,6 @@ describe.each(['postgres', 's3'] as const)('sweepUnreferencedBlobs on %s', (kind
     expect(await stored(raced.sha256)).toBe(true);
   });
 
-  it('counts the grace period of a streamed write from its end', async () => {
-    const long = blob(`${kind} a long write`);
-    // The write takes longer than the grace period: its row is two days old when the last chunk comes.
-    async function* chunks() {
-      yield long.bytes.subarray(0, 4);
-      await age([long.sha256], 48);
-      yield long.bytes.subarray(4);
-    }
-    await store.putStream(long.sha256, chunks());
-    expect((await sweep()).removed).toBe(0);
-    expect(await stored(long.sha256)).toBe(true);
-  });
-
   it('dates a blob stored without the ledger by the store itself', async () => {
     const early = blob(`${kind} before the ledger`);
     await backend.put([early]);

@@ -20,7 +20,6 @@ import {
   readItemContent,
   UploadHashes,
 } from '../../../domain/media/index.ts';
-import { editObjects } from '../../../domain/ontology/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture } from '../../support/ontology.ts';
 
