@@ -48,10 +48,10 @@ async function heldItem(deps: Deps, principal: Principal, input: ObjectMediaInpu
   return itemView(set, await visibleItem(deps.db, set, mediaItemRid));
 }
 
-/** `GET …/objects/{objectType}/{primaryKey}/media/{property}/content`: the item's bytes. */
+/** `GET …/objects/{objectType}/{primaryKey}/media/{property}/content`: the item, its size, a reader of its bytes (all or a range). */
 export async function readObjectMedia(deps: Deps, principal: Principal, input: ObjectMediaInput) {
   const item = await heldItem(deps, principal, input);
-  return { item, bytes: await readItemContent(deps, item.sha256) };
+  return { item, size: item.sizeBytes, read: (range?: { start: number; end: number }) => readItemContent(deps, item.sha256, range) };
 }
 
 /**

@@ -111,6 +111,20 @@ describe('composite media items', () => {
     // Nothing is stored under the item's own hash.
     expect(await stored(hex(whole))).toBe(false);
     expect(await readItemContent(deps, hex(whole))).toEqual(whole);
+    // A range reads only the parts it covers.
+    const got: string[] = [];
+    const counting: BlobStore = {
+      ...store,
+      get(sha256) {
+        got.push(sha256);
+        return store.get(sha256);
+      },
+    };
+    const middle = parts[0]!.length + 2;
+    expect(await readItemContent({ db: database.db, blobs: counting }, hex(whole), { start: middle, end: middle + 3 })).toEqual(
+      whole.subarray(middle, middle + 4),
+    );
+    expect(got).toEqual([hex(parts[1]!)]);
     for (let start = 0; start < whole.length; start++) {
       for (let end = start; end < whole.length; end++) {
         expect((await readItemContent(deps, hex(whole), { start, end })).toString()).toBe(whole.subarray(start, end + 1).toString());
