@@ -41,7 +41,7 @@ export async function recordCompositeItem(deps: { db: Db; blobs: BlobStore }, sh
 }
 
 /**
- * The bytes of the item stored under `sha256`, or of the inclusive byte range `range` of it: a
+ * The bytes of the item stored under `sha256`, or of the inclusive byte range `range` within it: a
  * composite item's from the parts the range covers (exact across part boundaries), any other item
  * as one blob. Each blob is checked against its hash by the store (CorruptBlobError,
  * MissingBlobError as its get).
