@@ -104,7 +104,9 @@ export async function assembleMediaUpload(
         : err instanceof CorruptBlobError
           ? new AssemblyFailure('media_upload_part_corrupt', 'The parts changed while they were assembled.')
           : null;
+    // Anything else (the store unreachable) is retried: the running hash stays for the retry.
     if (!failure) throw err;
+    deps.uploadHashes?.forget(uploadId);
     await failMediaUpload(deps, uploadId, failure.code, failure.message);
     return { outcome: 'failed', code: failure.code };
   }
