@@ -18,6 +18,7 @@ import { type Clock, type PublicAddresses, systemClock } from './domain/deps.ts'
 import { startOpenRecorder } from './domain/hosting/index.ts';
 import { startKeyUseRecorder, startPrincipalCache } from './domain/keys/index.ts';
 import { type Mailer, unconfiguredMailer } from './domain/mail/index.ts';
+import { UploadHashes } from './domain/media/index.ts';
 import { SqlGate, startChangeHub } from './domain/ontology/index.ts';
 import type { CompanyRootPolicy } from './domain/provisioning/index.ts';
 import { createSecretBox, PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/index.ts';
@@ -156,6 +157,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       addresses: () => addresses,
       ...(config.temporalUiUrl ? { temporalUi: { url: config.temporalUiUrl, namespace: config.temporalNamespace } } : {}),
       blobs: cachedBlobStore(blobBackend, config.blobCacheBytes, postgresBlobLedger(db)),
+      // Where the worker runs here too (role all), its assemblies use what the API hashed.
+      ...(role === 'all' ? { uploadHashes: new UploadHashes() } : {}),
       mailer,
       // Evolve's suggestions ask the same provider as workflow `model` steps (the worker's, below).
       models: localModelProvider,
@@ -217,6 +220,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           models: localModelProvider,
           connectivity,
           blobs: deps.blobs,
+          ...(deps.uploadHashes ? { uploadHashes: deps.uploadHashes } : {}),
           blobSweepGraceMs: config.blobSweepGraceMs,
         },
       });

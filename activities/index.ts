@@ -3,6 +3,7 @@ import type { BlobStore } from '../domain/apps/index.ts';
 import type { ConnectivitySettings } from '../domain/connectivity/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import type { Mailer } from '../domain/mail/index.ts';
+import type { UploadHashes } from '../domain/media/index.ts';
 import type { CloudProvider, CompanyRootPolicy } from '../domain/provisioning/index.ts';
 import { createAppLogActivities } from './app-log.ts';
 import { createAppWorkflowActivities } from './app-workflows.ts';
@@ -33,6 +34,8 @@ export interface ActivityDeps {
   connectivity: ConnectivitySettings;
   /** World generations read their parts from, and store their scenes in, the blob store; media uploads are assembled there. */
   blobs: BlobStore;
+  /** The API's running hashes of upload sessions where it runs in this process (role all): see DomainDeps. */
+  uploadHashes?: UploadHashes;
   /** The blob sweep's grace period (SVC_BLOB_SWEEP_GRACE_HOURS). */
   blobSweepGraceMs: number;
 }

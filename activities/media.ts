@@ -1,13 +1,13 @@
 import type { BlobStore } from '../domain/apps/index.ts';
 import type { Db } from '../domain/db/index.ts';
 import { systemClock } from '../domain/deps.ts';
-import { assembleMediaUpload, attachMediaUpload, purgeAbandonedMediaUploads } from '../domain/media/index.ts';
+import { assembleMediaUpload, attachMediaUpload, purgeAbandonedMediaUploads, type UploadHashes } from '../domain/media/index.ts';
 import { heartbeating } from './heartbeat.ts';
 
-export function createMediaActivities(deps: { db: Db; blobs: BlobStore }) {
-  const base = { db: deps.db, blobs: deps.blobs, clock: systemClock };
+export function createMediaActivities(deps: { db: Db; blobs: BlobStore; uploadHashes?: UploadHashes | undefined }) {
+  const base = { db: deps.db, blobs: deps.blobs, uploadHashes: deps.uploadHashes, clock: systemClock };
   return {
-    /** Streams a COMPLETING session's parts into one item and hashes it; heartbeats (with the bytes read) while it goes. */
+    /** Hashes a COMPLETING session's item (reading its parts unless this process hashed them on receipt); heartbeats with the bytes read. */
     assembleMediaUpload: (input: { uploadId: string }) => {
       let bytes = 0;
       return heartbeating(

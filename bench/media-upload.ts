@@ -1,7 +1,8 @@
 // Media upload sessions: a 256 MiB item in 16 MiB parts put through the API of a service with
 // its worker (role all) on S3 (s3rver on loopback, on disk), completed, and polled until its
-// assembly workflow has attached it: parts, completion, assembly (two streamed reads, one
-// multipart write) and attachment. Baseline in the same run: the same bytes written to the same
+// assembly workflow has attached it: parts, completion, assembly (the item recorded as the
+// composite of its parts; hashed as the parts arrived in order, so no part is read again) and
+// attachment. Baseline in the same run: the same bytes written to the same
 // store directly, as 16 PutObjects of 16 MiB through the SDK. Also the peak RSS of this process
 // (service, worker and s3rver together) above its level before the uploads.
 // Usage: npx node bench/media-upload.ts [rounds=3] [itemMiB=256]

@@ -6,6 +6,7 @@ import type { Db } from './db/index.ts';
 import type { OpenRecorder } from './hosting/index.ts';
 import type { KeyUseRecorder, PrincipalCache } from './keys/index.ts';
 import type { Mailer } from './mail/index.ts';
+import type { UploadHashes } from './media/index.ts';
 import type { ChangeHub, SqlGate } from './ontology/index.ts';
 import type { CloudProvider, CompanyRootPolicy, LiveRunObserver } from './provisioning/index.ts';
 import type { ScryptParams } from './security/index.ts';
@@ -58,6 +59,11 @@ export interface DomainDeps {
   clock: Clock;
   /** Version file bytes by content hash (PostgreSQL or S3, behind an in-process cache). */
   blobs: BlobStore;
+  /**
+   * The running item hashes of upload sessions whose parts this process received in order, shared
+   * with its worker (role all) so their assembly reads no part; absent: every assembly reads its parts.
+   */
+  uploadHashes?: UploadHashes;
   /** The principals behind keys, admitted ticket cookies and online versions, emptied in every process on a change (NOTIFY). */
   principals: PrincipalCache;
   /** Keys' last_used_at, written in batches off the request path. */

@@ -12,7 +12,7 @@ import { MEDIA_LIMITS } from '../../schemas/media.ts';
 import { ObjectPropertyParams } from '../../schemas/ontology.ts';
 import { readBodyBytes } from '../http/read-json-body.ts';
 import { defineRoute } from '../http/route.ts';
-import { contentAnswer, OBJECT_READ_ERRORS } from '../media/content.ts';
+import { contentAnswer, contentOf, OBJECT_READ_ERRORS } from '../media/content.ts';
 
 // Attachments (issue 30, item 3; shapes after Foundry's Ontologies attachments): uploaded on their
 // own, linked to objects by an action parameter of type `attachment`, read through the object.
@@ -101,7 +101,8 @@ export const readAttachmentRoute = defineRoute({
   responseType: 'application/octet-stream',
   response: { status: 200, description: 'The bytes, as their media type.', schema: z.instanceof(Buffer) },
   errors: [...ERRORS],
-  handler: async ({ deps, principal, params, ctx }) => contentAnswer(await readAttachment(deps, principal, params.attachmentRid), ctx),
+  handler: async ({ deps, principal, params, ctx }) =>
+    contentAnswer(contentOf(await readAttachment(deps, principal, params.attachmentRid)), ctx),
 });
 
 export const getObjectAttachmentRoute = defineRoute({
@@ -132,7 +133,7 @@ export const readObjectAttachmentRoute = defineRoute({
   responseType: 'application/octet-stream',
   response: { status: 200, description: 'The bytes, as their media type.', schema: z.instanceof(Buffer) },
   errors: [...OBJECT_ERRORS],
-  handler: async ({ deps, principal, params, ctx }) => contentAnswer(await readObjectAttachment(deps, principal, params), ctx),
+  handler: async ({ deps, principal, params, ctx }) => contentAnswer(contentOf(await readObjectAttachment(deps, principal, params)), ctx),
 });
 
 export const attachmentRoutes = [

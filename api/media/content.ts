@@ -61,17 +61,32 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
   });
 }
 
+/**
+ * What a content answer sends: its item, its size, and its bytes, read only as far as answered (all,
+ * or one inclusive range; nothing for 304 or 416), so a range of a large composite media item reads
+ * only the parts it covers.
+ */
+export interface Content {
+  item: ContentItem;
+  size: number;
+  read(range?: { start: number; end: number }): Promise<Buffer>;
+}
+
+/** Content already in memory (an attachment, a transformation's result, a thumbnail). */
+export function contentOf({ item, bytes }: { item: ContentItem; bytes: Buffer }): Content {
+  return { item, size: bytes.length, read: async (range) => (range ? bytes.subarray(range.start, range.end + 1) : bytes) };
+}
+
 /** An item's bytes as answered (304 by ETag, 416, 206 for one range, else 200), with the headers above. */
-export function contentAnswer({ item, bytes }: { item: ContentItem; bytes: Buffer }, ctx: { get(header: string): string }) {
+export async function contentAnswer({ item, size, read }: Content, ctx: { get(header: string): string }) {
   const headers = contentHeaders(item);
   if (notModified(ctx.get('if-none-match') || undefined, headers.ETag!)) return { status: 304, data: Buffer.alloc(0), headers };
-  const range = rangeOf(ctx.get('range') || undefined, bytes.length);
-  if (range === 'unsatisfiable')
-    return { status: 416, data: Buffer.alloc(0), headers: { ...headers, 'Content-Range': `bytes */${bytes.length}` } };
-  if (range === undefined) return { status: 200, data: bytes, headers };
+  const range = rangeOf(ctx.get('range') || undefined, size);
+  if (range === 'unsatisfiable') return { status: 416, data: Buffer.alloc(0), headers: { ...headers, 'Content-Range': `bytes */${size}` } };
+  if (range === undefined) return { status: 200, data: await read(), headers };
   return {
     status: 206,
-    data: bytes.subarray(range.start, range.end + 1),
-    headers: { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${bytes.length}` },
+    data: await read(range),
+    headers: { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${size}` },
   };
 }

@@ -3,7 +3,7 @@ import { readObjectMedia, readObjectMediaThumbnail } from '../../domain/media/in
 import { MEDIA_LIMITS, ObjectMediaThumbnailQuery, TRANSFORMABLE_IMAGE_TYPES } from '../../schemas/media.ts';
 import { ObjectPropertyParams } from '../../schemas/ontology.ts';
 import { defineRoute } from '../http/route.ts';
-import { contentAnswer, OBJECT_READ_ERRORS } from './content.ts';
+import { contentAnswer, contentOf, OBJECT_READ_ERRORS } from './content.ts';
 
 // A media property's item read through the object that holds it (Foundry's getMediaContent, and a
 // thumbnail of ours): whoever reads the object reads its media, an app's visitor included, with no
@@ -60,7 +60,7 @@ export const readObjectMediaThumbnailRoute = defineRoute({
     'transformed_media_item_not_found',
   ],
   handler: async ({ deps, principal, params, query, ctx }) =>
-    contentAnswer(await readObjectMediaThumbnail(deps, principal, params, query), ctx),
+    contentAnswer(contentOf(await readObjectMediaThumbnail(deps, principal, params, query)), ctx),
 });
 
 export const objectMediaRoutes = [readObjectMediaContentRoute, readObjectMediaThumbnailRoute];

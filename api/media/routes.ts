@@ -35,7 +35,7 @@ import {
 } from '../../schemas/media.ts';
 import { readBodyBytes } from '../http/read-json-body.ts';
 import { defineRoute } from '../http/route.ts';
-import { contentAnswer } from './content.ts';
+import { contentAnswer, contentOf } from './content.ts';
 
 // Media sets (issue 30; shapes after Foundry's MediaSets API): generic resources
 // `ri.mio.svc.media-set.<uuid>` whose role decides inside (domain/policy media-set.*). Items are
@@ -345,7 +345,10 @@ export const readTransformationResultRoute = defineRoute({
   response: { status: 200, description: 'The bytes, as their Content-Type.', schema: z.instanceof(Buffer) },
   errors: [...TRANSFORMATION_ERRORS, 'transformed_media_item_not_found'],
   async handler({ deps, principal, params, ctx }) {
-    return contentAnswer(await readMediaTransformationResult(deps, principal, { ...params, jobId: params.transformationJobId }), ctx);
+    return contentAnswer(
+      contentOf(await readMediaTransformationResult(deps, principal, { ...params, jobId: params.transformationJobId })),
+      ctx,
+    );
   },
 });
 

@@ -17,6 +17,11 @@ export const BLOB_REFERENCES = [
   ref('media_items', 'sha256'),
   /** Upload session parts until the session is attached, failed or purged. */
   ref('media_upload_parts', 'sha256'),
+  /**
+   * The parts of composite media items (an upload's item kept as its parts' blobs), while the
+   * composite is kept: the sweep drops a composite once no row names its item (sweepComposites).
+   */
+  ref('media_composite_parts', 'part_sha256'),
   /** The transformation cache's results (its input hash is a cache key only). */
   ref('media_transformations', 'output_sha256'),
   /** Attachments, until their removal. */

@@ -30,14 +30,8 @@ export interface BlobStore {
    */
   stream(sha256: string): AsyncIterable<Buffer>;
   /**
-   * Stores content from chunks with memory bounded whatever its size (an object store writes it in
-   * parts). The chunks are read only when nothing is stored under `sha256` yet, and hashed as they
-   * come: bytes that do not hash to it are not stored (`CorruptBlobError`).
-   */
-  putStream(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
-  /**
    * Marks contents already stored as used again (a new row names them without storing them), so
-   * the sweep's grace period starts again for them, as it does for every `put` and `putStream`.
+   * the sweep's grace period starts again for them, as it does for every `put`.
    */
   touch(sha256s: readonly string[]): Promise<void>;
   /** Stored keys after `after` in key order (the sweep walks the store with it). */
@@ -88,9 +82,8 @@ export interface BlobBackend {
   reachable?(signal: AbortSignal): Promise<void>;
   /** An object store, for contents of any size; absent: the database, for small contents only. */
   largeContent?: true;
-  /** Streamed reads and writes (an object store); absent: contents are small, read and written whole. */
+  /** Streamed reads (an object store); absent: contents are small, read whole. */
   stream?(sha256: string): AsyncIterable<Buffer>;
-  putStream?(sha256: string, chunks: AsyncIterable<Buffer>): Promise<void>;
   /** At most `limit` keys after the cursor `after` ('' first), in key order. */
   list(after: string, limit: number): Promise<BlobPage>;
   /**
@@ -98,16 +91,6 @@ export interface BlobBackend {
    * sweep's, which holds the keys' ledger rows: another connection could wait for writers that wait for it).
    */
   remove(sha256s: readonly string[], trx?: DbOrTrx): Promise<void>;
-}
-
-/** The chunks as they are, throwing after the last one unless they hash to `sha256` (so a streamed write is never completed). */
-async function* verified(sha256: string, chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
-  const hash = createHash('sha256');
-  for await (const chunk of chunks) {
-    hash.update(chunk);
-    yield chunk;
-  }
-  if (hash.digest('hex') !== sha256) throw new CorruptBlobError(`the bytes streamed for ${sha256} do not match it`);
 }
 
 export class CorruptBlobError extends Error {
@@ -175,20 +158,6 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number, ledger
       if (!SHA256_HEX.test(sha256)) throw new MissingBlobError(`not a blob address: ${sha256}`);
       if (backend.stream) yield* backend.stream(sha256);
       else yield await get(sha256);
-    },
-    async putStream(sha256, chunks) {
-      if (!SHA256_HEX.test(sha256)) throw new CorruptBlobError(`not a blob address: ${sha256}`);
-      await touch([sha256]);
-      if (backend.putStream) await backend.putStream(sha256, verified(sha256, chunks));
-      else {
-        // The database keeps small contents only (callers check largeContent first): whole is fine.
-        const parts: Buffer[] = [];
-        for await (const chunk of verified(sha256, chunks)) parts.push(chunk);
-        await backend.put([{ sha256, bytes: Buffer.concat(parts) }]);
-      }
-      // Again once written: a write of hours (a 50 GB item) still leaves its caller the whole
-      // grace period to name what it stored.
-      await touch([sha256]);
     },
   };
 }

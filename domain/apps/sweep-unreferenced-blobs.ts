@@ -51,6 +51,9 @@ export async function sweepUnreferencedBlobs(
   progress: (p: BlobSweepProgress) => void = () => undefined,
 ): Promise<BlobSweepProgress> {
   const cutoff = new Date(input.now.getTime() - input.graceMs);
+  // First the composites no row names, so their parts are unreferenced in the walk below (once per
+  // sweep, not on a resumed one; a dry run drops none, so it keeps their parts in its count).
+  if (from.after === '' && !input.dryRun) await sweepComposites(deps.db, cutoff, input.batchSize);
   let state = from;
   while (!state.done) {
     const page = await deps.blobs.list(state.after, input.batchSize);
@@ -64,6 +67,51 @@ export async function sweepUnreferencedBlobs(
     progress(state);
   }
   return state;
+}
+
+/**
+ * Drops the composite media items (domain/media/composite-items.ts) that no row names and that
+ * nobody recorded or re-used within the grace period, a page of `batchSize` at a time, under the
+ * blobs' locking: a composite's hash has its row in `blob_writes` like a blob's (the assembly
+ * touches it before it records or reuses the composite), locked and re-checked here in the statement
+ * that finds the doomed. Their parts are then referenced no longer (unless another row names them).
+ */
+async function sweepComposites(db: Db, cutoff: Date, batchSize: number): Promise<void> {
+  for (let after: Buffer = Buffer.alloc(0); ; ) {
+    const page = await db
+      .selectFrom('media_composites')
+      .select(['sha256', 'created_at'])
+      .where('sha256', '>', after)
+      .orderBy('sha256')
+      .limit(batchSize)
+      .execute();
+    if (page.length === 0) return;
+    await db.transaction().execute(async (trx) => {
+      const hashes = page.map((c) => c.sha256);
+      // Composites recorded before the ledger had their hash: dated by their own row.
+      await trx
+        .insertInto('blob_writes')
+        .values(page.map((c) => ({ sha256: c.sha256, written_at: c.created_at })))
+        .onConflict((oc) => oc.column('sha256').doNothing())
+        .execute();
+      const doomed = await trx
+        .selectFrom('blob_writes as w')
+        .select('w.sha256')
+        .where('w.sha256', 'in', hashes)
+        .where('w.written_at', '<', cutoff)
+        .where(unreferenced(sql.ref('w.sha256')))
+        .orderBy('w.sha256')
+        .forUpdate()
+        .execute();
+      if (doomed.length === 0) return;
+      const gone = doomed.map((d) => d.sha256);
+      await trx.deleteFrom('media_composites').where('sha256', 'in', gone).execute();
+      // Their ledger rows go too (a hash also stored as a blob gets its row again in the walk, dated by the store).
+      await trx.deleteFrom('blob_writes').where('sha256', 'in', gone).execute();
+    });
+    if (page.length < batchSize) return;
+    after = page.at(-1)!.sha256;
+  }
 }
 
 async function sweepPage(

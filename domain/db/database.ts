@@ -621,6 +621,8 @@ export interface Database {
   attachments: AttachmentsTable;
   attachment_links: AttachmentLinksTable;
   media_upload_parts: MediaUploadPartsTable;
+  media_composites: MediaCompositesTable;
+  media_composite_parts: MediaCompositePartsTable;
   world_assets: WorldAssetsTable;
   world_generations: WorldGenerationsTable;
   group_members: GroupMembersTable;
@@ -1180,6 +1182,22 @@ export interface MediaUploadPartsTable {
   upload_id: string;
   part_number: number;
   sha256: Buffer;
+  size: number;
+}
+
+/** A composite media item: an item stored as the ordered blobs of its upload's parts, keyed by its SHA-256. */
+export interface MediaCompositesTable {
+  sha256: Buffer;
+  size: number;
+  created_at: Generated<Date>;
+}
+
+/** One part of a composite item: its blob, and where its bytes lie in the item. */
+export interface MediaCompositePartsTable {
+  item_sha256: Buffer;
+  position: number;
+  part_sha256: Buffer;
+  start: number;
   size: number;
 }
 

@@ -3,14 +3,17 @@ import type { MediaUploadFailure } from '../../schemas/media.ts';
 import { type BlobStore, CorruptBlobError, MissingBlobError } from '../apps/index.ts';
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
+import { recordCompositeItem } from './composite-items.ts';
+import type { UploadHashes } from './upload-hashes.ts';
 import { partRows } from './uploads.ts';
 
-// The assembly of a COMPLETING session, run by its workflow's activity: the parts are streamed
-// from the content store twice, never held whole. The first pass checks each part (there, its
-// size, its hash) and hashes the item; the second streams the parts into the store under the
-// item's hash (an object store writes it as a multipart upload), hashed again on the way, so what
-// is stored is what was hashed. Memory stays at a part of the store's stream (16 MiB for S3)
-// whatever the item's size. Safe to run again: the item, once stored, is not written twice.
+// The assembly of a COMPLETING session, run by its workflow's activity. Where this process received
+// the session's parts in order, it hashed the item then (upload-hashes.ts) and no part is read here.
+// Otherwise the parts are read once from the content store, streamed, never held whole: each is
+// checked (there, its size, its hash) and the item is hashed on the way. The item is not written
+// again: several parts are recorded as a composite item under the item's hash (composite-items.ts);
+// one part is the item itself (its hash is the item's). Memory stays at a chunk of the store's
+// stream whatever the item's size. Safe to run again: a composite is recorded once.
 
 export type AssemblyOutcome =
   | { outcome: 'assembled'; sha256: string; size: number }
@@ -40,7 +43,7 @@ export async function failMediaUpload(deps: { db: Db; clock: Clock }, uploadId: 
 }
 
 export async function assembleMediaUpload(
-  deps: { db: Db; clock: Clock; blobs: BlobStore },
+  deps: { db: Db; clock: Clock; blobs: BlobStore; uploadHashes?: UploadHashes | undefined },
   uploadId: string,
   /** Called with the bytes read so far (the activity heartbeats with it). */
   progress: (bytes: number) => void = () => undefined,
@@ -49,7 +52,7 @@ export async function assembleMediaUpload(
   if (upload?.state !== 'COMPLETING') return { outcome: 'skipped' };
   const parts = await partRows(deps.db, uploadId);
   let read = 0;
-  async function* partBytes(part: (typeof parts)[number], hashes: ReturnType<typeof createHash>[]) {
+  async function readPart(part: (typeof parts)[number], whole: ReturnType<typeof createHash>) {
     const own = createHash('sha256');
     let size = 0;
     try {
@@ -57,10 +60,9 @@ export async function assembleMediaUpload(
         size += chunk.length;
         if (size > part.size) break;
         own.update(chunk);
-        for (const h of hashes) h.update(chunk);
+        whole.update(chunk);
         read += chunk.length;
         progress(read);
-        yield chunk;
       }
     } catch (err) {
       if (err instanceof MissingBlobError) {
@@ -78,21 +80,22 @@ export async function assembleMediaUpload(
       throw new AssemblyFailure('media_upload_part_corrupt', `The bytes of part ${part.part_number} do not match its SHA-256.`);
     }
   }
-  async function* item(hashes: ReturnType<typeof createHash>[]) {
-    for (const part of parts) yield* partBytes(part, hashes);
+  async function readAndHash() {
+    const whole = createHash('sha256');
+    for (const part of parts) await readPart(part, whole);
+    return whole.digest('hex');
   }
   try {
     const total = parts.reduce((sum, p) => sum + p.size, 0);
     if (total !== upload.size) {
       throw new AssemblyFailure('media_upload_size_mismatch', `The parts hold ${total} bytes; the upload declared ${upload.size}.`);
     }
-    const whole = createHash('sha256');
-    for await (const _ of item([whole])) {
-      // read for the hash only
+    const recorded = parts.map((p) => ({ sha256: p.sha256.toString('hex'), size: p.size }));
+    const sha256 = deps.uploadHashes?.itemHash(uploadId, recorded) ?? (await readAndHash());
+    if (parts.length > 1) {
+      await recordCompositeItem(deps, sha256, recorded);
     }
-    const sha256 = whole.digest('hex');
-    read = 0;
-    await deps.blobs.putStream(sha256, item([]));
+    deps.uploadHashes?.forget(uploadId);
     return { outcome: 'assembled', sha256, size: upload.size };
   } catch (err) {
     const failure =
@@ -101,7 +104,9 @@ export async function assembleMediaUpload(
         : err instanceof CorruptBlobError
           ? new AssemblyFailure('media_upload_part_corrupt', 'The parts changed while they were assembled.')
           : null;
+    // Anything else (the store unreachable) is retried: the running hash stays for the retry.
     if (!failure) throw err;
+    deps.uploadHashes?.forget(uploadId);
     await failMediaUpload(deps, uploadId, failure.code, failure.message);
     return { outcome: 'failed', code: failure.code };
   }

@@ -4,6 +4,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
+import { readItemContent } from './composite-items.ts';
 import { branchOf, checkedPath, itemRid, itemRows, itemView, mediaSetFor, visibleItem } from './repository.ts';
 
 type Deps = { db: DbOrTrx; clock: Clock };
@@ -37,14 +38,14 @@ export async function getMediaItemRidByPath(
   return { mediaItemRid: itemRid(item.id) };
 }
 
-/** A committed item and its bytes (checked against their hash by the content store). */
+/** A committed item, its size, and a reader of its bytes (all or a range; checked against their hashes by the content store). */
 export async function readMediaItem(
   deps: Deps & { blobs: BlobStore },
   principal: Principal,
   rid: string,
   mediaItemRid: string,
-): Promise<{ item: MediaItemView; bytes: Buffer }> {
+): Promise<{ item: MediaItemView; size: number; read: (range?: { start: number; end: number }) => Promise<Buffer> }> {
   const set = await mediaSetFor(deps, principal, rid, 'media-set.read');
   const item = itemView(set, await visibleItem(deps.db, set, mediaItemRid));
-  return { item, bytes: await deps.blobs.get(item.sha256) };
+  return { item, size: item.sizeBytes, read: (range) => readItemContent(deps, item.sha256, range) };
 }

@@ -4,6 +4,7 @@ export { type AssemblyOutcome, assembleMediaUpload } from './assemble-media-uplo
 export { attachMediaUpload } from './attach-media-upload.ts';
 export { commitMediaTransaction } from './commit-media-transaction.ts';
 export { completeMediaUpload } from './complete-media-upload.ts';
+export { readItemContent } from './composite-items.ts';
 export { createMediaSet } from './create-media-set.ts';
 export { createMediaUpload } from './create-media-upload.ts';
 export { deleteMediaUpload } from './delete-media-upload.ts';
@@ -18,3 +19,4 @@ export { acceptMediaBytes, type PutMediaItemInput, putMediaItem } from './put-me
 export { acceptUploadPart, putMediaUploadPart } from './put-media-upload-part.ts';
 export { readObjectMedia, readObjectMediaThumbnail, type ThumbnailInput } from './read-object-media.ts';
 export { recordMediaTransformation, runMediaTransformation, type TransformationOutcome } from './transform-media-item.ts';
+export { UploadHashes } from './upload-hashes.ts';

@@ -7,6 +7,7 @@ import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { mediaUploadItemLimit } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
+import type { UploadHashes } from './upload-hashes.ts';
 import { assertItemLimit, assertState, openUpload, partRows, type UploadTarget } from './uploads.ts';
 
 export interface UploadPart {
@@ -24,9 +25,10 @@ const stored = (part: { sha256: string; size: number }, partNumber: number): Med
  * Reads one part (at most uploadPartBytes) and stores it in the content store by SHA-256, before
  * the write's transaction (the store is not transactional). The session is checked first, so a
  * refused part reads no body; a part larger than the declared item is refused. A dry run stores nothing.
+ * Stored, it feeds the session's running item hash in this process (`uploadHashes`), if there is one.
  */
 export async function acceptUploadPart(
-  deps: { db: DbOrTrx; clock: Clock; blobs: BlobStore },
+  deps: { db: DbOrTrx; clock: Clock; blobs: BlobStore; uploadHashes?: UploadHashes | undefined },
   principal: Principal,
   target: UploadTarget,
   part: UploadPart,
@@ -46,7 +48,9 @@ export async function acceptUploadPart(
     });
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  if (!dryRun) await deps.blobs.put([{ sha256, bytes }]);
+  if (dryRun) return { sha256, size: bytes.length };
+  await deps.blobs.put([{ sha256, bytes }]);
+  deps.uploadHashes?.received(upload.id, part.partNumber, { sha256, size: bytes.length }, bytes);
   return { sha256, size: bytes.length };
 }
 

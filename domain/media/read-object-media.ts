@@ -8,6 +8,7 @@ import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { tenantOf } from '../rate-limit/index.ts';
 import { callerRoleOn } from '../resources/index.ts';
+import { readItemContent } from './composite-items.ts';
 import { itemView, setIdOf, setRows, visibleItem } from './repository.ts';
 import { recordMediaTransformation, transformItem } from './transform-media-item.ts';
 
@@ -48,10 +49,10 @@ async function heldItem(deps: Deps, principal: Principal, input: ObjectMediaInpu
   return itemView(set, await visibleItem(deps.db, set, mediaItemRid));
 }
 
-/** `GET …/objects/{objectType}/{primaryKey}/media/{property}/content`: the item's bytes. */
+/** `GET …/objects/{objectType}/{primaryKey}/media/{property}/content`: the item, its size, a reader of its bytes (all or a range). */
 export async function readObjectMedia(deps: Deps, principal: Principal, input: ObjectMediaInput) {
   const item = await heldItem(deps, principal, input);
-  return { item, bytes: await deps.blobs.get(item.sha256) };
+  return { item, size: item.sizeBytes, read: (range?: { start: number; end: number }) => readItemContent(deps, item.sha256, range) };
 }
 
 /**

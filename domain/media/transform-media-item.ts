@@ -18,6 +18,7 @@ import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { tenantOf } from '../rate-limit/index.ts';
 import { SPARE_CORES, WorkerPool, WorkerTimeoutError } from '../threads/index.ts';
+import { readItemContent } from './composite-items.ts';
 import { itemView, mediaSetFor, visibleItem } from './repository.ts';
 
 export type ImageJob = { bytes: Buffer; transformation: ImageTransformation };
@@ -121,7 +122,7 @@ export async function transformItem(
       cached: false,
     };
 
-  const result = await imageOffThread({ bytes: await deps.blobs.get(item.sha256), transformation }, tenant);
+  const result = await imageOffThread({ bytes: await readItemContent(deps, item.sha256), transformation }, tenant);
   if (!result.ok) {
     if (result.tooManyPixels) {
       throw new DomainError(

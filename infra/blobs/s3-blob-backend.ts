@@ -1,8 +1,5 @@
 import type { Readable } from 'node:stream';
 import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -11,7 +8,6 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
-  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { type BlobBackend, distinctBlobs, MissingBlobError } from '../../domain/apps/index.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -27,13 +23,6 @@ export interface S3BlobOptions {
 // Uploads in flight at once for one bundle: enough to hide round trips, few enough not to
 // exhaust the SDK's socket pool.
 const PUT_CONCURRENCY = 8;
-
-/**
- * One part of a streamed write (a multipart upload): the memory a streamed write holds. S3 wants
- * parts of 5 MiB at least and at most 10,000 of them: 16 MiB parts reach 160 GiB, above the 50 GB
- * media item.
- */
-const STREAM_PART_BYTES = 16 * 1024 * 1024;
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -125,43 +114,6 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
         throw err;
       }
       yield* body;
-    },
-    async putStream(sha256, chunks) {
-      const Key = keyOf(sha256);
-      if (await orUnavailable(() => exists(Key))) return;
-      const { UploadId } = await orUnavailable(() =>
-        client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: 'application/octet-stream' })),
-      );
-      const done: { PartNumber: number; ETag: string }[] = [];
-      // One buffer, filled and sent part by part (never two parts in memory).
-      const part = Buffer.allocUnsafe(STREAM_PART_BYTES);
-      let filled = 0;
-      const send = async () => {
-        const PartNumber = done.length + 1;
-        const out = await orUnavailable(() =>
-          client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: part.subarray(0, filled) })),
-        );
-        done.push({ PartNumber, ETag: out.ETag! });
-        filled = 0;
-      };
-      try {
-        for await (const chunk of chunks) {
-          for (let at = 0; at < chunk.length; ) {
-            const n = chunk.copy(part, filled, at);
-            filled += n;
-            at += n;
-            if (filled === STREAM_PART_BYTES) await send();
-          }
-        }
-        if (filled > 0 || done.length === 0) await send();
-        await orUnavailable(() =>
-          client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: done } })),
-        );
-      } catch (err) {
-        // Parts already sent are billed until aborted: abort, then report the first failure.
-        await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => undefined);
-        throw err;
-      }
     },
     list: (after, limit) =>
       orUnavailable(async () => {

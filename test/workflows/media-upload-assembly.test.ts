@@ -7,8 +7,8 @@ import type { TestService } from '../support/service.ts';
 
 // The whole path of an upload's completion: the API makes the session COMPLETING and writes the
 // intent with its commit, the relay starts the session's assembly workflow (labelled as svc's
-// workflows are), the worker in the service streams the parts from s3rver into one item and
-// attaches it to the object. The client polls by completing again. And the purge schedule,
+// workflows are), the worker in the service reads the parts from s3rver, hashes the item, records it as a composite of
+// its parts and attaches it to the object. The client polls by completing again. And the purge schedule,
 // triggered, purges an abandoned session.
 
 let media: MediaObjectService;
@@ -24,7 +24,7 @@ afterAll(() => media?.close());
 
 describe('media upload assembly on Temporal', () => {
   it('assembles a completed session in its own labelled workflow and attaches the item to the object', async () => {
-    // Parts larger than S3's 5 MiB minimum part, out of order, so the item is written as a multipart upload of two parts.
+    // Two parts, sent out of order.
     const first = Buffer.alloc(16 * 1024 * 1024 + 3, 7);
     const second = Buffer.from('the end');
     const whole = Buffer.concat([first, second]);
@@ -76,9 +76,23 @@ describe('media upload assembly on Temporal', () => {
     const sha256 = createHash('sha256').update(whole).digest('hex');
     const info = await svc.call('GET', `/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}`, { headers: bearer(dana) });
     expect(info.body.data).toMatchObject({ sizeBytes: whole.length, sha256 });
-    // The item is one object of the store, written as a multipart upload, under its hash.
-    expect(media.s3.puts).toContain(`media-assembly/sha256/${sha256}`);
-    const content = await fetch(`${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`, { headers: bearer(dana) });
+    // The item is not written again: it is recorded as the composite of its two parts.
+    expect(media.s3.puts).not.toContain(`media-assembly/sha256/${sha256}`);
+    const composite = await svc.database.db
+      .selectFrom('media_composite_parts')
+      .select('part_sha256')
+      .where('item_sha256', '=', Buffer.from(sha256, 'hex'))
+      .orderBy('position')
+      .execute();
+    expect(composite.map((p) => p.part_sha256.toString('hex'))).toEqual(parts.map((p) => createHash('sha256').update(p).digest('hex')));
+    const url = `${svc.url}/api/v1/mediasets/${mediaSetRid}/items/${mediaItemRid}/content`;
+    // A range across the two parts, exact.
+    const at = 16 * 1024 * 1024;
+    const ranged = await fetch(url, { headers: { ...bearer(dana), range: `bytes=${at - 2}-${at + 1}` } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-range')).toBe(`bytes ${at - 2}-${at + 1}/${whole.length}`);
+    expect(Buffer.from(await ranged.arrayBuffer())).toEqual(whole.subarray(at - 2, at + 2));
+    const content = await fetch(url, { headers: bearer(dana) });
     expect(
       createHash('sha256')
         .update(Buffer.from(await content.arrayBuffer()))

@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BlobStore, cachedBlobStore, postgresBlobLedger } from '../../domain/apps/index.ts';
 import { systemClock } from '../../domain/deps.ts';
-import { acceptUploadPart, completeMediaUpload, createMediaUpload, putMediaUploadPart } from '../../domain/media/index.ts';
+import { acceptUploadPart, completeMediaUpload, createMediaUpload, putMediaUploadPart, readItemContent } from '../../domain/media/index.ts';
 import { editObjects, getObject } from '../../domain/ontology/index.ts';
 import { MEDIA_LIMITS } from '../../schemas/media.ts';
 import { mediaUploadAssemblyWorkflowId, TASK_QUEUE } from '../../workflows/contract.ts';
@@ -12,10 +12,10 @@ import { startBlobBackend, type TestS3 } from '../support/s3.ts';
 import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
 
 // Issue 30, item 6: a session whose assembly is interrupted by a worker restart completes after
-// it. Two parts (16 MiB and a tail) on s3rver: the first worker's activity has hashed both and is
-// writing the item (its first 16 MiB already sent as a part of the S3 multipart upload) when the
-// worker stops. Its attempt ends there; a new worker retries the assembly from the start and the
-// session ends COMPLETED with the item's SHA-256, attached to the object once.
+// it. Two parts (16 MiB and a tail) on s3rver: the first worker's activity has read and hashed the
+// first part and is reading the second when the worker stops. Its attempt ends there; a new worker
+// retries the assembly from the start and the session ends COMPLETED with the item's SHA-256,
+// recorded once as a composite of its two parts (no byte written again), attached to the object once.
 
 let started: WorkflowTestEnv;
 let s3: TestS3;
@@ -50,11 +50,10 @@ afterAll(async () => {
 });
 
 /**
- * The store as the first worker sees it: the write pass's read of `held` (its second read) waits
- * until the activity is cancelled, as a worker going away cancels its activities, and fails with it.
+ * The store as the first worker sees it: the read of `held` waits until the activity is cancelled,
+ * as a worker going away cancels its activities, and fails with it.
  */
 function interruptedAt(held: string) {
-  let reads = 0;
   let entered!: () => void;
   const interrupted = new Promise<void>((resolve) => {
     entered = resolve;
@@ -62,7 +61,7 @@ function interruptedAt(held: string) {
   const blobs: BlobStore = {
     ...store,
     async *stream(sha256) {
-      if (sha256 === held && ++reads === 2) {
+      if (sha256 === held) {
         entered();
         await Context.current().cancelled;
       }
@@ -108,8 +107,8 @@ describe('media upload assembly across a worker restart', () => {
       args: [{ uploadId: upload.uploadId }],
     });
     await first.interrupted;
-    // The item was not yet written whole when the worker stopped.
-    expect(s3.puts).not.toContain(`restart/sha256/${sha256}`);
+    // Nothing was recorded of the item when the worker stopped.
+    expect(await db.selectFrom('media_composites').select('sha256').execute()).toEqual([]);
     await started.replaceWorker({ blobs: store });
     expect(await handle.result()).toBe('completed');
 
@@ -135,10 +134,22 @@ describe('media upload assembly across a worker restart', () => {
     ]);
     const object = await getObject(deps, acme.developer, { ontology: 'cell-acme', objectType: 'vision.Photo', primaryKey: 'p1' });
     expect(JSON.stringify(object)).toContain(session.media_item_id!);
-    // The stored item is the whole, under its hash.
-    const stored = createHash('sha256');
-    for await (const chunk of store.stream(sha256)) stored.update(chunk);
-    expect(stored.digest('hex')).toBe(sha256);
-    expect(s3.puts.filter((k) => k === `restart/sha256/${sha256}`)).toHaveLength(1);
+    // The item is its two parts, recorded once; nothing was stored under its hash; it reads whole.
+    const composite = await db
+      .selectFrom('media_composite_parts')
+      .select(['part_sha256', 'start', 'size'])
+      .where('item_sha256', '=', Buffer.from(sha256, 'hex'))
+      .orderBy('position')
+      .execute();
+    expect(composite.map((p) => [p.part_sha256.toString('hex'), p.start, p.size])).toEqual([
+      [partSha[0], 0, parts[0]!.length],
+      [partSha[1], parts[0]!.length, parts[1]!.length],
+    ]);
+    expect(s3.puts).not.toContain(`restart/sha256/${sha256}`);
+    expect(
+      createHash('sha256')
+        .update(await readItemContent(deps, sha256))
+        .digest('hex'),
+    ).toBe(sha256);
   });
 });

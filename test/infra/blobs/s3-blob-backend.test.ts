@@ -43,32 +43,16 @@ describe('S3 blob backend (against a loopback S3 server)', () => {
     expect(s3.puts.filter((k) => k.startsWith('dedupe/'))).toHaveLength(2);
   });
 
-  it('streams a content in and out: a multipart write of 16 MiB parts, refused and aborted when the bytes do not hash to the key', async () => {
+  it('streams a content out in chunks, and answers MissingBlobError for a key that holds nothing', async () => {
     const store = cachedBlobStore(backend('streamed'), 0);
-    // 16 MiB and 5 bytes in chunks of 1 MiB + 1: parts are cut across chunks.
     const whole = Buffer.alloc(16 * 1024 * 1024 + 5, 9);
     whole.write('head', 0);
     const sha256 = createHash('sha256').update(whole).digest('hex');
-    async function* chunks(bytes: Buffer) {
-      for (let at = 0; at < bytes.length; at += 1024 * 1024 + 1) yield bytes.subarray(at, at + 1024 * 1024 + 1);
-    }
-    await expect(store.putStream(sha256, chunks(Buffer.concat([whole.subarray(0, -1), Buffer.from('x')])))).rejects.toBeInstanceOf(
-      CorruptBlobError,
-    );
-    expect(s3.puts.filter((k) => k.startsWith('streamed/'))).toEqual([]);
-    await store.putStream(sha256, chunks(whole));
-    expect(s3.puts.filter((k) => k.startsWith('streamed/'))).toEqual([`streamed/sha256/${sha256}`]);
+    await store.put([{ sha256, bytes: whole }]);
     const read: Buffer[] = [];
     for await (const chunk of store.stream(sha256)) read.push(chunk);
+    expect(read.length).toBeGreaterThan(1);
     expect(Buffer.concat(read).equals(whole)).toBe(true);
-    // Stored: the chunks are not even read again.
-    await store.putStream(
-      sha256,
-      (async function* () {
-        yield* [];
-        throw new Error('read');
-      })(),
-    );
     await expect(async () => {
       for await (const _ of store.stream(blob('never stored').sha256)) break;
     }).rejects.toBeInstanceOf(MissingBlobError);
