@@ -878,8 +878,6 @@ export interface OntologyChangesTable {
   at: Generated<Date>;
   /** The writing transaction (xid8 as text; filled by its default). */
   xact: Generated<string>;
-  /** The last edits-history row its writer wrote of the object (null: none, a row written by hand). */
-  edit_seq: number | null;
 }
 
 /** How far retention has trimmed ontology_changes (one row). */

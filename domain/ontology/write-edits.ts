@@ -238,19 +238,13 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
     }
   }
 
-  // Each object's last edit of this call, named by its change row (the change's states are found around it: withStates).
-  const lastEdit = new Map<string, number>();
   if (history.edits.length > 0) {
     // The edits go as one JSON array, not an array literal of JSON texts (which escapes every quote
     // of every edit), into a json column (stored as written, not converted to jsonb: stop 36).
-    const last = await sql<{ type_id: string; key: string; seq: number }>`WITH written AS (
-        INSERT INTO ontology_edits (object_type_id, primary_key, operation_id, action_type_rid, account_id, edit)
-        SELECT h.type_id, h.key, ${input.operationId}, ${input.actionTypeRid}, ${input.accountId}, h.edit
-        FROM ROWS FROM (unnest(${history.typeIds}::text[]), unnest(${history.keys}::text[]), json_array_elements(${JSON.stringify(history.edits)}::json))
-          AS h(type_id, key, edit)
-        RETURNING seq, object_type_id, primary_key)
-      SELECT object_type_id AS type_id, primary_key AS key, max(seq) AS seq FROM written GROUP BY object_type_id, primary_key`.execute(db);
-    for (const r of last.rows) lastEdit.set(`${r.type_id}\u0000${r.key}`, Number(r.seq));
+    await sql`INSERT INTO ontology_edits (object_type_id, primary_key, operation_id, action_type_rid, account_id, edit)
+      SELECT h.type_id, h.key, ${input.operationId}, ${input.actionTypeRid}, ${input.accountId}, h.edit
+      FROM ROWS FROM (unnest(${history.typeIds}::text[]), unnest(${history.keys}::text[]), json_array_elements(${JSON.stringify(history.edits)}::json))
+        AS h(type_id, key, edit)`.execute(db);
   }
   // An object created or deleted changed without comparing its states (a sync's page creates thousands).
   const changed = [...changes.values()].filter((c) =>
@@ -262,11 +256,10 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
   if (changed.length > 0) {
     // One change row per changed object, in one statement; the caller is told the range of their sequence numbers.
     const range = await sql<{ from: string; to: string }>`WITH written AS (
-        INSERT INTO ontology_changes (company_id, object_type_id, primary_key, state, edit_seq)
-        SELECT ${input.companyId}, c.type_id, c.key, c.state, c.edit_seq
+        INSERT INTO ontology_changes (company_id, object_type_id, primary_key, state)
+        SELECT ${input.companyId}, c.type_id, c.key, c.state
         FROM unnest(${changed.map((c) => c.type.id)}::text[], ${changed.map((c) => String(c.primaryKey))}::text[],
-          ${changed.map((c): ChangeState => (c.after ? 'ADDED_OR_UPDATED' : 'REMOVED'))}::text[],
-          ${changed.map((c) => lastEdit.get(`${c.type.id}\u0000${c.primaryKey}`))}::bigint[]) AS c(type_id, key, state, edit_seq)
+          ${changed.map((c): ChangeState => (c.after ? 'ADDED_OR_UPDATED' : 'REMOVED'))}::text[]) AS c(type_id, key, state)
         RETURNING seq)
       SELECT min(seq) AS "from", max(seq) AS "to" FROM written`.execute(db);
     seq = { from: Number(range.rows[0]!.from), to: Number(range.rows[0]!.to) };

@@ -51,7 +51,7 @@ import * as automations from './2026-11-28T0900-automations.ts';
 import * as streams from './2026-11-28T1100-streams.ts';
 import * as blobSweep from './2026-11-28T1200-blob-sweep.ts';
 import * as ontologyHistoryChecks from './2026-11-28T1300-ontology-history-checks.ts';
-import * as ontologyHistoryWrites from './2026-11-28T1800-ontology-history-writes.ts';
+import * as ontologyEditsJson from './2026-11-28T1800-ontology-edits-json.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -109,5 +109,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T1100-streams': streams,
   '2026-11-28T1200-blob-sweep': blobSweep,
   '2026-11-28T1300-ontology-history-checks': ontologyHistoryChecks,
-  '2026-11-28T1800-ontology-history-writes': ontologyHistoryWrites,
+  '2026-11-28T1800-ontology-edits-json': ontologyEditsJson,
 };

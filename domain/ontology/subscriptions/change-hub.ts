@@ -76,28 +76,15 @@ export interface ChangeRow {
   state: ChangeState;
 }
 
-/**
- * Changes with their before and after states: the first and last edits-history rows of the object
- * in the change's transaction. Those rows are contiguous in the object's history (the writer holds
- * the object's row lock from its first edit to the commit) and include the one the change row
- * names (`edit_seq`): they are the rows around it up to the nearest of another transaction on
- * either side, each side one step of the index of the object's history.
- */
+/** Changes with their before and after states: the first and last edits-history rows of the object in the change's transaction. */
 export async function withStates(db: DbOrTrx, rows: readonly ChangeRow[]): Promise<Change[]> {
   if (rows.length === 0) return [];
-  const sameObject = (alias: string) => sql.raw(`${alias}.object_type_id = c.object_type_id AND ${alias}.primary_key = c.primary_key`);
   const states = await sql<{ seq: number; before: OntologyObject | null; after: OntologyObject | null }>`
     SELECT c.seq,
       (SELECT e.edit->'before' FROM ontology_edits e
-        WHERE ${sameObject('e')} AND e.seq <= c.edit_seq
-          AND e.seq > coalesce((SELECT o.seq FROM ontology_edits o
-            WHERE ${sameObject('o')} AND o.seq < c.edit_seq AND o.xact <> c.xact ORDER BY o.seq DESC LIMIT 1), 0)
-        ORDER BY e.seq LIMIT 1) AS before,
+        WHERE e.object_type_id = c.object_type_id AND e.primary_key = c.primary_key AND e.xact = c.xact ORDER BY e.seq LIMIT 1) AS before,
       (SELECT e.edit->'after' FROM ontology_edits e
-        WHERE ${sameObject('e')} AND e.seq >= c.edit_seq
-          AND e.seq < coalesce((SELECT o.seq FROM ontology_edits o
-            WHERE ${sameObject('o')} AND o.seq > c.edit_seq AND o.xact <> c.xact ORDER BY o.seq LIMIT 1), 9223372036854775807)
-        ORDER BY e.seq DESC LIMIT 1) AS after
+        WHERE e.object_type_id = c.object_type_id AND e.primary_key = c.primary_key AND e.xact = c.xact ORDER BY e.seq DESC LIMIT 1) AS after
     FROM ontology_changes c WHERE c.seq = ANY(${rows.map((r) => r.seq)}::bigint[])`.execute(db);
   const bySeq = new Map(states.rows.map((s) => [Number(s.seq), s]));
   return rows.map((r) => ({
