@@ -2,7 +2,7 @@
 // (the real workflow and activity: pages of 5000 rows, each committed through the data layer's one
 // writer with its edits history, change rows and cursor) against a plain `INSERT ... SELECT` of the
 // same rows into a table of the same shape, in the same run. Goal (issue 31): >= 0.3x its rows/s
-// (not met: 0.10x to 0.14x on 2 busy cores at stop 35, docs/contributing/performance-history.md).
+// (not met: 0.05x to 0.21x on 2 busy cores at stop 36, docs/contributing/performance-history.md).
 // Usage: npx node bench/data-sync.ts [rows=1000000]
 import { sql } from 'kysely';
 import { findObjectTypeRecord, findOntologyOfCompany, objectTable } from '../domain/ontology/index.ts';

@@ -863,6 +863,7 @@ export interface OntologyEditsTable {
   action_type_rid: string | null;
   account_id: string | null;
   at: Generated<Date>;
+  /** json (as written; nothing queries inside it). */
   edit: ColumnType<{ type: 'create' | 'modify' | 'delete'; before: unknown; after: unknown }, string, never>;
   /** The writing transaction (xid8 as text; filled by its default). */
   xact: Generated<string>;

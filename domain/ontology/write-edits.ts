@@ -159,7 +159,7 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
   const changeOf = (type: ObjectTypeRecord, key: PrimaryKey) => changes.get(idOf(type, key))!;
 
   // The edits history as one array per column: one INSERT writes it, however many edits.
-  const history = { typeIds: [] as string[], keys: [] as string[], edits: [] as string[] };
+  const history = { typeIds: [] as string[], keys: [] as string[], edits: [] as object[] };
   const record = (
     change: ObjectChange & { type: ObjectTypeRecord },
     kind: 'create' | 'modify' | 'delete',
@@ -167,7 +167,7 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
   ) => {
     history.typeIds.push(change.type.id);
     history.keys.push(String(change.primaryKey));
-    history.edits.push(JSON.stringify({ type: kind, before, after: change.after }));
+    history.edits.push({ type: kind, before, after: change.after });
   };
 
   for (let i = 0; i < resolved.length; i++) {
@@ -239,9 +239,12 @@ export async function writeEdits(db: DbOrTrx, input: WriteEditsInput): Promise<W
   }
 
   if (history.edits.length > 0) {
+    // The edits go as one JSON array, not an array literal of JSON texts (which escapes every quote
+    // of every edit), into a json column (stored as written, not converted to jsonb: stop 36).
     await sql`INSERT INTO ontology_edits (object_type_id, primary_key, operation_id, action_type_rid, account_id, edit)
       SELECT h.type_id, h.key, ${input.operationId}, ${input.actionTypeRid}, ${input.accountId}, h.edit
-      FROM unnest(${history.typeIds}::text[], ${history.keys}::text[], ${history.edits}::jsonb[]) AS h(type_id, key, edit)`.execute(db);
+      FROM ROWS FROM (unnest(${history.typeIds}::text[]), unnest(${history.keys}::text[]), json_array_elements(${JSON.stringify(history.edits)}::json))
+        AS h(type_id, key, edit)`.execute(db);
   }
   // An object created or deleted changed without comparing its states (a sync's page creates thousands).
   const changed = [...changes.values()].filter((c) =>

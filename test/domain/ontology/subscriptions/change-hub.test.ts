@@ -123,4 +123,33 @@ describe('change hub', () => {
     expect(replay.changes).toEqual(c.changes);
     hub.detach(replay.listener);
   });
+
+  it('gives every change of a transaction that wrote an object in several calls its states before and after the whole transaction', async () => {
+    const c = collector();
+    await hub.attach(c.listener, undefined);
+    const call = (trx: Parameters<typeof writeEdits>[0], ...edits: Edit[]) =>
+      writeEdits(trx, { companyId: acme.companyId, accountId: null, operationId: `op-${++operation}`, actionTypeRid: null, edits });
+    const tier = (id: string, t: number): Edit => ({
+      type: 'modify',
+      objectType: 'sales.Customer',
+      primaryKey: id,
+      properties: { tier: t },
+    });
+    await write(customer('m1', 1), customer('m2', 1));
+    await database.db.transaction().execute(async (trx) => {
+      await call(trx, tier('m1', 2), tier('m1', 3));
+      await call(trx, tier('m2', 5));
+      await call(trx, tier('m1', 4));
+    });
+    await write(tier('m1', 9));
+    await c.until(6);
+    const states = c.changes.slice(2).map((x) => [x.primaryKey, x.before?.tier ?? null, x.after?.tier ?? null]);
+    expect(states).toEqual([
+      ['m1', 1, 4],
+      ['m2', 1, 5],
+      ['m1', 1, 4],
+      ['m1', 4, 9],
+    ]);
+    hub.detach(c.listener);
+  });
 });
