@@ -19,7 +19,7 @@ const PRUNE_AFTER_MS = 86_400_000;
  * The fixed window `at` falls in: windows start at multiples of `windowSeconds` since the epoch,
  * so a minute window runs from hh:mm:00.000 to hh:mm:59.999.
  */
-export function windowOf(limit: Limit, at: Date): { start: Date; end: Date } {
+export function windowOf(limit: Pick<Limit, 'windowSeconds'>, at: Date): { start: Date; end: Date } {
   const windowMs = limit.windowSeconds * 1000;
   const start = Math.floor(at.getTime() / windowMs) * windowMs;
   return { start: new Date(start), end: new Date(start + windowMs) };
@@ -44,6 +44,15 @@ function rateLimited(window: { end: Date }, now: Date): DomainError {
   return new DomainError('rate_limited', undefined, { details: { retryAfterSeconds: retryAfter }, retryAfterSeconds: retryAfter });
 }
 
+/** A hit counted in its window (`count`), not yet judged against a maximum (`judge`). */
+export interface Counted {
+  /** The window's count up to and including this hit; Infinity when this process saw the window refused already. */
+  hits: number;
+  key: string;
+  window: { start: Date; end: Date };
+  now: Date;
+}
+
 /**
  * Counts `cost` hits (default one) for `subject` in the fixed window the clock's time falls in and
  * refuses past `max` (the first refused hit counts too; later ones in that window are refused from
@@ -59,13 +68,27 @@ export async function consume(
   random: () => number = Math.random,
   cost = 1,
 ): Promise<void> {
+  judge(db, limit, await count(db, limit, subject, clock, random, cost));
+}
+
+/**
+ * `consume`'s first half: the hit written, its window's count known. For a caller that learns the
+ * maximum only later (an app's limits, read after its ticket is confirmed) and so lets the write
+ * run meanwhile.
+ */
+export async function count(
+  db: Db,
+  limit: Pick<Limit, 'name' | 'windowSeconds'>,
+  subject: string,
+  clock: Clock,
+  random: () => number = Math.random,
+  cost = 1,
+): Promise<Counted> {
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
-  const refused = refusedWindows.get(db) ?? new Set<string>();
-  refusedWindows.set(db, refused);
   const key = `${bucket}@${window.start.getTime()}`;
-  if (refused.has(key)) throw rateLimited(window, now);
+  if (refusedWindows.get(db)?.has(key)) return { hits: Number.POSITIVE_INFINITY, key, window, now };
   const hits = await addHits(db, { bucket, windowStart: window.start, key, cost });
   if (hits === cost && random() < PRUNE_PROBABILITY) {
     await db
@@ -73,11 +96,17 @@ export async function consume(
       .where('window_start', '<', new Date(now.getTime() - PRUNE_AFTER_MS))
       .execute();
   }
-  if (hits > limit.max) {
-    refused.add(key);
-    if (refused.size > MAX_REFUSED_WINDOWS) refused.delete(refused.values().next().value!);
-    throw rateLimited(window, now);
-  }
+  return { hits, key, window, now };
+}
+
+/** `consume`'s second half: refuses a hit counted past `limit.max`, and remembers its window as refused. */
+export function judge(db: Db, limit: Pick<Limit, 'max'>, counted: Counted): void {
+  if (counted.hits <= limit.max) return;
+  const refused = refusedWindows.get(db) ?? new Set<string>();
+  refusedWindows.set(db, refused);
+  refused.add(counted.key);
+  if (refused.size > MAX_REFUSED_WINDOWS) refused.delete(refused.values().next().value!);
+  throw rateLimited(counted.window, counted.now);
 }
 
 type Hit = { bucket: string; windowStart: Date; key: string; cost: number };
