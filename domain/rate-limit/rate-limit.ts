@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { type Db, groupCommit } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -68,7 +68,12 @@ export async function consume(
   random: () => number = Math.random,
   cost = 1,
 ): Promise<void> {
-  judge(db, limit, await count(db, limit, subject, clock, random, cost));
+  judge(db, limit, await count(db, limit, subject, clock, { random, cost }));
+}
+
+/** A round trip a batch of hits may ride instead of a pool connection (the principal cache's, `PrincipalCache.ride`). */
+export interface Carrier {
+  ride<R>(query: CompiledQuery<R>): Promise<R[]> | undefined;
 }
 
 /**
@@ -81,15 +86,14 @@ export async function count(
   limit: Pick<Limit, 'name' | 'windowSeconds'>,
   subject: string,
   clock: Clock,
-  random: () => number = Math.random,
-  cost = 1,
+  { random = Math.random, cost = 1, carrier }: { random?: () => number; cost?: number; carrier?: Carrier } = {},
 ): Promise<Counted> {
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
   const key = `${bucket}@${window.start.getTime()}`;
   if (refusedWindows.get(db)?.has(key)) return { hits: Number.POSITIVE_INFINITY, key, window, now };
-  const hits = await addHits(db, { bucket, windowStart: window.start, key, cost });
+  const hits = await addHits(db, { bucket, windowStart: window.start, key, cost, carrier });
   if (hits === cost && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
@@ -109,7 +113,7 @@ export function judge(db: Db, limit: Pick<Limit, 'max'>, counted: Counted): void
   throw rateLimited(counted.window, counted.now);
 }
 
-type Hit = { bucket: string; windowStart: Date; key: string; cost: number };
+type Hit = { bucket: string; windowStart: Date; key: string; cost: number; carrier: Carrier | undefined };
 /** Hits per statement: with three array parameters its text stays the same size whatever the batch. */
 const MAX_HITS = 2000;
 
@@ -135,13 +139,16 @@ async function writeHits(db: Db, hits: readonly Hit[]): Promise<number[]> {
   }
   const batch = [...rows.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : +a.windowStart - +b.windowStart));
   // Each row comes back keyed as the hits are, with no date to parse.
-  const { rows: counts } = await sql<{ key: string; hits: number }>`
+  const query = sql<{ key: string; hits: number }>`
     INSERT INTO rate_limit_hits (bucket, window_start, hits)
     SELECT b, to_timestamp(ms / 1000.0), h
       FROM unnest(${batch.map((r) => r.bucket)}::text[], ${batch.map((r) => r.windowStart.getTime())}::float8[],
                   ${batch.map((r) => r.total)}::int[]) AS t(b, ms, h)
     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_hits.hits + excluded.hits
-    RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.execute(db);
+    RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.compile(db);
+  // The batch rides the principal cache's round trip when its hits came with one that takes it, else the pool.
+  const carried = hits.find((h) => h.carrier)?.carrier?.ride(query);
+  const counts = carried ? await carried : (await db.executeQuery(query)).rows;
   // Each window's count before this batch, then each hit's count after it.
   const running = new Map(counts.map((r) => [r.key, r.hits - rows.get(r.key)!.total]));
   return hits.map((h) => {

@@ -154,9 +154,13 @@ export async function consumeAppRequest(
   judge(deps.db, { max: caps.requestsPerMinute }, await counted);
 }
 
-/** The hit of `consumeAppRequest` alone: it needs no limit, so it can be written before the app's limits (and the ticket) are read. */
-export function countAppRequest(deps: Pick<DomainDeps, 'db' | 'clock'>, appId: string, ip: string): Promise<Counted> {
-  return count(deps.db, { name: `app-requests:${appId}`, windowSeconds: 60 }, ip, deps.clock);
+/**
+ * The hit of `consumeAppRequest` alone: it needs no limit, so it can be written before the app's
+ * limits (and the ticket) are read, as the principal cache's next round trip, the one that confirms
+ * the ticket (`PrincipalCache.ride`).
+ */
+export function countAppRequest(deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>, appId: string, ip: string): Promise<Counted> {
+  return count(deps.db, { name: `app-requests:${appId}`, windowSeconds: 60 }, ip, deps.clock, { carrier: deps.principals });
 }
 
 /**
