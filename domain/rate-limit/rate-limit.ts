@@ -79,7 +79,7 @@ export interface Carrier {
 /**
  * `consume`'s first half: the hit written, its window's count known. For a caller that learns the
  * maximum only later (an app's limits, read after its ticket is confirmed) and so lets the write
- * run meanwhile.
+ * run meanwhile; with a `carrier`, its batch may be sent as that carrier's round trip.
  */
 export async function count(
   db: Db,

@@ -140,8 +140,8 @@ const APP_CAPS = cacheFamily<Limits>('app-caps');
 
 /**
  * requestsPerMinute: one request made with the app's ticket, counted per app and source IP in a
- * fixed minute window; past the cap 429 rate_limited with Retry-After. Written on the pool, like
- * every rate-limit counter, so refused and dry-run requests count too. `counted`: the hit as
+ * fixed minute window; past the cap 429 rate_limited with Retry-After. Written outside the request's
+ * transaction, like every rate-limit counter, so refused and dry-run requests count too. `counted`: the hit as
  * `countAppRequest` started it, when the caller knew the app before the ticket was confirmed.
  */
 export async function consumeAppRequest(
