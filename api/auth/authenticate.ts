@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
-import { authenticateTicket, TICKET_PREFIX } from '../../domain/hosting/index.ts';
+import { authenticateTicket, cachedTicketApp, TICKET_PREFIX } from '../../domain/hosting/index.ts';
 import { authenticateKey } from '../../domain/keys/index.ts';
 import { ACCESS_PREFIX, authenticateAppToken } from '../../domain/oauth/index.ts';
 import { type CallerKind, callerKindOf, credentialTypesOf, type RouteAccess, ticketAdmits } from '../../domain/policy/index.ts';
@@ -53,7 +53,7 @@ export interface AuthMechanics {
 export async function authenticate(ctx: Context, deps: ApiDeps, access: RouteAccess, how: AuthMechanics): Promise<Principal> {
   const reads = credentialTypesOf(access);
   const header = ctx.get('authorization');
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  const bearer = bearerOf(header);
   let principal: Principal | undefined;
   if (bearer?.startsWith(ACCESS_PREFIX)) {
     if (how.renewal) throw new DomainError('unauthorized', 'App tokens are renewed at the token endpoint (grant_type=refresh_token).');
@@ -82,6 +82,17 @@ export async function authenticate(ctx: Context, deps: ApiDeps, access: RouteAcc
   }
   admit(ctx, principal, access);
   return principal;
+}
+
+const bearerOf = (header: string) => /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+
+/**
+ * The app of the request's app ticket when this process holds that ticket (`cachedTicketApp`):
+ * not an authentication, `authenticate` confirms the ticket after the principal cache's round trip.
+ */
+export function cachedTicketAppOf(ctx: Context, deps: ApiDeps): string | undefined {
+  const bearer = bearerOf(ctx.get('authorization'));
+  return bearer?.startsWith(TICKET_PREFIX) ? cachedTicketApp(deps, bearer) : undefined;
 }
 
 /** The table's decision for an authenticated caller: its kind admitted, and a ticket only for the path's app on app routes. */

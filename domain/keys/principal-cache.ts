@@ -1,3 +1,4 @@
+import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { BoundedCache } from '../cache/index.ts';
@@ -48,6 +49,15 @@ export interface PrincipalCache {
   get<T>(family: CacheFamily<T>, id: string): Promise<T | undefined>;
   /** The round trip of `get` alone: true once every change committed before the call has reached this process. */
   caughtUp(): Promise<boolean>;
+  /**
+   * Sends `query` as the next round trip itself, in place of its empty query, and answers its rows:
+   * a statement delivers the listener's pending notifications before it answers as the empty one
+   * does, so one round trip serves both the statement and the requests waiting to catch up (a
+   * ticket's call counts its hit and confirms its ticket on one backend). Undefined while the
+   * listener is not connected or another statement already waits for the next round trip: the
+   * caller sends it on the pool. A statement that fails catches no one up.
+   */
+  ride<R>(query: CompiledQuery<R>): Promise<R[]> | undefined;
   /** The entry as the cache holds it now, without the round trip: for a caller that has caught up already (`oneRequestOf`). */
   peek<T>(family: CacheFamily<T>, id: string): T | undefined;
   /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
@@ -79,6 +89,7 @@ export async function readThrough<T>(
 }
 
 const RECONNECT_MS = 1_000;
+const STATEMENT_TIMEOUT_MS = 15_000;
 /** The listener's application_name, as operators see it in pg_stat_activity. */
 export const LISTENER_NAME = 'svc-principal-cache';
 
@@ -106,7 +117,12 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
     retry = setTimeout(connect, RECONNECT_MS);
   };
   async function connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: opts.databaseUrl, application_name: LISTENER_NAME });
+    // The pool's bound on a statement: one riding the round trip (`ride`) must not hold every request.
+    const client = new pg.Client({
+      connectionString: opts.databaseUrl,
+      application_name: LISTENER_NAME,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+    });
     listener = client;
     client.on('notification', invalidate);
     client.on('error', (err) => lost(client, err));
@@ -126,6 +142,8 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
 
   /** The round trip out now, if any. */
   let inFlight: Promise<boolean> | undefined;
+  /** The statement the next round trip carries instead of the empty query (`ride`). */
+  let rider: { query: CompiledQuery<unknown>; resolve(rows: unknown[]): void; reject(err: unknown): void } | undefined;
   /** The next round trip: every request that arrives before it leaves waits for it. */
   let next: Promise<boolean> | undefined;
   /** True once a round trip sent after this call came back on the live listener. */
@@ -138,10 +156,21 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
       await new Promise(setImmediate);
       next = undefined;
       const client = listener;
-      if (!live || !client) return false;
-      const sent = client.query('').then(
-        () => true,
-        () => false,
+      const riding = rider;
+      rider = undefined;
+      if (!live || !client) {
+        riding?.reject(new Error('the principal cache listener was lost'));
+        return false;
+      }
+      const sent = (riding ? client.query(riding.query.sql, [...riding.query.parameters]) : client.query('')).then(
+        (result) => {
+          riding?.resolve(result.rows);
+          return true;
+        },
+        (err: unknown) => {
+          riding?.reject(err);
+          return false;
+        },
       );
       inFlight = sent;
       return sent;
@@ -156,6 +185,14 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
       return (await caughtUp()) ? peek(family, id) : undefined;
     },
     caughtUp,
+    ride<R>(query: CompiledQuery<R>) {
+      if (!live || !listener || rider) return undefined;
+      const rows = new Promise<R[]>((resolve, reject) => {
+        rider = { query, resolve: resolve as (rows: unknown[]) => void, reject };
+      });
+      void caughtUp();
+      return rows;
+    },
     peek,
     generation: () => generation,
     set(family, id, seen, value) {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { type Db, groupCommit } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -19,7 +19,7 @@ const PRUNE_AFTER_MS = 86_400_000;
  * The fixed window `at` falls in: windows start at multiples of `windowSeconds` since the epoch,
  * so a minute window runs from hh:mm:00.000 to hh:mm:59.999.
  */
-export function windowOf(limit: Limit, at: Date): { start: Date; end: Date } {
+export function windowOf(limit: Pick<Limit, 'windowSeconds'>, at: Date): { start: Date; end: Date } {
   const windowMs = limit.windowSeconds * 1000;
   const start = Math.floor(at.getTime() / windowMs) * windowMs;
   return { start: new Date(start), end: new Date(start + windowMs) };
@@ -44,6 +44,15 @@ function rateLimited(window: { end: Date }, now: Date): DomainError {
   return new DomainError('rate_limited', undefined, { details: { retryAfterSeconds: retryAfter }, retryAfterSeconds: retryAfter });
 }
 
+/** A hit counted in its window (`count`), not yet judged against a maximum (`judge`). */
+export interface Counted {
+  /** The window's count up to and including this hit; Infinity when this process saw the window refused already. */
+  hits: number;
+  key: string;
+  window: { start: Date; end: Date };
+  now: Date;
+}
+
 /**
  * Counts `cost` hits (default one) for `subject` in the fixed window the clock's time falls in and
  * refuses past `max` (the first refused hit counts too; later ones in that window are refused from
@@ -59,28 +68,52 @@ export async function consume(
   random: () => number = Math.random,
   cost = 1,
 ): Promise<void> {
+  judge(db, limit, await count(db, limit, subject, clock, { random, cost }));
+}
+
+/** A round trip a batch of hits may ride instead of a pool connection (the principal cache's, `PrincipalCache.ride`). */
+export interface Carrier {
+  ride<R>(query: CompiledQuery<R>): Promise<R[]> | undefined;
+}
+
+/**
+ * `consume`'s first half: the hit written, its window's count known. For a caller that learns the
+ * maximum only later (an app's limits, read after its ticket is confirmed) and so lets the write
+ * run meanwhile; with a `carrier`, its batch may be sent as that carrier's round trip.
+ */
+export async function count(
+  db: Db,
+  limit: Pick<Limit, 'name' | 'windowSeconds'>,
+  subject: string,
+  clock: Clock,
+  { random = Math.random, cost = 1, carrier }: { random?: () => number; cost?: number; carrier?: Carrier } = {},
+): Promise<Counted> {
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
-  const refused = refusedWindows.get(db) ?? new Set<string>();
-  refusedWindows.set(db, refused);
   const key = `${bucket}@${window.start.getTime()}`;
-  if (refused.has(key)) throw rateLimited(window, now);
-  const hits = await addHits(db, { bucket, windowStart: window.start, key, cost });
+  if (refusedWindows.get(db)?.has(key)) return { hits: Number.POSITIVE_INFINITY, key, window, now };
+  const hits = await addHits(db, { bucket, windowStart: window.start, key, cost, carrier });
   if (hits === cost && random() < PRUNE_PROBABILITY) {
     await db
       .deleteFrom('rate_limit_hits')
       .where('window_start', '<', new Date(now.getTime() - PRUNE_AFTER_MS))
       .execute();
   }
-  if (hits > limit.max) {
-    refused.add(key);
-    if (refused.size > MAX_REFUSED_WINDOWS) refused.delete(refused.values().next().value!);
-    throw rateLimited(window, now);
-  }
+  return { hits, key, window, now };
 }
 
-type Hit = { bucket: string; windowStart: Date; key: string; cost: number };
+/** `consume`'s second half: refuses a hit counted past `limit.max`, and remembers its window as refused. */
+export function judge(db: Db, limit: Pick<Limit, 'max'>, counted: Counted): void {
+  if (counted.hits <= limit.max) return;
+  const refused = refusedWindows.get(db) ?? new Set<string>();
+  refusedWindows.set(db, refused);
+  refused.add(counted.key);
+  if (refused.size > MAX_REFUSED_WINDOWS) refused.delete(refused.values().next().value!);
+  throw rateLimited(counted.window, counted.now);
+}
+
+type Hit = { bucket: string; windowStart: Date; key: string; cost: number; carrier: Carrier | undefined };
 /** Hits per statement: with three array parameters its text stays the same size whatever the batch. */
 const MAX_HITS = 2000;
 
@@ -106,13 +139,16 @@ async function writeHits(db: Db, hits: readonly Hit[]): Promise<number[]> {
   }
   const batch = [...rows.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : +a.windowStart - +b.windowStart));
   // Each row comes back keyed as the hits are, with no date to parse.
-  const { rows: counts } = await sql<{ key: string; hits: number }>`
+  const query = sql<{ key: string; hits: number }>`
     INSERT INTO rate_limit_hits (bucket, window_start, hits)
     SELECT b, to_timestamp(ms / 1000.0), h
       FROM unnest(${batch.map((r) => r.bucket)}::text[], ${batch.map((r) => r.windowStart.getTime())}::float8[],
                   ${batch.map((r) => r.total)}::int[]) AS t(b, ms, h)
     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_hits.hits + excluded.hits
-    RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.execute(db);
+    RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.compile(db);
+  // The batch rides the principal cache's round trip when its hits came with one that takes it, else the pool.
+  const carried = hits.find((h) => h.carrier)?.carrier?.ride(query);
+  const counts = carried ? await carried : (await db.executeQuery(query)).rows;
   // Each window's count before this batch, then each hit's count after it.
   const running = new Map(counts.map((r) => [r.key, r.hits - rows.get(r.key)!.total]));
   return hits.map((h) => {

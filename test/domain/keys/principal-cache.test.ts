@@ -267,3 +267,38 @@ describe('principal cache without its listener', () => {
     }
   });
 });
+
+describe('a statement riding the round trip', () => {
+  it('answers its rows once the changes committed before it have emptied the cache, one statement at a time', async () => {
+    const cache = await startPrincipalCache({ databaseUrl: a.database.url, logger: pino({ level: 'silent' }) });
+    try {
+      const family = cacheFamily<{ n: number }>('test-rider');
+      cache.set(family, 'h', cache.generation(), { n: 1 });
+      await sql`SELECT pg_notify('svc_principals', '')`.execute(a.database.db);
+      const riding = cache.ride(sql<{ one: number }>`SELECT 1 AS one`.compile(a.database.db));
+      // The next round trip carries one statement: another goes on the pool.
+      expect(cache.ride(sql`SELECT 2`.compile(a.database.db))).toBeUndefined();
+      const caught = cache.caughtUp();
+      expect(await riding).toEqual([{ one: 1 }]);
+      expect(await caught).toBe(true);
+      expect(cache.peek(family, 'h')).toBeUndefined();
+    } finally {
+      await cache.stop();
+    }
+  });
+
+  it('catches no one up when it fails, and is refused while the listener is lost', async () => {
+    const cache = await startPrincipalCache({ databaseUrl: a.database.url, logger: pino({ level: 'silent' }) });
+    try {
+      const failing = cache.ride(sql`SELECT 1 / 0`.compile(a.database.db));
+      const caught = cache.caughtUp();
+      await expect(failing).rejects.toThrow(/division by zero/);
+      expect(await caught).toBe(false);
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = ${LISTENER_NAME} AND datname = current_database()`.execute(a.database.db);
+      await expect.poll(() => cache.ride(sql`SELECT 1`.compile(a.database.db))).toBeUndefined();
+    } finally {
+      await cache.stop();
+    }
+  });
+});
