@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 
@@ -43,7 +42,8 @@ export async function startEmbeddedTemporal(settings: EmbeddedTemporalSettings, 
   const copies = new Map<number, { resolve(): void; reject(err: Error): void }>();
   let nextCopy = 0;
   let running = false;
-  const exited = once(thread, 'exit');
+  // Not events.once: that rejects on the thread's 'error', which comes before its 'exit'.
+  const exited = new Promise<number>((resolve) => thread.once('exit', resolve));
   const started = new Promise<Extract<FromThread, { kind: 'started' }>>((resolve, reject) => {
     thread.on('message', (message: FromThread) => {
       if (message.kind === 'started') resolve(message);
@@ -56,7 +56,7 @@ export async function startEmbeddedTemporal(settings: EmbeddedTemporalSettings, 
       }
     });
     thread.on('error', reject);
-    void exited.then(([code]) => {
+    void exited.then((code) => {
       const err = new Error(`the embedded Temporal server's thread ended (exit code ${code})`);
       reject(err);
       for (const copy of copies.values()) copy.reject(err);

@@ -59,6 +59,8 @@ describe('the embedded Temporal server’s thread', () => {
   it('a server that cannot start fails the start with its reason', async () => {
     const notAFile = path.join(dir, 'a-folder');
     await fs.mkdir(notAFile);
-    await expect(startEmbeddedTemporal({ namespace: 'svc-test', stateFile: notAFile, uiPort: undefined }, logger)).rejects.toThrow();
+    await expect(startEmbeddedTemporal({ namespace: 'svc-test', stateFile: notAFile, uiPort: undefined }, logger)).rejects.toThrow(
+      /cannot open .*a-folder/,
+    );
   });
 });
