@@ -168,7 +168,7 @@ export const EnvSchema = z
       .max(100_000)
       .default(200)
       .describe(
-        "Workflow runs a worker keeps in memory between their tasks (Temporal's `maxCachedWorkflows`), in its workflow thread's heap; a run not kept replays its history at its next task, which costs CPU, not correctness. Part of the memory budget ([install](install.md#memory)): the SDK's own default grows with the heap limit (about 2,300 runs on a 4 GB heap). Keep it above the runs a worker has going at once (40 workflow tasks at a time).",
+        "Workflow runs a worker keeps in memory between their tasks (Temporal's `maxCachedWorkflows`), in its workflow thread's heap; a run not kept replays its history at its next task, which costs CPU, not correctness. Part of the memory budget ([install](install.md#memory)): the SDK's own default grows with the heap limit (about 2,300 runs on a 4 GB heap). Keep it above the runs a worker has going at once (100 workflow tasks at a time; a lower value also lowers that).",
       ),
     SVC_TRUSTED_PROXIES: z
       .string()

@@ -209,7 +209,6 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
           keySource: config.payloadKeys ? 'SVC_TEMPORAL_PAYLOAD_KEYS' : 'generated key file',
         },
         codec: codec!,
-        codecEndpoint: () => (role === 'all' ? `${addresses.baseUrl}${TEMPORAL_CODEC_PATH}` : undefined),
         databaseUrl,
         logger,
         activityDeps: {
@@ -282,6 +281,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       const { port } = server.address() as net.AddressInfo;
       addresses = publicAddresses(config, { host: config.host, port });
       url = `http://${config.host}:${port}`;
+      // The embedded Web UI decodes payloads through svc's codec endpoint, known only now.
+      temporal?.connected.setUiCodecEndpoint(`${addresses.baseUrl}${TEMPORAL_CODEC_PATH}`);
       // The hub stops first: it ends the subscription streams, which never end by themselves.
       cleanups.push(async () => {
         await changes.stop();

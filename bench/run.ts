@@ -31,7 +31,7 @@ const QUICK: Record<string, string[]> = {
   'keyed-path': ['2', '1'],
   hosting: ['2'],
   soak: ['10', '20'],
-  'app-workflows': ['60', '20'],
+  'app-workflows': ['150', '20'],
 };
 const quick = process.argv.includes('--quick');
 const wanted = quick ? Object.keys(QUICK) : process.argv.slice(2);

@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import { type EmbeddedTemporal, startEmbeddedTemporal } from './embedded-temporal.ts';
 import { installTemporalRuntime } from './runtime.ts';
 
 export interface TemporalConnections {
@@ -17,16 +18,18 @@ export interface TemporalConnections {
   /** The embedded server's state file; undefined when connected to TEMPORAL_ADDRESS. */
   embeddedStateFile: string | undefined;
   /** The embedded server: writes a consistent copy of its state file to `file` (a backup). */
-  copyEmbeddedState: ((file: string) => void) | undefined;
+  copyEmbeddedState: ((file: string) => Promise<void>) | undefined;
   /** The embedded server's Web UI, when it serves one. */
   uiUrl: string | undefined;
+  /** Points the embedded Web UI at this codec endpoint (svc's own, known once its HTTP server listens). */
+  setUiCodecEndpoint(url: string | undefined): void;
   close(): Promise<void>;
 }
 
 /**
- * TEMPORAL_ADDRESS set: that cluster. Unset: the project's own
- * Temporal-protocol server in this process, for local use only, keeping its
- * state in `<dataDir>/temporal/temporal.sqlite`; its code is loaded only then.
+ * TEMPORAL_ADDRESS set: that cluster. Unset: the project's own Temporal-protocol server on a
+ * thread of this process (embedded-temporal.ts), for local use only, keeping its state in
+ * `<dataDir>/temporal/temporal.sqlite`; its code is loaded only then, and only on that thread.
  */
 export async function connectTemporal(opts: {
   address: string | undefined;
@@ -34,28 +37,18 @@ export async function connectTemporal(opts: {
   dataDir: string;
   /** Port for the embedded server's Web UI (0: a free port; undefined: none). */
   uiPort: number | undefined;
-  /** The embedded UI's codec endpoint (svc's own, known once the HTTP server listens). */
-  uiCodecEndpoint?: () => string | undefined;
   dataConverter: DataConverter;
   logger: Logger;
 }): Promise<TemporalConnections> {
   installTemporalRuntime();
-  let embedded:
-    | { address: string; uiUrl: string | undefined; copyStateTo: ((file: string) => void) | undefined; stop(): Promise<void> }
-    | undefined;
+  let embedded: EmbeddedTemporal | undefined;
   let embeddedStateFile: string | undefined;
   if (!opts.address) {
-    const { startTemporalDevServer } = await import('@svc/temporal-dev');
     embeddedStateFile = path.join(opts.dataDir, 'temporal', 'temporal.sqlite');
     await mkdir(path.dirname(embeddedStateFile), { recursive: true });
-    // Loopback only: the UI has no login of its own (payloads are sealed, but run lists are not).
-    embedded = await startTemporalDevServer({
-      host: '127.0.0.1',
-      namespaces: [opts.namespace],
-      dbFilename: embeddedStateFile,
-      uiPort: opts.uiPort,
-      uiCodecEndpoint: opts.uiCodecEndpoint,
-    });
+    // Loopback only (the thread binds 127.0.0.1): the UI has no login of its own (payloads are
+    // sealed, but run lists are not).
+    embedded = await startEmbeddedTemporal({ namespace: opts.namespace, stateFile: embeddedStateFile, uiPort: opts.uiPort }, opts.logger);
     opts.logger.info(
       { address: embedded.address, stateFile: embeddedStateFile, ui: embedded.uiUrl },
       'TEMPORAL_ADDRESS is unset: using the embedded Temporal server (local use only), which keeps workflow state in the data folder',
@@ -77,6 +70,7 @@ export async function connectTemporal(opts: {
       embeddedStateFile,
       copyEmbeddedState: embedded?.copyStateTo,
       uiUrl: embedded?.uiUrl,
+      setUiCodecEndpoint: (url) => embedded?.setUiCodecEndpoint(url),
       async close() {
         await native.close();
         await connection.close();

@@ -5,6 +5,9 @@ import { TASK_QUEUE } from '../workflows/contract.ts';
 import type { TemporalConnections } from './connect-temporal.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
+/** Workflow tasks a worker runs at once (the SDK's default is 40). */
+const WORKFLOW_TASKS_AT_ONCE = 100;
+
 /**
  * Runs the worker in this process until `stop`. `bundleCacheDir`: where the workflow bundle is
  * kept between starts when none is prebuilt; `maxCachedWorkflows`: runs kept in memory between
@@ -25,6 +28,10 @@ export async function runWorker(
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
     maxCachedWorkflows: deps.maxCachedWorkflows,
+    // A workflow task holds its slot while its local activities run (a run's steps, its database
+    // work): at the SDK's 40, the 41st run in flight waited for one to finish. At most the cache,
+    // which the SDK requires.
+    maxConcurrentWorkflowTaskExecutions: Math.min(WORKFLOW_TASKS_AT_ONCE, deps.maxCachedWorkflows),
     activities: createActivities(deps),
   });
   const running = worker.run();

@@ -41,8 +41,6 @@ export async function startTemporal(opts: {
     keySource: string;
   };
   codec: AesGcmPayloadCodec;
-  /** svc's own codec endpoint for the embedded Web UI (known once the HTTP server listens). */
-  codecEndpoint: () => string | undefined;
   databaseUrl: string;
   logger: Logger;
   activityDeps: Omit<ActivityDeps, 'logger'>;
@@ -61,7 +59,6 @@ export async function startTemporal(opts: {
       namespace: settings.namespace,
       dataDir: settings.dataDir,
       uiPort: settings.uiPort,
-      uiCodecEndpoint: opts.codecEndpoint,
       dataConverter,
       logger,
     });

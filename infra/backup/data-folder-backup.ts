@@ -51,7 +51,7 @@ export interface BackupSource {
   /** The running service's PostgreSQL (a superuser URL); undefined: the cluster is stopped. */
   postgresUrl: string | undefined;
   /** The running embedded Temporal server's copy of its state; undefined: none runs (the file, if any, is copied). */
-  copyTemporalState: ((file: string) => void) | undefined;
+  copyTemporalState: ((file: string) => Promise<void>) | undefined;
   /** State outside the data folder, named in the manifest. */
   elsewhere: { what: string; where: string }[];
 }
@@ -82,7 +82,7 @@ async function writeBackup(source: BackupSource, clusterDir: string, directory: 
   if (source.copyTemporalState || existsSync(path.join(source.dataDir, TEMPORAL_STATE))) {
     await fs.mkdir(path.join(directory, 'temporal'), { recursive: true, mode: 0o700 });
     const target = path.join(directory, TEMPORAL_STATE);
-    if (source.copyTemporalState) source.copyTemporalState(target);
+    if (source.copyTemporalState) await source.copyTemporalState(target);
     else copyStoppedState(path.join(source.dataDir, TEMPORAL_STATE), target);
     await fs.chmod(target, 0o600);
     temporal = { file: TEMPORAL_STATE };
