@@ -1,6 +1,8 @@
-// Servers in child processes (bench/support/serve.ts) and load against them with autocannon.
+// Servers in child processes (bench/support/serve.ts) and load against them: autocannon at
+// saturation, an evenly paced client at a fixed rate.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
@@ -62,13 +64,12 @@ export interface LoadResult {
   errors: number;
 }
 
-/** autocannon against one URL: at saturation, or at `rate` requests per second in all. */
+/** autocannon against one URL at saturation. */
 export async function load(opts: {
   url: string;
   headers?: Record<string, string>;
   seconds: number;
   connections?: number;
-  rate?: number;
   /** Each request from the next of this many addresses (X-Forwarded-For; the server trusts 127.0.0.1 as its proxy). */
   sources?: number;
 }): Promise<LoadResult> {
@@ -91,7 +92,6 @@ export async function load(opts: {
       : {}),
     connections: opts.connections ?? 20,
     duration: opts.seconds,
-    ...(opts.rate ? { overallRate: opts.rate } : {}),
   });
   return {
     requestsPerSecond: result.requests.average,
@@ -100,4 +100,56 @@ export async function load(opts: {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
+}
+
+/**
+ * `rate` GET requests a second, each sent at its own time (one every 1/rate s) over up to 20
+ * keep-alive connections, its latency counted from that time, so a request that waits for a
+ * connection or behind a stall counts its wait. autocannon's fixed rate sends each connection's
+ * share of a second back to back when the second starts (bursts of `rate` requests), which
+ * measures bursts, not a steady rate.
+ */
+export async function pacedLoad(opts: {
+  url: string;
+  headers?: Record<string, string>;
+  seconds: number;
+  rate: number;
+}): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const total = Math.round(opts.rate * opts.seconds);
+  const start = performance.now();
+  const due = (i: number) => start + (i * 1000) / opts.rate;
+  await new Promise<void>((resolve) => {
+    let sent = 0;
+    let ended = 0;
+    const end = () => {
+      if (++ended === total) resolve();
+    };
+    const tick = () => {
+      for (const now = performance.now(); sent < total && due(sent) <= now; sent++) {
+        const at = due(sent);
+        http
+          .get(opts.url, { agent, headers: opts.headers }, (res) => {
+            if ((res.statusCode ?? 0) >= 300) non2xx++;
+            res.resume().on('end', () => {
+              latencies.push(performance.now() - at);
+              end();
+            });
+          })
+          .on('error', () => {
+            errors++;
+            end();
+          });
+      }
+      if (sent < total) setTimeout(tick, 1);
+    };
+    tick();
+  });
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? Number.NaN;
+  return { requestsPerSecond: latencies.length / ((performance.now() - start) / 1000), p50: at(0.5), p99: at(0.99), non2xx, errors };
 }
