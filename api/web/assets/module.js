@@ -14,6 +14,8 @@ let organization = '';
 let source = null;
 let after = null;
 let lastSeq = null;
+/** Each form's last answer by widget id: a render (after the action, or a refresh's) rebuilds the form, which shows it again. */
+const formAnswers = new Map();
 
 const el = (tag, text, className) => {
   const node = document.createElement(tag);
@@ -91,6 +93,12 @@ function form(w) {
   submit.type = 'submit';
   const result = el('p', '', 'svc-muted');
   result.setAttribute('role', 'status');
+  const kept = formAnswers.get(w.id);
+  if (kept) show(result, kept.text, kept.kind);
+  const answer = (text, kind) => {
+    formAnswers.set(w.id, { text, kind });
+    show(result, text, kind);
+  };
   f.append(submit, result);
   f.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -103,9 +111,9 @@ function form(w) {
     const path = `/api/v1/ontologies/${encodeURIComponent(organization)}/actions/${encodeURIComponent(w.action.apiName)}/apply`;
     const res = await api('POST', path, { parameters });
     submit.disabled = false;
-    if (!res.ok) return show(result, res.error.message, 'svc-error');
-    if (res.data.validation?.result === 'INVALID') return show(result, 'The action’s conditions are not met.', 'svc-error');
-    show(result, 'Done.');
+    if (!res.ok) return answer(res.error.message, 'svc-error');
+    if (res.data.validation?.result === 'INVALID') return answer('The action’s conditions are not met.', 'svc-error');
+    answer('Done.');
     await render();
   });
   return f;
