@@ -40,6 +40,11 @@ export async function recordCompositeItem(deps: { db: Db; blobs: BlobStore }, sh
   });
 }
 
+/** An item with its size and a reader of its bytes (all, or an inclusive range), read only when asked. */
+export function itemContent<I extends { sha256: string; sizeBytes: number }>(deps: { db: DbOrTrx; blobs: BlobStore }, item: I) {
+  return { item, size: item.sizeBytes, read: (range?: { start: number; end: number }) => readItemContent(deps, item.sha256, range) };
+}
+
 /**
  * The bytes of the item stored under `sha256`, or of the inclusive byte range `range` within it: a
  * composite item's from the parts the range covers (exact across part boundaries), any other item

@@ -4,7 +4,7 @@ import type { DbOrTrx } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { readItemContent } from './composite-items.ts';
+import { itemContent } from './composite-items.ts';
 import { branchOf, checkedPath, itemRid, itemRows, itemView, mediaSetFor, visibleItem } from './repository.ts';
 
 type Deps = { db: DbOrTrx; clock: Clock };
@@ -46,6 +46,5 @@ export async function readMediaItem(
   mediaItemRid: string,
 ): Promise<{ item: MediaItemView; size: number; read: (range?: { start: number; end: number }) => Promise<Buffer> }> {
   const set = await mediaSetFor(deps, principal, rid, 'media-set.read');
-  const item = itemView(set, await visibleItem(deps.db, set, mediaItemRid));
-  return { item, size: item.sizeBytes, read: (range) => readItemContent(deps, item.sha256, range) };
+  return itemContent(deps, itemView(set, await visibleItem(deps.db, set, mediaItemRid)));
 }

@@ -8,7 +8,7 @@ import { authorize } from '../policy/index.ts';
 import type { Principal } from '../principal.ts';
 import { tenantOf } from '../rate-limit/index.ts';
 import { callerRoleOn } from '../resources/index.ts';
-import { readItemContent } from './composite-items.ts';
+import { itemContent } from './composite-items.ts';
 import { itemView, setIdOf, setRows, visibleItem } from './repository.ts';
 import { recordMediaTransformation, transformItem } from './transform-media-item.ts';
 
@@ -51,8 +51,7 @@ async function heldItem(deps: Deps, principal: Principal, input: ObjectMediaInpu
 
 /** `GET …/objects/{objectType}/{primaryKey}/media/{property}/content`: the item, its size, a reader of its bytes (all or a range). */
 export async function readObjectMedia(deps: Deps, principal: Principal, input: ObjectMediaInput) {
-  const item = await heldItem(deps, principal, input);
-  return { item, size: item.sizeBytes, read: (range?: { start: number; end: number }) => readItemContent(deps, item.sha256, range) };
+  return itemContent(deps, await heldItem(deps, principal, input));
 }
 
 /**
