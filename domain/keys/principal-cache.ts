@@ -66,6 +66,9 @@ export interface PrincipalCache {
   stop(): Promise<void>;
 }
 
+/** One function for entries that end only by invalidation (a default parameter's arrow would be a new closure per call). */
+const always = () => true;
+
 /**
  * The cache's entry when it holds one `fresh` accepts (for entries that also end by time), else
  * `load`'s answer, kept when there is one. Without a cache (callers outside the API), and inside a
@@ -77,7 +80,7 @@ export async function readThrough<T>(
   family: CacheFamily<T>,
   id: string,
   load: () => Promise<T | undefined>,
-  fresh: (value: T) => boolean = () => true,
+  fresh: (value: T) => boolean = always,
 ): Promise<T | undefined> {
   const cache = deps.db.isTransaction ? undefined : deps.principals;
   const hit = await cache?.get(family, id);
