@@ -92,6 +92,8 @@ export async function readThrough<T>(
 }
 
 const RECONNECT_MS = 1_000;
+/** Statement texts the listener keeps prepared (`ride`); only the rate-limit upsert rides today. */
+const MAX_PREPARED = 8;
 const STATEMENT_TIMEOUT_MS = 15_000;
 /** The listener's application_name, as operators see it in pg_stat_activity. */
 export const LISTENER_NAME = 'svc-principal-cache';
@@ -143,6 +145,20 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   }
   await connect();
 
+  /**
+   * A name per statement text that rides: the listener connection then parses and plans each once
+   * (pg prepares a named statement once per connection, again after a reconnect) and every later
+   * round trip sends only its parameters. Measured on the rate-limit upsert, one at a time: about
+   * half the round trip's time (234 to 490 against 471 to 1,300 µs) and 70 against 95 to 190 µs of
+   * this process's CPU.
+   */
+  const prepared = new Map<string, string>();
+  const statement = (query: CompiledQuery<unknown>) => {
+    let name = prepared.get(query.sql);
+    if (name === undefined && prepared.size < MAX_PREPARED) prepared.set(query.sql, (name = `svc-ride-${prepared.size}`));
+    return { name, text: query.sql, values: [...query.parameters] };
+  };
+
   /** The round trip out now, if any. */
   let inFlight: Promise<boolean> | undefined;
   /** The statement the next round trip carries instead of the empty query (`ride`). */
@@ -165,7 +181,7 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
         riding?.reject(new Error('the principal cache listener was lost'));
         return false;
       }
-      const sent = (riding ? client.query(riding.query.sql, [...riding.query.parameters]) : client.query('')).then(
+      const sent = (riding ? client.query(statement(riding.query)) : client.query('')).then(
         (result) => {
           riding?.resolve(result.rows);
           return true;
