@@ -155,7 +155,10 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   const prepared = new Map<string, string>();
   const statement = (query: CompiledQuery<unknown>) => {
     let name = prepared.get(query.sql);
-    if (name === undefined && prepared.size < MAX_PREPARED) prepared.set(query.sql, (name = `svc-ride-${prepared.size}`));
+    if (name === undefined && prepared.size < MAX_PREPARED) {
+      name = `svc-ride-${prepared.size}`;
+      prepared.set(query.sql, name);
+    }
     return { name, text: query.sql, values: [...query.parameters] };
   };
 
