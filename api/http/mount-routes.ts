@@ -39,9 +39,10 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 
 /** Stage order for every route: rate limit → auth → validate → prepare (pool) → handler (transaction for writes). */
 function handle(route: AnyRoute, shared: ApiDeps) {
-  // Both decided by the static route table: once per route, not on every request.
+  // Decided by the route and the static route table: made once per route, not on every request.
   const access = route.auth === 'none' ? undefined : routeAccessOf(route);
   const readsTickets = access !== undefined && credentialTypesOf(access).ticket;
+  const how = { renewal: route.auth === 'renewal', write: route.write === true };
   const crossOrigin = answersCrossOrigin(route);
   const limit = route.rateLimit && { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 };
   const noEffects = () => {
@@ -63,10 +64,7 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     const counted = ticketApp === undefined ? undefined : countAppRequest(deps, ticketApp, ip);
     // Awaited below when the ticket is confirmed; a count of an unconfirmed ticket fails no one.
     counted?.catch(() => undefined);
-    const principal =
-      access === undefined
-        ? null
-        : await authenticate(ctx, deps, access, { renewal: route.auth === 'renewal', write: route.write === true });
+    const principal = access === undefined ? null : await authenticate(ctx, deps, access, how);
     if (limit && route.rateLimit?.per === 'tenant' && principal) await consume(deps.db, limit, `${tenantOf(principal)}:${ip}`, deps.clock);
     // Whose share of the process's body buffer a body read here takes (read-json-body.ts).
     ctx.state.bodyBuffer = deps.http.bodyBuffer;
