@@ -7,8 +7,10 @@ import type { Context } from 'koa';
 export function clientIp(ctx: Context, trustedProxies: readonly string[]): string {
   const peer = normalize(ctx.req.socket.remoteAddress ?? '');
   if (!trustedProxies.includes(peer)) return peer;
-  const hops = ctx
-    .get('x-forwarded-for')
+  const forwarded = ctx.get('x-forwarded-for');
+  // A proxy's own calls carry none: no arrays to make for them.
+  if (forwarded === '') return peer;
+  const hops = forwarded
     .split(',')
     .map((s) => normalize(s.trim()))
     .filter(Boolean);

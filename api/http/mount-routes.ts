@@ -12,6 +12,7 @@ import { authenticate, cachedTicketAppOf } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
 import type { ApiDeps } from '../deps.ts';
 import { JsonText } from './envelope.ts';
+import { setHeader } from './headers.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { type AnyRoute, bodyLimitOf, routerPath } from './route.ts';
 import { assertCleanStrings } from './string-rule.ts';
@@ -38,10 +39,15 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 
 /** Stage order for every route: rate limit → auth → validate → prepare (pool) → handler (transaction for writes). */
 function handle(route: AnyRoute, shared: ApiDeps) {
-  // Both decided by the static route table: once per route, not on every request.
+  // Decided by the route and the static route table: made once per route, not on every request.
   const access = route.auth === 'none' ? undefined : routeAccessOf(route);
   const readsTickets = access !== undefined && credentialTypesOf(access).ticket;
+  const how = { renewal: route.auth === 'renewal', write: route.write === true };
   const crossOrigin = answersCrossOrigin(route);
+  const limit = route.rateLimit && { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 };
+  const noEffects = () => {
+    throw new Error(`read route ${route.operationId} registered a side effect`);
+  };
   return async (ctx: Context) => {
     const deps: ApiDeps = { ...shared, principals: oneRequestOf(shared.principals) };
     ctx.state.route = route.path;
@@ -50,7 +56,6 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     if (route.authChallenge) ctx.state.authChallenge = route.authChallenge(ctx, deps);
     if (crossOrigin) allowOrigin(ctx, route, deps);
     const ip = clientIp(ctx, deps.http.trustedProxies);
-    const limit = route.rateLimit && { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 };
     if (limit && route.rateLimit?.per !== 'tenant') await consume(deps.db, limit, ip, deps.clock);
     // A ticket's request counts against its app's requestsPerMinute (below). When this process
     // holds the ticket, the count is written while the principal cache's round trip is out rather
@@ -59,10 +64,7 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     const counted = ticketApp === undefined ? undefined : countAppRequest(deps, ticketApp, ip);
     // Awaited below when the ticket is confirmed; a count of an unconfirmed ticket fails no one.
     counted?.catch(() => undefined);
-    const principal =
-      access === undefined
-        ? null
-        : await authenticate(ctx, deps, access, { renewal: route.auth === 'renewal', write: route.write === true });
+    const principal = access === undefined ? null : await authenticate(ctx, deps, access, how);
     if (limit && route.rateLimit?.per === 'tenant' && principal) await consume(deps.db, limit, `${tenantOf(principal)}:${ip}`, deps.clock);
     // Whose share of the process's body buffer a body read here takes (read-json-body.ts).
     ctx.state.bodyBuffer = deps.http.bodyBuffer;
@@ -82,7 +84,8 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     }
     // The string rule first, on the raw input of every route, whatever its schemas accept.
     assertCleanStrings(ctx.params, 'path');
-    assertCleanStrings(ctx.query, 'query');
+    // Koa parses the query string into an object on first read: most calls have none.
+    if (ctx.querystring !== '') assertCleanStrings(ctx.query, 'query');
     const rawBody = route.body ? await readJsonBody(ctx, bodyLimitOf(route, deps.http.maxBodyBytes), route.textBody) : undefined;
     assertCleanStrings(rawBody, '');
     const params = parseOrThrow(route.params, ctx.params, 'invalid_path');
@@ -93,9 +96,6 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     const prepared = route.prepare ? await route.prepare(input) : undefined;
 
     const run = (db: DbOrTrx, afterCommit: (effect: () => Promise<void>) => void) => route.handler({ ...input, prepared, db, afterCommit });
-    const noEffects = () => {
-      throw new Error(`read route ${route.operationId} registered a side effect`);
-    };
     const result = route.write
       ? await runWrite(deps.db, dryRun, ({ trx, afterCommit }) => run(trx, afterCommit))
       : route.snapshot
@@ -106,7 +106,7 @@ function handle(route: AnyRoute, shared: ApiDeps) {
             .execute((trx) => run(trx, noEffects))
         : await run(deps.db, noEffects);
 
-    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
     if (dryRun && !route.ownDryRun) {
       ctx.status = 202;
       sendJson(ctx, { ok: true, data: { dryRun: true, plan: result.plan ?? result.data }, requestId: ctx.state.requestId });
@@ -115,15 +115,17 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     ctx.status = result.status ?? route.response.status;
     if (route.envelope === false) ctx.body = result.data;
     else if (result.data instanceof JsonText) {
-      ctx.set('Content-Type', 'application/json; charset=utf-8');
+      setHeader(ctx, 'Content-Type', JSON_TYPE);
       ctx.body = `{"ok":true,"data":${result.data.text},"requestId":${JSON.stringify(ctx.state.requestId)}}`;
     } else sendJson(ctx, { ok: true, data: result.data, requestId: ctx.state.requestId });
   };
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** An envelope as JSON text with its content type given whole: Koa would look the type up by name on every answer. */
 function sendJson(ctx: Context, envelope: object): void {
-  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  setHeader(ctx, 'Content-Type', JSON_TYPE);
   ctx.body = JSON.stringify(envelope);
 }
 
@@ -149,9 +151,9 @@ function allowOrigin(ctx: Context, route: AnyRoute, deps: ApiDeps): void {
     ctx.vary('Origin');
     const origin = credentialed(deps);
     if (!origin || ctx.get('origin') !== origin) return;
-    ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Allow-Credentials', 'true');
-  } else ctx.set('Access-Control-Allow-Origin', '*');
+    setHeader(ctx, 'Access-Control-Allow-Origin', origin);
+    setHeader(ctx, 'Access-Control-Allow-Credentials', 'true');
+  } else setHeader(ctx, 'Access-Control-Allow-Origin', '*');
   if (route.cors?.exposeHeaders) ctx.set('Access-Control-Expose-Headers', route.cors.exposeHeaders.join(', '));
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { setHeader } from './headers.ts';
 
 const REQUEST_ID_HEADER = 'x-request-id';
 // A caller's own id is kept for correlation only when it is short and plain.
@@ -20,9 +21,9 @@ export function requestFrame(logger: Logger): Middleware {
     const incoming = ctx.get(REQUEST_ID_HEADER);
     const requestId = ACCEPTED.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.set(REQUEST_ID_HEADER, requestId);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Cache-Control', 'no-store');
+    setHeader(ctx, REQUEST_ID_HEADER, requestId);
+    setHeader(ctx, 'X-Content-Type-Options', 'nosniff');
+    setHeader(ctx, 'Cache-Control', 'no-store');
     try {
       await next();
     } finally {

@@ -78,8 +78,28 @@ export function stringProblems(value: unknown, root: string): { problems: Proble
   return { problems, omittedProblems };
 }
 
+/** Longest string the quick check looks at: longer ones (bodies) go to the walk, which would scan them again. */
+const QUICK_MAX_LENGTH = 256;
+
+/**
+ * True when the walk would find nothing, decided without its allocations (stack, nodes, problem
+ * list): nothing at all, or a flat object of short clean strings under clean keys, as path and
+ * query parameters are on every call. False means only "walk it".
+ */
+function plainlyClean(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const key in value) {
+    const text: unknown = (value as Record<string, unknown>)[key];
+    if (!Object.hasOwn(value, key) || typeof text !== 'string' || text.length > QUICK_MAX_LENGTH) return false;
+    if (key === '__proto__' || flaw(key) !== undefined || flaw(text) !== undefined) return false;
+  }
+  return true;
+}
+
 /** Throws `invalid_payload` naming every string and key of `value` that breaks the rule. */
 export function assertCleanStrings(value: unknown, root: string): void {
+  if (plainlyClean(value)) return;
   const { problems, omittedProblems } = stringProblems(value, root);
   if (problems.length === 0) return;
   throw new DomainError('invalid_payload', 'Strings may not contain U+0000 or unpaired surrogates, and no key may be __proto__.', {

@@ -66,6 +66,9 @@ export interface PrincipalCache {
   stop(): Promise<void>;
 }
 
+/** One function for entries that end only by invalidation (a default parameter's arrow would be a new closure per call). */
+const always = () => true;
+
 /**
  * The cache's entry when it holds one `fresh` accepts (for entries that also end by time), else
  * `load`'s answer, kept when there is one. Without a cache (callers outside the API), and inside a
@@ -77,7 +80,7 @@ export async function readThrough<T>(
   family: CacheFamily<T>,
   id: string,
   load: () => Promise<T | undefined>,
-  fresh: (value: T) => boolean = () => true,
+  fresh: (value: T) => boolean = always,
 ): Promise<T | undefined> {
   const cache = deps.db.isTransaction ? undefined : deps.principals;
   const hit = await cache?.get(family, id);
@@ -89,6 +92,8 @@ export async function readThrough<T>(
 }
 
 const RECONNECT_MS = 1_000;
+/** Statement texts the listener keeps prepared (`ride`); only the rate-limit upsert rides today. */
+const MAX_PREPARED = 8;
 const STATEMENT_TIMEOUT_MS = 15_000;
 /** The listener's application_name, as operators see it in pg_stat_activity. */
 export const LISTENER_NAME = 'svc-principal-cache';
@@ -140,6 +145,23 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   }
   await connect();
 
+  /**
+   * A name per statement text that rides: the listener connection then parses and plans each once
+   * (pg prepares a named statement once per connection, again after a reconnect) and every later
+   * round trip sends only its parameters. Measured on the rate-limit upsert, one at a time: about
+   * half the round trip's time (234 to 490 against 471 to 1,300 µs) and 65 to 73 against 92 to 194 µs of
+   * this process's CPU.
+   */
+  const prepared = new Map<string, string>();
+  const statement = (query: CompiledQuery<unknown>) => {
+    let name = prepared.get(query.sql);
+    if (name === undefined && prepared.size < MAX_PREPARED) {
+      name = `svc-ride-${prepared.size}`;
+      prepared.set(query.sql, name);
+    }
+    return { name, text: query.sql, values: [...query.parameters] };
+  };
+
   /** The round trip out now, if any. */
   let inFlight: Promise<boolean> | undefined;
   /** The statement the next round trip carries instead of the empty query (`ride`). */
@@ -162,7 +184,7 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
         riding?.reject(new Error('the principal cache listener was lost'));
         return false;
       }
-      const sent = (riding ? client.query(riding.query.sql, [...riding.query.parameters]) : client.query('')).then(
+      const sent = (riding ? client.query(statement(riding.query)) : client.query('')).then(
         (result) => {
           riding?.resolve(result.rows);
           return true;

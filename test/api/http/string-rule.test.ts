@@ -63,4 +63,32 @@ describe('assertCleanStrings', () => {
       { problems: [expect.objectContaining({ path: 'login', code: 'invalid_string' })] },
     ]);
   });
+
+  // Flat objects of strings (path and query parameters) are checked without the walk: the same verdict as the walk's.
+  it('throws exactly when the walk finds a problem, for flat objects of strings, keys such as __proto__ and inherited keys included', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 8 }),
+      fc.constantFrom('\u0000', '\ud83d', '\ude00', 'a\ud83d\ude00', '__proto__', 'x'.repeat(300) + '\u0000', 'x'.repeat(300)),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, text), { maxLength: 5 }), fc.boolean(), (entries, inherits) => {
+        const value: Record<string, unknown> = Object.create(inherits ? { inherited: '\u0000' } : Object.prototype);
+        for (const [key, v] of entries)
+          Object.defineProperty(value, key, { value: v, enumerable: true, writable: true, configurable: true });
+        const walked = stringProblems(value, 'query').problems.length > 0;
+        let thrown = false;
+        try {
+          assertCleanStrings(value, 'query');
+        } catch (e) {
+          expect(e).toBeInstanceOf(DomainError);
+          thrown = true;
+        }
+        expect(thrown).toBe(walked);
+      }),
+      { numRuns: 500 },
+    );
+    expect(() => assertCleanStrings(undefined, '')).not.toThrow();
+    expect(() => assertCleanStrings({ q: 'a\u0000' }, 'query')).toThrow(DomainError);
+    expect(() => assertCleanStrings(JSON.parse('{"__proto__":"x"}'), 'query')).toThrow(DomainError);
+  });
 });

@@ -287,6 +287,36 @@ describe('a statement riding the round trip', () => {
     }
   });
 
+  it('is prepared once on the listener connection and answers each ride with its own parameters', async () => {
+    const cache = await startPrincipalCache({ databaseUrl: a.database.url, logger: pino({ level: 'silent' }) });
+    try {
+      const answers: unknown[] = [];
+      for (const n of [1, 2]) {
+        // One statement a round trip: each ride waits for the slot (the previous one has left by then).
+        let rows: Promise<unknown[]> | undefined;
+        await expect.poll(() => (rows = cache.ride(sql<{ n: number }>`SELECT ${n}::int AS n`.compile(a.database.db)))).toBeDefined();
+        answers.push(await rows);
+      }
+      expect(answers).toEqual([[{ n: 1 }], [{ n: 2 }]]);
+      // Read on the listener's own session, where the statements are prepared: once for both rides, and this one.
+      let listed: Promise<{ statement: string }[]> | undefined;
+      await expect
+        .poll(
+          () =>
+            (listed = cache.ride(
+              sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements ORDER BY prepare_time`.compile(a.database.db),
+            )),
+        )
+        .toBeDefined();
+      expect((await listed)!.map((r) => r.statement)).toEqual([
+        'SELECT $1::int AS n',
+        'SELECT statement FROM pg_prepared_statements ORDER BY prepare_time',
+      ]);
+    } finally {
+      await cache.stop();
+    }
+  });
+
   it('catches no one up when it fails, and is refused while the listener is lost', async () => {
     const cache = await startPrincipalCache({ databaseUrl: a.database.url, logger: pino({ level: 'silent' }) });
     try {
