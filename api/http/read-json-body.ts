@@ -40,9 +40,10 @@ export async function readJsonBody(ctx: Context, limit: number, textType?: strin
 /**
  * Reads the whole body, up to `limit` bytes (payload_too_large beyond, without reading on when the
  * declared length says so), within the process's body buffer (`ctx.state.bodyBuffer`, per
- * `ctx.state.tenant`): past it, 429 rate_limited before anything more is read.
+ * `ctx.state.tenant`): past it, 429 rate_limited before anything more is read. `each` is given
+ * every chunk as it arrives, in order (a route hashing the body does it while it arrives).
  */
-export async function readBodyBytes(ctx: Context, limit: number): Promise<Buffer> {
+export async function readBodyBytes(ctx: Context, limit: number, each?: (chunk: Buffer) => void): Promise<Buffer> {
   const tooLarge = () =>
     new DomainError('payload_too_large', `The request body is larger than ${limit} bytes.`, { details: { limitBytes: limit } });
   const declared = Number(ctx.get('content-length') || 0);
@@ -53,18 +54,23 @@ export async function readBodyBytes(ctx: Context, limit: number): Promise<Buffer
   }
   const take = holdWithin(ctx);
   if (declared > 0) take(declared);
+  // Of a declared length, each chunk is copied into place as it arrives: no copy of the whole body waits after its last byte.
+  const whole = declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
+    // Node's parser ends a body at its declared length; more would not fit `whole`.
+    if (size + chunk.length > (whole ? declared : limit)) {
       ctx.set('Connection', 'close');
       throw tooLarge();
     }
-    if (declared === 0) take(chunk.length);
-    chunks.push(chunk);
+    if (!whole) take(chunk.length);
+    each?.(chunk);
+    if (whole) chunk.copy(whole, size);
+    else chunks.push(chunk);
+    size += chunk.length;
   }
-  return Buffer.concat(chunks, size);
+  return whole ? whole.subarray(0, size) : Buffer.concat(chunks, size);
 }
 
 /** Takes bytes from the process's body buffer for this request, given back once when its response closes. */

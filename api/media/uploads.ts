@@ -69,7 +69,7 @@ export const putMediaUploadPartRoute = defineRoute({
   errors: [...SESSION_ERRORS, 'invalid_payload', 'payload_too_large', 'rate_limited'],
   // Bytes are read and stored before the transaction opens (the content store is not transactional).
   prepare: ({ deps, principal, params, ctx, dryRun }) =>
-    acceptUploadPart(deps, principal, targetOf(params), params, (limit) => readBodyBytes(ctx, limit), dryRun),
+    acceptUploadPart(deps, principal, targetOf(params), params, (limit, each) => readBodyBytes(ctx, limit, each), dryRun),
   handler: async ({ db, deps, principal, params, prepared }) => ({
     status: 200,
     data: await putMediaUploadPart({ db, clock: deps.clock }, principal, targetOf(params), params, prepared),

@@ -25,14 +25,17 @@ const stored = (part: { sha256: string; size: number }, partNumber: number): Med
  * Reads one part (at most uploadPartBytes) and stores it in the content store by SHA-256, before
  * the write's transaction (the store is not transactional). The session is checked first, so a
  * refused part reads no body; a part larger than the declared item is refused. A dry run stores nothing.
- * Stored, it feeds the session's running item hash in this process (`uploadHashes`), if there is one.
+ * `read` gives every chunk to `each` as it arrives, then the whole body: the part's hash, and the
+ * session's running item hash in this process (`uploadHashes`) when the part continues it, are
+ * taken chunk by chunk, so neither waits after the last byte; the running hash keeps this part only
+ * once it is stored.
  */
 export async function acceptUploadPart(
   deps: { db: DbOrTrx; clock: Clock; blobs: BlobStore; uploadHashes?: UploadHashes | undefined },
   principal: Principal,
   target: UploadTarget,
   part: UploadPart,
-  read: (limit: number) => Promise<Buffer>,
+  read: (limit: number, each: (chunk: Buffer) => void) => Promise<Buffer>,
   dryRun: boolean,
 ): Promise<{ sha256: string; size: number }> {
   const { upload } = await openUpload(deps, principal, target, part.uploadId);
@@ -41,16 +44,25 @@ export async function acceptUploadPart(
   const others = (await partRows(deps.db, upload.id)).reduce((sum, p) => sum + (p.part_number === part.partNumber ? 0 : p.size), 0);
   const room = mediaUploadItemLimit(principal) - others;
   if (room <= 0) assertItemLimit(principal, others + 1);
-  const bytes = await read(Math.min(MEDIA_LIMITS.uploadPartBytes, upload.size, room));
+  const hash = createHash('sha256');
+  const feed = dryRun ? undefined : deps.uploadHashes?.begin(upload.id, part.partNumber);
+  let fed = 0;
+  const bytes = await read(Math.min(MEDIA_LIMITS.uploadPartBytes, upload.size, room), (chunk) => {
+    hash.update(chunk);
+    feed?.update(chunk);
+    fed += chunk.length;
+  });
+  // The blob's address is the hash of what was fed: a reader answering other bytes would store them under a wrong one.
+  if (fed !== bytes.length) throw new Error(`part body read as ${bytes.length} bytes, ${fed} hashed`);
   if (bytes.length === 0) {
     throw new DomainError('invalid_payload', undefined, {
       details: reportedProblems([problem('body', 'too_small', 'a part holds at least one byte')]),
     });
   }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const sha256 = hash.digest('hex');
   if (dryRun) return { sha256, size: bytes.length };
   await deps.blobs.put([{ sha256, bytes }]);
-  deps.uploadHashes?.received(upload.id, part.partNumber, { sha256, size: bytes.length }, bytes);
+  deps.uploadHashes?.received(upload.id, part.partNumber, { sha256, size: bytes.length }, bytes, feed);
   return { sha256, size: bytes.length };
 }
 

@@ -6,6 +6,7 @@ interface HashedPart {
   size: number;
 }
 
+/** One state of a session's running hash; never changed once kept (the next part makes a new one). */
 interface RunningHash {
   /** The item's bytes so far: parts 1..count. */
   item: Hash;
@@ -15,7 +16,35 @@ interface RunningHash {
   last: string;
 }
 
+/** The item's hash continued with one part's bytes as they arrive (`update` with each chunk, in order). */
+export interface PartFeed {
+  update(chunk: Buffer): void;
+}
+
+/** A feed and the state it continues (null: the item's first bytes). */
+class Feed implements PartFeed {
+  readonly uploadId: string;
+  readonly partNumber: number;
+  readonly from: RunningHash | null;
+  readonly item: Hash;
+
+  constructor(uploadId: string, partNumber: number, from: RunningHash | null) {
+    this.uploadId = uploadId;
+    this.partNumber = partNumber;
+    this.from = from;
+    this.item = from ? from.item.copy() : createHash('sha256');
+  }
+
+  update(chunk: Buffer): void {
+    this.item.update(chunk);
+  }
+}
+
 const listEntry = (part: HashedPart) => `${part.sha256}:${part.size}\n`;
+
+/** The state part `partNumber` continues: the session's when it is the next in order, a new one for part 1; none otherwise. */
+const continued = (session: RunningHash | undefined, partNumber: number): RunningHash | null | undefined =>
+  session && partNumber === session.count + 1 ? session : partNumber === 1 ? null : undefined;
 
 /**
  * The running SHA-256 of the items of upload sessions whose parts this process received in order
@@ -26,6 +55,10 @@ const listEntry = (part: HashedPart) => `${part.sha256}:${part.size}\n`;
  * a restart, or for a session evicted by the bound). The last part sent again with the same bytes
  * (a client's retry) changes nothing. Memory: a few hundred bytes per session, `maxSessions` at most
  * (the least recently fed go first).
+ *
+ * A part's bytes are hashed as they arrive (`begin`), on a copy of the state they continue, so no
+ * hashing waits after the part's last byte; the session takes the result only once the part is
+ * stored (`received`), and only if it is still in that state (else `received` hashes the bytes).
  */
 export class UploadHashes {
   readonly #sessions = new Map<string, RunningHash>();
@@ -36,24 +69,33 @@ export class UploadHashes {
     this.#maxSessions = maxSessions;
   }
 
-  /** Part `partNumber` of a session, once its bytes are stored under `part.sha256`. */
-  received(uploadId: string, partNumber: number, part: HashedPart, bytes: Buffer): void {
+  /**
+   * A feed for part `partNumber` of a session whose bytes are about to arrive, when the part would
+   * continue the running hash as it is now; undefined otherwise. It changes nothing by itself: a part
+   * never stored (refused, cut short) leaves the session as it was.
+   */
+  begin(uploadId: string, partNumber: number): PartFeed | undefined {
+    const from = continued(this.#sessions.get(uploadId), partNumber);
+    if (from === undefined) return undefined;
+    return new Feed(uploadId, partNumber, from);
+  }
+
+  /** Part `partNumber` of a session, once its bytes are stored under `part.sha256`; `fed`: its feed from `begin`, if any. */
+  received(uploadId: string, partNumber: number, part: HashedPart, bytes: Buffer, fed?: PartFeed): void {
     const session = this.#sessions.get(uploadId);
     if (session && partNumber === session.count && part.sha256 === session.last) return;
     this.#sessions.delete(uploadId);
-    const next =
-      session && partNumber === session.count + 1
-        ? session
-        : partNumber === 1
-          ? { item: createHash('sha256'), list: createHash('sha256'), count: 0, last: '' }
-          : undefined;
-    if (!next) return;
-    next.item.update(bytes);
-    next.list.update(listEntry(part));
-    next.count = partNumber;
-    next.last = part.sha256;
-    // Re-inserted: the map's order is the order sessions were last fed, oldest first.
-    this.#sessions.set(uploadId, next);
+    const from = continued(session, partNumber);
+    if (from === undefined) return;
+    const item =
+      fed instanceof Feed && fed.uploadId === uploadId && fed.partNumber === partNumber && fed.from === from
+        ? fed.item
+        : // No feed, or one begun from a state the session has left since (a part received meanwhile).
+          (from ? from.item.copy() : createHash('sha256')).update(bytes);
+    const list = from ? from.list.copy() : createHash('sha256');
+    list.update(listEntry(part));
+    // Inserted last: the map's order is the order sessions were last fed, oldest first.
+    this.#sessions.set(uploadId, { item, list, count: partNumber, last: part.sha256 });
     if (this.#sessions.size > this.#maxSessions) this.#sessions.delete(this.#sessions.keys().next().value!);
   }
 

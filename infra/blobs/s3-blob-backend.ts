@@ -69,16 +69,24 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
     try {
       // If-None-Match: a writer racing us between HEAD and PUT keeps its (identical) object;
       // ChecksumSHA256: the server refuses bytes damaged on the way.
-      await client.send(
-        new PutObjectCommand({
-          Bucket,
-          Key,
-          Body: bytes,
-          IfNoneMatch: '*',
-          ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
-          ContentType: 'application/octet-stream',
-        }),
+      const put = new PutObjectCommand({
+        Bucket,
+        Key,
+        Body: bytes,
+        IfNoneMatch: '*',
+        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+        ContentType: 'application/octet-stream',
+      });
+      // The payload hash SigV4 signs is that same SHA-256, which the signer would otherwise compute
+      // again over the whole body (the server checks it all the same).
+      put.middlewareStack.add(
+        (next) => (args) => {
+          (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = sha256;
+          return next(args);
+        },
+        { step: 'build', name: 'knownPayloadHash' },
       );
+      await client.send(put);
     } catch (err) {
       // 412: the object appeared meanwhile; 409: a concurrent conditional write of the same key.
       const status = err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;

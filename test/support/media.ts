@@ -54,3 +54,11 @@ export async function startMediaObjectService(opts: {
     },
   };
 }
+
+/** A part's `read` for the upload use cases, as the route's is: each chunk given to `each` as it arrives, then the whole body. */
+export const bodyOf =
+  (...chunks: Buffer[]) =>
+  async (_limit: number, each: (chunk: Buffer) => void): Promise<Buffer> => {
+    for (const chunk of chunks) each(chunk);
+    return Buffer.concat(chunks);
+  };

@@ -7,6 +7,7 @@ import { acceptUploadPart, completeMediaUpload, createMediaUpload, putMediaUploa
 import { editObjects, getObject } from '../../domain/ontology/index.ts';
 import { MEDIA_LIMITS } from '../../schemas/media.ts';
 import { mediaUploadAssemblyWorkflowId, TASK_QUEUE } from '../../workflows/contract.ts';
+import { bodyOf } from '../support/media.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture } from '../support/ontology.ts';
 import { startBlobBackend, type TestS3 } from '../support/s3.ts';
 import { startWorkflowTestEnv, type WorkflowTestEnv } from '../support/workflow-env.ts';
@@ -86,7 +87,7 @@ describe('media upload assembly across a worker restart', () => {
     const partSha = [];
     for (const [i, bytes] of parts.entries()) {
       const part = { uploadId: upload.uploadId, partNumber: i + 1 };
-      const content = await acceptUploadPart(deps, acme.developer, TARGET, part, async () => bytes, false);
+      const content = await acceptUploadPart(deps, acme.developer, TARGET, part, bodyOf(bytes), false);
       await putMediaUploadPart(deps, acme.developer, TARGET, part, content);
       partSha.push(content.sha256);
     }

@@ -131,6 +131,38 @@ describe('media upload sessions', () => {
     expect(next.body.data.mediaSetRid).toBe(mediaSetRid);
   });
 
+  it('takes a part sent without a declared length, hashed as it arrives, and refuses one going over mid-body', async () => {
+    const bytes = patterned(200_000, 7);
+    const id = await open({ sizeBytes: bytes.length, mimeType: 'image/png' });
+    // Chunked (no Content-Length): the body's size is known only at its end.
+    const chunked = (chunks: Buffer[]) =>
+      fetch(`${svc.url}${UPLOADS}/${id}/parts/1`, {
+        method: 'PUT',
+        headers: bearer(dana),
+        body: new ReadableStream({
+          start(controller) {
+            for (const chunk of chunks) controller.enqueue(chunk);
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+    const sent = await chunked([bytes.subarray(0, 70_000), bytes.subarray(70_000, 140_000), bytes.subarray(140_000)]);
+    expect([sent.status, ((await sent.json()) as any).data]).toEqual([
+      200,
+      { partNumber: 1, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
+    ]);
+    // One byte more than the declared item, in a last chunk: refused, and the part stored before stays.
+    const over = await chunked([bytes, Buffer.from('!')]);
+    expect([over.status, ((await over.json()) as any).error.code]).toEqual([413, 'payload_too_large']);
+    expect((await complete(id)).body.data?.state).toBe('COMPLETING');
+    expect(await assemble(id)).toMatchObject({
+      outcome: 'assembled',
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+    });
+  });
+
   it('refuses to complete parts that miss a number or do not add up to the declared size', async () => {
     const id = await open({ sizeBytes: 10, mimeType: 'text/plain' });
     expect((await putPart(id, 2, Buffer.from('abcdef'))).status).toBe(200);

@@ -21,6 +21,7 @@ import {
   UploadHashes,
 } from '../../../domain/media/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { bodyOf } from '../../support/media.ts';
 import { define, insertCompanyWithDeveloper, type OntologyFixture } from '../../support/ontology.ts';
 
 // Composite items (an upload's item kept as its parts' blobs) on the PostgreSQL store, through the
@@ -61,7 +62,7 @@ async function sendParts(parts: Buffer[], order = parts.map((_, i) => i + 1)) {
   const { uploadId } = await createMediaUpload(deps, acme.developer, TARGET, { sizeBytes: size, mimeType: 'video/mp4' });
   for (const n of order) {
     const part = { uploadId, partNumber: n };
-    const content = await acceptUploadPart(deps, acme.developer, TARGET, part, async () => parts[n - 1]!, false);
+    const content = await acceptUploadPart(deps, acme.developer, TARGET, part, bodyOf(parts[n - 1]!), false);
     await putMediaUploadPart(deps, acme.developer, TARGET, part, content);
   }
   return uploadId;
@@ -183,15 +184,31 @@ describe('the item hash taken as parts arrive', () => {
   const parts = [Buffer.from('one, '), Buffer.from('two, '), Buffer.from('three, '), Buffer.from('four.')];
   const whole = Buffer.concat(parts);
 
-  /** Sends parts by number (other bytes where given) through a process with running hashes, then assembles there, counting the part reads. */
-  async function assembleWithHashes(sends: (number | [number, Buffer])[]) {
+  /**
+   * A part sent: its number (its own bytes), or with other bytes, and how: `cut` feeds the first
+   * bytes and fails (a body that stops early or goes over the limit), `dry` is a dry run.
+   */
+  type Send = number | [number, Buffer] | [number, Buffer, 'cut' | 'dry'];
+
+  /** Sends parts (each in two chunks) through a process with running hashes, then assembles there, counting the part reads. */
+  async function assembleWithHashes(sends: Send[]) {
     const receiving = { ...deps, uploadHashes: new UploadHashes() };
     const { uploadId } = await createMediaUpload(receiving, acme.developer, TARGET, { sizeBytes: whole.length, mimeType: 'text/plain' });
     for (const send of sends) {
-      const [n, bytes] = typeof send === 'number' ? [send, parts[send - 1]!] : send;
+      const [n, bytes, how] = typeof send === 'number' ? [send, parts[send - 1]!] : send;
       const part = { uploadId, partNumber: n };
-      const content = await acceptUploadPart(receiving, acme.developer, TARGET, part, async () => bytes, false);
-      await putMediaUploadPart(receiving, acme.developer, TARGET, part, content);
+      const chunks = [bytes.subarray(0, 2), bytes.subarray(2)];
+      if (how === 'cut') {
+        const cut = async (_limit: number, each: (chunk: Buffer) => void): Promise<Buffer> => {
+          each(chunks[0]!);
+          throw new Error('body cut short');
+        };
+        await expect(acceptUploadPart(receiving, acme.developer, TARGET, part, cut, false)).rejects.toThrow('body cut short');
+        continue;
+      }
+      const content = await acceptUploadPart(receiving, acme.developer, TARGET, part, bodyOf(...chunks), how === 'dry');
+      expect(content).toEqual({ sha256: hex(bytes), size: bytes.length });
+      if (how !== 'dry') await putMediaUploadPart(receiving, acme.developer, TARGET, part, content);
     }
     await database.db
       .transaction()
@@ -213,6 +230,12 @@ describe('the item hash taken as parts arrive', () => {
     expect(await readItemContent(deps, hex(whole))).toEqual(whole);
   });
 
+  it('keeps the running hash as it was through a part cut short mid-body and a dry run of other bytes', async () => {
+    const other = Buffer.from('TWO, ');
+    const run = await assembleWithHashes([1, [2, other, 'cut'], [2, other, 'dry'], 2, 3, [4, other, 'cut'], 4]);
+    expect(run).toEqual({ assembled: { outcome: 'assembled', sha256: hex(whole), size: whole.length }, reads: 0 });
+  });
+
   it('falls back to one read of every part when they came out of order, or a part hashed was replaced', async () => {
     for (const sends of [
       [2, 1, 3, 4],
@@ -221,7 +244,7 @@ describe('the item hash taken as parts arrive', () => {
       [1, 2, 1, 3, 4],
       // Part 2 with other bytes, then again with its own: the item is what the session recorded.
       [1, [2, Buffer.from('TWO, ')], 2, 3, 4],
-    ] as (number | [number, Buffer])[][]) {
+    ] as Send[][]) {
       const run = await assembleWithHashes(sends);
       expect({ sends: JSON.stringify(sends), ...run }).toEqual({
         sends: JSON.stringify(sends),

@@ -85,15 +85,17 @@ describe('S3 blob backend (against a loopback S3 server)', () => {
 describe('S3 blob backend, conditional write lost to another writer', () => {
   async function serverAnsweringPut(status: number, code: string) {
     const seen: string[] = [];
+    const headers: http.IncomingHttpHeaders[] = [];
     const server = http.createServer((req, res) => {
       seen.push(`${req.method} ${req.headers['if-none-match'] ?? ''}`);
+      headers.push(req.headers);
       req.resume();
       if (req.method === 'HEAD') return void res.writeHead(404).end();
       res.writeHead(status, { 'content-type': 'application/xml' }).end(`<Error><Code>${code}</Code><Message>${code}</Message></Error>`);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return { backend: s3BlobBackend({ bucket: 'svc-blobs', prefix: 'race', endpoint }), seen, close: () => server.close() };
+    return { backend: s3BlobBackend({ bucket: 'svc-blobs', prefix: 'race', endpoint }), seen, headers, close: () => server.close() };
   }
 
   it('counts 412 PreconditionFailed as stored: the object exists with the same content', async () => {
@@ -101,6 +103,22 @@ describe('S3 blob backend, conditional write lost to another writer', () => {
     try {
       await s.backend.put([blob('raced')]);
       expect(s.seen).toEqual(['HEAD ', 'PUT *']);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('signs the hash the blob is put under as its payload hash, without hashing the body again', async () => {
+    const s = await serverAnsweringPut(412, 'PreconditionFailed');
+    try {
+      // A hash that is not the bytes': what the request carries is the one given, not one the SDK computed.
+      const given = blob('the hash given');
+      await s.backend.put([{ sha256: given.sha256, bytes: Buffer.from('other bytes') }]);
+      const put = s.headers[s.seen.indexOf('PUT *')]!;
+      expect([put['x-amz-content-sha256'], put['x-amz-checksum-sha256']]).toEqual([
+        given.sha256,
+        Buffer.from(given.sha256, 'hex').toString('base64'),
+      ]);
     } finally {
       s.close();
     }
