@@ -5,9 +5,10 @@
 // key reads at once, from several keys of two companies. Prints p50/p99 per route, resident memory
 // every 5 s and its slope after warm-up. Fails on any 5xx, any failure envelope other than the
 // expected 4xx, and any request that errors or times out (pool exhaustion shows as one of these).
-// The served process runs with `npm start`'s V8 flags (SERVICE_NODE_ARGS). The warm-up is long
-// because resident memory keeps rising under load before it levels off (V8 sizing its heap to the
-// allocation rate, the allocator's arenas), although live memory is flat from the start.
+// The served process runs with `npm start`'s V8 flags and allocator settings (SERVICE_NODE_ARGS,
+// SERVICE_ENV). The warm-up is long because resident memory keeps rising under load before it
+// levels off (V8 sizing its heap to the allocation rate, the allocator's arenas), although live
+// memory is flat from the start.
 // Memory goals (issue 37): the API process at most 300 MB resident after warm-up, role all at most 500 MB.
 // Usage: npx node bench/soak.ts [seconds measured=60] [seconds of warm-up=90] [roles=api,all]
 import { randomBytes } from 'node:crypto';

@@ -20,21 +20,30 @@ export interface ServerProcess {
 
 const serveScript = new URL('./serve.ts', import.meta.url).pathname;
 
-/** The V8 flags `npm start` runs the service with (package.json's start script): a served service runs with them too. */
-export const SERVICE_NODE_ARGS: readonly string[] = (
+const startScript = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
-).scripts.start
-  .split(' ')
-  .filter((arg) => arg.startsWith('--'));
+).scripts.start.split(' ');
+
+/** The V8 flags `npm start` runs the service with (package.json's start script): a served service runs with them too. */
+export const SERVICE_NODE_ARGS: readonly string[] = startScript.filter((arg) => arg.startsWith('--'));
+
+/** The environment `npm start` sets before `node` (the allocator's settings): a served service gets it too. */
+export const SERVICE_ENV: Readonly<Record<string, string>> = Object.fromEntries(
+  startScript.slice(0, startScript.indexOf('node')).map((assignment) => assignment.split('=', 2) as [string, string]),
+);
 
 /**
  * `nodeArgs` such as `--cpu-prof` go to the child's node (SVC_BENCH_NODE_ARGS adds more, for
- * profiling), after SERVICE_NODE_ARGS when it serves the service.
+ * profiling), after SERVICE_NODE_ARGS when it serves the service; the bench's own environment
+ * overrides SERVICE_ENV (MALLOC_ARENA_MAX=8 to compare).
  */
 export async function startServerProcess(args: string[], nodeArgs: string[] = []): Promise<ServerProcess> {
   const extra = process.env.SVC_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const own = args[0] === 'service' ? SERVICE_NODE_ARGS : [];
-  const child = spawn(process.execPath, [...own, ...extra, ...nodeArgs, serveScript, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const service = args[0] === 'service';
+  const child = spawn(process.execPath, [...(service ? SERVICE_NODE_ARGS : []), ...extra, ...nodeArgs, serveScript, ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...(service ? SERVICE_ENV : {}), ...process.env },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });
   const line = await new Promise<string>((resolve, reject) => {
