@@ -120,7 +120,8 @@ export async function load(opts: {
  */
 export async function pacedLoad(opts: {
   url: string;
-  headers?: Record<string, string>;
+  /** The same for every request, or the i-th request's own (each request as another visitor). */
+  headers?: Record<string, string> | ((i: number) => Record<string, string>);
   seconds: number;
   rate: number;
 }): Promise<LoadResult> {
@@ -141,7 +142,7 @@ export async function pacedLoad(opts: {
       for (const now = performance.now(); sent < total && due(sent) <= now; sent++) {
         const at = due(sent);
         http
-          .get(opts.url, { agent, headers: opts.headers }, (res) => {
+          .get(opts.url, { agent, headers: typeof opts.headers === 'function' ? opts.headers(sent) : opts.headers }, (res) => {
             if ((res.statusCode ?? 0) >= 300) non2xx++;
             res.resume().on('end', () => {
               latencies.push(performance.now() - at);
