@@ -21,6 +21,9 @@ export interface PartFeed {
   update(chunk: Buffer): void;
 }
 
+/** A hash of a state to continue (a copy: kept states never change), or a new one for the item's first part. */
+const continuing = (from: RunningHash | null, which: 'item' | 'list'): Hash => (from ? from[which].copy() : createHash('sha256'));
+
 /** A feed and the state it continues (null: the item's first bytes). */
 class Feed implements PartFeed {
   readonly uploadId: string;
@@ -32,7 +35,7 @@ class Feed implements PartFeed {
     this.uploadId = uploadId;
     this.partNumber = partNumber;
     this.from = from;
-    this.item = from ? from.item.copy() : createHash('sha256');
+    this.item = continuing(from, 'item');
   }
 
   update(chunk: Buffer): void {
@@ -91,9 +94,8 @@ export class UploadHashes {
       fed instanceof Feed && fed.uploadId === uploadId && fed.partNumber === partNumber && fed.from === from
         ? fed.item
         : // No feed, or one begun from a state the session has left since (a part received meanwhile).
-          (from ? from.item.copy() : createHash('sha256')).update(bytes);
-    const list = from ? from.list.copy() : createHash('sha256');
-    list.update(listEntry(part));
+          continuing(from, 'item').update(bytes);
+    const list = continuing(from, 'list').update(listEntry(part));
     // Inserted last: the map's order is the order sessions were last fed, oldest first.
     this.#sessions.set(uploadId, { item, list, count: partNumber, last: part.sha256 });
     if (this.#sessions.size > this.#maxSessions) this.#sessions.delete(this.#sessions.keys().next().value!);
