@@ -1,5 +1,5 @@
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { type Logger, pino } from 'pino';
@@ -7,6 +7,7 @@ import { TEMPORAL_CODEC_PATH } from './api/admin/routes.ts';
 import { createApp } from './api/app.ts';
 import type { ApiDeps } from './api/deps.ts';
 import { BodyBuffer } from './api/http/body-buffer.ts';
+import { drainable } from './api/http/drain.ts';
 import type { AnyRoute } from './api/http/route.ts';
 import { routes as allRoutes } from './api/routes.ts';
 import { type Config, ConfigError, publicAddresses } from './config.ts';
@@ -309,46 +310,4 @@ async function withPostgresDataDirectory(db: Db, policy: CompanyRootPolicy): Pro
     () => undefined, // insufficient_privilege: the server keeps it to itself
   );
   return dir && path.isAbsolute(dir) ? { ...policy, refused: [...policy.refused, path.normalize(dir)] } : policy;
-}
-
-/** How long a keep-alive connection may stay idle once a drain began before it is closed. */
-const DRAIN_IDLE_LINGER_MS = 1_000;
-
-/**
- * The server's drain (a rolling restart's SIGTERM): it stops accepting connections at once (a
- * load balancer sends new ones elsewhere), answers every request still to come on an open
- * connection, each with `Connection: close` so the client stops reusing it, and lets requests in
- * flight finish. Connections idle through the linger are closed then; any still busy when the
- * grace runs out are cut. (http.Server's own close would also drop idle keep-alive connections
- * at once, failing a request a client is sending on one at that moment.)
- */
-function drainable(server: http.Server): (graceMs: number) => Promise<void> {
-  const unanswered = new Set<http.ServerResponse>();
-  let draining = false;
-  server.on('request', (_req, res: http.ServerResponse) => {
-    if (draining) res.setHeader('connection', 'close');
-    unanswered.add(res);
-    res.once('close', () => unanswered.delete(res));
-  });
-  return (graceMs) =>
-    new Promise((resolve) => {
-      draining = true;
-      for (const res of unanswered) if (!res.headersSent) res.setHeader('connection', 'close');
-      let sweep: NodeJS.Timeout | undefined;
-      const linger = setTimeout(
-        () => {
-          server.closeIdleConnections();
-          sweep = setInterval(() => server.closeIdleConnections(), 50);
-        },
-        Math.min(DRAIN_IDLE_LINGER_MS, graceMs),
-      );
-      const force = setTimeout(() => server.closeAllConnections(), graceMs);
-      // net.Server's close: stops listening and calls back once every connection has ended.
-      net.Server.prototype.close.call(server, () => {
-        clearTimeout(linger);
-        clearInterval(sweep);
-        clearTimeout(force);
-        resolve();
-      });
-    });
 }

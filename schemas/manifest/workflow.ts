@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { duration, durationSeconds } from './duration.ts';
 import { inputParameter, valueType } from './exports.ts';
-import { LIMIT_DEFAULTS, LIMIT_MAXIMUMS } from './limits.ts';
+import { LIMIT_MAXIMUMS } from './limits.ts';
 import { boundedRecord, custom, dottedName, identifier, propertyName, rejectDuplicates, scalarOrList } from './patterns.ts';
 
 export const EXPRESSION_PREFIX = '=';

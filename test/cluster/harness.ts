@@ -198,7 +198,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         return server;
       }),
       warmCompileCache(compileCache),
-      workflowBundle({ cacheDir: bundleCache }).then(() => fs.cp(bundleCache, path.join(root, 'worker-b', 'cache'), { recursive: true })),
+      // (None when `npm run build` left a current prebuilt bundle: both workers use that.)
+      workflowBundle({ cacheDir: bundleCache }).then(({ prebuilt }) =>
+        prebuilt === true ? undefined : fs.cp(bundleCache, path.join(root, 'worker-b', 'cache'), { recursive: true }),
+      ),
     ]);
     const s3Link = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(s3.endpoint).port) });
     stops.push(() => s3Link.close());

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createBrotliDecompress } from 'node:zlib';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 // One way for every test to get a headless Chromium. The binary, first found of:
 //   1. SVC_CHROMIUM (a path),
