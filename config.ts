@@ -288,6 +288,15 @@ export const EnvSchema = z
         'Per-process cache of file bytes, least recently used evicted first; `0` caches nothing. Files never change under their hash, so the cache is never stale; bytes are checked against their hash as they enter it.',
       )
       .meta(shown('`67108864` (64 MiB)')),
+    SVC_HOSTING_COMPRESSED_CACHE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024)
+      .describe(
+        "Per-process cache of hosted files' compressed copies (brotli and gzip, made at first request by content hash, so identical files of every app share one), least recently used evicted first. Part of the memory budget ([install](install.md#memory)); `0` keeps none, and every compressible page request then compresses its file again (brotli at its highest quality: costly).",
+      )
+      .meta(shown('`67108864` (64 MiB)')),
   })
   .refine((e) => (e.SVC_OPERATOR_LOGIN === undefined) === (e.SVC_OPERATOR_PASSWORD === undefined), {
     path: ['SVC_OPERATOR_PASSWORD'],
@@ -378,6 +387,8 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   blobStore: e.SVC_BLOB_STORE.kind === 's3' ? { ...e.SVC_BLOB_STORE, endpoint: e.SVC_BLOB_STORE_ENDPOINT } : e.SVC_BLOB_STORE,
   /** Bound of the in-process cache of blob bytes (0: no cache). */
   blobCacheBytes: e.SVC_BLOB_CACHE_BYTES,
+  /** Bound of the in-process cache of hosted files' compressed copies. */
+  hostingCompressedCacheBytes: e.SVC_HOSTING_COMPRESSED_CACHE_BYTES,
   /** The blob sweep's grace period: blobs written or re-used within it are kept. */
   blobSweepGraceMs: e.SVC_BLOB_SWEEP_GRACE_HOURS * 3_600_000,
   /** How long one ontology SQL statement may run (the spec: 20 seconds). */

@@ -158,6 +158,7 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       addresses: () => addresses,
       ...(config.temporalUiUrl ? { temporalUi: { url: config.temporalUiUrl, namespace: config.temporalNamespace } } : {}),
       blobs: cachedBlobStore(blobBackend, config.blobCacheBytes, postgresBlobLedger(db)),
+      compressedCacheBytes: config.hostingCompressedCacheBytes,
       // Where the worker runs here too (role all), its assemblies use what the API hashed.
       ...(role === 'all' ? { uploadHashes: new UploadHashes() } : {}),
       mailer,

@@ -59,6 +59,8 @@ export interface DomainDeps {
   clock: Clock;
   /** Version file bytes by content hash (PostgreSQL or S3, behind an in-process cache). */
   blobs: BlobStore;
+  /** Bound of the in-process cache of hosted files' compressed copies, in bytes; absent: 64 MiB. */
+  compressedCacheBytes?: number;
   /**
    * The running item hashes of upload sessions whose parts this process received in order, shared
    * with its worker (role all) so their assembly reads no part; absent: every assembly reads its parts.

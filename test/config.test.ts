@@ -93,6 +93,8 @@ describe('blob store variables', () => {
     }
     expect(loadConfig({}).blobCacheBytes).toBe(64 * 1024 * 1024);
     expect(loadConfig({ SVC_BLOB_CACHE_BYTES: '0' }).blobCacheBytes).toBe(0);
+    expect(loadConfig({}).hostingCompressedCacheBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ SVC_HOSTING_COMPRESSED_CACHE_BYTES: '1048576' }).hostingCompressedCacheBytes).toBe(1048576);
   });
 
   it('read bucket and prefix from s3://bucket/prefix, with an optional endpoint', () => {

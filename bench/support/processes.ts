@@ -1,10 +1,10 @@
 // Servers in child processes (bench/support/serve.ts) and load against them: autocannon at
 // saturation, an evenly paced client at a fixed rate.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { START_SETTINGS } from './start-settings.ts';
 
 export interface ServerProcess {
   url: string;
@@ -20,17 +20,11 @@ export interface ServerProcess {
 
 const serveScript = new URL('./serve.ts', import.meta.url).pathname;
 
-const startScript = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
-).scripts.start.split(' ');
-
-/** The V8 flags `npm start` runs the service with (package.json's start script): a served service runs with them too. */
-export const SERVICE_NODE_ARGS: readonly string[] = startScript.filter((arg) => arg.startsWith('--'));
+/** The V8 flags `npm start` runs the service with (its NODE_OPTIONS): a served service runs with them too. */
+export const SERVICE_NODE_ARGS: readonly string[] = START_SETTINGS.nodeFlags;
 
 /** The environment `npm start` sets before `node` (the allocator's settings): a served service gets it too. */
-export const SERVICE_ENV: Readonly<Record<string, string>> = Object.fromEntries(
-  startScript.slice(0, startScript.indexOf('node')).map((assignment) => assignment.split('=', 2) as [string, string]),
-);
+export const SERVICE_ENV: Readonly<Record<string, string>> = START_SETTINGS.env;
 
 /**
  * `nodeArgs` such as `--cpu-prof` go to the child's node (SVC_BENCH_NODE_ARGS adds more, for

@@ -10,15 +10,27 @@ export type ContentEncoding = 'br' | 'gzip';
 const COMPRESSIBLE = /^(text\/|application\/(json|manifest\+json|wasm)|image\/svg\+xml)/;
 /** Below this, headers outweigh what compression saves. */
 const MIN_BYTES = 256;
-const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+/** The cache's bound when the deps set none (SVC_HOSTING_COMPRESSED_CACHE_BYTES's default). */
+const DEFAULT_COMPRESSED_CACHE_BYTES = 64 * 1024 * 1024;
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
 // Compressed once per content and encoding, at first use, and kept by content hash (so identical
 // files of every app and version share one entry); `null` remembers that compressing did not pay.
-// The work runs on libuv's thread pool, never on the event loop.
-const variants = new BoundedCache<string, Buffer | null>(MAX_CACHED_BYTES, (v) => (v ? v.length : 64));
+// The work runs on libuv's thread pool, never on the event loop. One cache per blob store (a process
+// has one; tests make several), bounded by deps.compressedCacheBytes, part of the memory budget.
+const variantsByStore = new WeakMap<DomainDeps['blobs'], BoundedCache<string, Buffer | null>>();
+function variantCache(deps: DomainDeps): BoundedCache<string, Buffer | null> {
+  let cache = variantsByStore.get(deps.blobs);
+  if (!cache) {
+    cache = new BoundedCache<string, Buffer | null>(deps.compressedCacheBytes ?? DEFAULT_COMPRESSED_CACHE_BYTES, (v) =>
+      v ? v.length : 64,
+    );
+    variantsByStore.set(deps.blobs, cache);
+  }
+  return cache;
+}
 const inFlight = new Map<string, Promise<Buffer | null>>();
 
 function isCompressible(contentType: string): boolean {
@@ -29,7 +41,7 @@ function isCompressible(contentType: string): boolean {
 export async function compressedVariant(deps: DomainDeps, file: HostedFile, encoding: ContentEncoding): Promise<Buffer | undefined> {
   if (!isCompressible(file.contentType)) return undefined;
   const key = `${file.hex} ${encoding}`;
-  const cached = variants.get(key);
+  const cached = variantCache(deps).get(key);
   if (cached !== undefined) return cached ?? undefined;
   let pending = inFlight.get(key);
   if (!pending) {
@@ -50,6 +62,6 @@ async function compress(deps: DomainDeps, file: HostedFile, encoding: ContentEnc
           })
         : await gzipAsync(bytes, { level: 9 });
   const worth = packed && packed.length < bytes.length ? packed : null;
-  variants.set(`${file.hex} ${encoding}`, worth);
+  variantCache(deps).set(`${file.hex} ${encoding}`, worth);
   return worth;
 }
