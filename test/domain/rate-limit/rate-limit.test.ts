@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../../domain/errors.ts';
-import { consume, type Limit, windowOf } from '../../../domain/rate-limit/rate-limit.ts';
+import { consume, consumeReserved, type Limit, windowOf } from '../../../domain/rate-limit/rate-limit.ts';
 import { TestClock } from '../../support/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 
@@ -168,9 +168,80 @@ describe('consume', () => {
     await consume(database.db, PER_MINUTE, 'old', clock, never);
     clock.advance({ minutes: 24 * 60 + 1 });
     await consume(database.db, PER_MINUTE, 'trigger', clock, () => 0);
-    const old = await database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:old').execute();
-    expect(old).toEqual([]);
+    // Off the request path: the hit that drew the prune does not wait for it.
+    const old = () => database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:old').execute();
+    await expect.poll(old).toEqual([]);
     const kept = await database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:trigger').execute();
     expect(kept).toHaveLength(1);
+  });
+});
+
+describe('consumeReserved', () => {
+  const stored = async (bucket: string) =>
+    (await database.db.selectFrom('rate_limit_hits').select('hits').where('bucket', '=', bucket).executeTakeFirstOrThrow()).hits;
+
+  it('lets exactly max hits through in a window and refuses the next with rate_limited and the seconds left', async () => {
+    const clock = new TestClock('2031-03-05T05:06:45.000Z');
+    for (let i = 0; i < 3; i++) expect(await answerOf(consumeReserved(database.db, PER_MINUTE, 'exact', clock, never))).toBe('ok');
+    const refused = await consumeReserved(database.db, PER_MINUTE, 'exact', clock, never).catch((err: DomainError) => err);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe('rate_limited');
+    expect((refused as DomainError).retryAfterSeconds).toBe(15);
+    expect((refused as DomainError).details).toEqual({ retryAfterSeconds: 15 });
+    clock.set('2031-03-05T05:07:00.000Z');
+    expect(await answerOf(consumeReserved(database.db, PER_MINUTE, 'exact', clock, never))).toBe('ok');
+  });
+
+  it('reserves an eighth of what the window has left with each write and hands later hits those numbers without a statement', async () => {
+    const { counted, statements } = countingStatements();
+    const clock = new TestClock('2031-03-05T06:00:10.000Z');
+    const roomy: Limit = { name: 'test-reserved', max: 1500, windowSeconds: 60 };
+    await consumeReserved(counted, roomy, 'visitor', clock, never);
+    // The hit and floor(1,499 / 8) = 187 numbers reserved.
+    expect([statements(), await stored('test-reserved:visitor')]).toEqual([1, 188]);
+    for (let i = 2; i <= 188; i++) await consumeReserved(counted, roomy, 'visitor', clock, never);
+    expect(statements()).toBe(1);
+    // The 189th: floor((1,500 - 188 - 1) / 8) = 163 more.
+    await consumeReserved(counted, roomy, 'visitor', clock, never);
+    expect([statements(), await stored('test-reserved:visitor')]).toEqual([2, 352]);
+    // Under eight left: each write is the hits alone.
+    const tight: Limit = { name: 'test-reserved-tight', max: 8, windowSeconds: 60 };
+    for (let i = 1; i <= 3; i++) await consumeReserved(counted, tight, 'visitor', clock, never);
+    expect([statements(), await stored('test-reserved-tight:visitor')]).toEqual([5, 3]);
+  });
+
+  it('never lets more than max through across processes, and refuses none before max less the other’s reserve', async () => {
+    // Two handles on one database stand for two processes: each holds its own reserves.
+    const [first, second] = [countingStatements().counted, countingStatements().counted];
+    const clock = new TestClock('2031-03-05T07:00:20.000Z');
+    const shared: Limit = { name: 'test-shared', max: 200, windowSeconds: 60 };
+    const answers: string[] = [];
+    // Bursts from both at once, as a visitor's calls spread over two API processes.
+    for (let burst = 0; burst < 20; burst++) {
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 20 }, (_, i) => answerOf(consumeReserved(i % 2 ? first : second, shared, 'visitor', clock, never))),
+        )),
+      );
+    }
+    const ok = answers.filter((a) => a === 'ok').length;
+    expect(answers.filter((a) => a !== 'ok' && a !== 'rate_limited')).toEqual([]);
+    expect(ok).toBeLessThanOrEqual(200);
+    // A reserve is at most an eighth of what the window had left when it was written.
+    expect(ok).toBeGreaterThanOrEqual(200 - 200 / 8);
+    // Each hit let through holds a number of the stored count of its own; the count may also hold refused hits and unused reserves.
+    expect(await stored('test-shared:visitor')).toBeGreaterThan(ok);
+  });
+
+  it('counts hits that wait for a write together: a flood of one bucket is refused past max with few statements', async () => {
+    const { counted, statements } = countingStatements();
+    const clock = new TestClock('2031-03-05T08:00:30.000Z');
+    const flood: Limit = { name: 'test-reserved-flood', max: 20, windowSeconds: 60 };
+    const answers = await Promise.all(Array.from({ length: 50 }, () => answerOf(consumeReserved(counted, flood, 'company', clock, never))));
+    expect(answers).toEqual([...Array(20).fill('ok'), ...Array(30).fill('rate_limited')]);
+    expect(statements()).toBe(2);
+    // Past its limit, the window is refused from memory.
+    expect(await answerOf(consumeReserved(counted, flood, 'company', clock, never))).toBe('rate_limited');
+    expect(statements()).toBe(2);
   });
 });
