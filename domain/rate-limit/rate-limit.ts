@@ -179,8 +179,8 @@ interface Reserve {
 const reserves = new WeakMap<Db, Map<number, Map<string, Reserve>>>();
 /** Bucket windows with a reserve, per window: past it, a new bucket's hits are written without a reserve, as `consume` writes them. */
 const MAX_RESERVES = 100_000;
-/** A write reserves at most this share of what the window has left: near the limit, writes are exact. */
-const RESERVE_SHARE = 8;
+/** A write reserves 1/RESERVE_SHARE of what the window has left: near the limit, writes are exact. */
+const RESERVE_SHARE = 4;
 
 function reserveOf(db: Db, key: string, windowEnd: number, nowMs: number): Reserve {
   const windows = reserves.get(db) ?? new Map<number, Map<string, Reserve>>();
@@ -204,8 +204,8 @@ function reserveOf(db: Db, key: string, windowEnd: number, nowMs: number): Reser
  * instead of one write per hit, a write adds its hits and a reserve to the window's count in
  * PostgreSQL, and the process hands the reserved numbers to its next hits from memory. A hit is
  * let through when its number is within `limit.max`, so across processes a window never lets more
- * than `max` through, exactly as `consume`. The reserve is an eighth of what the window had left by
- * the count this process last read (so at most an eighth of `max`, and none under eight left: near
+ * than `max` through, exactly as `consume`. The reserve is a quarter of what the window had left by
+ * the count this process last read (so at most a quarter of `max`, and none under four left: near
  * the limit, writes are exact). What it costs: numbers another process reserved and has not used
  * yet are counted, so a window may refuse a hit before `max` were let through, by at most what the
  * other processes hold (each at most one reserve); a window's stored count may exceed its hits by

@@ -192,20 +192,20 @@ describe('consumeReserved', () => {
     expect(await answerOf(consumeReserved(database.db, PER_MINUTE, 'exact', clock, never))).toBe('ok');
   });
 
-  it('reserves an eighth of what the window has left with each write and hands later hits those numbers without a statement', async () => {
+  it('reserves a quarter of what the window has left with each write and hands later hits those numbers without a statement', async () => {
     const { counted, statements } = countingStatements();
     const clock = new TestClock('2031-03-05T06:00:10.000Z');
     const roomy: Limit = { name: 'test-reserved', max: 1500, windowSeconds: 60 };
     await consumeReserved(counted, roomy, 'visitor', clock, never);
-    // The hit and floor(1,499 / 8) = 187 numbers reserved.
-    expect([statements(), await stored('test-reserved:visitor')]).toEqual([1, 188]);
-    for (let i = 2; i <= 188; i++) await consumeReserved(counted, roomy, 'visitor', clock, never);
+    // The hit and floor(1,499 / 4) = 374 numbers reserved.
+    expect([statements(), await stored('test-reserved:visitor')]).toEqual([1, 375]);
+    for (let i = 2; i <= 375; i++) await consumeReserved(counted, roomy, 'visitor', clock, never);
     expect(statements()).toBe(1);
-    // The 189th: floor((1,500 - 188 - 1) / 8) = 163 more.
+    // The 376th: floor((1,500 - 375 - 1) / 4) = 281 more.
     await consumeReserved(counted, roomy, 'visitor', clock, never);
-    expect([statements(), await stored('test-reserved:visitor')]).toEqual([2, 352]);
-    // Under eight left: each write is the hits alone.
-    const tight: Limit = { name: 'test-reserved-tight', max: 8, windowSeconds: 60 };
+    expect([statements(), await stored('test-reserved:visitor')]).toEqual([2, 657]);
+    // Under four left: each write is the hits alone.
+    const tight: Limit = { name: 'test-reserved-tight', max: 4, windowSeconds: 60 };
     for (let i = 1; i <= 3; i++) await consumeReserved(counted, tight, 'visitor', clock, never);
     expect([statements(), await stored('test-reserved-tight:visitor')]).toEqual([5, 3]);
   });
@@ -227,8 +227,8 @@ describe('consumeReserved', () => {
     const ok = answers.filter((a) => a === 'ok').length;
     expect(answers.filter((a) => a !== 'ok' && a !== 'rate_limited')).toEqual([]);
     expect(ok).toBeLessThanOrEqual(200);
-    // A reserve is at most an eighth of what the window had left when it was written.
-    expect(ok).toBeGreaterThanOrEqual(200 - 200 / 8);
+    // A reserve is at most a quarter of what the window had left when it was written.
+    expect(ok).toBeGreaterThanOrEqual(200 - 200 / 4);
     // Each hit let through holds a number of the stored count of its own; the count may also hold refused hits and unused reserves.
     expect(await stored('test-shared:visitor')).toBeGreaterThan(ok);
   });
