@@ -173,6 +173,8 @@ interface Reserve {
   /** Hits waiting for a number while a write is out (at most one write a bucket window at a time). */
   waiting: { resolve(hits: number): void; reject(err: unknown): void }[];
   writing: boolean;
+  /** False past MAX_RESERVES: nothing keeps what it would reserve, so its writes reserve nothing. */
+  kept: boolean;
 }
 
 /** The reserves of a database's open windows, by window (its end in ms) and then by bucket window key. */
@@ -193,8 +195,9 @@ function reserveOf(db: Db, key: string, windowEnd: number, nowMs: number): Reser
   }
   let reserve = buckets.get(key);
   if (!reserve) {
-    reserve = { next: 1, end: 0, known: 0, waiting: [], writing: false };
-    if (buckets.size < MAX_RESERVES) buckets.set(key, reserve);
+    const kept = buckets.size < MAX_RESERVES;
+    reserve = { next: 1, end: 0, known: 0, waiting: [], writing: false, kept };
+    if (kept) buckets.set(key, reserve);
   }
   return reserve;
 }
@@ -248,7 +251,7 @@ async function writeReserve(
   reserve.writing = true;
   while (reserve.waiting.length > 0) {
     const waiting = reserve.waiting.splice(0);
-    const extra = Math.floor((limit.max - reserve.known - waiting.length) / RESERVE_SHARE);
+    const extra = reserve.kept ? Math.floor((limit.max - reserve.known - waiting.length) / RESERVE_SHARE) : 0;
     const cost = waiting.length + Math.max(0, extra);
     try {
       const total = await addHits(db, { bucket: at.bucket, windowStart: at.windowStart, key: at.key, cost });

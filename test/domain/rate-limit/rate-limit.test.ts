@@ -210,6 +210,16 @@ describe('consumeReserved', () => {
     expect([statements(), await stored('test-reserved-tight:visitor')]).toEqual([5, 3]);
   });
 
+  it('past 100,000 buckets in a window, writes a new bucket’s hits without a reserve', async () => {
+    const clock = new TestClock('2031-03-05T06:30:10.000Z');
+    const many: Limit = { name: 'test-reserved-many', max: 100, windowSeconds: 60 };
+    await Promise.all(Array.from({ length: 100_000 }, (_, i) => consumeReserved(database.db, many, `a${i}`, clock, never)));
+    // A bucket held: its hit and floor(99 / 4) = 24 numbers.
+    expect(await stored('test-reserved-many:a0')).toBe(25);
+    for (let i = 0; i < 3; i++) await consumeReserved(database.db, many, 'late', clock, never);
+    expect(await stored('test-reserved-many:late')).toBe(3);
+  });
+
   it('never lets more than max through across processes, and refuses none before max less the other’s reserve', async () => {
     // Two handles on one database stand for two processes: each holds its own reserves.
     const [first, second] = [countingStatements().counted, countingStatements().counted];
