@@ -86,7 +86,7 @@ async function count(
   const key = `${bucket}@${window.start.getTime()}`;
   if (refusedWindows.get(db)?.has(key)) return { hits: Number.POSITIVE_INFINITY, key, window, now };
   const hits = await addHits(db, { bucket, windowStart: window.start, key, cost });
-  if (hits === cost && random() < PRUNE_PROBABILITY) await prune(db, now);
+  if (hits === cost && random() < PRUNE_PROBABILITY) prune(db, now);
   return { hits, key, window, now };
 }
 
