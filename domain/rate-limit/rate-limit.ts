@@ -226,6 +226,7 @@ export async function consumeReserved(
   const bucket = `${limit.name}:${subject}`;
   const key = `${bucket}@${window.start.getTime()}`;
   if (refusedWindows.get(db)?.has(key)) throw rateLimited(window, now);
+  if (now.getTime() >= window.end.getTime() - AHEAD_MS) reserveNextWindow(db, limit, bucket, window.end, now, random);
   const reserve = reserveOf(db, key, window.end.getTime(), now.getTime());
   const hits =
     reserve.next <= reserve.end
@@ -237,10 +238,26 @@ export async function consumeReserved(
   judge(db, limit, { hits, key, window, now });
 }
 
+/** A bucket used in a window's last AHEAD_MS reserves its next window then, rather than at its first hit there. */
+const AHEAD_MS = 2_000;
+
+/**
+ * The next window's reserve of a bucket in use now, written in the background: its first hit
+ * there then takes a number (or waits for this write) instead of writing after its round trip,
+ * and a minute's turn writes no reserve for every active bucket at once on the request path.
+ * Nothing when this process holds or writes one already, or the window would reserve nothing.
+ */
+function reserveNextWindow(db: Db, limit: Limit, bucket: string, start: Date, now: Date, random: () => number): void {
+  const key = `${bucket}@${start.getTime()}`;
+  const reserve = reserveOf(db, key, start.getTime() + limit.windowSeconds * 1000, now.getTime());
+  if (!reserve.kept || reserve.writing || reserve.next <= reserve.end || limit.max - reserve.known < RESERVE_SHARE) return;
+  void writeReserve(db, limit, { bucket, key, windowStart: start, reserve, now, random });
+}
+
 /**
  * Writes the hits waiting for a number and a reserve, hands them their numbers, and again while
  * hits arrive meanwhile that the reserve does not cover. Through `addHits`, so the writes of
- * every bucket go together.
+ * every bucket go together. Started with no hit waiting by `reserveNextWindow`.
  */
 async function writeReserve(
   db: Db,
@@ -249,7 +266,7 @@ async function writeReserve(
 ): Promise<void> {
   const { reserve } = at;
   reserve.writing = true;
-  while (reserve.waiting.length > 0) {
+  do {
     const waiting = reserve.waiting.splice(0);
     const extra = reserve.kept ? Math.floor((limit.max - reserve.known - waiting.length) / RESERVE_SHARE) : 0;
     const cost = waiting.length + Math.max(0, extra);
@@ -266,7 +283,7 @@ async function writeReserve(
     } catch (err) {
       for (const w of waiting) w.reject(err);
     }
-  }
+  } while (reserve.waiting.length > 0);
   reserve.writing = false;
 }
 

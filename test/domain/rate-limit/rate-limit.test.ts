@@ -220,6 +220,35 @@ describe('consumeReserved', () => {
     expect(await stored('test-reserved-many:late')).toBe(3);
   });
 
+  it('reserves a bucket’s next window in its window’s last 2 s, so that its first hit there writes nothing', async () => {
+    const { counted, statements } = countingStatements();
+    const clock = new TestClock('2031-03-05T09:00:57.000Z');
+    const soon: Limit = { name: 'test-next', max: 100, windowSeconds: 60 };
+    const storedAt = async (start: string) =>
+      (
+        await database.db
+          .selectFrom('rate_limit_hits')
+          .select('hits')
+          .where('bucket', '=', 'test-next:visitor')
+          .where('window_start', '=', new Date(start))
+          .executeTakeFirst()
+      )?.hits;
+    await consumeReserved(counted, soon, 'visitor', clock, never);
+    expect(statements()).toBe(1);
+    expect(await storedAt('2031-03-05T09:01:00.000Z')).toBeUndefined();
+    clock.set('2031-03-05T09:00:58.000Z');
+    await consumeReserved(counted, soon, 'visitor', clock, never);
+    // Written in the background: a quarter of 100, no hit.
+    await expect.poll(() => storedAt('2031-03-05T09:01:00.000Z')).toBe(25);
+    expect(statements()).toBe(2);
+    // Held: a later call of the same window writes it no more.
+    await consumeReserved(counted, soon, 'visitor', clock, never);
+    clock.set('2031-03-05T09:01:00.000Z');
+    const answers = await Promise.all(Array.from({ length: 25 }, () => answerOf(consumeReserved(counted, soon, 'visitor', clock, never))));
+    expect(answers).toEqual(Array(25).fill('ok'));
+    expect(statements()).toBe(2);
+  });
+
   it('never lets more than max through across processes, and refuses none before max less the other’s reserve', async () => {
     // Two handles on one database stand for two processes: each holds its own reserves.
     const [first, second] = [countingStatements().counted, countingStatements().counted];
