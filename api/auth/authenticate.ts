@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../domain/errors.ts';
-import { authenticateTicket, cachedTicketApp, TICKET_PREFIX } from '../../domain/hosting/index.ts';
+import { authenticateTicket, TICKET_PREFIX } from '../../domain/hosting/index.ts';
 import { authenticateKey } from '../../domain/keys/index.ts';
 import { ACCESS_PREFIX, authenticateAppToken } from '../../domain/oauth/index.ts';
 import { type CallerKind, callerKindOf, credentialTypesOf, type RouteAccess, ticketAdmits } from '../../domain/policy/index.ts';
@@ -85,15 +85,6 @@ export async function authenticate(ctx: Context, deps: ApiDeps, access: RouteAcc
 }
 
 const bearerOf = (header: string) => /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-
-/**
- * The app of the request's app ticket when this process holds that ticket (`cachedTicketApp`):
- * not an authentication, `authenticate` confirms the ticket after the principal cache's round trip.
- */
-export function cachedTicketAppOf(ctx: Context, deps: ApiDeps): string | undefined {
-  const bearer = bearerOf(ctx.get('authorization'));
-  return bearer?.startsWith(TICKET_PREFIX) ? cachedTicketApp(deps, bearer) : undefined;
-}
 
 /** The table's decision for an authenticated caller: its kind admitted, and a ticket only for the path's app on app routes. */
 function admit(ctx: Context, principal: Principal, access: RouteAccess): void {

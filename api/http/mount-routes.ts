@@ -6,9 +6,9 @@ import { DomainError } from '../../domain/errors.ts';
 import { oneRequestOf } from '../../domain/keys/index.ts';
 import { credentialTypesOf, ROUTE_ACCESS, type RouteAccess } from '../../domain/policy/index.ts';
 import { consume, tenantOf } from '../../domain/rate-limit/index.ts';
-import { consumeAppRequest, countAppRequest } from '../../domain/usage/index.ts';
+import { consumeAppRequest } from '../../domain/usage/index.ts';
 import { issuesToProblems, problem, reportedProblems } from '../../schemas/problems.ts';
-import { authenticate, cachedTicketAppOf } from '../auth/authenticate.ts';
+import { authenticate } from '../auth/authenticate.ts';
 import { clientIp } from '../auth/client-ip.ts';
 import type { ApiDeps } from '../deps.ts';
 import { JsonText } from './envelope.ts';
@@ -41,7 +41,6 @@ function parseOrThrow<S extends z.ZodType>(schema: S | undefined, value: unknown
 function handle(route: AnyRoute, shared: ApiDeps) {
   // Decided by the route and the static route table: made once per route, not on every request.
   const access = route.auth === 'none' ? undefined : routeAccessOf(route);
-  const readsTickets = access !== undefined && credentialTypesOf(access).ticket;
   const how = { renewal: route.auth === 'renewal', write: route.write === true };
   const crossOrigin = answersCrossOrigin(route);
   const limit = route.rateLimit && { name: `route:${route.operationId}`, max: route.rateLimit.perMinute, windowSeconds: 60 };
@@ -57,23 +56,13 @@ function handle(route: AnyRoute, shared: ApiDeps) {
     if (crossOrigin) allowOrigin(ctx, route, deps);
     const ip = clientIp(ctx, deps.http.trustedProxies);
     if (limit && route.rateLimit?.per !== 'tenant') await consume(deps.db, limit, ip, deps.clock);
-    // A ticket's request counts against its app's requestsPerMinute (below). When this process
-    // holds the ticket, the count is written while the principal cache's round trip is out rather
-    // than after it; a ticket found revoked by then has still counted against its own address.
-    const ticketApp = readsTickets ? cachedTicketAppOf(ctx, deps) : undefined;
-    const counted = ticketApp === undefined ? undefined : countAppRequest(deps, ticketApp, ip);
-    // Awaited below when the ticket is confirmed; a count of an unconfirmed ticket fails no one.
-    counted?.catch(() => undefined);
     const principal = access === undefined ? null : await authenticate(ctx, deps, access, how);
     if (limit && route.rateLimit?.per === 'tenant' && principal) await consume(deps.db, limit, `${tenantOf(principal)}:${ip}`, deps.clock);
     // Whose share of the process's body buffer a body read here takes (read-json-body.ts).
     ctx.state.bodyBuffer = deps.http.bodyBuffer;
     ctx.state.tenant = principal ? tenantOf(principal) : `ip:${ip}`;
     // The app's requestsPerMinute, per source IP, on every request made with its ticket.
-    if (principal?.kind === 'ticket') {
-      const { appId } = principal.ticket;
-      await consumeAppRequest(deps, appId, ip, appId === ticketApp ? counted : undefined);
-    }
+    if (principal?.kind === 'ticket') await consumeAppRequest(deps, principal.ticket.appId, ip);
     if (route.deprecated) {
       // RFC 9745: the Deprecation header is a structured-field date (`@` and Unix seconds); a Link to the successor.
       ctx.set('Deprecation', `@${Math.floor(route.deprecated.since.getTime() / 1000)}`);

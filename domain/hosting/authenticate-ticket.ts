@@ -44,17 +44,6 @@ export async function authenticateTicket(
   return found!.principal;
 }
 
-/**
- * The app of a ticket this process holds as valid now, read without the principal cache's round
- * trip: so not an authentication (the ticket may have been revoked meanwhile), only what lets a
- * caller start work that `authenticateTicket` then confirms (the count of the app's requests).
- */
-export function cachedTicketApp(deps: Pick<DomainDeps, 'clock' | 'principals'>, plaintext: string): string | undefined {
-  if (!isTicket(plaintext)) return undefined;
-  const found = deps.principals.peek(TICKETS, sha256Hex(plaintext));
-  return found && found.validUntil > deps.clock.now().getTime() ? found.principal.ticket.appId : undefined;
-}
-
 /** authenticateTicket, plus when the ticket stops admitting by itself (expiry, renewal overlap, share expiry), in ms. */
 export async function findLiveTicket(
   db: DbOrTrx,

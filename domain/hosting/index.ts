@@ -1,6 +1,6 @@
 // The public face of this capability: what other capabilities and the adapters may import (the layering check refuses anything else).
 export { admitTicketCookie } from './admit-ticket-cookie.ts';
-export { authenticateTicket, cachedTicketApp, type TicketPrincipal } from './authenticate-ticket.ts';
+export { authenticateTicket, type TicketPrincipal } from './authenticate-ticket.ts';
 export { blobBytes } from './blob-bytes.ts';
 export { type ContentEncoding, compressedVariant } from './compressed-variants.ts';
 export { type AppPages, aboutMarkdown, copyLine, describeAppPages } from './describe-app-pages.ts';

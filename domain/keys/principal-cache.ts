@@ -1,4 +1,3 @@
-import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { BoundedCache } from '../cache/index.ts';
@@ -49,15 +48,6 @@ export interface PrincipalCache {
   get<T>(family: CacheFamily<T>, id: string): Promise<T | undefined>;
   /** The round trip of `get` alone: true once every change committed before the call has reached this process. */
   caughtUp(): Promise<boolean>;
-  /**
-   * Sends `query` as the next round trip itself, in place of its empty query, and answers its rows:
-   * a statement delivers the listener's pending notifications before it answers as the empty one
-   * does, so one round trip serves both the statement and the requests waiting to catch up (a
-   * ticket's call counts its hit and confirms its ticket on one backend). Undefined while the
-   * listener is not connected or another statement already waits for the next round trip: the
-   * caller sends it on the pool. A statement that fails catches no one up.
-   */
-  ride<R>(query: CompiledQuery<R>): Promise<R[]> | undefined;
   /** The entry as the cache holds it now, without the round trip: for a caller that has caught up already (`oneRequestOf`). */
   peek<T>(family: CacheFamily<T>, id: string): T | undefined;
   /** Read before the lookup query: `set` drops the entry if an invalidation came in between. */
@@ -92,9 +82,6 @@ export async function readThrough<T>(
 }
 
 const RECONNECT_MS = 1_000;
-/** Statement texts the listener keeps prepared (`ride`); only the rate-limit upsert rides today. */
-const MAX_PREPARED = 8;
-const STATEMENT_TIMEOUT_MS = 15_000;
 /** The listener's application_name, as operators see it in pg_stat_activity. */
 export const LISTENER_NAME = 'svc-principal-cache';
 
@@ -122,12 +109,7 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
     retry = setTimeout(connect, RECONNECT_MS);
   };
   async function connect(): Promise<void> {
-    // The pool's bound on a statement: one riding the round trip (`ride`) must not hold every request.
-    const client = new pg.Client({
-      connectionString: opts.databaseUrl,
-      application_name: LISTENER_NAME,
-      statement_timeout: STATEMENT_TIMEOUT_MS,
-    });
+    const client = new pg.Client({ connectionString: opts.databaseUrl, application_name: LISTENER_NAME });
     listener = client;
     client.on('notification', invalidate);
     client.on('error', (err) => lost(client, err));
@@ -145,27 +127,8 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
   }
   await connect();
 
-  /**
-   * A name per statement text that rides: the listener connection then parses and plans each once
-   * (pg prepares a named statement once per connection, again after a reconnect) and every later
-   * round trip sends only its parameters. Measured on the rate-limit upsert, one at a time: about
-   * half the round trip's time (234 to 490 against 471 to 1,300 µs) and 65 to 73 against 92 to 194 µs of
-   * this process's CPU.
-   */
-  const prepared = new Map<string, string>();
-  const statement = (query: CompiledQuery<unknown>) => {
-    let name = prepared.get(query.sql);
-    if (name === undefined && prepared.size < MAX_PREPARED) {
-      name = `svc-ride-${prepared.size}`;
-      prepared.set(query.sql, name);
-    }
-    return { name, text: query.sql, values: [...query.parameters] };
-  };
-
   /** The round trip out now, if any. */
   let inFlight: Promise<boolean> | undefined;
-  /** The statement the next round trip carries instead of the empty query (`ride`). */
-  let rider: { query: CompiledQuery<unknown>; resolve(rows: unknown[]): void; reject(err: unknown): void } | undefined;
   /** The next round trip: every request that arrives before it leaves waits for it. */
   let next: Promise<boolean> | undefined;
   /** True once a round trip sent after this call came back on the live listener. */
@@ -178,21 +141,10 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
       await new Promise(setImmediate);
       next = undefined;
       const client = listener;
-      const riding = rider;
-      rider = undefined;
-      if (!live || !client) {
-        riding?.reject(new Error('the principal cache listener was lost'));
-        return false;
-      }
-      const sent = (riding ? client.query(statement(riding.query)) : client.query('')).then(
-        (result) => {
-          riding?.resolve(result.rows);
-          return true;
-        },
-        (err: unknown) => {
-          riding?.reject(err);
-          return false;
-        },
+      if (!live || !client) return false;
+      const sent = client.query('').then(
+        () => true,
+        () => false,
       );
       inFlight = sent;
       return sent;
@@ -207,14 +159,6 @@ export async function startPrincipalCache(opts: { databaseUrl: string; logger: L
       return (await caughtUp()) ? peek(family, id) : undefined;
     },
     caughtUp,
-    ride<R>(query: CompiledQuery<R>) {
-      if (!live || !listener || rider) return undefined;
-      const rows = new Promise<R[]>((resolve, reject) => {
-        rider = { query, resolve: resolve as (rows: unknown[]) => void, reject };
-      });
-      void caughtUp();
-      return rows;
-    },
     peek,
     generation: () => generation,
     set(family, id, seen, value) {

@@ -1,4 +1,4 @@
-import { type CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { type Db, groupCommit } from '../db/index.ts';
 import type { Clock } from '../deps.ts';
 import { DomainError } from '../errors.ts';
@@ -34,9 +34,10 @@ export function windowOf(limit: Pick<Limit, 'windowSeconds'>, at: Date): { start
 const refusedWindows = new WeakMap<Db, Set<string>>();
 const MAX_REFUSED_WINDOWS = 10_000;
 
-/** Forgets the windows refused from memory, for when their counts are deleted (tests start each case afresh so). */
+/** Forgets the windows refused from memory and the reserves held (`consumeReserved`), for when their counts are deleted (tests start each case afresh so). */
 export function forgetRefusedWindows(db: Db): void {
   refusedWindows.delete(db);
+  reserves.delete(db);
 }
 
 function rateLimited(window: { end: Date }, now: Date): DomainError {
@@ -45,7 +46,7 @@ function rateLimited(window: { end: Date }, now: Date): DomainError {
 }
 
 /** A hit counted in its window (`count`), not yet judged against a maximum (`judge`). */
-export interface Counted {
+interface Counted {
   /** The window's count up to and including this hit; Infinity when this process saw the window refused already. */
   hits: number;
   key: string;
@@ -71,40 +72,26 @@ export async function consume(
   judge(db, limit, await count(db, limit, subject, clock, { random, cost }));
 }
 
-/** A round trip a batch of hits may ride instead of a pool connection (the principal cache's, `PrincipalCache.ride`). */
-export interface Carrier {
-  ride<R>(query: CompiledQuery<R>): Promise<R[]> | undefined;
-}
-
-/**
- * `consume`'s first half: the hit written, its window's count known. For a caller that learns the
- * maximum only later (an app's limits, read after its ticket is confirmed) and so lets the write
- * run meanwhile; with a `carrier`, its batch may be sent as that carrier's round trip.
- */
-export async function count(
+/** `consume`'s first half: the hit written, its window's count known. */
+async function count(
   db: Db,
   limit: Pick<Limit, 'name' | 'windowSeconds'>,
   subject: string,
   clock: Clock,
-  { random = Math.random, cost = 1, carrier }: { random?: () => number; cost?: number; carrier?: Carrier } = {},
+  { random = Math.random, cost = 1 }: { random?: () => number; cost?: number } = {},
 ): Promise<Counted> {
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
   const key = `${bucket}@${window.start.getTime()}`;
   if (refusedWindows.get(db)?.has(key)) return { hits: Number.POSITIVE_INFINITY, key, window, now };
-  const hits = await addHits(db, { bucket, windowStart: window.start, key, cost, carrier });
-  if (hits === cost && random() < PRUNE_PROBABILITY) {
-    await db
-      .deleteFrom('rate_limit_hits')
-      .where('window_start', '<', new Date(now.getTime() - PRUNE_AFTER_MS))
-      .execute();
-  }
+  const hits = await addHits(db, { bucket, windowStart: window.start, key, cost });
+  if (hits === cost && random() < PRUNE_PROBABILITY) prune(db, now);
   return { hits, key, window, now };
 }
 
 /** `consume`'s second half: refuses a hit counted past `limit.max`, and remembers its window as refused. */
-export function judge(db: Db, limit: Pick<Limit, 'max'>, counted: Counted): void {
+function judge(db: Db, limit: Pick<Limit, 'max'>, counted: Counted): void {
   if (counted.hits <= limit.max) return;
   const refused = refusedWindows.get(db) ?? new Set<string>();
   refusedWindows.set(db, refused);
@@ -113,7 +100,7 @@ export function judge(db: Db, limit: Pick<Limit, 'max'>, counted: Counted): void
   throw rateLimited(counted.window, counted.now);
 }
 
-type Hit = { bucket: string; windowStart: Date; key: string; cost: number; carrier: Carrier | undefined };
+type Hit = { bucket: string; windowStart: Date; key: string; cost: number };
 /** Hits per statement: with three array parameters its text stays the same size whatever the batch. */
 const MAX_HITS = 2000;
 
@@ -139,16 +126,13 @@ async function writeHits(db: Db, hits: readonly Hit[]): Promise<number[]> {
   }
   const batch = [...rows.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : +a.windowStart - +b.windowStart));
   // Each row comes back keyed as the hits are, with no date to parse.
-  const query = sql<{ key: string; hits: number }>`
+  const { rows: counts } = await sql<{ key: string; hits: number }>`
     INSERT INTO rate_limit_hits (bucket, window_start, hits)
     SELECT b, to_timestamp(ms / 1000.0), h
       FROM unnest(${batch.map((r) => r.bucket)}::text[], ${batch.map((r) => r.windowStart.getTime())}::float8[],
                   ${batch.map((r) => r.total)}::int[]) AS t(b, ms, h)
     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_hits.hits + excluded.hits
-    RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.compile(db);
-  // The batch rides the principal cache's round trip when its hits came with one that takes it, else the pool.
-  const carried = hits.find((h) => h.carrier)?.carrier?.ride(query);
-  const counts = carried ? await carried : (await db.executeQuery(query)).rows;
+    RETURNING bucket || '@' || (extract(epoch FROM window_start) * 1000)::bigint AS key, hits`.execute(db);
   // Each window's count before this batch, then each hit's count after it.
   const running = new Map(counts.map((r) => [r.key, r.hits - rows.get(r.key)!.total]));
   return hits.map((h) => {
@@ -156,6 +140,151 @@ async function writeHits(db: Db, hits: readonly Hit[]): Promise<number[]> {
     running.set(h.key, count);
     return count;
   });
+}
+
+/** Databases with a prune out now: one at a time is enough, the next new window starts another. */
+const pruning = new WeakSet<Db>();
+
+/**
+ * Deletes the windows older than a day, off the request path: the hit that drew it does not wait
+ * for it (an index on `window_start` bounds its reads to what it deletes). A failed prune is
+ * harmless: a later new window draws another.
+ */
+function prune(db: Db, now: Date): void {
+  if (pruning.has(db)) return;
+  pruning.add(db);
+  void db
+    .deleteFrom('rate_limit_hits')
+    .where('window_start', '<', new Date(now.getTime() - PRUNE_AFTER_MS))
+    .execute()
+    .catch(() => undefined)
+    .finally(() => pruning.delete(db));
+}
+
+/**
+ * Numbers of one bucket window's count that this process wrote and has not handed out yet
+ * (`consumeReserved`): `next` to `end`, none when `next > end`.
+ */
+interface Reserve {
+  next: number;
+  end: number;
+  /** The window's count as the last write returned it (every process's hits and reserves). */
+  known: number;
+  /** Hits waiting for a number while a write is out (at most one write a bucket window at a time). */
+  waiting: { resolve(hits: number): void; reject(err: unknown): void }[];
+  writing: boolean;
+  /** False past MAX_RESERVES: nothing keeps what it would reserve, so its writes reserve nothing. */
+  kept: boolean;
+}
+
+/** The reserves of a database's open windows, by window (its end in ms) and then by bucket window key. */
+const reserves = new WeakMap<Db, Map<number, Map<string, Reserve>>>();
+/** Bucket windows with a reserve, per window: past it, a new bucket's hits are written without a reserve, as `consume` writes them. */
+const MAX_RESERVES = 100_000;
+/** A write reserves 1/RESERVE_SHARE of what the window has left: near the limit, writes are exact. */
+const RESERVE_SHARE = 4;
+
+function reserveOf(db: Db, key: string, windowEnd: number, nowMs: number): Reserve {
+  const windows = reserves.get(db) ?? new Map<number, Map<string, Reserve>>();
+  reserves.set(db, windows);
+  let buckets = windows.get(windowEnd);
+  if (!buckets) {
+    for (const end of windows.keys()) if (end <= nowMs) windows.delete(end);
+    buckets = new Map();
+    windows.set(windowEnd, buckets);
+  }
+  let reserve = buckets.get(key);
+  if (!reserve) {
+    const kept = buckets.size < MAX_RESERVES;
+    reserve = { next: 1, end: 0, known: 0, waiting: [], writing: false, kept };
+    if (kept) buckets.set(key, reserve);
+  }
+  return reserve;
+}
+
+/**
+ * `consume` for a limit judged on every request of a hot path (an app's requestsPerMinute):
+ * instead of one write per hit, a write adds its hits and a reserve to the window's count in
+ * PostgreSQL, and the process hands the reserved numbers to its next hits from memory. A hit is
+ * let through when its number is within `limit.max`, so across processes a window never lets more
+ * than `max` through, exactly as `consume`. The reserve is a quarter of what the window had left by
+ * the count this process last read (so at most a quarter of `max`, and none under four left: near
+ * the limit, writes are exact). What it costs: numbers another process reserved and has not used
+ * yet are counted, so a window may refuse a hit before `max` were let through, by at most what the
+ * other processes hold (each at most one reserve); a window's stored count may exceed its hits by
+ * as much. A bucket's hits wait for a statement once a reserve, not once a hit.
+ */
+export async function consumeReserved(
+  db: Db,
+  limit: Limit,
+  subject: string,
+  clock: Clock,
+  random: () => number = Math.random,
+): Promise<void> {
+  const now = clock.now();
+  const window = windowOf(limit, now);
+  const bucket = `${limit.name}:${subject}`;
+  const key = `${bucket}@${window.start.getTime()}`;
+  if (refusedWindows.get(db)?.has(key)) throw rateLimited(window, now);
+  if (now.getTime() >= window.end.getTime() - AHEAD_MS) reserveNextWindow(db, limit, bucket, window.end, now, random);
+  const reserve = reserveOf(db, key, window.end.getTime(), now.getTime());
+  const hits =
+    reserve.next <= reserve.end
+      ? reserve.next++
+      : await new Promise<number>((resolve, reject) => {
+          reserve.waiting.push({ resolve, reject });
+          if (!reserve.writing) void writeReserve(db, limit, { bucket, key, windowStart: window.start, reserve, now, random });
+        });
+  judge(db, limit, { hits, key, window, now });
+}
+
+/** A bucket used in a window's last AHEAD_MS reserves its next window then, rather than at its first hit there. */
+const AHEAD_MS = 2_000;
+
+/**
+ * The next window's reserve of a bucket in use now, written in the background: its first hit
+ * there then takes a number (or waits for this write) instead of writing after its round trip,
+ * and a minute's turn writes no reserve for every active bucket at once on the request path.
+ * Nothing when this process holds or writes one already, or the window would reserve nothing.
+ */
+function reserveNextWindow(db: Db, limit: Limit, bucket: string, start: Date, now: Date, random: () => number): void {
+  const key = `${bucket}@${start.getTime()}`;
+  const reserve = reserveOf(db, key, start.getTime() + limit.windowSeconds * 1000, now.getTime());
+  if (!reserve.kept || reserve.writing || reserve.next <= reserve.end || limit.max - reserve.known < RESERVE_SHARE) return;
+  void writeReserve(db, limit, { bucket, key, windowStart: start, reserve, now, random });
+}
+
+/**
+ * Writes the hits waiting for a number and a reserve, hands them their numbers, and again while
+ * hits arrive meanwhile that the reserve does not cover. Through `addHits`, so the writes of
+ * every bucket go together. Started with no hit waiting by `reserveNextWindow`.
+ */
+async function writeReserve(
+  db: Db,
+  limit: Limit,
+  at: { bucket: string; key: string; windowStart: Date; reserve: Reserve; now: Date; random: () => number },
+): Promise<void> {
+  const { reserve } = at;
+  reserve.writing = true;
+  do {
+    const waiting = reserve.waiting.splice(0);
+    const extra = reserve.kept ? Math.floor((limit.max - reserve.known - waiting.length) / RESERVE_SHARE) : 0;
+    const cost = waiting.length + Math.max(0, extra);
+    try {
+      const total = await addHits(db, { bucket: at.bucket, windowStart: at.windowStart, key: at.key, cost });
+      if (total === cost && at.random() < PRUNE_PROBABILITY) prune(db, at.now);
+      reserve.known = total;
+      let number = total - cost;
+      for (const w of waiting) w.resolve(++number);
+      reserve.next = number + 1;
+      reserve.end = total;
+      // Hits that arrived during the write take what it reserved.
+      while (reserve.waiting.length > 0 && reserve.next <= reserve.end) reserve.waiting.shift()!.resolve(reserve.next++);
+    } catch (err) {
+      for (const w of waiting) w.reject(err);
+    }
+  } while (reserve.waiting.length > 0);
+  reserve.writing = false;
 }
 
 /**

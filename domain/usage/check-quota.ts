@@ -4,7 +4,7 @@ import type { Db, DbOrTrx } from '../db/index.ts';
 import type { Clock, DomainDeps } from '../deps.ts';
 import { DomainError } from '../errors.ts';
 import { cacheFamily, readThrough } from '../keys/index.ts';
-import { type Counted, count, judge } from '../rate-limit/index.ts';
+import { consumeReserved } from '../rate-limit/index.ts';
 import { COMPUTE_METERS, type Meter, nextDayStart, nextMonthStart } from './meters.ts';
 import { capsOfApp, readCounters } from './repository.ts';
 
@@ -141,26 +141,13 @@ const APP_CAPS = cacheFamily<Limits>('app-caps');
 /**
  * requestsPerMinute: one request made with the app's ticket, counted per app and source IP in a
  * fixed minute window; past the cap 429 rate_limited with Retry-After. Written outside the request's
- * transaction, like every rate-limit counter, so refused and dry-run requests count too. `counted`: the hit as
- * `countAppRequest` started it, when the caller knew the app before the ticket was confirmed.
+ * transaction, like every rate-limit counter, so refused and dry-run requests count too; from the
+ * process's reserve of the window's count when it holds one (`consumeReserved`), so most requests
+ * write nothing and wait for no statement.
  */
-export async function consumeAppRequest(
-  deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>,
-  appId: string,
-  ip: string,
-  counted: Promise<Counted> = countAppRequest(deps, appId, ip),
-): Promise<void> {
+export async function consumeAppRequest(deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>, appId: string, ip: string): Promise<void> {
   const caps = (await readThrough(deps, APP_CAPS, appId, () => capsOfApp(deps.db, appId)))!;
-  judge(deps.db, { max: caps.requestsPerMinute }, await counted);
-}
-
-/**
- * The hit of `consumeAppRequest` alone: it needs no limit, so it can be written before the app's
- * limits (and the ticket) are read, as the principal cache's next round trip, the one that confirms
- * the ticket (`PrincipalCache.ride`).
- */
-export function countAppRequest(deps: Pick<DomainDeps, 'db' | 'clock' | 'principals'>, appId: string, ip: string): Promise<Counted> {
-  return count(deps.db, { name: `app-requests:${appId}`, windowSeconds: 60 }, ip, deps.clock, { carrier: deps.principals });
+  await consumeReserved(deps.db, { name: `app-requests:${appId}`, max: caps.requestsPerMinute, windowSeconds: 60 }, ip, deps.clock);
 }
 
 /**

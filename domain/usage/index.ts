@@ -6,7 +6,6 @@ export {
   assertTriggerMayStart,
   assertWorldCreditsAvailable,
   consumeAppRequest,
-  countAppRequest,
   usdToMicro,
 } from './check-quota.ts';
 export { getAppUsage } from './get-app-usage.ts';

@@ -53,6 +53,7 @@ import * as blobSweep from './2026-11-28T1200-blob-sweep.ts';
 import * as ontologyHistoryChecks from './2026-11-28T1300-ontology-history-checks.ts';
 import * as mediaComposites from './2026-11-28T1700-media-composites.ts';
 import * as ontologyEditsJson from './2026-11-28T1800-ontology-edits-json.ts';
+import * as rateLimitWindowIndex from './2026-11-28T2310-rate-limit-window-index.ts';
 
 // Listed explicitly (not read from the folder) so the set is fixed at build time.
 // Kysely runs them in plain string order of their names: `<ISO date>.<n>-<what>` for the first
@@ -112,4 +113,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T1300-ontology-history-checks': ontologyHistoryChecks,
   '2026-11-28T1700-media-composites': mediaComposites,
   '2026-11-28T1800-ontology-edits-json': ontologyEditsJson,
+  '2026-11-28T2310-rate-limit-window-index': rateLimitWindowIndex,
 };

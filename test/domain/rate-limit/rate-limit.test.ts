@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../../domain/errors.ts';
-import { consume, type Limit, windowOf } from '../../../domain/rate-limit/rate-limit.ts';
+import { consume, consumeReserved, type Limit, windowOf } from '../../../domain/rate-limit/rate-limit.ts';
 import { TestClock } from '../../support/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 
@@ -168,9 +168,119 @@ describe('consume', () => {
     await consume(database.db, PER_MINUTE, 'old', clock, never);
     clock.advance({ minutes: 24 * 60 + 1 });
     await consume(database.db, PER_MINUTE, 'trigger', clock, () => 0);
-    const old = await database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:old').execute();
-    expect(old).toEqual([]);
+    // Off the request path: the hit that drew the prune does not wait for it.
+    const old = () => database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:old').execute();
+    await expect.poll(old).toEqual([]);
     const kept = await database.db.selectFrom('rate_limit_hits').select('bucket').where('bucket', '=', 'test-minute:trigger').execute();
     expect(kept).toHaveLength(1);
+  });
+});
+
+describe('consumeReserved', () => {
+  const stored = async (bucket: string) =>
+    (await database.db.selectFrom('rate_limit_hits').select('hits').where('bucket', '=', bucket).executeTakeFirstOrThrow()).hits;
+
+  it('lets exactly max hits through in a window and refuses the next with rate_limited and the seconds left', async () => {
+    const clock = new TestClock('2031-03-05T05:06:45.000Z');
+    for (let i = 0; i < 3; i++) expect(await answerOf(consumeReserved(database.db, PER_MINUTE, 'exact', clock, never))).toBe('ok');
+    const refused = await consumeReserved(database.db, PER_MINUTE, 'exact', clock, never).catch((err: DomainError) => err);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe('rate_limited');
+    expect((refused as DomainError).retryAfterSeconds).toBe(15);
+    expect((refused as DomainError).details).toEqual({ retryAfterSeconds: 15 });
+    clock.set('2031-03-05T05:07:00.000Z');
+    expect(await answerOf(consumeReserved(database.db, PER_MINUTE, 'exact', clock, never))).toBe('ok');
+  });
+
+  it('reserves a quarter of what the window has left with each write and hands later hits those numbers without a statement', async () => {
+    const { counted, statements } = countingStatements();
+    const clock = new TestClock('2031-03-05T06:00:10.000Z');
+    const roomy: Limit = { name: 'test-reserved', max: 1500, windowSeconds: 60 };
+    await consumeReserved(counted, roomy, 'visitor', clock, never);
+    // The hit and floor(1,499 / 4) = 374 numbers reserved.
+    expect([statements(), await stored('test-reserved:visitor')]).toEqual([1, 375]);
+    for (let i = 2; i <= 375; i++) await consumeReserved(counted, roomy, 'visitor', clock, never);
+    expect(statements()).toBe(1);
+    // The 376th: floor((1,500 - 375 - 1) / 4) = 281 more.
+    await consumeReserved(counted, roomy, 'visitor', clock, never);
+    expect([statements(), await stored('test-reserved:visitor')]).toEqual([2, 657]);
+    // Under four left: each write is the hits alone.
+    const tight: Limit = { name: 'test-reserved-tight', max: 4, windowSeconds: 60 };
+    for (let i = 1; i <= 3; i++) await consumeReserved(counted, tight, 'visitor', clock, never);
+    expect([statements(), await stored('test-reserved-tight:visitor')]).toEqual([5, 3]);
+  });
+
+  it('past 100,000 buckets in a window, writes a new bucket’s hits without a reserve', async () => {
+    const clock = new TestClock('2031-03-05T06:30:10.000Z');
+    const many: Limit = { name: 'test-reserved-many', max: 100, windowSeconds: 60 };
+    await Promise.all(Array.from({ length: 100_000 }, (_, i) => consumeReserved(database.db, many, `a${i}`, clock, never)));
+    // A bucket held: its hit and floor(99 / 4) = 24 numbers.
+    expect(await stored('test-reserved-many:a0')).toBe(25);
+    for (let i = 0; i < 3; i++) await consumeReserved(database.db, many, 'late', clock, never);
+    expect(await stored('test-reserved-many:late')).toBe(3);
+  });
+
+  it('reserves a bucket’s next window in its window’s last 2 s, so that its first hit there writes nothing', async () => {
+    const { counted, statements } = countingStatements();
+    const clock = new TestClock('2031-03-05T09:00:57.000Z');
+    const soon: Limit = { name: 'test-next', max: 100, windowSeconds: 60 };
+    const storedAt = async (start: string) =>
+      (
+        await database.db
+          .selectFrom('rate_limit_hits')
+          .select('hits')
+          .where('bucket', '=', 'test-next:visitor')
+          .where('window_start', '=', new Date(start))
+          .executeTakeFirst()
+      )?.hits;
+    await consumeReserved(counted, soon, 'visitor', clock, never);
+    expect(statements()).toBe(1);
+    expect(await storedAt('2031-03-05T09:01:00.000Z')).toBeUndefined();
+    clock.set('2031-03-05T09:00:58.000Z');
+    await consumeReserved(counted, soon, 'visitor', clock, never);
+    // Written in the background: a quarter of 100, no hit.
+    await expect.poll(() => storedAt('2031-03-05T09:01:00.000Z')).toBe(25);
+    expect(statements()).toBe(2);
+    // Held: a later call of the same window writes it no more.
+    await consumeReserved(counted, soon, 'visitor', clock, never);
+    clock.set('2031-03-05T09:01:00.000Z');
+    const answers = await Promise.all(Array.from({ length: 25 }, () => answerOf(consumeReserved(counted, soon, 'visitor', clock, never))));
+    expect(answers).toEqual(Array(25).fill('ok'));
+    expect(statements()).toBe(2);
+  });
+
+  it('never lets more than max through across processes, and refuses none before max less the other’s reserve', async () => {
+    // Two handles on one database stand for two processes: each holds its own reserves.
+    const [first, second] = [countingStatements().counted, countingStatements().counted];
+    const clock = new TestClock('2031-03-05T07:00:20.000Z');
+    const shared: Limit = { name: 'test-shared', max: 200, windowSeconds: 60 };
+    const answers: string[] = [];
+    // Bursts from both at once, as a visitor's calls spread over two API processes.
+    for (let burst = 0; burst < 20; burst++) {
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 20 }, (_, i) => answerOf(consumeReserved(i % 2 ? first : second, shared, 'visitor', clock, never))),
+        )),
+      );
+    }
+    const ok = answers.filter((a) => a === 'ok').length;
+    expect(answers.filter((a) => a !== 'ok' && a !== 'rate_limited')).toEqual([]);
+    expect(ok).toBeLessThanOrEqual(200);
+    // A reserve is at most a quarter of what the window had left when it was written.
+    expect(ok).toBeGreaterThanOrEqual(200 - 200 / 4);
+    // Each hit let through holds a number of the stored count of its own; the count may also hold refused hits and unused reserves.
+    expect(await stored('test-shared:visitor')).toBeGreaterThan(ok);
+  });
+
+  it('counts hits that wait for a write together: a flood of one bucket is refused past max with few statements', async () => {
+    const { counted, statements } = countingStatements();
+    const clock = new TestClock('2031-03-05T08:00:30.000Z');
+    const flood: Limit = { name: 'test-reserved-flood', max: 20, windowSeconds: 60 };
+    const answers = await Promise.all(Array.from({ length: 50 }, () => answerOf(consumeReserved(counted, flood, 'company', clock, never))));
+    expect(answers).toEqual([...Array(20).fill('ok'), ...Array(30).fill('rate_limited')]);
+    expect(statements()).toBe(2);
+    // Past its limit, the window is refused from memory.
+    expect(await answerOf(consumeReserved(counted, flood, 'company', clock, never))).toBe('rate_limited');
+    expect(statements()).toBe(2);
   });
 });
