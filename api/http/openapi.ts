@@ -100,10 +100,18 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
                 },
               }
             : {}),
-        ...(route.write
+        ...(route.write || route.requestHeaders
           ? {
               headers: z.object({
-                [DRY_RUN_HEADER]: z.enum(['true', 'false']).optional().meta({ description: 'Validate and plan only; change nothing.' }),
+                ...route.requestHeaders?.shape,
+                ...(route.write
+                  ? {
+                      [DRY_RUN_HEADER]: z
+                        .enum(['true', 'false'])
+                        .optional()
+                        .meta({ description: 'Validate and plan only; change nothing.' }),
+                    }
+                  : {}),
               }),
             }
           : {}),

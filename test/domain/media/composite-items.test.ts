@@ -199,9 +199,12 @@ describe('the item hash taken as parts arrive', () => {
       const part = { uploadId, partNumber: n };
       const chunks = [bytes.subarray(0, 2), bytes.subarray(2)];
       if (how === 'cut') {
-        const cut = async (_limit: number, each: (chunk: Buffer) => void): Promise<Buffer> => {
-          each(chunks[0]!);
-          throw new Error('body cut short');
+        const cut = {
+          ...bodyOf(),
+          read: async (_limit: number, each: (chunk: Buffer) => void): Promise<Buffer> => {
+            each(chunks[0]!);
+            throw new Error('body cut short');
+          },
         };
         await expect(acceptUploadPart(receiving, acme.developer, TARGET, part, cut, false)).rejects.toThrow('body cut short');
         continue;
