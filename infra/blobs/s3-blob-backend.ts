@@ -55,10 +55,13 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
   const keyOf = (sha256: string) => `${options.prefix ? `${options.prefix}/` : ''}sha256/${sha256}`;
   const keysAt = keyOf('');
 
-  const exists = async (Key: string) => {
+  /**
+   * Whether the blob is stored, as `size` bytes: an object of another size is what a server that
+   * writes into the key as the bytes arrive (s3rver) shows of a write in progress or cut off, and is written over.
+   */
+  const stored = async (sha256: string, size: number) => {
     try {
-      await client.send(new HeadObjectCommand({ Bucket, Key }));
-      return true;
+      return (await client.send(new HeadObjectCommand({ Bucket, Key: keyOf(sha256) }))).ContentLength === size;
     } catch (err) {
       if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404) return false;
       throw err;
@@ -68,7 +71,7 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
   /**
    * A PutObject of `Body` under the blob's key, written once: If-None-Match, so a writer racing us
    * between HEAD and PUT keeps its (identical) object; ChecksumSHA256, so the server refuses bytes
-   * damaged on the way; the payload hash SigV4 signs is that same SHA-256, which the signer would
+   * damaged on the way (S3 does; s3rver checks neither it nor the signed payload hash); the payload hash SigV4 signs is that same SHA-256, which the signer would
    * otherwise compute again over the whole body (the server checks it all the same).
    */
   const putObject = async (sha256: string, Body: Buffer | Readable, ContentLength: number, abortSignal?: AbortSignal) => {
@@ -98,7 +101,7 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
   };
 
   const putOne = async (sha256: string, bytes: Buffer) => {
-    if (await exists(keyOf(sha256))) return;
+    if (await stored(sha256, bytes.length)) return;
     await putObject(sha256, bytes, bytes.length);
   };
 
@@ -145,7 +148,7 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
       let sent = false;
       try {
         await orUnavailable(async () => {
-          if (await exists(keyOf(sha256))) {
+          if (await stored(sha256, size)) {
             body.resume();
             return;
           }
