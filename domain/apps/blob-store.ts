@@ -83,8 +83,11 @@ export interface BlobLedger {
 /** Where bytes live (PostgreSQL or S3): stores and fetches, trusting the caller to verify. */
 export interface BlobBackend {
   put: BlobStore['put'];
-  /** See `BlobStore.putStream`; absent: contents are put whole. */
-  putStream?: BlobStore['putStream'];
+  /**
+   * See `BlobStore.putStream`; absent: contents are put whole. The write waits for `recorded` (the
+   * ledger's record of it); what comes before the write (whether the blob is stored) does not.
+   */
+  putStream?(sha256: string, size: number, body: Readable, recorded: Promise<void>): Promise<void>;
   /** The stored bytes as they are, or undefined when the key holds nothing. */
   fetch(sha256: string): Promise<Buffer | undefined>;
   /**
@@ -162,11 +165,7 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number, ledger
     },
     ...(putStream
       ? {
-          async putStream(sha256: string, size: number, body: Readable) {
-            // What arrives meanwhile waits in `body`.
-            await touch([sha256]);
-            await putStream(sha256, size, body);
-          },
+          putStream: (sha256: string, size: number, body: Readable) => putStream(sha256, size, body, touch([sha256])),
         }
       : {}),
     get,

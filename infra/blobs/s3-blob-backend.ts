@@ -141,20 +141,20 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
       };
       await orUnavailable(() => Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, queue.length) }, worker)));
     },
-    async putStream(sha256, size, body) {
+    async putStream(sha256, size, body, recorded) {
       // The caller destroys `body` to abandon the write: the request is then cut off, never completed.
       const abandon = new AbortController();
       body.once('error', (err) => abandon.abort(err));
       let sent = false;
       try {
-        await orUnavailable(async () => {
-          if (await stored(sha256, size)) {
-            body.resume();
-            return;
-          }
-          sent = true;
-          await putObject(sha256, body, size, abandon.signal);
-        });
+        // The bytes are arriving meanwhile: the two round trips before the PUT overlap.
+        const [present] = await Promise.all([orUnavailable(() => stored(sha256, size)), recorded]);
+        if (present) {
+          body.resume();
+          return;
+        }
+        sent = true;
+        await orUnavailable(() => putObject(sha256, body, size, abandon.signal));
       } catch (err) {
         if (sent) await dropIncomplete(sha256);
         throw err;

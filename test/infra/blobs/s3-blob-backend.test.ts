@@ -59,10 +59,10 @@ describe('S3 blob backend (against a loopback S3 server)', () => {
   it('puts a stream under a hash; drains it without a PUT when the hash is stored', async () => {
     const stream = backend('streaming');
     const c = blob('streamed in');
-    await stream.putStream!(c.sha256, c.bytes.length, Readable.from([c.bytes.subarray(0, 4), c.bytes.subarray(4)]));
+    await stream.putStream!(c.sha256, c.bytes.length, Readable.from([c.bytes.subarray(0, 4), c.bytes.subarray(4)]), Promise.resolve());
     expect(await stream.fetch(c.sha256)).toEqual(c.bytes);
     const again = Readable.from([c.bytes]);
-    await stream.putStream!(c.sha256, c.bytes.length, again);
+    await stream.putStream!(c.sha256, c.bytes.length, again, Promise.resolve());
     // Drained: a writer into it is not held up.
     await finished(again);
     expect(s3.puts.filter((k) => k === `streaming/sha256/${c.sha256}`)).toHaveLength(1);
