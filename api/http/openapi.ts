@@ -100,18 +100,10 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl?: st
                 },
               }
             : {}),
-        ...(route.write || route.requestHeaders
+        ...(route.write
           ? {
               headers: z.object({
-                ...route.requestHeaders?.shape,
-                ...(route.write
-                  ? {
-                      [DRY_RUN_HEADER]: z
-                        .enum(['true', 'false'])
-                        .optional()
-                        .meta({ description: 'Validate and plan only; change nothing.' }),
-                    }
-                  : {}),
+                [DRY_RUN_HEADER]: z.enum(['true', 'false']).optional().meta({ description: 'Validate and plan only; change nothing.' }),
               }),
             }
           : {}),

@@ -41,8 +41,7 @@ export async function readJsonBody(ctx: Context, limit: number, textType?: strin
  * Reads the whole body, up to `limit` bytes (payload_too_large beyond, without reading on when the
  * declared length says so), within the process's body buffer (`ctx.state.bodyBuffer`, per
  * `ctx.state.tenant`): past it, 429 rate_limited before anything more is read. `each` is given
- * every chunk as it arrives, in order (a route hashing the body does it while it arrives); of a
- * declared length, as a view of the Buffer answered, so one keeping chunks holds no second copy.
+ * every chunk as it arrives, in order (a route hashing the body does it while it arrives).
  */
 export async function readBodyBytes(ctx: Context, limit: number, each?: (chunk: Buffer) => void): Promise<Buffer> {
   const tooLarge = () =>
@@ -65,14 +64,10 @@ export async function readBodyBytes(ctx: Context, limit: number, each?: (chunk: 
       ctx.set('Connection', 'close');
       throw tooLarge();
     }
-    if (whole) {
-      chunk.copy(whole, size);
-      each?.(whole.subarray(size, size + chunk.length));
-    } else {
-      take(chunk.length);
-      each?.(chunk);
-      chunks.push(chunk);
-    }
+    if (!whole) take(chunk.length);
+    each?.(chunk);
+    if (whole) chunk.copy(whole, size);
+    else chunks.push(chunk);
     size += chunk.length;
   }
   return whole ? whole.subarray(0, size) : Buffer.concat(chunks, size);

@@ -115,8 +115,6 @@ export interface RouteDef<
    * write's transaction) rather than as JSON: documented as `application/octet-stream`.
    */
   binaryBody?: { description: string };
-  /** Request headers the route reads itself (`prepare`), for the document only: they are not validated against it. */
-  requestHeaders?: z.ZodObject;
   /** The success answer's media type when it is not JSON (bytes sent as they are; `envelope: false`). */
   responseType?: string;
   params?: P;

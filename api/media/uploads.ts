@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { DomainError } from '../../domain/errors.ts';
 import {
   acceptUploadPart,
   completeMediaUpload,
@@ -9,7 +8,6 @@ import {
 } from '../../domain/media/index.ts';
 import { CreateMediaUploadInput, MEDIA_LIMITS, MediaUploadId, MediaUploadPartView, MediaUploadView } from '../../schemas/media.ts';
 import { ObjectTypeParams, PropertyApiName } from '../../schemas/ontology.ts';
-import { problem, reportedProblems } from '../../schemas/problems.ts';
 import { readBodyBytes } from '../http/read-json-body.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -31,34 +29,6 @@ const ERRORS = [
 ] as const;
 const SESSION_ERRORS = [...ERRORS, 'media_upload_not_found', 'conflict'] as const;
 const targetOf = (p: z.output<typeof PropertyParams>) => ({ ontology: p.ontology, objectType: p.objectType, property: p.property });
-
-const SHA256_DIGEST = /^\s*sha-256\s*=\s*:([A-Za-z0-9+/]*={0,2}):/;
-const PartHeaders = z.object({
-  'content-digest': z
-    .string()
-    .optional()
-    .meta({
-      description:
-        'RFC 9530: `sha-256=:<base64 of the SHA-256 of the part’s bytes>:` (other algorithms are ignored). With it, and a ' +
-        'Content-Length, the part goes on to the store while it arrives instead of after its last byte; bytes that do not ' +
-        'match are refused (invalid_payload) and stored nowhere. A part without it is hashed here and stored once received.',
-    }),
-});
-
-/** The part's SHA-256 (hex) declared in Content-Digest (RFC 9530), if any; refused before any byte is read when malformed. */
-function declaredSha256(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  // A dictionary of byte sequences: base64 holds no comma, so its members split on them.
-  const member = header.split(',').find((m) => /^\s*sha-256\s*=/.test(m));
-  if (member === undefined) return undefined;
-  const digest = Buffer.from(SHA256_DIGEST.exec(member)?.[1] ?? '', 'base64');
-  if (digest.length !== 32) {
-    throw new DomainError('invalid_payload', 'Content-Digest’s sha-256 is not 32 bytes in base64 between colons.', {
-      details: reportedProblems([problem('Content-Digest', 'invalid_format', 'expected sha-256=:<base64 of 32 bytes>:')]),
-    });
-  }
-  return digest.toString('hex');
-}
 
 export const createMediaUploadRoute = defineRoute({
   method: 'post',
@@ -95,27 +65,11 @@ export const putMediaUploadPartRoute = defineRoute({
   write: true,
   params: PartParams,
   binaryBody: { description: 'The part’s bytes.' },
-  requestHeaders: PartHeaders,
-  // Browsers ask before sending it from another origin.
-  cors: { allowHeaders: ['content-digest'] },
   response: { status: 200, description: 'The part as stored.', schema: MediaUploadPartView },
   errors: [...SESSION_ERRORS, 'invalid_payload', 'payload_too_large', 'rate_limited'],
   // Bytes are read and stored before the transaction opens (the content store is not transactional).
-  prepare: ({ deps, principal, params, ctx, dryRun }) => {
-    const length = ctx.get('content-length');
-    return acceptUploadPart(
-      deps,
-      principal,
-      targetOf(params),
-      params,
-      {
-        length: length ? Number(length) : undefined,
-        sha256: declaredSha256(ctx.get('content-digest') || undefined),
-        read: (limit, each) => readBodyBytes(ctx, limit, each),
-      },
-      dryRun,
-    );
-  },
+  prepare: ({ deps, principal, params, ctx, dryRun }) =>
+    acceptUploadPart(deps, principal, targetOf(params), params, (limit, each) => readBodyBytes(ctx, limit, each), dryRun),
   handler: async ({ db, deps, principal, params, prepared }) => ({
     status: 200,
     data: await putMediaUploadPart({ db, clock: deps.clock }, principal, targetOf(params), params, prepared),

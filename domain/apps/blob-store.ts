@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { BoundedCache } from '../cache/index.ts';
 import type { Db, DbOrTrx } from '../db/index.ts';
@@ -19,15 +18,6 @@ export interface BlobStore {
    * leaves unreferenced blobs only.
    */
   put(blobs: readonly { sha256: string; bytes: Buffer }[]): Promise<void>;
-  /**
-   * Stores one content whose hash is known before its bytes, as `body` gives them (`size` bytes),
-   * so the write overlaps their arrival; present only on an object store (`BlobBackend.putStream`).
-   * The caller checks the bytes against `sha256` before it lets the last ones through, and
-   * destroys `body` (with an error) instead when they do not match or stop short: the write is then
-   * abandoned and nothing stays under `sha256` (the promise rejects). Content already stored is not
-   * written again (`body` is drained).
-   */
-  putStream?(sha256: string, size: number, body: Readable): Promise<void>;
   /**
    * The bytes stored under `sha256`, checked against it: `CorruptBlobError` rather than wrong
    * bytes, `MissingBlobError` when nothing is stored. The Buffer may be shared with the cache
@@ -83,11 +73,6 @@ export interface BlobLedger {
 /** Where bytes live (PostgreSQL or S3): stores and fetches, trusting the caller to verify. */
 export interface BlobBackend {
   put: BlobStore['put'];
-  /**
-   * See `BlobStore.putStream`; absent: contents are put whole. The write waits for `recorded` (the
-   * ledger's record of it); what comes before the write (whether the blob is stored) does not.
-   */
-  putStream?(sha256: string, size: number, body: Readable, recorded: Promise<void>): Promise<void>;
   /** The stored bytes as they are, or undefined when the key holds nothing. */
   fetch(sha256: string): Promise<Buffer | undefined>;
   /**
@@ -156,18 +141,12 @@ export function cachedBlobStore(backend: BlobBackend, cacheBytes: number, ledger
     if (ledger && sha256s.length > 0) await ledger.touch(sha256s);
   };
 
-  const putStream = backend.putStream?.bind(backend);
   return {
     largeContent: backend.largeContent === true,
     async put(blobs) {
       await touch([...distinctBlobs(blobs).keys()]);
       await backend.put(blobs);
     },
-    ...(putStream
-      ? {
-          putStream: (sha256: string, size: number, body: Readable) => putStream(sha256, size, body, touch([sha256])),
-        }
-      : {}),
     get,
     touch,
     list: (after, limit) => backend.list(after, limit),

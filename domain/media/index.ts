@@ -16,7 +16,7 @@ export { listMediaSets } from './list-media-sets.ts';
 export { openMediaTransaction } from './open-media-transaction.ts';
 export { purgeAbandonedMediaUploads } from './purge-media-uploads.ts';
 export { acceptMediaBytes, type PutMediaItemInput, putMediaItem } from './put-media-item.ts';
-export { acceptUploadPart, type PartBody, putMediaUploadPart } from './put-media-upload-part.ts';
+export { acceptUploadPart, putMediaUploadPart } from './put-media-upload-part.ts';
 export { readObjectMedia, readObjectMediaThumbnail, type ThumbnailInput } from './read-object-media.ts';
 export { recordMediaTransformation, runMediaTransformation, type TransformationOutcome } from './transform-media-item.ts';
 export { UploadHashes } from './upload-hashes.ts';

@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
-  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -55,81 +53,45 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
   const keyOf = (sha256: string) => `${options.prefix ? `${options.prefix}/` : ''}sha256/${sha256}`;
   const keysAt = keyOf('');
 
-  /**
-   * Whether the blob is stored, as `size` bytes: an object of another size is what a server that
-   * writes into the key as the bytes arrive (s3rver) shows of a write in progress or cut off, and is written over.
-   */
-  const stored = async (sha256: string, size: number) => {
+  const exists = async (Key: string) => {
     try {
-      return (await client.send(new HeadObjectCommand({ Bucket, Key: keyOf(sha256) }))).ContentLength === size;
+      await client.send(new HeadObjectCommand({ Bucket, Key }));
+      return true;
     } catch (err) {
       if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404) return false;
       throw err;
     }
   };
 
-  /**
-   * A PutObject of `Body` under the blob's key, written once: If-None-Match, so a writer racing us
-   * between HEAD and PUT keeps its (identical) object; ChecksumSHA256, so the server refuses bytes
-   * damaged on the way (S3 does; s3rver checks neither it nor the signed payload hash); the payload hash SigV4 signs is that same SHA-256, which the signer would
-   * otherwise compute again over the whole body (the server checks it all the same).
-   */
-  const putObject = async (sha256: string, Body: Buffer | Readable, ContentLength: number, abortSignal?: AbortSignal) => {
-    const put = new PutObjectCommand({
-      Bucket,
-      Key: keyOf(sha256),
-      Body,
-      ContentLength,
-      IfNoneMatch: '*',
-      ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
-      ContentType: 'application/octet-stream',
-    });
-    put.middlewareStack.add(
-      (next) => (args) => {
-        (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = sha256;
-        return next(args);
-      },
-      { step: 'build', name: 'knownPayloadHash' },
-    );
+  const putOne = async (sha256: string, bytes: Buffer) => {
+    const Key = keyOf(sha256);
+    if (await exists(Key)) return;
     try {
-      await client.send(put, abortSignal ? { abortSignal } : {});
+      // If-None-Match: a writer racing us between HEAD and PUT keeps its (identical) object;
+      // ChecksumSHA256: the server refuses bytes damaged on the way.
+      const put = new PutObjectCommand({
+        Bucket,
+        Key,
+        Body: bytes,
+        IfNoneMatch: '*',
+        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+        ContentType: 'application/octet-stream',
+      });
+      // The payload hash SigV4 signs is that same SHA-256, which the signer would otherwise compute
+      // again over the whole body (the server checks it all the same).
+      put.middlewareStack.add(
+        (next) => (args) => {
+          (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = sha256;
+          return next(args);
+        },
+        { step: 'build', name: 'knownPayloadHash' },
+      );
+      await client.send(put);
     } catch (err) {
       // 412: the object appeared meanwhile; 409: a concurrent conditional write of the same key.
       const status = err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
       if (status !== 412 && status !== 409) throw err;
     }
-  };
-
-  const putOne = async (sha256: string, bytes: Buffer) => {
-    if (await stored(sha256, bytes.length)) return;
-    await putObject(sha256, bytes, bytes.length);
-  };
-
-  const streamOf = async function* (sha256: string): AsyncIterable<Buffer> {
-    let body: Readable;
-    try {
-      body = (await orUnavailable(() => client.send(new GetObjectCommand({ Bucket, Key: keyOf(sha256) })))).Body as Readable;
-    } catch (err) {
-      if (err instanceof S3ServiceException && err.name === 'NoSuchKey') throw new MissingBlobError(`blob ${sha256} is not stored`);
-      throw err;
-    }
-    yield* body;
-  };
-
-  /**
-   * After a streamed PUT that did not complete: S3 stores an object whole or not at all, but some
-   * compatible servers (s3rver) write into the key as the bytes arrive and keep what came. Whatever
-   * is there is deleted unless it hashes to the key, so a complete object (another writer's) stays.
-   */
-  const dropIncomplete = async (sha256: string) => {
-    const hash = createHash('sha256');
-    try {
-      for await (const chunk of streamOf(sha256)) hash.update(chunk);
-    } catch (err) {
-      if (err instanceof MissingBlobError) return;
-      throw err;
-    }
-    if (hash.digest('hex') !== sha256) await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(sha256) }));
   };
 
   return {
@@ -141,25 +103,6 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
       };
       await orUnavailable(() => Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, queue.length) }, worker)));
     },
-    async putStream(sha256, size, body, recorded) {
-      // The caller destroys `body` to abandon the write: the request is then cut off, never completed.
-      const abandon = new AbortController();
-      body.once('error', (err) => abandon.abort(err));
-      let sent = false;
-      try {
-        // The bytes are arriving meanwhile: the two round trips before the PUT overlap.
-        const [present] = await Promise.all([orUnavailable(() => stored(sha256, size)), recorded]);
-        if (present) {
-          body.resume();
-          return;
-        }
-        sent = true;
-        await orUnavailable(() => putObject(sha256, body, size, abandon.signal));
-      } catch (err) {
-        if (sent) await dropIncomplete(sha256);
-        throw err;
-      }
-    },
     fetch: (sha256) =>
       orUnavailable(async () => {
         try {
@@ -170,7 +113,16 @@ export function s3BlobBackend(options: S3BlobOptions): BlobBackend {
           throw err;
         }
       }),
-    stream: streamOf,
+    async *stream(sha256) {
+      let body: Readable;
+      try {
+        body = (await orUnavailable(() => client.send(new GetObjectCommand({ Bucket, Key: keyOf(sha256) })))).Body as Readable;
+      } catch (err) {
+        if (err instanceof S3ServiceException && err.name === 'NoSuchKey') throw new MissingBlobError(`blob ${sha256} is not stored`);
+        throw err;
+      }
+      yield* body;
+    },
     list: (after, limit) =>
       orUnavailable(async () => {
         // Version 1 of the listing, paged by the last key (a marker): what every S3-compatible

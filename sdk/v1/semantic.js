@@ -29,17 +29,6 @@ export const isSvcError = (value) => typeof value === 'object' && value !== null
 const UPLOAD_CHUNK = 64 * 1024;
 
 /** Bytes to send as they are (a media item), with progress: a request body that can be opened again for a retry. */
-/**
- * A part's RFC 9530 Content-Digest (its SHA-256), so the service passes its bytes on to the store as
- * they arrive rather than after the last one. None where Web Crypto is missing (an insecure origin).
- */
-async function contentDigest(bytes) {
-  const subtle = globalThis.crypto?.subtle;
-  if (!subtle) return {};
-  const digest = new Uint8Array(await subtle.digest('SHA-256', bytes));
-  return { 'content-digest': `sha-256=:${btoa(String.fromCharCode(...digest))}:` };
-}
-
 class Bytes {
   constructor(data, type, onProgress) {
     this.data = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
@@ -234,8 +223,6 @@ export function createClient(options = {}) {
           ...headers,
           authorization: `Bearer ${cred.token}`,
           ...(body === undefined ? {} : { 'content-type': raw ? body.type : 'application/json' }),
-          // Streamed bytes are still of a known length: said, the service need not wait for their end to know it.
-          ...(raw && body.streamed ? { 'content-length': String(body.total) } : {}),
         },
         body: body === undefined ? undefined : raw ? body.open() : JSON.stringify(body),
         // A streamed request body (fetch's rule); Node's fetch sends it chunked.
@@ -456,12 +443,10 @@ export function createClient(options = {}) {
       try {
         for (let offset = 0, part = 1; offset < total; offset += partSize, part++) {
           const end = Math.min(total, offset + partSize);
-          const slice =
-            whole instanceof Uint8Array ? whole.subarray(offset, end) : new Uint8Array(await whole.slice(offset, end).arrayBuffer());
-          const digest = await contentDigest(slice);
+          const slice = whole instanceof Uint8Array ? whole.subarray(offset, end) : whole.slice(offset, end);
           const put = () => {
             const bytes = new Bytes(slice, 'application/octet-stream', (p) => report(offset + p.loaded));
-            return request('PUT', `${at}/parts/${part}`, bytes, digest, signal).then(() => bytes.done());
+            return request('PUT', `${at}/parts/${part}`, bytes, {}, signal).then(() => bytes.done());
           };
           await put().catch((error) => (retryable(error) ? put() : Promise.reject(error)));
         }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
@@ -202,15 +201,10 @@ describe('a member’s app uploads a photo into a media property', () => {
   it('in Node: sends the parts in order with progress over the whole item, retrying a failed part once', async () => {
     let failed = 0;
     const sent: string[] = [];
-    const declared = new Map<string, { digest: string; length: string }>();
     // The second part fails once on the way (as a dropped connection): it is sent again.
     const flaky: typeof fetch = async (input, init) => {
       const url = String(input);
-      if (init?.method === 'PUT') {
-        const headers = init.headers as Record<string, string>;
-        sent.push(url.split('/').at(-1)!);
-        declared.set(url.split('/').at(-1)!, { digest: headers['content-digest']!, length: headers['content-length']! });
-      }
+      if (init?.method === 'PUT') sent.push(url.split('/').at(-1)!);
       if (init?.method === 'PUT' && url.endsWith('/parts/2') && failed++ === 0) throw new TypeError('socket hang up');
       return fetch(input, init);
     };
@@ -227,14 +221,6 @@ describe('a member’s app uploads a photo into a media property', () => {
     ]);
     const parts = Math.ceil(photo.length / partSize);
     expect(sent).toEqual(['1', '2', ...Array.from({ length: parts - 1 }, (_, i) => String(i + 2))]);
-    // Each part declares its length and SHA-256 (streamed all the same), so the service passes it on to the store as it arrives.
-    for (let n = 1; n <= parts; n++) {
-      const slice = photo.subarray((n - 1) * partSize, n * partSize);
-      expect(declared.get(String(n))).toEqual({
-        digest: `sha-256=:${createHash('sha256').update(slice).digest('base64')}:`,
-        length: String(slice.length),
-      });
-    }
     expectWholeProgress(progress, photo.length);
     // Streamed in Node: more events than parts (the bytes are reported as the request takes them).
     expect(progress.length).toBeGreaterThan(parts + 1);

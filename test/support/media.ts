@@ -1,5 +1,4 @@
 import { expect } from 'vitest';
-import type { PartBody } from '../../domain/media/index.ts';
 import type { Role } from '../../service.ts';
 import { bearer, passwordKey, seedCompanies } from './identity.ts';
 import { startS3Server, type TestS3, useS3Credentials } from './s3.ts';
@@ -56,12 +55,10 @@ export async function startMediaObjectService(opts: {
   };
 }
 
-/** A part's body for the upload use cases, as the route's is (no declared length or digest): each chunk given to `each` as it arrives, then the whole body. */
-export const bodyOf = (...chunks: Buffer[]): PartBody => ({
-  length: undefined,
-  sha256: undefined,
-  read: async (_limit, each) => {
+/** A part's `read` for the upload use cases, as the route's is: each chunk given to `each` as it arrives, then the whole body. */
+export const bodyOf =
+  (...chunks: Buffer[]) =>
+  async (_limit: number, each: (chunk: Buffer) => void): Promise<Buffer> => {
     for (const chunk of chunks) each(chunk);
     return Buffer.concat(chunks);
-  },
-});
+  };
