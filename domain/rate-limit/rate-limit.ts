@@ -72,6 +72,9 @@ export async function consume(
   judge(db, limit, await count(db, limit, subject, clock, { random, cost }));
 }
 
+/** A bucket window's key, as `writeHits`'s statement returns it with each count. */
+const windowKey = (bucket: string, start: Date) => `${bucket}@${start.getTime()}`;
+
 /** `consume`'s first half: the hit written, its window's count known. */
 async function count(
   db: Db,
@@ -83,7 +86,7 @@ async function count(
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
-  const key = `${bucket}@${window.start.getTime()}`;
+  const key = windowKey(bucket, window.start);
   if (refusedWindows.get(db)?.has(key)) return { hits: Number.POSITIVE_INFINITY, key, window, now };
   const hits = await addHits(db, { bucket, windowStart: window.start, key, cost });
   if (hits === cost && random() < PRUNE_PROBABILITY) prune(db, now);
@@ -224,7 +227,7 @@ export async function consumeReserved(
   const now = clock.now();
   const window = windowOf(limit, now);
   const bucket = `${limit.name}:${subject}`;
-  const key = `${bucket}@${window.start.getTime()}`;
+  const key = windowKey(bucket, window.start);
   if (refusedWindows.get(db)?.has(key)) throw rateLimited(window, now);
   if (now.getTime() >= window.end.getTime() - AHEAD_MS) reserveNextWindow(db, limit, bucket, window.end, now, random);
   const reserve = reserveOf(db, key, window.end.getTime(), now.getTime());
@@ -248,7 +251,7 @@ const AHEAD_MS = 2_000;
  * Nothing when this process holds or writes one already, or the window would reserve nothing.
  */
 function reserveNextWindow(db: Db, limit: Limit, bucket: string, start: Date, now: Date, random: () => number): void {
-  const key = `${bucket}@${start.getTime()}`;
+  const key = windowKey(bucket, start);
   const reserve = reserveOf(db, key, start.getTime() + limit.windowSeconds * 1000, now.getTime());
   if (!reserve.kept || reserve.writing || reserve.next <= reserve.end || limit.max - reserve.known < RESERVE_SHARE) return;
   void writeReserve(db, limit, { bucket, key, windowStart: start, reserve, now, random });
