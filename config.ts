@@ -116,6 +116,15 @@ export const EnvSchema = z
       .min(0)
       .default(10_000)
       .describe('On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut.'),
+    SVC_SHUTDOWN_DELAY_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(0)
+      .describe(
+        "On SIGTERM/SIGINT, how long the process keeps serving, readiness failing (`shutdown`), before it stops listening: a load balancer probing readiness stops sending to it meanwhile. Set it above the balancer's probe interval times its failure threshold when nothing else removes the process first (Kubernetes does, with its preStop pause).",
+      ),
     TEMPORAL_ADDRESS: unsetIfBlank(
       z
         .string()
@@ -362,6 +371,7 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   /** pretty: one readable line per event; json: one JSON object per line. Unset: pretty on a terminal only. */
   logFormat: e.SVC_LOG_FORMAT,
   shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+  shutdownDelayMs: e.SVC_SHUTDOWN_DELAY_MS,
   temporalAddress: e.TEMPORAL_ADDRESS,
   temporalNamespace: e.TEMPORAL_NAMESPACE,
   /** Port of the in-memory Temporal server's Web UI (0: a free port; undefined: no UI). */

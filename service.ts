@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { type Logger, pino } from 'pino';
 import { TEMPORAL_CODEC_PATH } from './api/admin/routes.ts';
@@ -23,7 +24,7 @@ import { UploadHashes } from './domain/media/index.ts';
 import { SqlGate, startChangeHub } from './domain/ontology/index.ts';
 import type { CompanyRootPolicy } from './domain/provisioning/index.ts';
 import { createSecretBox, PRODUCTION_SCRYPT, type ScryptParams } from './domain/security/index.ts';
-import { databaseCheck, ensureInstance, type ReadinessCheck, readinessCheck } from './domain/system/index.ts';
+import { databaseCheck, ensureInstance, type ReadinessCheck, readinessCheck, shutdownCheck } from './domain/system/index.ts';
 import { createCameraService } from './domain/vision/index.ts';
 import { serveAdminSocket } from './infra/backup/admin-socket.ts';
 import { backupRequests, stateElsewhere } from './infra/backup/backup-requests.ts';
@@ -276,6 +277,8 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       cleanups.push(() => changes.stop());
       const server = http.createServer(createApp(deps, opts.routes ?? allRoutes).callback());
       const drain = drainable(server);
+      const shutdown = shutdownCheck();
+      readiness.push(shutdown.check);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());
@@ -285,8 +288,12 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
       url = `http://${config.host}:${port}`;
       // The embedded Web UI decodes payloads through svc's codec endpoint, known only now.
       temporal?.connected.setUiCodecEndpoint(`${addresses.baseUrl}${TEMPORAL_CODEC_PATH}`);
-      // The hub stops first: it ends the subscription streams, which never end by themselves.
       cleanups.push(async () => {
+        // Readiness fails while the process still serves, so a balancer probing it stops sending
+        // before the listener closes: closing it resets connections the kernel accepted for us.
+        shutdown.begin();
+        await sleep(config.shutdownDelayMs);
+        // The hub stops first: it ends the subscription streams, which never end by themselves.
         await changes.stop();
         await drain(config.shutdownGraceMs);
       });

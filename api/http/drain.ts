@@ -2,8 +2,10 @@ import type http from 'node:http';
 import net from 'node:net';
 
 /**
- * The server's drain (a rolling restart's SIGTERM): it stops accepting connections at once (a
- * load balancer sends new ones elsewhere), answers every request still to come on an open
+ * The server's drain (a rolling restart's SIGTERM, after SVC_SHUTDOWN_DELAY_MS of failing
+ * readiness): it stops accepting connections at once (a balancer retries a refused connection
+ * elsewhere; one the kernel had accepted but Node had not yet taken is reset, hence the delay
+ * first), answers every request still to come on an open
  * connection, each with `Connection: close` so the client stops reusing it, and lets requests in
  * flight finish. A connection idle since before the drain is left to the server's own keep-alive
  * timeout, which clients know from the `Keep-Alive: timeout=…` header and so retire their end

@@ -27,7 +27,7 @@ const CheckResult = z
 const Ready = z
   .object({
     status: z.literal('ready'),
-    checks: z.object({ database: CheckResult, temporal: CheckResult, blobStore: CheckResult }),
+    checks: z.object({ database: CheckResult, temporal: CheckResult, blobStore: CheckResult, shutdown: CheckResult }),
   })
   .meta({ id: 'Readiness' });
 
@@ -52,12 +52,13 @@ export const readinessRoute = defineRoute({
   method: 'get',
   path: '/api/v1/health/ready',
   operationId: 'getReadiness',
-  summary: 'Readiness: the database, Temporal and the blob store answer, each within 2 s',
+  summary: 'Readiness: the database, Temporal and the blob store answer, each within 2 s, and no shutdown has begun',
   description:
     'For a load balancer or orchestrator deciding whether to send traffic. database: SELECT 1 on the service pool. ' +
     'temporal: DescribeNamespace, in processes that run the worker (role all); the api role does not use Temporal ' +
     '(workflow starts wait in the outbox) and reports it skipped. blobStore: HeadBucket with an s3:// store; the ' +
-    'postgres store is the database, reported skipped. 503 service_unavailable names the failing checks ' +
+    'postgres store is the database, reported skipped. shutdown: fails from SIGTERM/SIGINT on, while the process ' +
+    'still serves for SVC_SHUTDOWN_DELAY_MS before it stops listening. 503 service_unavailable names the failing checks ' +
     '(details.failing) with every result (details.checks).',
   tags: ['system'],
   auth: 'none',

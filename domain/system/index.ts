@@ -2,4 +2,4 @@
 
 export { decodeTemporalPayloads, type PayloadDecoder, type WirePayload } from './decode-temporal-payloads.ts';
 export { ensureInstance, type Instance } from './instance.ts';
-export { checkReadiness, databaseCheck, type ReadinessCheck, readinessCheck } from './readiness.ts';
+export { checkReadiness, databaseCheck, type ReadinessCheck, readinessCheck, shutdownCheck } from './readiness.ts';

@@ -32,6 +32,28 @@ export function readinessCheck(name: string, probe: (signal: AbortSignal) => Pro
   };
 }
 
+/** A check that fails for a reason of its own, safe to show without a credential. */
+class NotReady extends Error {}
+
+/**
+ * Fails from the moment the process begins to shut down, while it still serves: a balancer
+ * probing readiness stops sending to it before its listener closes (SVC_SHUTDOWN_DELAY_MS later).
+ */
+export function shutdownCheck(): { check: ReadinessCheck; begin(): void } {
+  let stopping = false;
+  return {
+    check: {
+      name: 'shutdown',
+      probe: async () => {
+        if (stopping) throw new NotReady('shutting down');
+      },
+    },
+    begin: () => {
+      stopping = true;
+    },
+  };
+}
+
 /** The database answers a statement on the service's own pool (a full pool waits like any request). */
 export const databaseCheck = (db: Db) => readinessCheck('database', () => sql`SELECT 1`.execute(db));
 
@@ -61,6 +83,7 @@ export async function checkReadiness(
         await Promise.race([check.probe(deadline.signal), late]);
         return [check.name, { status: 'ok', ms: ms() }];
       } catch (err) {
+        if (err instanceof NotReady) return [check.name, { status: 'failed', ms: ms(), reason: err.message }];
         onFailure(check.name, err);
         return [
           check.name,

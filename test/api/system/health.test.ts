@@ -42,6 +42,7 @@ describe('the database', () => {
         database: { status: 'ok', ms: expect.any(Number) },
         temporal: { status: 'skipped', reason: expect.stringMatching(/api role does not use Temporal/) },
         blobStore: { status: 'skipped', reason: expect.stringMatching(/database check covers them/) },
+        shutdown: { status: 'ok', ms: expect.any(Number) },
       },
     });
   });
@@ -82,6 +83,31 @@ describe('the database', () => {
     }
     await expect.poll(async () => (await ready(svc)).status, { timeout: 20_000 }).toBe(200);
     await operatorKey(svc);
+  });
+});
+
+describe('shutdown (SIGTERM/SIGINT)', () => {
+  it('fails readiness at once, keeps serving for SVC_SHUTDOWN_DELAY_MS, then stops listening', async () => {
+    const svc = await startTestService({ env: { SVC_SHUTDOWN_DELAY_MS: '1500' } });
+    expect((await ready(svc)).status).toBe(200);
+    let closed = false;
+    const closing = svc.close().then(() => {
+      closed = true;
+    });
+    const res = await ready(svc);
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(res.body.error).toMatchObject({
+      code: 'service_unavailable',
+      message: 'Not ready: shutdown.',
+      details: { failing: ['shutdown'], checks: { database: { status: 'ok' }, shutdown: { status: 'failed', reason: 'shutting down' } } },
+    });
+    // Still serving while a balancer takes it out of rotation.
+    expect((await svc.call('GET', '/api/v1/health')).status).toBe(200);
+    expect(closed).toBe(false);
+    await closing;
+    await expect(svc.call('GET', '/api/v1/health')).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
+    // Not a failure worth a warning: nothing is wrong with a dependency.
+    expect(svc.logs.filter((l) => l.msg === 'readiness check failed')).toEqual([]);
   });
 });
 
