@@ -5,9 +5,8 @@ import net from 'node:net';
  * The server's drain (a rolling restart's SIGTERM, after SVC_SHUTDOWN_DELAY_MS of failing
  * readiness): it stops accepting connections at once (a balancer retries a refused connection
  * elsewhere; one the kernel had accepted but Node had not yet taken is reset, hence the delay
- * first), answers every request still to come on an open
- * connection, each with `Connection: close` so the client stops reusing it, and lets requests in
- * flight finish. A connection idle since before the drain is left to the server's own keep-alive
+ * first), answers every request still to come on an open connection, each with
+ * `Connection: close` so the client stops reusing it, and lets requests in flight finish. A connection idle since before the drain is left to the server's own keep-alive
  * timeout, which clients know from the `Keep-Alive: timeout=…` header and so retire their end
  * first; those still idle after that timeout (plus Node's buffer), and those opened but never
  * used as long (a balancer's spare connections), are closed then. Any still busy when the grace
