@@ -19,6 +19,8 @@ let smtp: SmtpSink;
 let op: string;
 let dev: string;
 const api = (i: 0 | 1): ApiProcess => cluster.api[i];
+/** The API process that is not `svc`. */
+const otherThan = (svc: ApiProcess): ApiProcess => cluster.api.find((p) => p !== svc)!;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
@@ -98,7 +100,7 @@ async function balanced(svc: ApiProcess, send: (svc: ApiProcess) => Promise<Answ
     send(target).catch((err: Error & { cause?: { code?: string } }) => ({ status: 0, code: err.cause?.code ?? err.message }));
   const answer = await attempt(svc);
   if (answer.status !== 0 || answer.code !== 'ECONNREFUSED') return answer;
-  return attempt(cluster.api.find((p) => p !== svc)!);
+  return attempt(otherThan(svc));
 }
 
 /**
@@ -126,7 +128,7 @@ function healthChecked(intervalMs: number) {
   };
   const probes = Promise.all(cluster.api.map(probe));
   return {
-    route: (svc: ApiProcess) => (out.has(svc) ? cluster.api.find((p) => p !== svc)! : svc),
+    route: (svc: ApiProcess) => (out.has(svc) ? otherThan(svc) : svc),
     removals,
     stop: async () => {
       running = false;
