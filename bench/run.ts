@@ -4,12 +4,14 @@
 // `npm run bench -- <name> [<name> ...]` runs only those (file names without .ts, e.g. keyed-path).
 // `npm run bench -- --quick` runs the headline benches (QUICK) with shorter arguments, in under 3
 // minutes on 2 cores: their figures are noisier, for checking a change, not for the record.
+// Benches run with `npm start`'s settings; `npx node bench/<file>.ts` runs one with the shell's.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Figure, round, verdict } from './support/report.ts';
+import { START_SETTINGS } from './support/start-settings.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..');
@@ -54,9 +56,11 @@ if (quick) spawnSync(process.execPath, [join(root, 'worker/build-bundle.ts')], {
 for (const file of benches) {
   const args = quick ? (QUICK[basename(file, '.ts')] ?? []) : [];
   console.log(`\n== ${relative(root, file)} ${args.join(' ')}`);
-  const { status } = spawnSync(process.execPath, [file, ...args], {
+  // Each bench runs as the service runs, with `npm start`'s V8 flags and allocator settings: most
+  // benches run the service in their own process, and the shell's settings are not the service's.
+  const { status } = spawnSync(process.execPath, [...START_SETTINGS.nodeFlags, file, ...args], {
     stdio: 'inherit',
-    env: { ...process.env, SVC_BENCH_FIGURES: figuresFile },
+    env: { ...START_SETTINGS.env, ...process.env, SVC_BENCH_FIGURES: figuresFile },
   });
   if (status !== 0) failed.push(basename(file, '.ts'));
 }

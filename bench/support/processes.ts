@@ -26,6 +26,11 @@ export const SERVICE_NODE_ARGS: readonly string[] = START_SETTINGS.nodeFlags;
 /** The environment `npm start` sets before `node` (the allocator's settings): a served service gets it too. */
 export const SERVICE_ENV: Readonly<Record<string, string>> = START_SETTINGS.env;
 
+/** A baseline's server (bare Koa) runs without the service's allocator settings, which `npm run bench` gives every bench. */
+function withoutServiceEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !(name in SERVICE_ENV)));
+}
+
 /**
  * `nodeArgs` such as `--cpu-prof` go to the child's node (SVC_BENCH_NODE_ARGS adds more, for
  * profiling), after SERVICE_NODE_ARGS when it serves the service; the bench's own environment
@@ -36,7 +41,7 @@ export async function startServerProcess(args: string[], nodeArgs: string[] = []
   const service = args[0] === 'service';
   const child = spawn(process.execPath, [...(service ? SERVICE_NODE_ARGS : []), ...extra, ...nodeArgs, serveScript, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...(service ? SERVICE_ENV : {}), ...process.env },
+    env: service ? { ...SERVICE_ENV, ...process.env } : withoutServiceEnv(process.env),
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });
