@@ -6,11 +6,11 @@ import net from 'node:net';
  * readiness): it stops accepting connections at once (a balancer retries a refused connection
  * elsewhere; one the kernel had accepted but Node had not yet taken is reset, hence the delay
  * first), answers every request still to come on an open connection, each with
- * `Connection: close` so the client stops reusing it, and lets requests in flight finish. A connection idle since before the drain is left to the server's own keep-alive
- * timeout, which clients know from the `Keep-Alive: timeout=…` header and so retire their end
- * first; those still idle after that timeout (plus Node's buffer), and those opened but never
- * used as long (a balancer's spare connections), are closed then. Any still busy when the grace
- * runs out are cut.
+ * `Connection: close` so the client stops reusing it, and lets requests in flight finish. A
+ * connection idle since before the drain is left to the server's own keep-alive timeout, which
+ * clients know from the `Keep-Alive: timeout=…` header and so retire their end first; those still
+ * idle after that timeout (plus Node's buffer), and those opened but never used as long (a
+ * balancer's spare connections), are closed then. Any still busy when the grace runs out are cut.
  *
  * Closing idle connections any sooner (http.Server's own close does it at once; we did it after
  * 1 s until stop 38) races a client sending a request on one at that moment: the request was sent,
