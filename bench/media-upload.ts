@@ -10,12 +10,12 @@
 // Usage: npx node bench/media-upload.ts [rounds=3] [itemMiB=256]
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { s3BlobBackend } from '../infra/blobs/s3-blob-backend.ts';
 import { MEDIA_LIMITS } from '../schemas/media.ts';
+import { rawGet } from '../test/support/raw-http.ts';
 import { report } from './support/report.ts';
 import { startBenchService } from './support/service.ts';
 import { median, time } from './support/timing.ts';
@@ -59,20 +59,7 @@ try {
 
   type Send = (url: string, body: Buffer) => Promise<{ status: number; text: string }>;
   const throughHttp: Send = (url, body) =>
-    new Promise((resolve, reject) => {
-      const req = http.request(
-        url,
-        { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-length': body.length } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+    rawGet(url, { authorization: `Bearer ${key}`, 'content-length': String(body.length) }, 'PUT', body);
   const throughFetch: Send = async (url, body) => {
     const res = await fetch(url, { method: 'PUT', body, headers: { authorization: `Bearer ${key}` } });
     return { status: res.status, text: await res.text() };

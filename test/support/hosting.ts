@@ -1,33 +1,11 @@
-import http from 'node:http';
 import { expect } from 'vitest';
 import { bundle } from './bundles.ts';
 import { bearer } from './identity.ts';
+import type { RawResponse } from './raw-http.ts';
 import type { HttpService } from './service.ts';
 
-// App pages over raw HTTP: no redirect followed, no body decompressed, every header as sent.
-
-export interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  text: string;
-}
-
-export function rawGet(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode!, headers: res.headers, body, text: body.toString('utf8') });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+// App pages over raw HTTP (raw-http.ts).
+export { type RawResponse, rawGet } from './raw-http.ts';
 
 type File = { path: string; encoding: 'utf8' | 'base64'; content: string };
 
